@@ -1,0 +1,301 @@
+//! Per-body solver state and the integration kernels.
+//!
+//! The solver keeps one [`BodyState`] per body: 32 bytes, so eight of them transpose into eight
+//! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
+
+use crate::real::{Real, LANES};
+use bytemuck::{Pod, Zeroable};
+use wide::f32x8;
+
+/// Index meaning "no body" in a contact lane: static bodies and padding lanes. Gathers read the
+/// identity state and scatters skip it.
+pub const NULL_BODY: u32 = u32::MAX;
+
+/// The state the solver iterates on: velocity and the motion accumulated since the step began.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct BodyState {
+    /// Linear velocity of the centre of mass.
+    pub v: [f32; 2],
+    /// Angular velocity.
+    pub w: f32,
+    /// Unused; keeps the state at eight floats.
+    pub pad: f32,
+    /// Translation of the centre of mass since the start of the step.
+    pub dp: [f32; 2],
+    /// Rotation since the start of the step, as (cos, sin).
+    pub dq: [f32; 2],
+}
+
+impl BodyState {
+    /// At rest, not yet moved.
+    pub const IDENTITY: BodyState = BodyState {
+        v: [0.0; 2],
+        w: 0.0,
+        pad: 0.0,
+        dp: [0.0; 2],
+        dq: [1.0, 0.0],
+    };
+
+    /// A state with velocity `v`, `w` and no motion yet.
+    pub fn with_velocity(v: [f32; 2], w: f32) -> BodyState {
+        BodyState {
+            v,
+            w,
+            ..BodyState::IDENTITY
+        }
+    }
+}
+
+/// The fields of one or eight body states, one value per lane.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyLanes<R> {
+    pub vx: R,
+    pub vy: R,
+    pub w: R,
+    pub dpx: R,
+    pub dpy: R,
+    pub dqc: R,
+    pub dqs: R,
+}
+
+impl BodyLanes<f32> {
+    #[inline(always)]
+    pub fn from_state(s: &BodyState) -> Self {
+        BodyLanes {
+            vx: s.v[0],
+            vy: s.v[1],
+            w: s.w,
+            dpx: s.dp[0],
+            dpy: s.dp[1],
+            dqc: s.dq[0],
+            dqs: s.dq[1],
+        }
+    }
+
+    #[inline(always)]
+    pub fn to_state(&self) -> BodyState {
+        BodyState {
+            v: [self.vx, self.vy],
+            w: self.w,
+            pad: 0.0,
+            dp: [self.dpx, self.dpy],
+            dq: [self.dqc, self.dqs],
+        }
+    }
+}
+
+impl BodyLanes<f32x8> {
+    /// Transposes eight states into lanes.
+    #[inline(always)]
+    pub fn from_states(rows: &[BodyState; LANES]) -> Self {
+        let t = f32x8::transpose(bytemuck::cast::<_, [f32x8; LANES]>(*rows));
+        BodyLanes {
+            vx: t[0],
+            vy: t[1],
+            w: t[2],
+            dpx: t[4],
+            dpy: t[5],
+            dqc: t[6],
+            dqs: t[7],
+        }
+    }
+
+    /// Transposes lanes back into eight states.
+    #[inline(always)]
+    pub fn to_states(&self) -> [BodyState; LANES] {
+        let cols = [
+            self.vx,
+            self.vy,
+            self.w,
+            f32x8::ZERO,
+            self.dpx,
+            self.dpy,
+            self.dqc,
+            self.dqs,
+        ];
+        bytemuck::cast(f32x8::transpose(cols))
+    }
+}
+
+/// Shared mutable access to the body states for the workers of one graph color.
+///
+/// Within a color no dynamic body appears in two constraints, so workers write disjoint
+/// states; static and kinematic bodies are only read.
+#[derive(Clone, Copy)]
+pub struct States {
+    ptr: *mut BodyState,
+    len: usize,
+}
+
+// SAFETY: `States` is a view handed to workers that, by the coloring invariant, never touch the
+// same state concurrently unless all of them only read it.
+unsafe impl Send for States {}
+unsafe impl Sync for States {}
+
+impl States {
+    pub fn new(states: &mut [BodyState]) -> States {
+        States {
+            ptr: states.as_mut_ptr(),
+            len: states.len(),
+        }
+    }
+
+    /// The state at `index`, or the identity state for [`NULL_BODY`].
+    ///
+    /// # Safety
+    /// `index` is `NULL_BODY` or in bounds, and no other thread writes that state meanwhile.
+    #[inline(always)]
+    pub unsafe fn read(self, index: u32) -> BodyState {
+        if index == NULL_BODY {
+            BodyState::IDENTITY
+        } else {
+            debug_assert!((index as usize) < self.len);
+            *self.ptr.add(index as usize)
+        }
+    }
+
+    /// Writes the state at `index`.
+    ///
+    /// # Safety
+    /// `index` is in bounds and no other thread reads or writes that state meanwhile.
+    #[inline(always)]
+    pub unsafe fn write(self, index: u32, state: BodyState) {
+        debug_assert!((index as usize) < self.len);
+        *self.ptr.add(index as usize) = state;
+    }
+}
+
+/// Constants of the velocity integration for one substep.
+#[derive(Clone, Copy, Debug)]
+pub struct IntegrateParams {
+    /// Substep length.
+    pub h: f32,
+    /// World gravity.
+    pub gravity: [f32; 2],
+    /// Speed cap (m/s).
+    pub max_linear_speed: f32,
+    /// Angular speed cap (rad/s); keeps one substep's rotation well below a quarter turn.
+    pub max_angular_speed: f32,
+}
+
+/// Per-body constants of the velocity integration.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyParams<'a> {
+    /// Gravity scale; 0 for static and kinematic bodies.
+    pub gravity_scale: &'a [f32],
+    pub linear_damping: &'a [f32],
+    pub angular_damping: &'a [f32],
+}
+
+#[inline(always)]
+fn integrate_velocity<R: Real>(
+    s: &mut BodyLanes<R>,
+    gravity_scale: R,
+    linear_damping: R,
+    angular_damping: R,
+    p: &IntegrateParams,
+) {
+    let h = R::splat(p.h);
+    let one = R::splat(1.0);
+    let vx = s.vx + h * (gravity_scale * R::splat(p.gravity[0]));
+    let vy = s.vy + h * (gravity_scale * R::splat(p.gravity[1]));
+    // Implicit damping: stable for any damping coefficient.
+    let lin = one / (one + h * linear_damping);
+    let ang = one / (one + h * angular_damping);
+    let (vx, vy, w) = (vx * lin, vy * lin, s.w * ang);
+
+    let max_v = R::splat(p.max_linear_speed);
+    let speed_sq = vx * vx + vy * vy;
+    let too_fast = speed_sq.gt(max_v * max_v);
+    let scale = max_v / speed_sq.sqrt();
+    s.vx = R::select(too_fast, vx * scale, vx);
+    s.vy = R::select(too_fast, vy * scale, vy);
+    let max_w = R::splat(p.max_angular_speed);
+    s.w = w.max(-max_w).min(max_w);
+}
+
+#[inline(always)]
+fn integrate_position<R: Real>(s: &mut BodyLanes<R>, h: f32) {
+    let h = R::splat(h);
+    // First-order rotation update, renormalised: exact enough for the small angle of a substep.
+    let da = h * s.w;
+    let c = s.dqc - da * s.dqs;
+    let sn = s.dqs + da * s.dqc;
+    let mag = (c * c + sn * sn).sqrt();
+    let inv = R::select(mag.gt(R::splat(0.0)), R::splat(1.0) / mag, R::splat(0.0));
+    s.dqc = c * inv;
+    s.dqs = sn * inv;
+    s.dpx = s.dpx + h * s.vx;
+    s.dpy = s.dpy + h * s.vy;
+}
+
+fn lanes8(x: &[f32]) -> f32x8 {
+    f32x8::new(x.try_into().expect("a chunk of 8"))
+}
+
+/// Adds gravity, applies damping and the speed caps: eight bodies at a time, the tail one by one.
+pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: &IntegrateParams) {
+    let simd_len = states.len() / LANES * LANES;
+    let (head, tail) = states.split_at_mut(simd_len);
+    for (i, rows) in head.chunks_exact_mut(LANES).enumerate() {
+        let r = i * LANES..(i + 1) * LANES;
+        let rows: &mut [BodyState; LANES] = rows.try_into().expect("a chunk of 8");
+        let mut s = BodyLanes::from_states(rows);
+        integrate_velocity(
+            &mut s,
+            lanes8(&body.gravity_scale[r.clone()]),
+            lanes8(&body.linear_damping[r.clone()]),
+            lanes8(&body.angular_damping[r]),
+            p,
+        );
+        *rows = s.to_states();
+    }
+    let rest = BodyParams {
+        gravity_scale: &body.gravity_scale[simd_len..],
+        linear_damping: &body.linear_damping[simd_len..],
+        angular_damping: &body.angular_damping[simd_len..],
+    };
+    integrate_velocities_scalar(tail, rest, p);
+}
+
+/// Scalar twin of [`integrate_velocities_simd`].
+pub fn integrate_velocities_scalar(
+    states: &mut [BodyState],
+    body: BodyParams,
+    p: &IntegrateParams,
+) {
+    for (i, state) in states.iter_mut().enumerate() {
+        let mut s = BodyLanes::from_state(state);
+        integrate_velocity(
+            &mut s,
+            body.gravity_scale[i],
+            body.linear_damping[i],
+            body.angular_damping[i],
+            p,
+        );
+        *state = s.to_state();
+    }
+}
+
+/// Advances the accumulated translation and rotation by one substep of length `h`.
+pub fn integrate_positions_simd(states: &mut [BodyState], h: f32) {
+    let simd_len = states.len() / LANES * LANES;
+    let (head, tail) = states.split_at_mut(simd_len);
+    for rows in head.chunks_exact_mut(LANES) {
+        let rows: &mut [BodyState; LANES] = rows.try_into().expect("a chunk of 8");
+        let mut s = BodyLanes::from_states(rows);
+        integrate_position(&mut s, h);
+        *rows = s.to_states();
+    }
+    integrate_positions_scalar(tail, h);
+}
+
+/// Scalar twin of [`integrate_positions_simd`].
+pub fn integrate_positions_scalar(states: &mut [BodyState], h: f32) {
+    for state in states {
+        let mut s = BodyLanes::from_state(state);
+        integrate_position(&mut s, h);
+        *state = s.to_state();
+    }
+}

@@ -1,0 +1,13 @@
+//! The numeric hot loops of batch2d, each written once over [`Real`] and instantiated as an
+//! f32x8 kernel and a one-lane scalar twin that computes bit-identical results.
+//!
+//! Everything here is pure arithmetic over lane-packed (`bytemuck::Pod`) data; the engine
+//! decides what to pack, in which order, and on which thread to run it.
+
+pub mod body;
+pub mod contact;
+mod real;
+
+pub use body::{BodyState, NULL_BODY};
+pub use contact::{ContactBatch, PointLanes, SolveParams};
+pub use real::{instruction_set, Real, LANES};
