@@ -1,0 +1,1424 @@
+//! The SIMD kernels against their scalar twins.
+//!
+//! Every kernel of `batch2d-kernels` is written once over `Real` and instantiated for
+//! `wide::f32x8` and `f32`; the crate promises that both produce bit-identical outputs. These
+//! tests feed both the same random (seeded) inputs and compare every bit of every output, check
+//! that null, padding and kinematic lanes never write a body state, and check a few physical
+//! properties of the contact solve at kernel level.
+//!
+//! Inputs are finite by default (with exact zeros, -0.0 and subnormals mixed in); separate tests
+//! add huge values and infinities (still compared bit for bit) and NaNs (compared up to the NaN
+//! payload, which IEEE 754 and Rust leave unspecified).
+
+use batch2d_kernels::body::{
+    integrate_positions_scalar, integrate_positions_simd, integrate_velocities_scalar,
+    integrate_velocities_simd, BodyParams, IntegrateParams, States,
+};
+use batch2d_kernels::contact::{scalar, simd};
+use batch2d_kernels::{BodyState, ContactBatch, PointLanes, SolveParams, LANES, NULL_BODY};
+use bytemuck::Zeroable;
+
+// ---------------------------------------------------------------------------------------------
+// Seeded randomness (splitmix64): no dependencies, same sequence on every machine.
+// ---------------------------------------------------------------------------------------------
+
+/// Which values the generators may produce besides ordinary finite ones.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Inputs {
+    /// Finite values only (exact zeros, -0.0 and subnormals included).
+    Finite,
+    /// Also huge values and infinities, which make the kernels produce infinities and NaNs.
+    Infinite,
+    /// Also NaNs with arbitrary payloads and signs.
+    Nan,
+}
+
+impl Inputs {
+    /// How to compare the twins' outputs: NaN payloads are unspecified (IEEE 754 does not say
+    /// which operand's payload an operation propagates, and Rust does not promise one), so with
+    /// NaN inputs any NaN matches any NaN; otherwise every bit must match.
+    fn cmp(self) -> Cmp {
+        match self {
+            Inputs::Nan => Cmp::NanIsNan,
+            _ => Cmp::Bits,
+        }
+    }
+}
+
+struct Rng {
+    state: u64,
+    inputs: Inputs,
+}
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng::with_inputs(seed, Inputs::Finite)
+    }
+
+    fn with_inputs(seed: u64, inputs: Inputs) -> Rng {
+        let mut r = Rng {
+            state: seed.wrapping_mul(0xA076_1D64_78BD_642F) ^ 0xE703_7ED1_A0B4_28DB,
+            inputs,
+        };
+        r.next_u64();
+        r
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Uniform in [lo, hi).
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// Uniform in 0..n.
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    fn chance(&mut self, p: f32) -> bool {
+        self.unit() < p
+    }
+
+    /// Now and then (one draw in eight) a non-finite or huge value, if the input class allows
+    /// them: +-1e30, +-3e37 (finite, but their squares and sums overflow), +-inf, NaN with a
+    /// random payload and sign. Only non-negative values when `nonneg` (NaN aside).
+    fn wild(&mut self, nonneg: bool) -> Option<f32> {
+        if self.inputs == Inputs::Finite || self.below(8) != 0 {
+            return None;
+        }
+        let kinds = if self.inputs == Inputs::Nan { 4 } else { 3 };
+        let x = match self.below(kinds) {
+            0 => 1e30,
+            1 => 3e37,
+            2 => f32::INFINITY,
+            _ => f32::from_bits(0x7FC0_0000 | self.below(0x0040_0000) as u32),
+        };
+        Some(if !nonneg && self.chance(0.5) { -x } else { x })
+    }
+
+    /// A value in [-scale, scale) that is now and then exactly 0.0, -0.0 or subnormal, to
+    /// exercise signed-zero and denormal paths.
+    fn spicy(&mut self, scale: f32) -> f32 {
+        if let Some(x) = self.wild(false) {
+            return x;
+        }
+        match self.below(12) {
+            0 => 0.0,
+            1 => -0.0,
+            2 => {
+                let tiny = f32::from_bits(1 + self.below(0x007F_FFFF) as u32);
+                if self.chance(0.5) {
+                    tiny
+                } else {
+                    -tiny
+                }
+            }
+            _ => self.range(-scale, scale),
+        }
+    }
+
+    /// A value in [0, hi) that is now and then exactly 0.0, -0.0 (also ">= 0") or subnormal.
+    fn nonneg(&mut self, hi: f32) -> f32 {
+        if let Some(x) = self.wild(true) {
+            return x;
+        }
+        match self.below(10) {
+            0 | 1 => 0.0,
+            2 => -0.0,
+            3 => f32::from_bits(1 + self.below(0x007F_FFFF) as u32),
+            _ => self.range(0.0, hi),
+        }
+    }
+
+    /// A unit vector; now and then axis-aligned with signed-zero components.
+    fn unit_vec(&mut self) -> [f32; 2] {
+        const AXES: [[f32; 2]; 8] = [
+            [0.0, 1.0],
+            [-0.0, 1.0],
+            [0.0, -1.0],
+            [-0.0, -1.0],
+            [1.0, 0.0],
+            [1.0, -0.0],
+            [-1.0, 0.0],
+            [-1.0, -0.0],
+        ];
+        if self.chance(0.25) {
+            AXES[self.below(AXES.len())]
+        } else {
+            let a = self.range(-std::f32::consts::PI, std::f32::consts::PI);
+            [a.cos(), a.sin()]
+        }
+    }
+
+    /// Any bit pattern, NaNs included: a sentinel for fields no kernel should write.
+    fn bits(&mut self) -> f32 {
+        f32::from_bits(self.next_u64() as u32)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random worlds and batches.
+// ---------------------------------------------------------------------------------------------
+
+/// Bodies as the solver sees them: states plus per-body inverse mass and inertia (0 and 0 for
+/// kinematic bodies).
+struct World {
+    states: Vec<BodyState>,
+    inv_mass: Vec<f32>,
+    inv_inertia: Vec<f32>,
+}
+
+impl World {
+    fn random(rng: &mut Rng, n: usize) -> World {
+        let mut w = World {
+            states: Vec::with_capacity(n),
+            inv_mass: Vec::with_capacity(n),
+            inv_inertia: Vec::with_capacity(n),
+        };
+        for _ in 0..n {
+            let q = rng.unit_vec();
+            w.states.push(BodyState {
+                v: [rng.spicy(10.0), rng.spicy(10.0)],
+                w: rng.spicy(8.0),
+                // A sentinel: every kernel write stores pad = 0, so an unexpected write of an
+                // otherwise unchanged state still shows up in the bits. `zero_written_pads`
+                // clears it on the bodies a batch may write.
+                pad: rng.bits(),
+                dp: [rng.spicy(0.3), rng.spicy(0.3)],
+                dq: if rng.chance(0.2) { [1.0, 0.0] } else { q },
+            });
+            let (m, i) = match rng.below(8) {
+                // Kinematic: a real index, never written.
+                0 => (0.0, 0.0),
+                // Fixed rotation.
+                1 => (rng.range(0.05, 5.0), 0.0),
+                _ => (rng.range(0.05, 5.0), rng.range(0.05, 20.0)),
+            };
+            w.inv_mass.push(m);
+            w.inv_inertia.push(i);
+        }
+        w
+    }
+
+    fn is_kinematic(&self, i: u32) -> bool {
+        self.inv_mass[i as usize] == 0.0
+    }
+}
+
+/// Picks a body no other lane of the batch writes: dynamic bodies at most once per batch (the
+/// coloring invariant); kinematic bodies, only read, may repeat when `share_kinematic`.
+fn pick_body(rng: &mut Rng, world: &World, used: &mut [bool], share_kinematic: bool) -> u32 {
+    loop {
+        let i = rng.below(world.states.len());
+        let shareable = share_kinematic && world.is_kinematic(i as u32);
+        if !used[i] || shareable {
+            used[i] = true;
+            return i as u32;
+        }
+    }
+}
+
+fn random_point(rng: &mut Rng, p: &mut PointLanes, l: usize, active: bool) {
+    p.active[l] = if active { 1.0 } else { 0.0 };
+    p.anchor_ax[l] = rng.spicy(1.0);
+    p.anchor_ay[l] = rng.spicy(1.0);
+    p.anchor_bx[l] = rng.spicy(1.0);
+    p.anchor_by[l] = rng.spicy(1.0);
+    p.base_separation[l] = match rng.below(6) {
+        0 => 0.0,
+        1 => -0.0,
+        // Speculative.
+        2 | 3 => rng.range(0.0, 0.2),
+        // Penetrating.
+        _ => rng.range(-0.2, 0.0),
+    };
+    p.normal_impulse[l] = rng.nonneg(3.0);
+    p.tangent_impulse[l] = rng.spicy(1.0);
+    p.max_normal_impulse[l] = rng.nonneg(3.0);
+    p.normal_mass[l] = rng.nonneg(5.0);
+    p.tangent_mass[l] = rng.nonneg(5.0);
+    p.relative_velocity[l] = rng.spicy(6.0);
+}
+
+/// Lane kinds of a random batch, mixed so that most batches hold several kinds at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LaneKind {
+    Padding,
+    StaticA,
+    StaticB,
+    TwoBodies,
+}
+
+/// A batch of eight contacts over `world` whose written (dynamic) bodies are distinct. Padding
+/// lanes are all zero, as `ContactBatch::zeroed` leaves them. Prepared fields (masses, relative
+/// velocity, max impulse) hold random values too, so that every kernel can run on the batch
+/// directly.
+fn random_batch(
+    rng: &mut Rng,
+    world: &World,
+    used: &mut [bool],
+    share_kinematic: bool,
+) -> ContactBatch {
+    let mut c = ContactBatch::zeroed();
+    let all_padding = rng.chance(0.02);
+    for l in 0..LANES {
+        let kind = if all_padding {
+            LaneKind::Padding
+        } else {
+            match rng.below(10) {
+                0 | 1 => LaneKind::Padding,
+                2 => LaneKind::StaticA,
+                3 => LaneKind::StaticB,
+                _ => LaneKind::TwoBodies,
+            }
+        };
+        if kind == LaneKind::Padding {
+            c.body_a[l] = NULL_BODY;
+            c.body_b[l] = NULL_BODY;
+            continue;
+        }
+        let mut side = |is_static: bool| -> (u32, f32, f32) {
+            if is_static {
+                (NULL_BODY, 0.0, 0.0)
+            } else {
+                let i = pick_body(rng, world, used, share_kinematic);
+                (i, world.inv_mass[i as usize], world.inv_inertia[i as usize])
+            }
+        };
+        (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) = side(kind == LaneKind::StaticA);
+        (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) = side(kind == LaneKind::StaticB);
+
+        [c.normal_x[l], c.normal_y[l]] = rng.unit_vec();
+        c.friction[l] = if rng.chance(0.1) {
+            0.0
+        } else {
+            rng.range(0.0, 1.0)
+        };
+        c.restitution[l] = if rng.chance(0.5) {
+            0.0
+        } else {
+            rng.range(0.0, 1.0)
+        };
+        c.bias_rate[l] = if rng.chance(0.1) {
+            0.0
+        } else {
+            rng.range(0.0, 100.0)
+        };
+        c.mass_scale[l] = rng.range(0.0, 1.0);
+
+        let two_points = rng.chance(0.5);
+        random_point(rng, &mut c.points[0], l, true);
+        if two_points || rng.chance(0.5) {
+            // The second point: real, or an inactive one with leftover values.
+            random_point(rng, &mut c.points[1], l, two_points);
+        }
+    }
+    c
+}
+
+/// Checks the documented preconditions of the `unsafe` kernels on `batches`, which run one
+/// after the other on `len` states: every index is `NULL_BODY` or in bounds, and within each
+/// batch no written (dynamic) body appears twice, nor on both sides of one lane.
+fn assert_batches_valid(batches: &[ContactBatch], len: usize) {
+    for c in batches {
+        let mut seen = Vec::new();
+        for l in 0..LANES {
+            for (i, m) in [
+                (c.body_a[l], c.inv_mass_a[l]),
+                (c.body_b[l], c.inv_mass_b[l]),
+            ] {
+                if i == NULL_BODY {
+                    // (Padding lanes may hold leftovers; see `dirty_padding_lanes_never_write`.)
+                    assert!(m == 0.0 || c.is_padding(l), "a static side carries no mass");
+                    continue;
+                }
+                assert!(
+                    (i as usize) < len,
+                    "index {i} out of bounds of {len} states"
+                );
+                if m > 0.0 {
+                    assert!(!seen.contains(&i), "dynamic body {i} twice in one batch");
+                    seen.push(i);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running the kernels.
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Backend {
+    Simd,
+    Scalar,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Prepare,
+    WarmStart,
+    Solve(SolveParams),
+    /// Runs only if `needs_restitution(threshold)`, as the engine does.
+    Restitution(f32),
+}
+
+/// Runs `op` on every batch in order; returns, per batch, whether the kernel ran (restitution
+/// may be skipped).
+fn run(
+    backend: Backend,
+    op: Op,
+    batches: &mut [ContactBatch],
+    states: &mut [BodyState],
+) -> Vec<bool> {
+    assert_batches_valid(batches, states.len());
+    let view = States::new(states);
+    let mut ran = Vec::with_capacity(batches.len());
+    for c in batches.iter_mut() {
+        if let Op::Restitution(t) = op {
+            if !c.needs_restitution(t) {
+                ran.push(false);
+                continue;
+            }
+        }
+        // SAFETY: `assert_batches_valid` checked that every index of `c` is NULL_BODY or below
+        // `states.len()` (the view's length), and that the dynamic (written) bodies of `c` are
+        // distinct; kinematic bodies may repeat but are only read. The batches run one after
+        // the other on this thread, and `states` is borrowed mutably for the whole call, so
+        // nothing else touches the states meanwhile.
+        unsafe {
+            match (backend, op) {
+                (Backend::Simd, Op::Prepare) => simd::prepare(c, view),
+                (Backend::Scalar, Op::Prepare) => scalar::prepare(c, view),
+                (Backend::Simd, Op::WarmStart) => simd::warm_start(c, view),
+                (Backend::Scalar, Op::WarmStart) => scalar::warm_start(c, view),
+                (Backend::Simd, Op::Solve(p)) => simd::solve(c, view, &p),
+                (Backend::Scalar, Op::Solve(p)) => scalar::solve(c, view, &p),
+                (Backend::Simd, Op::Restitution(t)) => simd::restitution(c, view, t),
+                (Backend::Scalar, Op::Restitution(t)) => scalar::restitution(c, view, t),
+            }
+        }
+        ran.push(true);
+    }
+    ran
+}
+
+fn random_solve_params(rng: &mut Rng, use_bias: bool) -> SolveParams {
+    SolveParams {
+        inv_h: [60.0, 240.0, 480.0, 960.0][rng.below(4)],
+        max_bias_velocity: rng.range(0.5, 5.0),
+        linear_slop: [0.0, 0.005, 0.05][rng.below(3)],
+        use_bias,
+    }
+}
+
+fn random_threshold(rng: &mut Rng) -> f32 {
+    [0.0, 0.5, 1.0, 2.0][rng.below(4)]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bitwise comparison with readable diagnostics.
+// ---------------------------------------------------------------------------------------------
+
+const BATCH_FIELDS: [&str; 12] = [
+    "body_a",
+    "body_b",
+    "normal_x",
+    "normal_y",
+    "friction",
+    "restitution",
+    "inv_mass_a",
+    "inv_inertia_a",
+    "inv_mass_b",
+    "inv_inertia_b",
+    "bias_rate",
+    "mass_scale",
+];
+const POINT_FIELDS: [&str; 12] = [
+    "active",
+    "anchor_ax",
+    "anchor_ay",
+    "anchor_bx",
+    "anchor_by",
+    "base_separation",
+    "normal_impulse",
+    "tangent_impulse",
+    "max_normal_impulse",
+    "normal_mass",
+    "tangent_mass",
+    "relative_velocity",
+];
+const STATE_FIELDS: [&str; 8] = ["v.x", "v.y", "w", "pad", "dp.x", "dp.y", "dq.c", "dq.s"];
+
+// The field tables above describe the whole of each struct, with no padding.
+const _: () = assert!(
+    std::mem::size_of::<ContactBatch>() == (BATCH_FIELDS.len() + 2 * POINT_FIELDS.len()) * 32
+);
+const _: () = assert!(std::mem::size_of::<PointLanes>() == POINT_FIELDS.len() * 32);
+const _: () = assert!(std::mem::size_of::<BodyState>() == STATE_FIELDS.len() * 4);
+
+/// Names 32-bit word `w` of a `ContactBatch`.
+fn batch_word_name(w: usize) -> String {
+    let (array, lane) = (w / LANES, w % LANES);
+    if array < BATCH_FIELDS.len() {
+        format!("{}[{lane}]", BATCH_FIELDS[array])
+    } else {
+        let rest = array - BATCH_FIELDS.len();
+        let (point, field) = (rest / POINT_FIELDS.len(), rest % POINT_FIELDS.len());
+        format!("points[{point}].{}[{lane}]", POINT_FIELDS[field])
+    }
+}
+
+fn state_word_name(w: usize) -> String {
+    format!("states[{}].{}", w / 8, STATE_FIELDS[w % 8])
+}
+
+/// How two output words must agree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cmp {
+    /// Every bit.
+    Bits,
+    /// Every bit, except that any NaN matches any NaN.
+    NanIsNan,
+}
+
+impl Cmp {
+    fn same(self, x: u32, y: u32) -> bool {
+        let nan = |w: u32| f32::from_bits(w).is_nan();
+        x == y || (self == Cmp::NanIsNan && nan(x) && nan(y))
+    }
+}
+
+fn word_diffs(a: &[u32], b: &[u32], name: fn(usize) -> String, cmp: Cmp) -> Vec<String> {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| !cmp.same(**x, **y))
+        .map(|(w, (x, y))| {
+            format!(
+                "{}: {:#010x} ({:e}) vs {:#010x} ({:e})",
+                name(w),
+                x,
+                f32::from_bits(*x),
+                y,
+                f32::from_bits(*y)
+            )
+        })
+        .collect()
+}
+
+fn batch_words(batches: &[ContactBatch]) -> &[u32] {
+    bytemuck::cast_slice(batches)
+}
+
+fn state_words(states: &[BodyState]) -> &[u32] {
+    bytemuck::cast_slice(states)
+}
+
+/// Every bit of the SIMD results against every bit of the scalar results.
+fn assert_twins(
+    what: &dyn std::fmt::Display,
+    cmp: Cmp,
+    simd: (&[ContactBatch], &[BodyState]),
+    scalar: (&[ContactBatch], &[BodyState]),
+) {
+    let batch_name = |w: usize| -> String {
+        let per = std::mem::size_of::<ContactBatch>() / 4;
+        format!("batch {} {}", w / per, batch_word_name(w % per))
+    };
+    let mut diffs = Vec::new();
+    let (sb, sc) = (batch_words(simd.0), batch_words(scalar.0));
+    assert_eq!(sb.len(), sc.len());
+    if sb != sc {
+        for (w, (x, y)) in sb.iter().zip(sc).enumerate() {
+            if !cmp.same(*x, *y) {
+                diffs.push(format!(
+                    "{}: simd {:#010x} ({:e}) vs scalar {:#010x} ({:e})",
+                    batch_name(w),
+                    x,
+                    f32::from_bits(*x),
+                    y,
+                    f32::from_bits(*y)
+                ));
+            }
+        }
+    }
+    diffs.extend(word_diffs(
+        state_words(simd.1),
+        state_words(scalar.1),
+        state_word_name,
+        cmp,
+    ));
+    assert!(
+        diffs.is_empty(),
+        "{what}: SIMD and scalar twins diverge in {} words (simd vs scalar):\n  {}",
+        diffs.len(),
+        diffs.join("\n  ")
+    );
+}
+
+/// Bodies a batch may write: a real index with a non-zero inverse mass.
+fn writable(batches: &[ContactBatch], len: usize) -> Vec<bool> {
+    let mut w = vec![false; len];
+    for c in batches {
+        for l in 0..LANES {
+            for (i, m) in [
+                (c.body_a[l], c.inv_mass_a[l]),
+                (c.body_b[l], c.inv_mass_b[l]),
+            ] {
+                if i != NULL_BODY && m > 0.0 {
+                    w[i as usize] = true;
+                }
+            }
+        }
+    }
+    w
+}
+
+/// The engine's states have `pad == 0` (they start from `BodyState::IDENTITY` or
+/// `with_velocity`, and every kernel write stores 0). Gives the bodies `batches` may write that
+/// pad, and leaves the random sentinel on every other body, so that a stray write shows even
+/// when it stores unchanged values.
+///
+/// (With a non-zero pad on a written body the twins diverge: see
+/// `scalar_prepare_writes_back_states`.)
+fn zero_written_pads(states: &mut [BodyState], batches: &[ContactBatch]) {
+    let written = writable(batches, states.len());
+    for (s, w) in states.iter_mut().zip(written) {
+        if w {
+            s.pad = 0.0;
+        }
+    }
+}
+
+/// States that no lane may write (unreferenced, only behind null sides or padding, or
+/// kinematic) keep every bit, the `pad` sentinel included.
+fn assert_untouched(
+    what: &dyn std::fmt::Display,
+    batches: &[ContactBatch],
+    before: &[BodyState],
+    after: &[BodyState],
+) {
+    let w = writable(batches, before.len());
+    for (i, (b, a)) in before.iter().zip(after).enumerate() {
+        if !w[i] {
+            let diffs = word_diffs(
+                state_words(std::slice::from_ref(b)),
+                state_words(std::slice::from_ref(a)),
+                |f| STATE_FIELDS[f].to_string(),
+                Cmp::Bits,
+            );
+            assert!(
+                diffs.is_empty(),
+                "{what}: state {i}, not written by any lane, changed: {}",
+                diffs.join(", ")
+            );
+        }
+    }
+}
+
+/// A zeroed padding lane stays zeroed under the SIMD kernels (the scalar twin skips it).
+fn assert_padding_zero(what: &dyn std::fmt::Display, batches: &[ContactBatch]) {
+    for (bi, c) in batches.iter().enumerate() {
+        for l in (0..LANES).filter(|&l| c.is_padding(l)) {
+            let words = batch_words(std::slice::from_ref(c));
+            for (w, &x) in words.iter().enumerate() {
+                let lane_word = w % LANES == l && w >= 2 * LANES;
+                assert!(
+                    !lane_word || x == 0,
+                    "{what}: batch {bi} padding lane {l}: {} = {:#010x}",
+                    batch_word_name(w),
+                    x
+                );
+            }
+        }
+    }
+}
+
+/// After a solve: normal impulses are >= 0 and every friction impulse lies in the Coulomb cone
+/// |tangent| <= friction * normal.
+fn assert_friction_cone(what: &dyn std::fmt::Display, batches: &[ContactBatch]) {
+    for (bi, c) in batches.iter().enumerate() {
+        for l in 0..LANES {
+            for (pi, p) in c.points.iter().enumerate() {
+                let (n, t) = (p.normal_impulse[l], p.tangent_impulse[l]);
+                assert!(
+                    n >= 0.0,
+                    "{what}: batch {bi} lane {l} point {pi}: normal impulse {n}"
+                );
+                assert!(
+                    t.abs() <= c.friction[l] * n,
+                    "{what}: batch {bi} lane {l} point {pi}: |tangent impulse| {} > friction {} * normal {n}",
+                    t.abs(),
+                    c.friction[l]
+                );
+            }
+        }
+    }
+}
+
+/// Runs `op` on both backends from the same inputs and compares everything: the twins'
+/// outputs, the states no lane may write, zeroed padding lanes, and (for finite inputs) the
+/// friction cone after a solve.
+fn check_op(
+    what: &dyn std::fmt::Display,
+    inputs: Inputs,
+    op: Op,
+    batches: &[ContactBatch],
+    states: &[BodyState],
+) -> (Vec<ContactBatch>, Vec<BodyState>) {
+    let (mut b_simd, mut s_simd) = (batches.to_vec(), states.to_vec());
+    let (mut b_scalar, mut s_scalar) = (batches.to_vec(), states.to_vec());
+    let ran_simd = run(Backend::Simd, op, &mut b_simd, &mut s_simd);
+    let ran_scalar = run(Backend::Scalar, op, &mut b_scalar, &mut s_scalar);
+    assert_eq!(
+        ran_simd, ran_scalar,
+        "{what}: the backends disagree on which batches run"
+    );
+    assert_twins(
+        what,
+        inputs.cmp(),
+        (&b_simd, &s_simd),
+        (&b_scalar, &s_scalar),
+    );
+    assert_untouched(what, batches, states, &s_simd);
+    assert_untouched(what, batches, states, &s_scalar);
+    assert_padding_zero(what, &b_simd);
+    if let (Op::Solve(_), Inputs::Finite) = (op, inputs) {
+        assert_friction_cone(what, &b_simd);
+        assert_friction_cone(what, &b_scalar);
+    }
+    (b_simd, s_simd)
+}
+
+struct Ctx<'a> {
+    seed: u64,
+    what: &'a str,
+}
+
+impl std::fmt::Display for Ctx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seed {} {}", self.seed, self.what)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact kernels: one kernel at a time.
+// ---------------------------------------------------------------------------------------------
+
+const SEEDS: u64 = 2000;
+const BODIES: usize = 64;
+
+/// The five kernels on one random batch (fields not yet prepared), then the iteration kernels
+/// again on the prepared batch. Returns whether restitution ran on the raw batch.
+fn contact_kernels_case(seed: u64, inputs: Inputs) -> bool {
+    let mut rng = Rng::with_inputs(seed, inputs);
+    let world = World::random(&mut rng, BODIES);
+    let mut used = vec![false; BODIES];
+    let share = rng.chance(0.5);
+    let batch = [random_batch(&mut rng, &world, &mut used, share)];
+    let mut states = world.states.clone();
+    zero_written_pads(&mut states, &batch);
+    let threshold = random_threshold(&mut rng);
+
+    let ops = [
+        ("prepare", Op::Prepare),
+        ("warm_start", Op::WarmStart),
+        (
+            "solve(bias)",
+            Op::Solve(random_solve_params(&mut rng, true)),
+        ),
+        (
+            "solve(relax)",
+            Op::Solve(random_solve_params(&mut rng, false)),
+        ),
+        ("restitution", Op::Restitution(threshold)),
+    ];
+    for (name, op) in ops {
+        check_op(&Ctx { seed, what: name }, inputs, op, &batch, &states);
+    }
+
+    // The same kernels on a prepared batch, as in a real step.
+    let what = Ctx {
+        seed,
+        what: "prepare",
+    };
+    let (prepared, states) = check_op(&what, inputs, Op::Prepare, &batch, &states);
+    let ops = [
+        ("prepared warm_start", Op::WarmStart),
+        (
+            "prepared solve(bias)",
+            Op::Solve(random_solve_params(&mut rng, true)),
+        ),
+        (
+            "prepared solve(relax)",
+            Op::Solve(random_solve_params(&mut rng, false)),
+        ),
+    ];
+    for (name, op) in ops {
+        check_op(&Ctx { seed, what: name }, inputs, op, &prepared, &states);
+    }
+    batch[0].needs_restitution(threshold)
+}
+
+#[test]
+fn contact_kernels_match_bit_for_bit() {
+    let ran = (0..SEEDS)
+        .filter(|&seed| contact_kernels_case(seed, Inputs::Finite))
+        .count();
+    // The random inputs exercise the restitution kernel, not only its skip.
+    assert!(ran > SEEDS as usize / 4, "restitution ran on {ran} batches");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact kernels: whole sequences over several batches (graph colors) sharing the states.
+// ---------------------------------------------------------------------------------------------
+
+/// Several batches, each valid on its own: bodies repeat across batches, not within one.
+fn random_colors(rng: &mut Rng, world: &World) -> Vec<ContactBatch> {
+    let n = 1 + rng.below(4);
+    (0..n)
+        .map(|_| {
+            let mut used = vec![false; world.states.len()];
+            let share = rng.chance(0.5);
+            random_batch(rng, world, &mut used, share)
+        })
+        .collect()
+}
+
+/// Runs a step's kernels on one backend: prepare, 4 x [warm start, solve, relax], restitution
+/// (if `needs_restitution`). With `integrate`, the substeps also integrate velocities (before
+/// the warm start) and positions (between solve and relax) with the same backend's kernels.
+/// Returns how many batches restitution ran on.
+fn run_sequence(
+    backend: Backend,
+    inputs: Inputs,
+    batches: &mut [ContactBatch],
+    states: &mut [BodyState],
+    params_seed: u64,
+    integrate: Option<(&BodyParams, &IntegrateParams)>,
+) -> usize {
+    // Both backends draw the same parameters from the same seed.
+    let mut rng = Rng::new(params_seed);
+    let threshold = random_threshold(&mut rng);
+    run(backend, Op::Prepare, batches, states);
+    for _ in 0..4 {
+        if let Some((body, p)) = integrate {
+            match backend {
+                Backend::Simd => integrate_velocities_simd(states, *body, p),
+                Backend::Scalar => integrate_velocities_scalar(states, *body, p),
+            }
+        }
+        run(backend, Op::WarmStart, batches, states);
+        let solve = Op::Solve(random_solve_params(&mut rng, true));
+        run(backend, solve, batches, states);
+        if let Some((_, p)) = integrate {
+            match backend {
+                Backend::Simd => integrate_positions_simd(states, p.h),
+                Backend::Scalar => integrate_positions_scalar(states, p.h),
+            }
+        }
+        let relax = Op::Solve(random_solve_params(&mut rng, false));
+        run(backend, relax, batches, states);
+        if inputs == Inputs::Finite {
+            assert_friction_cone(&format!("{backend:?} sequence"), batches);
+        }
+    }
+    let ran = run(backend, Op::Restitution(threshold), batches, states);
+    ran.iter().filter(|&&r| r).count()
+}
+
+/// Random per-body integration constants for `world`: no gravity on kinematic bodies.
+fn random_body_params(rng: &mut Rng, world: &World) -> [Vec<f32>; 3] {
+    let n = world.states.len();
+    let gravity_scale = (0..n)
+        .map(|i| {
+            if world.is_kinematic(i as u32) {
+                0.0
+            } else {
+                rng.range(0.0, 2.0)
+            }
+        })
+        .collect();
+    let linear_damping = (0..n).map(|_| rng.range(0.0, 1.0)).collect();
+    let angular_damping = (0..n).map(|_| rng.range(0.0, 1.0)).collect();
+    [gravity_scale, linear_damping, angular_damping]
+}
+
+/// One whole sequence on both backends from the same inputs; returns how many batches
+/// restitution ran on.
+fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
+    let mut rng = Rng::with_inputs(seed ^ 0x5EC0_0000, inputs);
+    let mut world = World::random(&mut rng, BODIES);
+    let batches = random_colors(&mut rng, &world);
+    zero_written_pads(&mut world.states, &batches);
+    let params_seed = rng.next_u64();
+    let [gravity_scale, linear_damping, angular_damping] = random_body_params(&mut rng, &world);
+    let body = BodyParams {
+        gravity_scale: &gravity_scale,
+        linear_damping: &linear_damping,
+        angular_damping: &angular_damping,
+    };
+    let p = random_integrate_params(&mut rng);
+    let integrate = integrate.then_some((&body, &p));
+
+    let (mut b_simd, mut s_simd) = (batches.clone(), world.states.clone());
+    let (mut b_scalar, mut s_scalar) = (batches.clone(), world.states.clone());
+    let ran = run_sequence(
+        Backend::Simd,
+        inputs,
+        &mut b_simd,
+        &mut s_simd,
+        params_seed,
+        integrate,
+    );
+    let ran_scalar = run_sequence(
+        Backend::Scalar,
+        inputs,
+        &mut b_scalar,
+        &mut s_scalar,
+        params_seed,
+        integrate,
+    );
+    let what = Ctx {
+        seed,
+        what: if integrate.is_some() {
+            "substep sequence"
+        } else {
+            "sequence"
+        },
+    };
+    assert_eq!(ran, ran_scalar, "{what}: restitution ran on other batches");
+    assert_twins(
+        &what,
+        inputs.cmp(),
+        (&b_simd, &s_simd),
+        (&b_scalar, &s_scalar),
+    );
+    if integrate.is_none() {
+        // (Integration writes every state.)
+        assert_untouched(&what, &batches, &world.states, &s_simd);
+        assert_untouched(&what, &batches, &world.states, &s_scalar);
+    }
+    assert_padding_zero(&what, &b_simd);
+    ran
+}
+
+#[test]
+fn contact_sequences_match_bit_for_bit() {
+    let ran: usize = (0..SEEDS / 2)
+        .map(|seed| sequence_case(seed, Inputs::Finite, false))
+        .sum();
+    assert!(ran > 0, "restitution never ran in a sequence");
+}
+
+#[test]
+fn substep_sequences_with_integration_match_bit_for_bit() {
+    for seed in 0..SEEDS / 2 {
+        sequence_case(seed, Inputs::Finite, true);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Null, padding and kinematic lanes.
+// ---------------------------------------------------------------------------------------------
+
+/// Batches made only of padding lanes, static lanes against kinematic bodies and kinematic
+/// pairs: nothing may be written, by either backend, whatever the kernel.
+#[test]
+fn null_and_kinematic_lanes_never_write() {
+    for seed in 0..SEEDS / 4 {
+        let mut rng = Rng::new(seed ^ 0x0_0D1E);
+        let mut world = World::random(&mut rng, 16);
+        for i in 0..world.states.len() {
+            if rng.chance(0.5) {
+                world.inv_mass[i] = 0.0;
+                world.inv_inertia[i] = 0.0;
+            }
+        }
+        let mut used = vec![false; world.states.len()];
+        let mut c = random_batch(&mut rng, &world, &mut used, true);
+        // Turn the lanes with a dynamic body into zeroed padding.
+        for l in 0..LANES {
+            let dynamic = |i: u32| i != NULL_BODY && !world.is_kinematic(i);
+            if dynamic(c.body_a[l]) || dynamic(c.body_b[l]) {
+                let words =
+                    bytemuck::cast_slice_mut::<ContactBatch, u32>(std::slice::from_mut(&mut c));
+                for w in words.iter_mut().skip(l).step_by(LANES) {
+                    *w = 0;
+                }
+                c.body_a[l] = NULL_BODY;
+                c.body_b[l] = NULL_BODY;
+            }
+        }
+        let batch = [c];
+        assert!(writable(&batch, world.states.len()).iter().all(|w| !w));
+        for (name, op) in [
+            ("prepare", Op::Prepare),
+            ("warm_start", Op::WarmStart),
+            (
+                "solve(bias)",
+                Op::Solve(random_solve_params(&mut rng, true)),
+            ),
+            (
+                "solve(relax)",
+                Op::Solve(random_solve_params(&mut rng, false)),
+            ),
+            ("restitution", Op::Restitution(random_threshold(&mut rng))),
+        ] {
+            let what = Ctx { seed, what: name };
+            let (_, after) = check_op(&what, Inputs::Finite, op, &batch, &world.states);
+            // Every state, bit for bit, the random `pad` sentinels included (`check_op` has
+            // already compared both backends).
+            assert_eq!(
+                state_words(&after),
+                state_words(&world.states),
+                "{what}: a state was written"
+            );
+        }
+    }
+}
+
+/// Padding lanes that hold leftover values (not zeroed) still never write a state, and the
+/// real lanes of the batch stay bit-identical across backends. The padding lanes' own slots
+/// are not compared between backends: the scalar twin skips padding lanes (checked: it leaves
+/// them as they were) while the SIMD kernel computes them along with the others.
+#[test]
+fn dirty_padding_lanes_never_write() {
+    for seed in 0..SEEDS / 4 {
+        let mut rng = Rng::new(seed ^ 0xD1_7700);
+        let mut world = World::random(&mut rng, BODIES);
+        let mut used = vec![false; BODIES];
+        let mut c = random_batch(&mut rng, &world, &mut used, false);
+        zero_written_pads(&mut world.states, std::slice::from_ref(&c));
+        // Fill every padding lane with the values of some other contact.
+        let padding: Vec<usize> = (0..LANES).filter(|&l| c.is_padding(l)).collect();
+        for l in padding {
+            [c.normal_x[l], c.normal_y[l]] = rng.unit_vec();
+            c.friction[l] = rng.range(0.0, 1.0);
+            c.restitution[l] = rng.range(0.0, 1.0);
+            c.inv_mass_a[l] = rng.range(0.0, 1.0);
+            c.inv_inertia_b[l] = rng.range(0.0, 1.0);
+            c.bias_rate[l] = rng.range(0.0, 100.0);
+            c.mass_scale[l] = rng.range(0.0, 1.0);
+            for p in &mut c.points {
+                random_point(&mut rng, p, l, true);
+            }
+        }
+        let batch = [c];
+        for (name, op) in [
+            ("prepare", Op::Prepare),
+            ("warm_start", Op::WarmStart),
+            (
+                "solve(bias)",
+                Op::Solve(random_solve_params(&mut rng, true)),
+            ),
+            (
+                "solve(relax)",
+                Op::Solve(random_solve_params(&mut rng, false)),
+            ),
+            ("restitution", Op::Restitution(random_threshold(&mut rng))),
+        ] {
+            let what = Ctx { seed, what: name };
+            let (mut b_simd, mut s_simd) = (batch.to_vec(), world.states.clone());
+            let (mut b_scalar, mut s_scalar) = (batch.to_vec(), world.states.clone());
+            run(Backend::Simd, op, &mut b_simd, &mut s_simd);
+            run(Backend::Scalar, op, &mut b_scalar, &mut s_scalar);
+            let diffs = word_diffs(
+                state_words(&s_simd),
+                state_words(&s_scalar),
+                state_word_name,
+                Cmp::Bits,
+            );
+            assert!(
+                diffs.is_empty(),
+                "{what}: states diverge:\n  {}",
+                diffs.join("\n  ")
+            );
+            assert_untouched(&what, &batch, &world.states, &s_simd);
+            assert_untouched(&what, &batch, &world.states, &s_scalar);
+            let (ws, wc) = (batch_words(&b_simd), batch_words(&b_scalar));
+            let before = batch_words(&batch);
+            for (w, ((x, y), b)) in ws.iter().zip(wc).zip(before).enumerate() {
+                if batch[0].is_padding(w % LANES) {
+                    assert_eq!(y, b, "{what}: scalar wrote padding {}", batch_word_name(w));
+                } else {
+                    assert_eq!(x, y, "{what}: {} diverges", batch_word_name(w));
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integration kernels.
+// ---------------------------------------------------------------------------------------------
+
+fn random_integrate_params(rng: &mut Rng) -> IntegrateParams {
+    IntegrateParams {
+        h: if rng.chance(0.5) {
+            1.0 / 240.0
+        } else {
+            rng.range(1e-4, 0.05)
+        },
+        gravity: if rng.chance(0.5) {
+            [0.0, -10.0]
+        } else {
+            [rng.spicy(20.0), rng.spicy(20.0)]
+        },
+        max_linear_speed: rng.range(1.0, 50.0),
+        max_angular_speed: rng.range(1.0, 60.0),
+    }
+}
+
+fn random_states(rng: &mut Rng, n: usize, speed: f32, spin: f32) -> Vec<BodyState> {
+    (0..n)
+        .map(|_| BodyState {
+            v: [rng.spicy(speed), rng.spicy(speed)],
+            w: rng.spicy(spin),
+            pad: rng.bits(),
+            dp: [rng.spicy(1.0), rng.spicy(1.0)],
+            dq: match rng.below(8) {
+                0 => [1.0, 0.0],
+                // Degenerate rotation: exercises the zero-magnitude branch.
+                1 => [0.0, 0.0],
+                _ => rng.unit_vec(),
+            },
+        })
+        .collect()
+}
+
+/// `integrate_velocities_*` on 0..=40 states (the SIMD kernel's scalar tail included): speeds
+/// and spins up to twice the caps, zero / unit / random gravity scales, zero / moderate / huge
+/// damping.
+fn integrate_velocities_case(seed: u64, inputs: Inputs) {
+    let mut rng = Rng::with_inputs(seed ^ 0x7E10_C000, inputs);
+    let n = rng.below(41);
+    let p = random_integrate_params(&mut rng);
+    let states = random_states(
+        &mut rng,
+        n,
+        2.0 * p.max_linear_speed,
+        2.0 * p.max_angular_speed,
+    );
+    let gravity_scale: Vec<f32> = (0..n)
+        .map(|_| match rng.below(4) {
+            0 => 0.0,
+            1 => 1.0,
+            _ => rng.spicy(3.0),
+        })
+        .collect();
+    let mut damping = || -> Vec<f32> {
+        (0..n)
+            .map(|_| match rng.below(5) {
+                0 | 1 => 0.0,
+                2 => rng.range(0.0, 1e4),
+                _ => rng.range(0.0, 5.0),
+            })
+            .collect()
+    };
+    let (linear_damping, angular_damping) = (damping(), damping());
+    let body = BodyParams {
+        gravity_scale: &gravity_scale,
+        linear_damping: &linear_damping,
+        angular_damping: &angular_damping,
+    };
+
+    let (mut a, mut b) = (states.clone(), states.clone());
+    integrate_velocities_simd(&mut a, body, &p);
+    integrate_velocities_scalar(&mut b, body, &p);
+    let diffs = word_diffs(
+        state_words(&a),
+        state_words(&b),
+        state_word_name,
+        inputs.cmp(),
+    );
+    assert!(
+        diffs.is_empty(),
+        "seed {seed} n {n}: integrate_velocities diverge:\n  {}",
+        diffs.join("\n  ")
+    );
+    if inputs != Inputs::Finite {
+        return;
+    }
+    for (s, s0) in a.iter().zip(&states) {
+        // The caps hold (up to the rounding of the rescale), and positions are untouched.
+        let speed = (s.v[0] * s.v[0] + s.v[1] * s.v[1]).sqrt();
+        assert!(
+            speed <= p.max_linear_speed * (1.0 + 1e-5),
+            "seed {seed}: speed {speed}"
+        );
+        assert!(
+            s.w.abs() <= p.max_angular_speed,
+            "seed {seed}: spin {}",
+            s.w
+        );
+        let motion = |s: &BodyState| [s.dp, s.dq].map(|x| x.map(f32::to_bits));
+        assert_eq!(motion(s), motion(s0), "seed {seed}: dp or dq changed");
+    }
+}
+
+/// `integrate_positions_*` on 0..=40 states: fast spins, unit and degenerate rotations.
+fn integrate_positions_case(seed: u64, inputs: Inputs) {
+    let mut rng = Rng::with_inputs(seed ^ 0x905_0000, inputs);
+    let n = rng.below(41);
+    let h = if rng.chance(0.5) {
+        1.0 / 240.0
+    } else {
+        rng.range(1e-4, 0.05)
+    };
+    let states = random_states(&mut rng, n, 100.0, 100.0);
+    let (mut a, mut b) = (states.clone(), states.clone());
+    integrate_positions_simd(&mut a, h);
+    integrate_positions_scalar(&mut b, h);
+    let diffs = word_diffs(
+        state_words(&a),
+        state_words(&b),
+        state_word_name,
+        inputs.cmp(),
+    );
+    assert!(
+        diffs.is_empty(),
+        "seed {seed} n {n}: integrate_positions diverge:\n  {}",
+        diffs.join("\n  ")
+    );
+    if inputs != Inputs::Finite {
+        return;
+    }
+    for (s, s0) in a.iter().zip(&states) {
+        // Rotations stay unit (or zero when degenerate); velocities are untouched.
+        let mag = (s.dq[0] * s.dq[0] + s.dq[1] * s.dq[1]).sqrt();
+        assert!(
+            mag == 0.0 || (mag - 1.0).abs() < 1e-6,
+            "seed {seed}: |dq| = {mag}"
+        );
+        let velocity = |s: &BodyState| [s.v[0], s.v[1], s.w].map(f32::to_bits);
+        assert_eq!(velocity(s), velocity(s0), "seed {seed}: velocity changed");
+    }
+}
+
+#[test]
+fn integrate_velocities_match_bit_for_bit() {
+    for seed in 0..SEEDS {
+        integrate_velocities_case(seed, Inputs::Finite);
+    }
+}
+
+#[test]
+fn integrate_positions_match_bit_for_bit() {
+    for seed in 0..SEEDS {
+        integrate_positions_case(seed, Inputs::Finite);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Non-finite inputs.
+// ---------------------------------------------------------------------------------------------
+
+/// Huge values and infinities among the inputs: the kernels overflow and make NaNs (inf - inf,
+/// 0 * inf, inf / inf) from non-NaN operands; both backends still agree bit for bit.
+#[test]
+fn infinite_inputs_match_bit_for_bit() {
+    for seed in 0..SEEDS / 2 {
+        contact_kernels_case(seed, Inputs::Infinite);
+        sequence_case(seed, Inputs::Infinite, seed % 2 == 0);
+        integrate_velocities_case(seed, Inputs::Infinite);
+        integrate_positions_case(seed, Inputs::Infinite);
+    }
+}
+
+/// NaNs among the inputs: both backends agree bit for bit on every non-NaN output and on
+/// where the NaNs are; only NaN payloads and signs may differ: when two NaNs meet in one
+/// operation, IEEE 754 leaves open which payload survives, and the compiler may order the
+/// operands of a commutative add differently in the two instantiations.
+#[test]
+fn nan_inputs_match_up_to_nan_payload() {
+    for seed in 0..SEEDS / 2 {
+        contact_kernels_case(seed, Inputs::Nan);
+        sequence_case(seed, Inputs::Nan, seed % 2 == 0);
+        integrate_velocities_case(seed, Inputs::Nan);
+        integrate_positions_case(seed, Inputs::Nan);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Physics at kernel level.
+// ---------------------------------------------------------------------------------------------
+
+/// Relative normal velocity at a point: n . ((vB + wB x rB) - (vA + wA x rA)).
+fn normal_speed(a: &BodyState, b: &BodyState, r: [f32; 4], n: [f32; 2]) -> f32 {
+    let [rax, ray, rbx, rby] = r;
+    let dvx = (b.v[0] - b.w * rby) - (a.v[0] - a.w * ray);
+    let dvy = (b.v[1] + b.w * rbx) - (a.v[1] + a.w * rax);
+    dvx * n[0] + dvy * n[1]
+}
+
+/// Body B (mass m) falls at 3 m/s onto static A; one relax iteration after prepare stops it at
+/// the contact point with an impulse of m * 3.
+#[test]
+fn falling_body_stops_on_static_ground() {
+    for backend in [Backend::Simd, Backend::Scalar] {
+        for &(mass, inertia) in &[(1.0f32, 0.5f32), (2.0, 0.25), (0.1, 0.01), (40.0, 30.0)] {
+            for lane in 0..LANES {
+                let mut c = ContactBatch::zeroed();
+                c.body_a = [NULL_BODY; LANES];
+                c.body_b = [NULL_BODY; LANES];
+                c.body_a[lane] = NULL_BODY;
+                c.body_b[lane] = 0;
+                c.normal_x[lane] = 0.0;
+                c.normal_y[lane] = 1.0;
+                c.friction[lane] = 0.6;
+                c.inv_mass_b[lane] = 1.0 / mass;
+                c.inv_inertia_b[lane] = 1.0 / inertia;
+                c.bias_rate[lane] = 10.0;
+                c.mass_scale[lane] = 0.8;
+                // The contact point right below B's centre: anchor (0, -0.5) from B, on A's
+                // surface at (0, 0).
+                let p = &mut c.points[0];
+                p.active[lane] = 1.0;
+                p.anchor_by[lane] = -0.5;
+                p.base_separation[lane] = -0.01;
+                let mut states = vec![BodyState::with_velocity([0.0, -3.0], 0.0)];
+                let mut batches = [c];
+                run(backend, Op::Prepare, &mut batches, &mut states);
+                let relax = SolveParams {
+                    inv_h: 240.0,
+                    max_bias_velocity: 3.0,
+                    linear_slop: 0.005,
+                    use_bias: false,
+                };
+                run(backend, Op::Solve(relax), &mut batches, &mut states);
+
+                let p = &batches[0].points[0];
+                let vn = normal_speed(
+                    &BodyState::IDENTITY,
+                    &states[0],
+                    [0.0, 0.0, 0.0, -0.5],
+                    [0.0, 1.0],
+                );
+                let what = format!("{backend:?} mass {mass} lane {lane}");
+                assert!(vn >= -1e-5, "{what}: still approaching at {vn}");
+                assert!(vn.abs() <= 1e-5, "{what}: bounced off at {vn}");
+                assert!(
+                    (p.normal_impulse[lane] - mass * 3.0).abs() <= 1e-4,
+                    "{what}: normal impulse {} != {}",
+                    p.normal_impulse[lane],
+                    mass * 3.0
+                );
+                assert!(
+                    (p.relative_velocity[lane] + 3.0).abs() <= 1e-6,
+                    "{what}: approach {}",
+                    p.relative_velocity[lane]
+                );
+                // A centred, head-on hit: no friction, no spin.
+                assert_eq!(p.tangent_impulse[lane], 0.0, "{what}");
+                assert_eq!(states[0].w, 0.0, "{what}");
+                assert_eq!(states[0].v[0], 0.0, "{what}");
+            }
+        }
+    }
+}
+
+/// Random single contacts of one dynamic body against static ground: one relax iteration
+/// removes the approach velocity of a lone point (off-centre anchors, any normal), and never
+/// pulls the bodies together.
+#[test]
+fn relax_removes_approach_velocity() {
+    for seed in 0..SEEDS {
+        let mut rng = Rng::new(seed ^ 0xFA11);
+        let backend = if seed % 2 == 0 {
+            Backend::Simd
+        } else {
+            Backend::Scalar
+        };
+        let n = rng.unit_vec();
+        let r = [
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        ];
+        let mut c = ContactBatch::zeroed();
+        c.body_a = [NULL_BODY; LANES];
+        c.body_b = [NULL_BODY; LANES];
+        let lane = rng.below(LANES);
+        c.body_b[lane] = 0;
+        [c.normal_x[lane], c.normal_y[lane]] = n;
+        c.friction[lane] = 0.0;
+        c.inv_mass_b[lane] = rng.range(0.1, 5.0);
+        c.inv_inertia_b[lane] = rng.range(0.1, 5.0);
+        let p = &mut c.points[0];
+        p.active[lane] = 1.0;
+        [
+            p.anchor_ax[lane],
+            p.anchor_ay[lane],
+            p.anchor_bx[lane],
+            p.anchor_by[lane],
+        ] = r;
+        p.base_separation[lane] = rng.range(-0.1, 0.0);
+        let mut states = vec![BodyState::with_velocity(
+            [rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)],
+            rng.range(-3.0, 3.0),
+        )];
+        let before = normal_speed(&BodyState::IDENTITY, &states[0], r, n);
+        let mut batches = [c];
+        run(backend, Op::Prepare, &mut batches, &mut states);
+        let relax = SolveParams {
+            inv_h: 240.0,
+            max_bias_velocity: 3.0,
+            linear_slop: 0.005,
+            use_bias: false,
+        };
+        run(backend, Op::Solve(relax), &mut batches, &mut states);
+        let after = normal_speed(&BodyState::IDENTITY, &states[0], r, n);
+        let impulse = batches[0].points[0].normal_impulse[lane];
+        let what = format!("seed {seed} {backend:?}");
+        if before < 0.0 {
+            // Approaching: stopped at the point.
+            assert!(
+                after.abs() <= 1e-4 * (1.0 + before.abs()),
+                "{what}: {before} -> {after}"
+            );
+            assert!(impulse > 0.0, "{what}");
+        } else {
+            // Separating: left alone.
+            assert_eq!(impulse, 0.0, "{what}");
+            assert_eq!(after.to_bits(), before.to_bits(), "{what}");
+        }
+    }
+}
+
+/// `prepare` only reads body states, in both twins: a state with a marker in `pad` keeps it.
+#[test]
+fn prepare_never_writes_states() {
+    let mut c = ContactBatch::zeroed();
+    c.body_a = [NULL_BODY; LANES];
+    c.body_b = [NULL_BODY; LANES];
+    c.body_b[0] = 0;
+    c.normal_y[0] = 1.0;
+    c.inv_mass_b[0] = 1.0;
+    c.points[0].active[0] = 1.0;
+    let state = BodyState {
+        pad: 1.0,
+        ..BodyState::IDENTITY
+    };
+    let (mut s_simd, mut s_scalar) = ([state], [state]);
+    run(Backend::Simd, Op::Prepare, &mut [c], &mut s_simd);
+    run(Backend::Scalar, Op::Prepare, &mut [c], &mut s_scalar);
+    assert_eq!(s_simd[0].pad, 1.0, "simd::prepare wrote the state");
+    assert_eq!(s_scalar[0].pad, 1.0, "scalar::prepare wrote the state");
+}
