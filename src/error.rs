@@ -1,0 +1,53 @@
+//! The one error type of the public API. Every fallible call leaves the world unchanged on `Err`.
+
+use std::fmt;
+
+/// What was wrong with a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The `BodyId` was removed, never existed, or belongs to another world.
+    InvalidBody,
+    /// A shape that cannot be simulated: non-finite values, non-positive sizes, a degenerate or
+    /// too large polygon. The text says which.
+    InvalidShape(String),
+    /// Any other out-of-range argument (time step, density, friction, restitution, settings...).
+    /// The text names the parameter and the value.
+    InvalidParameter(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidBody => write!(
+                f,
+                "invalid body handle (removed, stale or from another world)"
+            ),
+            Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
+            Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `Err(InvalidParameter)` unless `value` is finite.
+pub(crate) fn check_finite(name: &str, value: f32) -> Result<(), Error> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite, got {value}"
+        )))
+    }
+}
+
+/// `Err(InvalidParameter)` unless `value` is finite and `>= 0`.
+pub(crate) fn check_non_negative(name: &str, value: f32) -> Result<(), Error> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite and >= 0, got {value}"
+        )))
+    }
+}

@@ -1,0 +1,297 @@
+//! Small 2D math types: y up, metres, radians. Plain `f32`, no fused multiply-add, so every
+//! result can be reproduced bit for bit.
+
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// A 2D vector (or point) with public `x` and `y`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Vec2 {
+    pub x: f32,
+    pub y: f32,
+}
+
+impl Vec2 {
+    pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
+
+    #[inline]
+    pub const fn new(x: f32, y: f32) -> Vec2 {
+        Vec2 { x, y }
+    }
+
+    #[inline]
+    pub fn dot(self, o: Vec2) -> f32 {
+        self.x * o.x + self.y * o.y
+    }
+
+    /// The z component of the 3D cross product.
+    #[inline]
+    pub fn cross(self, o: Vec2) -> f32 {
+        self.x * o.y - self.y * o.x
+    }
+
+    #[inline]
+    pub fn length_squared(self) -> f32 {
+        self.dot(self)
+    }
+
+    #[inline]
+    pub fn length(self) -> f32 {
+        self.length_squared().sqrt()
+    }
+
+    /// The unit vector in this direction, or `None` for a (near) zero vector.
+    #[inline]
+    pub fn normalized(self) -> Option<Vec2> {
+        let len = self.length();
+        if len > f32::EPSILON {
+            Some(self * (1.0 / len))
+        } else {
+            None
+        }
+    }
+
+    /// Rotated +90 degrees: `(-y, x)`.
+    #[inline]
+    pub fn left_perp(self) -> Vec2 {
+        Vec2::new(-self.y, self.x)
+    }
+
+    /// Rotated -90 degrees: `(y, -x)`.
+    #[inline]
+    pub fn right_perp(self) -> Vec2 {
+        Vec2::new(self.y, -self.x)
+    }
+
+    #[inline]
+    pub fn min(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x.min(o.x), self.y.min(o.y))
+    }
+
+    #[inline]
+    pub fn max(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x.max(o.x), self.y.max(o.y))
+    }
+
+    #[inline]
+    pub fn is_finite(self) -> bool {
+        self.x.is_finite() && self.y.is_finite()
+    }
+
+    /// `s × v` for a scalar angular quantity `s`: `(-s y, s x)`.
+    #[inline]
+    pub fn cross_sv(s: f32, v: Vec2) -> Vec2 {
+        Vec2::new(-s * v.y, s * v.x)
+    }
+}
+
+impl Add for Vec2 {
+    type Output = Vec2;
+    #[inline]
+    fn add(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl Sub for Vec2 {
+    type Output = Vec2;
+    #[inline]
+    fn sub(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl AddAssign for Vec2 {
+    #[inline]
+    fn add_assign(&mut self, o: Vec2) {
+        *self = *self + o;
+    }
+}
+
+impl SubAssign for Vec2 {
+    #[inline]
+    fn sub_assign(&mut self, o: Vec2) {
+        *self = *self - o;
+    }
+}
+
+impl Mul<f32> for Vec2 {
+    type Output = Vec2;
+    #[inline]
+    fn mul(self, s: f32) -> Vec2 {
+        Vec2::new(self.x * s, self.y * s)
+    }
+}
+
+impl Mul<Vec2> for f32 {
+    type Output = Vec2;
+    #[inline]
+    fn mul(self, v: Vec2) -> Vec2 {
+        v * self
+    }
+}
+
+impl Neg for Vec2 {
+    type Output = Vec2;
+    #[inline]
+    fn neg(self) -> Vec2 {
+        Vec2::new(-self.x, -self.y)
+    }
+}
+
+/// A rotation stored as cosine and sine, so rotating a vector needs no trigonometry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rot {
+    pub c: f32,
+    pub s: f32,
+}
+
+impl Default for Rot {
+    fn default() -> Self {
+        Rot::IDENTITY
+    }
+}
+
+impl Rot {
+    pub const IDENTITY: Rot = Rot { c: 1.0, s: 0.0 };
+
+    #[inline]
+    pub fn from_angle(angle: f32) -> Rot {
+        let (s, c) = angle.sin_cos();
+        Rot { c, s }
+    }
+
+    /// The angle in radians, in `(-pi, pi]`.
+    #[inline]
+    pub fn angle(self) -> f32 {
+        self.s.atan2(self.c)
+    }
+
+    #[inline]
+    pub fn rotate(self, v: Vec2) -> Vec2 {
+        Vec2::new(self.c * v.x - self.s * v.y, self.s * v.x + self.c * v.y)
+    }
+
+    #[inline]
+    pub fn inv_rotate(self, v: Vec2) -> Vec2 {
+        Vec2::new(self.c * v.x + self.s * v.y, -self.s * v.x + self.c * v.y)
+    }
+
+    /// `self * o`: first rotate by `o`, then by `self`.
+    #[inline]
+    pub fn compose(self, o: Rot) -> Rot {
+        Rot {
+            c: self.c * o.c - self.s * o.s,
+            s: self.s * o.c + self.c * o.s,
+        }
+    }
+
+    /// `self⁻¹ * o`: the rotation from `self` to `o`.
+    #[inline]
+    pub fn inv_mul(self, o: Rot) -> Rot {
+        Rot {
+            c: self.c * o.c + self.s * o.s,
+            s: self.c * o.s - self.s * o.c,
+        }
+    }
+
+    /// Rescaled to unit length (identity if degenerate).
+    #[inline]
+    pub fn normalized(self) -> Rot {
+        let mag = (self.c * self.c + self.s * self.s).sqrt();
+        if mag > 0.0 {
+            let inv = 1.0 / mag;
+            Rot {
+                c: self.c * inv,
+                s: self.s * inv,
+            }
+        } else {
+            Rot::IDENTITY
+        }
+    }
+}
+
+/// A rigid transform: rotate by `q`, then translate by `p`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Transform {
+    pub p: Vec2,
+    pub q: Rot,
+}
+
+impl Transform {
+    pub const IDENTITY: Transform = Transform {
+        p: Vec2::ZERO,
+        q: Rot::IDENTITY,
+    };
+
+    #[inline]
+    pub fn new(p: Vec2, q: Rot) -> Transform {
+        Transform { p, q }
+    }
+
+    /// Local point to world point.
+    #[inline]
+    pub fn apply(self, v: Vec2) -> Vec2 {
+        self.q.rotate(v) + self.p
+    }
+
+    /// World point to local point.
+    #[inline]
+    pub fn inv_apply(self, v: Vec2) -> Vec2 {
+        self.q.inv_rotate(v - self.p)
+    }
+
+    /// `self⁻¹ * o`: `o` expressed in the frame of `self`. Differences are taken before
+    /// rotating, so two nearby bodies far from the origin keep full precision.
+    #[inline]
+    pub fn inv_mul(self, o: Transform) -> Transform {
+        Transform {
+            p: self.q.inv_rotate(o.p - self.p),
+            q: self.q.inv_mul(o.q),
+        }
+    }
+}
+
+/// An axis-aligned bounding box.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Aabb {
+    pub min: Vec2,
+    pub max: Vec2,
+}
+
+impl Aabb {
+    #[inline]
+    pub fn new(min: Vec2, max: Vec2) -> Aabb {
+        Aabb { min, max }
+    }
+
+    /// True when the boxes overlap or touch.
+    #[inline]
+    pub fn overlaps(&self, o: &Aabb) -> bool {
+        self.min.x <= o.max.x
+            && o.min.x <= self.max.x
+            && self.min.y <= o.max.y
+            && o.min.y <= self.max.y
+    }
+
+    #[inline]
+    pub fn union(&self, o: &Aabb) -> Aabb {
+        Aabb::new(self.min.min(o.min), self.max.max(o.max))
+    }
+
+    /// Grown by `margin` on every side.
+    #[inline]
+    pub fn fattened(&self, margin: f32) -> Aabb {
+        let m = Vec2::new(margin, margin);
+        Aabb::new(self.min - m, self.max + m)
+    }
+
+    #[inline]
+    pub fn contains_point(&self, p: Vec2) -> bool {
+        self.min.x <= p.x && p.x <= self.max.x && self.min.y <= p.y && p.y <= self.max.y
+    }
+
+    #[inline]
+    pub fn extents(&self) -> Vec2 {
+        self.max - self.min
+    }
+}
