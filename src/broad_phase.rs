@@ -1,0 +1,469 @@
+//! Broadphase: every pair of proxies whose AABBs overlap, found with a uniform grid hash that is
+//! rebuilt from scratch on each call.
+//!
+//! Rebuilding costs a few linear passes and needs no incremental bookkeeping, so the result is a
+//! pure function of the inputs. Proxies much larger than a cell (a ground, a wall) are kept out
+//! of the grid and tested against everything directly: inserting them would cost thousands of
+//! cells each, and there are few of them.
+
+use crate::math::Aabb;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// What kind of body owns a proxy. `None` = empty slot (a removed body): never paired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ProxyKind {
+    /// An empty slot: no body lives there.
+    None = 0,
+    /// A body that never moves.
+    Static = 1,
+    /// A body moved by its velocity only, unaffected by contacts.
+    Kinematic = 2,
+    /// A body moved by forces and contacts.
+    Dynamic = 3,
+}
+
+/// Proxies as parallel slices indexed by body slot (holes have kind None).
+///
+/// All four slices must have the same length.
+pub struct Proxies<'a> {
+    /// The bounding box of each slot.
+    pub aabbs: &'a [Aabb],
+    /// The kind of body in each slot.
+    pub kinds: &'a [ProxyKind],
+    /// The collision layers each slot belongs to (bit set).
+    pub layers: &'a [u32],
+    /// The layers each slot collides with (bit set).
+    pub masks: &'a [u32],
+}
+
+impl Proxies<'_> {
+    /// The number of slots, holes included.
+    fn len(&self) -> usize {
+        self.aabbs.len()
+    }
+
+    /// Panics on mismatched slice lengths: a silent truncation would drop pairs.
+    fn check(&self) {
+        let n = self.len();
+        assert!(
+            self.kinds.len() == n && self.layers.len() == n && self.masks.len() == n,
+            "Proxies: aabbs, kinds, layers and masks must have the same length"
+        );
+        assert!(
+            u32::try_from(n).is_ok(),
+            "Proxies: too many slots for u32 ids"
+        );
+    }
+
+    /// The kind and layer filter; the AABB test is done by the caller.
+    #[inline]
+    fn may_collide(&self, a: usize, b: usize) -> bool {
+        let has_dynamic =
+            self.kinds[a] == ProxyKind::Dynamic || self.kinds[b] == ProxyKind::Dynamic;
+        has_dynamic && self.layers[a] & self.masks[b] != 0 && self.layers[b] & self.masks[a] != 0
+    }
+}
+
+/// How many non-empty proxies are measured to choose the cell size: enough for a robust median,
+/// few enough to cost nothing next to the grid build.
+const SIZE_SAMPLE: usize = 256;
+
+/// The cell size as a multiple of the median proxy size: a typical proxy then touches 1 to 4
+/// cells, and a cell holds only a handful of proxies.
+const CELL_PER_TYPICAL_SIZE: f32 = 2.0;
+
+/// Cell size when no sampled proxy has a positive size (all points): any value is correct then.
+const FALLBACK_CELL_SIZE: f32 = 1.0;
+
+/// Smallest cell size: keeps `1 / cell_size`, and so the cell coordinates, finite.
+const MIN_CELL_SIZE: f32 = 1e-30;
+/// Largest cell size: keeps twice a (finite) median size from overflowing to infinity.
+const MAX_CELL_SIZE: f32 = 1e30;
+
+/// A proxy covering more than this many cells along x or y is "large" and stays out of the grid.
+const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
+
+/// Cell coordinates are clamped to `[-LIMIT, LIMIT]` so that far-away or huge boxes cannot
+/// overflow `i32`, not even in the difference of two coordinates. Clamping keeps the mapping
+/// monotonic, which is all the pair rules need.
+const CELL_COORD_LIMIT: f32 = (1u32 << 29) as f32;
+
+/// The smallest range of proxies handed to one rayon task: below this, splitting costs more than
+/// it saves.
+const MIN_CHUNK: usize = 1024;
+
+/// Tasks per thread, so that uneven ranges (a range holding a large proxy) balance out.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Where a proxy lives relative to the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// A hole: never paired.
+    Empty,
+    /// Inserted into every cell its AABB overlaps.
+    Small,
+    /// Kept out of the grid; tested against every proxy directly.
+    Large,
+}
+
+/// The inclusive range of cells an AABB overlaps.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellRect {
+    x0: i32,
+    y0: i32,
+    x1: i32,
+    y1: i32,
+}
+
+impl CellRect {
+    /// Whether the rectangle covers more than `MAX_SMALL_CELLS_PER_AXIS` cells along x or y.
+    fn is_large(&self) -> bool {
+        self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
+            || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
+    }
+
+    /// How many cells the rectangle covers. An inverted box (min > max) covers none; clamping
+    /// each side at zero keeps such invalid input from producing a negative, then huge, count.
+    fn cell_count(&self) -> usize {
+        let width = (self.x1 - self.x0 + 1).max(0) as usize;
+        let height = (self.y1 - self.y0 + 1).max(0) as usize;
+        width * height
+    }
+}
+
+/// One (cell, small proxy) incidence in the grid.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    /// The cell, kept so that cells sharing a hash bucket are told apart.
+    cx: i32,
+    cy: i32,
+    /// The proxy slot.
+    id: u32,
+    /// Whether this cell is in the proxy's first column / first row of cells; see
+    /// `Grid::small_partners` for why that is all the pair rule needs.
+    first_col: bool,
+    first_row: bool,
+}
+
+/// The grid hash of one call, plus the per-proxy data the queries need.
+#[derive(Default)]
+struct Grid {
+    /// `1 / cell_size`: one multiply per coordinate instead of a divide.
+    inv_cell: f32,
+    /// Per slot: which list the proxy is in.
+    class: Vec<Class>,
+    /// Per slot: the cells its AABB overlaps (meaningful for small proxies only).
+    rects: Vec<CellRect>,
+    /// Slots of the large proxies, ascending.
+    large: Vec<u32>,
+    /// `bucket_mask + 1` is the table size, a power of two.
+    bucket_mask: u32,
+    /// Bucket `h` holds `entries[starts[h]..starts[h + 1]]`.
+    starts: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+/// Finds overlapping proxy pairs with a uniform grid hash rebuilt on each call.
+///
+/// Holds only reusable buffers: once they have grown to the scene, a call allocates nothing.
+#[derive(Default)]
+pub struct BroadPhase {
+    cell_size: f32,
+    grid: Grid,
+    /// Scratch for the cell size sample.
+    sizes: Vec<f32>,
+    /// One output buffer per parallel task, concatenated in range order.
+    chunk_pairs: Vec<Vec<(u32, u32)>>,
+}
+
+impl BroadPhase {
+    /// An empty broadphase; buffers grow on first use.
+    pub fn new() -> BroadPhase {
+        BroadPhase::default()
+    }
+
+    /// Clears `pairs` and fills it with every pair (a, b), a < b, whose AABBs overlap
+    /// (`Aabb::overlaps`, touching counts), where at least one of the two is Dynamic, neither is
+    /// None, and `(layers[a] & masks[b]) != 0 && (layers[b] & masks[a]) != 0`.
+    ///
+    /// Sorted ascending by (a, b); each pair exactly once. The result depends only on the inputs
+    /// (never on thread count or timing). Runs on the current rayon pool. Every AABB must have
+    /// `min <= max` on both axes.
+    ///
+    /// # Panics
+    /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
+    pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+        proxies.check();
+        pairs.clear();
+        self.cell_size = self.choose_cell_size(proxies);
+        self.grid.build(proxies, self.cell_size);
+
+        let n = proxies.len();
+        let threads = rayon::current_num_threads();
+        let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
+        if threads == 1 || n <= chunk {
+            // Straight into the output: no task overhead and no copy.
+            self.grid.collect(proxies, 0..n, pairs);
+            return;
+        }
+        // Each task owns a range of `a`; since each range's output is sorted and the ranges
+        // ascend, concatenating in range order gives the sorted list whatever the thread count.
+        let chunks = n.div_ceil(chunk);
+        if self.chunk_pairs.len() < chunks {
+            self.chunk_pairs.resize_with(chunks, Vec::new);
+        }
+        let grid = &self.grid;
+        self.chunk_pairs[..chunks]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, out)| {
+                out.clear();
+                grid.collect(proxies, i * chunk..((i + 1) * chunk).min(n), out);
+            });
+        for out in &self.chunk_pairs[..chunks] {
+            pairs.extend_from_slice(out);
+        }
+    }
+
+    /// The cell size used by the last call (for tests/diagnostics).
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// How many (cell, proxy) entries the last call put into the grid (for tests/diagnostics).
+    pub fn grid_entry_count(&self) -> usize {
+        self.grid.entries.len()
+    }
+
+    /// How many proxies the last call kept out of the grid as large (for tests/diagnostics).
+    pub fn large_proxy_count(&self) -> usize {
+        self.grid.large.len()
+    }
+
+    /// About twice the median size of an evenly strided sample of non-empty proxies. A median
+    /// ignores the few huge bodies (a ground) and the few tiny ones; the stride keeps the sample
+    /// deterministic and spread over the whole slot range.
+    fn choose_cell_size(&mut self, proxies: &Proxies) -> f32 {
+        let active = proxies
+            .kinds
+            .iter()
+            .filter(|&&k| k != ProxyKind::None)
+            .count();
+        let stride = active.div_ceil(SIZE_SAMPLE).max(1);
+        self.sizes.clear();
+        let sampled = (0..proxies.len())
+            .filter(|&i| proxies.kinds[i] != ProxyKind::None)
+            .step_by(stride);
+        for i in sampled {
+            let e = proxies.aabbs[i].extents();
+            let size = e.x.max(e.y);
+            // Points say nothing about scale; sizing cells from them would make every other
+            // proxy large.
+            if size > 0.0 {
+                self.sizes.push(size);
+            }
+        }
+        if self.sizes.is_empty() {
+            return FALLBACK_CELL_SIZE;
+        }
+        let mid = self.sizes.len() / 2;
+        let (_, median, _) = self.sizes.select_nth_unstable_by(mid, f32::total_cmp);
+        (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
+    }
+}
+
+/// The cell coordinate of `v`. Monotonic in `v`, so the cell of the larger of two values is the
+/// larger of their cells.
+#[inline]
+fn cell_coord(v: f32, inv_cell: f32) -> i32 {
+    (v * inv_cell)
+        .floor()
+        .clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32
+}
+
+/// The hash bucket of cell `(cx, cy)`.
+#[inline]
+fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
+    // Linear in `cx`, so cells next to each other along x share cache lines and neighbouring
+    // queries reuse them. Rows are offset by a golden-ratio multiple, which spreads the rows of
+    // a compact scene evenly over the table and keeps collisions between nearby cells rare.
+    let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
+    (h & mask) as usize
+}
+
+/// `Aabb::overlaps` without short-circuits, for the hot loop (see `Grid::small_partners`).
+#[inline]
+fn overlaps(a: &Aabb, b: &Aabb) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
+
+impl Grid {
+    /// Rebuilds the grid for `proxies` with cells of `cell_size`.
+    fn build(&mut self, proxies: &Proxies, cell_size: f32) {
+        self.inv_cell = 1.0 / cell_size;
+        let entry_count = self.classify(proxies);
+        let table_size = (2 * entry_count).max(1).next_power_of_two();
+        self.bucket_mask = (table_size - 1) as u32;
+        self.fill_table(entry_count);
+    }
+
+    /// Sorts proxies into holes, small and large, records the cells of each, and returns how
+    /// many grid entries the small ones need.
+    fn classify(&mut self, proxies: &Proxies) -> usize {
+        self.class.clear();
+        self.rects.clear();
+        self.large.clear();
+        let mut entry_count = 0;
+        for (i, (aabb, &kind)) in proxies.aabbs.iter().zip(proxies.kinds).enumerate() {
+            let rect = self.cell_rect(aabb);
+            let class = if kind == ProxyKind::None {
+                Class::Empty
+            } else if rect.is_large() {
+                self.large.push(i as u32);
+                Class::Large
+            } else {
+                entry_count += rect.cell_count();
+                Class::Small
+            };
+            self.class.push(class);
+            self.rects.push(rect);
+        }
+        entry_count
+    }
+
+    /// The cells `aabb` overlaps.
+    #[inline]
+    fn cell_rect(&self, aabb: &Aabb) -> CellRect {
+        CellRect {
+            x0: cell_coord(aabb.min.x, self.inv_cell),
+            y0: cell_coord(aabb.min.y, self.inv_cell),
+            x1: cell_coord(aabb.max.x, self.inv_cell),
+            y1: cell_coord(aabb.max.y, self.inv_cell),
+        }
+    }
+
+    /// Counting sort of every (cell, small proxy) incidence into its bucket: count per bucket,
+    /// turn counts into bucket ends, then scatter while stepping each end back to its start.
+    /// Scattering slots in ascending order backwards leaves every bucket in descending slot
+    /// order, which the queries rely on.
+    fn fill_table(&mut self, entry_count: usize) {
+        let table_size = self.bucket_mask as usize + 1;
+        self.starts.clear();
+        self.starts.resize(table_size + 1, 0);
+        self.for_each_small_cell(|starts, _, h| starts[h] += 1);
+        let mut end = 0;
+        for s in &mut self.starts[..table_size] {
+            end += *s;
+            *s = end;
+        }
+        self.starts[table_size] = end;
+
+        self.entries.clear();
+        self.entries.resize(entry_count, Entry::default());
+        let mut entries = std::mem::take(&mut self.entries);
+        self.for_each_small_cell(|starts, entry, h| {
+            starts[h] -= 1;
+            entries[starts[h] as usize] = entry;
+        });
+        self.entries = entries;
+    }
+
+    /// Calls `f(starts, entry, bucket)` for every cell of every small proxy, in slot order.
+    fn for_each_small_cell(&mut self, mut f: impl FnMut(&mut [u32], Entry, usize)) {
+        for (i, (&class, r)) in self.class.iter().zip(&self.rects).enumerate() {
+            if class != Class::Small {
+                continue;
+            }
+            for cy in r.y0..=r.y1 {
+                for cx in r.x0..=r.x1 {
+                    let entry = Entry {
+                        cx,
+                        cy,
+                        id: i as u32,
+                        first_col: cx == r.x0,
+                        first_row: cy == r.y0,
+                    };
+                    f(&mut self.starts, entry, bucket(cx, cy, self.bucket_mask));
+                }
+            }
+        }
+    }
+
+    /// Appends the pairs (a, b), b > a, of every `a` in `range`, sorted.
+    fn collect(&self, proxies: &Proxies, range: Range<usize>, out: &mut Vec<(u32, u32)>) {
+        for a in range {
+            match self.class[a] {
+                Class::Empty => {}
+                Class::Small => {
+                    let start = out.len();
+                    self.small_partners(proxies, a, out);
+                    self.large_partners(proxies, a, out);
+                    // Few partners per proxy: sorting them here keeps the whole output sorted
+                    // without a global sort.
+                    out[start..].sort_unstable_by_key(|&(_, b)| b);
+                }
+                Class::Large => self.partners_of_large(proxies, a, out),
+            }
+        }
+    }
+
+    /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps.
+    ///
+    /// Two overlapping proxies share every cell of the intersection of their cell rectangles;
+    /// the pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
+    /// by monotonicity of `cell_coord` is the cell of the min corner of the AABB intersection.
+    /// Within shared cells, `cx == max(x0a, x0b)` holds exactly when `cx` is the first column
+    /// of `a` or of `b`; likewise for rows. So each pair comes out once, with no dedup set.
+    fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let r = self.rects[a];
+        let aabb = &proxies.aabbs[a];
+        for cy in r.y0..=r.y1 {
+            for cx in r.x0..=r.x1 {
+                let h = bucket(cx, cy, self.bucket_mask);
+                let bucket_entries =
+                    &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize];
+                // Buckets are filled in descending slot order: past `a`, no entry can be a
+                // partner b > a.
+                for e in bucket_entries.iter().take_while(|e| e.id as usize > a) {
+                    let b = e.id as usize;
+                    // Non-short-circuit `&`: these tests pass or fail unpredictably, and one
+                    // combined branch mispredicts far less often than five.
+                    let same_cell = (e.cx == cx) & (e.cy == cy);
+                    let first_cell = (e.first_col | (cx == r.x0)) & (e.first_row | (cy == r.y0));
+                    if same_cell & first_cell & overlaps(aabb, &proxies.aabbs[b])
+                        && proxies.may_collide(a, b)
+                    {
+                        out.push((a as u32, e.id));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Large partners b > a of small proxy `a`.
+    fn large_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let first = self.large.partition_point(|&b| b as usize <= a);
+        let aabb = &proxies.aabbs[a];
+        for &b in &self.large[first..] {
+            if aabb.overlaps(&proxies.aabbs[b as usize]) && proxies.may_collide(a, b as usize) {
+                out.push((a as u32, b));
+            }
+        }
+    }
+
+    /// Partners b > a of large proxy `a`: every later non-empty proxy, tested directly. Comes
+    /// out sorted.
+    fn partners_of_large(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let aabb = &proxies.aabbs[a];
+        for b in a + 1..proxies.len() {
+            if self.class[b] != Class::Empty
+                && aabb.overlaps(&proxies.aabbs[b])
+                && proxies.may_collide(a, b)
+            {
+                out.push((a as u32, b as u32));
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The broadphase against a brute-force reference on seeded random scenes, plus determinism
+//! across calls and thread counts.
+
+use batch2d::broad_phase::*;
+use batch2d::math::*;
+
+/// A small seeded PRNG (SplitMix64), so scenes are reproducible without extra dependencies.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// Log-uniform in [lo, hi), so small and huge sizes are equally represented.
+    fn log_range(&mut self, lo: f32, hi: f32) -> f32 {
+        (lo.ln() + (hi.ln() - lo.ln()) * self.unit()).exp()
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % u64::from(n)) as u32
+    }
+}
+
+/// Owned proxy columns.
+#[derive(Default)]
+struct Scene {
+    aabbs: Vec<Aabb>,
+    kinds: Vec<ProxyKind>,
+    layers: Vec<u32>,
+    masks: Vec<u32>,
+}
+
+impl Scene {
+    fn push(&mut self, aabb: Aabb, kind: ProxyKind) {
+        self.push_filtered(aabb, kind, 1, u32::MAX);
+    }
+
+    fn push_filtered(&mut self, aabb: Aabb, kind: ProxyKind, layer: u32, mask: u32) {
+        self.aabbs.push(aabb);
+        self.kinds.push(kind);
+        self.layers.push(layer);
+        self.masks.push(mask);
+    }
+
+    fn proxies(&self) -> Proxies<'_> {
+        Proxies {
+            aabbs: &self.aabbs,
+            kinds: &self.kinds,
+            layers: &self.layers,
+            masks: &self.masks,
+        }
+    }
+}
+
+fn boxed(center: Vec2, half_w: f32, half_h: f32) -> Aabb {
+    let h = Vec2::new(half_w, half_h);
+    Aabb::new(center - h, center + h)
+}
+
+fn random_kind(rng: &mut Rng) -> ProxyKind {
+    match rng.below(10) {
+        0 => ProxyKind::None,
+        1 => ProxyKind::Static,
+        2 => ProxyKind::Kinematic,
+        _ => ProxyKind::Dynamic,
+    }
+}
+
+/// `count` proxies of mixed sizes (0.01 to 100 m) scattered over a `span` square at `origin`,
+/// with holes, every kind, layer filters and a few huge static grounds.
+fn mixed_scene(seed: u64, count: usize, origin: Vec2, span: f32) -> Scene {
+    let mut rng = Rng(seed);
+    let mut scene = Scene::default();
+    for _ in 0..count {
+        // Mostly small bodies, as in real scenes, with a long tail up to 100 m.
+        let size = if rng.below(8) == 0 {
+            rng.log_range(0.01, 100.0)
+        } else {
+            rng.log_range(0.01, 2.0)
+        };
+        let center = origin + Vec2::new(rng.range(0.0, span), rng.range(0.0, span));
+        let aabb = boxed(center, 0.5 * size, 0.5 * size * rng.range(0.2, 1.0));
+        let layer = 1 << rng.below(4);
+        let mask = if rng.below(4) == 0 {
+            rng.below(16)
+        } else {
+            u32::MAX
+        };
+        scene.push_filtered(aabb, random_kind(&mut rng), layer, mask);
+        if rng.below(500) == 0 {
+            let ground = origin + Vec2::new(rng.range(0.0, span), rng.range(0.0, span));
+            scene.push(boxed(ground, 250.0, 1.0), ProxyKind::Static);
+        }
+    }
+    scene
+}
+
+/// The definition, checked pair by pair.
+fn brute_force(p: &Proxies) -> Vec<(u32, u32)> {
+    let n = p.aabbs.len();
+    let mut pairs = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let kinds = [p.kinds[a], p.kinds[b]];
+            if kinds.contains(&ProxyKind::None)
+                || !kinds.contains(&ProxyKind::Dynamic)
+                || p.layers[a] & p.masks[b] == 0
+                || p.layers[b] & p.masks[a] == 0
+                || !p.aabbs[a].overlaps(&p.aabbs[b])
+            {
+                continue;
+            }
+            pairs.push((a as u32, b as u32));
+        }
+    }
+    pairs
+}
+
+fn find(bp: &mut BroadPhase, scene: &Scene) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    bp.find_pairs(&scene.proxies(), &mut pairs);
+    pairs
+}
+
+fn assert_matches_brute_force(scene: &Scene) {
+    let expected = brute_force(&scene.proxies());
+    let got = find(&mut BroadPhase::new(), scene);
+    assert_eq!(got.len(), expected.len(), "pair count differs");
+    assert_eq!(got, expected);
+}
+
+/// A pyramid of 1 m boxes, 100 at the base (5050 in all), resting on a 200 m ground.
+fn pyramid_scene(with_ground: bool) -> Scene {
+    let mut scene = Scene::default();
+    if with_ground {
+        scene.push(boxed(Vec2::new(0.0, -1.0), 100.0, 1.0), ProxyKind::Static);
+    }
+    for row in 0..100 {
+        for col in 0..100 - row {
+            let x = col as f32 - 0.5 * (100 - row) as f32 + 0.5;
+            let center = Vec2::new(x, 0.5 + row as f32);
+            scene.push(boxed(center, 0.52, 0.52), ProxyKind::Dynamic);
+        }
+    }
+    scene
+}
+
+/// 20000 circles of radius 0.25 packed in a container, as their (slightly fattened) boxes.
+fn circles_scene() -> Scene {
+    let mut rng = Rng(7);
+    let mut scene = Scene::default();
+    scene.push(boxed(Vec2::new(0.0, -0.5), 41.0, 0.5), ProxyKind::Static);
+    scene.push(boxed(Vec2::new(-40.5, 40.0), 0.5, 40.0), ProxyKind::Static);
+    scene.push(boxed(Vec2::new(40.5, 40.0), 0.5, 40.0), ProxyKind::Static);
+    for i in 0..20_000 {
+        let jitter = Vec2::new(rng.range(-0.02, 0.02), rng.range(-0.02, 0.02));
+        let center = Vec2::new(
+            -39.75 + (i % 160) as f32 * 0.5,
+            0.25 + (i / 160) as f32 * 0.5,
+        );
+        scene.push(boxed(center + jitter, 0.26, 0.26), ProxyKind::Dynamic);
+    }
+    scene
+}
+
+#[test]
+fn random_mixed_scenes_match_brute_force() {
+    for seed in 0..6 {
+        assert_matches_brute_force(&mixed_scene(seed, 3000, Vec2::ZERO, 300.0));
+    }
+}
+
+#[test]
+fn dense_mixed_scene_matches_brute_force() {
+    assert_matches_brute_force(&mixed_scene(11, 4000, Vec2::new(-20.0, -20.0), 40.0));
+}
+
+#[test]
+fn far_away_scene_matches_brute_force() {
+    assert_matches_brute_force(&mixed_scene(21, 3000, Vec2::new(1e5, 1e5), 300.0));
+    assert_matches_brute_force(&mixed_scene(22, 2000, Vec2::new(-1e5, 1e5), 50.0));
+}
+
+#[test]
+fn huge_coordinates_match_brute_force() {
+    let mut rng = Rng(31);
+    let mut scene = mixed_scene(32, 1000, Vec2::new(-1e7, -1e7), 2e7);
+    for _ in 0..200 {
+        let center = Vec2::new(rng.range(-1e7, 1e7), rng.range(-1e7, 1e7));
+        let half = rng.log_range(0.01, 1e7);
+        scene.push(boxed(center, half, half), random_kind(&mut rng));
+    }
+    // Boxes reaching far past any cell coordinate an i32 can hold.
+    scene.push(boxed(Vec2::ZERO, 1e30, 1e30), ProxyKind::Static);
+    scene.push(boxed(Vec2::new(1e30, -1e30), 1.0, 1.0), ProxyKind::Dynamic);
+    assert_matches_brute_force(&scene);
+}
+
+#[test]
+fn identical_positions_match_brute_force() {
+    let mut rng = Rng(41);
+    let mut scene = Scene::default();
+    for _ in 0..1000 {
+        scene.push(boxed(Vec2::new(3.0, 4.0), 0.5, 0.5), random_kind(&mut rng));
+    }
+    let expected = brute_force(&scene.proxies());
+    assert!(expected.len() > 300_000);
+    assert_eq!(find(&mut BroadPhase::new(), &scene), expected);
+}
+
+#[test]
+fn points_match_brute_force() {
+    let mut rng = Rng(51);
+    let mut scene = Scene::default();
+    for _ in 0..2000 {
+        // Integer-ish positions so that many points coincide and touch.
+        let p = Vec2::new(rng.below(30) as f32 * 0.5, rng.below(30) as f32 * 0.5);
+        scene.push(Aabb::new(p, p), random_kind(&mut rng));
+    }
+    assert_matches_brute_force(&scene);
+    // A few sized boxes among the points: points must not drive the cell size.
+    for _ in 0..50 {
+        let c = Vec2::new(rng.range(0.0, 15.0), rng.range(0.0, 15.0));
+        scene.push(boxed(c, 0.5, 0.5), ProxyKind::Dynamic);
+    }
+    assert_matches_brute_force(&scene);
+}
+
+#[test]
+fn exactly_touching_boxes_on_cell_borders_match_brute_force() {
+    // Unit boxes on integer coordinates: edges and corners touch exactly on cell borders.
+    let mut rng = Rng(61);
+    let mut scene = Scene::default();
+    for y in 0..40 {
+        for x in 0..40 {
+            let min = Vec2::new(x as f32, y as f32);
+            scene.push(
+                Aabb::new(min, min + Vec2::new(1.0, 1.0)),
+                random_kind(&mut rng),
+            );
+        }
+    }
+    assert_matches_brute_force(&scene);
+}
+
+#[test]
+fn pyramid_and_circles_match_brute_force() {
+    assert_matches_brute_force(&pyramid_scene(true));
+    assert_matches_brute_force(&circles_scene());
+}
+
+#[test]
+fn empty_inputs_give_no_pairs() {
+    let mut bp = BroadPhase::new();
+    let mut pairs = vec![(1, 2)];
+    bp.find_pairs(&Scene::default().proxies(), &mut pairs);
+    assert!(pairs.is_empty());
+
+    let mut holes = Scene::default();
+    for _ in 0..100 {
+        holes.push(boxed(Vec2::ZERO, 1.0, 1.0), ProxyKind::None);
+    }
+    bp.find_pairs(&holes.proxies(), &mut pairs);
+    assert!(pairs.is_empty());
+    assert_eq!(bp.grid_entry_count(), 0);
+}
+
+#[test]
+fn no_pairs_without_a_dynamic_body() {
+    let mut scene = Scene::default();
+    for kind in [
+        ProxyKind::Static,
+        ProxyKind::Kinematic,
+        ProxyKind::Static,
+        ProxyKind::Kinematic,
+    ] {
+        scene.push(boxed(Vec2::ZERO, 1.0, 1.0), kind);
+    }
+    assert!(find(&mut BroadPhase::new(), &scene).is_empty());
+    scene.push(boxed(Vec2::ZERO, 1.0, 1.0), ProxyKind::Dynamic);
+    assert_eq!(
+        find(&mut BroadPhase::new(), &scene),
+        [(0, 4), (1, 4), (2, 4), (3, 4)]
+    );
+}
+
+#[test]
+fn reused_buffers_give_the_same_result() {
+    let scenes = [
+        mixed_scene(71, 3000, Vec2::ZERO, 200.0),
+        pyramid_scene(true),
+        mixed_scene(72, 500, Vec2::new(1e5, 0.0), 20.0),
+        Scene::default(),
+        mixed_scene(71, 3000, Vec2::ZERO, 200.0),
+    ];
+    let mut bp = BroadPhase::new();
+    let mut pairs = Vec::new();
+    for scene in &scenes {
+        let fresh = find(&mut BroadPhase::new(), scene);
+        bp.find_pairs(&scene.proxies(), &mut pairs);
+        assert_eq!(pairs, fresh);
+        bp.find_pairs(&scene.proxies(), &mut pairs);
+        assert_eq!(pairs, fresh);
+    }
+}
+
+#[test]
+fn thread_count_does_not_change_the_result() {
+    let scenes = [circles_scene(), mixed_scene(81, 20_000, Vec2::ZERO, 600.0)];
+    for scene in &scenes {
+        let mut results = Vec::new();
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            results.push(pool.install(|| find(&mut BroadPhase::new(), scene)));
+        }
+        assert!(!results[0].is_empty());
+        assert_eq!(results[0], results[1]);
+        assert_eq!(results[0], results[2]);
+    }
+}
+
+#[test]
+fn ground_is_kept_out_of_the_grid() {
+    let mut bp = BroadPhase::new();
+    find(&mut bp, &pyramid_scene(false));
+    let boxes_only = bp.grid_entry_count();
+    let with_ground = find(&mut bp, &pyramid_scene(true));
+    assert_eq!(bp.grid_entry_count(), boxes_only);
+    assert_eq!(bp.large_proxy_count(), 1);
+    // Every 1 m box sits in at most 4 cells, and the ground still meets the bottom row.
+    assert!(boxes_only <= 4 * 5050);
+    assert_eq!(with_ground.iter().filter(|&&(a, _)| a == 0).count(), 100);
+}
+
+#[test]
+fn one_huge_body_does_not_set_the_cell_size() {
+    let mut bp = BroadPhase::new();
+    find(&mut bp, &pyramid_scene(true));
+    assert!(
+        (1.0..=4.0).contains(&bp.cell_size()),
+        "cell size {}",
+        bp.cell_size()
+    );
+}
