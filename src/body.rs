@@ -1,0 +1,426 @@
+//! Bodies: their definitions (builders) and the structure-of-arrays store behind `BodyId`.
+//!
+//! A body occupies a slot; every field is a column indexed by slot. Removing a body leaves a
+//! hole that a later body reuses with a new generation, so other handles never move and
+//! iteration in slot order is deterministic.
+
+use crate::broad_phase::ProxyKind;
+use crate::error::{check_finite, check_non_negative, Error};
+use crate::math::{Aabb, Rot, Transform, Vec2};
+use crate::shape::Shape;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// How a body moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// Never moves (ground, walls). Infinite mass.
+    Static,
+    /// Moves with the velocity you set; pushes dynamic bodies, is never pushed. Infinite mass.
+    Kinematic,
+    /// Moved by gravity and contacts.
+    Dynamic,
+}
+
+/// Handle of a body. Stays valid until the body is removed; a removed or foreign handle gives
+/// `Err(Error::InvalidBody)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyId {
+    world: u32,
+    slot: u32,
+    generation: u32,
+}
+
+impl BodyId {
+    /// The slot of the body: its index in every per-body column (reused after removal).
+    pub fn slot(self) -> u32 {
+        self.slot
+    }
+}
+
+/// How to create a body. Build with [`BodyDef::dynamic`], [`BodyDef::fixed`] or
+/// [`BodyDef::kinematic`] and the builder methods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyDef {
+    pub kind: BodyKind,
+    /// World position of the body origin. Default (0, 0).
+    pub position: Vec2,
+    /// Rotation in radians. Default 0.
+    pub angle: f32,
+    /// Velocity of the centre of mass. Default (0, 0).
+    pub linear_velocity: Vec2,
+    /// Radians per second. Default 0.
+    pub angular_velocity: f32,
+    /// Multiplies world gravity for this body. Default 1.
+    pub gravity_scale: f32,
+    /// Velocity damping coefficient (1/s), >= 0. Default 0.
+    pub linear_damping: f32,
+    /// Angular velocity damping coefficient (1/s), >= 0. Default 0.
+    pub angular_damping: f32,
+    /// Never rotates (infinite rotational inertia). Default false.
+    pub fixed_rotation: bool,
+}
+
+impl BodyDef {
+    fn new(kind: BodyKind) -> BodyDef {
+        BodyDef {
+            kind,
+            position: Vec2::ZERO,
+            angle: 0.0,
+            linear_velocity: Vec2::ZERO,
+            angular_velocity: 0.0,
+            gravity_scale: 1.0,
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            fixed_rotation: false,
+        }
+    }
+
+    /// A body moved by gravity and contacts.
+    pub fn dynamic() -> BodyDef {
+        BodyDef::new(BodyKind::Dynamic)
+    }
+
+    /// A body that never moves.
+    pub fn fixed() -> BodyDef {
+        BodyDef::new(BodyKind::Static)
+    }
+
+    /// A body moved only by the velocity you give it.
+    pub fn kinematic() -> BodyDef {
+        BodyDef::new(BodyKind::Kinematic)
+    }
+
+    pub fn position(mut self, p: Vec2) -> BodyDef {
+        self.position = p;
+        self
+    }
+
+    pub fn angle(mut self, radians: f32) -> BodyDef {
+        self.angle = radians;
+        self
+    }
+
+    pub fn linear_velocity(mut self, v: Vec2) -> BodyDef {
+        self.linear_velocity = v;
+        self
+    }
+
+    pub fn angular_velocity(mut self, w: f32) -> BodyDef {
+        self.angular_velocity = w;
+        self
+    }
+
+    pub fn gravity_scale(mut self, s: f32) -> BodyDef {
+        self.gravity_scale = s;
+        self
+    }
+
+    pub fn linear_damping(mut self, d: f32) -> BodyDef {
+        self.linear_damping = d;
+        self
+    }
+
+    pub fn angular_damping(mut self, d: f32) -> BodyDef {
+        self.angular_damping = d;
+        self
+    }
+
+    pub fn fixed_rotation(mut self, fixed: bool) -> BodyDef {
+        self.fixed_rotation = fixed;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        if !self.position.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "position must be finite, got {:?}",
+                self.position
+            )));
+        }
+        if !self.linear_velocity.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "linear_velocity must be finite, got {:?}",
+                self.linear_velocity
+            )));
+        }
+        check_finite("angle", self.angle)?;
+        check_finite("angular_velocity", self.angular_velocity)?;
+        check_finite("gravity_scale", self.gravity_scale)?;
+        check_non_negative("linear_damping", self.linear_damping)?;
+        check_non_negative("angular_damping", self.angular_damping)
+    }
+}
+
+/// The material and filter of a body's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShapeDef {
+    pub shape: Shape,
+    /// kg/m², >= 0. Default 1. A dynamic body needs a positive mass.
+    pub density: f32,
+    /// Coulomb friction coefficient, >= 0. Default 0.6.
+    pub friction: f32,
+    /// Coefficient of restitution in 0..=1. Default 0.
+    pub restitution: f32,
+    /// Collision layers this shape is in. Default `1`.
+    pub layers: u32,
+    /// Layers this shape collides with. Default all.
+    pub mask: u32,
+}
+
+impl ShapeDef {
+    pub fn new(shape: Shape) -> ShapeDef {
+        ShapeDef {
+            shape,
+            density: 1.0,
+            friction: 0.6,
+            restitution: 0.0,
+            layers: 1,
+            mask: u32::MAX,
+        }
+    }
+
+    pub fn density(mut self, d: f32) -> ShapeDef {
+        self.density = d;
+        self
+    }
+
+    pub fn friction(mut self, f: f32) -> ShapeDef {
+        self.friction = f;
+        self
+    }
+
+    pub fn restitution(mut self, e: f32) -> ShapeDef {
+        self.restitution = e;
+        self
+    }
+
+    /// Two shapes collide when each one's `layers` meets the other's `mask`.
+    pub fn layers(mut self, layers: u32) -> ShapeDef {
+        self.layers = layers;
+        self
+    }
+
+    pub fn mask(mut self, mask: u32) -> ShapeDef {
+        self.mask = mask;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        self.shape.validate()?;
+        check_non_negative("density", self.density)?;
+        check_non_negative("friction", self.friction)?;
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(Error::InvalidParameter(format!(
+                "restitution must be in 0..=1, got {}",
+                self.restitution
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Gives each store a distinct id so handles of one world are rejected by another.
+static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
+
+/// Structure-of-arrays storage of all bodies, indexed by slot.
+#[derive(Debug)]
+pub(crate) struct BodyStore {
+    world: u32,
+    pub generation: Vec<u32>,
+    /// `ProxyKind::None` marks a free slot.
+    pub kind: Vec<ProxyKind>,
+    /// World position of the centre of mass.
+    pub center: Vec<Vec2>,
+    pub rotation: Vec<Rot>,
+    /// Centre of mass in the body frame.
+    pub local_center: Vec<Vec2>,
+    pub linear_velocity: Vec<Vec2>,
+    pub angular_velocity: Vec<f32>,
+    pub inv_mass: Vec<f32>,
+    pub inv_inertia: Vec<f32>,
+    /// Gravity scale, 0 for static and kinematic bodies so integration can treat all alike.
+    pub gravity_scale: Vec<f32>,
+    pub linear_damping: Vec<f32>,
+    pub angular_damping: Vec<f32>,
+    pub shape: Vec<Shape>,
+    pub friction: Vec<f32>,
+    pub restitution: Vec<f32>,
+    pub layers: Vec<u32>,
+    pub mask: Vec<u32>,
+    pub aabb: Vec<Aabb>,
+    free: Vec<u32>,
+    count: usize,
+}
+
+impl BodyStore {
+    pub fn new() -> BodyStore {
+        BodyStore {
+            world: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
+            generation: Vec::new(),
+            kind: Vec::new(),
+            center: Vec::new(),
+            rotation: Vec::new(),
+            local_center: Vec::new(),
+            linear_velocity: Vec::new(),
+            angular_velocity: Vec::new(),
+            inv_mass: Vec::new(),
+            inv_inertia: Vec::new(),
+            gravity_scale: Vec::new(),
+            linear_damping: Vec::new(),
+            angular_damping: Vec::new(),
+            shape: Vec::new(),
+            friction: Vec::new(),
+            restitution: Vec::new(),
+            layers: Vec::new(),
+            mask: Vec::new(),
+            aabb: Vec::new(),
+            free: Vec::new(),
+            count: 0,
+        }
+    }
+
+    /// Number of live bodies.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Number of slots, live or free.
+    pub fn slots(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// The slot of a live body, or `InvalidBody`.
+    pub fn slot(&self, id: BodyId) -> Result<usize, Error> {
+        let s = id.slot as usize;
+        if id.world == self.world
+            && s < self.slots()
+            && self.generation[s] == id.generation
+            && self.kind[s] != ProxyKind::None
+        {
+            Ok(s)
+        } else {
+            Err(Error::InvalidBody)
+        }
+    }
+
+    /// The handle of the live body in `slot`.
+    pub fn id(&self, slot: usize) -> BodyId {
+        BodyId {
+            world: self.world,
+            slot: slot as u32,
+            generation: self.generation[slot],
+        }
+    }
+
+    /// Handles of live bodies in slot order.
+    pub fn ids(&self) -> impl Iterator<Item = BodyId> + '_ {
+        (0..self.slots())
+            .filter(|&s| self.kind[s] != ProxyKind::None)
+            .map(|s| self.id(s))
+    }
+
+    /// Adds a body; both definitions must be validated already.
+    pub fn insert(&mut self, def: &BodyDef, shape: &ShapeDef) -> Result<BodyId, Error> {
+        let mass = shape.shape.mass_data(shape.density);
+        let (kind, inv_mass, inv_inertia, gravity_scale) = match def.kind {
+            BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0),
+            BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0),
+            BodyKind::Dynamic => {
+                if !(mass.mass > 0.0 && mass.mass.is_finite()) {
+                    return Err(Error::InvalidParameter(format!(
+                        "a dynamic body needs a positive finite mass, got {} (density {})",
+                        mass.mass, shape.density
+                    )));
+                }
+                let inv_inertia = if def.fixed_rotation || mass.rotational_inertia <= 0.0 {
+                    0.0
+                } else {
+                    1.0 / mass.rotational_inertia
+                };
+                (
+                    ProxyKind::Dynamic,
+                    1.0 / mass.mass,
+                    inv_inertia,
+                    def.gravity_scale,
+                )
+            }
+        };
+        let q = Rot::from_angle(def.angle);
+        let center = Transform::new(def.position, q).apply(mass.center);
+        let (v, w) = match def.kind {
+            BodyKind::Static => (Vec2::ZERO, 0.0),
+            _ => (def.linear_velocity, def.angular_velocity),
+        };
+
+        let slot = match self.free.pop() {
+            Some(s) => s as usize,
+            None => {
+                self.push_empty_slot();
+                self.slots() - 1
+            }
+        };
+        self.kind[slot] = kind;
+        self.center[slot] = center;
+        self.rotation[slot] = q;
+        self.local_center[slot] = mass.center;
+        self.linear_velocity[slot] = v;
+        self.angular_velocity[slot] = w;
+        self.inv_mass[slot] = inv_mass;
+        self.inv_inertia[slot] = inv_inertia;
+        self.gravity_scale[slot] = gravity_scale;
+        self.linear_damping[slot] = def.linear_damping;
+        self.angular_damping[slot] = def.angular_damping;
+        self.shape[slot] = shape.shape.clone();
+        self.friction[slot] = shape.friction;
+        self.restitution[slot] = shape.restitution;
+        self.layers[slot] = shape.layers;
+        self.mask[slot] = shape.mask;
+        self.aabb[slot] = shape.shape.aabb(self.transform(slot));
+        self.count += 1;
+        Ok(self.id(slot))
+    }
+
+    fn push_empty_slot(&mut self) {
+        self.generation.push(0);
+        self.kind.push(ProxyKind::None);
+        self.center.push(Vec2::ZERO);
+        self.rotation.push(Rot::IDENTITY);
+        self.local_center.push(Vec2::ZERO);
+        self.linear_velocity.push(Vec2::ZERO);
+        self.angular_velocity.push(0.0);
+        self.inv_mass.push(0.0);
+        self.inv_inertia.push(0.0);
+        self.gravity_scale.push(0.0);
+        self.linear_damping.push(0.0);
+        self.angular_damping.push(0.0);
+        self.shape.push(Shape::circle(1.0));
+        self.friction.push(0.0);
+        self.restitution.push(0.0);
+        self.layers.push(0);
+        self.mask.push(0);
+        self.aabb.push(Aabb::default());
+    }
+
+    /// Frees the slot of a live body; its handle becomes stale.
+    pub fn remove(&mut self, slot: usize) {
+        self.kind[slot] = ProxyKind::None;
+        self.generation[slot] = self.generation[slot].wrapping_add(1);
+        self.linear_velocity[slot] = Vec2::ZERO;
+        self.angular_velocity[slot] = 0.0;
+        self.inv_mass[slot] = 0.0;
+        self.inv_inertia[slot] = 0.0;
+        self.gravity_scale[slot] = 0.0;
+        self.free.push(slot as u32);
+        self.count -= 1;
+    }
+
+    /// Transform of the body origin (where the shape is defined).
+    pub fn transform(&self, slot: usize) -> Transform {
+        let q = self.rotation[slot];
+        Transform::new(self.center[slot] - q.rotate(self.local_center[slot]), q)
+    }
+
+    pub fn is_dynamic(&self, slot: usize) -> bool {
+        self.kind[slot] == ProxyKind::Dynamic
+    }
+}

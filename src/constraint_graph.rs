@@ -1,0 +1,198 @@
+//! Graph coloring of contact constraints, so that the constraints of one color share no dynamic
+//! body and can be solved in parallel, eight lanes at a time.
+//!
+//! Greedy, in contact order: a constraint takes the first color in which none of its dynamic
+//! bodies is used yet. Static and kinematic bodies are never written by the solver, so they take
+//! no color. Constraints touching a static body search from the last color down: solved last,
+//! they have the final word, which keeps stacks from sinking into the ground. What fits in no
+//! color goes to the overflow set, solved one constraint at a time on one thread.
+
+use crate::body::BodyStore;
+use crate::contact::Contact;
+use batch2d_kernels::LANES;
+use std::ops::Range;
+
+/// Number of graph colors before constraints overflow.
+pub const COLOR_COUNT: usize = 24;
+
+/// Marks an unused lane.
+pub(crate) const EMPTY_LANE: u32 = u32::MAX;
+
+/// The colors of the last step and their packing into batches of `LANES` contacts.
+#[derive(Default)]
+pub(crate) struct ConstraintGraph {
+    /// Contact indices of each color, in contact order.
+    colors: Vec<Vec<u32>>,
+    /// Contact indices that fit no color.
+    pub overflow: Vec<u32>,
+    /// Per color, one bit per body slot: the body is used in that color.
+    used: Vec<Vec<u64>>,
+    /// Contact index of each lane of each batch; overflow batches first, one contact each.
+    pub lanes: Vec<[u32; LANES]>,
+    /// Batch ranges of the non-empty colors, in solve order.
+    pub color_batches: Vec<Range<usize>>,
+}
+
+impl ConstraintGraph {
+    /// Colors `contacts` and packs the colors into batches.
+    pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        self.colors.resize_with(COLOR_COUNT, Vec::new);
+        self.used.resize_with(COLOR_COUNT, Vec::new);
+        let words = bodies.slots().div_ceil(64);
+        for (color, used) in self.colors.iter_mut().zip(&mut self.used) {
+            color.clear();
+            used.clear();
+            used.resize(words, 0);
+        }
+        self.overflow.clear();
+
+        for (i, c) in contacts.iter().enumerate() {
+            let a = bodies.is_dynamic(c.a as usize).then_some(c.a as usize);
+            let b = bodies.is_dynamic(c.b as usize).then_some(c.b as usize);
+            let free = |used: &[u64]| [a, b].iter().flatten().all(|&s| !bit(used, s));
+            let color = if a.is_some() && b.is_some() {
+                (0..COLOR_COUNT).find(|&k| free(&self.used[k]))
+            } else {
+                (0..COLOR_COUNT).rev().find(|&k| free(&self.used[k]))
+            };
+            match color {
+                Some(k) => {
+                    for s in [a, b].into_iter().flatten() {
+                        set_bit(&mut self.used[k], s);
+                    }
+                    self.colors[k].push(i as u32);
+                }
+                None => self.overflow.push(i as u32),
+            }
+        }
+        self.pack();
+    }
+
+    fn pack(&mut self) {
+        self.lanes.clear();
+        self.color_batches.clear();
+        for &i in &self.overflow {
+            let mut lanes = [EMPTY_LANE; LANES];
+            lanes[0] = i;
+            self.lanes.push(lanes);
+        }
+        for color in self.colors.iter().filter(|c| !c.is_empty()) {
+            let start = self.lanes.len();
+            for chunk in color.chunks(LANES) {
+                let mut lanes = [EMPTY_LANE; LANES];
+                lanes[..chunk.len()].copy_from_slice(chunk);
+                self.lanes.push(lanes);
+            }
+            self.color_batches.push(start..self.lanes.len());
+        }
+    }
+
+    /// Batch range of the overflow constraints (solved first, on one thread).
+    pub fn overflow_batches(&self) -> Range<usize> {
+        0..self.overflow.len()
+    }
+
+    /// Number of non-empty colors.
+    pub fn color_count(&self) -> usize {
+        self.color_batches.len()
+    }
+}
+
+fn bit(words: &[u64], i: usize) -> bool {
+    words[i / 64] & (1 << (i % 64)) != 0
+}
+
+fn set_bit(words: &mut [u64], i: usize) {
+    words[i / 64] |= 1 << (i % 64);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::{BodyDef, ShapeDef};
+    use crate::manifold::Manifold;
+    use crate::shape::Shape;
+
+    /// Random bodies of every kind and random pairs between them, many sharing bodies.
+    fn random_graph(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut store = BodyStore::new();
+        for _ in 0..bodies {
+            let def = match next() % 5 {
+                0 => BodyDef::fixed(),
+                1 => BodyDef::kinematic(),
+                _ => BodyDef::dynamic(),
+            };
+            store
+                .insert(&def, &ShapeDef::new(Shape::circle(0.5)))
+                .unwrap();
+        }
+        let mut contacts = Vec::new();
+        while contacts.len() < pairs {
+            let (a, b) = (
+                (next() % bodies as u64) as u32,
+                (next() % bodies as u64) as u32,
+            );
+            let dynamic = store.is_dynamic(a as usize) || store.is_dynamic(b as usize);
+            if a < b && dynamic {
+                contacts.push(Contact {
+                    a,
+                    b,
+                    manifold: Manifold::default(),
+                    friction: 0.6,
+                    restitution: 0.0,
+                });
+            }
+        }
+        (store, contacts)
+    }
+
+    #[test]
+    fn colors_never_share_a_dynamic_body_and_cover_every_contact_once() {
+        for seed in 1..40u64 {
+            // Few bodies and many pairs force some contacts into the overflow set.
+            let (bodies, pairs) = if seed % 2 == 0 {
+                (30, 400)
+            } else {
+                (2000, 3000)
+            };
+            let (store, contacts) = random_graph(seed, bodies, pairs);
+            let mut graph = ConstraintGraph::default();
+            graph.build(&contacts, &store);
+
+            let mut seen = vec![0u32; contacts.len()];
+            for lanes in &graph.lanes[graph.overflow_batches()] {
+                assert!(lanes[1..].iter().all(|&l| l == EMPTY_LANE));
+                seen[lanes[0] as usize] += 1;
+            }
+            for range in &graph.color_batches {
+                let mut used = vec![false; store.slots()];
+                for lanes in &graph.lanes[range.clone()] {
+                    for &ci in lanes.iter().filter(|&&l| l != EMPTY_LANE) {
+                        seen[ci as usize] += 1;
+                        let c = &contacts[ci as usize];
+                        for s in [c.a as usize, c.b as usize] {
+                            if store.is_dynamic(s) {
+                                assert!(!used[s], "body {s} twice in one color (seed {seed})");
+                                used[s] = true;
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(
+                seen.iter().all(|&n| n == 1),
+                "a contact is not in exactly one place"
+            );
+            if seed % 2 == 0 {
+                assert!(!graph.overflow.is_empty(), "dense graph should overflow");
+            }
+        }
+    }
+}

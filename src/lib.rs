@@ -1,0 +1,43 @@
+//! batch2d: a 2D rigid-body physics engine built for speed on the CPU while staying exactly
+//! checkable. Bodies live in structure-of-arrays columns, contacts are graph-colored and solved
+//! by f32x8 kernels on rayon workers, and a scalar reference path gives bit-identical results.
+//!
+//! ```
+//! use batch2d::{BodyDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+//!
+//! let mut world = World::new(WorldSettings::default());
+//! world.add_body(
+//!     BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+//!     ShapeDef::new(Shape::rect(100.0, 1.0)),
+//! )?;
+//! let ball = world.add_body(
+//!     BodyDef::dynamic().position(Vec2::new(0.0, 4.0)),
+//!     ShapeDef::new(Shape::circle(0.5)),
+//! )?;
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! assert!((world.position(ball)?.y - 0.5).abs() < 0.02);
+//! # Ok::<(), batch2d::Error>(())
+//! ```
+
+mod body;
+pub mod broad_phase;
+mod constraint_graph;
+mod contact;
+mod error;
+pub mod manifold;
+pub mod math;
+mod profile;
+pub mod shape;
+mod solver;
+mod world;
+
+pub use batch2d_kernels::instruction_set;
+pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
+pub use constraint_graph::COLOR_COUNT;
+pub use error::Error;
+pub use math::{Aabb, Rot, Transform, Vec2};
+pub use profile::Profile;
+pub use shape::{MassData, Shape};
+pub use world::{Backend, MixRule, World, WorldSettings};

@@ -1,0 +1,384 @@
+//! The world: settings, bodies, and the step pipeline read top to bottom.
+
+use crate::body::{BodyDef, BodyId, BodyStore, ShapeDef};
+use crate::broad_phase::{BroadPhase, Proxies};
+use crate::constraint_graph::ConstraintGraph;
+use crate::contact::{ContactSet, NarrowPhaseParams};
+use crate::error::{check_finite, Error};
+use crate::math::{Rot, Transform, Vec2};
+use crate::profile::{start_tracy, zone, Profile, Stopwatch};
+use crate::shape::Shape;
+use crate::solver::{Solver, StepInput};
+use rayon::prelude::*;
+
+/// Which kernels solve the contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// f32x8 kernels, eight contacts at a time.
+    #[default]
+    Simd,
+    /// The one-lane reference kernels: the same arithmetic, bit-identical results.
+    Scalar,
+}
+
+/// How two shapes' coefficients combine into the contact's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MixRule {
+    /// `sqrt(a * b)`.
+    GeometricMean,
+    /// `min(a, b)`.
+    Min,
+    /// `max(a, b)`.
+    Max,
+    /// `(a + b) / 2`.
+    Average,
+}
+
+impl MixRule {
+    pub fn mix(self, a: f32, b: f32) -> f32 {
+        match self {
+            MixRule::GeometricMean => (a * b).sqrt(),
+            MixRule::Min => a.min(b),
+            MixRule::Max => a.max(b),
+            MixRule::Average => 0.5 * (a + b),
+        }
+    }
+}
+
+/// World-wide settings. Every field is public; start from `WorldSettings::default()`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldSettings {
+    /// Default (0, -10) m/s².
+    pub gravity: Vec2,
+    /// Solver substeps per step, >= 1. Default 4.
+    pub substeps: u32,
+    /// Worker threads of this world's own pool; 0 = one per core. Default 0.
+    pub threads: usize,
+    /// Default `Backend::Simd`.
+    pub backend: Backend,
+    /// Contact stiffness in Hz (capped at a quarter of the substep rate). Default 30.
+    pub contact_hertz: f32,
+    /// Contact damping ratio. Default 10.
+    pub contact_damping_ratio: f32,
+    /// Highest speed (m/s) at which overlapping bodies are pushed apart. Default 3.
+    pub contact_push_max_velocity: f32,
+    /// Overlap tolerated to keep contacts stable (m). Default 0.005. Contacts are created
+    /// speculatively up to 4x this distance before touching.
+    pub linear_slop: f32,
+    /// Approach speed (m/s) under which contacts do not bounce. Default 1.
+    pub restitution_threshold: f32,
+    /// Speed cap (m/s). Default 400.
+    pub max_linear_speed: f32,
+    /// Default `MixRule::GeometricMean`.
+    pub friction_mixing: MixRule,
+    /// Default `MixRule::Min`.
+    pub restitution_mixing: MixRule,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        WorldSettings {
+            gravity: Vec2::new(0.0, -10.0),
+            substeps: 4,
+            threads: 0,
+            backend: Backend::Simd,
+            contact_hertz: 30.0,
+            contact_damping_ratio: 10.0,
+            contact_push_max_velocity: 3.0,
+            linear_slop: 0.005,
+            restitution_threshold: 1.0,
+            max_linear_speed: 400.0,
+            friction_mixing: MixRule::GeometricMean,
+            restitution_mixing: MixRule::Min,
+        }
+    }
+}
+
+impl WorldSettings {
+    /// `Err(InvalidParameter)` naming the first bad field.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !self.gravity.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "gravity must be finite, got {:?}",
+                self.gravity
+            )));
+        }
+        if self.substeps == 0 {
+            return Err(Error::InvalidParameter(
+                "substeps must be >= 1, got 0".into(),
+            ));
+        }
+        let positive = [
+            ("contact_hertz", self.contact_hertz),
+            ("contact_push_max_velocity", self.contact_push_max_velocity),
+            ("linear_slop", self.linear_slop),
+            ("max_linear_speed", self.max_linear_speed),
+        ];
+        for (name, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(Error::InvalidParameter(format!(
+                    "{name} must be finite and > 0, got {value}"
+                )));
+            }
+        }
+        crate::error::check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
+        crate::error::check_non_negative("restitution_threshold", self.restitution_threshold)
+    }
+}
+
+/// A physics world.
+pub struct World {
+    settings: WorldSettings,
+    pool: Option<rayon::ThreadPool>,
+    bodies: BodyStore,
+    broad_phase: BroadPhase,
+    pairs: Vec<(u32, u32)>,
+    contacts: ContactSet,
+    graph: ConstraintGraph,
+    solver: Solver,
+    profile: Profile,
+}
+
+impl World {
+    /// A world with `settings`. Bad settings are reported by [`World::try_new`] or by the first
+    /// [`World::step`].
+    pub fn new(settings: WorldSettings) -> World {
+        start_tracy();
+        // Without a pool of its own the world runs on rayon's global pool.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.threads)
+            .build()
+            .ok();
+        World {
+            settings,
+            pool,
+            bodies: BodyStore::new(),
+            broad_phase: BroadPhase::new(),
+            pairs: Vec::new(),
+            contacts: ContactSet::default(),
+            graph: ConstraintGraph::default(),
+            solver: Solver::default(),
+            profile: Profile::default(),
+        }
+    }
+
+    /// Like [`World::new`], but `Err` for bad settings.
+    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
+        settings.validate()?;
+        Ok(World::new(settings))
+    }
+
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Adds a body with one shape. `Err` for non-finite values, a bad shape, negative density
+    /// or friction, restitution outside 0..=1, or a dynamic body without mass.
+    pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
+        def.validate()?;
+        shape.validate()?;
+        self.bodies.insert(&def, &shape)
+    }
+
+    /// Removes a body; its handle becomes invalid.
+    pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
+        let slot = self.bodies.slot(id)?;
+        self.bodies.remove(slot);
+        self.contacts.remove_body(slot as u32);
+        Ok(())
+    }
+
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, or bad settings.
+    pub fn step(&mut self, dt: f32) -> Result<(), Error> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(Error::InvalidParameter(format!(
+                "time step must be finite and > 0, got {dt}"
+            )));
+        }
+        self.settings.validate()?;
+        match self.pool.take() {
+            Some(pool) => {
+                pool.install(|| self.run_step(dt));
+                self.pool = Some(pool);
+            }
+            None => self.run_step(dt),
+        }
+        Ok(())
+    }
+
+    /// The pipeline of one step.
+    fn run_step(&mut self, dt: f32) {
+        zone!("step");
+        let mut clock = Stopwatch::start();
+        let speculative_distance = 4.0 * self.settings.linear_slop;
+
+        {
+            zone!("broad phase");
+            self.update_aabbs(speculative_distance);
+            let proxies = Proxies {
+                aabbs: &self.bodies.aabb,
+                kinds: &self.bodies.kind,
+                layers: &self.bodies.layers,
+                masks: &self.bodies.mask,
+            };
+            self.broad_phase.find_pairs(&proxies, &mut self.pairs);
+        }
+        let broad_phase = clock.lap();
+
+        let params = NarrowPhaseParams {
+            speculative_distance,
+            friction_mixing: self.settings.friction_mixing,
+            restitution_mixing: self.settings.restitution_mixing,
+        };
+        {
+            zone!("narrow phase");
+            self.contacts.update(&self.pairs, &self.bodies, &params);
+        }
+        let narrow_phase = clock.lap();
+
+        {
+            zone!("coloring");
+            self.graph.build(&self.contacts.contacts, &self.bodies);
+        }
+        let coloring = clock.lap();
+
+        {
+            zone!("solve");
+            self.solver.step(StepInput {
+                bodies: &mut self.bodies,
+                contacts: &mut self.contacts.contacts,
+                graph: &self.graph,
+                settings: &self.settings,
+                dt,
+            });
+        }
+        let solve = clock.lap();
+
+        {
+            zone!("finalize");
+            self.solver.finalize(&mut self.bodies);
+        }
+        let finalize = clock.lap();
+
+        self.profile = Profile {
+            broad_phase,
+            narrow_phase,
+            coloring,
+            solve,
+            finalize,
+            total: clock.total(),
+        };
+    }
+
+    /// Bounding boxes at the current positions, grown by the speculative distance so that
+    /// contacts begin just before bodies touch.
+    fn update_aabbs(&mut self, margin: f32) {
+        let b = &mut self.bodies;
+        (
+            b.aabb.par_iter_mut(),
+            b.shape.par_iter(),
+            b.center.par_iter(),
+            b.rotation.par_iter(),
+            b.local_center.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each(|(aabb, shape, &center, &q, &local_center)| {
+                let xf = Transform::new(center - q.rotate(local_center), q);
+                *aabb = shape.aabb(xf).fattened(margin);
+            });
+    }
+
+    /// Centre of mass in world coordinates.
+    pub fn position(&self, id: BodyId) -> Result<Vec2, Error> {
+        Ok(self.bodies.center[self.bodies.slot(id)?])
+    }
+
+    /// Rotation in radians, in `(-pi, pi]`.
+    pub fn angle(&self, id: BodyId) -> Result<f32, Error> {
+        Ok(self.rotation(id)?.angle())
+    }
+
+    pub fn rotation(&self, id: BodyId) -> Result<Rot, Error> {
+        Ok(self.bodies.rotation[self.bodies.slot(id)?])
+    }
+
+    /// Transform of the body origin, the frame its shape is defined in.
+    pub fn transform(&self, id: BodyId) -> Result<Transform, Error> {
+        Ok(self.bodies.transform(self.bodies.slot(id)?))
+    }
+
+    pub fn shape(&self, id: BodyId) -> Result<&Shape, Error> {
+        Ok(&self.bodies.shape[self.bodies.slot(id)?])
+    }
+
+    pub fn linear_velocity(&self, id: BodyId) -> Result<Vec2, Error> {
+        Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
+    }
+
+    pub fn angular_velocity(&self, id: BodyId) -> Result<f32, Error> {
+        Ok(self.bodies.angular_velocity[self.bodies.slot(id)?])
+    }
+
+    /// Sets the velocity of a dynamic or kinematic body (static bodies stay at rest).
+    pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec2) -> Result<(), Error> {
+        let slot = self.bodies.slot(id)?;
+        if !v.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "linear velocity must be finite, got {v:?}"
+            )));
+        }
+        if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
+            self.bodies.linear_velocity[slot] = v;
+        }
+        Ok(())
+    }
+
+    /// Sets the angular velocity of a dynamic or kinematic body.
+    pub fn set_angular_velocity(&mut self, id: BodyId, w: f32) -> Result<(), Error> {
+        let slot = self.bodies.slot(id)?;
+        check_finite("angular velocity", w)?;
+        if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
+            self.bodies.angular_velocity[slot] = w;
+        }
+        Ok(())
+    }
+
+    /// Applies an impulse (N·s) at the centre of mass: `v += impulse / m`. No effect on static
+    /// and kinematic bodies.
+    pub fn apply_linear_impulse(&mut self, id: BodyId, impulse: Vec2) -> Result<(), Error> {
+        let slot = self.bodies.slot(id)?;
+        if !impulse.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "impulse must be finite, got {impulse:?}"
+            )));
+        }
+        let inv_mass = self.bodies.inv_mass[slot];
+        self.bodies.linear_velocity[slot] += impulse * inv_mass;
+        Ok(())
+    }
+
+    /// Handles of all bodies, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
+        self.bodies.ids()
+    }
+
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Touching contacts (manifolds with at least one point) found by the last step.
+    pub fn contact_count(&self) -> usize {
+        self.contacts.contacts.len()
+    }
+
+    /// Non-empty graph colors of the last step.
+    pub fn color_count(&self) -> usize {
+        self.graph.color_count()
+    }
+
+    /// Per-stage milliseconds of the last step.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+}
