@@ -118,13 +118,15 @@ impl Solver {
                     Backend::Scalar => scalar::warm_start(b, states),
                 }
             });
-            self.for_each_batch(graph, |b, states| unsafe {
-                // SAFETY: as above.
-                match backend {
-                    Backend::Simd => simd::solve(b, states, &solve),
-                    Backend::Scalar => scalar::solve(b, states, &solve),
-                }
-            });
+            for _ in 0..settings.solve_iterations {
+                self.for_each_batch(graph, |b, states| unsafe {
+                    // SAFETY: as above.
+                    match backend {
+                        Backend::Simd => simd::solve(b, states, &solve),
+                        Backend::Scalar => scalar::solve(b, states, &solve),
+                    }
+                });
+            }
             self.integrate_positions(h, backend);
             self.for_each_batch(graph, |b, states| unsafe {
                 // SAFETY: as above.

@@ -52,11 +52,16 @@ pub struct WorldSettings {
     pub gravity: Vec2,
     /// Solver substeps per step, >= 1. Default 4.
     pub substeps: u32,
+    /// Biased solve passes per substep (the unbiased relax pass runs once), >= 1. Default 2:
+    /// on large_pyramid a second pass keeps all 14950 contacts and cuts the top box's drop
+    /// from 0.87 m to 0.37 m for a third more solver time.
+    pub solve_iterations: u32,
     /// Worker threads of this world's own pool; 0 = one per core. Default 0.
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,
-    /// Contact stiffness in Hz (capped at a quarter of the substep rate). Default 30.
+    /// Contact stiffness in Hz (capped at a quarter of the substep rate). Default 45: with
+    /// 30 Hz a 100-row pyramid sags 0.55 m under its own weight (2 solve passes).
     pub contact_hertz: f32,
     /// Contact damping ratio. Default 10.
     pub contact_damping_ratio: f32,
@@ -80,9 +85,10 @@ impl Default for WorldSettings {
         WorldSettings {
             gravity: Vec2::new(0.0, -10.0),
             substeps: 4,
+            solve_iterations: 2,
             threads: 0,
             backend: Backend::Simd,
-            contact_hertz: 30.0,
+            contact_hertz: 45.0,
             contact_damping_ratio: 10.0,
             contact_push_max_velocity: 3.0,
             linear_slop: 0.005,
