@@ -5,7 +5,7 @@
 //! the world origin keep the precision of their small relative offset. Results go back to world
 //! orientation only at the end, anchored on the body origins.
 
-use crate::math::{Transform, Vec2};
+use crate::math::{Rot, Transform, Vec2};
 use crate::shape::{next_index, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES};
 
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
@@ -77,23 +77,43 @@ pub struct Manifold {
     pub point_count: usize,
 }
 
-impl Manifold {
-    /// Appends a point (still in a local frame; see [`to_world`]).
+/// One contact point in the frame a manifold was solved in, before [`to_world`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LocalPoint {
+    /// Midway between the two surfaces.
+    pub point: Vec2,
+    pub separation: f32,
+    pub id: u32,
+}
+
+/// A manifold in the frame it was solved in: the few fields the narrowphase computes, kept
+/// small so the routines below pass it around in registers instead of copying a whole
+/// [`Manifold`] (with its solver fields) through memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LocalManifold {
+    pub normal: Vec2,
+    pub points: [LocalPoint; MAX_MANIFOLD_POINTS],
+    pub point_count: usize,
+}
+
+impl LocalManifold {
+    /// Appends a point.
+    #[inline]
     fn push(&mut self, point: Vec2, separation: f32, id: u32) {
-        self.points[self.point_count] = ManifoldPoint {
+        self.points[self.point_count] = LocalPoint {
             point,
             separation,
             id,
-            ..ManifoldPoint::default()
         };
         self.point_count += 1;
     }
 
     /// A manifold with a single point.
-    fn single(normal: Vec2, point: Vec2, separation: f32, id: u32) -> Manifold {
-        let mut manifold = Manifold {
+    #[inline]
+    fn single(normal: Vec2, point: Vec2, separation: f32, id: u32) -> LocalManifold {
+        let mut manifold = LocalManifold {
             normal,
-            ..Manifold::default()
+            ..LocalManifold::default()
         };
         manifold.push(point, separation, id);
         manifold
@@ -110,51 +130,82 @@ pub fn collide(
     xf_b: Transform,
     speculative_distance: f32,
 ) -> Manifold {
+    let mut manifold = Manifold::default();
+    collide_into(a, xf_a, b, xf_b, speculative_distance, &mut manifold);
+    manifold
+}
+
+/// [`collide`] writing every field of `out` in place (the solver fields to 0), so the
+/// narrowphase can fill its contact array without copying manifolds around.
+#[inline]
+pub(crate) fn collide_into(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+    out: &mut Manifold,
+) {
     match (a, b) {
+        (Shape::Polygon(pa), Shape::Polygon(pb)) => {
+            let local = polygons(pa, pb, xf_a.inv_mul(xf_b), speculative_distance);
+            to_world(&local, xf_a, xf_b, out);
+        }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
             let local = circles(ca, cb, xf_a.inv_mul(xf_b), speculative_distance);
-            to_world(local, xf_a, xf_b)
+            to_world(&local, xf_a, xf_b, out);
         }
         (Shape::Polygon(pa), Shape::Circle(cb)) => {
             let local = polygon_circle(pa, cb, xf_a.inv_mul(xf_b), speculative_distance);
-            to_world(local, xf_a, xf_b)
+            to_world(&local, xf_a, xf_b, out);
         }
         (Shape::Circle(ca), Shape::Polygon(pb)) => {
             // Same routine with the roles swapped, solved in B's frame, then turned around.
             let local = polygon_circle(pb, ca, xf_b.inv_mul(xf_a), speculative_distance);
-            swap_roles(to_world(local, xf_b, xf_a))
-        }
-        (Shape::Polygon(pa), Shape::Polygon(pb)) => {
-            let local = polygons(pa, pb, xf_a.inv_mul(xf_b), speculative_distance);
-            to_world(local, xf_a, xf_b)
+            to_world(&local, xf_b, xf_a, out);
+            swap_roles(out);
         }
     }
 }
 
-/// Converts a manifold whose normal and points are in A's body frame into world terms.
-fn to_world(local: Manifold, xf_a: Transform, xf_b: Transform) -> Manifold {
-    let mut world = local;
-    world.normal = xf_a.q.rotate(local.normal);
+/// Writes the world form of `local`, whose normal and points are in A's body frame, to every
+/// field of `out`.
+#[inline]
+pub(crate) fn to_world(
+    local: &LocalManifold,
+    xf_a: Transform,
+    xf_b: Transform,
+    out: &mut Manifold,
+) {
+    out.normal = xf_a.q.rotate(local.normal);
+    out.point_count = local.point_count;
     // Taken once, from the exact origins, so anchor_b does not inherit the rounding of a large
     // world point.
     let origin_offset = xf_a.p - xf_b.p;
-    for mp in &mut world.points[..world.point_count] {
-        let anchor_a = xf_a.q.rotate(mp.point);
-        mp.anchor_a = anchor_a;
-        mp.anchor_b = anchor_a + origin_offset;
-        mp.point = xf_a.p + anchor_a;
+    for (i, (mp, lp)) in out.points.iter_mut().zip(&local.points).enumerate() {
+        *mp = if i < local.point_count {
+            let anchor_a = xf_a.q.rotate(lp.point);
+            ManifoldPoint {
+                point: xf_a.p + anchor_a,
+                anchor_a,
+                anchor_b: anchor_a + origin_offset,
+                separation: lp.separation,
+                id: lp.id,
+                ..ManifoldPoint::default()
+            }
+        } else {
+            ManifoldPoint::default()
+        };
     }
-    world
 }
 
 /// Turns a world manifold computed for (B, A) into one for (A, B).
-fn swap_roles(mut manifold: Manifold) -> Manifold {
+fn swap_roles(manifold: &mut Manifold) {
     manifold.normal = -manifold.normal;
     for mp in &mut manifold.points[..manifold.point_count] {
         std::mem::swap(&mut mp.anchor_a, &mut mp.anchor_b);
         mp.id |= ID_FLIP;
     }
-    manifold
 }
 
 /// Midpoint of two surface points.
@@ -167,18 +218,18 @@ fn feature_id(reference: usize, incident: usize) -> u32 {
 }
 
 /// Circle `a` in its own frame against circle `b` placed by `xf` in that frame.
-fn circles(a: &Circle, b: &Circle, xf: Transform, speculative_distance: f32) -> Manifold {
+fn circles(a: &Circle, b: &Circle, xf: Transform, speculative_distance: f32) -> LocalManifold {
     let center_a = a.center;
     let center_b = xf.apply(b.center);
     let delta = center_b - center_a;
     let separation = delta.length() - a.radius - b.radius;
     if separation > speculative_distance {
-        return Manifold::default();
+        return LocalManifold::default();
     }
     let normal = delta.normalized().unwrap_or(FALLBACK_NORMAL);
     let on_a = center_a + normal * a.radius;
     let on_b = center_b - normal * b.radius;
-    Manifold::single(normal, midpoint(on_a, on_b), separation, 0)
+    LocalManifold::single(normal, midpoint(on_a, on_b), separation, 0)
 }
 
 /// The feature of a polygon core closest to a point outside or inside it.
@@ -198,22 +249,22 @@ fn polygon_circle(
     circle: &Circle,
     xf: Transform,
     speculative_distance: f32,
-) -> Manifold {
+) -> LocalManifold {
     let center = xf.apply(circle.center);
     let radius = poly.radius + circle.radius;
     let (face, face_separation) = deepest_face(poly, center);
     // Every face separation is a lower bound of the distance, so this test is safe.
     if face_separation - radius > speculative_distance {
-        return Manifold::default();
+        return LocalManifold::default();
     }
     let feature = closest_feature(poly, face, face_separation, center);
     let separation = feature.distance - radius;
     if separation > speculative_distance {
-        return Manifold::default();
+        return LocalManifold::default();
     }
     let on_poly = feature.on_core + feature.normal * poly.radius;
     let on_circle = center - feature.normal * circle.radius;
-    Manifold::single(
+    LocalManifold::single(
         feature.normal,
         midpoint(on_poly, on_circle),
         separation,
@@ -222,10 +273,16 @@ fn polygon_circle(
 }
 
 /// The face whose plane `p` is furthest in front of, and that signed distance.
+#[inline]
 fn deepest_face(poly: &Polygon, p: Vec2) -> (usize, f32) {
+    let count = poly.count;
     let mut best = (0, f32::MIN);
-    for i in 0..poly.count {
-        let s = poly.normals[i].dot(p - poly.vertices[i]);
+    for (i, (&n, &v)) in poly.normals[..count]
+        .iter()
+        .zip(&poly.vertices[..count])
+        .enumerate()
+    {
+        let s = n.dot(p - v);
         if s > best.1 {
             best = (i, s);
         }
@@ -273,28 +330,54 @@ fn vertex_feature(v: Vec2, index: usize, p: Vec2) -> Option<ClosestFeature> {
     })
 }
 
-/// `poly` with its geometry moved by `xf`.
-fn transformed(poly: &Polygon, xf: Transform) -> Polygon {
-    let mut out = *poly;
-    for i in 0..poly.count {
-        out.vertices[i] = xf.apply(poly.vertices[i]);
-        out.normals[i] = xf.q.rotate(poly.normals[i]);
-    }
-    out.centroid = xf.apply(poly.centroid);
-    out
+/// A polygon core as the narrowphase reads it: `vertices[i]` and the outward unit normal
+/// `normals[i]` of the edge to the next vertex, both slices `count` long, in one frame.
+#[derive(Clone, Copy)]
+struct Hull<'a> {
+    vertices: &'a [Vec2],
+    normals: &'a [Vec2],
+    radius: f32,
 }
 
-/// Separating-axis test of `p1`'s face normals: the face whose plane the deepest vertex of `p2`
-/// is furthest in front of, and that separation (cores only, radii not subtracted).
-fn max_separation(p1: &Polygon, p2: &Polygon) -> (usize, f32) {
-    let others = &p2.vertices[..p2.count];
+impl Hull<'_> {
+    #[inline]
+    fn count(&self) -> usize {
+        self.vertices.len()
+    }
+}
+
+/// `points` moved by `xf`, written to the front of `out`.
+#[inline(always)]
+fn transform_points(xf: Transform, points: &[Vec2], out: &mut [Vec2]) {
+    for (out, &p) in out.iter_mut().zip(points) {
+        *out = xf.apply(p);
+    }
+}
+
+/// `vectors` turned by `q`, written to the front of `out`.
+#[inline(always)]
+fn rotate_vectors(q: Rot, vectors: &[Vec2], out: &mut [Vec2]) {
+    for (out, &v) in out.iter_mut().zip(vectors) {
+        *out = q.rotate(v);
+    }
+}
+
+/// Separating-axis test of the faces `(normals[i], vertices[i])` against the points `others`:
+/// the face whose plane the deepest of `others` is furthest in front of, and that separation
+/// (cores only, radii not subtracted). Ties keep the lowest face index.
+#[inline(always)]
+fn max_separation(normals: &[Vec2], vertices: &[Vec2], others: &[Vec2]) -> (usize, f32) {
     let mut best = (0, f32::MIN);
-    for i in 0..p1.count {
-        let (n, v) = (p1.normals[i], p1.vertices[i]);
-        let deepest = others
-            .iter()
-            .map(|&w| n.dot(w - v))
-            .fold(f32::INFINITY, f32::min);
+    for (i, (&n, &v)) in normals.iter().zip(vertices).enumerate() {
+        // A plain compare instead of `f32::min`: the same minimum (inputs are finite, and a
+        // NaN would be skipped by both), without the NaN bookkeeping in the loop.
+        let mut deepest = f32::INFINITY;
+        for &w in others {
+            let s = n.dot(w - v);
+            if s < deepest {
+                deepest = s;
+            }
+        }
         if deepest > best.1 {
             best = (i, deepest);
         }
@@ -303,19 +386,71 @@ fn max_separation(p1: &Polygon, p2: &Polygon) -> (usize, f32) {
 }
 
 /// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
-fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> Manifold {
-    let b = transformed(b, xf);
-    let radius = a.radius + b.radius;
-    let (face_a, separation_a) = max_separation(a, &b);
-    if separation_a - radius > speculative_distance {
-        return Manifold::default();
+fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    // Boxes are by far the most common polygons: with the counts known at compile time the
+    // loops below unroll and lose their bounds checks.
+    if a.count == 4 && b.count == 4 {
+        polygon_cores(
+            Hull {
+                vertices: &a.vertices[..4],
+                normals: &a.normals[..4],
+                radius: a.radius,
+            },
+            Hull {
+                vertices: &b.vertices[..4],
+                normals: &b.normals[..4],
+                radius: b.radius,
+            },
+            xf,
+            speculative_distance,
+        )
+    } else {
+        polygon_cores(
+            Hull {
+                vertices: &a.vertices[..a.count],
+                normals: &a.normals[..a.count],
+                radius: a.radius,
+            },
+            Hull {
+                vertices: &b.vertices[..b.count],
+                normals: &b.normals[..b.count],
+                radius: b.radius,
+            },
+            xf,
+            speculative_distance,
+        )
     }
-    let (face_b, separation_b) = max_separation(&b, a);
+}
+
+/// [`polygons`] on hulls: `a` in its own frame, `b` in its own frame placed by `xf` in `a`'s.
+///
+/// Only B is brought into A's frame, and lazily: its vertices first (A's axes need them), its
+/// normals only once A's axes have failed to separate the pair.
+#[inline(always)]
+fn polygon_cores(a: Hull, b: Hull, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    let count = b.count();
+    let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    let vertices = &mut vertices[..count];
+    transform_points(xf, b.vertices, vertices);
+    let radius = a.radius + b.radius;
+    let (face_a, separation_a) = max_separation(a.normals, a.vertices, vertices);
+    if separation_a - radius > speculative_distance {
+        return LocalManifold::default();
+    }
+    let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    let normals = &mut normals[..count];
+    rotate_vectors(xf.q, b.normals, normals);
+    let b = Hull {
+        vertices,
+        normals,
+        radius: b.radius,
+    };
+    let (face_b, separation_b) = max_separation(b.normals, b.vertices, a.vertices);
     if separation_b - radius > speculative_distance {
-        return Manifold::default();
+        return LocalManifold::default();
     }
     if separation_b > separation_a + REFERENCE_TOLERANCE {
-        let mut manifold = face_contact(&b, face_b, separation_b, a, speculative_distance);
+        let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
         // The normal must point from A to B, and the ids must not collide with A-referenced ones.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
@@ -323,15 +458,16 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
         }
         manifold
     } else {
-        face_contact(a, face_a, separation_a, &b, speculative_distance)
+        face_contact(a, face_a, separation_a, b, speculative_distance)
     }
 }
 
-/// The edge of `poly` whose normal is most anti-parallel to `normal`.
-fn incident_edge(poly: &Polygon, normal: Vec2) -> usize {
+/// The edge of `hull` whose normal is most anti-parallel to `normal`.
+#[inline]
+fn incident_edge(hull: Hull, normal: Vec2) -> usize {
     let mut best = (0, f32::MAX);
-    for i in 0..poly.count {
-        let d = poly.normals[i].dot(normal);
+    for (i, n) in hull.normals.iter().enumerate() {
+        let d = n.dot(normal);
         if d < best.1 {
             best = (i, d);
         }
@@ -366,18 +502,19 @@ fn clip_end(p: Vec2, q: Vec2, tangent: Vec2, lower: f32, upper: f32) -> Option<V
 /// are `face_separation` apart along the face normal: clip the incident edge to the reference
 /// face's side planes and keep the endpoints within `speculative_distance`. Normal from
 /// reference to incident.
+#[inline]
 fn face_contact(
-    reference: &Polygon,
+    reference: Hull,
     face: usize,
     face_separation: f32,
-    incident: &Polygon,
+    incident: Hull,
     speculative_distance: f32,
-) -> Manifold {
+) -> LocalManifold {
     let normal = reference.normals[face];
     let v1 = reference.vertices[face];
-    let v2 = reference.vertices[next_index(face, reference.count)];
+    let v2 = reference.vertices[next_index(face, reference.count())];
     let edge = incident_edge(incident, normal);
-    let end = next_index(edge, incident.count);
+    let end = next_index(edge, incident.count());
     let w1 = incident.vertices[edge];
     let w2 = incident.vertices[end];
     let radii = (reference.radius, incident.radius);
@@ -410,9 +547,9 @@ fn face_contact(
         return closest_points_contact(closest, normal, radii, edge_pair_id, speculative_distance);
     };
 
-    let mut manifold = Manifold {
+    let mut manifold = LocalManifold {
         normal,
-        ..Manifold::default()
+        ..LocalManifold::default()
     };
     let ends = [(p1, feature_id(face, edge)), (p2, feature_id(face, end))];
     for (p, id) in ends {
@@ -436,16 +573,16 @@ fn closest_points_contact(
     radii: (f32, f32),
     id: u32,
     speculative_distance: f32,
-) -> Manifold {
+) -> LocalManifold {
     let delta = on_incident_core - on_reference_core;
     let separation = delta.length() - radii.0 - radii.1;
     if separation > speculative_distance {
-        return Manifold::default();
+        return LocalManifold::default();
     }
     let normal = delta.normalized().unwrap_or(face_normal);
     let on_reference = on_reference_core + normal * radii.0;
     let on_incident = on_incident_core - normal * radii.1;
-    Manifold::single(normal, midpoint(on_reference, on_incident), separation, id)
+    LocalManifold::single(normal, midpoint(on_reference, on_incident), separation, id)
 }
 
 /// Closest points `(on ab, on cd)` of two segments known not to cross. For such segments one
@@ -480,7 +617,6 @@ fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Rot;
 
     #[test]
     fn clip_end_keeps_inside_points_and_cuts_at_the_bounds() {
@@ -541,9 +677,14 @@ mod tests {
             Vec2::new(3.0, 0.0),
             Rot::from_angle(std::f32::consts::FRAC_PI_2),
         );
-        let moved = transformed(&square, xf);
-        assert!((moved.vertices[0] - Vec2::new(4.0, -1.0)).length() < 1e-6);
-        assert!((moved.normals[0] - Vec2::new(1.0, 0.0)).length() < 1e-6);
-        assert!((moved.centroid - Vec2::new(3.0, 0.0)).length() < 1e-6);
+        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        let mut centroid = [Vec2::ZERO];
+        transform_points(xf, &square.vertices[..square.count], &mut vertices);
+        rotate_vectors(xf.q, &square.normals[..square.count], &mut normals);
+        transform_points(xf, &[square.centroid], &mut centroid);
+        assert!((vertices[0] - Vec2::new(4.0, -1.0)).length() < 1e-6);
+        assert!((normals[0] - Vec2::new(1.0, 0.0)).length() < 1e-6);
+        assert!((centroid[0] - Vec2::new(3.0, 0.0)).length() < 1e-6);
     }
 }
