@@ -12,18 +12,65 @@ use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
+use crate::schedule::run_stages;
 use crate::world::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{scalar, simd};
 use batch2d_kernels::{BodyState, ContactBatch, SolveParams, LANES, NULL_BODY};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
-use std::ops::Range;
 
-/// Batches per rayon task: enough work to amortise the task, small enough to balance.
-const BATCHES_PER_TASK: usize = 4;
-/// Bodies per rayon task in the integration stages (a multiple of `LANES`).
-const BODIES_PER_TASK: usize = 1024;
+/// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
+/// balance the workers.
+const BATCHES_PER_BLOCK: usize = 4;
+/// Bodies per block of an integration stage (a multiple of `LANES`).
+const BODIES_PER_BLOCK: usize = 1024;
+
+/// What a stage does to the contact batches.
+#[derive(Clone, Copy, Debug)]
+enum ContactOp {
+    Prepare,
+    WarmStart,
+    Solve,
+    Relax,
+    Restitution,
+}
+
+/// What a stage does to the body states.
+#[derive(Clone, Copy, Debug)]
+enum BodyOp {
+    IntegrateVelocities,
+    IntegratePositions,
+}
+
+/// One stage of the step, cut into blocks for the workers.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Blocks of `BODIES_PER_BLOCK` bodies.
+    Bodies(BodyOp),
+    /// Blocks of `per_block` batches of `start..end`.
+    Contacts {
+        op: ContactOp,
+        start: usize,
+        end: usize,
+        per_block: usize,
+    },
+}
+
+/// The batches, shared with the workers of a stage.
+#[derive(Clone, Copy)]
+struct BatchPtr(*mut ContactBatch);
+// SAFETY: workers only reach batches through the blocks of a stage, which are disjoint.
+unsafe impl Send for BatchPtr {}
+unsafe impl Sync for BatchPtr {}
+
+impl BatchPtr {
+    /// # Safety
+    /// `i` is in bounds and no other thread accesses batch `i` while the reference lives.
+    unsafe fn get<'a>(self, i: usize) -> &'a mut ContactBatch {
+        &mut *self.0.add(i)
+    }
+}
 
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
 /// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
@@ -52,6 +99,9 @@ impl Softness {
 pub(crate) struct Solver {
     states: Vec<BodyState>,
     batches: Vec<ContactBatch>,
+    stages: Vec<Stage>,
+    /// Block count of each stage.
+    blocks: Vec<usize>,
     /// Batch lane (`batch * LANES + lane`) of each contact.
     contact_lane: Vec<u32>,
 }
@@ -83,14 +133,7 @@ impl Solver {
 
         self.load_states(bodies);
         self.pack(contacts, graph, bodies, settings, h);
-
-        self.for_each_batch(graph, |b, states| unsafe {
-            // SAFETY: the coloring gives each batch's dynamic bodies to one worker.
-            match backend {
-                Backend::Simd => simd::prepare(b, states),
-                Backend::Scalar => scalar::prepare(b, states),
-            }
-        });
+        self.plan(graph, settings);
 
         let integrate = IntegrateParams {
             h,
@@ -108,49 +151,90 @@ impl Solver {
             use_bias: false,
             ..solve
         };
-        for _ in 0..substeps {
-            zone!("substep");
-            self.integrate_velocities(bodies, &integrate, backend);
-            self.for_each_batch(graph, |b, states| unsafe {
-                // SAFETY: as above.
-                match backend {
-                    Backend::Simd => simd::warm_start(b, states),
-                    Backend::Scalar => scalar::warm_start(b, states),
-                }
-            });
-            for _ in 0..settings.solve_iterations {
-                self.for_each_batch(graph, |b, states| unsafe {
-                    // SAFETY: as above.
-                    match backend {
-                        Backend::Simd => simd::solve(b, states, &solve),
-                        Backend::Scalar => scalar::solve(b, states, &solve),
-                    }
-                });
-            }
-            self.integrate_positions(h, backend);
-            self.for_each_batch(graph, |b, states| unsafe {
-                // SAFETY: as above.
-                match backend {
-                    Backend::Simd => simd::solve(b, states, &relax),
-                    Backend::Scalar => scalar::solve(b, states, &relax),
-                }
-            });
-        }
-
-        zone!("restitution and store impulses");
         let threshold = settings.restitution_threshold;
-        self.for_each_batch(graph, |b, states| {
-            if b.needs_restitution(threshold) {
-                // SAFETY: as above.
-                unsafe {
-                    match backend {
-                        Backend::Simd => simd::restitution(b, states, threshold),
-                        Backend::Scalar => scalar::restitution(b, states, threshold),
+        let body_count = self.states.len();
+        let states = States::new(&mut self.states);
+        let batches = BatchPtr(self.batches.as_mut_ptr());
+        let stages = &self.stages;
+        let gravity_scale = &bodies.gravity_scale[..];
+        let linear_damping = &bodies.linear_damping[..];
+        let angular_damping = &bodies.angular_damping[..];
+
+        zone!("solver stages");
+        run_stages(&self.blocks, |stage, block| {
+            // SAFETY: the blocks of one stage cover disjoint batches or bodies, and within a
+            // color no dynamic body appears in two batches (the coloring invariant), so no two
+            // workers touch the same data at once; a stage ends before the next begins.
+            unsafe {
+                match stages[stage] {
+                    Stage::Bodies(op) => {
+                        let start = block * BODIES_PER_BLOCK;
+                        let len = BODIES_PER_BLOCK.min(body_count - start);
+                        let chunk = states.slice_mut(start, len);
+                        match op {
+                            BodyOp::IntegrateVelocities => {
+                                let r = start..start + len;
+                                let body = BodyParams {
+                                    gravity_scale: &gravity_scale[r.clone()],
+                                    linear_damping: &linear_damping[r.clone()],
+                                    angular_damping: &angular_damping[r],
+                                };
+                                match backend {
+                                    Backend::Simd => {
+                                        kbody::integrate_velocities_simd(chunk, body, &integrate)
+                                    }
+                                    Backend::Scalar => {
+                                        kbody::integrate_velocities_scalar(chunk, body, &integrate)
+                                    }
+                                }
+                            }
+                            BodyOp::IntegratePositions => match backend {
+                                Backend::Simd => kbody::integrate_positions_simd(chunk, h),
+                                Backend::Scalar => kbody::integrate_positions_scalar(chunk, h),
+                            },
+                        }
+                    }
+                    Stage::Contacts {
+                        op,
+                        start,
+                        end,
+                        per_block,
+                    } => {
+                        let first = start + block * per_block;
+                        for i in first..(first + per_block).min(end) {
+                            let b = batches.get(i);
+                            match (op, backend) {
+                                (ContactOp::Prepare, Backend::Simd) => simd::prepare(b, states),
+                                (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b, states),
+                                (ContactOp::WarmStart, Backend::Simd) => {
+                                    simd::warm_start(b, states)
+                                }
+                                (ContactOp::WarmStart, Backend::Scalar) => {
+                                    scalar::warm_start(b, states)
+                                }
+                                (ContactOp::Solve, Backend::Simd) => simd::solve(b, states, &solve),
+                                (ContactOp::Solve, Backend::Scalar) => {
+                                    scalar::solve(b, states, &solve)
+                                }
+                                (ContactOp::Relax, Backend::Simd) => simd::solve(b, states, &relax),
+                                (ContactOp::Relax, Backend::Scalar) => {
+                                    scalar::solve(b, states, &relax)
+                                }
+                                (ContactOp::Restitution, _) if !b.needs_restitution(threshold) => {}
+                                (ContactOp::Restitution, Backend::Simd) => {
+                                    simd::restitution(b, states, threshold)
+                                }
+                                (ContactOp::Restitution, Backend::Scalar) => {
+                                    scalar::restitution(b, states, threshold)
+                                }
+                            }
+                        }
                     }
                 }
             }
         });
 
+        zone!("store impulses");
         self.store_impulses(contacts);
     }
 
@@ -166,7 +250,7 @@ impl Solver {
         )
             .into_par_iter()
             .zip(states.par_iter())
-            .with_min_len(BODIES_PER_TASK)
+            .with_min_len(BODIES_PER_BLOCK)
             .for_each(|((center, rotation, v, w, kind), s)| {
                 if matches!(kind, ProxyKind::Dynamic | ProxyKind::Kinematic) {
                     center.x += s.dp[0];
@@ -214,7 +298,7 @@ impl Solver {
         self.batches
             .par_iter_mut()
             .zip(graph.lanes.par_iter())
-            .with_min_len(BATCHES_PER_TASK)
+            .with_min_len(BATCHES_PER_BLOCK)
             .for_each(|(batch, lanes)| {
                 *batch = ContactBatch::zeroed();
                 batch.body_a = [NULL_BODY; LANES];
@@ -237,53 +321,62 @@ impl Solver {
         }
     }
 
-    /// Runs `kernel` on the overflow batches on this thread, then on each color's batches in
-    /// parallel, colors in order.
-    fn for_each_batch(
-        &mut self,
-        graph: &ConstraintGraph,
-        kernel: impl Fn(&mut ContactBatch, States) + Sync,
-    ) {
-        let states = States::new(&mut self.states);
-        for b in &mut self.batches[graph.overflow_batches()] {
-            kernel(b, states);
+    /// Lists the stages of the step and their block counts: prepare; per substep integrate
+    /// velocities, warm start, solve (`solve_iterations` times), integrate positions, relax;
+    /// then restitution. Every contact stage is the overflow set (one block, so one thread
+    /// solves it in order) followed by the colors in order.
+    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings) {
+        self.stages.clear();
+        let contacts = |stages: &mut Vec<Stage>, op| {
+            let overflow = graph.overflow_batches();
+            if !overflow.is_empty() {
+                stages.push(Stage::Contacts {
+                    op,
+                    start: overflow.start,
+                    end: overflow.end,
+                    per_block: overflow.len(),
+                });
+            }
+            for range in &graph.color_batches {
+                stages.push(Stage::Contacts {
+                    op,
+                    start: range.start,
+                    end: range.end,
+                    per_block: BATCHES_PER_BLOCK,
+                });
+            }
+        };
+        let stages = &mut self.stages;
+        // Prepare only reads body states: all batches at once.
+        stages.push(Stage::Contacts {
+            op: ContactOp::Prepare,
+            start: 0,
+            end: graph.lanes.len(),
+            per_block: BATCHES_PER_BLOCK,
+        });
+        for _ in 0..settings.substeps {
+            stages.push(Stage::Bodies(BodyOp::IntegrateVelocities));
+            contacts(stages, ContactOp::WarmStart);
+            for _ in 0..settings.solve_iterations {
+                contacts(stages, ContactOp::Solve);
+            }
+            stages.push(Stage::Bodies(BodyOp::IntegratePositions));
+            contacts(stages, ContactOp::Relax);
         }
-        for range in &graph.color_batches {
-            self.batches[Range::clone(range)]
-                .par_iter_mut()
-                .with_min_len(BATCHES_PER_TASK)
-                .for_each(|b| kernel(b, states));
-        }
-    }
+        contacts(stages, ContactOp::Restitution);
 
-    fn integrate_velocities(&mut self, bodies: &BodyStore, p: &IntegrateParams, backend: Backend) {
-        self.states
-            .par_chunks_mut(BODIES_PER_TASK)
-            .zip(bodies.gravity_scale.par_chunks(BODIES_PER_TASK))
-            .zip(bodies.linear_damping.par_chunks(BODIES_PER_TASK))
-            .zip(bodies.angular_damping.par_chunks(BODIES_PER_TASK))
-            .for_each(
-                |(((states, gravity_scale), linear_damping), angular_damping)| {
-                    let body = BodyParams {
-                        gravity_scale,
-                        linear_damping,
-                        angular_damping,
-                    };
-                    match backend {
-                        Backend::Simd => kbody::integrate_velocities_simd(states, body, p),
-                        Backend::Scalar => kbody::integrate_velocities_scalar(states, body, p),
-                    }
-                },
-            );
-    }
-
-    fn integrate_positions(&mut self, h: f32, backend: Backend) {
-        self.states
-            .par_chunks_mut(BODIES_PER_TASK)
-            .for_each(|states| match backend {
-                Backend::Simd => kbody::integrate_positions_simd(states, h),
-                Backend::Scalar => kbody::integrate_positions_scalar(states, h),
-            });
+        let bodies = self.states.len();
+        self.blocks.clear();
+        self.blocks
+            .extend(self.stages.iter().map(|stage| match *stage {
+                Stage::Bodies(_) => bodies.div_ceil(BODIES_PER_BLOCK),
+                Stage::Contacts {
+                    start,
+                    end,
+                    per_block,
+                    ..
+                } => (end - start).div_ceil(per_block.max(1)),
+            }));
     }
 
     fn store_impulses(&self, contacts: &mut [Contact]) {
@@ -291,7 +384,7 @@ impl Solver {
         contacts
             .par_iter_mut()
             .zip(self.contact_lane.par_iter())
-            .with_min_len(BATCHES_PER_TASK * LANES)
+            .with_min_len(BATCHES_PER_BLOCK * LANES)
             .for_each(|(c, &at)| {
                 let (b, l) = (at as usize / LANES, at as usize % LANES);
                 let m = &mut c.manifold;

@@ -155,6 +155,16 @@ impl States {
         }
     }
 
+    /// The states `start..start + len` as a slice.
+    ///
+    /// # Safety
+    /// The range is in bounds and no other thread accesses these states while the slice lives.
+    #[inline(always)]
+    pub unsafe fn slice_mut<'a>(self, start: usize, len: usize) -> &'a mut [BodyState] {
+        debug_assert!(start + len <= self.len);
+        std::slice::from_raw_parts_mut(self.ptr.add(start), len)
+    }
+
     /// Writes the state at `index`.
     ///
     /// # Safety
