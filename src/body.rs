@@ -248,6 +248,9 @@ pub(crate) struct BodyStore {
     pub layers: Vec<u32>,
     pub mask: Vec<u32>,
     pub aabb: Vec<Aabb>,
+    /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
+    /// point of the body moves when it turns.
+    pub reach: Vec<f32>,
     free: Vec<u32>,
     count: usize,
 }
@@ -274,6 +277,7 @@ impl BodyStore {
             layers: Vec::new(),
             mask: Vec::new(),
             aabb: Vec::new(),
+            reach: Vec::new(),
             free: Vec::new(),
             count: 0,
         }
@@ -376,6 +380,7 @@ impl BodyStore {
         self.layers[slot] = shape.layers;
         self.mask[slot] = shape.mask;
         self.aabb[slot] = shape.shape.aabb(self.transform(slot));
+        self.reach[slot] = shape.shape.reach_from(mass.center);
         self.count += 1;
         Ok(self.id(slot))
     }
@@ -399,6 +404,7 @@ impl BodyStore {
         self.layers.push(0);
         self.mask.push(0);
         self.aabb.push(Aabb::default());
+        self.reach.push(0.0);
     }
 
     /// Frees the slot of a live body; its handle becomes stale.

@@ -89,7 +89,12 @@ impl Base {
 /// Mixing rules and distances the narrowphase needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NarrowPhaseParams {
+    /// Gap within which bodies at rest relative to each other get contact points.
     pub speculative_distance: f32,
+    /// Step length: a pair whose bodies move also gets points within the distance they can
+    /// close in one step, so that the solver stops them at contact instead of after they
+    /// have sunk into each other (which the push-out would then turn into a bounce).
+    pub dt: f32,
     pub friction_mixing: MixRule,
     pub restitution_mixing: MixRule,
 }
@@ -260,6 +265,11 @@ fn update_pair(
         .restitution_mixing
         .mix(bodies.restitution[sa], bodies.restitution[sb]);
 
+    let closing = (bodies.linear_velocity[sb] - bodies.linear_velocity[sa]).length()
+        + bodies.angular_velocity[sa].abs() * bodies.reach[sa]
+        + bodies.angular_velocity[sb].abs() * bodies.reach[sb];
+    let speculative_distance = params.speculative_distance + closing * params.dt;
+
     // A contact of another pair would mean the old contacts were reordered behind our back.
     let old = old.filter(|(c, _)| c.key() == (a, b));
     if let Some((old, old_base)) = old {
@@ -267,7 +277,7 @@ fn update_pair(
             old_base,
             xf_a,
             xf_b,
-            params.speculative_distance,
+            speculative_distance,
             &mut slot.manifold,
         );
         if recycled {
@@ -287,14 +297,7 @@ fn update_pair(
 
     let manifold = &mut slot.manifold;
     let (shape_a, shape_b) = (&bodies.shape[sa], &bodies.shape[sb]);
-    collide_into(
-        shape_a,
-        xf_a,
-        shape_b,
-        xf_b,
-        params.speculative_distance,
-        manifold,
-    );
+    collide_into(shape_a, xf_a, shape_b, xf_b, speculative_distance, manifold);
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return false;
@@ -539,6 +542,7 @@ mod tests {
         let b = bodies.insert(&def, &block).unwrap().slot();
         let params = NarrowPhaseParams {
             speculative_distance: SPECULATIVE,
+            dt: 1.0 / 60.0,
             friction_mixing: MixRule::GeometricMean,
             restitution_mixing: MixRule::Min,
         };

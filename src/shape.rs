@@ -144,6 +144,20 @@ impl Shape {
         }
     }
 
+    /// Farthest distance from `point` (body frame) to any point of the shape.
+    pub(crate) fn reach_from(&self, point: Vec2) -> f32 {
+        match self {
+            Shape::Circle(c) => (c.center - point).length() + c.radius,
+            Shape::Polygon(p) => {
+                let far = p.vertices[..p.count]
+                    .iter()
+                    .map(|&v| (v - point).length())
+                    .fold(0.0, f32::max);
+                far + p.radius
+            }
+        }
+    }
+
     /// The tight world box of the shape when its body origin is placed by `xf`, rounding
     /// radius included.
     pub fn aabb(&self, xf: Transform) -> Aabb {

@@ -5,7 +5,7 @@ use crate::broad_phase::{BroadPhase, Proxies};
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::error::{check_finite, Error};
-use crate::math::{Rot, Transform, Vec2};
+use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::shape::Shape;
 use crate::solver::{Solver, StepInput};
@@ -220,7 +220,7 @@ impl World {
 
         {
             zone!("broad phase");
-            self.update_aabbs(speculative_distance);
+            self.update_aabbs(speculative_distance, dt);
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
                 kinds: &self.bodies.kind,
@@ -233,6 +233,7 @@ impl World {
 
         let params = NarrowPhaseParams {
             speculative_distance,
+            dt,
             friction_mixing: self.settings.friction_mixing,
             restitution_mixing: self.settings.restitution_mixing,
         };
@@ -277,22 +278,32 @@ impl World {
     }
 
     /// Bounding boxes at the current positions, grown by the speculative distance so that
-    /// contacts begin just before bodies touch.
-    fn update_aabbs(&mut self, margin: f32) {
+    /// contacts begin just before bodies touch, and swept along the motion the body's current
+    /// velocity would make in `dt`, so that a fast body meets what lies in its path.
+    fn update_aabbs(&mut self, margin: f32, dt: f32) {
         let b = &mut self.bodies;
         (
             b.aabb.par_iter_mut(),
             b.shape.par_iter(),
-            b.center.par_iter(),
-            b.rotation.par_iter(),
+            (b.center.par_iter(), b.rotation.par_iter()),
             b.local_center.par_iter(),
+            (b.linear_velocity.par_iter(), b.angular_velocity.par_iter()),
+            b.reach.par_iter(),
         )
             .into_par_iter()
             .with_min_len(1024)
-            .for_each(|(aabb, shape, &center, &q, &local_center)| {
-                let xf = Transform::new(center - q.rotate(local_center), q);
-                *aabb = shape.aabb(xf).fattened(margin);
-            });
+            .for_each(
+                |(aabb, shape, (&center, &q), &local_center, (&v, &w), &reach)| {
+                    let xf = Transform::new(center - q.rotate(local_center), q);
+                    let turn = w.abs() * dt * reach;
+                    let sweep = v * dt;
+                    let grown = shape.aabb(xf).fattened(margin + turn);
+                    *aabb = Aabb::new(
+                        grown.min + sweep.min(Vec2::ZERO),
+                        grown.max + sweep.max(Vec2::ZERO),
+                    );
+                },
+            );
     }
 
     /// Centre of mass in world coordinates.
