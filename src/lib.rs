@@ -29,6 +29,7 @@ mod error;
 pub mod manifold;
 pub mod math;
 mod profile;
+pub mod scenes;
 mod schedule;
 pub mod shape;
 mod solver;

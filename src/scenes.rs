@@ -1,0 +1,278 @@
+//! The standard scenes of `SCENES.md`, built from one place so that benches, examples and tests
+//! all measure and check the same work.
+//!
+//! Units are metres, kilograms and seconds. Every scene is meant to be stepped at 1/60 s with the
+//! substep count of the settings passed in (4 by default). Bodies are created in a fixed order
+//! (static bodies first, then the dynamic ones row by row), so `World::bodies` walks them the same
+//! way on every run.
+
+use crate::{BodyDef, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+/// One of the standard scenes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scene {
+    /// 5050 boxes in one pyramid with a base of 100, on a static ground. 500 steps.
+    LargePyramid,
+    /// 20 x 20 pyramids with a base of 10 (22000 boxes) on 20 ground shelves. 200 steps.
+    ManyPyramids,
+    /// A heavy, fast box hits a 120 x 80 block of small boxes in zero gravity. 300 steps.
+    Smash,
+    /// 100 x 200 circles falling into a container. 300 steps.
+    ParticlePile,
+    /// The particle pile with every other circle replaced by a box. 300 steps.
+    MixedPile,
+}
+
+impl Scene {
+    /// Every scene, in the order of `SCENES.md`.
+    pub const ALL: [Scene; 5] = [
+        Scene::LargePyramid,
+        Scene::ManyPyramids,
+        Scene::Smash,
+        Scene::ParticlePile,
+        Scene::MixedPile,
+    ];
+
+    /// The scene's name in `SCENES.md`, e.g. `"large_pyramid"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scene::LargePyramid => "large_pyramid",
+            Scene::ManyPyramids => "many_pyramids",
+            Scene::Smash => "smash",
+            Scene::ParticlePile => "particle_pile",
+            Scene::MixedPile => "mixed_pile",
+        }
+    }
+
+    /// The scene called `name` (as returned by [`Scene::name`]), if any.
+    pub fn from_name(name: &str) -> Option<Scene> {
+        Scene::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// How many steps of 1/60 s a bench or check runs this scene for.
+    pub fn steps(self) -> usize {
+        match self {
+            Scene::LargePyramid => 500,
+            Scene::ManyPyramids => 200,
+            Scene::Smash | Scene::ParticlePile | Scene::MixedPile => 300,
+        }
+    }
+
+    /// The scene's gravity: zero for `Smash`, `(0, -10)` otherwise.
+    pub fn gravity(self) -> Vec2 {
+        match self {
+            Scene::Smash => Vec2::ZERO,
+            _ => Vec2::new(0.0, -10.0),
+        }
+    }
+
+    /// Builds the scene in a new world. `settings.gravity` is replaced by [`Scene::gravity`];
+    /// everything else (substeps, threads, backend, solver tuning) is taken as given.
+    pub fn build(self, mut settings: WorldSettings) -> Result<World, Error> {
+        settings.gravity = self.gravity();
+        match self {
+            Scene::LargePyramid => large_pyramid(settings),
+            Scene::ManyPyramids => many_pyramids(settings),
+            Scene::Smash => smash(settings),
+            Scene::ParticlePile => pile(PILE_ROWS, PILE_COLS, false, settings),
+            Scene::MixedPile => pile(PILE_ROWS, PILE_COLS, true, settings),
+        }
+    }
+}
+
+/// How many fixed bodies (floor and two walls) the piles create before their grid.
+pub const PILE_FIXED_BODIES: usize = 3;
+
+/// Rows and columns of the standard particle and mixed piles.
+const PILE_ROWS: usize = 100;
+const PILE_COLS: usize = 200;
+/// Grid pitch and body size of the piles.
+const PILE_PITCH: f32 = 0.6;
+const PILE_RADIUS: f32 = 0.25;
+
+/// The particle pile generalised to `rows` x `cols` circles (the standard scene is 100 x 200).
+///
+/// The grid is laid out exactly as in `SCENES.md`, centred on x = 0. The container grows with it:
+/// its inner half-width is `0.3 * cols + 1` m (the grid's half-width plus about 1 m of clearance
+/// on each side, 61 m for 200 columns), the floor reaches under both walls, and the walls have a
+/// half-height of `0.4 * max(rows, 10)` m (40 m for 100 rows), which keeps them above the top row
+/// for any grid. `settings.gravity` is used as given.
+///
+/// The container's [`PILE_FIXED_BODIES`] fixed bodies (floor, left wall, right wall) are created
+/// first, then the circles row by row from the bottom, each row from left to right.
+pub fn particle_pile(rows: usize, cols: usize, settings: WorldSettings) -> Result<World, Error> {
+    pile(rows, cols, false, settings)
+}
+
+/// A fixed box of half-extents `half` centred at `center`, with the default material.
+fn add_fixed_box(world: &mut World, center: Vec2, half: Vec2) -> Result<(), Error> {
+    world.add_body(
+        BodyDef::fixed().position(center),
+        ShapeDef::new(Shape::rect(half.x, half.y)),
+    )?;
+    Ok(())
+}
+
+/// A dynamic square of half-extent `half` at `p`, with the default material.
+fn add_box(world: &mut World, p: Vec2, half: f32) -> Result<(), Error> {
+    world.add_body(
+        BodyDef::dynamic().position(p),
+        ShapeDef::new(Shape::rect(half, half)),
+    )?;
+    Ok(())
+}
+
+fn large_pyramid(settings: WorldSettings) -> Result<World, Error> {
+    let mut world = World::new(settings);
+    add_fixed_box(&mut world, Vec2::new(0.0, -1.0), Vec2::new(100.0, 1.0))?;
+    let base = 100;
+    for i in 0..base {
+        for j in i..base {
+            // Every coordinate is a multiple of 0.5 below 100, so f32 holds it exactly.
+            let x = (i + 1) as f32 * 0.5 + (j - i) as f32 - 50.0;
+            let y = i as f32 + 0.5;
+            add_box(&mut world, Vec2::new(x, y), 0.5)?;
+        }
+    }
+    Ok(world)
+}
+
+fn many_pyramids(settings: WorldSettings) -> Result<World, Error> {
+    let mut world = World::new(settings);
+    let (rows, cols, base) = (20, 20, 10);
+    for r in 0..rows {
+        let top = 11.0 * r as f32;
+        add_fixed_box(&mut world, Vec2::new(0.0, top - 0.5), Vec2::new(110.0, 0.5))?;
+    }
+    for r in 0..rows {
+        let y0 = 11.0 * r as f32;
+        for c in 0..cols {
+            let cx = -110.0 + 11.0 * c as f32 + 1.0;
+            for i in 0..base {
+                for j in i..base {
+                    let x = (i + 1) as f32 * 0.5 + (j - i) as f32 + cx - 0.5;
+                    let y = (2 * i + 1) as f32 * 0.5 + y0;
+                    add_box(&mut world, Vec2::new(x, y), 0.5)?;
+                }
+            }
+        }
+    }
+    Ok(world)
+}
+
+fn smash(settings: WorldSettings) -> Result<World, Error> {
+    let mut world = World::new(settings);
+    world.add_body(
+        BodyDef::dynamic()
+            .position(Vec2::new(-20.0, 0.0))
+            .linear_velocity(Vec2::new(40.0, 0.0)),
+        ShapeDef::new(Shape::rect(4.0, 4.0)).density(8.0),
+    )?;
+    for i in 0..120 {
+        for j in 0..80 {
+            let x = 0.4 * i as f32 + 30.0;
+            let y = 0.4 * (j as f32 - 40.0);
+            add_box(&mut world, Vec2::new(x, y), 0.2)?;
+        }
+    }
+    Ok(world)
+}
+
+/// `jitter(r, c)` of `SCENES.md`: a small, deterministic x offset in [-0.05, 0.05) m. The hash is
+/// taken in integers (u64, so no grid size can overflow it) and only then turned into f32.
+fn jitter(r: usize, c: usize) -> f32 {
+    let k = (r as u64 * 7919 + c as u64 * 104_729) % 1000;
+    (k as f32 / 1000.0 - 0.5) * 0.1
+}
+
+/// The particle pile's container and grid; `mixed` puts a box in every cell with `r + c` even.
+fn pile(rows: usize, cols: usize, mixed: bool, settings: WorldSettings) -> Result<World, Error> {
+    let mut world = World::new(settings);
+    // Written so that 100 x 200 gives SCENES.md's numbers exactly: 61, 62 and 40.
+    let inner = 0.3 * cols as f32 + 1.0;
+    let wall_half_h = 0.4 * rows.max(10) as f32;
+    add_fixed_box(
+        &mut world,
+        Vec2::new(0.0, -0.5),
+        Vec2::new(inner + 1.0, 0.5),
+    )?;
+    for side in [-1.0f32, 1.0] {
+        let center = Vec2::new(side * (inner + 0.5), wall_half_h);
+        add_fixed_box(&mut world, center, Vec2::new(0.5, wall_half_h))?;
+    }
+
+    let mid = (cols as f32 - 1.0) * 0.5;
+    for r in 0..rows {
+        for c in 0..cols {
+            let p = Vec2::new(
+                (c as f32 - mid) * PILE_PITCH + jitter(r, c),
+                1.0 + PILE_PITCH * r as f32,
+            );
+            let shape = if mixed && (r + c) % 2 == 0 {
+                Shape::rect(PILE_RADIUS, PILE_RADIUS)
+            } else {
+                Shape::circle(PILE_RADIUS)
+            };
+            world.add_body(
+                BodyDef::dynamic().position(p),
+                ShapeDef::new(shape)
+                    .density(1.0)
+                    .friction(0.6)
+                    .restitution(0.0),
+            )?;
+        }
+    }
+    Ok(world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in Scene::ALL {
+            assert_eq!(Scene::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Scene::from_name("no_such_scene"), None);
+    }
+
+    #[test]
+    fn jitter_matches_the_formula() {
+        // (0 * 7919 + 1 * 104729) mod 1000 = 729 -> (0.729 - 0.5) * 0.1
+        assert_eq!(jitter(0, 1), (729.0f32 / 1000.0 - 0.5) * 0.1);
+        for r in 0..50 {
+            for c in 0..50 {
+                let j = jitter(r, c);
+                assert!((-0.05..0.05).contains(&j), "jitter({r}, {c}) = {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn body_counts_match_scenes_md() {
+        let expect = [
+            (Scene::LargePyramid, 1 + 5050),
+            (Scene::ManyPyramids, 20 + 22000),
+            (Scene::Smash, 9601),
+            (Scene::ParticlePile, 3 + 20000),
+            (Scene::MixedPile, 3 + 20000),
+        ];
+        for (scene, n) in expect {
+            let world = scene.build(WorldSettings::default()).unwrap();
+            assert_eq!(world.body_count(), n, "{}", scene.name());
+        }
+    }
+
+    #[test]
+    fn generalised_pile_keeps_the_grid_inside_its_container() {
+        let world = particle_pile(3, 7, WorldSettings::default()).unwrap();
+        assert_eq!(world.body_count(), 3 + 21);
+        let inner = 0.3 * 7.0 + 1.0;
+        for id in world.bodies().skip(3) {
+            let p = world.position(id).unwrap();
+            assert!(p.x.abs() + PILE_RADIUS < inner, "{p:?}");
+            assert!(p.y - PILE_RADIUS > 0.0, "{p:?}");
+        }
+    }
+}
