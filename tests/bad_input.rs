@@ -1,0 +1,385 @@
+//! Bad input: every public call answers `Err` with the right variant (never a panic) and leaves
+//! the world exactly as it was.
+
+use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+const BAD: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+
+/// Everything observable about a world: body count and each body's full state.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    count: usize,
+    bodies: Vec<(BodyId, Vec2, f32, Vec2, f32)>,
+}
+
+fn snapshot(world: &World) -> Snapshot {
+    Snapshot {
+        count: world.body_count(),
+        bodies: world
+            .bodies()
+            .map(|id| {
+                (
+                    id,
+                    world.position(id).unwrap(),
+                    world.angle(id).unwrap(),
+                    world.linear_velocity(id).unwrap(),
+                    world.angular_velocity(id).unwrap(),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// A world with a ground and two moving bodies, stepped a little so it has contacts.
+fn sample_world() -> (World, BodyId) {
+    let mut world = World::new(WorldSettings::default());
+    world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(10.0, 1.0)),
+        )
+        .unwrap();
+    let ball = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(0.0, 0.6))
+                .linear_velocity(Vec2::new(1.0, 0.0)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(3.0, 2.0)).angle(0.2),
+            ShapeDef::new(Shape::rect(0.5, 0.25)),
+        )
+        .unwrap();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    (world, ball)
+}
+
+fn ok_body() -> BodyDef {
+    BodyDef::dynamic().position(Vec2::new(-3.0, 1.0))
+}
+
+fn ok_shape() -> ShapeDef {
+    ShapeDef::new(Shape::circle(0.5))
+}
+
+/// Asserts that `add_body(body, shape)` fails with an error accepted by `want` and changes
+/// nothing.
+fn assert_add_rejected(body: BodyDef, shape: ShapeDef, want: fn(&Error) -> bool, what: &str) {
+    let (mut world, _) = sample_world();
+    let before = snapshot(&world);
+    match world.add_body(body, shape) {
+        Err(e) if want(&e) => {}
+        other => panic!("{what}: expected a matching Err, got {other:?}"),
+    }
+    assert_eq!(snapshot(&world), before, "{what}: world changed");
+    // The world still works after the refusal.
+    world.step(1.0 / 60.0).unwrap();
+}
+
+fn is_param(e: &Error) -> bool {
+    matches!(e, Error::InvalidParameter(_))
+}
+
+fn is_shape(e: &Error) -> bool {
+    matches!(e, Error::InvalidShape(_))
+}
+
+#[test]
+fn the_good_inputs_used_here_are_accepted() {
+    let (mut world, _) = sample_world();
+    world.add_body(ok_body(), ok_shape()).unwrap();
+    assert_eq!(world.body_count(), 4);
+}
+
+#[test]
+fn non_finite_body_definitions_are_rejected() {
+    for x in BAD {
+        let cases = [
+            ("position.x", ok_body().position(Vec2::new(x, 0.0))),
+            ("position.y", ok_body().position(Vec2::new(0.0, x))),
+            ("angle", ok_body().angle(x)),
+            (
+                "linear_velocity",
+                ok_body().linear_velocity(Vec2::new(x, 0.0)),
+            ),
+            ("angular_velocity", ok_body().angular_velocity(x)),
+            ("gravity_scale", ok_body().gravity_scale(x)),
+            ("linear_damping", ok_body().linear_damping(x)),
+            ("angular_damping", ok_body().angular_damping(x)),
+        ];
+        for (what, def) in cases {
+            assert_add_rejected(def, ok_shape(), is_param, &format!("{what} = {x}"));
+        }
+    }
+    // Static and kinematic bodies are checked as well.
+    assert_add_rejected(
+        BodyDef::fixed().position(Vec2::new(f32::NAN, 0.0)),
+        ok_shape(),
+        is_param,
+        "fixed body at NaN",
+    );
+    assert_add_rejected(
+        BodyDef::kinematic().linear_velocity(Vec2::new(0.0, f32::INFINITY)),
+        ok_shape(),
+        is_param,
+        "kinematic body with infinite velocity",
+    );
+}
+
+#[test]
+fn negative_damping_is_rejected() {
+    assert_add_rejected(
+        ok_body().linear_damping(-1.0),
+        ok_shape(),
+        is_param,
+        "linear_damping",
+    );
+    assert_add_rejected(
+        ok_body().angular_damping(-1.0),
+        ok_shape(),
+        is_param,
+        "angular_damping",
+    );
+}
+
+#[test]
+fn degenerate_circles_and_boxes_are_rejected() {
+    let cases = [
+        ("circle(0)", Shape::circle(0.0)),
+        ("circle(-1)", Shape::circle(-1.0)),
+        ("circle(NaN)", Shape::circle(f32::NAN)),
+        ("circle(inf)", Shape::circle(f32::INFINITY)),
+        ("rect(0, 1)", Shape::rect(0.0, 1.0)),
+        ("rect(1, 0)", Shape::rect(1.0, 0.0)),
+        ("rect(-1, 1)", Shape::rect(-1.0, 1.0)),
+        ("rect(1, -1)", Shape::rect(1.0, -1.0)),
+        ("rect(NaN, 1)", Shape::rect(f32::NAN, 1.0)),
+        ("rect(1, inf)", Shape::rect(1.0, f32::INFINITY)),
+    ];
+    for (what, shape) in cases {
+        assert_add_rejected(ok_body(), ShapeDef::new(shape.clone()), is_shape, what);
+        // A fixed body gets no mass from its shape, but the shape is still checked.
+        assert_add_rejected(BodyDef::fixed(), ShapeDef::new(shape), is_shape, what);
+    }
+}
+
+#[test]
+fn degenerate_polygons_are_rejected() {
+    let v = Vec2::new;
+    let ring = |n: usize| -> Vec<Vec2> {
+        (0..n)
+            .map(|i| {
+                let a = i as f32 * std::f32::consts::TAU / n as f32;
+                v(a.cos(), a.sin())
+            })
+            .collect()
+    };
+    let cases: Vec<(&str, Vec<Vec2>)> = vec![
+        ("no points", vec![]),
+        ("one point", vec![v(0.0, 0.0)]),
+        ("two points", vec![v(0.0, 0.0), v(1.0, 0.0)]),
+        (
+            "duplicate points",
+            vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 0.0)],
+        ),
+        ("all the same point", vec![v(1.0, 1.0); 5]),
+        (
+            "collinear",
+            vec![v(0.0, 0.0), v(1.0, 1.0), v(2.0, 2.0), v(3.0, 3.0)],
+        ),
+        ("NaN", vec![v(0.0, 0.0), v(1.0, 0.0), v(f32::NAN, 1.0)]),
+        (
+            "infinite",
+            vec![v(0.0, 0.0), v(1.0, 0.0), v(0.0, f32::INFINITY)],
+        ),
+        ("20-gon", ring(20)),
+        ("9-gon", ring(9)),
+    ];
+    for (what, points) in cases {
+        match Shape::polygon(&points) {
+            Err(Error::InvalidShape(_)) => {}
+            other => panic!("{what}: expected Err(InvalidShape), got {other:?}"),
+        }
+    }
+    // The limit is on the hull, not the input: interior points are dropped.
+    let mut square_and_inside = vec![v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
+    square_and_inside.extend(ring(20).iter().map(|&p| p * 0.5));
+    match Shape::polygon(&square_and_inside).unwrap() {
+        Shape::Polygon(p) => assert_eq!(p.count, 4),
+        s => panic!("expected a polygon, got {s:?}"),
+    }
+    Shape::polygon(&ring(8)).unwrap();
+}
+
+#[test]
+fn out_of_range_materials_are_rejected() {
+    let shape = ok_shape;
+    let cases = [
+        ("density -1", shape().density(-1.0)),
+        ("density NaN", shape().density(f32::NAN)),
+        ("density inf", shape().density(f32::INFINITY)),
+        ("friction -0.1", shape().friction(-0.1)),
+        ("friction NaN", shape().friction(f32::NAN)),
+        ("friction inf", shape().friction(f32::INFINITY)),
+        ("restitution -0.1", shape().restitution(-0.1)),
+        ("restitution 1.1", shape().restitution(1.1)),
+        ("restitution NaN", shape().restitution(f32::NAN)),
+    ];
+    for (what, def) in cases {
+        assert_add_rejected(ok_body(), def, is_param, what);
+    }
+    // The ends of the ranges are fine.
+    let (mut world, _) = sample_world();
+    world
+        .add_body(ok_body(), shape().friction(0.0).restitution(0.0))
+        .unwrap();
+    world
+        .add_body(ok_body(), shape().friction(2.0).restitution(1.0))
+        .unwrap();
+}
+
+#[test]
+fn non_finite_setters_are_rejected() {
+    let (mut world, ball) = sample_world();
+    let before = snapshot(&world);
+    for x in BAD {
+        for v in [Vec2::new(x, 0.0), Vec2::new(0.0, x)] {
+            assert!(matches!(
+                world.set_linear_velocity(ball, v),
+                Err(Error::InvalidParameter(_))
+            ));
+            assert!(matches!(
+                world.apply_linear_impulse(ball, v),
+                Err(Error::InvalidParameter(_))
+            ));
+        }
+        assert!(matches!(
+            world.set_angular_velocity(ball, x),
+            Err(Error::InvalidParameter(_))
+        ));
+    }
+    assert_eq!(snapshot(&world), before);
+}
+
+#[test]
+fn bad_time_steps_are_rejected() {
+    let (mut world, _) = sample_world();
+    let before = snapshot(&world);
+    for dt in [
+        0.0,
+        -0.0,
+        -1.0 / 60.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ] {
+        match world.step(dt) {
+            Err(Error::InvalidParameter(_)) => {}
+            other => panic!("step({dt}): expected Err(InvalidParameter), got {other:?}"),
+        }
+        assert_eq!(snapshot(&world), before, "step({dt}) changed the world");
+    }
+    world.step(1.0 / 60.0).unwrap();
+}
+
+#[test]
+fn bad_settings_are_rejected_when_stepping() {
+    let bad = [
+        (
+            "substeps = 0",
+            WorldSettings {
+                substeps: 0,
+                ..WorldSettings::default()
+            },
+        ),
+        (
+            "gravity NaN",
+            WorldSettings {
+                gravity: Vec2::new(0.0, f32::NAN),
+                ..WorldSettings::default()
+            },
+        ),
+    ];
+    for (what, settings) in bad {
+        assert!(
+            matches!(
+                World::try_new(settings.clone()),
+                Err(Error::InvalidParameter(_))
+            ),
+            "try_new with {what}"
+        );
+        let mut world = World::new(settings);
+        let ball = world.add_body(ok_body(), ok_shape()).unwrap();
+        let before = snapshot(&world);
+        match world.step(1.0 / 60.0) {
+            Err(Error::InvalidParameter(_)) => {}
+            other => panic!("{what}: expected Err(InvalidParameter), got {other:?}"),
+        }
+        assert_eq!(snapshot(&world), before, "{what}: world changed");
+        assert!(world.position(ball).unwrap().is_finite());
+    }
+}
+
+/// Every call that takes a `BodyId` must answer `Err(InvalidBody)` for `id` and leave `world`
+/// as it was.
+fn assert_handle_rejected(world: &mut World, id: BodyId, what: &str) {
+    let before = snapshot(world);
+    let invalid = |r: Result<(), Error>, call: &str| {
+        assert_eq!(r, Err(Error::InvalidBody), "{what}: {call}");
+    };
+    invalid(world.position(id).map(|_| ()), "position");
+    invalid(world.angle(id).map(|_| ()), "angle");
+    invalid(world.linear_velocity(id).map(|_| ()), "linear_velocity");
+    invalid(world.angular_velocity(id).map(|_| ()), "angular_velocity");
+    invalid(world.transform(id).map(|_| ()), "transform");
+    invalid(world.shape(id).map(|_| ()), "shape");
+    invalid(
+        world.set_linear_velocity(id, Vec2::new(1.0, 2.0)),
+        "set_linear_velocity",
+    );
+    invalid(world.set_angular_velocity(id, 1.0), "set_angular_velocity");
+    invalid(
+        world.apply_linear_impulse(id, Vec2::new(1.0, 2.0)),
+        "apply_linear_impulse",
+    );
+    invalid(world.remove_body(id), "remove_body");
+    assert_eq!(snapshot(world), before, "{what}: world changed");
+}
+
+#[test]
+fn removed_bodies_are_invalid_handles_even_after_their_slot_is_reused() {
+    let (mut world, ball) = sample_world();
+    world.remove_body(ball).unwrap();
+    assert_eq!(world.body_count(), 2);
+    assert_handle_rejected(&mut world, ball, "removed body");
+    // A new body may take the freed slot; the old handle must still not reach it.
+    let newcomer = world.add_body(ok_body(), ok_shape()).unwrap();
+    assert_ne!(newcomer, ball);
+    assert_handle_rejected(&mut world, ball, "removed body after slot reuse");
+    world.position(newcomer).unwrap();
+}
+
+#[test]
+fn handles_from_another_world_are_invalid() {
+    let (mut a, _) = sample_world(); // 3 bodies
+    let mut b = World::new(WorldSettings::default());
+    let b_ids: Vec<BodyId> = (0..5)
+        .map(|i| {
+            b.add_body(ok_body().position(Vec2::new(i as f32, 0.0)), ok_shape())
+                .unwrap()
+        })
+        .collect();
+    // A slot that world A does not have.
+    assert_handle_rejected(&mut a, b_ids[4], "slot beyond world A");
+    // Slots that world A does have: a handle of B must still not address A's bodies.
+    for &id in &b_ids[..3] {
+        assert_handle_rejected(&mut a, id, "slot that world A uses");
+    }
+    // And world B is untouched by all of that.
+    assert_eq!(b.body_count(), 5);
+}
