@@ -1,0 +1,185 @@
+//! The standard scenes of `SCENES.md`, built in rapier2d for `--compare rapier`.
+//!
+//! (A folder module, not `benches/rapier_scenes.rs`: Cargo would take a top-level file in
+//! `benches/` for a bench target of its own.)
+//!
+//! Written from the spec (not from batch2d's `scenes.rs`) so that both engines' scenes come from
+//! the same description: same bodies in the same places, same sizes, density 1 (8 for smash's
+//! projectile), friction 0.6, restitution 0. Every body has sleeping off. Rapier's
+//! `IntegrationParameters` stay at their defaults (dt 1/60, 4 solver iterations).
+
+use rapier2d::prelude::*;
+
+/// A rapier world holding one scene, plus what the bench reads back from it.
+pub struct RapierScene {
+    pub world: PhysicsWorld,
+    /// The dynamic body with the highest initial y and that y (the top box of a pyramid).
+    pub top: Option<(RigidBodyHandle, f32)>,
+}
+
+impl RapierScene {
+    fn new(gravity: Vector) -> RapierScene {
+        let world = PhysicsWorld {
+            gravity,
+            integration_parameters: IntegrationParameters::default(),
+            ..PhysicsWorld::default()
+        };
+        RapierScene { world, top: None }
+    }
+
+    /// A fixed box of half-extents (hx, hy) centred at (x, y).
+    fn fixed_box(&mut self, x: f32, y: f32, hx: f32, hy: f32) {
+        self.world.insert(
+            RigidBodyBuilder::fixed()
+                .translation(Vector::new(x, y))
+                .can_sleep(false),
+            material(ColliderBuilder::cuboid(hx, hy)),
+        );
+    }
+
+    /// A dynamic body at (x, y) with the given collider, density and initial velocity.
+    fn dynamic(&mut self, x: f32, y: f32, v: Vector, collider: ColliderBuilder, density: f32) {
+        let (handle, _) = self.world.insert(
+            RigidBodyBuilder::dynamic()
+                .translation(Vector::new(x, y))
+                .linvel(v)
+                .can_sleep(false),
+            material(collider).density(density),
+        );
+        if self.top.is_none_or(|(_, top_y)| y > top_y) {
+            self.top = Some((handle, y));
+        }
+    }
+
+    /// A dynamic square of half-extent `h` at (x, y), at rest.
+    fn dynamic_box(&mut self, x: f32, y: f32, h: f32) {
+        self.dynamic(x, y, Vector::ZERO, ColliderBuilder::cuboid(h, h), 1.0);
+    }
+
+    pub fn body_count(&self) -> usize {
+        self.world.bodies.len()
+    }
+
+    /// Contact pairs with at least one active solver contact after the last step.
+    pub fn touching_pairs(&self) -> usize {
+        self.world
+            .contact_pairs()
+            .filter(|p| p.has_any_active_contact())
+            .count()
+    }
+
+    /// Initial y minus current y of the top body (see [`RapierScene::top`]).
+    pub fn top_drop(&self) -> Option<f32> {
+        let (handle, y0) = self.top?;
+        Some(y0 - self.world.bodies[handle].translation().y)
+    }
+
+    pub fn step(&mut self) {
+        self.world.step();
+    }
+}
+
+/// The shared material of `SCENES.md`: density 1, friction 0.6, restitution 0.
+fn material(collider: ColliderBuilder) -> ColliderBuilder {
+    collider.density(1.0).friction(0.6).restitution(0.0)
+}
+
+/// The standard scene called `name` in `SCENES.md`, or `None` for an unknown name.
+pub fn build(name: &str) -> Option<RapierScene> {
+    match name {
+        "large_pyramid" => Some(large_pyramid()),
+        "many_pyramids" => Some(many_pyramids()),
+        "smash" => Some(smash()),
+        "particle_pile" => Some(pile(100, 200, false)),
+        "mixed_pile" => Some(pile(100, 200, true)),
+        _ => None,
+    }
+}
+
+const GRAVITY: Vector = Vector::new(0.0, -10.0);
+
+fn large_pyramid() -> RapierScene {
+    let mut s = RapierScene::new(GRAVITY);
+    s.fixed_box(0.0, -1.0, 100.0, 1.0);
+    for i in 0..100 {
+        for j in i..100 {
+            let x = (i + 1) as f32 * 0.5 + (j - i) as f32 * 1.0 - 50.0;
+            let y = i as f32 + 0.5;
+            s.dynamic_box(x, y, 0.5);
+        }
+    }
+    s
+}
+
+fn many_pyramids() -> RapierScene {
+    let mut s = RapierScene::new(GRAVITY);
+    for r in 0..20 {
+        s.fixed_box(0.0, 11.0 * r as f32 - 0.5, 110.0, 0.5);
+    }
+    for r in 0..20 {
+        let y0 = 11.0 * r as f32;
+        for c in 0..20 {
+            let cx = -110.0 + 11.0 * c as f32 + 1.0;
+            for i in 0..10 {
+                for j in i..10 {
+                    let x = (i + 1) as f32 * 0.5 + (j - i) as f32 * 1.0 + cx - 0.5;
+                    let y = (2 * i + 1) as f32 * 0.5 + y0;
+                    s.dynamic_box(x, y, 0.5);
+                }
+            }
+        }
+    }
+    s
+}
+
+fn smash() -> RapierScene {
+    let mut s = RapierScene::new(Vector::ZERO);
+    s.dynamic(
+        -20.0,
+        0.0,
+        Vector::new(40.0, 0.0),
+        ColliderBuilder::cuboid(4.0, 4.0),
+        8.0,
+    );
+    for i in 0..120 {
+        for j in 0..80 {
+            s.dynamic_box(0.4 * i as f32 + 30.0, 0.4 * (j as f32 - 40.0), 0.2);
+        }
+    }
+    s.top = None; // no stability figure for smash
+    s
+}
+
+/// `jitter(r, c)` of `SCENES.md`, in integers first, then f32.
+fn jitter(r: usize, c: usize) -> f32 {
+    let k = (r as u64 * 7919 + c as u64 * 104_729) % 1000;
+    (k as f32 / 1000.0 - 0.5) * 0.1
+}
+
+/// The particle pile (`mixed`: a box of half-extent 0.25 where r + c is even), generalised to
+/// `rows` x `cols` as documented on `batch2d::scenes::particle_pile`: inner half-width
+/// 0.3 cols + 1, walls of half-height 0.4 max(rows, 10), the floor reaching under both walls.
+/// 100 x 200 gives `SCENES.md`'s container exactly.
+pub fn pile(rows: usize, cols: usize, mixed: bool) -> RapierScene {
+    let mut s = RapierScene::new(GRAVITY);
+    let inner = 0.3 * cols as f32 + 1.0;
+    let wall_h = 0.4 * rows.max(10) as f32;
+    s.fixed_box(0.0, -0.5, inner + 1.0, 0.5);
+    s.fixed_box(-(inner + 0.5), wall_h, 0.5, wall_h);
+    s.fixed_box(inner + 0.5, wall_h, 0.5, wall_h);
+    let mid = (cols as f32 - 1.0) * 0.5;
+    for r in 0..rows {
+        for c in 0..cols {
+            let x = (c as f32 - mid) * 0.6 + jitter(r, c);
+            let y = 1.0 + 0.6 * r as f32;
+            let collider = if mixed && (r + c) % 2 == 0 {
+                ColliderBuilder::cuboid(0.25, 0.25)
+            } else {
+                ColliderBuilder::ball(0.25)
+            };
+            s.dynamic(x, y, Vector::ZERO, collider, 1.0);
+        }
+    }
+    s.top = None;
+    s
+}

@@ -1,0 +1,592 @@
+//! Milliseconds per step of the standard scenes of `SCENES.md`, optionally beside rapier2d.
+//!
+//! ```text
+//! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
+//!     [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS]
+//! ```
+//!
+//! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
+//! configuration it prints: bodies, steps, the median of the round means ("mean"), the median
+//! over every step of every round ("median"), the mean per-stage split from `World::profile`,
+//! touching pairs and colors after the last step, backend, instruction set and threads.
+//! `--compare rapier` runs rapier2d on the same scene in the same process, alternating rounds
+//! (batch2d round 1, rapier round 1, batch2d round 2, ...), and prints the ratio of medians.
+//! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
+//! and prints the peak resident memory per body.
+
+mod rapier_scenes;
+
+use batch2d::scenes::{self, Scene};
+use batch2d::{Backend, World, WorldSettings};
+use std::error::Error;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+const DT: f32 = 1.0 / 60.0;
+
+/// What one configuration steps.
+#[derive(Clone, Copy, Debug)]
+enum Workload {
+    Standard(Scene),
+    /// `scenes::particle_pile(rows, cols)`.
+    Pile(usize, usize),
+}
+
+impl Workload {
+    fn name(self) -> String {
+        match self {
+            Workload::Standard(s) => s.name().to_string(),
+            Workload::Pile(r, c) => format!("pile_{r}x{c}"),
+        }
+    }
+
+    fn default_steps(self) -> usize {
+        match self {
+            Workload::Standard(s) => s.steps(),
+            Workload::Pile(..) => Scene::ParticlePile.steps(),
+        }
+    }
+
+    fn is_large_pyramid(self) -> bool {
+        matches!(self, Workload::Standard(Scene::LargePyramid))
+    }
+
+    fn build(self, settings: WorldSettings) -> Res<World> {
+        Ok(match self {
+            Workload::Standard(s) => s.build(settings)?,
+            Workload::Pile(r, c) => scenes::particle_pile(r, c, settings)?,
+        })
+    }
+
+    fn build_rapier(self) -> Res<rapier_scenes::RapierScene> {
+        match self {
+            Workload::Standard(s) => rapier_scenes::build(s.name())
+                .ok_or_else(|| format!("no rapier2d build of scene {}", s.name()).into()),
+            Workload::Pile(r, c) => Ok(rapier_scenes::pile(r, c, false)),
+        }
+    }
+}
+
+struct Options {
+    workloads: Vec<Workload>,
+    threads: Vec<usize>,
+    backends: Vec<Backend>,
+    steps: Option<usize>,
+    rounds: usize,
+    compare_rapier: bool,
+    pile: bool,
+    /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
+    memory_probe: Option<String>,
+}
+
+const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
+[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS]";
+
+fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
+    let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
+    match items {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => Err(format!("bad list {s:?}\n{USAGE}").into()),
+    }
+}
+
+fn parse_args() -> Res<Options> {
+    let mut o = Options {
+        workloads: Scene::ALL.iter().map(|&s| Workload::Standard(s)).collect(),
+        threads: vec![1, 2],
+        backends: vec![Backend::Simd],
+        steps: None,
+        rounds: 3,
+        compare_rapier: false,
+        pile: false,
+        memory_probe: None,
+    };
+    let mut scene_arg: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        // `cargo bench` passes `--bench` to every bench binary.
+        if arg == "--bench" {
+            continue;
+        }
+        if arg == "-h" || arg == "--help" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
+        let mut value = || {
+            args.next()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--scene" => scene_arg = Some(value()?),
+            "--threads" => o.threads = parse_list(&value()?, |x| x.parse().ok())?,
+            "--backend" => {
+                o.backends = parse_list(&value()?, |x| match x {
+                    "simd" => Some(Backend::Simd),
+                    "scalar" => Some(Backend::Scalar),
+                    _ => None,
+                })?
+            }
+            "--steps" => o.steps = Some(value()?.parse()?),
+            "--rounds" => o.rounds = value()?.parse::<usize>()?.max(1),
+            "--compare" => match value()?.as_str() {
+                "rapier" | "rapier2d" => o.compare_rapier = true,
+                other => return Err(format!("can only compare with rapier, not {other:?}").into()),
+            },
+            "--pile" => {
+                let v = value()?;
+                let (r, c) = v
+                    .split_once(['x', 'X'])
+                    .ok_or_else(|| format!("--pile wants ROWSxCOLS, got {v:?}"))?;
+                o.workloads = vec![Workload::Pile(r.parse()?, c.parse()?)];
+                o.pile = true;
+            }
+            "--memory-probe" => o.memory_probe = Some(value()?),
+            _ => return Err(format!("unknown argument {arg:?}\n{USAGE}").into()),
+        }
+    }
+    if let (Some(s), false) = (scene_arg, o.pile) {
+        if s != "all" {
+            o.workloads = parse_list(&s, Scene::from_name)?
+                .into_iter()
+                .map(Workload::Standard)
+                .collect();
+        }
+    }
+    Ok(o)
+}
+
+/// Timings and end state of one configuration over all its rounds.
+#[derive(Default)]
+struct Stats {
+    /// Every step of every round, ms.
+    step_ms: Vec<f64>,
+    /// Mean ms/step of each round.
+    round_means: Vec<f64>,
+    /// Sums of the per-stage profile: broad, narrow, coloring, solve, finalize.
+    stage_sum: [f64; 5],
+    bodies: usize,
+    pairs: usize,
+    colors: Option<usize>,
+    /// large_pyramid: initial y - final y of the top box, per round.
+    top_drop: Vec<f32>,
+    /// Piles: peak resident memory of a process that ran the configuration once, and its
+    /// resident memory before building, KiB.
+    peak_kib: Option<(u64, u64)>,
+}
+
+impl Stats {
+    fn record_round(&mut self, times: &[f64]) {
+        self.round_means
+            .push(times.iter().sum::<f64>() / times.len().max(1) as f64);
+        self.step_ms.extend_from_slice(times);
+    }
+
+    fn median_ms(&self) -> f64 {
+        median(&self.step_ms)
+    }
+
+    fn mean_ms(&self) -> f64 {
+        median(&self.round_means)
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        0.5 * (s[n / 2 - 1] + s[n / 2])
+    }
+}
+
+/// A `kB` line of /proc/self/status (e.g. VmHWM, VmRSS), in KiB.
+fn read_status_kib(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(&format!("{key}:")))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Peak and starting resident memory (KiB) of one untimed pass of `w` by `engine`, measured in a
+/// child process of this binary so that no earlier world's freed memory hides the cost.
+fn probe_memory(
+    engine: &str,
+    w: Workload,
+    backend: Backend,
+    threads: usize,
+    steps: usize,
+) -> Option<(u64, u64)> {
+    let Workload::Pile(rows, cols) = w else {
+        return None;
+    };
+    let out = std::process::Command::new(std::env::current_exe().ok()?)
+        .args(["--pile", &format!("{rows}x{cols}")])
+        .args(["--backend", backend_name(backend)])
+        .args(["--threads", &threads.to_string()])
+        .args(["--steps", &steps.to_string()])
+        .args(["--memory-probe", engine])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("memory-probe "))?;
+    let mut it = line.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((it.next()??, it.next()??))
+}
+
+/// The child's side of [`probe_memory`]: build, step, print `memory-probe PEAK START` in KiB.
+fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
+    let w = o.workloads[0];
+    let steps = o.steps.unwrap_or(w.default_steps());
+    let (backend, threads) = (o.backends[0], o.threads[0]);
+    let start = read_status_kib("VmRSS").ok_or("no VmRSS in /proc/self/status")?;
+    let mut stats = Stats::default();
+    match engine {
+        "batch2d" => batch2d_round(w, backend, threads, steps, &mut stats)?,
+        "rapier" => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            rapier_round(w, &pool, steps, &mut stats)?
+        }
+        _ => return Err(format!("unknown engine {engine:?}").into()),
+    }
+    let peak = read_status_kib("VmHWM").ok_or("no VmHWM in /proc/self/status")?;
+    println!("memory-probe {peak} {start}");
+    Ok(())
+}
+
+fn backend_name(b: Backend) -> &'static str {
+    match b {
+        Backend::Simd => "simd",
+        Backend::Scalar => "scalar",
+    }
+}
+
+/// One round of batch2d: build, step `steps` times, record.
+fn batch2d_round(
+    w: Workload,
+    backend: Backend,
+    threads: usize,
+    steps: usize,
+    stats: &mut Stats,
+) -> Res<()> {
+    let settings = WorldSettings {
+        backend,
+        threads,
+        ..WorldSettings::default()
+    };
+    let mut world = w.build(settings)?;
+    // The top box: the body with the highest initial y.
+    let top = if w.is_large_pyramid() {
+        let mut best: Option<(batch2d::BodyId, f32)> = None;
+        for id in world.bodies() {
+            let y = world.position(id)?.y;
+            if best.is_none_or(|(_, by)| y > by) {
+                best = Some((id, y));
+            }
+        }
+        best
+    } else {
+        None
+    };
+    let mut times = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = Instant::now();
+        world.step(DT)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        let p = world.profile();
+        for (sum, x) in stats.stage_sum.iter_mut().zip([
+            p.broad_phase,
+            p.narrow_phase,
+            p.coloring,
+            p.solve,
+            p.finalize,
+        ]) {
+            *sum += x;
+        }
+    }
+    stats.record_round(&times);
+    stats.bodies = world.body_count();
+    stats.pairs = world.contact_count();
+    stats.colors = Some(world.color_count());
+    if let Some((id, y0)) = top {
+        stats.top_drop.push(y0 - world.position(id)?.y);
+    }
+    Ok(())
+}
+
+/// One round of rapier2d on `pool`: build, step `steps` times, record.
+fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut Stats) -> Res<()> {
+    let mut scene = w.build_rapier()?;
+    let mut times = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        // rapier's `parallel` feature runs on rayon's current pool: make it `pool`. Installing
+        // per step mirrors batch2d, whose `World::step` installs its own pool every step.
+        let t = Instant::now();
+        pool.install(|| scene.step());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    stats.record_round(&times);
+    stats.bodies = scene.body_count();
+    stats.pairs = scene.touching_pairs();
+    stats.colors = None;
+    if w.is_large_pyramid() {
+        if let Some(d) = scene.top_drop() {
+            stats.top_drop.push(d);
+        }
+    }
+    Ok(())
+}
+
+const HEADER: [(&str, usize); 15] = [
+    ("scene", 14),
+    ("engine", 9),
+    ("isa", 7),
+    ("thr", 3),
+    ("bodies", 7),
+    ("steps", 5),
+    ("mean", 8),
+    ("median", 8),
+    ("broad", 7),
+    ("narrow", 7),
+    ("color", 7),
+    ("solve", 7),
+    ("final", 7),
+    ("pairs", 6),
+    ("colors", 6),
+];
+
+fn print_header() {
+    let mut line = String::new();
+    for (i, (name, w)) in HEADER.iter().enumerate() {
+        if i == 0 {
+            let _ = write!(line, "{name:<w$}");
+        } else {
+            let _ = write!(line, " {name:>w$}");
+        }
+    }
+    println!("{line}");
+    println!("{}", "-".repeat(line.len()));
+}
+
+fn print_row(scene: &str, engine: &str, isa: &str, threads: usize, steps: usize, s: &Stats) {
+    let n = s.step_ms.len().max(1) as f64;
+    let stage = |i: usize| match s.colors {
+        Some(_) => format!("{:.3}", s.stage_sum[i] / n),
+        None => "-".to_string(),
+    };
+    let cells = [
+        scene.to_string(),
+        engine.to_string(),
+        isa.to_string(),
+        threads.to_string(),
+        s.bodies.to_string(),
+        steps.to_string(),
+        format!("{:.3}", s.mean_ms()),
+        format!("{:.3}", s.median_ms()),
+        stage(0),
+        stage(1),
+        stage(2),
+        stage(3),
+        stage(4),
+        s.pairs.to_string(),
+        s.colors.map_or("-".to_string(), |c| c.to_string()),
+    ];
+    let mut line = String::new();
+    for (i, (cell, (_, w))) in cells.iter().zip(HEADER).enumerate() {
+        if i == 0 {
+            let _ = write!(line, "{cell:<w$}");
+        } else {
+            let _ = write!(line, " {cell:>w$}");
+        }
+    }
+    println!("{line}");
+}
+
+/// Extra lines under a row: large_pyramid's stability, the pile's memory.
+fn print_extras(w: Workload, engine: &str, s: &Stats) {
+    if w.is_large_pyramid() {
+        let drops: Vec<String> = s.top_drop.iter().map(|d| format!("{d:.4}")).collect();
+        println!(
+            "    {engine} large_pyramid stability: top box drop {} m (per round), \
+             touching pairs {} (expect 14950)",
+            drops.join(" / "),
+            s.pairs
+        );
+    }
+    if let Workload::Pile(..) = w {
+        match s.peak_kib {
+            Some((peak, before)) => {
+                let bodies = s.bodies.max(1) as f64;
+                println!(
+                    "    {engine} peak RSS (VmHWM, one pass in a child process) {:.1} MiB \
+                     = {:.0} B/body; above the {:.1} MiB resident before building: {:.0} B/body",
+                    peak as f64 / 1024.0,
+                    peak as f64 * 1024.0 / bodies,
+                    before as f64 / 1024.0,
+                    peak.saturating_sub(before) as f64 * 1024.0 / bodies,
+                );
+            }
+            None => println!("    {engine} peak RSS: memory probe failed (no /proc/self/status?)"),
+        }
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string())
+}
+
+fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%F"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            format!("unix time {secs}")
+        })
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> Res<()> {
+    let o = parse_args()?;
+    if let Some(engine) = &o.memory_probe {
+        return run_memory_probe(&o, engine);
+    }
+    let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let isa_full = batch2d::instruction_set();
+    let isa = isa_full.split_whitespace().next().unwrap_or(isa_full);
+    println!(
+        "batch2d scenes bench | {} | nproc {} | {} | instruction set: {} | rounds {} | dt 1/60",
+        cpu_model(),
+        nproc,
+        today(),
+        isa_full,
+        o.rounds
+    );
+    let rapier_engine = format!("rapier2d (simd{})", rapier2d::math::SIMD_WIDTH);
+    if o.compare_rapier {
+        println!(
+            "comparing with {rapier_engine}: default IntegrationParameters, sleeping off, \
+             rounds alternate batch2d / rapier2d"
+        );
+    }
+    println!("ms/step: mean = median of round means, median = over all steps; stages = means");
+    print_header();
+
+    let mut comparisons = Vec::new();
+    for &w in &o.workloads {
+        let steps = o.steps.unwrap_or(w.default_steps());
+        let name = w.name();
+        if o.compare_rapier {
+            for &threads in &o.threads {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()?;
+                let mut ours: Vec<Stats> = o.backends.iter().map(|_| Stats::default()).collect();
+                let mut theirs = Stats::default();
+                for _ in 0..o.rounds {
+                    for (&backend, stats) in o.backends.iter().zip(&mut ours) {
+                        batch2d_round(w, backend, threads, steps, stats)?;
+                    }
+                    rapier_round(w, &pool, steps, &mut theirs)?;
+                }
+                if o.pile {
+                    for (&backend, stats) in o.backends.iter().zip(&mut ours) {
+                        stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
+                    }
+                    theirs.peak_kib = probe_memory("rapier", w, Backend::Simd, threads, steps);
+                }
+                for (&backend, stats) in o.backends.iter().zip(&ours) {
+                    print_row(&name, backend_name(backend), isa, threads, steps, stats);
+                    print_extras(w, "batch2d", stats);
+                }
+                print_row(&name, "rapier2d", "-", threads, steps, &theirs);
+                print_extras(w, "rapier2d", &theirs);
+                for (&backend, stats) in o.backends.iter().zip(&ours) {
+                    comparisons.push(compare_line(w, backend, threads, stats, &theirs));
+                }
+            }
+        } else {
+            for &backend in &o.backends {
+                for &threads in &o.threads {
+                    let mut stats = Stats::default();
+                    for _ in 0..o.rounds {
+                        batch2d_round(w, backend, threads, steps, &mut stats)?;
+                    }
+                    if o.pile {
+                        stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
+                    }
+                    print_row(&name, backend_name(backend), isa, threads, steps, &stats);
+                    print_extras(w, "batch2d", &stats);
+                }
+            }
+        }
+    }
+    if !comparisons.is_empty() {
+        println!();
+        println!("batch2d vs {rapier_engine}, median ms/step (ratio > 1: batch2d faster)");
+        for line in comparisons {
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+fn compare_line(
+    w: Workload,
+    backend: Backend,
+    threads: usize,
+    ours: &Stats,
+    theirs: &Stats,
+) -> String {
+    let (a, b) = (ours.median_ms(), theirs.median_ms());
+    let mut line = format!(
+        "{:<14} {:>6} thr {}: batch2d {:>8.3}  rapier2d {:>8.3}  ratio {:>5.2}  bodies {}/{}  pairs {}/{}",
+        w.name(),
+        backend_name(backend),
+        threads,
+        a,
+        b,
+        b / a,
+        ours.bodies,
+        theirs.bodies,
+        ours.pairs,
+        theirs.pairs,
+    );
+    if w.is_large_pyramid() {
+        let last = |s: &Stats| {
+            s.top_drop
+                .last()
+                .map_or("?".to_string(), |d| format!("{d:.3}"))
+        };
+        let _ = write!(line, "  top-box drop {} m / {} m", last(ours), last(theirs));
+    }
+    line
+}
