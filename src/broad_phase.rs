@@ -119,6 +119,17 @@ struct CellRect {
 
 impl CellRect {
     /// Whether the rectangle covers more than `MAX_SMALL_CELLS_PER_AXIS` cells along x or y.
+    /// The cells `aabb` overlaps.
+    #[inline]
+    fn of(aabb: &Aabb, inv_cell: f32) -> CellRect {
+        CellRect {
+            x0: cell_coord(aabb.min.x, inv_cell),
+            y0: cell_coord(aabb.min.y, inv_cell),
+            x1: cell_coord(aabb.max.x, inv_cell),
+            y1: cell_coord(aabb.max.y, inv_cell),
+        }
+    }
+
     fn is_large(&self) -> bool {
         self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
             || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
@@ -310,38 +321,46 @@ impl Grid {
     }
 
     /// Sorts proxies into holes, small and large, records the cells of each, and returns how
-    /// many grid entries the small ones need.
+    /// many grid entries the small ones need. Per-proxy work runs in parallel; only the list
+    /// of large proxies (a scan of one byte per proxy) is built in order.
     fn classify(&mut self, proxies: &Proxies) -> usize {
-        self.class.clear();
-        self.rects.clear();
+        let n = proxies.len();
+        let inv_cell = self.inv_cell;
+        self.rects.resize(n, CellRect::default());
+        self.class.resize(n, Class::Empty);
+        (
+            self.rects.par_iter_mut(),
+            self.class.par_iter_mut(),
+            proxies.aabbs.par_iter(),
+            proxies.kinds.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .for_each(|(rect, class, aabb, &kind)| {
+                *rect = CellRect::of(aabb, inv_cell);
+                *class = if kind == ProxyKind::None {
+                    Class::Empty
+                } else if rect.is_large() {
+                    Class::Large
+                } else {
+                    Class::Small
+                };
+            });
         self.large.clear();
-        let mut entry_count = 0;
-        for (i, (aabb, &kind)) in proxies.aabbs.iter().zip(proxies.kinds).enumerate() {
-            let rect = self.cell_rect(aabb);
-            let class = if kind == ProxyKind::None {
-                Class::Empty
-            } else if rect.is_large() {
-                self.large.push(i as u32);
-                Class::Large
-            } else {
-                entry_count += rect.cell_count();
-                Class::Small
-            };
-            self.class.push(class);
-            self.rects.push(rect);
-        }
-        entry_count
-    }
-
-    /// The cells `aabb` overlaps.
-    #[inline]
-    fn cell_rect(&self, aabb: &Aabb) -> CellRect {
-        CellRect {
-            x0: cell_coord(aabb.min.x, self.inv_cell),
-            y0: cell_coord(aabb.min.y, self.inv_cell),
-            x1: cell_coord(aabb.max.x, self.inv_cell),
-            y1: cell_coord(aabb.max.y, self.inv_cell),
-        }
+        let large = self
+            .class
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c == Class::Large);
+        self.large.extend(large.map(|(i, _)| i as u32));
+        (self.rects.par_iter(), self.class.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(|(rect, &class)| match class {
+                Class::Small => rect.cell_count(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Counting sort of every (cell, small proxy) incidence into its bucket: count per bucket,
