@@ -116,9 +116,26 @@ pub(crate) struct ContactSet {
     candidate_bases: Vec<Base>,
     /// Scratch: whether each candidate touches.
     touching: Vec<bool>,
+    /// Scratch: where each chunk's touching candidates go in `contacts`.
+    chunk_starts: Vec<usize>,
 }
 
 const NONE: u32 = u32::MAX;
+
+/// A vector's buffer written from several threads at disjoint indices.
+#[derive(Clone, Copy)]
+struct SharedMut<T>(*mut T);
+// SAFETY: only used for writes to disjoint, in-bounds indices (see `keep_touching`).
+unsafe impl<T: Send> Send for SharedMut<T> {}
+unsafe impl<T: Send> Sync for SharedMut<T> {}
+
+impl<T> SharedMut<T> {
+    /// # Safety
+    /// `i` is in bounds, and no other thread reads or writes index `i` meanwhile.
+    unsafe fn write(self, i: usize, value: T) {
+        self.0.add(i).write(value);
+    }
+}
 
 /// Pairs per parallel task. Within a task the shapes of the pair `PREFETCH_AHEAD` places on
 /// are prefetched: pairs join bodies far apart in memory (a pile's neighbours are a row of
@@ -160,13 +177,51 @@ impl ContactSet {
                     *touches = update_pair(slot, base, a, b, bodies, params, old);
                 }
             });
-        std::mem::swap(&mut self.contacts, &mut self.candidates);
-        std::mem::swap(&mut self.bases, &mut self.candidate_bases);
-        self.keys.clear();
-        self.keys.extend_from_slice(pairs);
-        let touching = std::mem::take(&mut self.touching);
-        self.retain(|i, _| touching[i]);
-        self.touching = touching;
+        self.keep_touching(pairs);
+    }
+
+    /// Moves the touching candidates, with their keys and bases, into `contacts`, `keys` and
+    /// `bases`, in pair order. Each chunk counts its touching pairs, a prefix sum over the
+    /// chunks places them, and the chunks copy in parallel: the contacts are the largest data
+    /// of a step, too much to copy on one thread.
+    fn keep_touching(&mut self, pairs: &[(u32, u32)]) {
+        self.chunk_starts.clear();
+        self.chunk_starts.par_extend(
+            self.touching
+                .par_chunks(CHUNK)
+                .map(|t| t.iter().filter(|&&touches| touches).count()),
+        );
+        let mut total = 0;
+        for start in &mut self.chunk_starts {
+            let count = *start;
+            *start = total;
+            total += count;
+        }
+        self.contacts.resize_with(total, Contact::empty);
+        self.bases.resize_with(total, Base::empty);
+        self.keys.resize(total, (0, 0));
+        let contacts = SharedMut(self.contacts.as_mut_ptr());
+        let bases = SharedMut(self.bases.as_mut_ptr());
+        let keys = SharedMut(self.keys.as_mut_ptr());
+        self.candidates
+            .par_chunks(CHUNK)
+            .zip(self.candidate_bases.par_chunks(CHUNK))
+            .zip(self.touching.par_chunks(CHUNK))
+            .zip(pairs.par_chunks(CHUNK))
+            .zip(self.chunk_starts.par_iter())
+            .for_each(|((((candidates, bases_in), touching), pairs), &start)| {
+                let kept = (0..candidates.len()).filter(|&i| touching[i]);
+                for (at, i) in (start..).zip(kept) {
+                    // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
+                    // which the prefix sum keeps disjoint from every other chunk's and below
+                    // `total`, the length of all three vectors.
+                    unsafe {
+                        contacts.write(at, candidates[i]);
+                        bases.write(at, bases_in[i]);
+                        keys.write(at, pairs[i]);
+                    }
+                }
+            });
     }
 
     /// Keeps, in order, the contacts (with their keys and bases) for which `keep(index, key)`
