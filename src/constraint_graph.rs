@@ -15,6 +15,10 @@ use std::ops::Range;
 /// Number of graph colors before constraints overflow.
 pub const COLOR_COUNT: usize = 24;
 
+/// One bit per color.
+const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
+const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
+
 /// Marks an unused lane.
 pub(crate) const EMPTY_LANE: u32 = u32::MAX;
 
@@ -25,8 +29,9 @@ pub(crate) struct ConstraintGraph {
     colors: Vec<Vec<u32>>,
     /// Contact indices that fit no color.
     pub overflow: Vec<u32>,
-    /// Per color, one bit per body slot: the body is used in that color.
-    used: Vec<Vec<u64>>,
+    /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
+    /// first free color is then one bit scan of its two bodies' masks.
+    body_colors: Vec<u32>,
     /// Contact index of each lane of each batch; overflow batches first, one contact each.
     pub lanes: Vec<[u32; LANES]>,
     /// Batch ranges of the non-empty colors, in solve order.
@@ -37,33 +42,33 @@ impl ConstraintGraph {
     /// Colors `contacts` and packs the colors into batches.
     pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore) {
         self.colors.resize_with(COLOR_COUNT, Vec::new);
-        self.used.resize_with(COLOR_COUNT, Vec::new);
-        let words = bodies.slots().div_ceil(64);
-        for (color, used) in self.colors.iter_mut().zip(&mut self.used) {
+        for color in &mut self.colors {
             color.clear();
-            used.clear();
-            used.resize(words, 0);
         }
+        self.body_colors.clear();
+        self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
 
         for (i, c) in contacts.iter().enumerate() {
-            let a = bodies.is_dynamic(c.a as usize).then_some(c.a as usize);
-            let b = bodies.is_dynamic(c.b as usize).then_some(c.b as usize);
-            let free = |used: &[u64]| [a, b].iter().flatten().all(|&s| !bit(used, s));
-            let color = if a.is_some() && b.is_some() {
-                (0..COLOR_COUNT).find(|&k| free(&self.used[k]))
-            } else {
-                (0..COLOR_COUNT).rev().find(|&k| free(&self.used[k]))
-            };
-            match color {
-                Some(k) => {
-                    for s in [a, b].into_iter().flatten() {
-                        set_bit(&mut self.used[k], s);
-                    }
-                    self.colors[k].push(i as u32);
-                }
-                None => self.overflow.push(i as u32),
+            let (a, b) = (c.a as usize, c.b as usize);
+            let (a_dynamic, b_dynamic) = (bodies.is_dynamic(a), bodies.is_dynamic(b));
+            let mask = |dynamic: bool, s: usize| if dynamic { self.body_colors[s] } else { 0 };
+            let free = !(mask(a_dynamic, a) | mask(b_dynamic, b)) & ALL_COLORS;
+            if free == 0 {
+                self.overflow.push(i as u32);
+                continue;
             }
+            let color = if a_dynamic && b_dynamic {
+                free.trailing_zeros()
+            } else {
+                31 - free.leading_zeros()
+            };
+            for (dynamic, s) in [(a_dynamic, a), (b_dynamic, b)] {
+                if dynamic {
+                    self.body_colors[s] |= 1 << color;
+                }
+            }
+            self.colors[color as usize].push(i as u32);
         }
         self.pack();
     }
@@ -96,14 +101,6 @@ impl ConstraintGraph {
     pub fn color_count(&self) -> usize {
         self.color_batches.len()
     }
-}
-
-fn bit(words: &[u64], i: usize) -> bool {
-    words[i / 64] & (1 << (i % 64)) != 0
-}
-
-fn set_bit(words: &mut [u64], i: usize) {
-    words[i / 64] |= 1 << (i % 64);
 }
 
 #[cfg(test)]
