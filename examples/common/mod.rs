@@ -15,7 +15,7 @@ use std::time::Instant;
 
 /// The flags every example takes, described for its usage line.
 pub const FLAGS: &str = "[--steps N] [--threads N] [--png FILE] [--gif FILE] [--gif-every N] \
-                         [--width PX] [--draw contacts,colors,aabbs]";
+                         [--width PX] [--draw contacts,colors,aabbs] [--style smooth|flat]";
 
 /// Standard options; `parse` fills them from the command line.
 #[derive(Clone, Debug)]
@@ -34,6 +34,9 @@ pub struct Cli {
     pub width: Option<u32>,
     /// Overlays. Default none.
     pub layers: Layers,
+    /// PNG without anti-aliasing, stored as an indexed palette image: several times smaller.
+    /// Default false (`--style smooth`).
+    pub flat: bool,
 }
 
 impl Cli {
@@ -47,6 +50,7 @@ impl Cli {
             gif_every: 4,
             width: None,
             layers: Layers::default(),
+            flat: false,
         }
     }
 
@@ -81,6 +85,13 @@ impl Cli {
                     self.width = Some(w as u32);
                 }
                 "--draw" => self.layers = Layers::parse(&value)?,
+                "--style" => {
+                    self.flat = match value.as_str() {
+                        "smooth" => false,
+                        "flat" => true,
+                        _ => return Err(format!("--style: expected smooth or flat, got {value}")),
+                    }
+                }
                 _ => {
                     if !extra(&flag, &value)? {
                         return Err(format!("unknown argument {flag}\n{usage}"));
@@ -117,6 +128,7 @@ pub struct Recorder {
     animation: Option<(Animation, Camera)>,
     every: usize,
     layers: Layers,
+    flat: bool,
 }
 
 impl Recorder {
@@ -140,6 +152,7 @@ impl Recorder {
             animation,
             every: cli.gif_every,
             layers: cli.layers,
+            flat: cli.flat,
         })
     }
 
@@ -158,9 +171,12 @@ impl Recorder {
     pub fn finish(self, world: &World) -> Result<(), String> {
         if let Some(path) = &self.png {
             let camera = Camera::framing(bounds(world), self.png_width);
-            render(world, &camera, self.layers, true)
-                .save_png(path)
-                .map_err(|e| format!("{path}: {e}"))?;
+            let picture = render(world, &camera, self.layers, !self.flat);
+            if self.flat {
+                animation::save_indexed_png(&picture, path)?;
+            } else {
+                picture.save_png(path).map_err(|e| format!("{path}: {e}"))?;
+            }
             println!("wrote {path}");
         }
         if let Some((a, _)) = self.animation {
