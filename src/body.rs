@@ -426,6 +426,16 @@ impl BodyStore {
         Transform::new(self.center[slot] - q.rotate(self.local_center[slot]), q)
     }
 
+    /// The kind of the live body in `slot`.
+    pub fn body_kind(&self, slot: usize) -> BodyKind {
+        match self.kind[slot] {
+            ProxyKind::Static => BodyKind::Static,
+            ProxyKind::Kinematic => BodyKind::Kinematic,
+            ProxyKind::Dynamic => BodyKind::Dynamic,
+            ProxyKind::None => unreachable!("slot {slot} holds no body"),
+        }
+    }
+
     pub fn is_dynamic(&self, slot: usize) -> bool {
         self.kind[slot] == ProxyKind::Dynamic
     }

@@ -18,6 +18,16 @@ pub const COLOR_COUNT: usize = 24;
 /// One bit per color.
 const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
 const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
+/// Where the coloring of the last step put a contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GraphColor {
+    /// Color `0..COLOR_COUNT`: solved in parallel with the other contacts of that color.
+    Color(usize),
+    /// Fit no color: solved one at a time on one thread before the colors.
+    Overflow,
+    /// A body was removed since the last step, so the coloring no longer matches the contacts.
+    Unknown,
+}
 
 /// Marks an unused lane.
 pub(crate) const EMPTY_LANE: u32 = u32::MAX;
@@ -95,6 +105,24 @@ impl ConstraintGraph {
     /// Batch range of the overflow constraints (solved first, on one thread).
     pub fn overflow_batches(&self) -> Range<usize> {
         0..self.overflow.len()
+    }
+
+    /// The color of each of the `contact_count` contacts, or `None` when the graph does not
+    /// cover exactly that many: contacts were removed with a body since it was built, and
+    /// its indices no longer name them. (Removal only drops contacts, so an unchanged count
+    /// means unchanged indices.)
+    pub fn contact_colors(&self, contact_count: usize) -> Option<Vec<GraphColor>> {
+        let colored: usize = self.colors.iter().map(Vec::len).sum();
+        if colored + self.overflow.len() != contact_count {
+            return None;
+        }
+        let mut out = vec![GraphColor::Overflow; contact_count];
+        for (k, color) in self.colors.iter().enumerate() {
+            for &i in color {
+                out[i as usize] = GraphColor::Color(k);
+            }
+        }
+        Some(out)
     }
 
     /// Number of non-empty colors.

@@ -25,6 +25,7 @@ mod body;
 pub mod broad_phase;
 mod constraint_graph;
 mod contact;
+mod debug_draw;
 mod error;
 pub mod manifold;
 pub mod math;
@@ -37,7 +38,8 @@ mod world;
 
 pub use batch2d_kernels::instruction_set;
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
-pub use constraint_graph::COLOR_COUNT;
+pub use constraint_graph::{GraphColor, COLOR_COUNT};
+pub use debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions};
 pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;

@@ -1,6 +1,6 @@
 //! The world: settings, bodies, and the step pipeline read top to bottom.
 
-use crate::body::{BodyDef, BodyId, BodyStore, ShapeDef};
+use crate::body::{BodyDef, BodyId, BodyKind, BodyStore, ShapeDef};
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
@@ -136,11 +136,11 @@ impl WorldSettings {
 pub struct World {
     settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
-    bodies: BodyStore,
+    pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
-    contacts: ContactSet,
-    graph: ConstraintGraph,
+    pub(crate) contacts: ContactSet,
+    pub(crate) graph: ConstraintGraph,
     solver: Solver,
     profile: Profile,
 }
@@ -331,6 +331,11 @@ impl World {
 
     pub fn linear_velocity(&self, id: BodyId) -> Result<Vec2, Error> {
         Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
+    }
+
+    /// Static, kinematic or dynamic.
+    pub fn body_kind(&self, id: BodyId) -> Result<BodyKind, Error> {
+        Ok(self.bodies.body_kind(self.bodies.slot(id)?))
     }
 
     pub fn angular_velocity(&self, id: BodyId) -> Result<f32, Error> {

@@ -1,0 +1,449 @@
+//! Interactive viewer: watch the standard scenes run, poke at them, and see what each stage of
+//! the step costs.
+//!
+//! ```text
+//! cargo run --release --features viewer --example viewer -- [--scene N] [--threads N] [--steps N]
+//! ```
+//!
+//! Needs an X11 display (the `viewer` feature pulls in `minifb`, which loads libX11 at run
+//! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene); `Space`
+//! pause, `S` one step while paused, `R` reset; `C` / `B` drop a circle / box at the cursor;
+//! `K` contacts, `G` graph colors, `A` bounding boxes; `F` frame the scene; `Esc` quit.
+//! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--steps N` quits after
+//! N frames (for scripted checks); `--draw contacts,colors,aabbs` starts with overlays on.
+
+mod common;
+mod viewer {
+    pub mod font;
+}
+
+use batch2d::scenes::Scene;
+use batch2d::{
+    BodyDef, BodyId, BodyKind, DebugBody, DebugDraw, DebugDrawOptions, Profile, Shape, ShapeDef,
+    Vec2, World, WorldSettings,
+};
+use common::render::{render_into, world_bounds, Camera, Layers};
+use common::Cli;
+use minifb::{InputCallback, Key, MouseButton, MouseMode, Window, WindowOptions};
+use std::cell::RefCell;
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::Instant;
+use tiny_skia::Pixmap;
+use viewer::font::{draw_text, LINE};
+
+const WIDTH: usize = 1280;
+const HEIGHT: usize = 720;
+const DT: f32 = 1.0 / 60.0;
+/// How fast a dragged body closes the gap to the cursor (1/s), and its top speed (m/s).
+const DRAG_GAIN: f32 = 10.0;
+const DRAG_MAX_SPEED: f32 = 50.0;
+/// Status text drawn over the scene, and the band behind it.
+const TEXT: u32 = 0x00ff_ffff;
+const PANEL: u32 = 0x0020_2428;
+const STATUS_LINES: usize = 4;
+
+/// The scenes behind the number keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    Standard(Scene),
+    Playground,
+}
+
+impl Choice {
+    fn from_number(n: usize) -> Option<Choice> {
+        match n {
+            1..=5 => Some(Choice::Standard(Scene::ALL[n - 1])),
+            6 => Some(Choice::Playground),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Choice::Standard(s) => s.name(),
+            Choice::Playground => "playground",
+        }
+    }
+
+    fn build(self, threads: usize) -> Result<World, String> {
+        let settings = WorldSettings {
+            threads,
+            ..WorldSettings::default()
+        };
+        match self {
+            Choice::Standard(s) => s.build(settings).map_err(|e| e.to_string()),
+            Choice::Playground => playground(settings).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// A small pyramid, a few balls and a slowly turning kinematic paddle: room to drag things.
+fn playground(settings: WorldSettings) -> Result<World, batch2d::Error> {
+    let mut world = World::new(settings);
+    world.add_body(
+        BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+        ShapeDef::new(Shape::rect(30.0, 1.0)),
+    )?;
+    world.add_body(
+        BodyDef::kinematic()
+            .position(Vec2::new(-14.0, 6.0))
+            .angular_velocity(1.0),
+        ShapeDef::new(Shape::rect(3.0, 0.25)),
+    )?;
+    for row in 0..10 {
+        for i in 0..10 - row {
+            let x = 4.0 + (i as f32 - (9 - row) as f32 * 0.5) * 1.05;
+            world.add_body(
+                BodyDef::dynamic().position(Vec2::new(x, 0.5 + row as f32)),
+                ShapeDef::new(Shape::rect(0.5, 0.5)),
+            )?;
+        }
+    }
+    for i in 0..12 {
+        world.add_body(
+            BodyDef::dynamic().position(Vec2::new(-8.0 + 0.3 * (i % 3) as f32, 2.0 + i as f32)),
+            ShapeDef::new(Shape::circle(0.4)).restitution(0.3),
+        )?;
+    }
+    Ok(world)
+}
+
+/// Finds the dynamic body under a point.
+struct Picker {
+    point: Vec2,
+    hit: Option<BodyId>,
+}
+
+impl DebugDraw for Picker {
+    fn draw_circle(&mut self, body: DebugBody, center: Vec2, radius: f32, _: Vec2) {
+        if body.kind == BodyKind::Dynamic && (self.point - center).length() <= radius {
+            self.hit = Some(body.id);
+        }
+    }
+
+    fn draw_polygon(&mut self, body: DebugBody, vertices: &[Vec2], radius: f32) {
+        let n = vertices.len();
+        // Counter-clockwise: inside when on the left of (or within the rounding of) every edge.
+        let inside = (0..n).all(|i| {
+            let (a, b) = (vertices[i], vertices[(i + 1) % n]);
+            let edge = b - a;
+            edge.cross(self.point - a) >= -radius * edge.length()
+        });
+        if body.kind == BodyKind::Dynamic && inside {
+            self.hit = Some(body.id);
+        }
+    }
+}
+
+/// A body held by the mouse, and where on it (body frame).
+struct Drag {
+    body: BodyId,
+    anchor: Vec2,
+}
+
+struct Viewer {
+    choice: Choice,
+    threads: usize,
+    world: World,
+    camera: Camera,
+    layers: Layers,
+    paused: bool,
+    drag: Option<Drag>,
+    /// Cursor in world coordinates, when it is over the window.
+    cursor: Option<Vec2>,
+    /// Cursor position (pixels) at the last frame, for panning.
+    pan_from: Option<(f32, f32)>,
+    /// Running averages of the step profile and of the wall time of a step.
+    profile: Profile,
+    step_ms: f64,
+    steps: usize,
+}
+
+impl Viewer {
+    fn new(choice: Choice, threads: usize) -> Result<Viewer, String> {
+        let world = choice.build(threads)?;
+        let mut v = Viewer {
+            choice,
+            threads,
+            camera: Camera::fitting(scene_bounds(&world), WIDTH as u32, HEIGHT as u32),
+            world,
+            layers: Layers::default(),
+            paused: false,
+            drag: None,
+            cursor: None,
+            pan_from: None,
+            profile: Profile::default(),
+            step_ms: 0.0,
+            steps: 0,
+        };
+        v.frame_scene();
+        Ok(v)
+    }
+
+    fn load(&mut self, choice: Choice) -> Result<(), String> {
+        let layers = self.layers;
+        *self = Viewer::new(choice, self.threads)?;
+        self.layers = layers;
+        Ok(())
+    }
+
+    /// Frames the scene below the status lines.
+    fn frame_scene(&mut self) {
+        let top = (STATUS_LINES * LINE + 8) as u32;
+        let mut camera =
+            Camera::fitting(scene_bounds(&self.world), WIDTH as u32, HEIGHT as u32 - top);
+        // Same scale and centre, in the full window: shift the centre up by half the band.
+        camera.center.y += 0.5 * top as f32 / camera.scale;
+        camera.width = WIDTH as u32;
+        camera.height = HEIGHT as u32;
+        self.camera = camera;
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        if let (Some(drag), Some(cursor)) = (&self.drag, self.cursor) {
+            let held = self
+                .world
+                .transform(drag.body)
+                .map(|xf| xf.apply(drag.anchor));
+            if let Ok(anchor) = held {
+                let mut v = (cursor - anchor) * DRAG_GAIN;
+                if v.length() > DRAG_MAX_SPEED {
+                    v = v * (DRAG_MAX_SPEED / v.length());
+                }
+                self.world
+                    .set_linear_velocity(drag.body, v)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        let start = Instant::now();
+        self.world.step(DT).map_err(|e| e.to_string())?;
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        // An exponential average over about 30 steps: steady enough to read, quick to follow.
+        let k = if self.steps == 0 { 1.0 } else { 1.0 / 30.0 };
+        let p = self.world.profile();
+        let avg = |a: f64, b: f64| a + (b - a) * k;
+        self.profile = Profile {
+            broad_phase: avg(self.profile.broad_phase, p.broad_phase),
+            narrow_phase: avg(self.profile.narrow_phase, p.narrow_phase),
+            coloring: avg(self.profile.coloring, p.coloring),
+            solve: avg(self.profile.solve, p.solve),
+            finalize: avg(self.profile.finalize, p.finalize),
+            total: avg(self.profile.total, p.total),
+        };
+        self.step_ms = avg(self.step_ms, ms);
+        self.steps += 1;
+        Ok(())
+    }
+}
+
+/// The scene's bounds, or a box around the origin for an empty world.
+fn scene_bounds(world: &World) -> batch2d::Aabb {
+    world_bounds(world).unwrap_or(batch2d::Aabb::new(
+        Vec2::new(-10.0, -1.0),
+        Vec2::new(10.0, 10.0),
+    ))
+}
+
+impl Viewer {
+    /// Keys that act once per press.
+    fn keys(&mut self, presses: &KeyPresses) -> Result<bool, String> {
+        let keys = std::mem::take(&mut *presses.0.borrow_mut());
+        for key in keys {
+            let number = match key {
+                Key::Key1 => Some(1),
+                Key::Key2 => Some(2),
+                Key::Key3 => Some(3),
+                Key::Key4 => Some(4),
+                Key::Key5 => Some(5),
+                Key::Key6 => Some(6),
+                _ => None,
+            };
+            if let Some(choice) = number.and_then(Choice::from_number) {
+                self.load(choice)?;
+                continue;
+            }
+            match key {
+                Key::Escape => return Ok(false),
+                Key::Space => self.paused = !self.paused,
+                Key::S if self.paused => self.step()?,
+                Key::R => self.load(self.choice)?,
+                Key::F => self.frame_scene(),
+                Key::K => self.layers.contacts = !self.layers.contacts,
+                Key::G => self.layers.graph_colors = !self.layers.graph_colors,
+                Key::A => self.layers.aabbs = !self.layers.aabbs,
+                Key::C => self.spawn(Shape::circle(0.5))?,
+                Key::B => self.spawn(Shape::rect(0.5, 0.5))?,
+                _ => {}
+            }
+        }
+        Ok(true)
+    }
+
+    fn spawn(&mut self, shape: Shape) -> Result<(), String> {
+        if let Some(p) = self.cursor {
+            self.world
+                .add_body(BodyDef::dynamic().position(p), ShapeDef::new(shape))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Dragging, panning and zooming.
+    fn mouse(&mut self, window: &Window) {
+        let pixel = window.get_mouse_pos(MouseMode::Discard);
+        self.cursor = pixel.map(|(x, y)| self.camera.to_world(x, y));
+
+        if window.get_mouse_down(MouseButton::Left) {
+            if self.drag.is_none() {
+                if let Some(point) = self.cursor {
+                    let mut picker = Picker { point, hit: None };
+                    self.world
+                        .debug_draw(&mut picker, &DebugDrawOptions::default());
+                    self.drag = picker.hit.and_then(|body| {
+                        let xf = self.world.transform(body).ok()?;
+                        Some(Drag {
+                            body,
+                            anchor: xf.inv_apply(point),
+                        })
+                    });
+                }
+            }
+        } else {
+            self.drag = None;
+        }
+
+        match (window.get_mouse_down(MouseButton::Right), pixel) {
+            (true, Some((x, y))) => {
+                if let Some((x0, y0)) = self.pan_from {
+                    self.camera.center.x -= (x - x0) / self.camera.scale;
+                    self.camera.center.y += (y - y0) / self.camera.scale;
+                }
+                self.pan_from = Some((x, y));
+            }
+            _ => self.pan_from = None,
+        }
+
+        if let (Some((_, wheel)), Some((x, y))) = (window.get_scroll_wheel(), pixel) {
+            // Zoom about the cursor: the world point under it stays under it.
+            let before = self.camera.to_world(x, y);
+            self.camera.scale *= 1.1f32.powf(wheel.signum());
+            let after = self.camera.to_world(x, y);
+            self.camera.center += before - after;
+        }
+    }
+
+    fn status(&self) -> [String; STATUS_LINES] {
+        let p = &self.profile;
+        let on = |b: bool| if b { "on" } else { "off" };
+        [
+            format!(
+                "[{}] {}  bodies {}  contacts {}  colors {}  step {}{}",
+                match self.choice {
+                    Choice::Standard(s) => Scene::ALL.iter().position(|&x| x == s).unwrap_or(0) + 1,
+                    Choice::Playground => 6,
+                },
+                self.choice.name(),
+                self.world.body_count(),
+                self.world.contact_count(),
+                self.world.color_count(),
+                self.steps,
+                if self.paused { "  PAUSED" } else { "" },
+            ),
+            format!(
+                "ms/step {:.2}  broad {:.2}  narrow {:.2}  coloring {:.2}  solve {:.2}  finalize {:.2}",
+                self.step_ms, p.broad_phase, p.narrow_phase, p.coloring, p.solve, p.finalize
+            ),
+            format!(
+                "overlays: K contacts {}  G colors {}  A aabbs {}",
+                on(self.layers.contacts),
+                on(self.layers.graph_colors),
+                on(self.layers.aabbs)
+            ),
+            "1-5 scenes 6 playground  space pause  S step  R reset  C/B spawn  F frame  \
+             left drag  right pan  wheel zoom  esc quit"
+                .to_string(),
+        ]
+    }
+}
+
+/// Every key press since the last frame. Polling key states once a frame would miss a press
+/// released within one slow frame (a large scene can take 100 ms a frame), so the window
+/// reports each press to this queue as it happens.
+#[derive(Clone, Default)]
+struct KeyPresses(Rc<RefCell<Vec<Key>>>);
+
+impl InputCallback for KeyPresses {
+    fn add_char(&mut self, _: u32) {}
+
+    fn set_key_state(&mut self, key: Key, down: bool) {
+        if down {
+            self.0.borrow_mut().push(key);
+        }
+    }
+}
+
+/// tiny-skia's premultiplied RGBA (opaque here) to minifb's 0RGB.
+fn to_buffer(pixmap: &Pixmap, buffer: &mut [u32]) {
+    for (out, p) in buffer.iter_mut().zip(pixmap.pixels()) {
+        *out = (p.red() as u32) << 16 | (p.green() as u32) << 8 | p.blue() as u32;
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut scene = 6;
+    let usage = format!("usage: viewer [--scene 1-6] {}", common::FLAGS);
+    let cli = Cli::new(usize::MAX).parse(&usage, |flag, value| {
+        if flag != "--scene" {
+            return Ok(false);
+        }
+        scene = common::number(flag, value)?;
+        Ok(true)
+    })?;
+    let choice = Choice::from_number(scene).ok_or(format!("--scene: expected 1-6, got {scene}"))?;
+    // `--steps` caps the frames shown, so a scripted check ends by itself.
+    let frames = cli.steps;
+
+    let mut window = Window::new("batch2d viewer", WIDTH, HEIGHT, WindowOptions::default())
+        .map_err(|e| format!("cannot open a window (is there an X11 display?): {e}"))?;
+    window.set_target_fps(60);
+    let presses = KeyPresses::default();
+    window.set_input_callback(Box::new(presses.clone()));
+
+    let mut viewer = Viewer::new(choice, cli.threads)?;
+    viewer.layers = cli.layers;
+    let mut pixmap = Pixmap::new(WIDTH as u32, HEIGHT as u32).ok_or("bad window size")?;
+    let mut buffer = vec![0u32; WIDTH * HEIGHT];
+    let mut frame = 0;
+    while window.is_open() && frame < frames {
+        if !viewer.keys(&presses)? {
+            break;
+        }
+        viewer.mouse(&window);
+        if !viewer.paused {
+            viewer.step()?;
+        }
+        render_into(
+            &mut pixmap,
+            &viewer.world,
+            &viewer.camera,
+            viewer.layers,
+            true,
+        );
+        to_buffer(&pixmap, &mut buffer);
+        let band = (STATUS_LINES * LINE + 8) * WIDTH;
+        buffer[..band].fill(PANEL);
+        for (i, line) in viewer.status().iter().enumerate() {
+            draw_text(&mut buffer, WIDTH, 8, 6 + i * LINE, line, TEXT);
+        }
+        window
+            .update_with_buffer(&buffer, WIDTH, HEIGHT)
+            .map_err(|e| e.to_string())?;
+        frame += 1;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    common::main(run)
+}

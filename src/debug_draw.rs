@@ -1,0 +1,150 @@
+//! Debug draw: the world walks its bodies and contacts and hands each one, in world
+//! coordinates, to a renderer of your choice through the [`DebugDraw`] callbacks.
+//!
+//! The core crate draws nothing itself and depends on no graphics library: a renderer (a PNG
+//! writer, a window, a test that records calls) implements the trait. Everything is visited in
+//! slot order (bodies) and in contact order (contacts, sorted by body slots), so the same
+//! world always produces the same sequence of calls.
+
+use crate::body::{BodyId, BodyKind};
+use crate::constraint_graph::GraphColor;
+use crate::math::{Aabb, Vec2};
+use crate::shape::{Shape, MAX_POLYGON_VERTICES};
+use crate::world::World;
+
+/// Which layers [`World::debug_draw`] visits. Start from `DebugDrawOptions::default()`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebugDrawOptions {
+    /// Call [`DebugDraw::draw_circle`] and [`DebugDraw::draw_polygon`] for every body.
+    /// Default true.
+    pub shapes: bool,
+    /// Call [`DebugDraw::draw_aabb`] with every body's broadphase box. Default false.
+    pub aabbs: bool,
+    /// Call [`DebugDraw::draw_contact`] for every point of every touching contact of the last
+    /// step, with its normal and graph color. Default false.
+    pub contacts: bool,
+}
+
+impl Default for DebugDrawOptions {
+    fn default() -> Self {
+        DebugDrawOptions {
+            shapes: true,
+            aabbs: false,
+            contacts: false,
+        }
+    }
+}
+
+/// Who a drawn shape belongs to, so a renderer can colour by kind or pick out one body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DebugBody {
+    /// The body's handle; [`BodyId::slot`] gives its creation-order index among live slots.
+    pub id: BodyId,
+    /// Static, kinematic or dynamic.
+    pub kind: BodyKind,
+}
+
+/// One contact point of the last step, in world coordinates. Contacts are found at the start
+/// of a step, so the point and normal are where the bodies were then, before the solver moved
+/// them (by up to their velocity times the step).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebugContact {
+    /// The body with the lower slot.
+    pub body_a: BodyId,
+    /// The body with the higher slot.
+    pub body_b: BodyId,
+    /// Midway between the two surfaces.
+    pub point: Vec2,
+    /// Unit normal pointing from body A to body B.
+    pub normal: Vec2,
+    /// Gap between the surfaces along the normal; negative when they overlap.
+    pub separation: f32,
+    /// Accumulated normal impulse (N·s) the solver applied at this point in the last step.
+    pub normal_impulse: f32,
+    /// The color of the contact's constraint in the last step's graph coloring.
+    pub color: GraphColor,
+}
+
+/// Callbacks of a renderer. Only the shapes are required; the other layers default to
+/// drawing nothing, so a renderer that does not show them need not mention them.
+pub trait DebugDraw {
+    /// A solid disc. `axis` is the unit vector of the body's rotation (its local x axis in the
+    /// world): drawing the radius `center -> center + radius * axis` shows a rolling circle turn.
+    fn draw_circle(&mut self, body: DebugBody, center: Vec2, radius: f32, axis: Vec2);
+
+    /// A solid convex polygon: `vertices` in world coordinates, counter-clockwise, grown by the
+    /// rounding `radius` (0 for sharp corners).
+    fn draw_polygon(&mut self, body: DebugBody, vertices: &[Vec2], radius: f32);
+
+    /// The body's broadphase box of the last step: its shape's box at the start of the step,
+    /// grown by the speculative distance and swept along the step's motion (for a body added
+    /// since, the tight box of its shape).
+    fn draw_aabb(&mut self, _body: DebugBody, _aabb: Aabb) {}
+
+    /// One contact point.
+    fn draw_contact(&mut self, _contact: &DebugContact) {}
+}
+
+impl World {
+    /// Calls `draw` for the layers `options` selects: every body's shape and box in slot order,
+    /// then every contact point of the last step in contact order. Reads the world only.
+    pub fn debug_draw(&self, draw: &mut impl DebugDraw, options: &DebugDrawOptions) {
+        let bodies = &self.bodies;
+        for id in bodies.ids() {
+            let slot = id.slot() as usize;
+            let body = DebugBody {
+                id,
+                kind: bodies.body_kind(slot),
+            };
+            if options.shapes {
+                draw_shape(draw, body, &bodies.shape[slot], bodies.transform(slot));
+            }
+            if options.aabbs {
+                draw.draw_aabb(body, bodies.aabb[slot]);
+            }
+        }
+        if options.contacts {
+            self.draw_contacts(draw);
+        }
+    }
+
+    fn draw_contacts(&self, draw: &mut impl DebugDraw) {
+        let contacts = &self.contacts.contacts;
+        let colors = self.graph.contact_colors(contacts.len());
+        for (i, c) in contacts.iter().enumerate() {
+            let m = &c.manifold;
+            for p in &m.points[..m.point_count] {
+                draw.draw_contact(&DebugContact {
+                    body_a: self.bodies.id(c.a as usize),
+                    body_b: self.bodies.id(c.b as usize),
+                    point: p.point,
+                    normal: m.normal,
+                    separation: p.separation,
+                    normal_impulse: p.normal_impulse,
+                    color: colors.as_ref().map_or(GraphColor::Unknown, |k| k[i]),
+                });
+            }
+        }
+    }
+}
+
+fn draw_shape(
+    draw: &mut impl DebugDraw,
+    body: DebugBody,
+    shape: &Shape,
+    xf: crate::math::Transform,
+) {
+    match shape {
+        Shape::Circle(c) => {
+            let axis = Vec2::new(xf.q.c, xf.q.s);
+            draw.draw_circle(body, xf.apply(c.center), c.radius, axis);
+        }
+        Shape::Polygon(p) => {
+            let mut world = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+            for (w, &v) in world.iter_mut().zip(&p.vertices[..p.count]) {
+                *w = xf.apply(v);
+            }
+            draw.draw_polygon(body, &world[..p.count], p.radius);
+        }
+    }
+}
