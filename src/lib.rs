@@ -25,6 +25,8 @@ mod body;
 pub mod broad_phase;
 mod constraint_graph;
 mod contact;
+mod continuous;
+pub mod distance;
 mod error;
 pub mod manifold;
 pub mod math;
@@ -38,6 +40,9 @@ mod world;
 pub use batch2d_kernels::instruction_set;
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
 pub use constraint_graph::COLOR_COUNT;
+pub use distance::{
+    distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
+};
 pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;

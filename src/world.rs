@@ -134,14 +134,14 @@ impl WorldSettings {
 
 /// A physics world.
 pub struct World {
-    settings: WorldSettings,
+    pub(crate) settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
-    bodies: BodyStore,
+    pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
     contacts: ContactSet,
     graph: ConstraintGraph,
-    solver: Solver,
+    pub(crate) solver: Solver,
     profile: Profile,
 }
 
@@ -264,6 +264,7 @@ impl World {
         {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
+            self.solve_continuous();
         }
         let finalize = clock.lap();
 
