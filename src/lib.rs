@@ -31,6 +31,9 @@ mod error;
 pub mod manifold;
 pub mod math;
 mod profile;
+mod query;
+mod query_grid;
+mod ray;
 pub mod scenes;
 mod schedule;
 pub mod shape;
@@ -46,5 +49,6 @@ pub use distance::{
 pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
+pub use query::{QueryFilter, RayHit, ShapeHit};
 pub use shape::{MassData, Shape};
 pub use world::{Backend, MixRule, World, WorldSettings};
