@@ -263,6 +263,9 @@ pub(crate) struct BodyStore {
     pub reach: Vec<f32>,
     /// `BodyDef::bullet`.
     pub bullet: Vec<bool>,
+    /// Narrowest width of the shape: continuous collision sweeps bodies that move more
+    /// than half of it in a step.
+    pub min_extent: Vec<f32>,
     free: Vec<u32>,
     count: usize,
 }
@@ -291,6 +294,7 @@ impl BodyStore {
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
+            min_extent: Vec::new(),
             free: Vec::new(),
             count: 0,
         }
@@ -395,6 +399,7 @@ impl BodyStore {
         self.aabb[slot] = shape.shape.aabb(self.transform(slot));
         self.reach[slot] = shape.shape.reach_from(mass.center);
         self.bullet[slot] = def.bullet;
+        self.min_extent[slot] = crate::continuous::smallest_extent(&shape.shape);
         self.count += 1;
         Ok(self.id(slot))
     }
@@ -420,6 +425,7 @@ impl BodyStore {
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
+        self.min_extent.push(0.0);
     }
 
     /// Frees the slot of a live body; its handle becomes stale.

@@ -84,12 +84,8 @@ impl World {
         let b = &self.bodies;
         let reach = b.reach[slot];
         let path = Aabb::new(sweep.c0.min(sweep.c1), sweep.c0.max(sweep.c1)).fattened(reach);
-        let shape = &b.shape[slot];
-        let proxy = Proxy::new(shape);
-        let core = Proxy::circle(
-            b.local_center[slot],
-            CORE_PER_EXTENT * smallest_extent(shape),
-        );
+        let proxy = Proxy::new(&b.shape[slot]);
+        let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
         let tolerance = TOLERANCE_PER_SLOP * slop;
         let mut earliest: Option<f32> = None;
         for &(s, ref aabb) in statics {
@@ -130,7 +126,7 @@ fn fast_sweep(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Opti
     if moved <= slop {
         return None;
     }
-    if !b.bullet[slot] && moved <= MOTION_PER_EXTENT * smallest_extent(&b.shape[slot]) {
+    if !b.bullet[slot] && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
         return None;
     }
     let center = b.center[slot];
@@ -150,7 +146,7 @@ fn fast_sweep(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Opti
 /// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
 /// the narrowest of its widths across its edge normals (where the minimum width of a convex
 /// polygon is always found), plus the rounding on both sides.
-fn smallest_extent(shape: &Shape) -> f32 {
+pub(crate) fn smallest_extent(shape: &Shape) -> f32 {
     match shape {
         Shape::Circle(c) => 2.0 * c.radius,
         Shape::Polygon(p) => {
