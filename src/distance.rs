@@ -145,6 +145,7 @@ pub enum ToiState {
 /// The result of [`time_of_impact`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ToiOutput {
+    /// How the search ended.
     pub state: ToiState,
     /// The fraction reached: the hit for `Hit`, the maximum fraction for `Separated`, 0 for
     /// `Overlapping`.

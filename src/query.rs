@@ -65,6 +65,7 @@ impl QueryFilter {
 /// Where a ray enters a body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit {
+    /// The body hit.
     pub body: BodyId,
     /// World entry point `origin + fraction * translation`.
     pub point: Vec2,
@@ -77,6 +78,7 @@ pub struct RayHit {
 /// Where a cast shape meets a body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShapeHit {
+    /// The body hit.
     pub body: BodyId,
     /// Point of the body's surface nearest the cast shape at `fraction` (its deepest point
     /// inside the cast shape when they overlap from the start).
