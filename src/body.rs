@@ -58,6 +58,9 @@ pub struct BodyDef {
     pub angular_damping: f32,
     /// Never rotates (infinite rotational inertia). Default false.
     pub fixed_rotation: bool,
+    /// Continuous collision against static bodies on every step, however slowly the body
+    /// moves (fast bodies get it anyway, see `continuous.rs`). Default false.
+    pub bullet: bool,
 }
 
 impl BodyDef {
@@ -72,6 +75,7 @@ impl BodyDef {
             linear_damping: 0.0,
             angular_damping: 0.0,
             fixed_rotation: false,
+            bullet: false,
         }
     }
 
@@ -127,6 +131,12 @@ impl BodyDef {
 
     pub fn fixed_rotation(mut self, fixed: bool) -> BodyDef {
         self.fixed_rotation = fixed;
+        self
+    }
+
+    /// Marks a fast body (a projectile) for continuous collision on every step.
+    pub fn bullet(mut self, bullet: bool) -> BodyDef {
+        self.bullet = bullet;
         self
     }
 
@@ -251,6 +261,11 @@ pub(crate) struct BodyStore {
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
     pub reach: Vec<f32>,
+    /// `BodyDef::bullet`.
+    pub bullet: Vec<bool>,
+    /// Narrowest width of the shape: continuous collision sweeps bodies that move more
+    /// than half of it in a step.
+    pub min_extent: Vec<f32>,
     free: Vec<u32>,
     count: usize,
 }
@@ -278,6 +293,8 @@ impl BodyStore {
             mask: Vec::new(),
             aabb: Vec::new(),
             reach: Vec::new(),
+            bullet: Vec::new(),
+            min_extent: Vec::new(),
             free: Vec::new(),
             count: 0,
         }
@@ -381,6 +398,8 @@ impl BodyStore {
         self.mask[slot] = shape.mask;
         self.aabb[slot] = shape.shape.aabb(self.transform(slot));
         self.reach[slot] = shape.shape.reach_from(mass.center);
+        self.bullet[slot] = def.bullet;
+        self.min_extent[slot] = crate::continuous::smallest_extent(&shape.shape);
         self.count += 1;
         Ok(self.id(slot))
     }
@@ -405,6 +424,8 @@ impl BodyStore {
         self.mask.push(0);
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
+        self.bullet.push(false);
+        self.min_extent.push(0.0);
     }
 
     /// Frees the slot of a live body; its handle becomes stale.

@@ -18,6 +18,7 @@ pub const COLOR_COUNT: usize = 24;
 /// One bit per color.
 const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
 const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
+
 /// Where the coloring of the last step put a contact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GraphColor {

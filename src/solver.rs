@@ -266,6 +266,12 @@ impl Solver {
             });
     }
 
+    /// Per slot, the motion of the last step (valid after [`Solver::step`]): `dp` and `dq`
+    /// are the translation and rotation from the pose the step began with.
+    pub fn motions(&self) -> &[BodyState] {
+        &self.states
+    }
+
     fn load_states(&mut self, bodies: &BodyStore) {
         self.states.clear();
         self.states.extend(

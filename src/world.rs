@@ -7,9 +7,12 @@ use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::error::{check_finite, Error};
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
+use crate::query::new_query_grid;
+use crate::query_grid::QueryGrid;
 use crate::shape::Shape;
 use crate::solver::{Solver, StepInput};
 use rayon::prelude::*;
+use std::sync::RwLock;
 
 /// Which kernels solve the contacts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -134,15 +137,17 @@ impl WorldSettings {
 
 /// A physics world.
 pub struct World {
-    settings: WorldSettings,
+    pub(crate) settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
     pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
     pub(crate) contacts: ContactSet,
     pub(crate) graph: ConstraintGraph,
-    solver: Solver,
+    pub(crate) solver: Solver,
     profile: Profile,
+    /// Where queries look for bodies; see `query.rs`.
+    pub(crate) query_grid: RwLock<QueryGrid>,
 }
 
 impl World {
@@ -165,6 +170,7 @@ impl World {
             graph: ConstraintGraph::default(),
             solver: Solver::default(),
             profile: Profile::default(),
+            query_grid: new_query_grid(),
         }
     }
 
@@ -183,6 +189,7 @@ impl World {
     pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
         def.validate()?;
         shape.validate()?;
+        self.invalidate_queries();
         self.bodies.insert(&def, &shape)
     }
 
@@ -191,6 +198,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
+        self.invalidate_queries();
         Ok(())
     }
 
@@ -215,6 +223,7 @@ impl World {
     /// The pipeline of one step.
     fn run_step(&mut self, dt: f32) {
         zone!("step");
+        self.invalidate_queries();
         let mut clock = Stopwatch::start();
         let speculative_distance = 4.0 * self.settings.linear_slop;
 
@@ -264,6 +273,7 @@ impl World {
         {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
+            self.solve_continuous();
         }
         let finalize = clock.lap();
 

@@ -1,0 +1,163 @@
+//! Continuous collision: fast bodies must not pass through static geometry within one step.
+//!
+//! Speculative contacts already reach as far as a pair can close in one step, judged from the
+//! velocities at the start of the step (see `contact.rs`); a body whose motion changes during
+//! the step (a bounce, a turn, gravity over a long step) can still end it beyond a thin wall.
+//! So after the solver, each body that moved far for its size this step (or is a bullet) is
+//! swept from its pose at the start of the step to its new pose against the static bodies
+//! near its path, and moved back to the earliest time of impact, just short of contact. Its
+//! velocity is kept: the next step's speculative contact then stops it at the surface.
+//!
+//! Each body is handled on its own and the results are written per body, in slot order, so the
+//! outcome does not depend on the thread count.
+
+use crate::broad_phase::ProxyKind;
+use crate::distance::{advance, Proxy, Sweep, ToiState};
+use crate::math::{Aabb, Rot, Transform, Vec2};
+use crate::shape::Shape;
+use crate::world::World;
+use batch2d_kernels::BodyState;
+use rayon::prelude::*;
+
+/// A body is swept when it moved more than this fraction of its smallest extent in one step:
+/// half its thickness is as far as it can go before a contact normal may flip and push it
+/// through instead of back.
+const MOTION_PER_EXTENT: f32 = 0.5;
+
+/// Radius of the core disc swept for bodies that start in contact, as a fraction of the
+/// body's smallest extent (see `earliest_impact`).
+const CORE_PER_EXTENT: f32 = 0.25;
+
+/// Width of the gap band, as a fraction of the linear slop above the target gap, in which the
+/// time of impact is accepted.
+const TOLERANCE_PER_SLOP: f32 = 0.25;
+
+impl World {
+    /// Moves every fast (or bullet) dynamic body back to its earliest time of impact against
+    /// static bodies over the step just solved. Call after the solver has written the poses.
+    pub(crate) fn solve_continuous(&mut self) {
+        let slop = self.settings.linear_slop;
+        let bodies = &self.bodies;
+        let motions = self.solver.motions();
+        let sweeps: Vec<(usize, Sweep)> = (0..bodies.slots())
+            .into_par_iter()
+            .with_min_len(1024)
+            .filter_map(|s| fast_sweep(self, s, &motions[s], slop).map(|sweep| (s, sweep)))
+            .collect();
+        if sweeps.is_empty() {
+            return;
+        }
+        let statics: Vec<(usize, Aabb)> = (0..bodies.slots())
+            .filter(|&s| bodies.kind[s] == ProxyKind::Static)
+            .map(|s| (s, bodies.shape[s].aabb(bodies.transform(s))))
+            .collect();
+        let rewinds: Vec<(usize, Transform)> = sweeps
+            .par_iter()
+            .filter_map(|&(s, sweep)| {
+                let t = self.earliest_impact(s, &sweep, &statics, slop)?;
+                Some((s, sweep.transform_at(t)))
+            })
+            .collect();
+        for (s, xf) in rewinds {
+            let b = &mut self.bodies;
+            b.center[s] = xf.apply(b.local_center[s]);
+            b.rotation[s] = xf.q;
+        }
+    }
+
+    /// The earliest fraction of `sweep` at which body `slot` comes within `slop` of a static
+    /// body it collides with, if before the end of the step.
+    ///
+    /// A static the body already touches at the start gives fraction 0: rewinding to it would
+    /// stop a body sliding along a wall dead, so the contact solver is trusted with it. That
+    /// trust fails when the contact's estimate of its gap is wrong (a body spinning by a large
+    /// angle per substep carries its contact anchors around with it), so the body's core, a
+    /// disc of a quarter of its smallest extent about its centre of mass, is swept as well:
+    /// the body may sink into the wall, but its centre never crosses it.
+    fn earliest_impact(
+        &self,
+        slot: usize,
+        sweep: &Sweep,
+        statics: &[(usize, Aabb)],
+        slop: f32,
+    ) -> Option<f32> {
+        let b = &self.bodies;
+        let reach = b.reach[slot];
+        let path = Aabb::new(sweep.c0.min(sweep.c1), sweep.c0.max(sweep.c1)).fattened(reach);
+        let proxy = Proxy::new(&b.shape[slot]);
+        let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
+        let tolerance = TOLERANCE_PER_SLOP * slop;
+        let mut earliest: Option<f32> = None;
+        for &(s, ref aabb) in statics {
+            let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
+            if filtered || !aabb.overlaps(&path) {
+                continue;
+            }
+            let fixed = Sweep::fixed(b.transform(s));
+            let other = Proxy::new(&b.shape[s]);
+            let mut toi = advance(&proxy, sweep, &other, &fixed, 1.0, slop, tolerance);
+            if toi.fraction == 0.0 {
+                toi = advance(&core, sweep, &other, &fixed, 1.0, slop, tolerance);
+            }
+            let impact = matches!(toi.state, ToiState::Hit | ToiState::Unconverged);
+            if impact && toi.fraction > 0.0 && earliest.is_none_or(|t| toi.fraction < t) {
+                earliest = Some(toi.fraction);
+            }
+        }
+        earliest
+    }
+}
+
+/// The sweep of body `slot` over the last step if it is dynamic and either a bullet or moved
+/// more than [`MOTION_PER_EXTENT`] of its smallest extent (and more than the slop).
+fn fast_sweep(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Option<Sweep> {
+    let b = &world.bodies;
+    if b.kind[slot] != ProxyKind::Dynamic {
+        return None;
+    }
+    let dp = Vec2::new(motion.dp[0], motion.dp[1]);
+    let dq = Rot {
+        c: motion.dq[0],
+        s: motion.dq[1],
+    };
+    // The chord of the turn times the reach is how far the turn moved the farthest point.
+    let chord = Vec2::new(1.0 - dq.c, dq.s).length();
+    let moved = dp.length() + chord * b.reach[slot];
+    if moved <= slop {
+        return None;
+    }
+    if !b.bullet[slot] && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
+        return None;
+    }
+    let center = b.center[slot];
+    let q1 = b.rotation[slot];
+    // The pose the step began with, recovered from the motion the solver accumulated.
+    let q0 = Rot { c: dq.c, s: -dq.s }.compose(q1);
+    let a0 = q0.angle();
+    Some(Sweep {
+        local_center: b.local_center[slot],
+        c0: center - dp,
+        c1: center,
+        a0,
+        a1: a0 + dq.angle(),
+    })
+}
+
+/// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
+/// the narrowest of its widths across its edge normals (where the minimum width of a convex
+/// polygon is always found), plus the rounding on both sides.
+pub(crate) fn smallest_extent(shape: &Shape) -> f32 {
+    match shape {
+        Shape::Circle(c) => 2.0 * c.radius,
+        Shape::Polygon(p) => {
+            let vertices = &p.vertices[..p.count];
+            let width = |i: usize| {
+                vertices
+                    .iter()
+                    .map(|&v| p.normals[i].dot(vertices[i] - v))
+                    .fold(0.0, f32::max)
+            };
+            (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
+        }
+    }
+}

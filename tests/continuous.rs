@@ -1,0 +1,261 @@
+//! Continuous collision: fast bodies never pass through a thin fixed wall, end up outside it,
+//! and do so identically on every thread count and backend.
+
+use batch2d::{
+    distance, Backend, BodyDef, BodyId, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
+};
+
+const DT: f32 = 1.0 / 60.0;
+/// The wall: 0.1 m thick, centred on x = 0, tall enough that nothing slides off its end
+/// within a test.
+const WALL_HALF_WIDTH: f32 = 0.05;
+const WALL_HALF_HEIGHT: f32 = 200.0;
+
+/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
+struct Rng(u32);
+
+impl Rng {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next_f32()
+    }
+}
+
+fn wall_world(settings: WorldSettings) -> World {
+    let mut world = World::new(settings);
+    world
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT)),
+        )
+        .unwrap();
+    world
+}
+
+/// A projectile launched at the wall from the left: it aims at a random height on the wall's
+/// face from a random angle of approach (up to `max_angle` from the wall's normal), starting a random fraction of a step further back so
+/// that impacts fall at every phase of a step.
+fn launch(
+    world: &mut World,
+    rng: &mut Rng,
+    shape: Shape,
+    speed: f32,
+    spin: f32,
+    bullet: bool,
+    max_angle: f32,
+) -> BodyId {
+    let angle = rng.range(-max_angle, max_angle);
+    let dir = Vec2::new(angle.cos(), angle.sin());
+    let aim = Vec2::new(-WALL_HALF_WIDTH, rng.range(-2.0, 2.0));
+    let back = 1.0 + speed * DT * rng.range(0.0, 3.0);
+    world
+        .add_body(
+            BodyDef::dynamic()
+                .position(aim - dir * back)
+                .angle(rng.range(-3.0, 3.0))
+                .linear_velocity(dir * speed)
+                .angular_velocity(spin)
+                .bullet(bullet),
+            ShapeDef::new(shape),
+        )
+        .unwrap()
+}
+
+/// Steps `world` and checks after every step that `body` is still left of the wall and not
+/// sunk into it by more than `sink`.
+fn assert_never_passes(world: &mut World, body: BodyId, steps: usize, sink: f32, what: &str) {
+    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT);
+    for step in 0..steps {
+        world.step(DT).unwrap();
+        let p = world.position(body).unwrap();
+        assert!(
+            p.x < 0.0,
+            "{what}: centre {p:?} past the wall at step {step}"
+        );
+        let shape = world.shape(body).unwrap().clone();
+        let xf = world.transform(body).unwrap();
+        let depth = batch2d::penetration(&shape, xf, &wall, Transform::IDENTITY)
+            .unwrap()
+            .map_or(0.0, |p| p.depth);
+        assert!(
+            depth <= sink,
+            "{what}: sunk {depth} m into the wall at step {step}"
+        );
+    }
+}
+
+#[test]
+fn a_fast_circle_never_passes_through_a_thin_wall() {
+    let mut rng = Rng(2024);
+    for i in 0..200 {
+        let mut world = wall_world(WorldSettings::default());
+        let ball = launch(
+            &mut world,
+            &mut rng,
+            Shape::circle(0.05),
+            300.0,
+            0.0,
+            false,
+            1.3,
+        );
+        assert_never_passes(&mut world, ball, 8, 0.05, &format!("circle {i}"));
+    }
+}
+
+#[test]
+fn a_fast_spinning_box_never_passes_through_a_thin_wall() {
+    let mut rng = Rng(77);
+    for i in 0..200 {
+        let mut world = wall_world(WorldSettings::default());
+        let spin = rng.range(-60.0, 60.0);
+        let crate_ = launch(
+            &mut world,
+            &mut rng,
+            Shape::rect(0.1, 0.1),
+            200.0,
+            spin,
+            false,
+            1.3,
+        );
+        assert_never_passes(&mut world, crate_, 8, 0.1, &format!("box {i}"));
+    }
+}
+
+/// How deep `shape` at `xf` is inside the wall.
+fn wall_depth(shape: &Shape, xf: Transform) -> f32 {
+    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT);
+    batch2d::penetration(shape, xf, &wall, Transform::IDENTITY)
+        .unwrap()
+        .map_or(0.0, |p| p.depth)
+}
+
+fn zero_gravity() -> WorldSettings {
+    WorldSettings {
+        gravity: Vec2::ZERO,
+        ..WorldSettings::default()
+    }
+}
+
+#[test]
+fn a_head_on_body_stops_at_the_wall_surface() {
+    let mut rng = Rng(3);
+    for i in 0..40 {
+        let mut world = wall_world(zero_gravity());
+        let shape = if i % 2 == 0 {
+            Shape::circle(0.05)
+        } else {
+            Shape::rect(0.1, 0.1)
+        };
+        let start = Vec2::new(
+            -1.0 - 300.0 * DT * rng.range(0.0, 2.0),
+            rng.range(-2.0, 2.0),
+        );
+        let body = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(start)
+                    .linear_velocity(Vec2::new(300.0, 0.0)),
+                ShapeDef::new(shape.clone()),
+            )
+            .unwrap();
+        for _ in 0..4 {
+            world.step(DT).unwrap();
+        }
+        // Resting on the face: within the solver's tolerance of it (a few slops), stopped.
+        let xf = world.transform(body).unwrap();
+        let gap = distance(
+            &shape,
+            xf,
+            &Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT),
+            Transform::IDENTITY,
+        )
+        .unwrap()
+        .distance;
+        assert!(
+            wall_depth(&shape, xf) <= 0.01,
+            "body {i} sunk into the wall"
+        );
+        assert!(gap <= 0.02, "body {i} stopped {gap} m short of the wall");
+        assert!(world.linear_velocity(body).unwrap().x.abs() < 0.5);
+    }
+}
+
+#[test]
+fn a_body_stopped_at_the_wall_is_free_to_leave_it() {
+    let mut rng = Rng(5);
+    for i in 0..50 {
+        let mut world = wall_world(zero_gravity());
+        let shape = if i % 2 == 0 {
+            Shape::circle(0.05)
+        } else {
+            Shape::rect(0.1, 0.1)
+        };
+        let body = launch(&mut world, &mut rng, shape.clone(), 300.0, 0.0, true, 1.3);
+        for _ in 0..6 {
+            world.step(DT).unwrap();
+        }
+        // Oblique hits make bodies roll or tumble along the wall, and fast spin lets the
+        // contact solver sink them a little; continuous collision keeps the centre out.
+        let depth = wall_depth(&shape, world.transform(body).unwrap());
+        assert!(depth <= 0.05, "body {i} sunk {depth} m into the wall");
+        // Pulled away, it leaves at the speed it is given and ends clear of the wall:
+        // nothing holds it inside.
+        world
+            .set_linear_velocity(body, Vec2::new(-2.0, 0.0))
+            .unwrap();
+        world.set_angular_velocity(body, 0.0).unwrap();
+        let x0 = world.position(body).unwrap().x;
+        for _ in 0..30 {
+            world.step(DT).unwrap();
+        }
+        let moved = x0 - world.position(body).unwrap().x;
+        assert!(
+            (moved - 1.0).abs() < 0.01,
+            "body {i} moved {moved} m, not 1 m"
+        );
+        assert_eq!(wall_depth(&shape, world.transform(body).unwrap()), 0.0);
+    }
+}
+
+#[test]
+fn continuous_collision_is_identical_across_threads_and_backends() {
+    let run = |threads: usize, backend: Backend| {
+        let mut world = wall_world(WorldSettings {
+            threads,
+            backend,
+            ..WorldSettings::default()
+        });
+        let mut rng = Rng(9);
+        let bodies: Vec<BodyId> = (0..300)
+            .map(|i| {
+                let shape = if i % 2 == 0 {
+                    Shape::circle(0.05)
+                } else {
+                    Shape::rect(0.1, 0.1)
+                };
+                let spin = rng.range(-40.0, 40.0);
+                launch(&mut world, &mut rng, shape, 250.0, spin, i % 3 == 0, 1.3)
+            })
+            .collect();
+        for _ in 0..20 {
+            world.step(DT).unwrap();
+        }
+        bodies
+            .iter()
+            .map(|&b| {
+                let p = world.position(b).unwrap();
+                let v = world.linear_velocity(b).unwrap();
+                [p.x, p.y, world.angle(b).unwrap(), v.x, v.y].map(f32::to_bits)
+            })
+            .collect::<Vec<_>>()
+    };
+    let reference = run(1, Backend::Simd);
+    assert_eq!(reference, run(2, Backend::Simd));
+    assert_eq!(reference, run(2, Backend::Scalar));
+}
