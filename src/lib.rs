@@ -33,6 +33,7 @@ pub mod scenes;
 mod schedule;
 pub mod shape;
 mod solver;
+mod stepper;
 mod world;
 
 pub use batch2d_kernels::instruction_set;
@@ -42,4 +43,5 @@ pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use shape::{MassData, Shape};
+pub use stepper::{FixedStepper, StepReport};
 pub use world::{Backend, MixRule, World, WorldSettings};
