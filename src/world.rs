@@ -4,6 +4,7 @@ use crate::body::{BodyDef, BodyId, BodyStore, ShapeDef};
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
+use crate::contact_events::ContactLog;
 use crate::error::{check_finite, Error};
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
@@ -140,6 +141,7 @@ pub struct World {
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
     pub(crate) contacts: ContactSet,
+    pub(crate) events: ContactLog,
     graph: ConstraintGraph,
     solver: Solver,
     profile: Profile,
@@ -162,6 +164,7 @@ impl World {
             broad_phase: BroadPhase::new(),
             pairs: Vec::new(),
             contacts: ContactSet::default(),
+            events: ContactLog::default(),
             graph: ConstraintGraph::default(),
             solver: Solver::default(),
             profile: Profile::default(),
@@ -189,6 +192,7 @@ impl World {
     /// Removes a body; its handle becomes invalid.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
+        self.events.body_removed(&self.bodies, slot as u32);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
         Ok(())
@@ -240,6 +244,10 @@ impl World {
         {
             zone!("narrow phase");
             self.contacts.update(&self.pairs, &self.bodies, &params);
+            let substep = dt / self.settings.substeps as f32;
+            let slop = self.settings.linear_slop;
+            let contacts = &self.contacts.contacts;
+            self.events.step_done(contacts, &self.bodies, substep, slop);
         }
         let narrow_phase = clock.lap();
 
