@@ -23,6 +23,7 @@
 
 mod body;
 pub mod broad_phase;
+mod chain;
 mod constraint_graph;
 mod contact;
 mod contact_events;
