@@ -10,8 +10,10 @@
 //! the step after the one in which the bodies met (or parted).
 //!
 //! Events cost one pass over this step's contacts to list the touching pairs, and one
-//! merge-join of that sorted list with last step's: small next to the narrowphase that made
-//! the manifolds.
+//! merge-join of that sorted list with last step's: about 0.1 ms a step for the 15000
+//! contacts of `large_pyramid` (under 2% of its step on 2 cores). Marking pairs as touching
+//! in the narrowphase instead, to skip the pass over the manifolds, measured no faster: the
+//! marks then have to be read for every candidate pair, several times as many as contacts.
 
 use crate::body::{BodyId, BodyStore};
 use crate::contact::Contact;
@@ -24,7 +26,9 @@ use std::cmp::Ordering;
 /// (`a.slot() < b.slot()`), as in [`World::contacts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TouchEvent {
+    /// The body in the lower slot.
     pub a: BodyId,
+    /// The body in the higher slot.
     pub b: BodyId,
 }
 
@@ -150,6 +154,7 @@ fn event(bodies: &BodyStore, a: u32, b: u32) -> TouchEvent {
 pub struct ContactData<'a> {
     /// The body in the lower slot.
     pub a: BodyId,
+    /// The body in the higher slot.
     pub b: BodyId,
     /// Normal, points and impulses. [`ManifoldPoint::normal_impulse`] and
     /// [`ManifoldPoint::tangent_impulse`] are the solver's accumulated impulses of the last
