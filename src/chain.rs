@@ -14,8 +14,9 @@ impl World {
     /// `def` must be static or kinematic (segments have no mass). The edges are separate
     /// shapes, with no ghost vertices to smooth the joints: a body near a joint also gets a
     /// speculative contact with the next edge's end, whose normal leans against the motion,
-    /// so a rolling ball hops by a few millimetres at each joint and a sliding box can catch
-    /// on it (as on a row of boxes).
+    /// so a ball rolling at 2 m/s over a flat chain lifts by about 1.5 mm and loses about 2%
+    /// of its speed at each joint, and a sliding box can catch on a joint (as on a row of
+    /// boxes). Chain shapes with ghost vertices would smooth this; they do not exist yet.
     ///
     /// `Err`, with nothing added, for fewer than 2 points, a dynamic `def`, bad `def` or
     /// material values, or an edge that is not a valid segment (non-finite, or shorter than
