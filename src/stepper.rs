@@ -152,11 +152,21 @@ impl FixedStepper {
         world.settings().validate()?;
 
         let dt = f64::from(self.dt);
-        self.accumulator += f64::from(frame_time);
-        let due = (self.accumulator / dt).floor();
-        let steps = due.min(f64::from(self.max_steps_per_frame));
-        let dropped = (due - steps) * dt;
-        self.accumulator -= dropped;
+        let total = self.accumulator + f64::from(frame_time);
+        let due = (total / dt).floor();
+        let max_steps = f64::from(self.max_steps_per_frame);
+        let (steps, dropped) = if due > max_steps {
+            // Keep what the allowed steps need plus what all due steps would leave (below one
+            // step; clamped because for a total far beyond any real backlog, hours or
+            // f32::MAX, the subtraction keeps no digits), and drop the rest.
+            let leftover = (total - due * dt).clamp(0.0, dt);
+            let kept = max_steps * dt + leftover;
+            self.accumulator = kept;
+            (max_steps, total - kept)
+        } else {
+            self.accumulator = total;
+            (due, 0.0)
+        };
 
         let steps = steps as u32;
         for i in 0..steps {

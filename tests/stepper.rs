@@ -110,6 +110,13 @@ fn a_huge_frame_runs_only_the_clamped_steps() {
     // The next ordinary frame is not owed any of the backlog.
     let next = stepper.advance(&mut world, DT).unwrap();
     assert!(next.steps <= 2 && next.dropped == 0.0);
+    // The largest finite frame time too (f64 keeps no digits below a step there).
+    let report = stepper.advance(&mut world, f32::MAX).unwrap();
+    assert_eq!(report.steps, 5);
+    assert!((0.0..1.0).contains(&report.alpha));
+    assert!(stepper.accumulator() < f64::from(DT));
+    let next = stepper.advance(&mut world, 0.0).unwrap();
+    assert!(next.steps == 0 && next.dropped == 0.0);
 }
 
 #[test]
