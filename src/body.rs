@@ -347,6 +347,11 @@ impl BodyStore {
             BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0),
             BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0),
             BodyKind::Dynamic => {
+                if shape.shape.is_segment() {
+                    return Err(Error::InvalidShape(
+                        "a segment has no area: only static and kinematic bodies may use it".into(),
+                    ));
+                }
                 if !(mass.mass > 0.0 && mass.mass.is_finite()) {
                     return Err(Error::InvalidParameter(format!(
                         "a dynamic body needs a positive finite mass, got {} (density {})",

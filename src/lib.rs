@@ -23,8 +23,10 @@
 
 mod body;
 pub mod broad_phase;
+mod chain;
 mod constraint_graph;
 mod contact;
+mod contact_events;
 mod continuous;
 mod debug_draw;
 pub mod distance;
@@ -39,11 +41,13 @@ pub mod scenes;
 mod schedule;
 pub mod shape;
 mod solver;
+mod stepper;
 mod world;
 
 pub use batch2d_kernels::instruction_set;
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
 pub use constraint_graph::{GraphColor, COLOR_COUNT};
+pub use contact_events::{ContactData, ContactEvents, TouchEvent};
 pub use debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions};
 pub use distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
@@ -53,4 +57,5 @@ pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};
 pub use shape::{MassData, Shape};
+pub use stepper::{FixedStepper, StepReport};
 pub use world::{Backend, MixRule, World, WorldSettings};

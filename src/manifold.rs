@@ -252,6 +252,9 @@ fn polygon_circle(
 ) -> LocalManifold {
     let center = xf.apply(circle.center);
     let radius = poly.radius + circle.radius;
+    if poly.count == 2 {
+        return segment_circle(poly, center, radius, circle.radius, speculative_distance);
+    }
     let (face, face_separation) = deepest_face(poly, center);
     // Every face separation is a lower bound of the distance, so this test is safe.
     if face_separation - radius > speculative_distance {
@@ -270,6 +273,42 @@ fn polygon_circle(
         separation,
         feature.id,
     )
+}
+
+/// A capsule or segment `poly` against a circle of radius `circle_radius` centred at `center`
+/// (both radii sum to `radius`). A segment has no inside, so a centre beyond an end is closest
+/// to that end even when it lies on the segment's line, where both face planes pass through it.
+fn segment_circle(
+    poly: &Polygon,
+    center: Vec2,
+    radius: f32,
+    circle_radius: f32,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let (v1, v2) = (poly.vertices[0], poly.vertices[1]);
+    let along = (center - v1).dot(v2 - v1);
+    let (closest, vertex) = if along <= 0.0 {
+        (v1, Some(0))
+    } else if along >= (v2 - v1).length_squared() {
+        (v2, Some(1))
+    } else {
+        (closest_on_segment(center, v1, v2), None)
+    };
+    let delta = center - closest;
+    let separation = delta.length() - radius;
+    if separation > speculative_distance {
+        return LocalManifold::default();
+    }
+    // The side the centre is on names the face (the centre on the core: face 0's side).
+    let face = usize::from(poly.normals[0].dot(delta) < 0.0);
+    let normal = delta.normalized().unwrap_or(poly.normals[face]);
+    let id = match vertex {
+        Some(index) => feature_id(index, 0) | ID_VERTEX,
+        None => feature_id(face, 0),
+    };
+    let on_poly = closest + normal * poly.radius;
+    let on_circle = center - normal * circle_radius;
+    LocalManifold::single(normal, midpoint(on_poly, on_circle), separation, id)
 }
 
 /// The face whose plane `p` is furthest in front of, and that signed distance.
@@ -522,17 +561,16 @@ fn face_contact(
 
     // Separated cores may be closest corner to corner, off to the side of the face: the gap
     // along the face normal then understates the true gap, and speculative points built on it
-    // would let the shapes close in too far. The two edges' closest points tell.
-    if face_separation > 0.0 {
-        let closest = closest_points_of_segments(v1, v2, w1, w2);
+    // would let the shapes close in too far. The two edges' closest points tell; with a
+    // segment core, all edge pairs' (see `closest_edges`).
+    let has_segment = reference.count() == 2 || incident.count() == 2;
+    let separated = face_separation > 0.0;
+    let segment_closest = (separated && has_segment).then(|| closest_edges(reference, incident));
+    if separated {
+        let (closest, id) =
+            segment_closest.unwrap_or((closest_points_of_segments(v1, v2, w1, w2), edge_pair_id));
         if (closest.1 - closest.0).length() > face_separation + GAP_TOLERANCE {
-            return closest_points_contact(
-                closest,
-                normal,
-                radii,
-                edge_pair_id,
-                speculative_distance,
-            );
+            return closest_points_contact(closest, normal, radii, id, speculative_distance);
         }
     }
 
@@ -543,8 +581,9 @@ fn face_contact(
         clip_end(w1, w2, tangent, lower, upper).zip(clip_end(w2, w1, tangent, lower, upper));
     let Some((p1, p2)) = clipped else {
         // The incident edge lies wholly beside the face, so the edges do not cross.
-        let closest = closest_points_of_segments(v1, v2, w1, w2);
-        return closest_points_contact(closest, normal, radii, edge_pair_id, speculative_distance);
+        let (closest, id) =
+            segment_closest.unwrap_or((closest_points_of_segments(v1, v2, w1, w2), edge_pair_id));
+        return closest_points_contact(closest, normal, radii, id, speculative_distance);
     };
 
     let mut manifold = LocalManifold {
@@ -561,7 +600,47 @@ fn face_contact(
             manifold.push(midpoint(on_reference, on_incident), separation, id);
         }
     }
+    if let Some((closest, id)) = segment_closest {
+        // A segment end clipped off by a side plane leaves points whose gap along the face
+        // normal overstates the true gap at that end: then the closest points serve.
+        let gap = (closest.1 - closest.0).length() - radii.0 - radii.1;
+        let points = &manifold.points[..manifold.point_count];
+        let deepest = points
+            .iter()
+            .map(|p| p.separation)
+            .fold(f32::INFINITY, f32::min);
+        if deepest > gap + GAP_TOLERANCE {
+            return closest_points_contact(closest, normal, radii, id, speculative_distance);
+        }
+    }
     manifold
+}
+
+/// Closest points `(on reference core, on incident core)` of two separated cores, one of them
+/// a segment, over all their edge pairs, and the id of that edge pair.
+///
+/// A segment offers SAT only the one axis of its normal, so the face and incident edge that
+/// SAT picks can miss where an end of the segment is closest to the other core, and the gap
+/// along the face normal then overstates the true gap: the solver would let a fast capsule
+/// close in too far. Against a segment there are at most 8 edge pairs.
+fn closest_edges(reference: Hull, incident: Hull) -> ((Vec2, Vec2), u32) {
+    // A segment's second edge is its first run backwards: one is enough.
+    let edges = |hull: Hull| if hull.count() == 2 { 1 } else { hull.count() };
+    let mut best = ((Vec2::ZERO, Vec2::ZERO), 0, f32::INFINITY);
+    for i in 0..edges(reference) {
+        let v1 = reference.vertices[i];
+        let v2 = reference.vertices[next_index(i, reference.count())];
+        for j in 0..edges(incident) {
+            let w1 = incident.vertices[j];
+            let w2 = incident.vertices[next_index(j, incident.count())];
+            let closest = closest_points_of_segments(v1, v2, w1, w2);
+            let distance = (closest.1 - closest.0).length_squared();
+            if distance < best.2 {
+                best = (closest, feature_id(i, j) | ID_VERTEX, distance);
+            }
+        }
+    }
+    (best.0, best.1)
 }
 
 /// Single point joining the closest points `(on reference core, on incident core)` of two

@@ -1,4 +1,7 @@
 //! Collision shapes in a body's local frame: circles and convex, optionally rounded, polygons.
+//! Capsules and segments are two-vertex polygons (a segment's core with or without rounding),
+//! so every routine that handles polygons handles them, with a few two-vertex cases where a
+//! segment has no inside.
 //!
 //! Constructors never fail except where they must compute something from user data (the convex
 //! hull); everything else is checked by [`Shape::validate`], so a shape built with bad sizes is
@@ -38,16 +41,18 @@ pub struct Circle {
 }
 
 /// A convex polygon, optionally rounded: the set of points within `radius` of the convex hull
-/// of `vertices[..count]`.
+/// of `vertices[..count]`. With two vertices it is a capsule (`radius > 0`) or a segment
+/// (`radius == 0`): its two "edges" run there and back, with opposite normals.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Polygon {
     /// Vertices in the body frame, counter-clockwise; only the first `count` are used.
     pub vertices: [Vec2; MAX_POLYGON_VERTICES],
     /// `normals[i]` is the outward unit normal of the edge from vertex `i` to vertex `i + 1`.
     pub normals: [Vec2; MAX_POLYGON_VERTICES],
-    /// Number of vertices in use, 3..=[`MAX_POLYGON_VERTICES`] for a valid polygon.
+    /// Number of vertices in use: 2 for a capsule or segment, else 3..=[`MAX_POLYGON_VERTICES`].
     pub count: usize,
-    /// Area centroid of the sharp core polygon (rounding excluded), body frame.
+    /// Area centroid of the sharp core polygon (rounding excluded), body frame; the midpoint
+    /// for two vertices.
     pub centroid: Vec2,
     /// Rounding radius; 0 for sharp corners.
     pub radius: f32,
@@ -96,6 +101,27 @@ impl Shape {
         Shape::Polygon(box_polygon(half_width, half_height, xf))
     }
 
+    /// A capsule: the points within `radius` of the segment `p1 -> p2` (body frame). Its mass
+    /// is that of a `|p2 - p1| x 2 radius` rectangle plus a disc. Radius 0 makes it a
+    /// [`Shape::segment`]. A length under 2.5 mm, a negative radius or non-finite input are
+    /// rejected by [`Shape::validate`].
+    pub fn capsule(p1: Vec2, p2: Vec2, radius: f32) -> Shape {
+        Shape::Polygon(Polygon::two_vertex(p1, p2, radius))
+    }
+
+    /// A segment `p1 -> p2` (body frame) without thickness, for static terrain: it has no area
+    /// and so no mass, and only static and kinematic bodies may use it (`Err` on a dynamic
+    /// body). Both sides collide. A length under 2.5 mm or non-finite points are rejected by
+    /// [`Shape::validate`].
+    pub fn segment(p1: Vec2, p2: Vec2) -> Shape {
+        Shape::Polygon(Polygon::two_vertex(p1, p2, 0.0))
+    }
+
+    /// True for a [`Shape::segment`]: no area, so no mass.
+    pub fn is_segment(&self) -> bool {
+        matches!(self, Shape::Polygon(p) if p.count == 2 && p.radius == 0.0)
+    }
+
     /// The convex hull of `points` as a sharp polygon. See [`Shape::rounded_polygon`].
     pub fn polygon(points: &[Vec2]) -> Result<Shape, Error> {
         Shape::rounded_polygon(points, 0.0)
@@ -123,9 +149,9 @@ impl Shape {
     }
 
     /// `Ok` when the shape can be simulated, else [`Error::InvalidShape`] saying why: non-finite
-    /// values, a circle radius <= 0, a negative rounding radius, or a polygon that is not
+    /// values, a circle radius <= 0, a negative rounding radius, a polygon that is not
     /// strictly convex and counter-clockwise with matching normals and positive area (a box
-    /// built with a half-extent <= 0 fails here).
+    /// built with a half-extent <= 0 fails here), or a capsule or segment shorter than 2.5 mm.
     pub fn validate(&self) -> Result<(), Error> {
         match self {
             Shape::Circle(circle) => circle.validate(),
@@ -227,12 +253,35 @@ impl Polygon {
         polygon
     }
 
+    /// A capsule (`radius > 0`) or segment (`radius == 0`) from `p1` to `p2`: edge 0 runs
+    /// `p1 -> p2` with the normal on its right, edge 1 runs back with the opposite normal.
+    fn two_vertex(p1: Vec2, p2: Vec2, radius: f32) -> Polygon {
+        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        vertices[0] = p1;
+        vertices[1] = p2;
+        // A zero-length segment gets zero normals, which `validate` rejects.
+        let normal = (p2 - p1).right_perp().normalized().unwrap_or(Vec2::ZERO);
+        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        normals[0] = normal;
+        normals[1] = -normal;
+        Polygon {
+            vertices,
+            normals,
+            count: 2,
+            centroid: (p1 + p2) * 0.5,
+            radius,
+        }
+    }
+
     /// The used vertices.
     fn points(&self) -> &[Vec2] {
         &self.vertices[..self.count]
     }
 
     fn validate(&self) -> Result<(), Error> {
+        if self.count == 2 {
+            return self.validate_two_vertex();
+        }
         if !(3..=MAX_POLYGON_VERTICES).contains(&self.count) {
             return Err(invalid(format!(
                 "polygon must have 3..={MAX_POLYGON_VERTICES} vertices, got {}",
@@ -266,6 +315,49 @@ impl Polygon {
         if !self.centroid.is_finite() || outside {
             return Err(invalid(format!(
                 "polygon centroid must be finite and inside the polygon, got {:?}",
+                self.centroid
+            )));
+        }
+        Ok(())
+    }
+
+    /// A capsule or segment: finite, at least [`WELD_DISTANCE`] long (shorter, its normal
+    /// would be noise; use a circle), normals right of `p1 -> p2` and opposite, centroid at
+    /// the midpoint.
+    fn validate_two_vertex(&self) -> Result<(), Error> {
+        let [p1, p2] = [self.vertices[0], self.vertices[1]];
+        let all_finite = [p1, p2, self.normals[0], self.normals[1], self.centroid]
+            .iter()
+            .all(|v| v.is_finite());
+        if !(all_finite && self.radius.is_finite()) {
+            return Err(invalid(
+                "capsule or segment has a non-finite point, normal or radius".to_string(),
+            ));
+        }
+        if self.radius < 0.0 {
+            return Err(invalid(format!(
+                "capsule radius must be >= 0, got {}",
+                self.radius
+            )));
+        }
+        let length = (p2 - p1).length();
+        if !length.is_finite() || length < WELD_DISTANCE {
+            return Err(invalid(format!(
+                "capsule or segment must be at least {WELD_DISTANCE} m long, got {length}"
+            )));
+        }
+        let expected = (p2 - p1).right_perp() * (1.0 / length);
+        let normals_match = (self.normals[0] - expected).length() <= NORMAL_TOLERANCE
+            && (self.normals[1] + expected).length() <= NORMAL_TOLERANCE;
+        if !normals_match {
+            return Err(invalid(
+                "capsule or segment normals must be right of p1 -> p2 and opposite".to_string(),
+            ));
+        }
+        let midpoint = (p1 + p2) * 0.5;
+        if (self.centroid - midpoint).length() > NORMAL_TOLERANCE * length {
+            return Err(invalid(format!(
+                "capsule or segment centroid must be the midpoint {midpoint:?}, got {:?}",
                 self.centroid
             )));
         }
@@ -324,6 +416,9 @@ impl Polygon {
     /// vertex, a circular sector of `radius` spanning the turn between the two edge normals.
     /// These pieces do not overlap for a convex core and their sectors add up to one full disc.
     fn mass_data(&self, density: f32) -> MassData {
+        if self.count == 2 {
+            return self.capsule_mass_data(density);
+        }
         let mut moments = self.core_moments();
         if self.radius > 0.0 {
             self.add_rounding(&mut moments);
@@ -334,6 +429,27 @@ impl Polygon {
             mass: density * moments.area,
             center: moments.reference + offset,
             rotational_inertia: density * polar,
+        }
+    }
+
+    /// Mass of a capsule in closed form: a `length x 2 radius` rectangle plus two half discs,
+    /// one on each end, whose polar moment about the centre is
+    /// `pi r^4 / 2 + 4 L r^3 / 3 + pi r^2 L^2 / 4` (each half disc's moment about its flat
+    /// edge's centre, `pi r^4 / 4`, shifted by `L / 2` through its centroid at `4 r / 3 pi`).
+    /// A segment (`radius == 0`) has no mass.
+    fn capsule_mass_data(&self, density: f32) -> MassData {
+        let (r, center) = (self.radius, self.centroid);
+        let length = (self.vertices[1] - self.vertices[0]).length();
+        let rect_area = 2.0 * r * length;
+        let rect_second = rect_area * (length * length + 4.0 * r * r) / 12.0;
+        let rr = r * r;
+        let discs_area = PI * rr;
+        let discs_second =
+            0.5 * PI * rr * rr + 4.0 * length * rr * r / 3.0 + 0.25 * PI * rr * length * length;
+        MassData {
+            mass: density * (rect_area + discs_area),
+            center,
+            rotational_inertia: density * (rect_second + discs_second),
         }
     }
 

@@ -4,6 +4,7 @@ use crate::body::{BodyDef, BodyId, BodyKind, BodyStore, ShapeDef};
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
+use crate::contact_events::ContactLog;
 use crate::error::{check_finite, Error};
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
@@ -143,6 +144,7 @@ pub struct World {
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
     pub(crate) contacts: ContactSet,
+    pub(crate) events: ContactLog,
     pub(crate) graph: ConstraintGraph,
     pub(crate) solver: Solver,
     profile: Profile,
@@ -167,6 +169,7 @@ impl World {
             broad_phase: BroadPhase::new(),
             pairs: Vec::new(),
             contacts: ContactSet::default(),
+            events: ContactLog::default(),
             graph: ConstraintGraph::default(),
             solver: Solver::default(),
             profile: Profile::default(),
@@ -196,6 +199,7 @@ impl World {
     /// Removes a body; its handle becomes invalid.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
+        self.events.body_removed(&self.bodies, slot as u32);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
         self.invalidate_queries();
@@ -249,6 +253,10 @@ impl World {
         {
             zone!("narrow phase");
             self.contacts.update(&self.pairs, &self.bodies, &params);
+            let substep = dt / self.settings.substeps as f32;
+            let slop = self.settings.linear_slop;
+            let contacts = &self.contacts.contacts;
+            self.events.step_done(contacts, &self.bodies, substep, slop);
         }
         let narrow_phase = clock.lap();
 
