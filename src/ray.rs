@@ -58,7 +58,9 @@ fn polygon_contains(poly: &Polygon, p: Vec2) -> bool {
     let deepest = (0..n)
         .map(|i| poly.normals[i].dot(p - poly.vertices[i]))
         .fold(f32::NEG_INFINITY, f32::max);
-    if deepest <= 0.0 {
+    // Behind every edge line is inside, except for a two-vertex core (a capsule's or a
+    // segment's), whose two edge lines bound a strip, not the segment.
+    if deepest <= 0.0 && n > 2 {
         return true;
     }
     if deepest > poly.radius {
@@ -141,7 +143,16 @@ fn ray_sharp_polygon(poly: &Polygon, o: Vec2, d: Vec2, max_fraction: f32) -> Opt
         }
     }
     // Without an entering crossing after t = 0 the ray started inside.
-    entered.map(|i| (lower, poly.normals[i]))
+    let (i, t) = (entered?, lower);
+    if poly.count == 2 {
+        // A segment's two edge lines coincide: the crossing must also lie between its ends.
+        let e = poly.vertices[1] - poly.vertices[0];
+        let s = (o + d * t - poly.vertices[0]).dot(e);
+        if !(0.0..=e.length_squared()).contains(&s) {
+            return None;
+        }
+    }
+    Some((t, poly.normals[i]))
 }
 
 /// The earliest entry into a rounded polygon: into one of its edges pushed out by the radius,
