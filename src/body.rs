@@ -58,6 +58,11 @@ pub struct BodyDef {
     pub angular_damping: f32,
     /// Never rotates (infinite rotational inertia). Default false.
     pub fixed_rotation: bool,
+    /// Speed (m/s) under which the body counts as resting, >= 0: its island may sleep once
+    /// every member has rested for `WorldSettings::time_to_sleep`. The speed is the larger of
+    /// the centre's speed and the angular speed times the body's reach. Default 0.05; 0 keeps
+    /// the body, and so its island, awake.
+    pub sleep_threshold: f32,
 }
 
 impl BodyDef {
@@ -72,6 +77,7 @@ impl BodyDef {
             linear_damping: 0.0,
             angular_damping: 0.0,
             fixed_rotation: false,
+            sleep_threshold: 0.05,
         }
     }
 
@@ -130,6 +136,12 @@ impl BodyDef {
         self
     }
 
+    /// See [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
+    pub fn sleep_threshold(mut self, speed: f32) -> BodyDef {
+        self.sleep_threshold = speed;
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), Error> {
         if !self.position.is_finite() {
             return Err(Error::InvalidParameter(format!(
@@ -147,7 +159,8 @@ impl BodyDef {
         check_finite("angular_velocity", self.angular_velocity)?;
         check_finite("gravity_scale", self.gravity_scale)?;
         check_non_negative("linear_damping", self.linear_damping)?;
-        check_non_negative("angular_damping", self.angular_damping)
+        check_non_negative("angular_damping", self.angular_damping)?;
+        check_non_negative("sleep_threshold", self.sleep_threshold)
     }
 }
 

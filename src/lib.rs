@@ -26,12 +26,15 @@ pub mod broad_phase;
 mod constraint_graph;
 mod contact;
 mod error;
+mod island;
 pub mod manifold;
 pub mod math;
 mod profile;
+mod resting_grid;
 pub mod scenes;
 mod schedule;
 pub mod shape;
+mod sleep;
 mod solver;
 mod world;
 
