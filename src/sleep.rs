@@ -155,6 +155,9 @@ impl Sleep {
             bodies.kind[s] == ProxyKind::Kinematic
                 && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
         };
+        if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {
+            return;
+        }
         for c in &contacts.contacts {
             let (a, b) = (c.a as usize, c.b as usize);
             if moving_kinematic(a) {
