@@ -31,6 +31,12 @@ use crate::BodyId;
 
 const NONE: u32 = u32::MAX;
 
+/// Whether `seconds` of rest are enough to sleep. A body that was fast at the end of the last
+/// step has 0 s of rest and never counts, even with a `time_to_sleep` of 0.
+fn rested(seconds: f32, time_to_sleep: f32) -> bool {
+    seconds > 0.0 && seconds >= time_to_sleep
+}
+
 /// A sleeping island: its bodies and the contacts set aside with it.
 #[derive(Default)]
 struct SleepingIsland {
@@ -239,7 +245,7 @@ impl Sleep {
         }
         parts
             .into_iter()
-            .filter(|&(_, min)| min >= time_to_sleep)
+            .filter(|&(_, min)| rested(min, time_to_sleep))
             .map(|(r, _)| r)
             .collect()
     }
@@ -444,14 +450,14 @@ impl World {
         // body that has rested longest (ties: the first found).
         let mut candidate: Option<IslandTimes> = None;
         for t in &times {
-            let wants = t.max >= time_to_sleep && sleep.islands.split_pending(t.root);
+            let wants = rested(t.max, time_to_sleep) && sleep.islands.split_pending(t.root);
             if wants && candidate.is_none_or(|c| t.max > c.max) {
                 candidate = Some(*t);
             }
         }
         let mut ready: Vec<u32> = times
             .iter()
-            .filter(|t| t.min >= time_to_sleep && !sleep.islands.split_pending(t.root))
+            .filter(|t| rested(t.min, time_to_sleep) && !sleep.islands.split_pending(t.root))
             .map(|t| t.root)
             .collect();
         if let Some(c) = candidate {

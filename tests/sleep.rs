@@ -388,6 +388,34 @@ fn steady_motion_above_the_threshold_never_sleeps() {
     assert!((x - 10.0 * 1.1 * THRESHOLD).abs() < 1e-3, "glided to {x}");
 }
 
+/// With `time_to_sleep` 0 a slow body sleeps after one step, a fast one never.
+#[test]
+fn zero_time_to_sleep_still_needs_rest() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        time_to_sleep: 0.0,
+        gravity: Vec2::ZERO,
+        threads: 1,
+        ..WorldSettings::default()
+    });
+    let shape = ShapeDef::new(Shape::circle(0.5));
+    let fast = world
+        .add_body(
+            BodyDef::dynamic().linear_velocity(Vec2::new(1.0, 0.0)),
+            shape.clone(),
+        )
+        .unwrap();
+    let slow = world
+        .add_body(BodyDef::dynamic().position(Vec2::new(0.0, 5.0)), shape)
+        .unwrap();
+    world.step(DT).unwrap();
+    assert!(!world.is_awake(slow).unwrap());
+    for _ in 0..60 {
+        world.step(DT).unwrap();
+        assert!(world.is_awake(fast).unwrap());
+    }
+}
+
 /// A body with threshold 0 never sleeps, and keeps its island awake.
 #[test]
 fn zero_threshold_keeps_the_island_awake() {
