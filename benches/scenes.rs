@@ -442,16 +442,20 @@ fn print_row(scene: &str, engine: &str, isa: &str, threads: usize, steps: usize,
 /// Extra lines under a row: large_pyramid's stability, the pile's memory, sleeping.
 fn print_extras(w: Workload, engine: &str, s: &Stats) {
     if let Some(awake) = s.awake_at_end {
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
         let (awake_ms, asleep_ms) = (mean(&s.all_awake_ms), mean(&s.all_asleep_ms));
+        let ms = |m: Option<f64>| m.map_or("-".to_string(), |m| format!("{m:.3}"));
+        let ratio = match (awake_ms, asleep_ms) {
+            (Some(a), Some(r)) => format!("{:.2}% of awake", 100.0 * r / a),
+            _ => "no ratio".to_string(),
+        };
         println!(
-            "    {engine} sleep: {awake} bodies awake at the end; mean ms/step all awake {:.3} \
-             ({} steps), all asleep {:.3} ({} steps): {:.2}% of awake",
-            awake_ms,
+            "    {engine} sleep: {awake} bodies awake at the end; mean ms/step all awake {} \
+             ({} steps), all asleep {} ({} steps): {ratio}",
+            ms(awake_ms),
             s.all_awake_ms.len(),
-            asleep_ms,
+            ms(asleep_ms),
             s.all_asleep_ms.len(),
-            100.0 * asleep_ms / awake_ms,
         );
     }
     if w.is_large_pyramid() {
