@@ -277,6 +277,41 @@ fn user_changes_wake_the_whole_island() {
     }
 }
 
+/// An island that loses a contact splits when part of it wants to sleep: a box that a
+/// neighbour slid away from sleeps while the neighbour keeps sliding.
+#[test]
+fn a_part_left_behind_sleeps_while_the_rest_moves_on() {
+    let mut world = sleepy_world(Backend::Simd, 1);
+    let stays = unit_box(&mut world, Vec2::new(0.0, 0.5));
+    // Frictionless, so it slides on at the speed it is given.
+    let slides = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(1.0, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)).friction(0.0),
+        )
+        .unwrap();
+    step_until_asleep(&mut world, &[stays, slides], 600);
+    world
+        .set_linear_velocity(slides, Vec2::new(1.0, 0.0))
+        .unwrap();
+    // Touching, they were one island: both woke.
+    assert!(world.is_awake(stays).unwrap());
+    let mut slept = None;
+    for n in 1..=120 {
+        world.step(DT).unwrap();
+        assert!(
+            world.is_awake(slides).unwrap(),
+            "the slider slept at step {n}"
+        );
+        if slept.is_none() && !world.is_awake(stays).unwrap() {
+            slept = Some(n);
+        }
+    }
+    // 0.5 s of rest, plus at most one pause after a split that came too early.
+    let slept = slept.expect("the box left behind never slept");
+    assert!((30..=50).contains(&slept), "slept at step {slept}");
+}
+
 /// Removing the static ground under a sleeping island wakes it, and it falls.
 #[test]
 fn removing_a_static_body_wakes_the_islands_resting_on_it() {
