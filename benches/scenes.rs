@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
-//!     [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS]
+//!     [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -13,6 +13,9 @@
 //! (batch2d round 1, rapier round 1, batch2d round 2, ...), and prints the ratio of medians.
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
 //! and prints the peak resident memory per body.
+//! `--sleep` turns sleeping on in batch2d (the standard scenes run with it off) and prints, per
+//! configuration, the mean ms/step of the steps with every body awake and of those with every
+//! body asleep (before and after the step), from the same runs.
 
 mod rapier_scenes;
 
@@ -77,12 +80,13 @@ struct Options {
     rounds: usize,
     compare_rapier: bool,
     pile: bool,
+    sleep: bool,
     /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
     memory_probe: Option<String>,
 }
 
 const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
-[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS]";
+[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -101,6 +105,7 @@ fn parse_args() -> Res<Options> {
         rounds: 3,
         compare_rapier: false,
         pile: false,
+        sleep: false,
         memory_probe: None,
     };
     let mut scene_arg: Option<String> = None;
@@ -143,6 +148,7 @@ fn parse_args() -> Res<Options> {
                 o.pile = true;
             }
             "--memory-probe" => o.memory_probe = Some(value()?),
+            "--sleep" => o.sleep = true,
             _ => return Err(format!("unknown argument {arg:?}\n{USAGE}").into()),
         }
     }
@@ -174,6 +180,11 @@ struct Stats {
     /// Piles: peak resident memory of a process that ran the configuration once, and its
     /// resident memory before building, KiB.
     peak_kib: Option<(u64, u64)>,
+    /// With `--sleep`: ms of the steps before and after which every body was awake / none was.
+    all_awake_ms: Vec<f64>,
+    all_asleep_ms: Vec<f64>,
+    /// With `--sleep`: awake bodies after the last step of the last round.
+    awake_at_end: Option<usize>,
 }
 
 impl Stats {
@@ -247,7 +258,7 @@ fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
     let start = read_status_kib("VmRSS").ok_or("no VmRSS in /proc/self/status")?;
     let mut stats = Stats::default();
     match engine {
-        "batch2d" => batch2d_round(w, backend, threads, steps, &mut stats)?,
+        "batch2d" => batch2d_round(w, backend, threads, steps, o.sleep, &mut stats)?,
         "rapier" => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -274,14 +285,18 @@ fn batch2d_round(
     backend: Backend,
     threads: usize,
     steps: usize,
+    sleep: bool,
     stats: &mut Stats,
 ) -> Res<()> {
     let settings = WorldSettings {
         backend,
         threads,
+        enable_sleep: sleep,
         ..WorldSettings::default()
     };
     let mut world = w.build(settings)?;
+    let movers = world.awake_body_count();
+    let mut awake_before = movers;
     // The top box: the body with the highest initial y.
     let top = if w.is_large_pyramid() {
         let mut best: Option<(batch2d::BodyId, f32)> = None;
@@ -299,7 +314,19 @@ fn batch2d_round(
     for _ in 0..steps {
         let t = Instant::now();
         world.step(DT)?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        times.push(ms);
+        if sleep {
+            // A step counts when as many bodies were awake before it as after it: the step in
+            // which islands fall asleep still does all the work.
+            let awake = world.awake_body_count();
+            match (awake_before, awake) {
+                (0, 0) => stats.all_asleep_ms.push(ms),
+                (a, b) if a == movers && b == movers => stats.all_awake_ms.push(ms),
+                _ => {}
+            }
+            awake_before = awake;
+        }
         let p = world.profile();
         for (sum, x) in stats.stage_sum.iter_mut().zip([
             p.broad_phase,
@@ -315,6 +342,9 @@ fn batch2d_round(
     stats.bodies = world.body_count();
     stats.pairs = world.contact_count();
     stats.colors = Some(world.color_count());
+    if sleep {
+        stats.awake_at_end = Some(world.awake_body_count());
+    }
     if let Some((id, y0)) = top {
         stats.top_drop.push(y0 - world.position(id)?.y);
     }
@@ -409,8 +439,25 @@ fn print_row(scene: &str, engine: &str, isa: &str, threads: usize, steps: usize,
     println!("{line}");
 }
 
-/// Extra lines under a row: large_pyramid's stability, the pile's memory.
+/// Extra lines under a row: large_pyramid's stability, the pile's memory, sleeping.
 fn print_extras(w: Workload, engine: &str, s: &Stats) {
+    if let Some(awake) = s.awake_at_end {
+        let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+        let (awake_ms, asleep_ms) = (mean(&s.all_awake_ms), mean(&s.all_asleep_ms));
+        let ms = |m: Option<f64>| m.map_or("-".to_string(), |m| format!("{m:.3}"));
+        let ratio = match (awake_ms, asleep_ms) {
+            (Some(a), Some(r)) => format!("{:.2}% of awake", 100.0 * r / a),
+            _ => "no ratio".to_string(),
+        };
+        println!(
+            "    {engine} sleep: {awake} bodies awake at the end; mean ms/step all awake {} \
+             ({} steps), all asleep {} ({} steps): {ratio}",
+            ms(awake_ms),
+            s.all_awake_ms.len(),
+            ms(asleep_ms),
+            s.all_asleep_ms.len(),
+        );
+    }
     if w.is_large_pyramid() {
         let drops: Vec<String> = s.top_drop.iter().map(|d| format!("{d:.4}")).collect();
         println!(
@@ -498,6 +545,9 @@ fn run() -> Res<()> {
         );
     }
     println!("ms/step: mean = median of round means, median = over all steps; stages = means");
+    if o.sleep {
+        println!("sleeping ON in batch2d (WorldSettings::enable_sleep = true)");
+    }
     print_header();
 
     let mut comparisons = Vec::new();
@@ -513,7 +563,7 @@ fn run() -> Res<()> {
                 let mut theirs = Stats::default();
                 for _ in 0..o.rounds {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
-                        batch2d_round(w, backend, threads, steps, stats)?;
+                        batch2d_round(w, backend, threads, steps, o.sleep, stats)?;
                     }
                     rapier_round(w, &pool, steps, &mut theirs)?;
                 }
@@ -538,7 +588,7 @@ fn run() -> Res<()> {
                 for &threads in &o.threads {
                     let mut stats = Stats::default();
                     for _ in 0..o.rounds {
-                        batch2d_round(w, backend, threads, steps, &mut stats)?;
+                        batch2d_round(w, backend, threads, steps, o.sleep, &mut stats)?;
                     }
                     if o.pile {
                         stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);

@@ -61,6 +61,11 @@ pub struct BodyDef {
     /// Continuous collision against static bodies on every step, however slowly the body
     /// moves (fast bodies get it anyway, see `continuous.rs`). Default false.
     pub bullet: bool,
+    /// Speed (m/s) under which the body counts as resting, >= 0: its island may sleep once
+    /// every member has rested for `WorldSettings::time_to_sleep`. The speed is the larger of
+    /// the centre's speed and the angular speed times the body's reach. Default 0.05; 0 keeps
+    /// the body, and so its island, awake.
+    pub sleep_threshold: f32,
 }
 
 impl BodyDef {
@@ -76,6 +81,7 @@ impl BodyDef {
             angular_damping: 0.0,
             fixed_rotation: false,
             bullet: false,
+            sleep_threshold: 0.05,
         }
     }
 
@@ -140,6 +146,12 @@ impl BodyDef {
         self
     }
 
+    /// See [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
+    pub fn sleep_threshold(mut self, speed: f32) -> BodyDef {
+        self.sleep_threshold = speed;
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), Error> {
         if !self.position.is_finite() {
             return Err(Error::InvalidParameter(format!(
@@ -157,7 +169,8 @@ impl BodyDef {
         check_finite("angular_velocity", self.angular_velocity)?;
         check_finite("gravity_scale", self.gravity_scale)?;
         check_non_negative("linear_damping", self.linear_damping)?;
-        check_non_negative("angular_damping", self.angular_damping)
+        check_non_negative("angular_damping", self.angular_damping)?;
+        check_non_negative("sleep_threshold", self.sleep_threshold)
     }
 }
 

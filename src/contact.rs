@@ -86,6 +86,21 @@ impl Base {
     }
 }
 
+/// A touching contact set aside while its island sleeps: the manifold with its impulses (to
+/// warm start from on waking) and the base that recycling measures motion from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrozenContact {
+    contact: Contact,
+    base: Base,
+}
+
+impl FrozenContact {
+    /// The slots of the pair, `a < b`.
+    pub fn bodies(&self) -> (u32, u32) {
+        self.contact.key()
+    }
+}
+
 /// Mixing rules and distances the narrowphase needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct NarrowPhaseParams {
@@ -248,14 +263,7 @@ impl ContactSet {
 
     /// Merge-joins the sorted new pairs with the sorted old contacts.
     fn match_previous(&mut self, pairs: &[(u32, u32)]) {
-        if self.keys.len() != self.contacts.len() || self.bases.len() != self.contacts.len() {
-            // Only `update` and `remove_body` change the contacts; should anything else, start
-            // over from them, with nothing to recycle.
-            self.keys.clear();
-            self.keys.extend(self.contacts.iter().map(Contact::key));
-            self.bases.clear();
-            self.bases.resize_with(self.contacts.len(), Base::empty);
-        }
+        self.ensure_keys();
         self.previous.clear();
         let keys = &self.keys;
         let mut j = 0;
@@ -266,6 +274,71 @@ impl ContactSet {
             let found = j < keys.len() && keys[j] == pair;
             self.previous.push(if found { j as u32 } else { NONE });
         }
+    }
+
+    /// Rebuilds `keys` and `bases` if the contacts were changed behind their back.
+    fn ensure_keys(&mut self) {
+        if self.keys.len() != self.contacts.len() || self.bases.len() != self.contacts.len() {
+            // Only the methods of this set change the contacts; should anything else, start
+            // over from them, with nothing to recycle.
+            self.keys.clear();
+            self.keys.extend(self.contacts.iter().map(Contact::key));
+            self.bases.clear();
+            self.bases.resize_with(self.contacts.len(), Base::empty);
+        }
+    }
+
+    /// Moves the contacts of the pairs for which `take(a, b)` holds out of the set and appends
+    /// them to `out`, in `(a, b)` order: their islands fall asleep, and they wait, impulses and
+    /// recycling base included, for [`ContactSet::thaw`].
+    pub fn freeze(&mut self, take: impl Fn(u32, u32) -> bool, out: &mut Vec<FrozenContact>) {
+        self.ensure_keys();
+        for ((&(a, b), contact), base) in self.keys.iter().zip(&self.contacts).zip(&self.bases) {
+            if take(a, b) {
+                out.push(FrozenContact {
+                    contact: *contact,
+                    base: *base,
+                });
+            }
+        }
+        self.retain(|_, (a, b)| !take(a, b));
+    }
+
+    /// Puts frozen contacts back (their islands woke), keeping the set sorted. A pair that is in
+    /// the set already was collided afresh this step and keeps that newer contact.
+    pub fn thaw(&mut self, mut frozen: Vec<FrozenContact>) {
+        self.ensure_keys();
+        frozen.sort_unstable_by_key(FrozenContact::bodies);
+        let n = self.contacts.len() + frozen.len();
+        let (mut keys, mut contacts, mut bases) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        let mut old = self
+            .keys
+            .iter()
+            .zip(&self.contacts)
+            .zip(&self.bases)
+            .peekable();
+        for f in frozen {
+            while let Some(((&key, &c), &base)) = old.next_if(|((&key, _), _)| key <= f.bodies()) {
+                keys.push(key);
+                contacts.push(c);
+                bases.push(base);
+            }
+            if keys.last() != Some(&f.bodies()) {
+                keys.push(f.bodies());
+                contacts.push(f.contact);
+                bases.push(f.base);
+            }
+        }
+        for ((&key, &c), &base) in old {
+            keys.push(key);
+            contacts.push(c);
+            bases.push(base);
+        }
+        (self.keys, self.contacts, self.bases) = (keys, contacts, bases);
     }
 
     /// Drops every contact of a removed body.
@@ -643,5 +716,55 @@ mod tests {
         bodies.center[sb].y += 0.1;
         set.update(&pairs, &bodies, &params);
         assert!(set.contacts.is_empty() && set.bases.is_empty() && set.keys.is_empty());
+    }
+
+    #[test]
+    fn frozen_contacts_come_back_in_order_with_their_impulses() {
+        let contact = |a: u32, b: u32, impulse: f32| {
+            let mut manifold = Manifold {
+                point_count: 1,
+                ..Manifold::default()
+            };
+            manifold.points[0].normal_impulse = impulse;
+            Contact {
+                a,
+                b,
+                manifold,
+                friction: 0.6,
+                restitution: 0.0,
+            }
+        };
+        let mut set = ContactSet {
+            contacts: (0..10).map(|i| contact(i, i + 1, i as f32)).collect(),
+            ..ContactSet::default()
+        };
+        let all: Vec<(u32, u32, f32)> = set
+            .contacts
+            .iter()
+            .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
+            .collect();
+        let mut frozen = Vec::new();
+        set.freeze(|a, b| a % 3 == 0 || b == 5, &mut frozen);
+        let taken: Vec<(u32, u32)> = frozen.iter().map(FrozenContact::bodies).collect();
+        assert_eq!(taken, [(0, 1), (3, 4), (4, 5), (6, 7), (9, 10)]);
+        assert_eq!(set.contacts.len(), 5);
+        assert_eq!(set.keys.len(), 5);
+
+        // Pair (3, 4) was collided afresh meanwhile: the fresh contact wins.
+        set.contacts.push(contact(3, 4, 99.0));
+        set.contacts.sort_unstable_by_key(Contact::key);
+        set.keys.clear();
+        frozen.reverse();
+        set.thaw(frozen);
+        let back: Vec<(u32, u32, f32)> = set
+            .contacts
+            .iter()
+            .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
+            .collect();
+        let mut expected = all.clone();
+        expected[3].2 = 99.0;
+        assert_eq!(back, expected);
+        assert_eq!(set.keys.len(), set.contacts.len());
+        assert_eq!(set.bases.len(), set.contacts.len());
     }
 }

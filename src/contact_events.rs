@@ -19,6 +19,7 @@ use crate::body::{BodyId, BodyStore};
 use crate::contact::Contact;
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
+use crate::resting_grid::merge_sorted;
 use crate::world::World;
 use std::cmp::Ordering;
 
@@ -61,6 +62,8 @@ pub(crate) struct ContactLog {
     touching: Vec<(u32, u32)>,
     /// Scratch: the touching pairs of the step before.
     previous: Vec<(u32, u32)>,
+    /// Scratch: touching pairs of sleeping bodies, carried over.
+    sleeping: Vec<(u32, u32)>,
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
     /// Substep length of the last step, to turn impulses into forces.
@@ -93,10 +96,13 @@ impl ContactLog {
     }
 
     /// Replaces the events with those of the step whose (sorted) `contacts` were just made.
+    /// `asleep`, when some island sleeps, says per slot whether the body sleeps: the contacts
+    /// of sleeping islands are set aside, not ended, so their pairs stay touching.
     pub fn step_done(
         &mut self,
         contacts: &[Contact],
         bodies: &BodyStore,
+        asleep: Option<&[bool]>,
         substep: f32,
         linear_slop: f32,
     ) {
@@ -106,6 +112,16 @@ impl ContactLog {
         self.touching.clear();
         let touching = contacts.iter().filter(|c| touches(c, linear_slop));
         self.touching.extend(touching.map(|c| (c.a, c.b)));
+        if let Some(asleep) = asleep {
+            // A moving body touching a sleeping one has woken it before this point, so these
+            // pairs are not among `contacts`.
+            let sleeping = self.previous.iter().filter(|&&(a, b)| {
+                asleep.get(a as usize) == Some(&true) || asleep.get(b as usize) == Some(&true)
+            });
+            self.sleeping.clear();
+            self.sleeping.extend(sleeping);
+            merge_sorted(&mut self.touching, &self.sleeping);
+        }
 
         let events = &mut self.events;
         events.begin.clear();
@@ -199,14 +215,16 @@ impl World {
     /// Pairs that began and stopped touching in the last step (see the module docs in
     /// `contact_events.rs` for what touching means), plus the ends of contacts of bodies
     /// removed before it. Deterministic: sorted by slot, the same for any thread count and
-    /// backend.
+    /// backend. A sleeping island's contacts are set aside, not ended: falling asleep and
+    /// waking up produce no events.
     pub fn contact_events(&self) -> &ContactEvents {
         &self.events.events
     }
 
     /// The touching contacts after the last step (those the events report; see the module
     /// docs in `contact_events.rs`), sorted by `(a.slot(), b.slot())`. [`World::contact_count`]
-    /// also counts the speculative manifolds of pairs that do not touch yet.
+    /// also counts the speculative manifolds of pairs that do not touch yet. The contacts of
+    /// sleeping islands are set aside and not listed until they wake.
     pub fn contacts(&self) -> impl Iterator<Item = ContactData<'_>> + '_ {
         let (substep, threshold) = (self.events.substep, self.events.threshold);
         let all = self.contacts.contacts.iter();

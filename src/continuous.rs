@@ -38,11 +38,14 @@ impl World {
     pub(crate) fn solve_continuous(&mut self) {
         let slop = self.settings.linear_slop;
         let bodies = &self.bodies;
-        let motions = self.solver.motions();
+        let solver = &self.solver;
         let sweeps: Vec<(usize, Sweep)> = (0..bodies.slots())
             .into_par_iter()
             .with_min_len(1024)
-            .filter_map(|s| fast_sweep(self, s, &motions[s], slop).map(|sweep| (s, sweep)))
+            .filter_map(|s| {
+                let motion = solver.motion(s)?;
+                fast_sweep(self, s, motion, slop).map(|sweep| (s, sweep))
+            })
             .collect();
         if sweeps.is_empty() {
             return;

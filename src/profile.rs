@@ -5,15 +5,16 @@ use std::time::Instant;
 /// Milliseconds spent in each stage of the last [`World::step`](crate::World::step).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Profile {
-    /// Bounding boxes and the grid broadphase.
+    /// Bounding boxes, the grid broadphase, and moving bodies' queries of the sleeping ones.
     pub broad_phase: f64,
-    /// Manifolds and contact persistence.
+    /// Manifolds, contact persistence, and waking the sleeping islands that were touched.
     pub narrow_phase: f64,
     /// Graph coloring and packing into batches.
     pub coloring: f64,
     /// Prepare, substeps, restitution, storing impulses.
     pub solve: f64,
-    /// Writing positions and velocities back to the bodies.
+    /// Writing positions and velocities back to the bodies; with sleeping on, also updating
+    /// the islands and putting rested ones to sleep.
     pub finalize: f64,
     /// The whole step.
     pub total: f64,

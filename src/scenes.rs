@@ -67,7 +67,9 @@ impl Scene {
     }
 
     /// Builds the scene in a new world. `settings.gravity` is replaced by [`Scene::gravity`];
-    /// everything else (substeps, threads, backend, solver tuning) is taken as given.
+    /// everything else (substeps, threads, backend, solver tuning) is taken as given. That
+    /// includes `enable_sleep`, off by default as `SCENES.md` wants: pass it on only to measure
+    /// sleeping (the bench's `--sleep`).
     pub fn build(self, mut settings: WorldSettings) -> Result<World, Error> {
         settings.gravity = self.gravity();
         match self {

@@ -7,7 +7,6 @@
 //! both backends, whose kernels do the same float operations per lane.
 
 use crate::body::BodyStore;
-use crate::broad_phase::ProxyKind;
 use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
 use crate::math::{Rot, Vec2};
@@ -104,6 +103,13 @@ pub(crate) struct Solver {
     blocks: Vec<usize>,
     /// Batch lane (`batch * LANES + lane`) of each contact.
     contact_lane: Vec<u32>,
+    /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
+    /// (static, sleeping, or a free slot).
+    state_of: Vec<u32>,
+    /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
+    gravity_scale: Vec<f32>,
+    linear_damping: Vec<f32>,
+    angular_damping: Vec<f32>,
 }
 
 /// What one step solves.
@@ -112,6 +118,9 @@ pub(crate) struct StepInput<'a> {
     pub contacts: &'a mut [Contact],
     pub graph: &'a ConstraintGraph,
     pub settings: &'a WorldSettings,
+    /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
+    /// these get a state: sleeping and static bodies cost the solver nothing.
+    pub moving: &'a [u32],
     pub dt: f32,
 }
 
@@ -124,6 +133,7 @@ impl Solver {
             contacts,
             graph,
             settings,
+            moving,
             dt,
         } = input;
         let substeps = settings.substeps;
@@ -131,7 +141,7 @@ impl Solver {
         let inv_h = 1.0 / h;
         let backend = settings.backend;
 
-        self.load_states(bodies);
+        self.load_states(bodies, moving);
         self.pack(contacts, graph, bodies, settings, h);
         self.plan(graph, settings);
 
@@ -156,9 +166,9 @@ impl Solver {
         let states = States::new(&mut self.states);
         let batches = BatchPtr(self.batches.as_mut_ptr());
         let stages = &self.stages;
-        let gravity_scale = &bodies.gravity_scale[..];
-        let linear_damping = &bodies.linear_damping[..];
-        let angular_damping = &bodies.angular_damping[..];
+        let gravity_scale = &self.gravity_scale[..];
+        let linear_damping = &self.linear_damping[..];
+        let angular_damping = &self.angular_damping[..];
 
         zone!("solver stages");
         run_stages(&self.blocks, |stage, block| {
@@ -238,7 +248,7 @@ impl Solver {
         self.store_impulses(contacts);
     }
 
-    /// Writes positions, rotations and velocities back to the bodies.
+    /// Writes positions, rotations and velocities back to the bodies that have a state.
     pub fn finalize(&self, bodies: &mut BodyStore) {
         let states = &self.states;
         (
@@ -246,13 +256,13 @@ impl Solver {
             bodies.rotation.par_iter_mut(),
             bodies.linear_velocity.par_iter_mut(),
             bodies.angular_velocity.par_iter_mut(),
-            bodies.kind.par_iter(),
+            self.state_of.par_iter(),
         )
             .into_par_iter()
-            .zip(states.par_iter())
             .with_min_len(BODIES_PER_BLOCK)
-            .for_each(|((center, rotation, v, w, kind), s)| {
-                if matches!(kind, ProxyKind::Dynamic | ProxyKind::Kinematic) {
+            .for_each(|(center, rotation, v, w, &state)| {
+                if state != NULL_BODY {
+                    let s = &states[state as usize];
                     center.x += s.dp[0];
                     center.y += s.dp[1];
                     let dq = Rot {
@@ -266,21 +276,38 @@ impl Solver {
             });
     }
 
-    /// Per slot, the motion of the last step (valid after [`Solver::step`]): `dp` and `dq`
-    /// are the translation and rotation from the pose the step began with.
-    pub fn motions(&self) -> &[BodyState] {
-        &self.states
+    /// The motion of the body in `slot` over the last step (valid after [`Solver::step`]):
+    /// `dp` and `dq` are the translation and rotation from the pose the step began with.
+    /// `None` for a body the solver did not move (static or asleep).
+    pub fn motion(&self, slot: usize) -> Option<&BodyState> {
+        match self.state_of.get(slot) {
+            Some(&i) if i != NULL_BODY => self.states.get(i as usize),
+            _ => None,
+        }
     }
 
-    fn load_states(&mut self, bodies: &BodyStore) {
+    /// One state per moving body, in slot order, with the per-body constants beside it.
+    fn load_states(&mut self, bodies: &BodyStore, moving: &[u32]) {
+        self.state_of.clear();
+        self.state_of.resize(bodies.slots(), NULL_BODY);
+        for (i, &slot) in moving.iter().enumerate() {
+            self.state_of[slot as usize] = i as u32;
+        }
+        let gather = |out: &mut Vec<f32>, column: &[f32]| {
+            out.clear();
+            out.extend(moving.iter().map(|&s| column[s as usize]));
+        };
+        gather(&mut self.gravity_scale, &bodies.gravity_scale);
+        gather(&mut self.linear_damping, &bodies.linear_damping);
+        gather(&mut self.angular_damping, &bodies.angular_damping);
         self.states.clear();
-        self.states.extend(
-            bodies
-                .linear_velocity
-                .iter()
-                .zip(&bodies.angular_velocity)
-                .map(|(v, &w)| BodyState::with_velocity([v.x, v.y], w)),
-        );
+        self.states.extend(moving.iter().map(|&s| {
+            let (v, w) = (
+                bodies.linear_velocity[s as usize],
+                bodies.angular_velocity[s as usize],
+            );
+            BodyState::with_velocity([v.x, v.y], w)
+        }));
     }
 
     /// Fills the batches with the contacts' data and the contact-to-lane map.
@@ -301,6 +328,7 @@ impl Solver {
 
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
+        let state_of = &self.state_of[..];
         self.batches
             .par_iter_mut()
             .zip(graph.lanes.par_iter())
@@ -311,7 +339,8 @@ impl Solver {
                 batch.body_b = [NULL_BODY; LANES];
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci != EMPTY_LANE {
-                        pack_lane(batch, l, &contacts[ci as usize], bodies, soft, rigid_soft);
+                        let c = &contacts[ci as usize];
+                        pack_lane(batch, l, c, bodies, state_of, soft, rigid_soft);
                     }
                 }
             });
@@ -409,16 +438,13 @@ fn pack_lane(
     l: usize,
     c: &Contact,
     bodies: &BodyStore,
+    state_of: &[u32],
     soft: Softness,
     rigid_soft: Softness,
 ) {
     let (a, b) = (c.a as usize, c.b as usize);
-    let index = |s: usize| match bodies.kind[s] {
-        ProxyKind::Static => NULL_BODY,
-        _ => s as u32,
-    };
-    batch.body_a[l] = index(a);
-    batch.body_b[l] = index(b);
+    batch.body_a[l] = state_of[a];
+    batch.body_b[l] = state_of[b];
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
     batch.normal_y[l] = n.y;

@@ -11,6 +11,7 @@ use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
 use crate::shape::Shape;
+use crate::sleep::Sleep;
 use crate::solver::{Solver, StepInput};
 use rayon::prelude::*;
 use std::sync::RwLock;
@@ -82,6 +83,13 @@ pub struct WorldSettings {
     pub friction_mixing: MixRule,
     /// Default `MixRule::Min`.
     pub restitution_mixing: MixRule,
+    /// Let islands of resting bodies sleep (see [`World::is_awake`]). Default `false`: a step
+    /// then always does the full work, so figures, bit-exact checks and law tests do not
+    /// depend on when something fell asleep. Turn it on for scenes that come to rest.
+    pub enable_sleep: bool,
+    /// Seconds every body of an island must stay below its sleep threshold before the island
+    /// sleeps, >= 0. Default 0.5.
+    pub time_to_sleep: f32,
 }
 
 impl Default for WorldSettings {
@@ -100,6 +108,8 @@ impl Default for WorldSettings {
             max_linear_speed: 400.0,
             friction_mixing: MixRule::GeometricMean,
             restitution_mixing: MixRule::Min,
+            enable_sleep: false,
+            time_to_sleep: 0.5,
         }
     }
 }
@@ -132,6 +142,7 @@ impl WorldSettings {
             }
         }
         crate::error::check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
+        crate::error::check_non_negative("time_to_sleep", self.time_to_sleep)?;
         crate::error::check_non_negative("restitution_threshold", self.restitution_threshold)
     }
 }
@@ -142,9 +153,10 @@ pub struct World {
     pool: Option<rayon::ThreadPool>,
     pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
-    pairs: Vec<(u32, u32)>,
+    pub(crate) pairs: Vec<(u32, u32)>,
     pub(crate) contacts: ContactSet,
     pub(crate) events: ContactLog,
+    pub(crate) sleep: Sleep,
     pub(crate) graph: ConstraintGraph,
     pub(crate) solver: Solver,
     profile: Profile,
@@ -170,6 +182,7 @@ impl World {
             pairs: Vec::new(),
             contacts: ContactSet::default(),
             events: ContactLog::default(),
+            sleep: Sleep::default(),
             graph: ConstraintGraph::default(),
             solver: Solver::default(),
             profile: Profile::default(),
@@ -193,15 +206,20 @@ impl World {
         def.validate()?;
         shape.validate()?;
         self.invalidate_queries();
-        self.bodies.insert(&def, &shape)
+        let id = self.bodies.insert(&def, &shape)?;
+        self.sleep.add_body(id.slot() as usize, def.sleep_threshold);
+        Ok(id)
     }
 
-    /// Removes a body; its handle becomes invalid.
+    /// Removes a body; its handle becomes invalid. Wakes the bodies it touched.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
+        self.wake_touching(slot);
         self.events.body_removed(&self.bodies, slot as u32);
+        let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
+        self.sleep.remove_body(slot, dynamic, &self.bodies);
         self.invalidate_queries();
         Ok(())
     }
@@ -233,14 +251,18 @@ impl World {
 
         {
             zone!("broad phase");
+            self.sleep.refresh(&self.bodies);
             self.update_aabbs(speculative_distance, dt);
+            // Sleeping bodies are not in this grid (their kind reads `None` here): moving
+            // bodies find them in the sleeping bodies' own grid.
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
-                kinds: &self.bodies.kind,
+                kinds: &self.sleep.broad_kinds,
                 layers: &self.bodies.layers,
                 masks: &self.bodies.mask,
             };
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
+            self.add_resting_pairs();
         }
         let broad_phase = clock.lap();
 
@@ -253,10 +275,13 @@ impl World {
         {
             zone!("narrow phase");
             self.contacts.update(&self.pairs, &self.bodies, &params);
+            self.wake_touched_islands();
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
             let contacts = &self.contacts.contacts;
-            self.events.step_done(contacts, &self.bodies, substep, slop);
+            let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
+            self.events
+                .step_done(contacts, &self.bodies, asleep, substep, slop);
         }
         let narrow_phase = clock.lap();
 
@@ -273,6 +298,7 @@ impl World {
                 contacts: &mut self.contacts.contacts,
                 graph: &self.graph,
                 settings: &self.settings,
+                moving: &self.sleep.moving,
                 dt,
             });
         }
@@ -282,6 +308,7 @@ impl World {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
             self.solve_continuous();
+            self.update_sleep(dt);
         }
         let finalize = clock.lap();
 
@@ -297,21 +324,25 @@ impl World {
 
     /// Bounding boxes at the current positions, grown by the speculative distance so that
     /// contacts begin just before bodies touch, and swept along the motion the body's current
-    /// velocity would make in `dt`, so that a fast body meets what lies in its path.
+    /// velocity would make in `dt`, so that a fast body meets what lies in its path. Sleeping
+    /// bodies keep the box they fell asleep with.
     fn update_aabbs(&mut self, margin: f32, dt: f32) {
         let b = &mut self.bodies;
         (
             b.aabb.par_iter_mut(),
             b.shape.par_iter(),
             (b.center.par_iter(), b.rotation.par_iter()),
-            b.local_center.par_iter(),
+            (b.local_center.par_iter(), self.sleep.asleep.par_iter()),
             (b.linear_velocity.par_iter(), b.angular_velocity.par_iter()),
             b.reach.par_iter(),
         )
             .into_par_iter()
             .with_min_len(1024)
             .for_each(
-                |(aabb, shape, (&center, &q), &local_center, (&v, &w), &reach)| {
+                |(aabb, shape, (&center, &q), (&local_center, &asleep), (&v, &w), &reach)| {
+                    if asleep {
+                        return;
+                    }
                     let xf = Transform::new(center - q.rotate(local_center), q);
                     let turn = w.abs() * dt * reach;
                     let sweep = v * dt;
@@ -369,6 +400,9 @@ impl World {
             )));
         }
         if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
+            if v != Vec2::ZERO {
+                self.wake_touching(slot);
+            }
             self.bodies.linear_velocity[slot] = v;
         }
         Ok(())
@@ -379,6 +413,9 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_finite("angular velocity", w)?;
         if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
+            if w != 0.0 {
+                self.wake_touching(slot);
+            }
             self.bodies.angular_velocity[slot] = w;
         }
         Ok(())
@@ -394,6 +431,9 @@ impl World {
             )));
         }
         let inv_mass = self.bodies.inv_mass[slot];
+        if impulse * inv_mass != Vec2::ZERO {
+            self.wake_touching(slot);
+        }
         self.bodies.linear_velocity[slot] += impulse * inv_mass;
         Ok(())
     }
@@ -407,9 +447,10 @@ impl World {
         self.bodies.len()
     }
 
-    /// Touching contacts (manifolds with at least one point) found by the last step.
+    /// Touching contacts (manifolds with at least one point) found by the last step, those of
+    /// sleeping islands included.
     pub fn contact_count(&self) -> usize {
-        self.contacts.contacts.len()
+        self.contacts.contacts.len() + self.sleep.frozen_contact_count()
     }
 
     /// Non-empty graph colors of the last step.

@@ -1,0 +1,58 @@
+//! Sleeping sets contacts aside without ending them: an island that falls asleep and wakes
+//! again reports no contact events, while a real parting still does.
+
+use batch2d::{BodyDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+#[test]
+fn falling_asleep_and_waking_report_no_contact_events() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        ..WorldSettings::default()
+    });
+    let ground = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(20.0, 1.0)),
+        )
+        .unwrap();
+    let ball = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 1.0)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    let (mut begins, mut ends, mut slept) = (0, 0, false);
+    for _ in 0..240 {
+        world.step(1.0 / 60.0).unwrap();
+        begins += world.contact_events().begin().len();
+        ends += world.contact_events().end().len();
+        slept |= !world.is_awake(ball).unwrap();
+    }
+    assert!(slept, "the ball never fell asleep");
+    assert_eq!(
+        (begins, ends),
+        (1, 0),
+        "landing begins one contact, sleep ends none"
+    );
+
+    world.wake(ball).unwrap();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+        let events = world.contact_events();
+        assert!(
+            events.begin().is_empty() && events.end().is_empty(),
+            "{events:?}"
+        );
+    }
+    // A real parting still ends the contact.
+    world
+        .set_linear_velocity(ball, Vec2::new(0.0, 8.0))
+        .unwrap();
+    let mut ended = Vec::new();
+    for _ in 0..10 {
+        world.step(1.0 / 60.0).unwrap();
+        ended.extend_from_slice(world.contact_events().end());
+    }
+    assert_eq!(ended.len(), 1);
+    assert_eq!((ended[0].a, ended[0].b), (ground, ball));
+}
