@@ -341,6 +341,13 @@ impl BodyStore {
                 } else {
                     1.0 / mass.rotational_inertia
                 };
+                // A mass or inertia below ~3e-39 (subnormal) has no finite inverse.
+                if !((1.0 / mass.mass).is_finite() && inv_inertia.is_finite()) {
+                    return Err(Error::InvalidParameter(format!(
+                        "a dynamic body this light cannot be simulated: mass {}, rotational inertia {}",
+                        mass.mass, mass.rotational_inertia
+                    )));
+                }
                 (
                     ProxyKind::Dynamic,
                     1.0 / mass.mass,
@@ -351,6 +358,7 @@ impl BodyStore {
         };
         let q = Rot::from_angle(def.angle);
         let center = Transform::new(def.position, q).apply(mass.center);
+        crate::limits::check_placement(&shape.shape, Transform::new(def.position, q), center)?;
         let (v, w) = match def.kind {
             BodyKind::Static => (Vec2::ZERO, 0.0),
             _ => (def.linear_velocity, def.angular_velocity),

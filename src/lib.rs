@@ -26,6 +26,7 @@ pub mod broad_phase;
 mod constraint_graph;
 mod contact;
 mod error;
+mod limits;
 pub mod manifold;
 pub mod math;
 mod profile;

@@ -179,7 +179,8 @@ impl World {
     }
 
     /// Adds a body with one shape. `Err` for non-finite values, a bad shape, negative density
-    /// or friction, restitution outside 0..=1, or a dynamic body without mass.
+    /// or friction, restitution outside 0..=1, a dynamic body without a finite mass and inverse
+    /// mass, or a placement that puts the shape beyond the range of f32.
     pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
         def.validate()?;
         shape.validate()?;
@@ -194,14 +195,11 @@ impl World {
         Ok(())
     }
 
-    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, or bad settings.
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, a step so long
+    /// that a body at the speed cap would travel more than 1e30 m, or bad settings.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
-        if !(dt.is_finite() && dt > 0.0) {
-            return Err(Error::InvalidParameter(format!(
-                "time step must be finite and > 0, got {dt}"
-            )));
-        }
         self.settings.validate()?;
+        crate::limits::check_time_step(dt, &self.settings)?;
         match self.pool.take() {
             Some(pool) => {
                 pool.install(|| self.run_step(dt));
@@ -371,7 +369,13 @@ impl World {
             )));
         }
         let inv_mass = self.bodies.inv_mass[slot];
-        self.bodies.linear_velocity[slot] += impulse * inv_mass;
+        let v = self.bodies.linear_velocity[slot] + impulse * inv_mass;
+        if !v.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "impulse {impulse:?} on a body of inverse mass {inv_mass} overflows its velocity"
+            )));
+        }
+        self.bodies.linear_velocity[slot] = v;
         Ok(())
     }
 
