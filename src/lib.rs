@@ -34,6 +34,7 @@ pub mod scenes;
 mod schedule;
 pub mod shape;
 mod solver;
+mod teleport;
 mod world;
 
 pub use batch2d_kernels::instruction_set;

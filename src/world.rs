@@ -136,7 +136,7 @@ impl WorldSettings {
 pub struct World {
     settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
-    bodies: BodyStore,
+    pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
     pairs: Vec<(u32, u32)>,
     contacts: ContactSet,

@@ -83,6 +83,43 @@ fn a_body_reaching_beyond_f32_is_refused() {
     assert_eq!(world.body_count(), 0);
 }
 
+/// The teleports apply the same rule as `add_body`: a placement whose centre of mass or bounds
+/// leave the range of f32 is refused and changes nothing.
+#[test]
+fn a_teleport_beyond_f32_is_refused() {
+    let mut world = World::new(WorldSettings::default());
+    // A circle 3.4e38 out in its body frame fits with the body origin as far out the other way.
+    let id = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, -3.4e38)),
+            ShapeDef::new(Shape::circle_at(Vec2::new(0.0, 3.4e38), 0.07)),
+        )
+        .unwrap();
+    let (p, q) = (world.position(id).unwrap(), world.rotation(id).unwrap());
+    let moved = world.set_transform(id, Vec2::new(0.0, 3.4e38), 0.0);
+    assert!(
+        matches!(moved, Err(Error::InvalidParameter(_))),
+        "{moved:?}"
+    );
+    assert_eq!(
+        (world.position(id).unwrap(), world.rotation(id).unwrap()),
+        (p, q)
+    );
+    world.step(1.0 / 60.0).unwrap();
+    assert_finite(&world, id);
+
+    // A huge static circle fits at the origin but not moved to where its edge would overflow.
+    let big = world
+        .add_body(BodyDef::fixed(), ShapeDef::new(Shape::circle(1.0e38)))
+        .unwrap();
+    let moved = world.set_position(big, Vec2::new(3.0e38, 0.0));
+    assert!(
+        matches!(moved, Err(Error::InvalidParameter(_))),
+        "{moved:?}"
+    );
+    assert_eq!(world.position(big).unwrap(), Vec2::ZERO);
+}
+
 /// An impulse that overflows the velocity of a light body is refused, leaving it unchanged.
 #[test]
 fn an_impulse_overflowing_the_velocity_is_refused() {
