@@ -46,3 +46,43 @@ pub(crate) fn check_placement(shape: &Shape, xf: Transform, center: Vec2) -> Res
         )))
     }
 }
+
+/// Most substeps per step. The solver lists its stages per substep and per solve pass before
+/// running them, so these bounds also bound that list's memory (a few tens of MB at the limits)
+/// where `u32::MAX` would exhaust it; useful values are 1 to 16.
+pub(crate) const MAX_SUBSTEPS: u32 = 256;
+
+/// Most biased solve passes per substep; see [`MAX_SUBSTEPS`].
+pub(crate) const MAX_SOLVE_ITERATIONS: u32 = 256;
+
+/// Most worker threads a world may ask for: building a pool spawns them all at once, and a
+/// count like `usize::MAX` would exhaust the machine before failing.
+pub(crate) const MAX_THREADS: usize = 4096;
+
+/// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
+/// out of range.
+pub(crate) fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
+    let counts = [
+        (
+            "substeps",
+            settings.substeps as usize,
+            1,
+            MAX_SUBSTEPS as usize,
+        ),
+        (
+            "solve_iterations",
+            settings.solve_iterations as usize,
+            1,
+            MAX_SOLVE_ITERATIONS as usize,
+        ),
+        ("threads", settings.threads, 0, MAX_THREADS),
+    ];
+    for (name, value, low, high) in counts {
+        if !(low..=high).contains(&value) {
+            return Err(Error::InvalidParameter(format!(
+                "{name} must be in {low}..={high}, got {value}"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -50,13 +50,13 @@ impl MixRule {
 pub struct WorldSettings {
     /// Default (0, -10) m/s².
     pub gravity: Vec2,
-    /// Solver substeps per step, >= 1. Default 4.
+    /// Solver substeps per step, 1..=256. Default 4.
     pub substeps: u32,
-    /// Biased solve passes per substep (the unbiased relax pass runs once), >= 1. Default 2:
+    /// Biased solve passes per substep (the unbiased relax pass runs once), 1..=256. Default 2:
     /// on large_pyramid a second pass keeps all 14950 contacts and cuts the top box's drop
     /// from 0.87 m to 0.37 m for a third more solver time.
     pub solve_iterations: u32,
-    /// Worker threads of this world's own pool; 0 = one per core. Default 0.
+    /// Worker threads of this world's own pool, 0..=4096; 0 = one per core. Default 0.
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,
@@ -109,11 +109,7 @@ impl WorldSettings {
                 self.gravity
             )));
         }
-        if self.substeps == 0 {
-            return Err(Error::InvalidParameter(
-                "substeps must be >= 1, got 0".into(),
-            ));
-        }
+        crate::limits::check_work_limits(self)?;
         let positive = [
             ("contact_hertz", self.contact_hertz),
             ("contact_push_max_velocity", self.contact_push_max_velocity),
@@ -150,11 +146,16 @@ impl World {
     /// [`World::step`].
     pub fn new(settings: WorldSettings) -> World {
         start_tracy();
-        // Without a pool of its own the world runs on rayon's global pool.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(settings.threads)
-            .build()
-            .ok();
+        // Without a pool of its own the world runs on rayon's global pool. An absurd thread
+        // count is not even tried: `step` reports it.
+        let pool = (settings.threads <= crate::limits::MAX_THREADS)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(settings.threads)
+                    .build()
+                    .ok()
+            })
+            .flatten();
         World {
             settings,
             pool,

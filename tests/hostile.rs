@@ -471,3 +471,63 @@ fn an_empty_world_steps_a_million_times() {
     assert_eq!(world.body_count(), 0);
     assert_eq!(world.contact_count(), 0);
 }
+
+/// Settings that would make a step allocate or spawn without bound (u32::MAX substeps, a
+/// million threads) are refused, by `try_new` and by `step` of a world made with `new`, without
+/// the world building anything first.
+#[test]
+fn absurd_work_settings_are_refused() {
+    let bad = [
+        WorldSettings {
+            substeps: u32::MAX,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            substeps: 257,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            solve_iterations: u32::MAX,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            solve_iterations: 0,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: 1_000_000,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: usize::MAX,
+            ..WorldSettings::default()
+        },
+    ];
+    for settings in bad {
+        let what = format!("{settings:?}");
+        assert!(
+            matches!(
+                World::try_new(settings.clone()),
+                Err(Error::InvalidParameter(_))
+            ),
+            "{what}"
+        );
+        let mut world = World::new(settings);
+        let id = add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+        assert!(
+            matches!(world.step(DT), Err(Error::InvalidParameter(_))),
+            "{what}"
+        );
+        assert_eq!(world.position(id).unwrap(), Vec2::ZERO);
+    }
+    // The edges of the ranges are fine.
+    let edge = WorldSettings {
+        substeps: 256,
+        solve_iterations: 1,
+        threads: 1,
+        ..WorldSettings::default()
+    };
+    let mut world = World::try_new(edge).unwrap();
+    add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+    world.step(DT).unwrap();
+}
