@@ -32,16 +32,26 @@ pub(crate) fn check_time_step(dt: f32, settings: &WorldSettings) -> Result<(), E
 }
 
 /// `Err(InvalidParameter)` unless a body whose origin is placed by `xf`, with its centre of
-/// mass at `center`, has that centre and its whole shape within the finite range of f32: a
-/// finite position plus a finite offset in the body frame can still round to infinity near
-/// `f32::MAX`.
+/// mass at `center`, stays within the finite range of f32 however it turns.
+///
+/// A finite position plus a finite offset in the body frame can round to infinity near
+/// `f32::MAX`, and a body turning about its centre of mass swings its origin around it at the
+/// distance between the two, and its shape within the shape's reach. The disk of the larger
+/// of the two about the centre must be representable. The distance is bounded by `|dx| + |dy|`,
+/// which unlike a length cannot overflow while the offset itself is finite.
 pub(crate) fn check_placement(shape: &Shape, xf: Transform, center: Vec2) -> Result<(), Error> {
-    let bounds = shape.aabb(xf);
-    if center.is_finite() && bounds.min.is_finite() && bounds.max.is_finite() {
+    let offset = center - xf.p;
+    let swing = offset.x.abs() + offset.y.abs();
+    let reach = shape.reach_from(xf.inv_apply(center));
+    let radius = swing.max(reach);
+    let fits = reach.is_finite()
+        && (center.x.abs() + radius).is_finite()
+        && (center.y.abs() + radius).is_finite();
+    if fits {
         Ok(())
     } else {
         Err(Error::InvalidParameter(format!(
-            "body placed at {:?} reaches beyond the range of f32: centre of mass {center:?}, bounds {bounds:?}",
+            "body placed at {:?} reaches beyond the range of f32 when it turns: centre of mass {center:?}, reach {radius}",
             xf.p
         )))
     }

@@ -83,6 +83,39 @@ fn a_body_reaching_beyond_f32_is_refused() {
     assert_eq!(world.body_count(), 0);
 }
 
+/// Found by the fuzzer: a spinning body whose circle (and so its centre of mass) sat 3.4e38 m
+/// from its origin was accepted, since centre and bounds were finite, but after half a turn its
+/// origin lay 6.8e38 m away: an infinite transform. Placements are now checked for every
+/// rotation about the centre of mass.
+#[test]
+fn a_body_whose_origin_would_overflow_when_it_turns_is_refused() {
+    let mut world = World::new(WorldSettings::default());
+    let refused = world.add_body(
+        BodyDef::dynamic()
+            .position(Vec2::new(0.07, 0.07))
+            .angular_velocity(69.0),
+        ShapeDef::new(Shape::circle_at(Vec2::new(0.07, 3.4e38), 0.07)),
+    );
+    assert!(
+        matches!(refused, Err(Error::InvalidParameter(_))),
+        "{refused:?}"
+    );
+    // Half as far out it fits, and spins with every transform finite.
+    let id = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(0.07, 0.07))
+                .angular_velocity(69.0),
+            ShapeDef::new(Shape::circle_at(Vec2::new(0.07, 1.0e38), 0.07)),
+        )
+        .unwrap();
+    for _ in 0..10 {
+        world.step(1.0 / 60.0).unwrap();
+        assert_finite(&world, id);
+        assert!(world.transform(id).unwrap().p.is_finite());
+    }
+}
+
 /// The teleports apply the same rule as `add_body`: a placement whose centre of mass or bounds
 /// leave the range of f32 is refused and changes nothing.
 #[test]
