@@ -151,7 +151,8 @@ impl BodyDef {
     }
 }
 
-/// The material and filter of a body's shape.
+/// The material and filter of a body's shape. The shape may reach at most 1e6 m from the body
+/// origin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
     pub shape: Shape,
@@ -207,6 +208,7 @@ impl ShapeDef {
 
     pub(crate) fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
+        crate::limits::check_shape_reach(&self.shape)?;
         check_non_negative("density", self.density)?;
         check_non_negative("friction", self.friction)?;
         if !(0.0..=1.0).contains(&self.restitution) {

@@ -31,6 +31,26 @@ pub(crate) fn check_time_step(dt: f32, settings: &WorldSettings) -> Result<(), E
     Ok(())
 }
 
+/// Largest distance (m) from a body's origin to any point of its shape. A contact point lies
+/// between the two surfaces, so when a shape engulfs a smaller body the lever arm of that body's
+/// contact is about the big shape's size; the solver squares lever arms and multiplies them by
+/// inverse inertias, which overflowed to NaN for a 2e24 m circle (found by the fuzzer). 1000 km
+/// is far beyond any scene at the engine's 5 mm tolerance.
+pub(crate) const MAX_SHAPE_REACH: f32 = 1.0e6;
+
+/// `Err(InvalidShape)` when some point of `shape` lies more than [`MAX_SHAPE_REACH`] from the
+/// body origin.
+pub(crate) fn check_shape_reach(shape: &Shape) -> Result<(), Error> {
+    let reach = shape.reach_from(Vec2::ZERO);
+    if reach <= MAX_SHAPE_REACH {
+        Ok(())
+    } else {
+        Err(Error::InvalidShape(format!(
+            "shape reaches {reach} m from its body origin, more than {MAX_SHAPE_REACH} m"
+        )))
+    }
+}
+
 /// `Err(InvalidParameter)` unless a body whose origin is placed by `xf`, with its centre of
 /// mass at `center`, stays within the finite range of f32 however it turns.
 ///
