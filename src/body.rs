@@ -46,9 +46,9 @@ pub struct BodyDef {
     pub position: Vec2,
     /// Rotation in radians. Default 0.
     pub angle: f32,
-    /// Velocity of the centre of mass. Default (0, 0).
+    /// Velocity of the centre of mass, at most 1e30 m/s per axis. Default (0, 0).
     pub linear_velocity: Vec2,
-    /// Radians per second. Default 0.
+    /// Radians per second, at most 1e30 in magnitude. Default 0.
     pub angular_velocity: f32,
     /// Multiplies world gravity for this body. Default 1.
     pub gravity_scale: f32,
@@ -137,14 +137,9 @@ impl BodyDef {
                 self.position
             )));
         }
-        if !self.linear_velocity.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "linear_velocity must be finite, got {:?}",
-                self.linear_velocity
-            )));
-        }
+        crate::limits::check_linear_velocity("linear_velocity", self.linear_velocity)?;
         check_finite("angle", self.angle)?;
-        check_finite("angular_velocity", self.angular_velocity)?;
+        crate::limits::check_angular_velocity("angular_velocity", self.angular_velocity)?;
         check_finite("gravity_scale", self.gravity_scale)?;
         check_non_negative("linear_damping", self.linear_damping)?;
         check_non_negative("angular_damping", self.angular_damping)

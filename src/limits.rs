@@ -31,6 +31,35 @@ pub(crate) fn check_time_step(dt: f32, settings: &WorldSettings) -> Result<(), E
     Ok(())
 }
 
+/// Largest speed (m/s, per axis) and angular speed (rad/s) a body may be given. The solver
+/// multiplies velocities by lever arms (up to [`MAX_SHAPE_REACH`]) and subtracts those of two
+/// bodies before the speed caps apply; an angular velocity of 3.4e38 made that infinite, then
+/// NaN (found by the fuzzer). 1e30 keeps every such product finite; the caps bring the body
+/// down to `max_linear_speed` in its first substep anyway.
+pub(crate) const MAX_INPUT_SPEED: f32 = 1.0e30;
+
+/// `Err(InvalidParameter)` unless both components of `v` are within [`MAX_INPUT_SPEED`].
+pub(crate) fn check_linear_velocity(name: &str, v: Vec2) -> Result<(), Error> {
+    if v.x.abs() <= MAX_INPUT_SPEED && v.y.abs() <= MAX_INPUT_SPEED {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite and within {MAX_INPUT_SPEED} m/s per axis, got {v:?}"
+        )))
+    }
+}
+
+/// `Err(InvalidParameter)` unless `|w| <= MAX_INPUT_SPEED`.
+pub(crate) fn check_angular_velocity(name: &str, w: f32) -> Result<(), Error> {
+    if w.abs() <= MAX_INPUT_SPEED {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite and within {MAX_INPUT_SPEED} rad/s, got {w}"
+        )))
+    }
+}
+
 /// Largest distance (m) from a body's origin to any point of its shape. A contact point lies
 /// between the two surfaces, so when a shape engulfs a smaller body the lever arm of that body's
 /// contact is about the big shape's size; the solver squares lever arms and multiplies them by

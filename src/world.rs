@@ -4,7 +4,7 @@ use crate::body::{BodyDef, BodyId, BodyStore, ShapeDef};
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
-use crate::error::{check_finite, Error};
+use crate::error::Error;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::shape::Shape;
@@ -344,24 +344,22 @@ impl World {
         Ok(self.bodies.angular_velocity[self.bodies.slot(id)?])
     }
 
-    /// Sets the velocity of a dynamic or kinematic body (static bodies stay at rest).
+    /// Sets the velocity of a dynamic or kinematic body (static bodies stay at rest). `Err`
+    /// beyond 1e30 m/s per axis or non-finite.
     pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        if !v.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "linear velocity must be finite, got {v:?}"
-            )));
-        }
+        crate::limits::check_linear_velocity("linear velocity", v)?;
         if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
             self.bodies.linear_velocity[slot] = v;
         }
         Ok(())
     }
 
-    /// Sets the angular velocity of a dynamic or kinematic body.
+    /// Sets the angular velocity of a dynamic or kinematic body. `Err` beyond 1e30 rad/s or
+    /// non-finite.
     pub fn set_angular_velocity(&mut self, id: BodyId, w: f32) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        check_finite("angular velocity", w)?;
+        crate::limits::check_angular_velocity("angular velocity", w)?;
         if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
             self.bodies.angular_velocity[slot] = w;
         }
@@ -379,9 +377,9 @@ impl World {
         }
         let inv_mass = self.bodies.inv_mass[slot];
         let v = self.bodies.linear_velocity[slot] + impulse * inv_mass;
-        if !v.is_finite() {
+        if crate::limits::check_linear_velocity("velocity", v).is_err() {
             return Err(Error::InvalidParameter(format!(
-                "impulse {impulse:?} on a body of inverse mass {inv_mass} overflows its velocity"
+                "impulse {impulse:?} on a body of inverse mass {inv_mass} makes its velocity {v:?}, beyond 1e30 m/s"
             )));
         }
         self.bodies.linear_velocity[slot] = v;

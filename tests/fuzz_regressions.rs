@@ -241,3 +241,51 @@ fn a_step_too_long_for_f32_positions_is_refused() {
     assert_finite(&world, id);
     assert!(world.position(id).unwrap().x > 1.0e21);
 }
+
+/// Found by the fuzzer: a body created spinning at 3.4e38 rad/s gave its contact an infinite
+/// relative velocity before the angular speed cap applied, then NaN. Velocities beyond 1e30
+/// (m/s per axis, rad/s) are now refused, at creation and by the setters; 1e30 itself is
+/// accepted and capped by the first step.
+#[test]
+fn velocities_beyond_1e30_are_refused_and_1e30_is_capped() {
+    let mut world = World::new(WorldSettings::default());
+    let spin = world.add_body(
+        BodyDef::dynamic().angular_velocity(3.4e38),
+        ShapeDef::new(Shape::circle(15.0)),
+    );
+    assert!(matches!(spin, Err(Error::InvalidParameter(_))), "{spin:?}");
+    let fast = world.add_body(
+        BodyDef::dynamic().linear_velocity(Vec2::new(0.0, -3.0e38)),
+        ShapeDef::new(Shape::circle(15.0)),
+    );
+    assert!(matches!(fast, Err(Error::InvalidParameter(_))), "{fast:?}");
+    let a = world
+        .add_body(
+            BodyDef::dynamic()
+                .angular_velocity(1.0e30)
+                .linear_velocity(Vec2::new(1.0e30, -1.0e30)),
+            ShapeDef::new(Shape::circle(15.0)),
+        )
+        .unwrap();
+    let b = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(0.5, 0.5))
+                .linear_velocity(Vec2::new(-1.0e30, 1.0e30)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    assert!(matches!(
+        world.set_angular_velocity(b, -2.0e30),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert!(matches!(
+        world.set_linear_velocity(b, Vec2::new(2.0e30, 0.0)),
+        Err(Error::InvalidParameter(_))
+    ));
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+        assert_finite(&world, a);
+        assert_finite(&world, b);
+    }
+}
