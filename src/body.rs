@@ -46,9 +46,9 @@ pub struct BodyDef {
     pub position: Vec2,
     /// Rotation in radians. Default 0.
     pub angle: f32,
-    /// Velocity of the centre of mass. Default (0, 0).
+    /// Velocity of the centre of mass, at most 1e30 m/s per axis. Default (0, 0).
     pub linear_velocity: Vec2,
-    /// Radians per second. Default 0.
+    /// Radians per second, at most 1e30 in magnitude. Default 0.
     pub angular_velocity: f32,
     /// Multiplies world gravity for this body. Default 1.
     pub gravity_scale: f32,
@@ -159,14 +159,9 @@ impl BodyDef {
                 self.position
             )));
         }
-        if !self.linear_velocity.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "linear_velocity must be finite, got {:?}",
-                self.linear_velocity
-            )));
-        }
+        crate::limits::check_linear_velocity("linear_velocity", self.linear_velocity)?;
         check_finite("angle", self.angle)?;
-        check_finite("angular_velocity", self.angular_velocity)?;
+        crate::limits::check_angular_velocity("angular_velocity", self.angular_velocity)?;
         check_finite("gravity_scale", self.gravity_scale)?;
         check_non_negative("linear_damping", self.linear_damping)?;
         check_non_negative("angular_damping", self.angular_damping)?;
@@ -174,7 +169,8 @@ impl BodyDef {
     }
 }
 
-/// The material and filter of a body's shape.
+/// The material and filter of a body's shape. The shape may reach at most 1e6 m from the body
+/// origin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
     pub shape: Shape,
@@ -230,6 +226,7 @@ impl ShapeDef {
 
     pub(crate) fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
+        crate::limits::check_shape_reach(&self.shape)?;
         check_non_negative("density", self.density)?;
         check_non_negative("friction", self.friction)?;
         if !(0.0..=1.0).contains(&self.restitution) {
@@ -376,6 +373,13 @@ impl BodyStore {
                 } else {
                     1.0 / mass.rotational_inertia
                 };
+                // A mass or inertia below ~3e-39 (subnormal) has no finite inverse.
+                if !((1.0 / mass.mass).is_finite() && inv_inertia.is_finite()) {
+                    return Err(Error::InvalidParameter(format!(
+                        "a dynamic body this light cannot be simulated: mass {}, rotational inertia {}",
+                        mass.mass, mass.rotational_inertia
+                    )));
+                }
                 (
                     ProxyKind::Dynamic,
                     1.0 / mass.mass,
@@ -386,6 +390,7 @@ impl BodyStore {
         };
         let q = Rot::from_angle(def.angle);
         let center = Transform::new(def.position, q).apply(mass.center);
+        crate::limits::check_placement(&shape.shape, Transform::new(def.position, q), center)?;
         let (v, w) = match def.kind {
             BodyKind::Static => (Vec2::ZERO, 0.0),
             _ => (def.linear_velocity, def.angular_velocity),

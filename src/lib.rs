@@ -32,6 +32,7 @@ mod debug_draw;
 pub mod distance;
 mod error;
 mod island;
+mod limits;
 pub mod manifold;
 pub mod math;
 mod profile;
@@ -45,6 +46,7 @@ pub mod shape;
 mod sleep;
 mod solver;
 mod stepper;
+mod teleport;
 mod world;
 
 pub use batch2d_kernels::instruction_set;

@@ -125,15 +125,27 @@ fn add_box(world: &mut World, p: Vec2, half: f32) -> Result<(), Error> {
 }
 
 fn large_pyramid(settings: WorldSettings) -> Result<World, Error> {
+    large_pyramid_at(Vec2::ZERO, settings)
+}
+
+/// The large pyramid of `SCENES.md` with every body moved by `origin`: the same scene far from
+/// the world origin, where an f32 position has only millimetres of resolution (the ulp of
+/// 1e4 is about 1 mm). `settings.gravity` is used as given.
+///
+/// Each position is the scene's own (exact in f32) plus `origin`, rounded once, so the boxes
+/// keep the layout of the scene up to that rounding. A non-finite `origin`, or one so far out
+/// that a position overflows, gives `Err(InvalidParameter)` from [`World::add_body`].
+pub fn large_pyramid_at(origin: Vec2, settings: WorldSettings) -> Result<World, Error> {
     let mut world = World::new(settings);
-    add_fixed_box(&mut world, Vec2::new(0.0, -1.0), Vec2::new(100.0, 1.0))?;
+    let ground = Vec2::new(0.0, -1.0) + origin;
+    add_fixed_box(&mut world, ground, Vec2::new(100.0, 1.0))?;
     let base = 100;
     for i in 0..base {
         for j in i..base {
             // Every coordinate is a multiple of 0.5 below 100, so f32 holds it exactly.
             let x = (i + 1) as f32 * 0.5 + (j - i) as f32 - 50.0;
             let y = i as f32 + 0.5;
-            add_box(&mut world, Vec2::new(x, y), 0.5)?;
+            add_box(&mut world, Vec2::new(x, y) + origin, 0.5)?;
         }
     }
     Ok(world)

@@ -56,3 +56,41 @@ fn falling_asleep_and_waking_report_no_contact_events() {
     assert_eq!(ended.len(), 1);
     assert_eq!((ended[0].a, ended[0].b), (ground, ball));
 }
+
+#[test]
+fn teleporting_a_sleeping_body_wakes_it_and_it_falls_from_there() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        ..WorldSettings::default()
+    });
+    world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(20.0, 1.0)),
+        )
+        .unwrap();
+    let ball = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    assert!(
+        !world.is_awake(ball).unwrap(),
+        "the ball should sleep on the ground"
+    );
+    world.set_position(ball, Vec2::new(3.0, 5.0)).unwrap();
+    assert!(world.is_awake(ball).unwrap());
+    for _ in 0..30 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    // Half a second of free fall from 5 m: 1.25 m lower, give or take a step.
+    let p = world.position(ball).unwrap();
+    assert!(
+        (p.x - 3.0).abs() < 1e-6 && (p.y - 3.75).abs() < 0.1,
+        "ball at {p:?}"
+    );
+}

@@ -216,6 +216,12 @@ fn integrate_velocity<R: Real>(
     let (vx, vy, w) = (vx * lin, vy * lin, s.w * ang);
 
     let max_v = R::splat(p.max_linear_speed);
+    // A velocity whose square overflows (set huge by the user, or made infinite by a huge
+    // gravity scale) would scale by `max_v / inf = 0`, to zero or to NaN. Clamping each axis
+    // to the cap first keeps it finite and, beyond the cap anyway, still capped below.
+    let overflows = (vx * vx + vy * vy).ge(R::splat(f32::INFINITY));
+    let vx = R::select(overflows, vx.max(-max_v).min(max_v), vx);
+    let vy = R::select(overflows, vy.max(-max_v).min(max_v), vy);
     let speed_sq = vx * vx + vy * vy;
     let too_fast = speed_sq.gt(max_v * max_v);
     let scale = max_v / speed_sq.sqrt();

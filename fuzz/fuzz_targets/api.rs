@@ -1,0 +1,291 @@
+//! Drives batch2d's public API with operations decoded from raw bytes: worlds with arbitrary
+//! settings, bodies of every shape kind with arbitrary floats (NaN, infinities, huge and tiny
+//! values included), removal, teleports, velocity changes, impulses, steps of arbitrary length
+//! and every query.
+//!
+//! Every operation runs on two worlds at once, one per backend and with different thread
+//! counts, and the target checks what the API promises: no panic or hang, `Err` leaves the
+//! world unchanged, a stale handle gives `Err(InvalidBody)`, every state is finite after a
+//! step, and the two worlds stay bit-identical.
+
+#![no_main]
+
+use arbitrary::{Arbitrary, Result, Unstructured};
+use batch2d::{
+    Backend, BodyDef, BodyId, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
+};
+use libfuzzer_sys::fuzz_target;
+
+/// Most operations per input, bodies per world and substeps x iterations per step: keeps one
+/// input well under a second, so the fuzzer explores instead of waiting.
+const MAX_OPS: usize = 48;
+const MAX_BODIES: usize = 48;
+const MAX_SOLVER_WORK: u32 = 64;
+
+/// Floats worth trying: the edges of f32 and of the engine's tolerances, beside ordinary sizes.
+const SPECIAL: [f32; 16] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f32::MAX,
+    f32::MIN,
+    f32::MIN_POSITIVE,
+    1.0e-30,
+    1.0e30,
+    1.0e7,
+    -1.0e7,
+    0.005,
+    1.0e-3,
+    400.0,
+    1.0 / 60.0,
+];
+
+/// A float that is usually ordinary (a multiple of 1/64 in -128..128, or a size on a log scale
+/// from 1e-3 to 1e3) and sometimes special or any bit pattern at all.
+fn float(u: &mut Unstructured) -> Result<f32> {
+    Ok(match u.int_in_range(0u8..=15)? {
+        0 => f32::from_bits(u32::arbitrary(u)?),
+        1 => *u.choose(&SPECIAL)?,
+        2..=8 => i16::arbitrary(u)? as f32 / 256.0,
+        _ => {
+            let exponent = u.int_in_range(-300i16..=300)? as f32 / 100.0;
+            10f32.powf(exponent)
+        }
+    })
+}
+
+fn vec2(u: &mut Unstructured) -> Result<Vec2> {
+    Ok(Vec2::new(float(u)?, float(u)?))
+}
+
+fn shape(u: &mut Unstructured) -> Result<Shape> {
+    Ok(match u.int_in_range(0u8..=5)? {
+        0 => Shape::circle(float(u)?),
+        1 => Shape::circle_at(vec2(u)?, float(u)?),
+        2 => Shape::rect(float(u)?, float(u)?),
+        3 => Shape::offset_rect(float(u)?, float(u)?, vec2(u)?, float(u)?),
+        kind => {
+            let n = u.int_in_range(0usize..=12)?;
+            let points = (0..n).map(|_| vec2(u)).collect::<Result<Vec<_>>>()?;
+            let made = if kind == 4 {
+                Shape::polygon(&points)
+            } else {
+                Shape::rounded_polygon(&points, float(u)?)
+            };
+            // A refused polygon is itself a finding only if it panicked; try a box instead.
+            made.unwrap_or_else(|_| Shape::rect(0.5, 0.5))
+        }
+    })
+}
+
+fn body_def(u: &mut Unstructured) -> Result<BodyDef> {
+    let def = match u.int_in_range(0u8..=3)? {
+        0 => BodyDef::fixed(),
+        1 => BodyDef::kinematic(),
+        _ => BodyDef::dynamic(),
+    };
+    Ok(def
+        .position(vec2(u)?)
+        .angle(float(u)?)
+        .linear_velocity(vec2(u)?)
+        .angular_velocity(float(u)?)
+        .gravity_scale(float(u)?)
+        .linear_damping(float(u)?)
+        .angular_damping(float(u)?)
+        .fixed_rotation(bool::arbitrary(u)?))
+}
+
+fn shape_def(u: &mut Unstructured) -> Result<ShapeDef> {
+    Ok(ShapeDef::new(shape(u)?)
+        .density(float(u)?)
+        .friction(float(u)?)
+        .restitution(float(u)?)
+        .layers(u32::arbitrary(u)?)
+        .mask(u32::arbitrary(u)?))
+}
+
+fn mix_rule(u: &mut Unstructured) -> Result<MixRule> {
+    u.choose(&[
+        MixRule::GeometricMean,
+        MixRule::Min,
+        MixRule::Max,
+        MixRule::Average,
+    ])
+    .copied()
+}
+
+/// Settings with every field fuzzed, except that substeps and solve passes are kept small
+/// (their product bounds a step's work) and threads are left to the caller.
+fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
+    let defaults = WorldSettings::default();
+    if bool::arbitrary(u)? {
+        return Ok(defaults);
+    }
+    let substeps = u.int_in_range(0..=8)?;
+    let solve_iterations = u.int_in_range(0..=MAX_SOLVER_WORK / substeps.max(1))?;
+    let mut pick = |default: f32| -> Result<f32> {
+        Ok(if bool::arbitrary(u)? {
+            default
+        } else {
+            float(u)?
+        })
+    };
+    Ok(WorldSettings {
+        gravity: Vec2::new(pick(defaults.gravity.x)?, pick(defaults.gravity.y)?),
+        substeps,
+        solve_iterations,
+        contact_hertz: pick(defaults.contact_hertz)?,
+        contact_damping_ratio: pick(defaults.contact_damping_ratio)?,
+        contact_push_max_velocity: pick(defaults.contact_push_max_velocity)?,
+        linear_slop: pick(defaults.linear_slop)?,
+        restitution_threshold: pick(defaults.restitution_threshold)?,
+        max_linear_speed: pick(defaults.max_linear_speed)?,
+        friction_mixing: mix_rule(u)?,
+        restitution_mixing: mix_rule(u)?,
+        ..defaults
+    })
+}
+
+/// One call on the API. Bodies are named by index into the list of every handle ever returned,
+/// so removed (stale) handles are picked as often as live ones.
+#[derive(Debug)]
+enum Op {
+    /// Boxed: the definitions are ten times larger than any other operation.
+    Add(Box<(BodyDef, ShapeDef)>),
+    Remove(usize),
+    Step(f32),
+    SetLinearVelocity(usize, Vec2),
+    SetAngularVelocity(usize, f32),
+    ApplyImpulse(usize, Vec2),
+    SetPosition(usize, Vec2),
+    SetTransform(usize, Vec2, f32),
+}
+
+fn op(u: &mut Unstructured) -> Result<Op> {
+    let body = |u: &mut Unstructured| u.int_in_range(0usize..=MAX_BODIES);
+    Ok(match u.int_in_range(0u8..=9)? {
+        0..=2 => Op::Add(Box::new((body_def(u)?, shape_def(u)?))),
+        3 => Op::Remove(body(u)?),
+        4 | 5 => {
+            let dt = if bool::arbitrary(u)? {
+                1.0 / 60.0
+            } else {
+                float(u)?
+            };
+            Op::Step(dt)
+        }
+        6 => Op::SetLinearVelocity(body(u)?, vec2(u)?),
+        7 => match u.int_in_range(0u8..=1)? {
+            0 => Op::SetAngularVelocity(body(u)?, float(u)?),
+            _ => Op::ApplyImpulse(body(u)?, vec2(u)?),
+        },
+        8 => Op::SetPosition(body(u)?, vec2(u)?),
+        _ => Op::SetTransform(body(u)?, vec2(u)?, float(u)?),
+    })
+}
+
+/// Everything observable about a world, as bits so that NaN compares equal to itself and -0
+/// differs from 0.
+fn snapshot(world: &World) -> Vec<u32> {
+    let mut out = vec![world.body_count() as u32, world.contact_count() as u32];
+    for id in world.bodies() {
+        let p = world.position(id).unwrap();
+        let v = world.linear_velocity(id).unwrap();
+        let q = world.rotation(id).unwrap();
+        let w = world.angular_velocity(id).unwrap();
+        out.push(id.slot());
+        out.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
+    }
+    out
+}
+
+fn assert_finite(world: &World, after: &Op) {
+    for id in world.bodies() {
+        let p = world.position(id).unwrap();
+        let v = world.linear_velocity(id).unwrap();
+        let q = world.rotation(id).unwrap();
+        let w = world.angular_velocity(id).unwrap();
+        let xf = world.transform(id).unwrap();
+        let finite = p.is_finite()
+            && v.is_finite()
+            && q.c.is_finite()
+            && q.s.is_finite()
+            && w.is_finite()
+            && xf.p.is_finite()
+            && world.angle(id).unwrap().is_finite();
+        assert!(
+            finite,
+            "non-finite state after {after:?}: {p:?} {q:?} {v:?} {w}"
+        );
+    }
+}
+
+/// Applies `op` to `world`; `ids` are the handles this world returned so far.
+fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Result<(), Error> {
+    let id = |i: usize| ids.get(i % ids.len().max(1)).copied();
+    match *op {
+        Op::Add(ref defs) => {
+            if world.body_count() < MAX_BODIES {
+                let (def, shape) = defs.as_ref();
+                ids.push(world.add_body(def.clone(), shape.clone())?);
+            }
+            Ok(())
+        }
+        Op::Step(dt) => world.step(dt),
+        Op::Remove(i) => id(i).map_or(Ok(()), |b| world.remove_body(b)),
+        Op::SetLinearVelocity(i, v) => id(i).map_or(Ok(()), |b| world.set_linear_velocity(b, v)),
+        Op::SetAngularVelocity(i, w) => id(i).map_or(Ok(()), |b| world.set_angular_velocity(b, w)),
+        Op::ApplyImpulse(i, p) => id(i).map_or(Ok(()), |b| world.apply_linear_impulse(b, p)),
+        Op::SetPosition(i, p) => id(i).map_or(Ok(()), |b| world.set_position(b, p)),
+        Op::SetTransform(i, p, a) => id(i).map_or(Ok(()), |b| world.set_transform(b, p, a)),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let Ok(base) = settings(&mut u) else { return };
+    let simd = WorldSettings {
+        backend: Backend::Simd,
+        threads: 2,
+        ..base.clone()
+    };
+    let scalar = WorldSettings {
+        backend: Backend::Scalar,
+        threads: 1,
+        ..base
+    };
+    // `BATCH2D_FUZZ_TRACE=1` prints what an input does, to turn a crash into a regression test.
+    let trace = std::env::var_os("BATCH2D_FUZZ_TRACE").is_some();
+    if trace {
+        eprintln!("settings: {simd:?}");
+    }
+    let (mut a, mut b) = (World::new(simd), World::new(scalar));
+    let (mut ids_a, mut ids_b) = (Vec::new(), Vec::new());
+    for _ in 0..MAX_OPS {
+        let Ok(op) = op(&mut u) else { break };
+        if trace {
+            eprintln!("{op:?}");
+        }
+        let before = snapshot(&a);
+        let result = apply(&mut a, &mut ids_a, &op);
+        let twin = apply(&mut b, &mut ids_b, &op);
+        assert_eq!(result, twin, "backends disagree on {op:?}");
+        match result {
+            Err(_) => assert_eq!(snapshot(&a), before, "Err changed the world: {op:?}"),
+            Ok(()) => assert_finite(&a, &op),
+        }
+        assert_eq!(snapshot(&a), snapshot(&b), "backends diverged after {op:?}");
+        // Queries of every handle ever made: live ones answer, removed ones give InvalidBody.
+        for &id in &ids_a {
+            let live = a.bodies().any(|x| x == id);
+            match a.position(id) {
+                Ok(_) => assert!(live),
+                Err(e) => assert!(!live && e == Error::InvalidBody, "{e}"),
+            }
+            let _ = (a.angle(id), a.shape(id), a.transform(id));
+        }
+        let _ = (a.profile(), a.color_count());
+    }
+});

@@ -1,0 +1,147 @@
+//! Limits beyond which f32 state would overflow: inputs past them are refused with `Err` rather
+//! than simulated into infinities and NaN.
+
+use crate::error::Error;
+use crate::math::{Transform, Vec2};
+use crate::shape::Shape;
+use crate::world::WorldSettings;
+
+/// Farthest a body may travel in one step at the speed cap (m). The spacing of f32 values near
+/// `f32::MAX` is about 2e31, so a move this short can never round a finite position up to
+/// infinity, while no step a simulation could mean comes anywhere near it (400 m/s for a year
+/// is 1.3e10 m).
+pub(crate) const MAX_STEP_TRAVEL: f32 = 1.0e30;
+
+/// `Err(InvalidParameter)` unless `dt` is finite, positive, and short enough that a body at
+/// `settings.max_linear_speed` moves at most [`MAX_STEP_TRAVEL`] in it.
+pub(crate) fn check_time_step(dt: f32, settings: &WorldSettings) -> Result<(), Error> {
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(Error::InvalidParameter(format!(
+            "time step must be finite and > 0, got {dt}"
+        )));
+    }
+    // Both factors are finite and positive here, so the product is never NaN; it may be inf.
+    let travel = dt * settings.max_linear_speed;
+    if travel > MAX_STEP_TRAVEL {
+        return Err(Error::InvalidParameter(format!(
+            "time step {dt} s at max_linear_speed {} m/s moves a body {travel} m, beyond {MAX_STEP_TRAVEL} m",
+            settings.max_linear_speed
+        )));
+    }
+    Ok(())
+}
+
+/// Largest speed (m/s, per axis) and angular speed (rad/s) a body may be given. The solver
+/// multiplies velocities by lever arms (up to [`MAX_SHAPE_REACH`]) and subtracts those of two
+/// bodies before the speed caps apply; an angular velocity of 3.4e38 made that infinite, then
+/// NaN (found by the fuzzer). 1e30 keeps every such product finite; the caps bring the body
+/// down to `max_linear_speed` in its first substep anyway.
+pub(crate) const MAX_INPUT_SPEED: f32 = 1.0e30;
+
+/// `Err(InvalidParameter)` unless both components of `v` are within [`MAX_INPUT_SPEED`].
+pub(crate) fn check_linear_velocity(name: &str, v: Vec2) -> Result<(), Error> {
+    if v.x.abs() <= MAX_INPUT_SPEED && v.y.abs() <= MAX_INPUT_SPEED {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite and within {MAX_INPUT_SPEED} m/s per axis, got {v:?}"
+        )))
+    }
+}
+
+/// `Err(InvalidParameter)` unless `|w| <= MAX_INPUT_SPEED`.
+pub(crate) fn check_angular_velocity(name: &str, w: f32) -> Result<(), Error> {
+    if w.abs() <= MAX_INPUT_SPEED {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite and within {MAX_INPUT_SPEED} rad/s, got {w}"
+        )))
+    }
+}
+
+/// Largest distance (m) from a body's origin to any point of its shape. A contact point lies
+/// between the two surfaces, so when a shape engulfs a smaller body the lever arm of that body's
+/// contact is about the big shape's size; the solver squares lever arms and multiplies them by
+/// inverse inertias, which overflowed to NaN for a 2e24 m circle (found by the fuzzer). 1000 km
+/// is far beyond any scene at the engine's 5 mm tolerance.
+pub(crate) const MAX_SHAPE_REACH: f32 = 1.0e6;
+
+/// `Err(InvalidShape)` when some point of `shape` lies more than [`MAX_SHAPE_REACH`] from the
+/// body origin.
+pub(crate) fn check_shape_reach(shape: &Shape) -> Result<(), Error> {
+    let reach = shape.reach_from(Vec2::ZERO);
+    if reach <= MAX_SHAPE_REACH {
+        Ok(())
+    } else {
+        Err(Error::InvalidShape(format!(
+            "shape reaches {reach} m from its body origin, more than {MAX_SHAPE_REACH} m"
+        )))
+    }
+}
+
+/// `Err(InvalidParameter)` unless a body whose origin is placed by `xf`, with its centre of
+/// mass at `center`, stays within the finite range of f32 however it turns.
+///
+/// A finite position plus a finite offset in the body frame can round to infinity near
+/// `f32::MAX`, and a body turning about its centre of mass swings its origin around it at the
+/// distance between the two, and its shape within the shape's reach. The disk of the larger
+/// of the two about the centre must be representable. The distance is bounded by `|dx| + |dy|`,
+/// which unlike a length cannot overflow while the offset itself is finite.
+pub(crate) fn check_placement(shape: &Shape, xf: Transform, center: Vec2) -> Result<(), Error> {
+    let offset = center - xf.p;
+    let swing = offset.x.abs() + offset.y.abs();
+    let reach = shape.reach_from(xf.inv_apply(center));
+    let radius = swing.max(reach);
+    let fits = reach.is_finite()
+        && (center.x.abs() + radius).is_finite()
+        && (center.y.abs() + radius).is_finite();
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "body placed at {:?} reaches beyond the range of f32 when it turns: centre of mass {center:?}, reach {radius}",
+            xf.p
+        )))
+    }
+}
+
+/// Most substeps per step. The solver lists its stages per substep and per solve pass before
+/// running them, so these bounds also bound that list's memory (a few tens of MB at the limits)
+/// where `u32::MAX` would exhaust it; useful values are 1 to 16.
+pub(crate) const MAX_SUBSTEPS: u32 = 256;
+
+/// Most biased solve passes per substep; see [`MAX_SUBSTEPS`].
+pub(crate) const MAX_SOLVE_ITERATIONS: u32 = 256;
+
+/// Most worker threads a world may ask for: building a pool spawns them all at once, and a
+/// count like `usize::MAX` would exhaust the machine before failing.
+pub(crate) const MAX_THREADS: usize = 4096;
+
+/// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
+/// out of range.
+pub(crate) fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
+    let counts = [
+        (
+            "substeps",
+            settings.substeps as usize,
+            1,
+            MAX_SUBSTEPS as usize,
+        ),
+        (
+            "solve_iterations",
+            settings.solve_iterations as usize,
+            1,
+            MAX_SOLVE_ITERATIONS as usize,
+        ),
+        ("threads", settings.threads, 0, MAX_THREADS),
+    ];
+    for (name, value, low, high) in counts {
+        if !(low..=high).contains(&value) {
+            return Err(Error::InvalidParameter(format!(
+                "{name} must be in {low}..={high}, got {value}"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,533 @@
+//! Hostile configurations: situations a user can create that a careless engine answers with NaN,
+//! an explosion, a panic or a hang. Each test asserts a law or an invariant of the outcome.
+
+use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn step(world: &mut World, n: usize) {
+    for _ in 0..n {
+        world.step(DT).unwrap();
+    }
+}
+
+/// Panics unless every body's state is finite.
+fn assert_all_finite(world: &World) {
+    for id in world.bodies() {
+        let p = world.position(id).unwrap();
+        let v = world.linear_velocity(id).unwrap();
+        let q = world.rotation(id).unwrap();
+        let w = world.angular_velocity(id).unwrap();
+        assert!(
+            p.is_finite() && v.is_finite() && q.c.is_finite() && q.s.is_finite() && w.is_finite(),
+            "{id:?}: p {p:?} v {v:?} q {q:?} w {w}"
+        );
+    }
+}
+
+/// A wide fixed ground whose top face is at y = 0.
+fn add_ground(world: &mut World) -> BodyId {
+    world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(50.0, 1.0)),
+        )
+        .unwrap()
+}
+
+fn add_box(world: &mut World, p: Vec2, half: f32, density: f32) -> BodyId {
+    world
+        .add_body(
+            BodyDef::dynamic().position(p),
+            ShapeDef::new(Shape::rect(half, half)).density(density),
+        )
+        .unwrap()
+}
+
+/// `n` circles of radius 0.05 created at one point, and their handles.
+fn coincident_circles(world: &mut World, n: usize) -> Vec<BodyId> {
+    (0..n)
+        .map(|_| {
+            world
+                .add_body(
+                    BodyDef::dynamic().position(Vec2::new(3.0, 7.0)),
+                    ShapeDef::new(Shape::circle(0.05)),
+                )
+                .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn two_circles_created_at_one_point_separate_at_the_push_out_cap() {
+    let settings = WorldSettings::default();
+    let (cap, g) = (settings.contact_push_max_velocity, settings.gravity);
+    let slop = settings.linear_slop;
+    let mut world = World::new(settings);
+    let ids = coincident_circles(&mut world, 2);
+    for k in 1..=30 {
+        world.step(DT).unwrap();
+        assert_all_finite(&world);
+        // Equal masses, equal and opposite impulses: each moves at half the relative speed,
+        // which the push-out never takes beyond the cap, on top of free fall.
+        let fall = g * (k as f32 * DT);
+        let (va, vb) = (
+            world.linear_velocity(ids[0]).unwrap(),
+            world.linear_velocity(ids[1]).unwrap(),
+        );
+        let relative = (vb - va).length();
+        assert!(
+            relative <= cap * 1.001,
+            "step {k}: separating at {relative} m/s"
+        );
+        assert!(
+            ((va + vb) * 0.5 - fall).length() < 1e-4,
+            "step {k}: {va:?} {vb:?}"
+        );
+    }
+    // And they did come apart: the push-out stops once the overlap is within the linear slop
+    // (0.005 m), which the soft contact approaches from above.
+    let d = (world.position(ids[1]).unwrap() - world.position(ids[0]).unwrap()).length();
+    assert!(
+        d >= 0.1 - 2.0 * slop,
+        "still overlapping: centres {d} m apart"
+    );
+}
+
+/// The push-out cap holds per contact, not per body: in a cluster where every body overlaps
+/// every other one, each pair asks for its own separation speed, and the concentric circles
+/// (all given the same fallback normal) line up and fan out far faster than the cap. What must
+/// still hold: no NaN, momentum conserved, the speed cap respected, and once the pairs only
+/// move apart, no energy gained.
+#[test]
+fn a_thousand_circles_created_at_one_point_separate_without_nan_or_energy_gain() {
+    let settings = WorldSettings::default();
+    let (g, max_speed) = (settings.gravity, settings.max_linear_speed);
+    let mut world = World::new(settings);
+    let n = 1000;
+    let ids = coincident_circles(&mut world, n);
+    let mut last_energy = f32::INFINITY;
+    for k in 1..=120 {
+        world.step(DT).unwrap();
+        assert_all_finite(&world);
+        // Kinetic energy and mean velocity in the free-falling frame.
+        let fall = g * (k as f32 * DT);
+        let mut mean = Vec2::ZERO;
+        let mut energy = 0.0f32;
+        for &id in &ids {
+            let v = world.linear_velocity(id).unwrap();
+            assert!(
+                v.length() <= max_speed * 1.001,
+                "step {k}: speed {}",
+                v.length()
+            );
+            mean += v * (1.0 / n as f32);
+            energy += 0.5 * (v - fall).length_squared();
+        }
+        assert!(
+            (mean - fall).length() < 1e-3,
+            "step {k}: momentum not conserved: mean velocity {mean:?}, free fall {fall:?}"
+        );
+        // Contacts that only separate can take energy out (relax, friction) but not put it
+        // in: after the first second, with every pair moving apart, energy never grows.
+        if k > 60 {
+            assert!(
+                energy <= last_energy * (1.0 + 1e-5),
+                "step {k}: energy grew from {last_energy} to {energy}"
+            );
+        }
+        last_energy = energy;
+    }
+}
+
+/// A column of `n` unit boxes (1 kg each, 1 cm apart) on the ground with a box of the same
+/// size and `heavy` kg on top. Returns the boxes from the bottom up.
+fn heavy_on_light_stack(world: &mut World, n: usize, heavy: f32) -> Vec<BodyId> {
+    add_ground(world);
+    let mut stack: Vec<BodyId> = (0..n)
+        .map(|i| add_box(world, Vec2::new(0.0, 0.5 + 1.01 * i as f32), 0.5, 1.0))
+        .collect();
+    let top = Vec2::new(0.0, 0.5 + 1.01 * n as f32);
+    stack.push(add_box(world, top, 0.5, heavy));
+    stack
+}
+
+/// Steps 10 s and returns the largest overlap of two neighbours in the column (the ground
+/// counting as the first) seen at any step, after checking the column stays upright.
+fn worst_overlap(world: &mut World, stack: &[BodyId]) -> f32 {
+    let mut worst = 0.0f32;
+    for k in 0..600 {
+        world.step(DT).unwrap();
+        assert_all_finite(world);
+        // Boxes of side 1 resting on each other: centres 1 m apart, the lowest 0.5 m up.
+        let mut below = -0.5f32;
+        for (i, &id) in stack.iter().enumerate() {
+            let p = world.position(id).unwrap();
+            worst = worst.max(1.0 - (p.y - below));
+            assert!(p.x.abs() < 0.1, "step {k}: box {i} slid to x = {}", p.x);
+            below = p.y;
+        }
+    }
+    worst
+}
+
+/// With contacts as stiff as the substep allows (16 substeps, contact frequency at its cap), a
+/// box a thousand times heavier than the five it stands on is held: no box sinks more than
+/// 5 cm into another or into the ground, and the heavy one ends within 5 cm of its rest height.
+#[test]
+fn a_thousand_kilogram_box_on_a_stack_of_one_kilogram_boxes_holds_with_stiff_contacts() {
+    let mut world = World::new(WorldSettings {
+        substeps: 16,
+        contact_hertz: 1000.0,
+        ..WorldSettings::default()
+    });
+    let stack = heavy_on_light_stack(&mut world, 5, 1000.0);
+    let worst = worst_overlap(&mut world, &stack);
+    assert!(worst < 0.05, "a box sank {worst} m into the one below");
+    let drop = 5.5 - world.position(stack[5]).unwrap().y;
+    assert!(
+        drop < 0.05,
+        "the heavy box sank {drop} m below its rest height"
+    );
+}
+
+/// The same stack at the default settings (4 substeps, 45 Hz contacts). Soft contacts are
+/// springs of stiffness `m_eff * (2 pi f)^2` with `m_eff` about the light box's mass, so the
+/// 10 kN load compresses each one by about 0.1 m, and the graph-colored Gauss-Seidel passes do
+/// not converge through a 1:1000 column: the boxes end inside each other. A known weakness of
+/// the defaults, kept here as the check a fix must pass.
+#[test]
+#[ignore = "known weakness: at default settings a 1:1000 mass ratio column collapses"]
+fn a_thousand_kilogram_box_on_a_stack_of_one_kilogram_boxes_holds_at_default_settings() {
+    let mut world = World::new(WorldSettings::default());
+    let stack = heavy_on_light_stack(&mut world, 5, 1000.0);
+    let worst = worst_overlap(&mut world, &stack);
+    assert!(worst < 0.05, "a box sank {worst} m into the one below");
+}
+
+#[test]
+fn removing_a_body_with_warm_contacts_leaves_sane_neighbours_and_a_dead_handle() {
+    let mut world = World::new(WorldSettings::default());
+    let ground = add_ground(&mut world);
+    let low = add_box(&mut world, Vec2::new(0.0, 0.5), 0.5, 1.0);
+    let mid = add_box(&mut world, Vec2::new(0.0, 1.5), 0.5, 1.0);
+    let top = add_box(&mut world, Vec2::new(0.0, 2.5), 0.5, 100.0);
+    step(&mut world, 60);
+    assert_eq!(world.contact_count(), 3);
+
+    world.remove_body(mid).unwrap();
+    // The handle is dead for every call, and removing twice is an error too.
+    assert_eq!(world.position(mid), Err(Error::InvalidBody));
+    assert_eq!(world.linear_velocity(mid), Err(Error::InvalidBody));
+    assert_eq!(world.set_position(mid, Vec2::ZERO), Err(Error::InvalidBody));
+    assert_eq!(world.remove_body(mid), Err(Error::InvalidBody));
+    assert_eq!(world.body_count(), 3);
+
+    // The top box falls the 1 m gap freely: no leftover impulse may push or hold it.
+    let start = world.position(top).unwrap().y;
+    let mut t = 0.0f32;
+    loop {
+        world.step(DT).unwrap();
+        t += DT;
+        assert_all_finite(&world);
+        let y = world.position(top).unwrap().y;
+        if y < 1.6 {
+            break;
+        }
+        // Free fall drops 5 t² (semi-implicit Euler a little more); the box is never held up
+        // nor shot down.
+        let fallen = start - y;
+        assert!(
+            fallen <= 5.0 * (t + DT) * (t + DT),
+            "t {t}: fell {fallen} m"
+        );
+        assert!(
+            fallen >= 5.0 * (t - DT) * (t - DT),
+            "t {t}: fell only {fallen} m"
+        );
+        assert!(t < 1.0, "the top box never came down");
+    }
+    // ... and lands on the low box, which stays on the ground.
+    step(&mut world, 120);
+    assert!((world.position(top).unwrap().y - 1.5).abs() < 0.05);
+    assert!((world.position(low).unwrap().y - 0.5).abs() < 0.05);
+    assert_eq!(world.contact_count(), 2);
+
+    // A new body takes the freed slot; the old handle stays dead, the new one works, and the
+    // slot's new pair with the ground inherits nothing from the removed body's contact.
+    let newcomer = add_box(&mut world, Vec2::new(5.0, 0.5), 0.5, 1.0);
+    assert_eq!(newcomer.slot(), mid.slot());
+    assert_eq!(world.position(mid), Err(Error::InvalidBody));
+    world.step(DT).unwrap();
+    let v = world.linear_velocity(newcomer).unwrap();
+    assert!(v.length() < 0.2, "a box placed at rest jumped to {v:?}");
+    assert!(world.position(ground).is_ok());
+}
+
+#[test]
+fn bodies_teleported_into_each_other_separate_without_nan() {
+    let settings = WorldSettings {
+        gravity: Vec2::ZERO,
+        ..WorldSettings::default()
+    };
+    let cap = settings.contact_push_max_velocity;
+    let mut world = World::new(settings);
+    let a = add_box(&mut world, Vec2::new(-3.0, 0.0), 0.5, 1.0);
+    let b = add_box(&mut world, Vec2::new(3.0, 0.0), 0.5, 1.0);
+    let c = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 5.0)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    step(&mut world, 2);
+    // b and c both onto a: b exactly (coincident, same angle), c a little off.
+    world.set_position(b, Vec2::new(-3.0, 0.0)).unwrap();
+    world.set_transform(c, Vec2::new(-2.9, 0.1), 0.7).unwrap();
+    assert_eq!(world.position(b).unwrap(), Vec2::new(-3.0, 0.0));
+    assert_eq!(world.transform(c).unwrap().p, Vec2::new(-2.9, 0.1));
+    assert!((world.angle(c).unwrap() - 0.7).abs() < 1e-6);
+
+    let ids = [a, b, c];
+    for _ in 0..240 {
+        world.step(DT).unwrap();
+        assert_all_finite(&world);
+        for &id in &ids {
+            let v = world.linear_velocity(id).unwrap();
+            // Pushed apart, never faster than the cap relative to the others (which move
+            // too, so at most the cap in the centre-of-mass frame, which is at rest).
+            assert!(v.length() <= 1.1 * cap, "{id:?} shot out at {v:?}");
+        }
+    }
+    // Apart now: no two of them overlap more than the tolerated slop.
+    let pa = world.position(a).unwrap();
+    let pb = world.position(b).unwrap();
+    let pc = world.position(c).unwrap();
+    // Boxes of half-extent 0.5 no longer overlap when their centres are 1 m apart along an
+    // axis (or farther apart in any direction than 1 m along the diagonal).
+    let apart = |p: Vec2, q: Vec2, r: f32| (p - q).length() > r - 0.02;
+    assert!(
+        (pa.x - pb.x).abs().max((pa.y - pb.y).abs()) > 0.98,
+        "{pa:?} {pb:?}"
+    );
+    assert!(
+        apart(pa, pc, 1.0) && apart(pb, pc, 1.0),
+        "{pa:?} {pb:?} {pc:?}"
+    );
+}
+
+#[test]
+fn teleports_with_bad_input_are_refused_and_change_nothing() {
+    let mut world = World::new(WorldSettings::default());
+    let a = add_box(&mut world, Vec2::new(1.0, 2.0), 0.5, 1.0);
+    let before = (world.position(a).unwrap(), world.rotation(a).unwrap());
+    let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+    for x in bad {
+        for p in [Vec2::new(x, 0.0), Vec2::new(0.0, x)] {
+            assert!(matches!(
+                world.set_position(a, p),
+                Err(Error::InvalidParameter(_))
+            ));
+            assert!(matches!(
+                world.set_transform(a, p, 0.0),
+                Err(Error::InvalidParameter(_))
+            ));
+        }
+        assert!(matches!(
+            world.set_transform(a, Vec2::ZERO, x),
+            Err(Error::InvalidParameter(_))
+        ));
+    }
+    assert_eq!(
+        (world.position(a).unwrap(), world.rotation(a).unwrap()),
+        before
+    );
+    let mut other = World::new(WorldSettings::default());
+    assert_eq!(other.set_position(a, Vec2::ZERO), Err(Error::InvalidBody));
+}
+
+#[test]
+fn without_gravity_free_bodies_coast_and_collisions_conserve_momentum() {
+    let mut world = World::new(WorldSettings {
+        gravity: Vec2::ZERO,
+        ..WorldSettings::default()
+    });
+    // A free body far from the others coasts in a straight line at constant speed.
+    let free = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(0.0, 50.0))
+                .linear_velocity(Vec2::new(2.0, -1.0))
+                .angular_velocity(0.5),
+            ShapeDef::new(Shape::rect(0.3, 0.2)),
+        )
+        .unwrap();
+    // Two bodies of different mass collide head on, off centre.
+    let a = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(-3.0, 0.0))
+                .linear_velocity(Vec2::new(4.0, 0.0)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)).density(3.0),
+        )
+        .unwrap();
+    let b = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(3.0, 0.3))
+                .linear_velocity(Vec2::new(-2.0, 0.0)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    let (ma, mb) = (3.0f32, std::f32::consts::PI * 0.25);
+    let momentum =
+        |w: &World| w.linear_velocity(a).unwrap() * ma + w.linear_velocity(b).unwrap() * mb;
+    let p0 = momentum(&world);
+    let mut touched = false;
+    for k in 1..=180 {
+        world.step(DT).unwrap();
+        touched |= world.contact_count() > 0;
+        let p = momentum(&world);
+        assert!(
+            (p - p0).length() < 1e-3 * p0.length(),
+            "step {k}: {p:?} vs {p0:?}"
+        );
+        let t = k as f32 * DT;
+        let expect = Vec2::new(2.0 * t, 50.0 - t);
+        assert!((world.position(free).unwrap() - expect).length() < 1e-3);
+        assert_eq!(world.linear_velocity(free).unwrap(), Vec2::new(2.0, -1.0));
+        assert_eq!(world.angular_velocity(free).unwrap(), 0.5);
+    }
+    assert!(touched, "the bodies never met");
+}
+
+#[test]
+fn a_world_of_static_bodies_never_moves() {
+    let mut world = World::new(WorldSettings::default());
+    let ids: Vec<BodyId> = (0..50)
+        .map(|i| {
+            let p = Vec2::new((i % 10) as f32 * 0.7, (i / 10) as f32 * 0.7);
+            let shape = if i % 2 == 0 {
+                Shape::rect(0.5, 0.5)
+            } else {
+                Shape::circle(0.5)
+            };
+            world
+                .add_body(
+                    BodyDef::fixed().position(p).angle(0.1 * i as f32),
+                    ShapeDef::new(shape),
+                )
+                .unwrap()
+        })
+        .collect();
+    let before: Vec<_> = ids
+        .iter()
+        .map(|&id| (world.position(id).unwrap(), world.rotation(id).unwrap()))
+        .collect();
+    step(&mut world, 100);
+    let after: Vec<_> = ids
+        .iter()
+        .map(|&id| (world.position(id).unwrap(), world.rotation(id).unwrap()))
+        .collect();
+    assert_eq!(before, after);
+    // Overlapping static bodies never make contacts.
+    assert_eq!(world.contact_count(), 0);
+}
+
+#[test]
+fn a_world_without_bodies_steps() {
+    let mut world = World::new(WorldSettings::default());
+    step(&mut world, 10);
+    assert_eq!(world.body_count(), 0);
+    assert_eq!(world.contact_count(), 0);
+    assert_eq!(world.bodies().count(), 0);
+    // A world emptied while its bodies touched: no contact or color outlives them.
+    let ground = add_ground(&mut world);
+    let a = add_box(&mut world, Vec2::new(0.0, 0.5), 0.5, 1.0);
+    step(&mut world, 5);
+    assert_eq!(world.contact_count(), 1);
+    assert!(world.color_count() > 0);
+    world.remove_body(a).unwrap();
+    world.remove_body(ground).unwrap();
+    step(&mut world, 10);
+    assert_eq!(world.body_count(), 0);
+    assert_eq!(world.contact_count(), 0);
+    assert_eq!(world.color_count(), 0);
+    // And it fills up again as new.
+    let b = add_box(&mut world, Vec2::new(0.0, 5.0), 0.5, 1.0);
+    world.step(DT).unwrap();
+    assert!(world.linear_velocity(b).unwrap().y < 0.0);
+}
+
+/// A million steps of an empty world: its per-step overhead must be tiny (an empty world skips
+/// the hand-off to the worker pool, which alone costs ~20 µs a step). Success is all it checks;
+/// how long it takes shows as the test's run time (0.06 s in release on the 2-core machine).
+#[test]
+fn an_empty_world_steps_a_million_times() {
+    let mut world = World::new(WorldSettings::default());
+    for _ in 0..1_000_000 {
+        world.step(DT).unwrap();
+    }
+    assert_eq!(world.body_count(), 0);
+    assert_eq!(world.contact_count(), 0);
+}
+
+/// Settings that would make a step allocate or spawn without bound (u32::MAX substeps, a
+/// million threads) are refused, by `try_new` and by `step` of a world made with `new`, without
+/// the world building anything first.
+#[test]
+fn absurd_work_settings_are_refused() {
+    let bad = [
+        WorldSettings {
+            substeps: u32::MAX,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            substeps: 257,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            solve_iterations: u32::MAX,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            solve_iterations: 0,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: 1_000_000,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: usize::MAX,
+            ..WorldSettings::default()
+        },
+    ];
+    for settings in bad {
+        let what = format!("{settings:?}");
+        assert!(
+            matches!(
+                World::try_new(settings.clone()),
+                Err(Error::InvalidParameter(_))
+            ),
+            "{what}"
+        );
+        let mut world = World::new(settings);
+        let id = add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+        assert!(
+            matches!(world.step(DT), Err(Error::InvalidParameter(_))),
+            "{what}"
+        );
+        assert_eq!(world.position(id).unwrap(), Vec2::ZERO);
+    }
+    // The edges of the ranges are fine.
+    let edge = WorldSettings {
+        substeps: 256,
+        solve_iterations: 1,
+        threads: 1,
+        ..WorldSettings::default()
+    };
+    let mut world = World::try_new(edge).unwrap();
+    add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+    world.step(DT).unwrap();
+}
