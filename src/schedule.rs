@@ -2,10 +2,12 @@
 //!
 //! Stages run one after another; the blocks of one stage touch disjoint data and go to the
 //! workers with a fork/join, whose work stealing balances them. The alternative, persistent
-//! workers that enter once per step and pass an atomic barrier between stages, was measured
-//! slower on the 2-core target (many_pyramids, 2 threads, solver stage: 8.1 to 11.0 ms against
-//! 6.5 to 7.6 ms for the fork/join): when the OS deschedules one worker the barrier stalls all
-//! of them, while work stealing hands its blocks to the others.
+//! workers that enter once per step (`rayon::broadcast`) and pass an atomic spin barrier
+//! between stages, was measured slower on the 2-core target, loaded or idle. Idle machine,
+//! 2 threads, solver stage, three interleaved rounds (persistent against fork/join):
+//! many_pyramids 7.6-8.9 ms against 6.2-8.7 ms, particle_pile 4.0-8.5 ms against 2.9-3.5 ms,
+//! large_pyramid 1.9-2.2 ms against 1.5-1.9 ms. A barrier waits for the slowest worker at
+//! every stage, while work stealing lets a worker that is ahead take the other's blocks.
 
 use crate::profile::zone;
 use rayon::prelude::*;
