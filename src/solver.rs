@@ -110,6 +110,8 @@ pub(crate) struct Solver {
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
     angular_damping: Vec<f32>,
+    /// The step's linear (m/s) and angular (rad/s) speed caps.
+    speed_caps: (f32, f32),
 }
 
 /// What one step solves.
@@ -141,16 +143,17 @@ impl Solver {
         let inv_h = 1.0 / h;
         let backend = settings.backend;
 
-        self.load_states(bodies, moving);
-        self.pack(contacts, graph, bodies, settings, h);
-        self.plan(graph, settings);
-
         let integrate = IntegrateParams {
             h,
             gravity: [settings.gravity.x, settings.gravity.y],
             max_linear_speed: settings.max_linear_speed,
             max_angular_speed: 0.25 * std::f32::consts::PI * inv_h,
         };
+        self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
+        self.load_states(bodies, moving);
+        self.pack(contacts, graph, bodies, settings, h);
+        self.plan(graph, settings);
+
         let solve = SolveParams {
             inv_h,
             max_bias_velocity: settings.contact_push_max_velocity,
@@ -248,9 +251,11 @@ impl Solver {
         self.store_impulses(contacts);
     }
 
-    /// Writes positions, rotations and velocities back to the bodies that have a state.
+    /// Writes positions, rotations and velocities back to the bodies that have a state, the
+    /// velocities within the speed caps (restitution, the last stage, may exceed them).
     pub fn finalize(&self, bodies: &mut BodyStore) {
         let states = &self.states;
+        let (max_linear, max_angular) = self.speed_caps;
         (
             bodies.center.par_iter_mut(),
             bodies.rotation.par_iter_mut(),
@@ -270,8 +275,9 @@ impl Solver {
                         s: s.dq[1],
                     };
                     *rotation = dq.compose(*rotation).normalized();
-                    *v = Vec2::new(s.v[0], s.v[1]);
-                    *w = s.w;
+                    let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
+                    *v = Vec2::new(capped_v[0], capped_v[1]);
+                    *w = capped_w;
                 }
             });
     }
@@ -306,7 +312,8 @@ impl Solver {
                 bodies.linear_velocity[s as usize],
                 bodies.angular_velocity[s as usize],
             );
-            BodyState::with_velocity([v.x, v.y], w)
+            let (v, w) = kbody::cap_speeds([v.x, v.y], w, self.speed_caps.0, self.speed_caps.1);
+            BodyState::with_velocity(v, w)
         }));
     }
 

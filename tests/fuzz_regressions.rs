@@ -2,7 +2,7 @@
 //! calls that triggered it. The law in every case: no panic, `Err` leaves the world unchanged,
 //! and whatever is accepted stays finite.
 
-use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 fn assert_finite(world: &World, id: BodyId) {
     let p = world.position(id).unwrap();
@@ -287,5 +287,47 @@ fn velocities_beyond_1e30_are_refused_and_1e30_is_capped() {
         world.step(1.0 / 60.0).unwrap();
         assert_finite(&world, a);
         assert_finite(&world, b);
+    }
+}
+
+/// Found by the fuzzer: a pile of coincident 3 mm boxes (inverse inertia ~1e10), one created at
+/// 1.8e28 m/s, reached NaN within a few steps. The speed caps held only while integrating
+/// velocities, so the contacts' restitution saw the body's full speed and kicked its
+/// neighbours' spins to 1e21 rad/s, and on to infinity. The caps now also hold where a step
+/// begins and where it ends.
+#[test]
+fn a_pile_hit_far_beyond_the_speed_cap_stays_within_the_caps() {
+    for backend in [Backend::Scalar, Backend::Simd] {
+        let settings = WorldSettings {
+            backend,
+            threads: 2,
+            ..WorldSettings::default()
+        };
+        let dt = 1.0 / 60.0;
+        let max_speed = settings.max_linear_speed;
+        let max_spin = 0.25 * std::f32::consts::PI * settings.substeps as f32 / dt;
+        let mut world = World::new(settings);
+        let ids: Vec<BodyId> = (0..20)
+            .map(|i| {
+                let fast = 1.8e28 * (i == 10) as u8 as f32;
+                let def = BodyDef::dynamic()
+                    .linear_velocity(Vec2::new(fast, -0.3 * fast))
+                    .angular_velocity(fast);
+                let shape = ShapeDef::new(Shape::rect(0.0015, 0.0015)).restitution(1.0);
+                world.add_body(def, shape).unwrap()
+            })
+            .collect();
+        for _ in 0..10 {
+            world.step(dt).unwrap();
+            for &id in &ids {
+                assert_finite(&world, id);
+                let v = world.linear_velocity(id).unwrap().length();
+                let w = world.angular_velocity(id).unwrap().abs();
+                assert!(
+                    v <= max_speed * 1.0001 && w <= max_spin * 1.0001,
+                    "{v} m/s {w} rad/s"
+                );
+            }
+        }
     }
 }

@@ -215,7 +215,12 @@ fn integrate_velocity<R: Real>(
     let ang = one / (one + h * angular_damping);
     let (vx, vy, w) = (vx * lin, vy * lin, s.w * ang);
 
-    let max_v = R::splat(p.max_linear_speed);
+    (s.vx, s.vy, s.w) = cap_speed(vx, vy, w, p.max_linear_speed, p.max_angular_speed);
+}
+
+#[inline(always)]
+fn cap_speed<R: Real>(vx: R, vy: R, w: R, max_linear: f32, max_angular: f32) -> (R, R, R) {
+    let max_v = R::splat(max_linear);
     // A velocity whose square overflows (set huge by the user, or made infinite by a huge
     // gravity scale) would scale by `max_v / inf = 0`, to zero or to NaN. Clamping each axis
     // to the cap first keeps it finite and, beyond the cap anyway, still capped below.
@@ -225,10 +230,21 @@ fn integrate_velocity<R: Real>(
     let speed_sq = vx * vx + vy * vy;
     let too_fast = speed_sq.gt(max_v * max_v);
     let scale = max_v / speed_sq.sqrt();
-    s.vx = R::select(too_fast, vx * scale, vx);
-    s.vy = R::select(too_fast, vy * scale, vy);
-    let max_w = R::splat(p.max_angular_speed);
-    s.w = w.max(-max_w).min(max_w);
+    let max_w = R::splat(max_angular);
+    (
+        R::select(too_fast, vx * scale, vx),
+        R::select(too_fast, vy * scale, vy),
+        w.max(-max_w).min(max_w),
+    )
+}
+
+/// Brings one body's velocity within the speed caps, as velocity integration does: the solver
+/// applies it where a step begins and ends, so that no contact sees, and no step leaves, a body
+/// faster than the caps (a body set far beyond them would otherwise carry its speed into the
+/// restitution impulses and through them to its neighbours).
+pub fn cap_speeds(v: [f32; 2], w: f32, max_linear: f32, max_angular: f32) -> ([f32; 2], f32) {
+    let (vx, vy, w) = cap_speed(v[0], v[1], w, max_linear, max_angular);
+    ([vx, vy], w)
 }
 
 #[inline(always)]
