@@ -41,6 +41,8 @@ impl BodyId {
 /// [`BodyDef::kinematic`] and the builder methods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDef {
+    /// Static, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
+    /// [`BodyDef::fixed`] or [`BodyDef::kinematic`]).
     pub kind: BodyKind,
     /// World position of the body origin. Default (0, 0).
     pub position: Vec2,
@@ -56,7 +58,8 @@ pub struct BodyDef {
     pub linear_damping: f32,
     /// Angular velocity damping coefficient (1/s), >= 0. Default 0.
     pub angular_damping: f32,
-    /// Never rotates (infinite rotational inertia). Default false.
+    /// Infinite rotational inertia: contacts and impulses never turn the body. Default false.
+    /// An angular velocity it is given is kept, not zeroed, so it still turns at that rate.
     pub fixed_rotation: bool,
     /// Continuous collision against static bodies on every step, however slowly the body
     /// moves (fast bodies get it anyway, see `continuous.rs`). Default false.
@@ -100,53 +103,74 @@ impl BodyDef {
         BodyDef::new(BodyKind::Kinematic)
     }
 
+    /// Sets where the body origin (the frame its shape is defined in) starts, in world
+    /// coordinates (m). Default (0, 0). Must be finite.
     pub fn position(mut self, p: Vec2) -> BodyDef {
         self.position = p;
         self
     }
 
+    /// Sets the initial rotation about the body origin (rad, counter-clockwise). Default 0.
+    /// Must be finite.
     pub fn angle(mut self, radians: f32) -> BodyDef {
         self.angle = radians;
         self
     }
 
+    /// Sets the initial velocity of the centre of mass (m/s). Default (0, 0). Ignored for a
+    /// static body. At most 1e30 m/s per axis is accepted, and every step caps the speed of
+    /// dynamic and kinematic bodies alike at `WorldSettings::max_linear_speed`.
     pub fn linear_velocity(mut self, v: Vec2) -> BodyDef {
         self.linear_velocity = v;
         self
     }
 
+    /// Sets the initial angular velocity (rad/s, counter-clockwise). Default 0. Ignored for a
+    /// static body. At most 1e30 rad/s is accepted, and every step clamps it to an eighth of a
+    /// turn per substep (about 188 rad/s at 60 Hz with 4 substeps).
     pub fn angular_velocity(mut self, w: f32) -> BodyDef {
         self.angular_velocity = w;
         self
     }
 
+    /// Sets the factor on world gravity for this body (0 floats, negative rises). Default 1.
+    /// Must be finite. Only dynamic bodies feel gravity: static and kinematic ones ignore it.
     pub fn gravity_scale(mut self, s: f32) -> BodyDef {
         self.gravity_scale = s;
         self
     }
 
+    /// Sets the linear damping coefficient (1/s), >= 0. Default 0. Every substep of length `h`
+    /// divides the velocity by `1 + h * d`, which is stable for any `d`. It slows kinematic
+    /// bodies too, not only dynamic ones.
     pub fn linear_damping(mut self, d: f32) -> BodyDef {
         self.linear_damping = d;
         self
     }
 
+    /// Sets the angular damping coefficient (1/s), >= 0. Default 0. Every substep of length
+    /// `h` divides the angular velocity by `1 + h * d`; kinematic bodies are damped too.
     pub fn angular_damping(mut self, d: f32) -> BodyDef {
         self.angular_damping = d;
         self
     }
 
+    /// Keeps contacts and impulses from turning the body (infinite rotational inertia), for
+    /// characters and the like. Default false. An angular velocity set on the body is not
+    /// zeroed: it still turns at that rate.
     pub fn fixed_rotation(mut self, fixed: bool) -> BodyDef {
         self.fixed_rotation = fixed;
         self
     }
 
-    /// Marks a fast body (a projectile) for continuous collision on every step.
+    /// Marks a fast body (a projectile) for continuous collision on every step. Default false.
     pub fn bullet(mut self, bullet: bool) -> BodyDef {
         self.bullet = bullet;
         self
     }
 
-    /// See [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
+    /// Sets the resting speed (m/s), >= 0. Default 0.05; 0 keeps the body awake. See
+    /// [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
     pub fn sleep_threshold(mut self, speed: f32) -> BodyDef {
         self.sleep_threshold = speed;
         self
@@ -173,6 +197,7 @@ impl BodyDef {
 /// origin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
+    /// The collision shape, in the body frame.
     pub shape: Shape,
     /// kg/m², >= 0. Default 1. A dynamic body needs a positive mass.
     pub density: f32,
@@ -187,6 +212,8 @@ pub struct ShapeDef {
 }
 
 impl ShapeDef {
+    /// A definition of `shape` with the default material and filter: density 1 kg/m²,
+    /// friction 0.6, restitution 0, layers `1`, mask all (`u32::MAX`).
     pub fn new(shape: Shape) -> ShapeDef {
         ShapeDef {
             shape,
@@ -198,27 +225,38 @@ impl ShapeDef {
         }
     }
 
+    /// Sets the density (kg/m²), >= 0. Default 1. The body's mass is density times area, so
+    /// a dynamic body needs a positive density; 0 suits static and kinematic bodies.
     pub fn density(mut self, d: f32) -> ShapeDef {
         self.density = d;
         self
     }
 
+    /// Sets the Coulomb friction coefficient, >= 0. Default 0.6. A contact combines the two
+    /// shapes' coefficients by `WorldSettings::friction_mixing` (geometric mean by default).
     pub fn friction(mut self, f: f32) -> ShapeDef {
         self.friction = f;
         self
     }
 
+    /// Sets the coefficient of restitution in 0..=1: 0 does not bounce, 1 is elastic.
+    /// Default 0. A contact combines the two shapes' coefficients by
+    /// `WorldSettings::restitution_mixing` (the smaller by default, so both must be bouncy),
+    /// and bounces only at approach speeds above `WorldSettings::restitution_threshold`.
     pub fn restitution(mut self, e: f32) -> ShapeDef {
         self.restitution = e;
         self
     }
 
-    /// Two shapes collide when each one's `layers` meets the other's `mask`.
+    /// Sets the collision layers this shape is in (a bit set). Default `1`. Two shapes collide
+    /// when each one's `layers` meets the other's `mask`.
     pub fn layers(mut self, layers: u32) -> ShapeDef {
         self.layers = layers;
         self
     }
 
+    /// Sets the layers this shape collides with (a bit set). Default all (`u32::MAX`). See
+    /// [`ShapeDef::layers`].
     pub fn mask(mut self, mask: u32) -> ShapeDef {
         self.mask = mask;
         self

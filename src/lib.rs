@@ -21,6 +21,8 @@
 //! # Ok::<(), batch2d::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod body;
 pub mod broad_phase;
 mod chain;

@@ -6,18 +6,23 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 /// A 2D vector (or point) with public `x` and `y`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Vec2 {
+    /// Horizontal component (grows to the right).
     pub x: f32,
+    /// Vertical component (grows upwards).
     pub y: f32,
 }
 
 impl Vec2 {
+    /// The zero vector, or the origin.
     pub const ZERO: Vec2 = Vec2 { x: 0.0, y: 0.0 };
 
+    /// The vector `(x, y)`.
     #[inline]
     pub const fn new(x: f32, y: f32) -> Vec2 {
         Vec2 { x, y }
     }
 
+    /// Dot product.
     #[inline]
     pub fn dot(self, o: Vec2) -> f32 {
         self.x * o.x + self.y * o.y
@@ -29,11 +34,13 @@ impl Vec2 {
         self.x * o.y - self.y * o.x
     }
 
+    /// Squared length: no square root, so cheaper than [`Vec2::length`] for comparisons.
     #[inline]
     pub fn length_squared(self) -> f32 {
         self.dot(self)
     }
 
+    /// Euclidean length.
     #[inline]
     pub fn length(self) -> f32 {
         self.length_squared().sqrt()
@@ -62,16 +69,19 @@ impl Vec2 {
         Vec2::new(self.y, -self.x)
     }
 
+    /// Component-wise minimum (of a NaN and a number, the number, as [`f32::min`]).
     #[inline]
     pub fn min(self, o: Vec2) -> Vec2 {
         Vec2::new(self.x.min(o.x), self.y.min(o.y))
     }
 
+    /// Component-wise maximum (of a NaN and a number, the number, as [`f32::max`]).
     #[inline]
     pub fn max(self, o: Vec2) -> Vec2 {
         Vec2::new(self.x.max(o.x), self.y.max(o.y))
     }
 
+    /// True when neither component is NaN or infinite.
     #[inline]
     pub fn is_finite(self) -> bool {
         self.x.is_finite() && self.y.is_finite()
@@ -141,7 +151,9 @@ impl Neg for Vec2 {
 /// A rotation stored as cosine and sine, so rotating a vector needs no trigonometry.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rot {
+    /// Cosine of the angle.
     pub c: f32,
+    /// Sine of the angle.
     pub s: f32,
 }
 
@@ -152,8 +164,10 @@ impl Default for Rot {
 }
 
 impl Rot {
+    /// No rotation: angle 0.
     pub const IDENTITY: Rot = Rot { c: 1.0, s: 0.0 };
 
+    /// The rotation by `angle` radians, counter-clockwise.
     #[inline]
     pub fn from_angle(angle: f32) -> Rot {
         let (s, c) = angle.sin_cos();
@@ -166,11 +180,13 @@ impl Rot {
         self.s.atan2(self.c)
     }
 
+    /// `v` rotated by this rotation (counter-clockwise by its angle).
     #[inline]
     pub fn rotate(self, v: Vec2) -> Vec2 {
         Vec2::new(self.c * v.x - self.s * v.y, self.s * v.x + self.c * v.y)
     }
 
+    /// `v` rotated by the inverse rotation (clockwise by the angle): undoes [`Rot::rotate`].
     #[inline]
     pub fn inv_rotate(self, v: Vec2) -> Vec2 {
         Vec2::new(self.c * v.x + self.s * v.y, -self.s * v.x + self.c * v.y)
@@ -213,16 +229,20 @@ impl Rot {
 /// A rigid transform: rotate by `q`, then translate by `p`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Transform {
+    /// Translation: where the local origin lands (m).
     pub p: Vec2,
+    /// Rotation, applied before the translation.
     pub q: Rot,
 }
 
 impl Transform {
+    /// Leaves every point where it is.
     pub const IDENTITY: Transform = Transform {
         p: Vec2::ZERO,
         q: Rot::IDENTITY,
     };
 
+    /// Rotate by `q`, then translate by `p`.
     #[inline]
     pub fn new(p: Vec2, q: Rot) -> Transform {
         Transform { p, q }
@@ -254,11 +274,14 @@ impl Transform {
 /// An axis-aligned bounding box.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Aabb {
+    /// Lower-left corner: the smallest x and y.
     pub min: Vec2,
+    /// Upper-right corner: the largest x and y.
     pub max: Vec2,
 }
 
 impl Aabb {
+    /// The box from `min` to `max`, taken as given (not checked or reordered).
     #[inline]
     pub fn new(min: Vec2, max: Vec2) -> Aabb {
         Aabb { min, max }
@@ -273,6 +296,7 @@ impl Aabb {
             && o.min.y <= self.max.y
     }
 
+    /// The smallest box that contains both.
     #[inline]
     pub fn union(&self, o: &Aabb) -> Aabb {
         Aabb::new(self.min.min(o.min), self.max.max(o.max))
@@ -285,11 +309,14 @@ impl Aabb {
         Aabb::new(self.min - m, self.max + m)
     }
 
+    /// True when `p` is inside the box or on its boundary.
     #[inline]
     pub fn contains_point(&self, p: Vec2) -> bool {
         self.min.x <= p.x && p.x <= self.max.x && self.min.y <= p.y && p.y <= self.max.y
     }
 
+    /// Width and height, `max - min`: the full size, not the half-extents that Box2D's
+    /// `b2AABB_Extents` returns.
     #[inline]
     pub fn extents(&self) -> Vec2 {
         self.max - self.min

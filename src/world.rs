@@ -40,6 +40,7 @@ pub enum MixRule {
 }
 
 impl MixRule {
+    /// Combines the coefficients `a` and `b` of two shapes into the contact's by this rule.
     pub fn mix(self, a: f32, b: f32) -> f32 {
         match self {
             MixRule::GeometricMean => (a * b).sqrt(),
@@ -197,6 +198,8 @@ impl World {
         Ok(World::new(settings))
     }
 
+    /// The settings the world was created with; they cannot be changed afterwards.
+    /// [`World::new`] does not check them: with bad settings every [`World::step`] fails.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
@@ -362,38 +365,46 @@ impl World {
             );
     }
 
-    /// Centre of mass in world coordinates.
+    /// Centre of mass in world coordinates (m). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn position(&self, id: BodyId) -> Result<Vec2, Error> {
         Ok(self.bodies.center[self.bodies.slot(id)?])
     }
 
-    /// Rotation in radians, in `(-pi, pi]`.
+    /// Rotation in radians, in `(-pi, pi]`. `Err(InvalidBody)` for a stale or foreign handle.
     pub fn angle(&self, id: BodyId) -> Result<f32, Error> {
         Ok(self.rotation(id)?.angle())
     }
 
+    /// Rotation of the body as cosine and sine (the same about its origin and its centre of
+    /// mass). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn rotation(&self, id: BodyId) -> Result<Rot, Error> {
         Ok(self.bodies.rotation[self.bodies.slot(id)?])
     }
 
-    /// Transform of the body origin, the frame its shape is defined in.
+    /// Transform of the body origin, the frame its shape is defined in. `Err(InvalidBody)` for
+    /// a stale or foreign handle.
     pub fn transform(&self, id: BodyId) -> Result<Transform, Error> {
         Ok(self.bodies.transform(self.bodies.slot(id)?))
     }
 
+    /// The body's shape, in the body frame, as it was added. `Err(InvalidBody)` for a stale or
+    /// foreign handle.
     pub fn shape(&self, id: BodyId) -> Result<&Shape, Error> {
         Ok(&self.bodies.shape[self.bodies.slot(id)?])
     }
 
+    /// Velocity of the centre of mass (m/s). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn linear_velocity(&self, id: BodyId) -> Result<Vec2, Error> {
         Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
     }
 
-    /// Static, kinematic or dynamic.
+    /// Static, kinematic or dynamic. `Err(InvalidBody)` for a stale or foreign handle.
     pub fn body_kind(&self, id: BodyId) -> Result<BodyKind, Error> {
         Ok(self.bodies.body_kind(self.bodies.slot(id)?))
     }
 
+    /// Angular velocity (rad/s, counter-clockwise). `Err(InvalidBody)` for a stale or foreign
+    /// handle.
     pub fn angular_velocity(&self, id: BodyId) -> Result<f32, Error> {
         Ok(self.bodies.angular_velocity[self.bodies.slot(id)?])
     }
@@ -454,6 +465,7 @@ impl World {
         self.bodies.ids()
     }
 
+    /// Number of live bodies, sleeping ones included (removed ones are not counted).
     pub fn body_count(&self) -> usize {
         self.bodies.len()
     }

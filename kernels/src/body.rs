@@ -50,16 +50,24 @@ impl BodyState {
 /// The fields of one or eight body states, one value per lane.
 #[derive(Clone, Copy, Debug)]
 pub struct BodyLanes<R> {
+    /// Linear velocity of the centre of mass, x (m/s).
     pub vx: R,
+    /// Linear velocity of the centre of mass, y (m/s).
     pub vy: R,
+    /// Angular velocity (rad/s).
     pub w: R,
+    /// Translation of the centre of mass since the start of the step, x (m).
     pub dpx: R,
+    /// Translation of the centre of mass since the start of the step, y (m).
     pub dpy: R,
+    /// Rotation since the start of the step: cosine.
     pub dqc: R,
+    /// Rotation since the start of the step: sine.
     pub dqs: R,
 }
 
 impl BodyLanes<f32> {
+    /// One state as one lane.
     #[inline(always)]
     pub fn from_state(s: &BodyState) -> Self {
         BodyLanes {
@@ -73,6 +81,7 @@ impl BodyLanes<f32> {
         }
     }
 
+    /// Back to a state, with the padding zeroed.
     #[inline(always)]
     pub fn to_state(&self) -> BodyState {
         BodyState {
@@ -134,6 +143,8 @@ unsafe impl Send for States {}
 unsafe impl Sync for States {}
 
 impl States {
+    /// A view of `states`. It holds a raw pointer, not a borrow: the unsafe accessors need
+    /// `states` to stay alive and unmoved, and the caller to touch it only through the view.
     pub fn new(states: &mut [BodyState]) -> States {
         States {
             ptr: states.as_mut_ptr(),
@@ -194,7 +205,9 @@ pub struct IntegrateParams {
 pub struct BodyParams<'a> {
     /// Gravity scale; 0 for static and kinematic bodies.
     pub gravity_scale: &'a [f32],
+    /// Linear damping coefficient (1/s) of each state, in the order of the states.
     pub linear_damping: &'a [f32],
+    /// Angular damping coefficient (1/s) of each state, in the order of the states.
     pub angular_damping: &'a [f32],
 }
 

@@ -17,9 +17,11 @@ pub struct PointLanes {
     pub active: Lanes,
     /// Anchor relative to body A's centre of mass, world orientation, fixed for the step.
     pub anchor_ax: Lanes,
+    /// Its y component (m); `anchor_ax` is the x component.
     pub anchor_ay: Lanes,
     /// Anchor relative to body B's centre of mass.
     pub anchor_bx: Lanes,
+    /// Its y component (m); `anchor_bx` is the x component.
     pub anchor_by: Lanes,
     /// Packed as the narrowphase separation; [`prepare`](simd::prepare) turns it into the
     /// separation minus the anchors' offset, so that the current separation is this plus the
@@ -27,11 +29,16 @@ pub struct PointLanes {
     pub base_separation: Lanes,
     /// Accumulated impulses (warm-start values on entry, results on exit).
     pub normal_impulse: Lanes,
+    /// Accumulated friction impulse along the tangent `(normal_y, -normal_x)` (N·s), likewise.
     pub tangent_impulse: Lanes,
     /// Largest normal impulse applied in one iteration this step (tells restitution the point
     /// was really hit).
     pub max_normal_impulse: Lanes,
+    /// Effective mass along the normal (kg), 0 for an inactive point; set by
+    /// [`prepare`](simd::prepare).
     pub normal_mass: Lanes,
+    /// Effective mass along the tangent (kg), 0 for an inactive point; set by
+    /// [`prepare`](simd::prepare).
     pub tangent_mass: Lanes,
     /// Normal velocity at the start of the step, for restitution.
     pub relative_velocity: Lanes,
@@ -43,21 +50,32 @@ pub struct PointLanes {
 pub struct ContactBatch {
     /// Solver index of body A, or [`NULL_BODY`] for a static body or a padding lane.
     pub body_a: [u32; LANES],
+    /// Solver index of body B, or [`NULL_BODY`] for a static body or a padding lane.
     pub body_b: [u32; LANES],
-    /// Unit normal from A to B.
+    /// Unit normal from A to B, x component.
     pub normal_x: Lanes,
+    /// Unit normal from A to B, y component.
     pub normal_y: Lanes,
+    /// Friction coefficient of the contact: the two shapes' coefficients, mixed.
     pub friction: Lanes,
+    /// Restitution coefficient of the contact: the two shapes' coefficients, mixed.
     pub restitution: Lanes,
-    /// Inverse mass and rotational inertia; 0 for static and kinematic bodies (never written).
+    /// Inverse mass of body A (1/kg); 0 for static and kinematic bodies (never written).
     pub inv_mass_a: Lanes,
+    /// Inverse rotational inertia of body A (1/(kg·m²)); 0 for static, kinematic and
+    /// fixed-rotation bodies.
     pub inv_inertia_a: Lanes,
+    /// Inverse mass of body B (1/kg), as for A.
     pub inv_mass_b: Lanes,
+    /// Inverse rotational inertia of body B (1/(kg·m²)), as for A.
     pub inv_inertia_b: Lanes,
-    /// Soft constraint coefficients (stiffer against static bodies). The impulse scale of the
-    /// soft step is `1 - mass_scale`, which the two-point solve below uses implicitly.
+    /// Soft constraint bias rate (1/s): push-out velocity per metre of overlap beyond the
+    /// slop. Stiffer (twice the contact frequency) when either body is static or kinematic.
     pub bias_rate: Lanes,
+    /// Soft constraint mass scale, in 0..1. The impulse scale of the soft step is
+    /// `1 - mass_scale`, which the two-point solve below uses implicitly.
     pub mass_scale: Lanes,
+    /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
 

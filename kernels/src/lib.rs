@@ -4,6 +4,8 @@
 //! Everything here is pure arithmetic over lane-packed (`bytemuck::Pod`) data; the engine
 //! decides what to pack, in which order, and on which thread to run it.
 
+#![warn(missing_docs)]
+
 pub mod body;
 pub mod contact;
 mod real;

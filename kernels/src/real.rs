@@ -23,6 +23,7 @@ pub trait Real:
     /// A per-lane boolean.
     type Mask: Copy + BitAnd<Output = Self::Mask> + BitOr<Output = Self::Mask>;
 
+    /// `x` in every lane.
     fn splat(x: f32) -> Self;
     /// Loads `src[lane]` (one lane) or all of `src` (eight lanes; `lane` must be 0).
     fn load(src: &[f32; LANES], lane: usize) -> Self;
@@ -30,8 +31,11 @@ pub trait Real:
     fn store(self, dst: &mut [f32; LANES], lane: usize);
     /// Correctly rounded square root.
     fn sqrt(self) -> Self;
+    /// `self > o` per lane; false where either is NaN.
     fn gt(self, o: Self) -> Self::Mask;
+    /// `self < o` per lane; false where either is NaN.
     fn lt(self, o: Self) -> Self::Mask;
+    /// `self >= o` per lane; false where either is NaN.
     fn ge(self, o: Self) -> Self::Mask;
     /// `if m { a } else { b }` per lane.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
