@@ -54,12 +54,12 @@ pub struct BodyDef {
     pub angular_velocity: f32,
     /// Multiplies world gravity for this body. Default 1.
     pub gravity_scale: f32,
-    /// Velocity damping coefficient (1/s), >= 0. Default 0.
+    /// Velocity damping coefficient (1/s) of a dynamic body, >= 0. Default 0.
     pub linear_damping: f32,
-    /// Angular velocity damping coefficient (1/s), >= 0. Default 0.
+    /// Angular velocity damping coefficient (1/s) of a dynamic body, >= 0. Default 0.
     pub angular_damping: f32,
-    /// Infinite rotational inertia: contacts and impulses never turn the body. Default false.
-    /// An angular velocity it is given is kept, not zeroed, so it still turns at that rate.
+    /// A dynamic body that never turns: infinite rotational inertia and an angular velocity
+    /// held at 0. Default false.
     pub fixed_rotation: bool,
     /// Continuous collision against static bodies on every step, however slowly the body
     /// moves (fast bodies get it anyway, see `continuous.rs`). Default false.
@@ -141,23 +141,23 @@ impl BodyDef {
     }
 
     /// Sets the linear damping coefficient (1/s), >= 0. Default 0. Every substep of length `h`
-    /// divides the velocity by `1 + h * d`, which is stable for any `d`. It slows kinematic
-    /// bodies too, not only dynamic ones.
+    /// divides the velocity by `1 + h * d`, which is stable for any `d`. Dynamic bodies only:
+    /// a kinematic body keeps the velocity it is given.
     pub fn linear_damping(mut self, d: f32) -> BodyDef {
         self.linear_damping = d;
         self
     }
 
     /// Sets the angular damping coefficient (1/s), >= 0. Default 0. Every substep of length
-    /// `h` divides the angular velocity by `1 + h * d`; kinematic bodies are damped too.
+    /// `h` divides the angular velocity by `1 + h * d`. Dynamic bodies only.
     pub fn angular_damping(mut self, d: f32) -> BodyDef {
         self.angular_damping = d;
         self
     }
 
-    /// Keeps contacts and impulses from turning the body (infinite rotational inertia), for
-    /// characters and the like. Default false. An angular velocity set on the body is not
-    /// zeroed: it still turns at that rate.
+    /// Keeps a dynamic body from ever turning, for characters and the textbook's axis-aligned
+    /// boxes: its rotational inertia is infinite and its angular velocity stays 0 (one given
+    /// here or by `World::set_angular_velocity` is ignored). Default false.
     pub fn fixed_rotation(mut self, fixed: bool) -> BodyDef {
         self.fixed_rotation = fixed;
         self
@@ -391,9 +391,10 @@ impl BodyStore {
     /// Adds a body; both definitions must be validated already.
     pub fn insert(&mut self, def: &BodyDef, shape: &ShapeDef) -> Result<BodyId, Error> {
         let mass = shape.shape.mass_data(shape.density);
-        let (kind, inv_mass, inv_inertia, gravity_scale) = match def.kind {
-            BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0),
-            BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0),
+        // Gravity and damping act on dynamic bodies only; a kinematic body keeps its velocity.
+        let (kind, inv_mass, inv_inertia, gravity_scale, damping) = match def.kind {
+            BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0, (0.0, 0.0)),
+            BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Dynamic => {
                 if shape.shape.is_segment() {
                     return Err(Error::InvalidShape(
@@ -423,6 +424,7 @@ impl BodyStore {
                     1.0 / mass.mass,
                     inv_inertia,
                     def.gravity_scale,
+                    (def.linear_damping, def.angular_damping),
                 )
             }
         };
@@ -431,6 +433,7 @@ impl BodyStore {
         crate::limits::check_placement(&shape.shape, Transform::new(def.position, q), center)?;
         let (v, w) = match def.kind {
             BodyKind::Static => (Vec2::ZERO, 0.0),
+            BodyKind::Dynamic if def.fixed_rotation => (def.linear_velocity, 0.0),
             _ => (def.linear_velocity, def.angular_velocity),
         };
 
@@ -450,8 +453,7 @@ impl BodyStore {
         self.inv_mass[slot] = inv_mass;
         self.inv_inertia[slot] = inv_inertia;
         self.gravity_scale[slot] = gravity_scale;
-        self.linear_damping[slot] = def.linear_damping;
-        self.angular_damping[slot] = def.angular_damping;
+        (self.linear_damping[slot], self.angular_damping[slot]) = damping;
         self.shape[slot] = shape.shape.clone();
         self.friction[slot] = shape.friction;
         self.restitution[slot] = shape.restitution;
@@ -500,6 +502,16 @@ impl BodyStore {
         self.gravity_scale[slot] = 0.0;
         self.free.push(slot as u32);
         self.count -= 1;
+    }
+
+    /// Whether an angular velocity may be set: kinematic bodies and dynamic ones without fixed
+    /// rotation (whose only zero inverse inertia it is).
+    pub fn can_turn(&self, slot: usize) -> bool {
+        match self.kind[slot] {
+            ProxyKind::Kinematic => true,
+            ProxyKind::Dynamic => self.inv_inertia[slot] > 0.0,
+            _ => false,
+        }
     }
 
     /// Transform of the body origin (where the shape is defined).

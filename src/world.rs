@@ -423,12 +423,12 @@ impl World {
         Ok(())
     }
 
-    /// Sets the angular velocity of a dynamic or kinematic body. `Err` beyond 1e30 rad/s or
-    /// non-finite.
+    /// Sets the angular velocity of a dynamic or kinematic body (static and fixed-rotation
+    /// bodies do not turn). `Err` beyond 1e30 rad/s or non-finite.
     pub fn set_angular_velocity(&mut self, id: BodyId, w: f32) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         crate::limits::check_angular_velocity("angular velocity", w)?;
-        if self.bodies.kind[slot] != crate::broad_phase::ProxyKind::Static {
+        if self.bodies.can_turn(slot) {
             if w != 0.0 {
                 self.wake_touching(slot);
             }

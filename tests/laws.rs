@@ -334,3 +334,58 @@ fn bodies_on_layers_that_exclude_each_other_pass_through() {
         "pair on a shared layer did not collide: {va}, {vb}"
     );
 }
+
+/// A kinematic body moves exactly as it is told: gravity and damping act on dynamic bodies
+/// only, so after one second it has travelled its velocity times one second.
+#[test]
+fn kinematic_body_keeps_its_velocity_whatever_its_damping() {
+    let mut world = world_with_gravity(Vec2::new(0.0, -G));
+    let v = Vec2::new(1.0, 0.5);
+    let id = world
+        .add_body(
+            BodyDef::kinematic()
+                .linear_velocity(v)
+                .angular_velocity(0.25)
+                .linear_damping(5.0)
+                .angular_damping(5.0),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    step(&mut world, 60);
+    assert_eq!(world.linear_velocity(id).unwrap(), v);
+    assert_eq!(world.angular_velocity(id).unwrap(), 0.25);
+    let p = world.position(id).unwrap();
+    assert!((p - v).length() < 1e-4, "{p:?}");
+}
+
+/// A fixed-rotation box struck off its centre and told to spin never turns: the impulse only
+/// moves it, as it would a point mass, and its angle stays 0.
+#[test]
+fn fixed_rotation_body_never_turns() {
+    let mut world = world_with_gravity(Vec2::ZERO);
+    let fixed = world
+        .add_body(
+            BodyDef::dynamic()
+                .fixed_rotation(true)
+                .angular_velocity(3.0),
+            ShapeDef::new(Shape::rect(1.0, 0.25)),
+        )
+        .unwrap();
+    // A ball hits the end of the plank, off its centre of mass.
+    world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(0.8, 2.0))
+                .linear_velocity(Vec2::new(0.0, -10.0)),
+            ShapeDef::new(Shape::circle(0.2)),
+        )
+        .unwrap();
+    assert_eq!(world.angular_velocity(fixed).unwrap(), 0.0);
+    world.set_angular_velocity(fixed, 5.0).unwrap();
+    assert_eq!(world.angular_velocity(fixed).unwrap(), 0.0);
+    step(&mut world, 60);
+    assert_eq!(world.angle(fixed).unwrap(), 0.0);
+    assert_eq!(world.angular_velocity(fixed).unwrap(), 0.0);
+    // It was hit: the ball's momentum went into its translation.
+    assert!(world.linear_velocity(fixed).unwrap().y < -1.0);
+}
