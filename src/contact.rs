@@ -7,7 +7,7 @@
 
 use crate::body::BodyStore;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
-use crate::math::Transform;
+use crate::math::{Transform, Vec2};
 use crate::shape::{Shape, LINEAR_SLOP};
 use crate::world::MixRule;
 use rayon::prelude::*;
@@ -370,6 +370,22 @@ fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// The normal for circles `a` and `b` created at one point: the difference of two points
+/// hashed from their slots. One shared normal would line a cluster of concentric circles up on
+/// a single axis, where every pair pushes its own way out and the speeds add up along the line
+/// (1000 circles reached 94 m/s); points specific to each body fan the cluster out in the plane.
+fn concentric_normal(a: u32, b: u32) -> Vec2 {
+    let direction = |slot: u32| {
+        // Fibonacci hashing: consecutive slots land far apart on [-1, 1]^2.
+        let h = (slot as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let unit = |bits: u64| (bits >> 40) as f32 * (2.0 / (1u64 << 24) as f32) - 1.0;
+        Vec2::new(unit(h), unit(h << 24))
+    };
+    (direction(b) - direction(a))
+        .normalized()
+        .unwrap_or(Vec2::new(0.0, 1.0))
+}
+
 /// Writes the contact of pair `(a, b)` to `slot`: last step's contact `old` recycled when the
 /// bodies have barely moved since its last full collide, else a fresh [`collide`] with the
 /// impulses of persisting feature ids carried over. Returns whether the pair touches.
@@ -425,7 +441,16 @@ fn update_pair(
 
     let manifold = &mut slot.manifold;
     let (shape_a, shape_b) = (&bodies.shape[sa], &bodies.shape[sb]);
-    collide_into(shape_a, xf_a, shape_b, xf_b, speculative_distance, manifold);
+    let concentric = || concentric_normal(a, b);
+    collide_into(
+        shape_a,
+        xf_a,
+        shape_b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        manifold,
+    );
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return false;

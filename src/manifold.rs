@@ -21,7 +21,8 @@ const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// must keep their two-point face contact.
 const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 
-/// Normal used for two concentric circles, where no direction is better than another.
+/// World normal [`collide`] gives two concentric circles, where no direction is better than
+/// another. The narrowphase picks one per pair instead (see `contact::concentric_normal`).
 const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
 
 // Feature id layout. Bits 0..8 hold the reference feature index (a face, or for circles the
@@ -122,7 +123,8 @@ impl LocalManifold {
 
 /// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
 /// `xf_b`. Points whose separation exceeds `speculative_distance` are dropped
-/// (`point_count == 0` means no contact). Deterministic and allocation free.
+/// (`point_count == 0` means no contact). Two concentric circles get the normal (0, 1).
+/// Deterministic and allocation free.
 pub fn collide(
     a: &Shape,
     xf_a: Transform,
@@ -131,12 +133,22 @@ pub fn collide(
     speculative_distance: f32,
 ) -> Manifold {
     let mut manifold = Manifold::default();
-    collide_into(a, xf_a, b, xf_b, speculative_distance, &mut manifold);
+    let concentric = || FALLBACK_NORMAL;
+    collide_into(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        &mut manifold,
+    );
     manifold
 }
 
 /// [`collide`] writing every field of `out` in place (the solver fields to 0), so the
-/// narrowphase can fill its contact array without copying manifolds around.
+/// narrowphase can fill its contact array without copying manifolds around. `concentric`
+/// gives the world normal for two circles whose centres coincide.
 #[inline]
 pub(crate) fn collide_into(
     a: &Shape,
@@ -144,6 +156,7 @@ pub(crate) fn collide_into(
     b: &Shape,
     xf_b: Transform,
     speculative_distance: f32,
+    concentric: impl FnOnce() -> Vec2,
     out: &mut Manifold,
 ) {
     match (a, b) {
@@ -152,7 +165,8 @@ pub(crate) fn collide_into(
             to_world(&local, xf_a, xf_b, out);
         }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
-            let local = circles(ca, cb, xf_a.inv_mul(xf_b), speculative_distance);
+            let fallback = || xf_a.q.inv_rotate(concentric());
+            let local = circles(ca, cb, xf_a.inv_mul(xf_b), fallback, speculative_distance);
             to_world(&local, xf_a, xf_b, out);
         }
         (Shape::Polygon(pa), Shape::Circle(cb)) => {
@@ -217,8 +231,15 @@ fn feature_id(reference: usize, incident: usize) -> u32 {
     reference as u32 | (incident as u32) << 8
 }
 
-/// Circle `a` in its own frame against circle `b` placed by `xf` in that frame.
-fn circles(a: &Circle, b: &Circle, xf: Transform, speculative_distance: f32) -> LocalManifold {
+/// Circle `a` in its own frame against circle `b` placed by `xf` in that frame; `fallback`
+/// gives the normal, in that frame, if their centres coincide.
+fn circles(
+    a: &Circle,
+    b: &Circle,
+    xf: Transform,
+    fallback: impl FnOnce() -> Vec2,
+    speculative_distance: f32,
+) -> LocalManifold {
     let center_a = a.center;
     let center_b = xf.apply(b.center);
     let delta = center_b - center_a;
@@ -226,7 +247,7 @@ fn circles(a: &Circle, b: &Circle, xf: Transform, speculative_distance: f32) -> 
     if separation > speculative_distance {
         return LocalManifold::default();
     }
-    let normal = delta.normalized().unwrap_or(FALLBACK_NORMAL);
+    let normal = delta.normalized().unwrap_or_else(fallback);
     let on_a = center_a + normal * a.radius;
     let on_b = center_b - normal * b.radius;
     LocalManifold::single(normal, midpoint(on_a, on_b), separation, 0)
