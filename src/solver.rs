@@ -299,22 +299,34 @@ impl Solver {
         for (i, &slot) in moving.iter().enumerate() {
             self.state_of[slot as usize] = i as u32;
         }
-        let gather = |out: &mut Vec<f32>, column: &[f32]| {
-            out.clear();
-            out.extend(moving.iter().map(|&s| column[s as usize]));
-        };
-        gather(&mut self.gravity_scale, &bodies.gravity_scale);
-        gather(&mut self.linear_damping, &bodies.linear_damping);
-        gather(&mut self.angular_damping, &bodies.angular_damping);
-        self.states.clear();
-        self.states.extend(moving.iter().map(|&s| {
-            let (v, w) = (
-                bodies.linear_velocity[s as usize],
-                bodies.angular_velocity[s as usize],
+        // One parallel gather into buffers resized in place: no allocation once they are large
+        // enough, and each row depends only on its own body.
+        let n = moving.len();
+        self.gravity_scale.resize(n, 0.0);
+        self.linear_damping.resize(n, 0.0);
+        self.angular_damping.resize(n, 0.0);
+        self.states.resize(n, BodyState::IDENTITY);
+        let (max_linear, max_angular) = self.speed_caps;
+        (
+            self.states.par_iter_mut(),
+            self.gravity_scale.par_iter_mut(),
+            self.linear_damping.par_iter_mut(),
+            self.angular_damping.par_iter_mut(),
+            moving.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(
+                |(state, gravity_scale, linear_damping, angular_damping, &s)| {
+                    let s = s as usize;
+                    *gravity_scale = bodies.gravity_scale[s];
+                    *linear_damping = bodies.linear_damping[s];
+                    *angular_damping = bodies.angular_damping[s];
+                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
+                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_angular);
+                    *state = BodyState::with_velocity(v, w);
+                },
             );
-            let (v, w) = kbody::cap_speeds([v.x, v.y], w, self.speed_caps.0, self.speed_caps.1);
-            BodyState::with_velocity(v, w)
-        }));
     }
 
     /// Fills the batches with the contacts' data and the contact-to-lane map.

@@ -255,6 +255,7 @@ fn cap_speed<R: Real>(vx: R, vy: R, w: R, max_linear: f32, max_angular: f32) -> 
 /// applies it where a step begins and ends, so that no contact sees, and no step leaves, a body
 /// faster than the caps (a body set far beyond them would otherwise carry its speed into the
 /// restitution impulses and through them to its neighbours).
+#[inline]
 pub fn cap_speeds(v: [f32; 2], w: f32, max_linear: f32, max_angular: f32) -> ([f32; 2], f32) {
     let (vx, vy, w) = cap_speed(v[0], v[1], w, max_linear, max_angular);
     ([vx, vy], w)
