@@ -78,6 +78,12 @@ pub struct MassData {
     pub rotational_inertia: f32,
 }
 
+/// Most shapes one body may have: see
+/// [`World::add_compound_body`](crate::World::add_compound_body). A body pair expands into at
+/// most `MAX_COMPOUND_SHAPES²` shape pairs in the narrowphase, so the bound keeps that
+/// expansion small and lets a pair of shape indices pack into one small key.
+pub const MAX_COMPOUND_SHAPES: usize = 8;
+
 impl MassData {
     /// The mass data of a rigid union of parts, each given about its own centre of mass in one
     /// common frame (a compound body's shapes in the body frame).
