@@ -207,15 +207,16 @@ impl ContactSet {
         self.candidate_bases.resize_with(n, Base::empty);
         self.touching.resize(n, false);
         let (old, old_bases) = (&self.contacts, &self.bases);
-        self.candidates
+        let chunks = self
+            .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.candidate_bases.par_chunks_mut(CHUNK))
             .zip(self.touching.par_chunks_mut(CHUNK))
             .zip(pairs.par_chunks(CHUNK))
-            .zip(self.previous.par_chunks(CHUNK))
-            .enumerate()
-            .for_each(|(k, ((((slots, bases), touching), pairs), previous))| {
-                let children = children.get(k * CHUNK..).unwrap_or(&[]);
+            .zip(self.previous.par_chunks(CHUNK));
+        if children.is_empty() {
+            // No compound bodies: the loop of one-shape worlds, kept apart from the other.
+            chunks.for_each(|((((slots, bases), touching), pairs), previous)| {
                 let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
                 for (i, ((slot, base), touches)) in chunk.enumerate() {
                     if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
@@ -228,12 +229,26 @@ impl ContactSet {
                         let j = prev as usize;
                         (&old[j], &old_bases[j])
                     });
-                    *touches = match children.get(i) {
-                        None => update_pair(slot, base, a, b, bodies, params, old),
-                        Some(&c) => update_shape_pair(slot, base, a, b, c, bodies, params, old),
-                    };
+                    *touches = update_pair(slot, base, a, b, bodies, params, old);
                 }
             });
+        } else {
+            chunks.zip(children.par_chunks(CHUNK)).for_each(
+                |(((((slots, bases), touching), pairs), previous), children)| {
+                    let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
+                    for (i, ((slot, base), touches)) in chunk.enumerate() {
+                        let (a, b) = pairs[i];
+                        let prev = previous[i];
+                        let old = (prev != NONE).then(|| {
+                            let j = prev as usize;
+                            (&old[j], &old_bases[j])
+                        });
+                        let c = children[i];
+                        *touches = update_shape_pair(slot, base, a, b, c, bodies, params, old);
+                    }
+                },
+            );
+        }
         self.keep_touching(pairs, children);
     }
 
@@ -479,7 +494,9 @@ fn update_pair(
 }
 
 /// [`update_pair`] for shape pair `children` of bodies `a` and `b`, in a world with compound
-/// bodies.
+/// bodies. Never inlined, so that its copy of [`update_shapes`] stays out of the loop of
+/// worlds without compounds.
+#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn update_shape_pair(
     slot: &mut Contact,
@@ -616,6 +633,9 @@ fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
 /// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
 /// separation grows by their offset along the normal. The new point is again their midpoint.
 /// Every test is a `<=` that a NaN fails.
+///
+/// Always inlined into [`update_shapes`], for the same reason as `collide_into`.
+#[inline(always)]
 fn recycle(
     base: &Base,
     xf_a: Transform,

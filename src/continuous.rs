@@ -125,6 +125,10 @@ impl World {
 
 /// The sweep of body `slot` over the last step if it is dynamic and either a bullet or moved
 /// more than [`MOTION_PER_EXTENT`] of its smallest extent (and more than the slop).
+///
+/// Always inlined into the pass over every body: left to LLVM, that pass compiled ~0.01 ms per
+/// step slower on large_pyramid after unrelated code changed (measured A/B).
+#[inline(always)]
 fn fast_sweep(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Option<Sweep> {
     let b = &world.bodies;
     if b.kind[slot] != ProxyKind::Dynamic {

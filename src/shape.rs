@@ -238,6 +238,7 @@ impl Shape {
 
     /// The tight world box of the shape when its body origin is placed by `xf`, rounding
     /// radius included.
+    #[inline(always)]
     pub fn aabb(&self, xf: Transform) -> Aabb {
         match self {
             Shape::Circle(circle) => circle.aabb(xf),
