@@ -7,7 +7,7 @@
 use crate::broad_phase::ProxyKind;
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::math::{Aabb, Rot, Transform, Vec2};
-use crate::shape::Shape;
+use crate::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.
@@ -277,6 +277,29 @@ impl ShapeDef {
     }
 }
 
+/// The material and filter of one shape of a compound body.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChildMaterial {
+    pub friction: f32,
+    pub restitution: f32,
+    pub layers: u32,
+    pub mask: u32,
+}
+
+/// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
+/// the per-slot columns so that one-shape bodies read exactly what they read before.
+#[derive(Clone, Debug)]
+pub(crate) struct Compound {
+    /// The shapes in the body frame, in the order they were given.
+    pub shapes: Box<[Shape]>,
+    /// `materials[i]` belongs to `shapes[i]`.
+    pub materials: Box<[ChildMaterial]>,
+    /// `aabbs[i]`: the broadphase box of `shapes[i]` (grown and swept like the body's) of the
+    /// last step, or its tight box after the body was added or moved; their union is the
+    /// body's box.
+    pub aabbs: Box<[Aabb]>,
+}
+
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
 
@@ -312,8 +335,17 @@ pub(crate) struct BodyStore {
     /// `BodyDef::bullet`.
     pub bullet: Vec<bool>,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
-    /// than half of it in a step.
+    /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
+    /// The shapes of bodies with more than one; `None` for one-shape bodies, which keep their
+    /// shape and material in `shape`, `friction`, `restitution`, `layers` and `mask`. A
+    /// compound body's `shape` column holds its first shape, `friction` and `restitution`
+    /// those of its first shape, and `layers` and `mask` the union over its shapes (what the
+    /// broadphase filters body pairs by before the narrowphase filters shape pairs).
+    pub compound: Vec<Option<Box<Compound>>>,
+    /// Slots of the compound bodies, ascending: the passes that only compounds need visit these
+    /// and nothing when there are none.
+    pub compound_slots: Vec<u32>,
     free: Vec<u32>,
     count: usize,
 }
@@ -343,6 +375,8 @@ impl BodyStore {
             reach: Vec::new(),
             bullet: Vec::new(),
             min_extent: Vec::new(),
+            compound: Vec::new(),
+            compound_slots: Vec::new(),
             free: Vec::new(),
             count: 0,
         }
@@ -390,21 +424,49 @@ impl BodyStore {
 
     /// Adds a body; both definitions must be validated already.
     pub fn insert(&mut self, def: &BodyDef, shape: &ShapeDef) -> Result<BodyId, Error> {
-        let mass = shape.shape.mass_data(shape.density);
+        self.insert_shapes(def, std::slice::from_ref(shape))
+    }
+
+    /// Adds a body with the shapes `shapes` (1 to [`MAX_COMPOUND_SHAPES`], each validated
+    /// already); more than one makes it a compound body. `Err`, with the store unchanged, for
+    /// a bad count, a segment on a dynamic body, a dynamic body without a finite positive mass
+    /// and inverse mass, or a placement beyond the range of f32.
+    pub fn insert_shapes(&mut self, def: &BodyDef, shapes: &[ShapeDef]) -> Result<BodyId, Error> {
+        if shapes.is_empty() || shapes.len() > MAX_COMPOUND_SHAPES {
+            return Err(Error::InvalidParameter(format!(
+                "a body needs 1 to {MAX_COMPOUND_SHAPES} shapes, got {}",
+                shapes.len()
+            )));
+        }
+        let mass = if let [one] = shapes {
+            one.shape.mass_data(one.density)
+        } else {
+            let mut parts = [MassData::default(); MAX_COMPOUND_SHAPES];
+            for (part, s) in parts.iter_mut().zip(shapes) {
+                *part = s.shape.mass_data(s.density);
+            }
+            MassData::combine(&parts[..shapes.len()])
+        };
         // Gravity and damping act on dynamic bodies only; a kinematic body keeps its velocity.
         let (kind, inv_mass, inv_inertia, gravity_scale, damping) = match def.kind {
             BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Dynamic => {
-                if shape.shape.is_segment() {
+                if shapes.iter().any(|s| s.shape.is_segment()) {
                     return Err(Error::InvalidShape(
                         "a segment has no area: only static and kinematic bodies may use it".into(),
                     ));
                 }
                 if !(mass.mass > 0.0 && mass.mass.is_finite()) {
+                    let densities: Vec<f32> = shapes.iter().map(|s| s.density).collect();
                     return Err(Error::InvalidParameter(format!(
                         "a dynamic body needs a positive finite mass, got {} (density {})",
-                        mass.mass, shape.density
+                        mass.mass,
+                        if let [d] = densities[..] {
+                            d.to_string()
+                        } else {
+                            format!("{densities:?}")
+                        }
                     )));
                 }
                 let inv_inertia = if def.fixed_rotation || mass.rotational_inertia <= 0.0 {
@@ -430,7 +492,9 @@ impl BodyStore {
         };
         let q = Rot::from_angle(def.angle);
         let center = Transform::new(def.position, q).apply(mass.center);
-        crate::limits::check_placement(&shape.shape, Transform::new(def.position, q), center)?;
+        for s in shapes {
+            crate::limits::check_placement(&s.shape, Transform::new(def.position, q), center)?;
+        }
         let (v, w) = match def.kind {
             BodyKind::Static => (Vec2::ZERO, 0.0),
             BodyKind::Dynamic if def.fixed_rotation => (def.linear_velocity, 0.0),
@@ -444,6 +508,7 @@ impl BodyStore {
                 self.slots() - 1
             }
         };
+        let first = &shapes[0];
         self.kind[slot] = kind;
         self.center[slot] = center;
         self.rotation[slot] = q;
@@ -454,17 +519,93 @@ impl BodyStore {
         self.inv_inertia[slot] = inv_inertia;
         self.gravity_scale[slot] = gravity_scale;
         (self.linear_damping[slot], self.angular_damping[slot]) = damping;
-        self.shape[slot] = shape.shape.clone();
-        self.friction[slot] = shape.friction;
-        self.restitution[slot] = shape.restitution;
-        self.layers[slot] = shape.layers;
-        self.mask[slot] = shape.mask;
-        self.aabb[slot] = shape.shape.aabb(self.transform(slot));
-        self.reach[slot] = shape.shape.reach_from(mass.center);
+        self.shape[slot] = first.shape.clone();
+        self.friction[slot] = first.friction;
+        self.restitution[slot] = first.restitution;
+        self.layers[slot] = shapes.iter().fold(0, |l, s| l | s.layers);
+        self.mask[slot] = shapes.iter().fold(0, |m, s| m | s.mask);
+        self.reach[slot] = shapes
+            .iter()
+            .map(|s| s.shape.reach_from(mass.center))
+            .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
-        self.min_extent[slot] = crate::continuous::smallest_extent(&shape.shape);
+        self.min_extent[slot] = shapes
+            .iter()
+            .map(|s| crate::continuous::smallest_extent(&s.shape))
+            .fold(f32::MAX, f32::min);
+        if shapes.len() > 1 {
+            let xf = self.transform(slot);
+            self.compound[slot] = Some(Box::new(Compound {
+                shapes: shapes.iter().map(|s| s.shape.clone()).collect(),
+                materials: shapes
+                    .iter()
+                    .map(|s| ChildMaterial {
+                        friction: s.friction,
+                        restitution: s.restitution,
+                        layers: s.layers,
+                        mask: s.mask,
+                    })
+                    .collect(),
+                aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
+            }));
+            let at = self.compound_slots.partition_point(|&c| c < slot as u32);
+            self.compound_slots.insert(at, slot as u32);
+        }
+        self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
         self.count += 1;
         Ok(self.id(slot))
+    }
+
+    /// The shapes of the body in `slot`: its one shape, or a compound's shapes in order.
+    pub fn shapes(&self, slot: usize) -> &[Shape] {
+        match &self.compound[slot] {
+            Some(c) => &c.shapes,
+            None => std::slice::from_ref(&self.shape[slot]),
+        }
+    }
+
+    /// Layers and mask of shape `child` of the body in `slot`.
+    pub fn child_filter(&self, slot: usize, child: usize) -> (u32, u32) {
+        match &self.compound[slot] {
+            Some(c) => (c.materials[child].layers, c.materials[child].mask),
+            None => (self.layers[slot], self.mask[slot]),
+        }
+    }
+
+    /// Friction and restitution of shape `child` of the body in `slot`.
+    pub fn child_material(&self, slot: usize, child: usize) -> (f32, f32) {
+        match &self.compound[slot] {
+            Some(c) => (c.materials[child].friction, c.materials[child].restitution),
+            None => (self.friction[slot], self.restitution[slot]),
+        }
+    }
+
+    /// The tight world box of the body in `slot` with its origin placed by `xf`: the union of
+    /// its shapes' boxes.
+    pub fn body_aabb(&self, slot: usize, xf: Transform) -> Aabb {
+        match &self.compound[slot] {
+            Some(c) => c.shapes[1..]
+                .iter()
+                .fold(c.shapes[0].aabb(xf), |b, s| b.union(&s.aabb(xf))),
+            None => self.shape[slot].aabb(xf),
+        }
+    }
+
+    /// Sets the shape boxes of the compound body in `slot` (if it is one) to its shapes' tight
+    /// boxes at `xf` grown by `margin`, and returns their union; a one-shape body's tight box
+    /// grown by `margin` otherwise. Leaves the body's own box alone.
+    pub fn refresh_child_aabbs(&mut self, slot: usize, xf: Transform, margin: f32) -> Aabb {
+        match &mut self.compound[slot] {
+            Some(c) => {
+                let mut all: Option<Aabb> = None;
+                for (aabb, shape) in c.aabbs.iter_mut().zip(c.shapes.iter()) {
+                    *aabb = shape.aabb(xf).fattened(margin);
+                    all = Some(all.map_or(*aabb, |a| a.union(aabb)));
+                }
+                all.unwrap_or_default()
+            }
+            None => self.shape[slot].aabb(xf).fattened(margin),
+        }
     }
 
     fn push_empty_slot(&mut self) {
@@ -489,6 +630,7 @@ impl BodyStore {
         self.reach.push(0.0);
         self.bullet.push(false);
         self.min_extent.push(0.0);
+        self.compound.push(None);
     }
 
     /// Frees the slot of a live body; its handle becomes stale.
@@ -500,6 +642,9 @@ impl BodyStore {
         self.inv_mass[slot] = 0.0;
         self.inv_inertia[slot] = 0.0;
         self.gravity_scale[slot] = 0.0;
+        if self.compound[slot].take().is_some() {
+            self.compound_slots.retain(|&c| c != slot as u32);
+        }
         self.free.push(slot as u32);
         self.count -= 1;
     }

@@ -8,7 +8,7 @@
 use crate::body::BodyStore;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::math::{Transform, Vec2};
-use crate::shape::{Shape, LINEAR_SLOP};
+use crate::shape::{Shape, LINEAR_SLOP, MAX_COMPOUND_SHAPES};
 use crate::world::MixRule;
 use rayon::prelude::*;
 
@@ -38,7 +38,28 @@ const RECYCLE_DISTANCE: f32 = 0.2 * LINEAR_SLOP;
 /// from a recycled one within the 1 mm of [`RECYCLE_DISTANCE`].
 const RECYCLE_ANGLE: f32 = 1.0e-3;
 
-/// A touching pair of bodies (at least one manifold point), `a < b` by slot.
+/// Which shapes of a body pair a contact joins: `shape of a * MAX_COMPOUND_SHAPES + shape of
+/// b`, so that sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between
+/// one-shape bodies.
+pub(crate) type Children = u32;
+
+/// Splits [`Children`] into the shape indices of `a` and `b`.
+pub(crate) fn split_children(children: Children) -> (usize, usize) {
+    let n = MAX_COMPOUND_SHAPES as u32;
+    ((children / n) as usize, (children % n) as usize)
+}
+
+/// [`Children`] of shape `child_a` of `a` and `child_b` of `b`.
+pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
+    (child_a * MAX_COMPOUND_SHAPES + child_b) as u32
+}
+
+/// What contacts are sorted and matched by: the two body slots, then the shape pair.
+pub(crate) type ContactKey = (u32, u32, Children);
+
+/// A touching pair of shapes (at least one manifold point) of bodies `a < b` by slot. Which
+/// shapes, for a compound body, is kept beside it in [`ContactSet`] (its key), not here: the
+/// solver and graph read contacts in bulk and this stays small for them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Contact {
     pub a: u32,
@@ -92,12 +113,18 @@ impl Base {
 pub(crate) struct FrozenContact {
     contact: Contact,
     base: Base,
+    children: Children,
 }
 
 impl FrozenContact {
     /// The slots of the pair, `a < b`.
     pub fn bodies(&self) -> (u32, u32) {
         self.contact.key()
+    }
+
+    /// Bodies and shapes: the order of the contact set.
+    fn key(&self) -> ContactKey {
+        (self.contact.a, self.contact.b, self.children)
     }
 }
 
@@ -114,13 +141,14 @@ pub(crate) struct NarrowPhaseParams {
     pub restitution_mixing: MixRule,
 }
 
-/// The touching contacts of the last step, sorted by `(a, b)`.
+/// The touching contacts of the last step, sorted by `(a, b, children)`.
 #[derive(Default)]
 pub(crate) struct ContactSet {
     pub contacts: Vec<Contact>,
-    /// `keys[i]` is `(contacts[i].a, contacts[i].b)`, packed so the merge-join with the new
-    /// pairs reads 8 bytes per contact instead of a cache line.
-    keys: Vec<(u32, u32)>,
+    /// `keys[i]` is `(contacts[i].a, contacts[i].b, children)`, packed so the merge-join with
+    /// the new pairs reads 12 bytes per contact instead of a cache line. The shape pair lives
+    /// only here.
+    keys: Vec<ContactKey>,
     /// `bases[i]`: the last full collide of `contacts[i]`.
     bases: Vec<Base>,
     /// Scratch: for each new pair, the index of the same pair's contact last step.
@@ -159,10 +187,19 @@ const CHUNK: usize = 256;
 const PREFETCH_AHEAD: usize = 6;
 
 impl ContactSet {
-    /// Replaces the contacts with the manifolds of `pairs` (sorted by `(a, b)`), carrying the
-    /// impulses of points whose feature id persists.
-    pub fn update(&mut self, pairs: &[(u32, u32)], bodies: &BodyStore, params: &NarrowPhaseParams) {
-        self.match_previous(pairs);
+    /// Replaces the contacts with the manifolds of `pairs`, carrying the impulses of points
+    /// whose feature id persists. `children` is empty when no body of the world is a compound
+    /// (every pair is then shape pair 0, read straight from the body columns), else holds the
+    /// shape pair of each pair; `(pairs[i], children[i])` is sorted.
+    pub fn update(
+        &mut self,
+        pairs: &[(u32, u32)],
+        children: &[Children],
+        bodies: &BodyStore,
+        params: &NarrowPhaseParams,
+    ) {
+        debug_assert!(children.is_empty() || children.len() == pairs.len());
+        self.match_previous(pairs, children);
         // Every slot is written in place by `update_pair`; resizing only initialises slots
         // beyond last step's count.
         let n = pairs.len();
@@ -170,13 +207,16 @@ impl ContactSet {
         self.candidate_bases.resize_with(n, Base::empty);
         self.touching.resize(n, false);
         let (old, old_bases) = (&self.contacts, &self.bases);
-        self.candidates
+        let chunks = self
+            .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.candidate_bases.par_chunks_mut(CHUNK))
             .zip(self.touching.par_chunks_mut(CHUNK))
             .zip(pairs.par_chunks(CHUNK))
-            .zip(self.previous.par_chunks(CHUNK))
-            .for_each(|((((slots, bases), touching), pairs), previous)| {
+            .zip(self.previous.par_chunks(CHUNK));
+        if children.is_empty() {
+            // No compound bodies: the loop of one-shape worlds, kept apart from the other.
+            chunks.for_each(|((((slots, bases), touching), pairs), previous)| {
                 let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
                 for (i, ((slot, base), touches)) in chunk.enumerate() {
                     if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
@@ -192,14 +232,31 @@ impl ContactSet {
                     *touches = update_pair(slot, base, a, b, bodies, params, old);
                 }
             });
-        self.keep_touching(pairs);
+        } else {
+            chunks.zip(children.par_chunks(CHUNK)).for_each(
+                |(((((slots, bases), touching), pairs), previous), children)| {
+                    let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
+                    for (i, ((slot, base), touches)) in chunk.enumerate() {
+                        let (a, b) = pairs[i];
+                        let prev = previous[i];
+                        let old = (prev != NONE).then(|| {
+                            let j = prev as usize;
+                            (&old[j], &old_bases[j])
+                        });
+                        let c = children[i];
+                        *touches = update_shape_pair(slot, base, a, b, c, bodies, params, old);
+                    }
+                },
+            );
+        }
+        self.keep_touching(pairs, children);
     }
 
     /// Moves the touching candidates, with their keys and bases, into `contacts`, `keys` and
     /// `bases`, in pair order. Each chunk counts its touching pairs, a prefix sum over the
     /// chunks places them, and the chunks copy in parallel: the contacts are the largest data
     /// of a step, too much to copy on one thread.
-    fn keep_touching(&mut self, pairs: &[(u32, u32)]) {
+    fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.chunk_starts.clear();
         self.chunk_starts.par_extend(
             self.touching
@@ -214,7 +271,7 @@ impl ContactSet {
         }
         self.contacts.resize_with(total, Contact::empty);
         self.bases.resize_with(total, Base::empty);
-        self.keys.resize(total, (0, 0));
+        self.keys.resize(total, (0, 0, 0));
         let contacts = SharedMut(self.contacts.as_mut_ptr());
         let bases = SharedMut(self.bases.as_mut_ptr());
         let keys = SharedMut(self.keys.as_mut_ptr());
@@ -224,24 +281,29 @@ impl ContactSet {
             .zip(self.touching.par_chunks(CHUNK))
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.chunk_starts.par_iter())
-            .for_each(|((((candidates, bases_in), touching), pairs), &start)| {
-                let kept = (0..candidates.len()).filter(|&i| touching[i]);
-                for (at, i) in (start..).zip(kept) {
-                    // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
-                    // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all three vectors.
-                    unsafe {
-                        contacts.write(at, candidates[i]);
-                        bases.write(at, bases_in[i]);
-                        keys.write(at, pairs[i]);
+            .enumerate()
+            .for_each(
+                |(k, ((((candidates, bases_in), touching), pairs), &start))| {
+                    let children = children.get(k * CHUNK..).unwrap_or(&[]);
+                    let kept = (0..candidates.len()).filter(|&i| touching[i]);
+                    for (at, i) in (start..).zip(kept) {
+                        // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
+                        // which the prefix sum keeps disjoint from every other chunk's and below
+                        // `total`, the length of all three vectors.
+                        unsafe {
+                            contacts.write(at, candidates[i]);
+                            bases.write(at, bases_in[i]);
+                            let (a, b) = pairs[i];
+                            keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
+                        }
                     }
-                }
-            });
+                },
+            );
     }
 
     /// Keeps, in order, the contacts (with their keys and bases) for which `keep(index, key)`
     /// holds.
-    fn retain(&mut self, keep: impl Fn(usize, (u32, u32)) -> bool) {
+    fn retain(&mut self, keep: impl Fn(usize, ContactKey) -> bool) {
         let n = self.keys.len();
         debug_assert!(self.contacts.len() == n && self.bases.len() == n);
         let mut kept = 0;
@@ -262,12 +324,13 @@ impl ContactSet {
     }
 
     /// Merge-joins the sorted new pairs with the sorted old contacts.
-    fn match_previous(&mut self, pairs: &[(u32, u32)]) {
+    fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.ensure_keys();
         self.previous.clear();
         let keys = &self.keys;
         let mut j = 0;
-        for &pair in pairs {
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            let pair = (a, b, children.get(i).copied().unwrap_or(0));
             while j < keys.len() && keys[j] < pair {
                 j += 1;
             }
@@ -280,9 +343,11 @@ impl ContactSet {
     fn ensure_keys(&mut self) {
         if self.keys.len() != self.contacts.len() || self.bases.len() != self.contacts.len() {
             // Only the methods of this set change the contacts; should anything else, start
-            // over from them, with nothing to recycle.
+            // over from them, with nothing to recycle (and the shape pairs of compound bodies
+            // forgotten: their next contacts start cold).
             self.keys.clear();
-            self.keys.extend(self.contacts.iter().map(Contact::key));
+            self.keys
+                .extend(self.contacts.iter().map(|c| (c.a, c.b, 0)));
             self.bases.clear();
             self.bases.resize_with(self.contacts.len(), Base::empty);
         }
@@ -293,22 +358,25 @@ impl ContactSet {
     /// recycling base included, for [`ContactSet::thaw`].
     pub fn freeze(&mut self, take: impl Fn(u32, u32) -> bool, out: &mut Vec<FrozenContact>) {
         self.ensure_keys();
-        for ((&(a, b), contact), base) in self.keys.iter().zip(&self.contacts).zip(&self.bases) {
+        for ((&(a, b, children), contact), base) in
+            self.keys.iter().zip(&self.contacts).zip(&self.bases)
+        {
             if take(a, b) {
                 out.push(FrozenContact {
                     contact: *contact,
                     base: *base,
+                    children,
                 });
             }
         }
-        self.retain(|_, (a, b)| !take(a, b));
+        self.retain(|_, (a, b, _)| !take(a, b));
     }
 
     /// Puts frozen contacts back (their islands woke), keeping the set sorted. A pair that is in
     /// the set already was collided afresh this step and keeps that newer contact.
     pub fn thaw(&mut self, mut frozen: Vec<FrozenContact>) {
         self.ensure_keys();
-        frozen.sort_unstable_by_key(FrozenContact::bodies);
+        frozen.sort_unstable_by_key(FrozenContact::key);
         let n = self.contacts.len() + frozen.len();
         let (mut keys, mut contacts, mut bases) = (
             Vec::with_capacity(n),
@@ -322,13 +390,13 @@ impl ContactSet {
             .zip(&self.bases)
             .peekable();
         for f in frozen {
-            while let Some(((&key, &c), &base)) = old.next_if(|((&key, _), _)| key <= f.bodies()) {
+            while let Some(((&key, &c), &base)) = old.next_if(|((&key, _), _)| key <= f.key()) {
                 keys.push(key);
                 contacts.push(c);
                 bases.push(base);
             }
-            if keys.last() != Some(&f.bodies()) {
-                keys.push(f.bodies());
+            if keys.last() != Some(&f.key()) {
+                keys.push(f.key());
                 contacts.push(f.contact);
                 bases.push(f.base);
             }
@@ -347,7 +415,15 @@ impl ContactSet {
             self.contacts.retain(|c| c.a != slot && c.b != slot);
             return;
         }
-        self.retain(|_, (a, b)| a != slot && b != slot);
+        self.retain(|_, (a, b, _)| a != slot && b != slot);
+    }
+
+    /// The shape pair of each contact, in contact order (0 for contacts whose key was lost, see
+    /// `ensure_keys`).
+    pub fn children(&self) -> impl Iterator<Item = Children> + '_ {
+        let in_sync = self.keys.len() == self.contacts.len();
+        let keys = if in_sync { &self.keys[..] } else { &[] };
+        (0..self.contacts.len()).map(move |i| keys.get(i).map_or(0, |k| k.2))
     }
 }
 
@@ -389,6 +465,9 @@ fn concentric_normal(a: u32, b: u32) -> Vec2 {
 /// Writes the contact of pair `(a, b)` to `slot`: last step's contact `old` recycled when the
 /// bodies have barely moved since its last full collide, else a fresh [`collide`] with the
 /// impulses of persisting feature ids carried over. Returns whether the pair touches.
+///
+/// This is the path of worlds without compound bodies: shapes and materials come straight
+/// from the body columns.
 fn update_pair(
     slot: &mut Contact,
     base: &mut Base,
@@ -399,15 +478,65 @@ fn update_pair(
     old: Option<(&Contact, &Base)>,
 ) -> bool {
     let (sa, sb) = (a as usize, b as usize);
+    let shapes = (&bodies.shape[sa], &bodies.shape[sb]);
+    let frictions = (bodies.friction[sa], bodies.friction[sb]);
+    let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
+    update_shapes(
+        slot,
+        base,
+        (a, b),
+        shapes,
+        (frictions, restitutions),
+        bodies,
+        params,
+        old,
+    )
+}
+
+/// [`update_pair`] for shape pair `children` of bodies `a` and `b`, in a world with compound
+/// bodies. Never inlined, so that its copy of [`update_shapes`] stays out of the loop of
+/// worlds without compounds.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn update_shape_pair(
+    slot: &mut Contact,
+    base: &mut Base,
+    a: u32,
+    b: u32,
+    children: Children,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Option<(&Contact, &Base)>,
+) -> bool {
+    let (sa, sb) = (a as usize, b as usize);
+    let (ca, cb) = split_children(children);
+    let shapes = (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
+    let (friction_a, restitution_a) = bodies.child_material(sa, ca);
+    let (friction_b, restitution_b) = bodies.child_material(sb, cb);
+    let materials = ((friction_a, friction_b), (restitution_a, restitution_b));
+    update_shapes(slot, base, (a, b), shapes, materials, bodies, params, old)
+}
+
+/// The body of [`update_pair`]: `shapes` of bodies `(a, b)` with their frictions and
+/// restitutions `materials`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn update_shapes(
+    slot: &mut Contact,
+    base: &mut Base,
+    (a, b): (u32, u32),
+    (shape_a, shape_b): (&Shape, &Shape),
+    ((friction_a, friction_b), (restitution_a, restitution_b)): ((f32, f32), (f32, f32)),
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Option<(&Contact, &Base)>,
+) -> bool {
+    let (sa, sb) = (a as usize, b as usize);
     let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
     slot.a = a;
     slot.b = b;
-    slot.friction = params
-        .friction_mixing
-        .mix(bodies.friction[sa], bodies.friction[sb]);
-    slot.restitution = params
-        .restitution_mixing
-        .mix(bodies.restitution[sa], bodies.restitution[sb]);
+    slot.friction = params.friction_mixing.mix(friction_a, friction_b);
+    slot.restitution = params.restitution_mixing.mix(restitution_a, restitution_b);
 
     let closing = (bodies.linear_velocity[sb] - bodies.linear_velocity[sa]).length()
         + bodies.angular_velocity[sa].abs() * bodies.reach[sa]
@@ -440,7 +569,6 @@ fn update_pair(
     }
 
     let manifold = &mut slot.manifold;
-    let (shape_a, shape_b) = (&bodies.shape[sa], &bodies.shape[sb]);
     let concentric = || concentric_normal(a, b);
     collide_into(
         shape_a,
@@ -505,6 +633,9 @@ fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
 /// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
 /// separation grows by their offset along the normal. The new point is again their midpoint.
 /// Every test is a `<=` that a NaN fails.
+///
+/// Always inlined into [`update_shapes`], for the same reason as `collide_into`.
+#[inline(always)]
 fn recycle(
     base: &Base,
     xf_a: Transform,
@@ -701,7 +832,7 @@ mod tests {
         };
         let pairs = [(a, b)];
         let mut set = ContactSet::default();
-        set.update(&pairs, &bodies, &params);
+        set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.contacts.len(), 1);
         let first = set.bases[0].relative;
         // Give the solver's impulses something to carry.
@@ -721,7 +852,7 @@ mod tests {
         // Sinking 0.4 mm: recycled (the base stays that of the first collide), close to fresh,
         // impulses carried.
         bodies.center[sb].y -= 4e-4;
-        set.update(&pairs, &bodies, &params);
+        set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.bases[0].relative, first);
         let m = set.contacts[0].manifold;
         assert_eq!(m.points[0].normal_impulse, 2.5);
@@ -731,7 +862,7 @@ mod tests {
         }
         // Another 0.8 mm: 1.2 mm from the first collide, so collided afresh and rebased.
         bodies.center[sb].y -= 8e-4;
-        set.update(&pairs, &bodies, &params);
+        set.update(&pairs, &[], &bodies, &params);
         assert_ne!(set.bases[0].relative, first);
         assert_eq!(set.contacts[0].manifold.points[0].normal_impulse, 2.5);
         let mut exact = fresh(&bodies);
@@ -739,7 +870,7 @@ mod tests {
         assert_eq!(set.contacts[0].manifold, exact);
         // Lifted out of reach: the contact is dropped with its base.
         bodies.center[sb].y += 0.1;
-        set.update(&pairs, &bodies, &params);
+        set.update(&pairs, &[], &bodies, &params);
         assert!(set.contacts.is_empty() && set.bases.is_empty() && set.keys.is_empty());
     }
 

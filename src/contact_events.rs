@@ -24,7 +24,9 @@ use crate::world::World;
 use std::cmp::Ordering;
 
 /// Two bodies that began or stopped touching. `a` was created in a lower slot than `b`
-/// (`a.slot() < b.slot()`), as in [`World::contacts`].
+/// (`a.slot() < b.slot()`), as in [`World::contacts`]. Events are per body pair: a compound
+/// body that touches another body with several of its shapes begins touching it once, when
+/// the first of its shapes does, and stops once, when the last one lets go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TouchEvent {
     /// The body in the lower slot.
@@ -112,6 +114,11 @@ impl ContactLog {
         self.touching.clear();
         let touching = contacts.iter().filter(|c| touches(c, linear_slop));
         self.touching.extend(touching.map(|c| (c.a, c.b)));
+        if !bodies.compound_slots.is_empty() {
+            // A compound body touches another body through any of its shapes: events are per
+            // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
+            self.touching.dedup();
+        }
         if let Some(asleep) = asleep {
             // A moving body touching a sleeping one has woken it before this point, so these
             // pairs are not among `contacts`.
@@ -182,6 +189,11 @@ pub struct ContactData<'a> {
     pub friction: f32,
     /// Mixed restitution.
     pub restitution: f32,
+    /// Which of `a`'s shapes the contact is on: the index into [`World::shapes`] of `a`, 0
+    /// for a one-shape body.
+    pub shape_a: usize,
+    /// Which of `b`'s shapes the contact is on (see [`ContactData::shape_a`]).
+    pub shape_b: usize,
     substep: f32,
 }
 
@@ -222,19 +234,24 @@ impl World {
     }
 
     /// The touching contacts after the last step (those the events report; see the module
-    /// docs in `contact_events.rs`), sorted by `(a.slot(), b.slot())`. [`World::contact_count`]
+    /// docs in `contact_events.rs`), sorted by `(a.slot(), b.slot(), shape_a, shape_b)`: one
+    /// per touching pair of shapes, so a compound body (see [`World::add_compound_body`])
+    /// resting on two feet has two contacts with the ground. [`World::contact_count`]
     /// also counts the speculative manifolds of pairs that do not touch yet. The contacts of
     /// sleeping islands are set aside and not listed until they wake.
     pub fn contacts(&self) -> impl Iterator<Item = ContactData<'_>> + '_ {
         let (substep, threshold) = (self.events.substep, self.events.threshold);
-        let all = self.contacts.contacts.iter();
-        all.filter(move |c| touches(c, threshold))
-            .map(move |c| ContactData {
+        let all = self.contacts.contacts.iter().zip(self.contacts.children());
+        all.filter(move |(c, _)| touches(c, threshold))
+            .map(move |(c, children)| (c, crate::contact::split_children(children)))
+            .map(move |(c, (shape_a, shape_b))| ContactData {
                 a: self.bodies.id(c.a as usize),
                 b: self.bodies.id(c.b as usize),
                 manifold: &c.manifold,
                 friction: c.friction,
                 restitution: c.restitution,
+                shape_a,
+                shape_b,
                 substep,
             })
     }

@@ -86,7 +86,8 @@ pub trait DebugDraw {
 }
 
 impl World {
-    /// Calls `draw` for the layers `options` selects: every body's shape and box in slot order,
+    /// Calls `draw` for the layers `options` selects: every body's shapes (each shape of a
+    /// compound body, in order, with the body's [`DebugBody`]) and box in slot order,
     /// then every contact point of the last step in contact order. Reads the world only.
     pub fn debug_draw(&self, draw: &mut impl DebugDraw, options: &DebugDrawOptions) {
         let bodies = &self.bodies;
@@ -97,7 +98,10 @@ impl World {
                 kind: bodies.body_kind(slot),
             };
             if options.shapes {
-                draw_shape(draw, body, &bodies.shape[slot], bodies.transform(slot));
+                let xf = bodies.transform(slot);
+                for shape in bodies.shapes(slot) {
+                    draw_shape(draw, body, shape, xf);
+                }
             }
             if options.aabbs {
                 draw.draw_aabb(body, bodies.aabb[slot]);

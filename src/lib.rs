@@ -26,6 +26,7 @@
 mod body;
 pub mod broad_phase;
 mod chain;
+mod compound;
 mod constraint_graph;
 mod contact;
 mod contact_events;
@@ -63,6 +64,6 @@ pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};
-pub use shape::{MassData, Shape};
+pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use stepper::{FixedStepper, StepReport};
 pub use world::{Backend, MixRule, World, WorldSettings};

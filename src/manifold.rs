@@ -149,7 +149,11 @@ pub fn collide(
 /// [`collide`] writing every field of `out` in place (the solver fields to 0), so the
 /// narrowphase can fill its contact array without copying manifolds around. `concentric`
 /// gives the world normal for two circles whose centres coincide.
-#[inline]
+///
+/// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
+/// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own (about
+/// 10% more narrowphase time on large_pyramid and particle_pile, measured A/B).
+#[inline(always)]
 pub(crate) fn collide_into(
     a: &Shape,
     xf_a: Transform,

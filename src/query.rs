@@ -21,7 +21,9 @@ use std::sync::{PoisonError, RwLock};
 
 /// Which bodies a query sees, with the collision filter's rule: a body is seen when
 /// `(filter.layers & body.mask) != 0 && (body.layers & filter.mask) != 0`, where the body's
-/// `layers` and `mask` are those of its [`ShapeDef`](crate::ShapeDef).
+/// `layers` and `mask` are those of its [`ShapeDef`](crate::ShapeDef). A compound body is
+/// tested shape by shape: only its shapes this rule accepts can be hit or overlapped, and a
+/// hit reports the body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QueryFilter {
     /// Layers the query is in. Default `1`, like a shape's.
@@ -94,7 +96,9 @@ pub struct ShapeHit {
 
 impl World {
     /// The first body the ray `origin + t * translation`, `t` in `0..=max_fraction`, enters.
-    /// A body the ray starts inside is not reported. Ties go to the lowest slot.
+    /// A body the ray starts inside is not reported. Ties go to the lowest slot. A compound
+    /// body is hit where the ray first enters one of its shapes (one it does not start
+    /// inside), and the hit names the body.
     ///
     /// `Err` for non-finite input, a zero translation or a negative `max_fraction`.
     pub fn cast_ray(
@@ -171,9 +175,11 @@ impl World {
         }
         let region = Proxy::rect(aabb.min, aabb.max);
         Ok(self.overlaps(aabb, filter, |slot| {
-            let body =
-                Proxy::new(&self.bodies.shape[slot]).transformed(self.bodies.transform(slot));
-            crate::distance::proxies_overlap(&region, &body)
+            let xf = self.bodies.transform(slot);
+            self.seen_shapes(slot, filter).any(|(_, shape)| {
+                let body = Proxy::new(shape).transformed(xf);
+                crate::distance::proxies_overlap(&region, &body)
+            })
         }))
     }
 
@@ -186,7 +192,9 @@ impl World {
             )));
         }
         Ok(self.overlaps(Aabb::new(point, point), filter, |slot| {
-            contains_point(&self.bodies.shape[slot], self.bodies.transform(slot), point)
+            let xf = self.bodies.transform(slot);
+            self.seen_shapes(slot, filter)
+                .any(|(_, shape)| contains_point(shape, xf, point))
         }))
     }
 
@@ -201,8 +209,9 @@ impl World {
         shape.validate()?;
         check_transform("transform", transform)?;
         Ok(self.overlaps(shape.aabb(transform), filter, |slot| {
-            let (body, xf) = (&self.bodies.shape[slot], self.bodies.transform(slot));
-            shapes_overlap(shape, transform, body, xf)
+            let xf = self.bodies.transform(slot);
+            self.seen_shapes(slot, filter)
+                .any(|(_, body)| shapes_overlap(shape, transform, body, xf))
         }))
     }
 
@@ -224,21 +233,26 @@ impl World {
         let candidates = self.cast_candidates(shape, transform, translation, filter);
         let cast = Proxy::new(shape);
         let sweep = Sweep::translation(transform, translation);
-        let mut best: Option<(f32, usize)> = None;
+        // The fraction, slot and shape of the best hit so far: ties go to the lowest slot, then
+        // the lowest shape of a compound body.
+        let mut best: Option<(f32, usize, usize)> = None;
         for (entry, slot) in candidates {
-            if best.is_some_and(|(f, _)| entry > f) {
+            if best.is_some_and(|(f, _, _)| entry > f) {
                 break; // This and every later candidate stop after the best hit, if at all.
             }
-            let body = Proxy::new(&self.bodies.shape[slot]);
             let fixed = Sweep::fixed(self.bodies.transform(slot));
-            let toi = advance(&cast, &sweep, &body, &fixed, 1.0, TOI_TARGET, TOI_TOLERANCE);
-            let better = best.is_none_or(|(f, s)| (toi.fraction, slot) < (f, s));
-            if toi.state != ToiState::Separated && better {
-                best = Some((toi.fraction, slot));
+            for (child, shape) in self.seen_shapes(slot, filter) {
+                let body = Proxy::new(shape);
+                let toi = advance(&cast, &sweep, &body, &fixed, 1.0, TOI_TARGET, TOI_TOLERANCE);
+                let better = best.is_none_or(|(f, s, c)| (toi.fraction, slot, child) < (f, s, c));
+                if toi.state != ToiState::Separated && better {
+                    best = Some((toi.fraction, slot, child));
+                }
             }
         }
-        Ok(best.map(|(fraction, slot)| {
-            let (body, xf) = (&self.bodies.shape[slot], self.bodies.transform(slot));
+        Ok(best.map(|(fraction, slot, child)| {
+            let body = &self.bodies.shapes(slot)[child];
+            let xf = self.bodies.transform(slot);
             let at = sweep.transform_at(fraction);
             let (point, normal) = match shape_penetration(body, xf, shape, at) {
                 Some(p) => (p.point_a, p.normal),
@@ -376,13 +390,32 @@ impl World {
         }
         let aabb = grid.aabbs[s];
         clip_to_box(origin, translation, max_fraction, aabb.min, aabb.max)?;
-        cast_ray(
-            &self.bodies.shape[s],
-            self.bodies.transform(s),
-            origin,
-            translation,
-            max_fraction,
-        )
+        let xf = self.bodies.transform(s);
+        let mut best: Option<ShapeRayHit> = None;
+        for (_, shape) in self.seen_shapes(s, filter) {
+            let hit = cast_ray(shape, xf, origin, translation, max_fraction);
+            if let Some(hit) = hit {
+                // The first shape entered; ties to the lowest shape.
+                if best.is_none_or(|b| hit.fraction < b.fraction) {
+                    best = Some(hit);
+                }
+            }
+        }
+        best
+    }
+
+    /// The shapes of the body in `slot` that `filter` sees, with their indices: its one shape,
+    /// or those of a compound body whose own layers and mask the filter accepts.
+    fn seen_shapes(
+        &self,
+        slot: usize,
+        filter: QueryFilter,
+    ) -> impl Iterator<Item = (usize, &Shape)> + '_ {
+        let b = &self.bodies;
+        b.shapes(slot).iter().enumerate().filter(move |&(i, _)| {
+            let (layers, mask) = b.child_filter(slot, i);
+            filter.accepts(layers, mask)
+        })
     }
 
     fn ray_result(&self, slot: u32, hit: ShapeRayHit) -> RayHit {

@@ -81,7 +81,7 @@ impl QueryGrid {
             if bodies.kind[s] == ProxyKind::None {
                 Aabb::default()
             } else {
-                bodies.shape[s].aabb(bodies.transform(s))
+                bodies.body_aabb(s, bodies.transform(s))
             }
         }));
         let live: Vec<u32> = (0..bodies.slots() as u32)

@@ -303,9 +303,8 @@ impl Sleep {
             bodies.linear_velocity[slot] = Vec2::ZERO;
             bodies.angular_velocity[slot] = 0.0;
             // At rest the box needs no sweep: the margin alone, as long as it sleeps.
-            bodies.aabb[slot] = bodies.shape[slot]
-                .aabb(bodies.transform(slot))
-                .fattened(margin);
+            let xf = bodies.transform(slot);
+            bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
         }
         self.moving = moving;
         for &root in roots {

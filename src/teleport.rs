@@ -24,11 +24,9 @@ impl World {
         check_point("position", position)?;
         let q = self.bodies.rotation[slot];
         let origin = position - q.rotate(self.bodies.local_center[slot]);
-        check_placement(
-            &self.bodies.shape[slot],
-            Transform::new(origin, q),
-            position,
-        )?;
+        for shape in self.bodies.shapes(slot) {
+            check_placement(shape, Transform::new(origin, q), position)?;
+        }
         self.bodies.center[slot] = position;
         self.refresh_aabb(slot);
         Ok(())
@@ -47,7 +45,9 @@ impl World {
         let q = Rot::from_angle(angle);
         let center = Transform::new(origin, q).apply(self.bodies.local_center[slot]);
         // A finite origin plus a body-frame offset can still overflow at the edge of f32.
-        check_placement(&self.bodies.shape[slot], Transform::new(origin, q), center)?;
+        for shape in self.bodies.shapes(slot) {
+            check_placement(shape, Transform::new(origin, q), center)?;
+        }
         self.bodies.center[slot] = center;
         self.bodies.rotation[slot] = q;
         self.refresh_aabb(slot);
@@ -59,7 +59,9 @@ impl World {
     /// wakes with whatever it touched, and queries rebuild their grid.
     fn refresh_aabb(&mut self, slot: usize) {
         let xf = self.bodies.transform(slot);
-        self.bodies.aabb[slot] = self.bodies.shape[slot].aabb(xf);
+        // The shapes' boxes of a compound too, which the next step's pairs are read from
+        // should the body sleep through it.
+        self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
         self.wake_touching(slot);
         self.invalidate_queries();
     }

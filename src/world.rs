@@ -2,6 +2,7 @@
 
 use crate::body::{BodyDef, BodyId, BodyKind, BodyStore, ShapeDef};
 use crate::broad_phase::{BroadPhase, Proxies};
+use crate::compound::ShapePairs;
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::contact_events::ContactLog;
@@ -154,6 +155,8 @@ pub struct World {
     pub(crate) bodies: BodyStore,
     broad_phase: BroadPhase,
     pub(crate) pairs: Vec<(u32, u32)>,
+    /// `pairs` expanded into shape pairs, in a world with compound bodies.
+    pub(crate) shape_pairs: ShapePairs,
     pub(crate) contacts: ContactSet,
     pub(crate) events: ContactLog,
     pub(crate) sleep: Sleep,
@@ -185,6 +188,7 @@ impl World {
             bodies: BodyStore::new(),
             broad_phase: BroadPhase::new(),
             pairs: Vec::new(),
+            shape_pairs: ShapePairs::default(),
             contacts: ContactSet::default(),
             events: ContactLog::default(),
             sleep: Sleep::default(),
@@ -266,6 +270,9 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.update_aabbs(speculative_distance, dt);
+            if !self.bodies.compound_slots.is_empty() {
+                self.update_compound_aabbs(speculative_distance, dt);
+            }
             // Sleeping bodies are not in this grid (their kind reads `None` here): moving
             // bodies find them in the sleeping bodies' own grid.
             let proxies = Proxies {
@@ -276,6 +283,9 @@ impl World {
             };
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
             self.add_resting_pairs();
+            if !self.bodies.compound_slots.is_empty() {
+                self.expand_shape_pairs();
+            }
         }
         let broad_phase = clock.lap();
 
@@ -287,7 +297,13 @@ impl World {
         };
         {
             zone!("narrow phase");
-            self.contacts.update(&self.pairs, &self.bodies, &params);
+            if self.bodies.compound_slots.is_empty() {
+                self.contacts
+                    .update(&self.pairs, &[], &self.bodies, &params);
+            } else {
+                let ShapePairs { pairs, children } = &self.shape_pairs;
+                self.contacts.update(pairs, children, &self.bodies, &params);
+            }
             self.wake_touched_islands();
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
@@ -338,7 +354,8 @@ impl World {
     /// Bounding boxes at the current positions, grown by the speculative distance so that
     /// contacts begin just before bodies touch, and swept along the motion the body's current
     /// velocity would make in `dt`, so that a fast body meets what lies in its path. Sleeping
-    /// bodies keep the box they fell asleep with.
+    /// bodies keep the box they fell asleep with. Compound bodies get their first shape's box
+    /// here, replaced by `update_compound_aabbs`.
     fn update_aabbs(&mut self, margin: f32, dt: f32) {
         let b = &mut self.bodies;
         (
@@ -391,9 +408,17 @@ impl World {
     }
 
     /// The body's shape, in the body frame, as it was added. `Err(InvalidBody)` for a stale or
-    /// foreign handle.
+    /// foreign handle, and `Err(InvalidParameter)` for a compound body (one added by
+    /// [`World::add_compound_body`] with more than one shape), which has no single shape:
+    /// use [`World::shapes`], which works for every body.
     pub fn shape(&self, id: BodyId) -> Result<&Shape, Error> {
-        Ok(&self.bodies.shape[self.bodies.slot(id)?])
+        match self.bodies.shapes(self.bodies.slot(id)?) {
+            [one] => Ok(one),
+            many => Err(Error::InvalidParameter(format!(
+                "a compound body has {} shapes, not one: use World::shapes",
+                many.len()
+            ))),
+        }
     }
 
     /// Velocity of the centre of mass (m/s). `Err(InvalidBody)` for a stale or foreign handle.
@@ -474,7 +499,8 @@ impl World {
     }
 
     /// Touching contacts (manifolds with at least one point) found by the last step, those of
-    /// sleeping islands included.
+    /// sleeping islands included: one per pair of shapes, so a compound body may have several
+    /// with the same body.
     pub fn contact_count(&self) -> usize {
         self.contacts.contacts.len() + self.sleep.frozen_contact_count()
     }

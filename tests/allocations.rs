@@ -3,7 +3,7 @@
 //! that tallies every allocation made while counting is switched on.
 
 use batch2d::scenes::Scene;
-use batch2d::{Backend, WorldSettings};
+use batch2d::{Backend, BodyDef, Shape, ShapeDef, Vec2, WorldSettings};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -36,14 +36,35 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Allocations made by `steps` steps of large_pyramid after `warm_up` steps.
-fn allocations_per_run(threads: usize, backend: Backend, warm_up: usize, steps: usize) -> usize {
+/// Allocations made by `steps` steps of large_pyramid after `warm_up` steps; with
+/// `compounds`, a row of compound bodies (tables, each standing on two legs) beside it, which
+/// adds the expansion of body pairs into shape pairs to every step.
+fn allocations_per_run(
+    threads: usize,
+    backend: Backend,
+    compounds: bool,
+    warm_up: usize,
+    steps: usize,
+) -> usize {
     let settings = WorldSettings {
         threads,
         backend,
         ..WorldSettings::default()
     };
     let mut world = Scene::LargePyramid.build(settings).unwrap();
+    if compounds {
+        let table = [
+            ShapeDef::new(Shape::offset_rect(0.6, 0.1, Vec2::new(0.0, 0.6), 0.0)),
+            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.4, 0.0), 0.0)),
+            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(0.4, 0.0), 0.0)),
+        ];
+        for i in 0..20 {
+            let at = Vec2::new(60.0 + 1.5 * i as f32, 0.52);
+            world
+                .add_compound_body(BodyDef::dynamic().position(at), &table)
+                .unwrap();
+        }
+    }
     for _ in 0..warm_up {
         world.step(1.0 / 60.0).unwrap();
     }
@@ -67,12 +88,19 @@ const RAYON_INJECTOR_BLOCKS: usize = STEPS / 63 + 1;
 // One test function: the counter is global, so the configurations must not run concurrently.
 #[test]
 fn large_pyramid_steps_allocate_nothing_once_settled() {
-    for (threads, backend) in [(1, Backend::Simd), (2, Backend::Simd), (1, Backend::Scalar)] {
-        let count = allocations_per_run(threads, backend, 60, STEPS);
+    let runs = [
+        (1, Backend::Simd, false),
+        (2, Backend::Simd, false),
+        (1, Backend::Scalar, false),
+        (2, Backend::Simd, true),
+    ];
+    for (threads, backend, compounds) in runs {
+        let count = allocations_per_run(threads, backend, compounds, 60, STEPS);
         assert!(
             count <= RAYON_INJECTOR_BLOCKS,
             "{count} heap allocations in {STEPS} steady-state steps ({threads} threads, \
-             {backend:?}); rayon's injector accounts for at most {RAYON_INJECTOR_BLOCKS}"
+             {backend:?}, compounds: {compounds}); rayon's injector accounts for at most \
+             {RAYON_INJECTOR_BLOCKS}"
         );
     }
 }
