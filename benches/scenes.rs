@@ -11,6 +11,8 @@
 //! touching pairs and colors after the last step, backend, instruction set and threads.
 //! `--compare rapier` runs rapier2d on the same scene in the same process, alternating rounds
 //! (batch2d round 1, rapier round 1, batch2d round 2, ...), and prints the ratio of medians.
+//! Without it, the configurations (backends x thread counts) take turns round by round, and
+//! the speed-up of each over the first is printed as a ratio of their "mean" columns.
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
 //! and prints the peak resident memory per body.
 //! `--sleep` turns sleeping on in batch2d (the standard scenes run with it off) and prints, per
@@ -551,6 +553,7 @@ fn run() -> Res<()> {
     print_header();
 
     let mut comparisons = Vec::new();
+    let mut scaling = Vec::new();
     for &w in &o.workloads {
         let steps = o.steps.unwrap_or(w.default_steps());
         let name = w.name();
@@ -584,19 +587,47 @@ fn run() -> Res<()> {
                 }
             }
         } else {
-            for &backend in &o.backends {
-                for &threads in &o.threads {
-                    let mut stats = Stats::default();
-                    for _ in 0..o.rounds {
-                        batch2d_round(w, backend, threads, steps, o.sleep, &mut stats)?;
-                    }
-                    if o.pile {
-                        stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
-                    }
-                    print_row(&name, backend_name(backend), isa, threads, steps, &stats);
-                    print_extras(w, "batch2d", &stats);
+            // Every configuration runs once per round, so that a slow spell of the machine
+            // hits them all alike and the ratios between them stay fair.
+            let configs: Vec<(Backend, usize)> = o
+                .backends
+                .iter()
+                .flat_map(|&b| o.threads.iter().map(move |&t| (b, t)))
+                .collect();
+            let mut stats: Vec<Stats> = configs.iter().map(|_| Stats::default()).collect();
+            for _ in 0..o.rounds {
+                for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
+                    batch2d_round(w, backend, threads, steps, o.sleep, stats)?;
                 }
             }
+            for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
+                if o.pile {
+                    stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
+                }
+                print_row(&name, backend_name(backend), isa, threads, steps, stats);
+                print_extras(w, "batch2d", stats);
+            }
+            for (i, &(backend, threads)) in configs.iter().enumerate().skip(1) {
+                let (first_backend, first_threads) = configs[0];
+                let speedup = stats[0].mean_ms() / stats[i].mean_ms();
+                scaling.push(format!(
+                    "{name:<16} {} thr {threads} vs {} thr {first_threads}: {speedup:.2}x \
+                     (means {:.3} / {:.3} ms)",
+                    backend_name(backend),
+                    backend_name(first_backend),
+                    stats[0].mean_ms(),
+                    stats[i].mean_ms(),
+                ));
+            }
+        }
+    }
+    if !scaling.is_empty() {
+        println!();
+        println!(
+            "speed-up against the first configuration (median of round means; rounds interleaved)"
+        );
+        for line in scaling {
+            println!("{line}");
         }
     }
     if !comparisons.is_empty() {
