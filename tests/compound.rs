@@ -1,6 +1,8 @@
 //! Compound bodies: combined mass data against closed forms, resting on several feet,
 //! momentum through a collision, determinism, bad input, queries and removal.
 
+mod common;
+
 use batch2d::{
     Backend, BodyDef, BodyId, Error, MassData, QueryFilter, Shape, ShapeDef, Vec2, World,
     WorldSettings, MAX_COMPOUND_SHAPES,
@@ -319,15 +321,9 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
     world
 }
 
+/// Body states and every contact's shapes and normal impulses, as bits.
 fn snapshot(world: &World) -> Vec<u32> {
-    let mut bits = Vec::new();
-    for id in world.bodies() {
-        let p = world.position(id).unwrap();
-        let q = world.rotation(id).unwrap();
-        let v = world.linear_velocity(id).unwrap();
-        let w = world.angular_velocity(id).unwrap();
-        bits.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
-    }
+    let mut bits = common::body_state_bits(world);
     for c in world.contacts() {
         bits.extend([c.a.slot(), c.b.slot(), c.shape_a as u32, c.shape_b as u32]);
         bits.extend(c.points().iter().map(|p| p.normal_impulse.to_bits()));

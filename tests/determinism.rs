@@ -1,23 +1,13 @@
 //! The SIMD/parallel path against the scalar reference, bit for bit: every standard scene, both
 //! backends, several thread counts, and repeated runs.
 
+mod common;
+
 use batch2d::scenes::Scene;
-use batch2d::{Backend, World, WorldSettings};
+use batch2d::{Backend, WorldSettings};
+use common::body_state_bits as snapshot;
 
 const STEPS: usize = 120;
-
-/// Every body's position, rotation and velocities as raw bits, in creation order.
-fn snapshot(world: &World) -> Vec<u32> {
-    let mut bits = Vec::new();
-    for id in world.bodies() {
-        let p = world.position(id).unwrap();
-        let q = world.rotation(id).unwrap();
-        let v = world.linear_velocity(id).unwrap();
-        let w = world.angular_velocity(id).unwrap();
-        bits.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
-    }
-    bits
-}
 
 fn run(scene: Scene, backend: Backend, threads: usize) -> Vec<u32> {
     let settings = WorldSettings {

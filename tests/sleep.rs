@@ -2,6 +2,8 @@
 //! on contact and on user changes, never while moving, and keep results bit-identical across
 //! thread counts and backends.
 
+mod common;
+
 use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 const DT: f32 = 1.0 / 60.0;
@@ -474,15 +476,8 @@ fn zero_threshold_keeps_the_island_awake() {
 
 /// Bits of every body's state and sleep flag, in creation order.
 fn snapshot(world: &World) -> Vec<u32> {
-    let mut bits = Vec::new();
-    for id in world.bodies() {
-        let p = world.position(id).unwrap();
-        let q = world.rotation(id).unwrap();
-        let v = world.linear_velocity(id).unwrap();
-        let w = world.angular_velocity(id).unwrap();
-        bits.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
-        bits.push(world.is_awake(id).unwrap() as u32);
-    }
+    let mut bits = common::body_state_bits(world);
+    bits.extend(world.bodies().map(|id| world.is_awake(id).unwrap() as u32));
     bits.push(world.contact_count() as u32);
     bits
 }
