@@ -7,21 +7,13 @@ use batch2d::{
     Backend, BodyDef, BodyId, Error, MassData, QueryFilter, Shape, ShapeDef, Vec2, World,
     WorldSettings, MAX_COMPOUND_SHAPES,
 };
+use common::ground;
 use std::f32::consts::PI;
 
 const DT: f32 = 1.0 / 60.0;
 
 fn close(a: f32, b: f32, rel: f32) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs())
-}
-
-fn ground(world: &mut World) -> BodyId {
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0)),
-        )
-        .unwrap()
 }
 
 /// A table: a top 2 m x 0.2 m and two legs 0.2 m x 1 m, origin at the middle of the legs.

@@ -2,24 +2,17 @@
 //! slot reuse), contact forces balance gravity at rest (on flat ground and on a slope), and
 //! everything is the same for any thread count and backend.
 
+mod common;
+
 use batch2d::{
     Backend, BodyDef, BodyId, ContactData, Shape, ShapeDef, TouchEvent, Vec2, World, WorldSettings,
 };
+use common::ground;
 
 const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 /// `WorldSettings::linear_slop` default: a pair touches when a point is within this.
 const SLOP: f32 = 0.005;
-
-/// Ground whose top face is at y = 0.
-fn ground(world: &mut World) -> BodyId {
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0)),
-        )
-        .unwrap()
-}
 
 fn touch(a: BodyId, b: BodyId) -> TouchEvent {
     TouchEvent { a, b }

@@ -1,7 +1,10 @@
 //! Hostile configurations: situations a user can create that a careless engine answers with NaN,
 //! an explosion, a panic or a hang. Each test asserts a law or an invariant of the outcome.
 
+mod common;
+
 use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::ground;
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -23,16 +26,6 @@ fn assert_all_finite(world: &World) {
             "{id:?}: p {p:?} v {v:?} q {q:?} w {w}"
         );
     }
-}
-
-/// A wide fixed ground whose top face is at y = 0.
-fn add_ground(world: &mut World) -> BodyId {
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0)),
-        )
-        .unwrap()
 }
 
 fn add_box(world: &mut World, p: Vec2, half: f32, density: f32) -> BodyId {
@@ -162,7 +155,7 @@ fn a_thousand_circles_created_at_one_point_separate_without_nan_or_energy_gain()
 /// A column of `n` unit boxes (1 kg each, 1 cm apart) on the ground with a box of the same
 /// size and `heavy` kg on top. Returns the boxes from the bottom up.
 fn heavy_on_light_stack(world: &mut World, n: usize, heavy: f32) -> Vec<BodyId> {
-    add_ground(world);
+    ground(world);
     let mut stack: Vec<BodyId> = (0..n)
         .map(|i| add_box(world, Vec2::new(0.0, 0.5 + 1.01 * i as f32), 0.5, 1.0))
         .collect();
@@ -227,7 +220,7 @@ fn a_thousand_kilogram_box_on_a_stack_of_one_kilogram_boxes_holds_at_default_set
 #[test]
 fn removing_a_body_with_warm_contacts_leaves_sane_neighbours_and_a_dead_handle() {
     let mut world = World::new(WorldSettings::default());
-    let ground = add_ground(&mut world);
+    let ground = ground(&mut world);
     let low = add_box(&mut world, Vec2::new(0.0, 0.5), 0.5, 1.0);
     let mid = add_box(&mut world, Vec2::new(0.0, 1.5), 0.5, 1.0);
     let top = add_box(&mut world, Vec2::new(0.0, 2.5), 0.5, 100.0);
@@ -461,7 +454,7 @@ fn a_world_without_bodies_steps() {
     assert_eq!(world.contact_count(), 0);
     assert_eq!(world.bodies().count(), 0);
     // A world emptied while its bodies touched: no contact or color outlives them.
-    let ground = add_ground(&mut world);
+    let ground = ground(&mut world);
     let a = add_box(&mut world, Vec2::new(0.0, 0.5), 0.5, 1.0);
     step(&mut world, 5);
     assert_eq!(world.contact_count(), 1);
