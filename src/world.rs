@@ -42,12 +42,16 @@ pub enum MixRule {
 
 impl MixRule {
     /// Combines the coefficients `a` and `b` of two shapes into the contact's by this rule.
+    /// Finite for any finite `a` and `b`: the product and the sum are taken in f64, since in
+    /// f32 two large coefficients (a friction of 1e20 and one of 1e19) overflow to infinity,
+    /// and an infinite friction times a zero normal impulse is NaN.
     pub fn mix(self, a: f32, b: f32) -> f32 {
+        let (a64, b64) = (f64::from(a), f64::from(b));
         match self {
-            MixRule::GeometricMean => (a * b).sqrt(),
+            MixRule::GeometricMean => (a64 * b64).sqrt() as f32,
             MixRule::Min => a.min(b),
             MixRule::Max => a.max(b),
-            MixRule::Average => 0.5 * (a + b),
+            MixRule::Average => (0.5 * (a64 + b64)) as f32,
         }
     }
 }

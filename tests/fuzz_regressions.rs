@@ -2,7 +2,9 @@
 //! calls that triggered it. The law in every case: no panic, `Err` leaves the world unchanged,
 //! and whatever is accepted stays finite.
 
-use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{
+    Backend, BodyDef, BodyId, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
+};
 
 fn assert_finite(world: &World, id: BodyId) {
     let p = world.position(id).unwrap();
@@ -329,5 +331,59 @@ fn a_pile_hit_far_beyond_the_speed_cap_stays_within_the_caps() {
                 );
             }
         }
+    }
+}
+
+/// Found by a random-bytes run of the fuzz target: a friction of f32::MAX mixed with one of 135
+/// by the geometric mean overflowed to an infinite contact friction, and the friction cone of
+/// a point with no normal impulse, infinity times zero, was NaN. Mixing now never overflows.
+#[test]
+fn a_huge_friction_mixes_to_a_finite_one() {
+    for rule in [MixRule::GeometricMean, MixRule::Average] {
+        let mixed = rule.mix(f32::MAX, 134.89632);
+        assert!(mixed.is_finite() && mixed > 0.0, "{rule:?}: {mixed}");
+        assert_eq!(rule.mix(f32::MAX, f32::MAX), f32::MAX, "{rule:?}");
+    }
+    for backend in [Backend::Scalar, Backend::Simd] {
+        let mut world = World::new(WorldSettings {
+            backend,
+            ..WorldSettings::default()
+        });
+        let wedge = Shape::polygon(&[
+            Vec2::new(-81.734375, 43.027344),
+            Vec2::new(-10.160156, -116.23047),
+            Vec2::new(41.472656, -119.8125),
+            Vec2::new(95.49926, 0.022387212),
+        ])
+        .unwrap();
+        let a = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(Vec2::new(8.949219, 0.030902956))
+                    .angle(-79.80469)
+                    .linear_velocity(Vec2::new(100.0, 79.63672))
+                    .linear_damping(20.417377)
+                    .fixed_rotation(true),
+                ShapeDef::new(wedge)
+                    .density(0.009549926)
+                    .friction(f32::MAX)
+                    .restitution(0.8709636),
+            )
+            .unwrap();
+        let b = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(Vec2::new(154.88168, 50.160156))
+                    .linear_velocity(Vec2::new(31.601563, 0.0))
+                    .linear_damping(60.255955)
+                    .angular_damping(111.36328),
+                ShapeDef::new(Shape::circle(32.359364))
+                    .density(50.98047)
+                    .friction(134.89632),
+            )
+            .unwrap();
+        world.step(112.12891).unwrap();
+        assert_finite(&world, a);
+        assert_finite(&world, b);
     }
 }
