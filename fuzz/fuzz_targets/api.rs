@@ -13,6 +13,7 @@
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
     Backend, BodyDef, BodyId, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
+    MAX_COMPOUND_SHAPES,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -154,6 +155,9 @@ fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
 enum Op {
     /// Boxed: the definitions are ten times larger than any other operation.
     Add(Box<(BodyDef, ShapeDef)>),
+    /// A compound body: 0 to `MAX_COMPOUND_SHAPES + 1` shapes, so both ends of the limit are
+    /// tried.
+    AddCompound(Box<(BodyDef, Vec<ShapeDef>)>),
     Remove(usize),
     Step(f32),
     SetLinearVelocity(usize, Vec2),
@@ -165,8 +169,13 @@ enum Op {
 
 fn op(u: &mut Unstructured) -> Result<Op> {
     let body = |u: &mut Unstructured| u.int_in_range(0usize..=MAX_BODIES);
-    Ok(match u.int_in_range(0u8..=9)? {
+    Ok(match u.int_in_range(0u8..=10)? {
         0..=2 => Op::Add(Box::new((body_def(u)?, shape_def(u)?))),
+        10 => {
+            let n = u.int_in_range(0..=MAX_COMPOUND_SHAPES + 1)?;
+            let shapes = (0..n).map(|_| shape_def(u)).collect::<Result<Vec<_>>>()?;
+            Op::AddCompound(Box::new((body_def(u)?, shapes)))
+        }
         3 => Op::Remove(body(u)?),
         4 | 5 => {
             let dt = if bool::arbitrary(u)? {
@@ -233,6 +242,13 @@ fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Resu
             }
             Ok(())
         }
+        Op::AddCompound(ref defs) => {
+            if world.body_count() < MAX_BODIES {
+                let (def, shapes) = defs.as_ref();
+                ids.push(world.add_compound_body(def.clone(), shapes)?);
+            }
+            Ok(())
+        }
         Op::Step(dt) => world.step(dt),
         Op::Remove(i) => id(i).map_or(Ok(()), |b| world.remove_body(b)),
         Op::SetLinearVelocity(i, v) => id(i).map_or(Ok(()), |b| world.set_linear_velocity(b, v)),
@@ -284,7 +300,7 @@ fuzz_target!(|data: &[u8]| {
                 Ok(_) => assert!(live),
                 Err(e) => assert!(!live && e == Error::InvalidBody, "{e}"),
             }
-            let _ = (a.angle(id), a.shape(id), a.transform(id));
+            let _ = (a.angle(id), a.shape(id), a.shapes(id), a.transform(id));
         }
         let _ = (a.profile(), a.color_count());
     }
