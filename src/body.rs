@@ -226,7 +226,8 @@ impl ShapeDef {
     }
 
     /// Sets the density (kg/m²), >= 0. Default 1. The body's mass is density times area, so
-    /// a dynamic body needs a positive density; 0 suits static and kinematic bodies.
+    /// a dynamic body needs a positive density (and may weigh at most 1e20 kg); 0 suits
+    /// static and kinematic bodies.
     pub fn density(mut self, d: f32) -> ShapeDef {
         self.density = d;
         self
@@ -469,6 +470,7 @@ impl BodyStore {
                         }
                     )));
                 }
+                crate::limits::check_mass(mass.mass)?;
                 let inv_inertia = if def.fixed_rotation || mass.rotational_inertia <= 0.0 {
                     0.0
                 } else {

@@ -217,7 +217,7 @@ impl World {
 
     /// Adds a body with one shape. `Err` for non-finite values, a bad shape, negative density
     /// or friction, restitution outside 0..=1, a dynamic body without a finite mass and inverse
-    /// mass, or a placement that puts the shape beyond the range of f32.
+    /// mass or heavier than 1e20 kg, or a placement that puts the shape beyond the range of f32.
     pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
         def.validate()?;
         shape.validate()?;

@@ -387,3 +387,53 @@ fn a_huge_friction_mixes_to_a_finite_one() {
         assert_finite(&world, b);
     }
 }
+
+/// Found by a random-bytes run of the fuzz target: a unit box of density f32::MAX (3.4e38 kg)
+/// spinning at 1e15 rad/s, pushed out of a static plank over a 48 s step, needed contact
+/// impulses beyond f32's range and turned NaN. Dynamic bodies may now weigh at most 1e20 kg;
+/// the same run at that mass stays finite.
+#[test]
+fn a_body_heavier_than_1e20_kg_is_refused() {
+    let plank = [
+        Vec2::new(-26.38639, -0.39202833),
+        Vec2::new(219.3635, -0.14627837),
+        Vec2::new(219.36295, 0.39202833),
+        Vec2::new(-26.386925, 0.14627837),
+    ];
+    let heavy = |density: f32| {
+        let def = BodyDef::dynamic()
+            .position(Vec2::new(25.703957, -51.953125))
+            .angle(0.0033113111)
+            .linear_velocity(Vec2::new(0.0, 119.22656))
+            .angular_velocity(-1.1246301e15)
+            .gravity_scale(0.0033113111)
+            .linear_damping(0.11220185)
+            .angular_damping(26.535156);
+        let shape = ShapeDef::new(Shape::rect(0.5, 0.5))
+            .density(density)
+            .friction(95.49926)
+            .restitution(0.14791085);
+        (def, shape)
+    };
+    let mut world = World::new(WorldSettings::default());
+    world
+        .add_body(
+            BodyDef::fixed()
+                .position(Vec2::new(-21.730469, 0.0))
+                .angle(-0.328125),
+            ShapeDef::new(Shape::polygon(&plank).unwrap()).friction(8.464844),
+        )
+        .unwrap();
+    let (def, shape) = heavy(f32::MAX);
+    let refused = world.add_body(def, shape);
+    assert!(
+        matches!(refused, Err(Error::InvalidParameter(_))),
+        "{refused:?}"
+    );
+    assert_eq!(world.body_count(), 1);
+
+    let (def, shape) = heavy(1.0e20);
+    let id = world.add_body(def, shape).unwrap();
+    world.step(47.863003).unwrap();
+    assert_finite(&world, id);
+}
