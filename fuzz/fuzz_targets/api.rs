@@ -117,8 +117,9 @@ fn mix_rule(u: &mut Unstructured) -> Result<MixRule> {
     .copied()
 }
 
-/// Settings with every field fuzzed, except that substeps and solve passes are kept small
-/// (their product bounds a step's work) and threads are left to the caller.
+/// Settings with every field fuzzed (sleeping on or off), except that substeps and solve
+/// passes are kept small (their product bounds a step's work) and threads are left to the
+/// caller.
 fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
     let defaults = WorldSettings::default();
     if bool::arbitrary(u)? {
@@ -143,8 +144,10 @@ fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
         linear_slop: pick(defaults.linear_slop)?,
         restitution_threshold: pick(defaults.restitution_threshold)?,
         max_linear_speed: pick(defaults.max_linear_speed)?,
+        time_to_sleep: pick(defaults.time_to_sleep)?,
         friction_mixing: mix_rule(u)?,
         restitution_mixing: mix_rule(u)?,
+        enable_sleep: bool::arbitrary(u)?,
         ..defaults
     })
 }
