@@ -437,3 +437,26 @@ fn a_body_heavier_than_1e20_kg_is_refused() {
     world.step(47.863003).unwrap();
     assert_finite(&world, id);
 }
+
+/// Found by the random-bytes run of the fuzz target: over a 100 s step, a gravity scale of
+/// f32::MAX made the velocity infinite and a damping of f32::MAX made the damping factor 0;
+/// their product was NaN. The velocity is now brought back into f32's range before damping.
+#[test]
+fn infinite_gravity_under_infinite_damping_stays_finite() {
+    for backend in [Backend::Scalar, Backend::Simd] {
+        let mut world = World::new(WorldSettings {
+            backend,
+            ..WorldSettings::default()
+        });
+        let id = world
+            .add_body(
+                BodyDef::dynamic()
+                    .gravity_scale(f32::MAX)
+                    .linear_damping(f32::MAX),
+                ShapeDef::new(Shape::circle(0.5)),
+            )
+            .unwrap();
+        world.step(100.0).unwrap();
+        assert_finite(&world, id);
+    }
+}

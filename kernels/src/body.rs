@@ -221,8 +221,16 @@ fn integrate_velocity<R: Real>(
 ) {
     let h = R::splat(p.h);
     let one = R::splat(1.0);
-    let vx = s.vx + h * (gravity_scale * R::splat(p.gravity[0]));
-    let vy = s.vy + h * (gravity_scale * R::splat(p.gravity[1]));
+    // A huge gravity scale can make this step's gravity infinite. Bring it back into f32's
+    // range (a no-op for any finite value) before damping, whose factor a huge coefficient
+    // rounds to 0, and infinity times 0 is NaN; the speed cap below does the rest.
+    let largest = R::splat(f32::MAX);
+    let vx = (s.vx + h * (gravity_scale * R::splat(p.gravity[0])))
+        .max(-largest)
+        .min(largest);
+    let vy = (s.vy + h * (gravity_scale * R::splat(p.gravity[1])))
+        .max(-largest)
+        .min(largest);
     // Implicit damping: stable for any damping coefficient.
     let lin = one / (one + h * linear_damping);
     let ang = one / (one + h * angular_damping);
