@@ -41,7 +41,8 @@ pub(crate) const MAX_INPUT_SPEED: f32 = 1.0e30;
 /// Heaviest dynamic body (kg). Contact impulses are effective masses times velocity errors, and
 /// the solver multiplies them by lever arms and inverse inertias: a body of 3.4e38 kg (a density
 /// of f32::MAX) struck at 100 m/s needed an impulse beyond f32's range and turned NaN (found by
-/// the fuzz target). 1e20 kg, a small moon, leaves 18 orders of magnitude for speeds and arms.
+/// the fuzz target). 1e20 kg, a large asteroid, leaves 18 orders of magnitude for speeds and
+/// lever arms.
 pub(crate) const MAX_MASS: f32 = 1.0e20;
 
 /// `Err(InvalidParameter)` unless `mass` is at most [`MAX_MASS`].
