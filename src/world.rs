@@ -77,7 +77,9 @@ pub struct WorldSettings {
     pub contact_hertz: f32,
     /// Contact damping ratio. Default 10.
     pub contact_damping_ratio: f32,
-    /// Highest speed (m/s) at which overlapping bodies are pushed apart. Default 3.
+    /// Highest speed (m/s) at which overlapping bodies are pushed apart. Default 3. A body
+    /// overlapping several others deeper than `linear_slop` shares it evenly among those
+    /// contacts, so that pushes adding up cannot throw it out faster.
     pub contact_push_max_velocity: f32,
     /// Overlap tolerated to keep contacts stable (m). Default 0.005. Contacts are created
     /// speculatively up to 4x this distance before touching.

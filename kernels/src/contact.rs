@@ -75,6 +75,8 @@ pub struct ContactBatch {
     /// Soft constraint mass scale, in 0..1. The impulse scale of the soft step is
     /// `1 - mass_scale`, which the two-point solve below uses implicitly.
     pub mass_scale: Lanes,
+    /// Cap on the speed at which this contact pushes overlap apart (m/s).
+    pub max_push: Lanes,
     /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
@@ -103,8 +105,6 @@ impl ContactBatch {
 pub struct SolveParams {
     /// 1 / substep length.
     pub inv_h: f32,
-    /// Cap on the speed at which overlap is pushed apart.
-    pub max_bias_velocity: f32,
     /// Overlap left alone (m): within it a contact is rigid and unbiased, so resting stacks
     /// neither sink nor get pushed apart.
     pub linear_slop: f32,
@@ -245,7 +245,7 @@ fn solve_lanes<R: Real>(
         (zero, one)
     };
     let slop = R::splat(s.linear_slop);
-    let max_push = R::splat(s.max_bias_velocity);
+    let max_push = R::load(&c.max_push, l);
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
     let mut rs = [[zero; 4]; 2];
