@@ -1,12 +1,15 @@
-//! Broadphase: every pair of proxies whose AABBs overlap, found with a uniform grid hash that is
-//! rebuilt from scratch on each call.
+//! Broadphase: every pair of proxies whose AABBs overlap, found with a uniform grid hash.
 //!
-//! Rebuilding costs a few linear passes and needs no incremental bookkeeping, so the result is a
-//! pure function of the inputs. Proxies much larger than a cell (a ground, a wall) are kept out
-//! of the grid and tested against everything directly: inserting them would cost thousands of
-//! cells each, and there are few of them.
+//! The grid is built from fattened boxes and its pairs are kept: while every proxy's box stays
+//! inside its fat box (and no proxy changes kind, layers or mask), the kept pairs are a
+//! superset of the overlapping ones, and a filter over them gives the answer without touching
+//! the grid. Otherwise the grid is rebuilt from scratch: a few linear passes with no
+//! incremental bookkeeping. Either way the result is the same pure function of the inputs.
+//! Proxies much larger than a cell (a ground, a wall) are kept out of the grid and tested
+//! against everything directly: inserting them would cost thousands of cells each, and there
+//! are few of them.
 
-use crate::math::Aabb;
+use crate::math::{Aabb, Vec2};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -176,7 +179,21 @@ struct Grid {
     entries: Vec<Entry>,
 }
 
-/// Finds overlapping proxy pairs with a uniform grid hash rebuilt on each call.
+/// A fat grid must answer this many later calls to be worth its extra pairs; one that does not
+/// (bodies on the move: a pile falling, a smash) gives way to grids of the plain boxes for
+/// [`PLAIN_RUN`] calls before fat boxes are tried again.
+const MIN_FAT_USES: u32 = 2;
+
+/// See [`MIN_FAT_USES`].
+const PLAIN_RUN: u32 = 15;
+
+/// How far a moving proxy's fat box reaches beyond its box, as a fraction of the box's larger
+/// side: a resting body's box jitters well within it, and the extra pairs it admits cost a
+/// filter test each.
+const FAT_MARGIN: f32 = 0.1;
+
+/// Finds overlapping proxy pairs with a uniform grid hash, rebuilt when a proxy leaves its fat
+/// box.
 ///
 /// Holds only reusable buffers: once they have grown to the scene, a call allocates nothing.
 #[derive(Default)]
@@ -187,6 +204,100 @@ pub struct BroadPhase {
     sizes: Vec<f32>,
     /// One output buffer per parallel task, concatenated in range order.
     chunk_pairs: Vec<Vec<(u32, u32)>>,
+    fat: FatProxies,
+    /// Calls answered by the current fat grid since it was built.
+    fat_uses: u32,
+    /// Calls left that build a grid of the plain boxes, without trying fat ones.
+    plain_left: u32,
+    /// How many calls rebuilt the grid.
+    rebuilds: u64,
+}
+
+/// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
+#[derive(Default)]
+struct FatProxies {
+    aabbs: Vec<Aabb>,
+    kinds: Vec<ProxyKind>,
+    layers: Vec<u32>,
+    masks: Vec<u32>,
+    /// The overlapping pairs of the fat boxes, sorted: while every box stays inside its fat
+    /// box, every overlapping pair is among them.
+    pairs: Vec<(u32, u32)>,
+}
+
+impl FatProxies {
+    fn proxies(&self) -> Proxies<'_> {
+        Proxies {
+            aabbs: &self.aabbs,
+            kinds: &self.kinds,
+            layers: &self.layers,
+            masks: &self.masks,
+        }
+    }
+
+    /// Whether the fat proxies still answer for `proxies`: same slots with the same kinds and
+    /// filters, every box inside its fat box (false for a NaN box).
+    fn hold(&self, proxies: &Proxies) -> bool {
+        proxies.len() == self.aabbs.len()
+            && proxies.kinds == &self.kinds[..]
+            && proxies.layers == &self.layers[..]
+            && proxies.masks == &self.masks[..]
+            && (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+                .into_par_iter()
+                .with_min_len(MIN_CHUNK)
+                .all(|(aabb, fat)| {
+                    (fat.min.x <= aabb.min.x)
+                        & (fat.min.y <= aabb.min.y)
+                        & (aabb.max.x <= fat.max.x)
+                        & (aabb.max.y <= fat.max.y)
+                })
+    }
+
+    /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
+    /// sorted like them.
+    fn overlapping(&self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        let aabbs = proxies.aabbs;
+        pairs.extend(
+            self.pairs
+                .iter()
+                .filter(|&&(a, b)| overlaps(&aabbs[a as usize], &aabbs[b as usize])),
+        );
+    }
+
+    /// Forgets the fat proxies (keeping the buffers): the next `hold` is false.
+    fn clear(&mut self) {
+        self.aabbs.clear();
+        self.pairs.clear();
+    }
+
+    /// Copies `proxies`, fattening the boxes of all but static ones (which do not move).
+    fn fatten(&mut self, proxies: &Proxies) {
+        self.kinds.clear();
+        self.kinds.extend_from_slice(proxies.kinds);
+        self.layers.clear();
+        self.layers.extend_from_slice(proxies.layers);
+        self.masks.clear();
+        self.masks.extend_from_slice(proxies.masks);
+        self.aabbs
+            .resize(proxies.len(), Aabb::new(Vec2::ZERO, Vec2::ZERO));
+        (
+            self.aabbs.par_iter_mut(),
+            proxies.aabbs.par_iter(),
+            proxies.kinds.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .for_each(|(fat, aabb, &kind)| {
+                *fat = match kind {
+                    ProxyKind::Static => *aabb,
+                    _ => {
+                        let e = aabb.extents();
+                        aabb.fattened(FAT_MARGIN * e.x.max(e.y))
+                    }
+                };
+            });
+    }
 }
 
 impl BroadPhase {
@@ -207,6 +318,40 @@ impl BroadPhase {
     /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
     pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
         proxies.check();
+        if self.fat.hold(proxies) {
+            self.fat_uses += 1;
+            self.fat.overlapping(proxies, pairs);
+            return;
+        }
+        self.rebuilds += 1;
+        let had_fat = !self.fat.aabbs.is_empty();
+        if had_fat && self.fat_uses < MIN_FAT_USES {
+            self.plain_left = PLAIN_RUN;
+        }
+        if self.plain_left > 0 {
+            self.plain_left -= 1;
+            self.fat.clear();
+            self.grid_pairs(proxies, pairs);
+            return;
+        }
+        let mut fat = std::mem::take(&mut self.fat);
+        let mut fat_pairs = std::mem::take(&mut fat.pairs);
+        fat.fatten(proxies);
+        self.grid_pairs(&fat.proxies(), &mut fat_pairs);
+        fat.pairs = fat_pairs;
+        self.fat = fat;
+        self.fat_uses = 0;
+        self.fat.overlapping(proxies, pairs);
+    }
+
+    /// How many calls so far rebuilt the grid rather than filtering the kept pairs (for
+    /// tests/diagnostics).
+    pub fn rebuild_count(&self) -> u64 {
+        self.rebuilds
+    }
+
+    /// Every overlapping pair of `proxies`, from a grid built for them.
+    fn grid_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
         pairs.clear();
         self.cell_size = self.choose_cell_size(proxies);
         self.grid.build(proxies, self.cell_size);

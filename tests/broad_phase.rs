@@ -341,6 +341,8 @@ fn ground_is_kept_out_of_the_grid() {
     let mut bp = BroadPhase::new();
     find(&mut bp, &pyramid_scene(false));
     let boxes_only = bp.grid_entry_count();
+    // A fresh broadphase: its grid is built the same way as the first one's.
+    let mut bp = BroadPhase::new();
     let with_ground = find(&mut bp, &pyramid_scene(true));
     assert_eq!(bp.grid_entry_count(), boxes_only);
     assert_eq!(bp.large_proxy_count(), 1);
@@ -358,4 +360,45 @@ fn one_huge_body_does_not_set_the_cell_size() {
         "cell size {}",
         bp.cell_size()
     );
+}
+
+/// One broadphase over a jittering scene, call after call: the jitters stay inside the fat
+/// margin and are answered from the kept pairs, and every 5th call one change that must
+/// rebuild the grid: a proxy with pairs moves far away, goes to sleep (None), or loses its
+/// layer or its mask. Every answer matches brute force, and only the changes rebuild.
+#[test]
+fn kept_pairs_answer_moving_scenes_like_brute_force() {
+    let mut rng = Rng(77);
+    let mut scene = mixed_scene(5, 1500, Vec2::ZERO, 60.0);
+    let mut home = scene.aabbs.clone();
+    let mut bp = BroadPhase::new();
+    let mut changes = 0;
+    for call in 1..=80 {
+        let got = find(&mut bp, &scene);
+        assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
+        assert_eq!(bp.rebuild_count(), 1 + changes, "call {call}");
+        for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
+            if scene.kinds[i] != ProxyKind::Static {
+                let e = home.extents();
+                let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
+                *aabb = Aabb::new(home.min + d, home.max + d);
+            }
+        }
+        if call % 5 == 0 {
+            // A proxy that has pairs now: each change below takes them all away.
+            let (a, _) = got[rng.below(got.len() as u32) as usize];
+            let a = a as usize;
+            match (call / 5) % 4 {
+                0 => {
+                    let far = Vec2::new(1e4, 1e4);
+                    home[a] = Aabb::new(home[a].min + far, home[a].max + far);
+                    scene.aabbs[a] = home[a];
+                }
+                1 => scene.kinds[a] = ProxyKind::None,
+                2 => scene.layers[a] = 0,
+                _ => scene.masks[a] = 0,
+            }
+            changes += 1;
+        }
+    }
 }
