@@ -78,8 +78,9 @@ pub struct WorldSettings {
     /// Contact damping ratio. Default 10.
     pub contact_damping_ratio: f32,
     /// Highest speed (m/s) at which overlapping bodies are pushed apart. Default 3. A body
-    /// overlapping several others deeper than `linear_slop` shares it evenly among those
-    /// contacts, so that pushes adding up cannot throw it out faster.
+    /// overlapping several others by more than a quarter of its size (bodies created inside
+    /// each other) shares it evenly among those contacts, so that pushes adding up cannot
+    /// throw it out faster.
     pub contact_push_max_velocity: f32,
     /// Overlap tolerated to keep contacts stable (m). Default 0.005. Contacts are created
     /// speculatively up to 4x this distance before touching.
