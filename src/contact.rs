@@ -149,18 +149,98 @@ pub(crate) struct ContactSet {
     /// the new pairs reads 12 bytes per contact instead of a cache line. The shape pair lives
     /// only here.
     keys: Vec<ContactKey>,
-    /// `bases[i]`: the last full collide of `contacts[i]`.
-    bases: Vec<Base>,
+    /// `base_of[i]`: where the base of `contacts[i]` is in `bases`, or `NONE` for a contact
+    /// with nothing to recycle (two circles).
+    base_of: Vec<u32>,
+    /// The last full collides of the contacts that recycle. Only pairs with a polygon have
+    /// one, so a pile of circles keeps none.
+    bases: Bases,
     /// Scratch: for each new pair, the index of the same pair's contact last step.
     previous: Vec<u32>,
-    /// Scratch: the new contacts and their bases before non-touching ones are dropped.
-    /// Swapped with `contacts` and `bases` every step, so slots are reused, not rebuilt.
+    /// Scratch: the new contacts before non-touching ones are dropped, a slot per pair.
     candidates: Vec<Contact>,
-    candidate_bases: Vec<Base>,
-    /// Scratch: whether each candidate touches.
-    touching: Vec<bool>,
-    /// Scratch: where each chunk's touching candidates go in `contacts`.
+    /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
+    /// slots (`NONE` for none).
+    found: Vec<u32>,
+    /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
+}
+
+/// The bases of the contacts, left where the narrowphase wrote them: in the slots of the chunk
+/// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
+/// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
+/// last step's bases from one while it writes this step's to the other, and nothing is copied.
+#[derive(Default)]
+struct Bases {
+    sets: [Vec<BaseSlots>; 2],
+    /// The set that `ContactSet::base_of` points into.
+    current: usize,
+    /// Bases of woken contacts (see `ContactSet::thaw`), indexed with [`THAWED`] set, until
+    /// the next update has read them.
+    thawed: Vec<Base>,
+}
+
+/// Marks a base index into [`Bases::thawed`].
+const THAWED: u32 = 1 << 31;
+
+impl Bases {
+    /// The base at `index` (not `NONE`).
+    fn get(&self, index: u32) -> &Base {
+        base_at(&self.sets[self.current], &self.thawed, index)
+    }
+}
+
+/// The base at `index` (not `NONE`) of a set of chunk slots and the thawed bases.
+fn base_at<'a>(set: &'a [BaseSlots], thawed: &'a [Base], index: u32) -> &'a Base {
+    if index & THAWED != 0 {
+        return &thawed[(index & !THAWED) as usize];
+    }
+    let (chunk, at) = (index as usize / CHUNK, index as usize % CHUNK);
+    &set[chunk].as_slice()[at]
+}
+
+/// [`ContactSet::found`] of a pair that does not touch.
+const FAR: u32 = u32::MAX - 1;
+
+/// The bases one chunk of pairs found: the first `count` of `items`. The rest are slots left
+/// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
+/// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
+/// it (measured at a tenth of a pyramid's narrowphase).
+#[derive(Default)]
+struct BaseSlots {
+    items: Vec<Base>,
+    count: usize,
+}
+
+impl BaseSlots {
+    fn clear(&mut self) {
+        self.count = 0;
+    }
+
+    /// The next slot, made the first time the chunk needs it. Room for a whole chunk is
+    /// reserved then, so steady steps never allocate; pages are touched only as slots are made
+    /// (a pile of circles makes none).
+    #[inline(always)]
+    fn next(&mut self) -> &mut Base {
+        if self.count == self.items.len() {
+            if self.items.capacity() == 0 {
+                self.items.reserve_exact(CHUNK);
+            }
+            self.items.push(Base::empty());
+        }
+        &mut self.items[self.count]
+    }
+
+    /// Keeps the slot [`BaseSlots::next`] returned and returns its index.
+    #[inline(always)]
+    fn keep(&mut self) -> u32 {
+        self.count += 1;
+        (self.count - 1) as u32
+    }
+
+    fn as_slice(&self) -> &[Base] {
+        &self.items[..self.count]
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -200,68 +280,85 @@ impl ContactSet {
     ) {
         debug_assert!(children.is_empty() || children.len() == pairs.len());
         self.match_previous(pairs, children);
+        let n = pairs.len();
+        debug_assert!(n < THAWED as usize, "base indices must stay below THAWED");
+        let chunk_count = n.div_ceil(CHUNK);
+        // Last step's bases are read from the current set while this step's go to the other.
+        let Bases {
+            sets: [first, second],
+            current,
+            thawed,
+        } = &mut self.bases;
+        let (read, write) = if *current == 0 {
+            (&*first, second)
+        } else {
+            (&*second, first)
+        };
+        if write.len() < chunk_count {
+            write.resize_with(chunk_count, BaseSlots::default);
+        }
         // Every slot is written in place by `update_pair`; resizing only initialises slots
         // beyond last step's count.
-        let n = pairs.len();
         self.candidates.resize_with(n, Contact::empty);
-        self.candidate_bases.resize_with(n, Base::empty);
-        self.touching.resize(n, false);
-        let (old, old_bases) = (&self.contacts, &self.bases);
+        self.found.resize(n, FAR);
+        let (old, old_base_of, thawed) = (&self.contacts, &self.base_of, &*thawed);
+        let old = |prev: u32| {
+            (prev != NONE).then(|| {
+                let j = prev as usize;
+                let base = old_base_of[j];
+                (&old[j], (base != NONE).then(|| base_at(read, thawed, base)))
+            })
+        };
         let chunks = self
             .candidates
             .par_chunks_mut(CHUNK)
-            .zip(self.candidate_bases.par_chunks_mut(CHUNK))
-            .zip(self.touching.par_chunks_mut(CHUNK))
+            .zip(self.found.par_chunks_mut(CHUNK))
+            .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(|((((slots, bases), touching), pairs), previous)| {
-                let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
-                for (i, ((slot, base), touches)) in chunk.enumerate() {
+            chunks.for_each(|((((slots, found), bases), pairs), previous)| {
+                bases.clear();
+                for (i, (slot, found)) in slots.iter_mut().zip(found).enumerate() {
                     if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
                         prefetch(&bodies.shape[a as usize]);
                         prefetch(&bodies.shape[b as usize]);
                     }
                     let (a, b) = pairs[i];
-                    let prev = previous[i];
-                    let old = (prev != NONE).then(|| {
-                        let j = prev as usize;
-                        (&old[j], &old_bases[j])
-                    });
-                    *touches = update_pair(slot, base, a, b, bodies, params, old);
+                    let old = old(previous[i]);
+                    *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
                 }
             });
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(((((slots, bases), touching), pairs), previous), children)| {
-                    let chunk = slots.iter_mut().zip(bases).zip(touching.iter_mut());
-                    for (i, ((slot, base), touches)) in chunk.enumerate() {
+                |(((((slots, found), bases), pairs), previous), children)| {
+                    bases.clear();
+                    for (i, (slot, found)) in slots.iter_mut().zip(found).enumerate() {
                         let (a, b) = pairs[i];
-                        let prev = previous[i];
-                        let old = (prev != NONE).then(|| {
-                            let j = prev as usize;
-                            (&old[j], &old_bases[j])
-                        });
-                        let c = children[i];
-                        *touches = update_shape_pair(slot, base, a, b, c, bodies, params, old);
+                        let (old, c) = (old(previous[i]), children[i]);
+                        *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
+                            .unwrap_or(FAR);
                     }
                 },
             );
         }
         self.keep_touching(pairs, children);
+        self.bases.current ^= 1;
+        self.bases.thawed.clear();
     }
 
-    /// Moves the touching candidates, with their keys and bases, into `contacts`, `keys` and
-    /// `bases`, in pair order. Each chunk counts its touching pairs, a prefix sum over the
-    /// chunks places them, and the chunks copy in parallel: the contacts are the largest data
-    /// of a step, too much to copy on one thread.
+    /// Moves the touching candidates, with their keys and base indices, into `contacts`,
+    /// `keys` and `base_of`, in pair order. Each chunk counts its touching pairs, a prefix sum
+    /// over the chunks places them, and the chunks copy in parallel: the contacts are the
+    /// largest data of a step, too much to copy on one thread. The bases stay in their chunks'
+    /// slots.
     fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.chunk_starts.clear();
         self.chunk_starts.par_extend(
-            self.touching
+            self.found
                 .par_chunks(CHUNK)
-                .map(|t| t.iter().filter(|&&touches| touches).count()),
+                .map(|found| found.iter().filter(|&&f| f != FAR).count()),
         );
         let mut total = 0;
         for start in &mut self.chunk_starts {
@@ -270,42 +367,44 @@ impl ContactSet {
             total += count;
         }
         self.contacts.resize_with(total, Contact::empty);
-        self.bases.resize_with(total, Base::empty);
         self.keys.resize(total, (0, 0, 0));
+        self.base_of.resize(total, NONE);
         let contacts = SharedMut(self.contacts.as_mut_ptr());
-        let bases = SharedMut(self.bases.as_mut_ptr());
         let keys = SharedMut(self.keys.as_mut_ptr());
+        let base_of = SharedMut(self.base_of.as_mut_ptr());
         self.candidates
             .par_chunks(CHUNK)
-            .zip(self.candidate_bases.par_chunks(CHUNK))
-            .zip(self.touching.par_chunks(CHUNK))
+            .zip(self.found.par_chunks(CHUNK))
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.chunk_starts.par_iter())
             .enumerate()
-            .for_each(
-                |(k, ((((candidates, bases_in), touching), pairs), &start))| {
-                    let children = children.get(k * CHUNK..).unwrap_or(&[]);
-                    let kept = (0..candidates.len()).filter(|&i| touching[i]);
-                    for (at, i) in (start..).zip(kept) {
-                        // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
-                        // which the prefix sum keeps disjoint from every other chunk's and below
-                        // `total`, the length of all three vectors.
-                        unsafe {
-                            contacts.write(at, candidates[i]);
-                            bases.write(at, bases_in[i]);
-                            let (a, b) = pairs[i];
-                            keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
-                        }
+            .for_each(|(k, (((candidates, found), pairs), &start))| {
+                let children = children.get(k * CHUNK..).unwrap_or(&[]);
+                let kept = (0..candidates.len()).filter(|&i| found[i] != FAR);
+                for (at, i) in (start..).zip(kept) {
+                    let base = match found[i] {
+                        NONE => NONE,
+                        b => (k * CHUNK) as u32 + b,
+                    };
+                    let (a, b) = pairs[i];
+                    // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
+                    // which the prefix sum keeps disjoint from every other chunk's and below
+                    // `total`, the length of all three vectors.
+                    unsafe {
+                        contacts.write(at, candidates[i]);
+                        keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
+                        base_of.write(at, base);
                     }
-                },
-            );
+                }
+            });
     }
 
-    /// Keeps, in order, the contacts (with their keys and bases) for which `keep(index, key)`
-    /// holds.
+    /// Keeps, in order, the contacts (with their keys and base indices) for which
+    /// `keep(index, key)` holds. The bases of dropped contacts stay, unreferenced, in their
+    /// slots until the next update overwrites them.
     fn retain(&mut self, keep: impl Fn(usize, ContactKey) -> bool) {
         let n = self.keys.len();
-        debug_assert!(self.contacts.len() == n && self.bases.len() == n);
+        debug_assert!(self.contacts.len() == n && self.base_of.len() == n);
         let mut kept = 0;
         for i in 0..n {
             let key = self.keys[i];
@@ -313,14 +412,22 @@ impl ContactSet {
                 if kept != i {
                     self.keys[kept] = key;
                     self.contacts[kept] = self.contacts[i];
-                    self.bases[kept] = self.bases[i];
+                    self.base_of[kept] = self.base_of[i];
                 }
                 kept += 1;
             }
         }
         self.keys.truncate(kept);
         self.contacts.truncate(kept);
-        self.bases.truncate(kept);
+        self.base_of.truncate(kept);
+    }
+
+    /// The base of contact `i`, or an empty one (nothing to recycle).
+    fn base(&self, i: usize) -> Base {
+        match self.base_of[i] {
+            NONE => Base::empty(),
+            b => *self.bases.get(b),
+        }
     }
 
     /// Merge-joins the sorted new pairs with the sorted old contacts.
@@ -339,17 +446,17 @@ impl ContactSet {
         }
     }
 
-    /// Rebuilds `keys` and `bases` if the contacts were changed behind their back.
+    /// Rebuilds `keys` and `base_of` if the contacts were changed behind their back.
     fn ensure_keys(&mut self) {
-        if self.keys.len() != self.contacts.len() || self.bases.len() != self.contacts.len() {
+        if self.keys.len() != self.contacts.len() || self.base_of.len() != self.contacts.len() {
             // Only the methods of this set change the contacts; should anything else, start
             // over from them, with nothing to recycle (and the shape pairs of compound bodies
             // forgotten: their next contacts start cold).
             self.keys.clear();
             self.keys
                 .extend(self.contacts.iter().map(|c| (c.a, c.b, 0)));
-            self.bases.clear();
-            self.bases.resize_with(self.contacts.len(), Base::empty);
+            self.base_of.clear();
+            self.base_of.resize(self.contacts.len(), NONE);
         }
     }
 
@@ -358,13 +465,11 @@ impl ContactSet {
     /// recycling base included, for [`ContactSet::thaw`].
     pub fn freeze(&mut self, take: impl Fn(u32, u32) -> bool, out: &mut Vec<FrozenContact>) {
         self.ensure_keys();
-        for ((&(a, b, children), contact), base) in
-            self.keys.iter().zip(&self.contacts).zip(&self.bases)
-        {
+        for (i, (&(a, b, children), contact)) in self.keys.iter().zip(&self.contacts).enumerate() {
             if take(a, b) {
                 out.push(FrozenContact {
                     contact: *contact,
-                    base: *base,
+                    base: self.base(i),
                     children,
                 });
             }
@@ -373,45 +478,52 @@ impl ContactSet {
     }
 
     /// Puts frozen contacts back (their islands woke), keeping the set sorted. A pair that is in
-    /// the set already was collided afresh this step and keeps that newer contact.
+    /// the set already was collided afresh this step and keeps that newer contact. Frozen bases
+    /// wait in `Bases::thawed` for the next update.
     pub fn thaw(&mut self, mut frozen: Vec<FrozenContact>) {
         self.ensure_keys();
         frozen.sort_unstable_by_key(FrozenContact::key);
         let n = self.contacts.len() + frozen.len();
-        let (mut keys, mut contacts, mut bases) = (
+        let (mut keys, mut contacts, mut base_of) = (
             Vec::with_capacity(n),
             Vec::with_capacity(n),
             Vec::with_capacity(n),
         );
+        let thawed = &mut self.bases.thawed;
         let mut old = self
             .keys
             .iter()
             .zip(&self.contacts)
-            .zip(&self.bases)
+            .zip(&self.base_of)
             .peekable();
         for f in frozen {
             while let Some(((&key, &c), &base)) = old.next_if(|((&key, _), _)| key <= f.key()) {
                 keys.push(key);
                 contacts.push(c);
-                bases.push(base);
+                base_of.push(base);
             }
             if keys.last() != Some(&f.key()) {
                 keys.push(f.key());
                 contacts.push(f.contact);
-                bases.push(f.base);
+                if f.base.manifold.point_count == 0 {
+                    base_of.push(NONE);
+                } else {
+                    base_of.push(thawed.len() as u32 | THAWED);
+                    thawed.push(f.base);
+                }
             }
         }
         for ((&key, &c), &base) in old {
             keys.push(key);
             contacts.push(c);
-            bases.push(base);
+            base_of.push(base);
         }
-        (self.keys, self.contacts, self.bases) = (keys, contacts, bases);
+        (self.keys, self.contacts, self.base_of) = (keys, contacts, base_of);
     }
 
     /// Drops every contact of a removed body.
     pub fn remove_body(&mut self, slot: u32) {
-        if self.keys.len() != self.contacts.len() {
+        if self.keys.len() != self.contacts.len() || self.base_of.len() != self.contacts.len() {
             self.contacts.retain(|c| c.a != slot && c.b != slot);
             return;
         }
@@ -464,26 +576,28 @@ fn concentric_normal(a: u32, b: u32) -> Vec2 {
 
 /// Writes the contact of pair `(a, b)` to `slot`: last step's contact `old` recycled when the
 /// bodies have barely moved since its last full collide, else a fresh [`collide`] with the
-/// impulses of persisting feature ids carried over. Returns whether the pair touches.
+/// impulses of persisting feature ids carried over. Returns `None` if the pair does not
+/// touch, else the index in `bases` of what the next step recycles from (`NONE` for nothing,
+/// as between two circles).
 ///
 /// This is the path of worlds without compound bodies: shapes and materials come straight
 /// from the body columns.
 fn update_pair(
     slot: &mut Contact,
-    base: &mut Base,
+    bases: &mut BaseSlots,
     a: u32,
     b: u32,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, &Base)>,
-) -> bool {
+    old: Option<(&Contact, Option<&Base>)>,
+) -> Option<u32> {
     let (sa, sb) = (a as usize, b as usize);
     let shapes = (&bodies.shape[sa], &bodies.shape[sb]);
     let frictions = (bodies.friction[sa], bodies.friction[sb]);
     let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
     update_shapes(
         slot,
-        base,
+        bases,
         (a, b),
         shapes,
         (frictions, restitutions),
@@ -500,21 +614,21 @@ fn update_pair(
 #[allow(clippy::too_many_arguments)]
 fn update_shape_pair(
     slot: &mut Contact,
-    base: &mut Base,
+    bases: &mut BaseSlots,
     a: u32,
     b: u32,
     children: Children,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, &Base)>,
-) -> bool {
+    old: Option<(&Contact, Option<&Base>)>,
+) -> Option<u32> {
     let (sa, sb) = (a as usize, b as usize);
     let (ca, cb) = split_children(children);
     let shapes = (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
     let (friction_a, restitution_a) = bodies.child_material(sa, ca);
     let (friction_b, restitution_b) = bodies.child_material(sb, cb);
     let materials = ((friction_a, friction_b), (restitution_a, restitution_b));
-    update_shapes(slot, base, (a, b), shapes, materials, bodies, params, old)
+    update_shapes(slot, bases, (a, b), shapes, materials, bodies, params, old)
 }
 
 /// The body of [`update_pair`]: `shapes` of bodies `(a, b)` with their frictions and
@@ -523,14 +637,14 @@ fn update_shape_pair(
 #[allow(clippy::too_many_arguments)]
 fn update_shapes(
     slot: &mut Contact,
-    base: &mut Base,
+    bases: &mut BaseSlots,
     (a, b): (u32, u32),
     (shape_a, shape_b): (&Shape, &Shape),
     ((friction_a, friction_b), (restitution_a, restitution_b)): ((f32, f32), (f32, f32)),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, &Base)>,
-) -> bool {
+    old: Option<(&Contact, Option<&Base>)>,
+) -> Option<u32> {
     let (sa, sb) = (a as usize, b as usize);
     let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
     slot.a = a;
@@ -545,7 +659,7 @@ fn update_shapes(
 
     // A contact of another pair would mean the old contacts were reordered behind our back.
     let old = old.filter(|(c, _)| c.key() == (a, b));
-    if let Some((old, old_base)) = old {
+    if let Some((old, Some(old_base))) = old {
         let recycled = recycle(
             old_base,
             xf_a,
@@ -554,7 +668,9 @@ fn update_shapes(
             &mut slot.manifold,
         );
         if recycled {
-            *base = *old_base;
+            let copy = bases.next();
+            *copy = *old_base;
+            let base = bases.keep();
             // Same points in the same order: the impulses carry over one to one.
             let count = slot.manifold.point_count;
             for (p, q) in slot.manifold.points[..count]
@@ -564,7 +680,7 @@ fn update_shapes(
                 p.normal_impulse = q.normal_impulse;
                 p.tangent_impulse = q.tangent_impulse;
             }
-            return true;
+            return Some(base);
         }
     }
 
@@ -581,18 +697,22 @@ fn update_shapes(
     );
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
-        return false;
+        return None;
     }
-    if matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_))) {
+    let base = if matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_))) {
         // Two circles collide in a handful of operations, no more than the recycling test
-        // itself: a base without points tells `recycle` to refuse at once.
-        base.manifold.point_count = 0;
+        // itself: no base, so next step collides them afresh at once.
+        NONE
     } else {
-        *base = Base {
+        // Written to the slot, not passed by value or through a closure: either way the base
+        // or the transforms went through the stack (see `BaseSlots`).
+        let fresh = bases.next();
+        *fresh = Base {
             manifold: local_form(manifold, xf_a),
             relative: xf_a.inv_mul(xf_b),
         };
-    }
+        bases.keep()
+    };
     if let Some((old, _)) = old {
         let old = &old.manifold;
         for p in &mut manifold.points[..manifold.point_count] {
@@ -602,7 +722,7 @@ fn update_shapes(
             }
         }
     }
-    true
+    Some(base)
 }
 
 /// `manifold` (world orientation, anchors on the body origins) in A's body frame.
@@ -815,6 +935,63 @@ mod tests {
         assert!(recycled(&old, xf_a, bad_rot).is_none());
     }
 
+    const PARAMS: NarrowPhaseParams = NarrowPhaseParams {
+        speculative_distance: SPECULATIVE,
+        dt: 1.0 / 60.0,
+        friction_mixing: MixRule::GeometricMean,
+        restitution_mixing: MixRule::Min,
+    };
+
+    #[test]
+    fn only_pairs_with_a_polygon_keep_a_base() {
+        use crate::body::{BodyDef, ShapeDef};
+        let mut bodies = BodyStore::new();
+        let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
+        let ball = ShapeDef::new(Shape::circle(0.5));
+        let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
+        let at = |x: f32, y: f32| BodyDef::dynamic().position(Vec2::new(x, y));
+        let a = bodies.insert(&at(0.0, 0.999), &ball).unwrap().slot();
+        let b = bodies.insert(&at(0.999, 0.999), &ball).unwrap().slot();
+        let mut set = ContactSet::default();
+        set.update(&[(g, a), (g, b), (a, b)], &[], &bodies, &PARAMS);
+        assert_eq!(set.keys, [(g, a, 0), (g, b, 0), (a, b, 0)]);
+        assert_ne!(set.base_of[0], NONE);
+        assert_ne!(set.base_of[1], NONE);
+        assert_eq!(set.base_of[2], NONE, "two circles keep no base");
+        // Both bases are there and distinct: each is its own pair's.
+        let relative = |i: usize| set.base(i).relative.p;
+        assert_ne!(relative(0), relative(1));
+    }
+
+    #[test]
+    fn a_thawed_contact_recycles_its_frozen_base() {
+        use crate::body::{BodyDef, ShapeDef};
+        let mut bodies = BodyStore::new();
+        let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
+        let block = ShapeDef::new(Shape::rect(0.5, 0.5));
+        let a = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
+        let def = BodyDef::dynamic().position(Vec2::new(0.3, 0.995));
+        let b = bodies.insert(&def, &block).unwrap().slot();
+        let pairs = [(a, b)];
+        let mut set = ContactSet::default();
+        set.update(&pairs, &[], &bodies, &PARAMS);
+        let first = set.base(0);
+        let mut frozen = Vec::new();
+        set.freeze(|_, _| true, &mut frozen);
+        assert!(set.contacts.is_empty());
+        // Updates while the pair sleeps overwrite both sets of slots.
+        set.update(&[], &[], &bodies, &PARAMS);
+        set.update(&[], &[], &bodies, &PARAMS);
+        set.thaw(frozen);
+        assert_eq!(set.base(0).relative, first.relative);
+        // 0.4 mm of sinking is within recycling range of the frozen base: recycled, so the base
+        // is still that of the first collide; a fresh collide would have rebased it.
+        bodies.center[b as usize].y -= 4e-4;
+        set.update(&pairs, &[], &bodies, &PARAMS);
+        assert_eq!(set.base(0).relative, first.relative);
+        assert!(set.bases.thawed.is_empty());
+    }
+
     #[test]
     fn update_recycles_resting_pairs_and_recollides_moved_ones() {
         use crate::body::{BodyDef, ShapeDef};
@@ -834,7 +1011,7 @@ mod tests {
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.contacts.len(), 1);
-        let first = set.bases[0].relative;
+        let first = set.base(0).relative;
         // Give the solver's impulses something to carry.
         set.contacts[0].manifold.points[0].normal_impulse = 2.5;
 
@@ -853,7 +1030,7 @@ mod tests {
         // impulses carried.
         bodies.center[sb].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_eq!(set.bases[0].relative, first);
+        assert_eq!(set.base(0).relative, first);
         let m = set.contacts[0].manifold;
         assert_eq!(m.points[0].normal_impulse, 2.5);
         let exact = fresh(&bodies);
@@ -863,7 +1040,7 @@ mod tests {
         // Another 0.8 mm: 1.2 mm from the first collide, so collided afresh and rebased.
         bodies.center[sb].y -= 8e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_ne!(set.bases[0].relative, first);
+        assert_ne!(set.base(0).relative, first);
         assert_eq!(set.contacts[0].manifold.points[0].normal_impulse, 2.5);
         let mut exact = fresh(&bodies);
         exact.points[0].normal_impulse = 2.5;
@@ -871,7 +1048,7 @@ mod tests {
         // Lifted out of reach: the contact is dropped with its base.
         bodies.center[sb].y += 0.1;
         set.update(&pairs, &[], &bodies, &params);
-        assert!(set.contacts.is_empty() && set.bases.is_empty() && set.keys.is_empty());
+        assert!(set.contacts.is_empty() && set.keys.is_empty() && set.base_of.is_empty());
     }
 
     #[test]
@@ -921,6 +1098,6 @@ mod tests {
         expected[3].2 = 99.0;
         assert_eq!(back, expected);
         assert_eq!(set.keys.len(), set.contacts.len());
-        assert_eq!(set.bases.len(), set.contacts.len());
+        assert_eq!(set.base_of.len(), set.contacts.len());
     }
 }
