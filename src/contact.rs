@@ -963,8 +963,9 @@ mod tests {
         assert_ne!(relative(0), relative(1));
     }
 
-    #[test]
-    fn a_thawed_contact_recycles_its_frozen_base() {
+    /// A static ground slab and a unit box resting on it, 5 mm of overlap, off centre: the
+    /// bodies and their slots.
+    fn box_on_ground() -> (BodyStore, u32, u32) {
         use crate::body::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
         let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
@@ -972,6 +973,12 @@ mod tests {
         let a = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
         let def = BodyDef::dynamic().position(Vec2::new(0.3, 0.995));
         let b = bodies.insert(&def, &block).unwrap().slot();
+        (bodies, a, b)
+    }
+
+    #[test]
+    fn a_thawed_contact_recycles_its_frozen_base() {
+        let (mut bodies, a, b) = box_on_ground();
         let pairs = [(a, b)];
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &PARAMS);
@@ -994,19 +1001,8 @@ mod tests {
 
     #[test]
     fn update_recycles_resting_pairs_and_recollides_moved_ones() {
-        use crate::body::{BodyDef, ShapeDef};
-        let mut bodies = BodyStore::new();
-        let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
-        let block = ShapeDef::new(Shape::rect(0.5, 0.5));
-        let a = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
-        let def = BodyDef::dynamic().position(Vec2::new(0.3, 0.995));
-        let b = bodies.insert(&def, &block).unwrap().slot();
-        let params = NarrowPhaseParams {
-            speculative_distance: SPECULATIVE,
-            dt: 1.0 / 60.0,
-            friction_mixing: MixRule::GeometricMean,
-            restitution_mixing: MixRule::Min,
-        };
+        let (mut bodies, a, b) = box_on_ground();
+        let params = PARAMS;
         let pairs = [(a, b)];
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &params);
