@@ -74,15 +74,17 @@ impl Proxies<'_> {
 const SIZE_SAMPLE: usize = 256;
 
 /// The cell size as a multiple of the median proxy size: a typical proxy then touches 1 to 4
-/// cells, and a cell holds only a handful of proxies.
-const CELL_PER_TYPICAL_SIZE: f32 = 2.0;
+/// cells, and a cell holds only a handful of proxies. 1.5 rather than 2: fewer proxies per
+/// cell to scan; in 8 runs taking turns with 2, the broadphase of particle_pile (rebuilt every
+/// step) was faster in 7, by 8% at the median; peak memory unchanged.
+const CELL_PER_TYPICAL_SIZE: f32 = 1.5;
 
 /// Cell size when no sampled proxy has a positive size (all points): any value is correct then.
 const FALLBACK_CELL_SIZE: f32 = 1.0;
 
 /// Smallest cell size: keeps `1 / cell_size`, and so the cell coordinates, finite.
 const MIN_CELL_SIZE: f32 = 1e-30;
-/// Largest cell size: keeps twice a (finite) median size from overflowing to infinity.
+/// Largest cell size: keeps a multiple of a (finite) median size from overflowing to infinity.
 const MAX_CELL_SIZE: f32 = 1e30;
 
 /// A proxy covering more than this many cells along x or y is "large" and stays out of the grid.
@@ -398,9 +400,9 @@ impl BroadPhase {
         self.grid.large.len()
     }
 
-    /// About twice the median size of an evenly strided sample of non-empty proxies. A median
-    /// ignores the few huge bodies (a ground) and the few tiny ones; the stride keeps the sample
-    /// deterministic and spread over the whole slot range.
+    /// [`CELL_PER_TYPICAL_SIZE`] times the median size of an evenly strided sample of non-empty
+    /// proxies. A median ignores the few huge bodies (a ground) and the few tiny ones; the
+    /// stride keeps the sample deterministic and spread over the whole slot range.
     fn choose_cell_size(&mut self, proxies: &Proxies) -> f32 {
         let active = proxies
             .kinds
