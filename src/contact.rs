@@ -217,25 +217,20 @@ impl BaseSlots {
         self.count = 0;
     }
 
-    /// The next slot, made the first time the chunk needs it. Room for a whole chunk is
-    /// reserved then, so steady steps never allocate; pages are touched only as slots are made
-    /// (a pile of circles makes none).
+    /// Takes the next slot, for the caller to write in place, and returns its index with it.
+    /// A slot is made the first time the chunk needs it: room for a whole chunk is reserved
+    /// then, so steady steps never allocate, and pages are touched only as slots are made (a
+    /// pile of circles makes none).
     #[inline(always)]
-    fn next(&mut self) -> &mut Base {
+    fn push(&mut self) -> (u32, &mut Base) {
         if self.count == self.items.len() {
             if self.items.capacity() == 0 {
                 self.items.reserve_exact(CHUNK);
             }
             self.items.push(Base::empty());
         }
-        &mut self.items[self.count]
-    }
-
-    /// Keeps the slot [`BaseSlots::next`] returned and returns its index.
-    #[inline(always)]
-    fn keep(&mut self) -> u32 {
         self.count += 1;
-        (self.count - 1) as u32
+        ((self.count - 1) as u32, &mut self.items[self.count - 1])
     }
 
     fn as_slice(&self) -> &[Base] {
@@ -668,9 +663,8 @@ fn update_shapes(
             &mut slot.manifold,
         );
         if recycled {
-            let copy = bases.next();
+            let (base, copy) = bases.push();
             *copy = *old_base;
-            let base = bases.keep();
             // Same points in the same order: the impulses carry over one to one.
             let count = slot.manifold.point_count;
             for (p, q) in slot.manifold.points[..count]
@@ -706,12 +700,12 @@ fn update_shapes(
     } else {
         // Written to the slot, not passed by value or through a closure: either way the base
         // or the transforms went through the stack (see `BaseSlots`).
-        let fresh = bases.next();
+        let (base, fresh) = bases.push();
         *fresh = Base {
             manifold: local_form(manifold, xf_a),
             relative: xf_a.inv_mul(xf_b),
         };
-        bases.keep()
+        base
     };
     if let Some((old, _)) = old {
         let old = &old.manifold;
