@@ -64,10 +64,9 @@ fn velocities_beyond_overflow_are_capped_not_zeroed_or_nan() {
             "body {k}: speed {speed}"
         );
         let start = velocities[k];
-        for axis in 0..2 {
-            let moving = start[axis] != 0.0;
-            if moving {
-                assert_eq!(sa.v[axis] > 0.0, start[axis] > 0.0, "body {k} axis {axis}");
+        for (axis, (&now, &then)) in sa.v.iter().zip(&start).enumerate() {
+            if then != 0.0 {
+                assert_eq!(now > 0.0, then > 0.0, "body {k} axis {axis}");
             }
         }
     }

@@ -317,6 +317,7 @@ fn random_batch(
             rng.range(0.0, 100.0)
         };
         c.mass_scale[l] = rng.range(0.0, 1.0);
+        c.max_push[l] = rng.range(0.5, 5.0);
 
         let two_points = rng.chance(0.5);
         random_point(rng, &mut c.points[0], l, true);
@@ -419,7 +420,6 @@ fn run(
 fn random_solve_params(rng: &mut Rng, use_bias: bool) -> SolveParams {
     SolveParams {
         inv_h: [60.0, 240.0, 480.0, 960.0][rng.below(4)],
-        max_bias_velocity: rng.range(0.5, 5.0),
         linear_slop: [0.0, 0.005, 0.05][rng.below(3)],
         use_bias,
     }
@@ -433,7 +433,7 @@ fn random_threshold(rng: &mut Rng) -> f32 {
 // Bitwise comparison with readable diagnostics.
 // ---------------------------------------------------------------------------------------------
 
-const BATCH_FIELDS: [&str; 12] = [
+const BATCH_FIELDS: [&str; 13] = [
     "body_a",
     "body_b",
     "normal_x",
@@ -446,6 +446,7 @@ const BATCH_FIELDS: [&str; 12] = [
     "inv_inertia_b",
     "bias_rate",
     "mass_scale",
+    "max_push",
 ];
 const POINT_FIELDS: [&str; 12] = [
     "active",
@@ -1297,7 +1298,6 @@ fn falling_body_stops_on_static_ground() {
                 run(backend, Op::Prepare, &mut batches, &mut states);
                 let relax = SolveParams {
                     inv_h: 240.0,
-                    max_bias_velocity: 3.0,
                     linear_slop: 0.005,
                     use_bias: false,
                 };
@@ -1379,7 +1379,6 @@ fn relax_removes_approach_velocity() {
         run(backend, Op::Prepare, &mut batches, &mut states);
         let relax = SolveParams {
             inv_h: 240.0,
-            max_bias_velocity: 3.0,
             linear_slop: 0.005,
             use_bias: false,
         };
