@@ -577,10 +577,7 @@ fn pack_lane(
         let ra = p.anchor_a - offset_a;
         let rb = p.anchor_b - offset_b;
         lanes.active[l] = 1.0;
-        lanes.anchor_ax[l] = ra.x;
-        lanes.anchor_ay[l] = ra.y;
-        lanes.anchor_bx[l] = rb.x;
-        lanes.anchor_by[l] = rb.y;
+        lanes.set_anchors(l, [ra.x, ra.y], [rb.x, rb.y], [n.x, n.y]);
         lanes.base_separation[l] = p.separation;
         lanes.normal_impulse[l] = p.normal_impulse;
         lanes.tangent_impulse[l] = p.tangent_impulse;

@@ -10,19 +10,25 @@ use wide::f32x8;
 type Lanes = [f32; LANES];
 
 /// One contact point of each of the eight contacts of a batch.
+///
+/// The anchors are kept as their components in the contact frame (normal `n`, tangent
+/// `t = (n.y, -n.x)`), which is all the kernels use: the impulses act along `n` and `t`, so a
+/// lever arm is `r x n` for a normal impulse and `r x t = -(r . n)` for a tangent one.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct PointLanes {
     /// 1 for a real point, 0 where the manifold has fewer points.
     pub active: Lanes,
-    /// Anchor relative to body A's centre of mass, world orientation, fixed for the step.
-    pub anchor_ax: Lanes,
-    /// Its y component (m); `anchor_ax` is the x component.
-    pub anchor_ay: Lanes,
-    /// Anchor relative to body B's centre of mass.
-    pub anchor_bx: Lanes,
-    /// Its y component (m); `anchor_bx` is the x component.
-    pub anchor_by: Lanes,
+    /// Anchor on A (relative to A's centre of mass, world orientation at the start of the
+    /// step) crossed with the normal, `r.x n.y - r.y n.x` (m): the lever arm of a normal
+    /// impulse about A's centre.
+    pub cross_a: Lanes,
+    /// Anchor on A dotted with the normal (m): minus the lever arm of a tangent impulse.
+    pub dot_a: Lanes,
+    /// Anchor on B crossed with the normal (m), as for A.
+    pub cross_b: Lanes,
+    /// Anchor on B dotted with the normal (m), as for A.
+    pub dot_b: Lanes,
     /// Packed as the narrowphase separation; [`prepare`](simd::prepare) turns it into the
     /// separation minus the anchors' offset, so that the current separation is this plus the
     /// relative motion of the anchors.
@@ -42,6 +48,17 @@ pub struct PointLanes {
     pub tangent_mass: Lanes,
     /// Normal velocity at the start of the step, for restitution.
     pub relative_velocity: Lanes,
+}
+
+impl PointLanes {
+    /// Sets lane `l`'s anchors from `ra` and `rb`, relative to the centres of mass of A and B,
+    /// and the unit normal `n`.
+    pub fn set_anchors(&mut self, l: usize, ra: [f32; 2], rb: [f32; 2], n: [f32; 2]) {
+        self.cross_a[l] = ra[0] * n[1] - ra[1] * n[0];
+        self.dot_a[l] = ra[0] * n[0] + ra[1] * n[1];
+        self.cross_b[l] = rb[0] * n[1] - rb[1] * n[0];
+        self.dot_b[l] = rb[0] * n[0] + rb[1] * n[1];
+    }
 }
 
 /// Eight contact constraints, structure-of-arrays, one lane each.
@@ -136,42 +153,77 @@ impl<R: Real> Shared<R> {
     }
 }
 
-/// Velocity of B's anchor minus velocity of A's anchor.
-#[inline(always)]
-fn relative_velocity<R: Real>(a: &BodyLanes<R>, b: &BodyLanes<R>, r: &[R; 4]) -> (R, R) {
-    let [rax, ray, rbx, rby] = *r;
-    let dvx = (b.vx - b.w * rby) - (a.vx - a.w * ray);
-    let dvy = (b.vy + b.w * rbx) - (a.vy + a.w * rax);
-    (dvx, dvy)
+/// One point's anchors in the contact frame (see [`PointLanes`]).
+struct Arms<R> {
+    cross_a: R,
+    dot_a: R,
+    cross_b: R,
+    dot_b: R,
 }
 
-/// Applies impulse `(px, py)` at the anchors: minus on A, plus on B.
-#[inline(always)]
-fn apply<R: Real>(
-    a: &mut BodyLanes<R>,
-    b: &mut BodyLanes<R>,
-    k: &Shared<R>,
-    r: &[R; 4],
-    px: R,
-    py: R,
-) {
-    let [rax, ray, rbx, rby] = *r;
-    a.vx = a.vx - k.ma * px;
-    a.vy = a.vy - k.ma * py;
-    a.w = a.w - k.ia * (rax * py - ray * px);
-    b.vx = b.vx + k.mb * px;
-    b.vy = b.vy + k.mb * py;
-    b.w = b.w + k.ib * (rbx * py - rby * px);
+impl<R: Real> Arms<R> {
+    #[inline(always)]
+    fn load(p: &PointLanes, l: usize) -> Self {
+        Arms {
+            cross_a: R::load(&p.cross_a, l),
+            dot_a: R::load(&p.dot_a, l),
+            cross_b: R::load(&p.cross_b, l),
+            dot_b: R::load(&p.dot_b, l),
+        }
+    }
 }
 
+/// A body's linear velocity along the normal and the tangent of the contacts. The kernels
+/// work in this frame and add the change back to the world velocity at the end (see
+/// [`Frame::commit`]).
+#[derive(Clone, Copy)]
+struct Frame<R> {
+    n: R,
+    t: R,
+}
+
+impl<R: Real> Frame<R> {
+    #[inline(always)]
+    fn of(b: &BodyLanes<R>, k: &Shared<R>) -> Self {
+        Frame {
+            n: b.vx * k.nx + b.vy * k.ny,
+            t: b.vx * k.ny - b.vy * k.nx,
+        }
+    }
+
+    /// Adds the change from `start` to `self` to the world velocity of `b`: a body that got
+    /// no impulse keeps its velocity bit for bit.
+    #[inline(always)]
+    fn commit(self, start: Frame<R>, b: &mut BodyLanes<R>, k: &Shared<R>) {
+        let dn = self.n - start.n;
+        let dt = self.t - start.t;
+        b.vx = b.vx + (dn * k.nx + dt * k.ny);
+        b.vy = b.vy + (dn * k.ny - dt * k.nx);
+    }
+}
+
+/// Normal velocity of B's anchor minus that of A's.
 #[inline(always)]
-fn anchors<R: Real>(p: &PointLanes, l: usize) -> [R; 4] {
-    [
-        R::load(&p.anchor_ax, l),
-        R::load(&p.anchor_ay, l),
-        R::load(&p.anchor_bx, l),
-        R::load(&p.anchor_by, l),
-    ]
+fn normal_velocity<R: Real>(
+    va: &Frame<R>,
+    vb: &Frame<R>,
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+    r: &Arms<R>,
+) -> R {
+    (vb.n + b.w * r.cross_b) - (va.n + a.w * r.cross_a)
+}
+
+/// Tangent velocity of B's anchor minus that of A's.
+#[inline(always)]
+fn tangent_velocity<R: Real>(
+    va: &Frame<R>,
+    vb: &Frame<R>,
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+    r: &Arms<R>,
+) -> R {
+    (vb.t - b.w * r.dot_b) - (va.t - a.w * r.dot_a)
 }
 
 #[inline(always)]
@@ -179,31 +231,25 @@ fn prepare_lanes<R: Real>(c: &mut ContactBatch, l: usize, a: &BodyLanes<R>, b: &
     let k = Shared::<R>::load(c, l);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
-    let (tx, ty) = (k.ny, -k.nx);
+    let (va, vb) = (Frame::of(a, &k), Frame::of(b, &k));
     for p in &mut c.points {
-        let r = anchors::<R>(p, l);
-        let [rax, ray, rbx, rby] = r;
+        let r = Arms::<R>::load(p, l);
         let active = R::load(&p.active, l).gt(zero);
 
-        let rna = rax * k.ny - ray * k.nx;
-        let rnb = rbx * k.ny - rby * k.nx;
-        let kn = k.ma + k.mb + k.ia * rna * rna + k.ib * rnb * rnb;
+        let kn = k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
         let normal_mass = R::select(active & kn.gt(zero), one / kn, zero);
         normal_mass.store(&mut p.normal_mass, l);
 
-        let rta = rax * ty - ray * tx;
-        let rtb = rbx * ty - rby * tx;
-        let kt = k.ma + k.mb + k.ia * rta * rta + k.ib * rtb * rtb;
+        let kt = k.ma + k.mb + k.ia * r.dot_a * r.dot_a + k.ib * r.dot_b * r.dot_b;
         let tangent_mass = R::select(active & kt.gt(zero), one / kt, zero);
         tangent_mass.store(&mut p.tangent_mass, l);
 
         // Current separation = base + n . (relative motion of the anchors).
         let separation = R::load(&p.base_separation, l);
-        let base = separation - ((rbx - rax) * k.nx + (rby - ray) * k.ny);
+        let base = separation - (r.dot_b - r.dot_a);
         base.store(&mut p.base_separation, l);
 
-        let (dvx, dvy) = relative_velocity(a, b, &r);
-        (dvx * k.nx + dvy * k.ny).store(&mut p.relative_velocity, l);
+        normal_velocity(&va, &vb, a, b, &r).store(&mut p.relative_velocity, l);
         zero.store(&mut p.max_normal_impulse, l);
     }
 }
@@ -216,15 +262,27 @@ fn warm_start_lanes<R: Real>(
     b: &mut BodyLanes<R>,
 ) {
     let k = Shared::<R>::load(c, l);
-    let (tx, ty) = (k.ny, -k.nx);
+    let zero = R::splat(0.0);
+    // Total impulse along n and t, and its torque about each centre (r x n and r x t = -r.n
+    // per unit impulse).
+    let (mut pn, mut pt, mut torque_a, mut torque_b) = (zero, zero, zero, zero);
     for p in &c.points {
-        let r = anchors::<R>(p, l);
+        let r = Arms::<R>::load(p, l);
         let ni = R::load(&p.normal_impulse, l);
         let ti = R::load(&p.tangent_impulse, l);
-        let px = k.nx * ni + tx * ti;
-        let py = k.ny * ni + ty * ti;
-        apply(a, b, &k, &r, px, py);
+        pn = pn + ni;
+        pt = pt + ti;
+        torque_a = torque_a + (r.cross_a * ni - r.dot_a * ti);
+        torque_b = torque_b + (r.cross_b * ni - r.dot_b * ti);
     }
+    let px = pn * k.nx + pt * k.ny;
+    let py = pn * k.ny - pt * k.nx;
+    a.vx = a.vx - k.ma * px;
+    a.vy = a.vy - k.ma * py;
+    a.w = a.w - k.ia * torque_a;
+    b.vx = b.vx + k.mb * px;
+    b.vy = b.vy + k.mb * py;
+    b.w = b.w + k.ib * torque_b;
 }
 
 #[inline(always)]
@@ -246,23 +304,24 @@ fn solve_lanes<R: Real>(
     };
     let slop = R::splat(s.linear_slop);
     let max_push = R::load(&c.max_push, l);
+    let (va0, vb0) = (Frame::of(a, &k), Frame::of(b, &k));
+    let (mut va, mut vb) = (va0, vb0);
+    // How far the centres moved apart along the normal over the substeps so far.
+    let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
-    let mut rs = [[zero; 4]; 2];
+    let arms = [
+        Arms::<R>::load(&c.points[0], l),
+        Arms::<R>::load(&c.points[1], l),
+    ];
     let mut err = [zero; 2];
     let mut scale = [one; 2];
     let mut old = [zero; 2];
-    for (j, p) in c.points.iter().enumerate() {
-        let r = anchors::<R>(p, l);
-        let [rax, ray, rbx, rby] = r;
-        // Where the anchors are now, from the motion accumulated over the substeps.
-        let prax = a.dqc * rax - a.dqs * ray;
-        let pray = a.dqs * rax + a.dqc * ray;
-        let prbx = b.dqc * rbx - b.dqs * rby;
-        let prby = b.dqs * rbx + b.dqc * rby;
-        let dx = (b.dpx - a.dpx) + (prbx - prax);
-        let dy = (b.dpy - a.dpy) + (prby - pray);
-        let separation = R::load(&p.base_separation, l) + (dx * k.nx + dy * k.ny);
+    for (j, (p, r)) in c.points.iter().zip(&arms).enumerate() {
+        // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
+        let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
+        let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
+        let separation = R::load(&p.base_separation, l) + (moved + (turned_b - turned_a));
 
         // A gap (speculative contact) may close exactly within this substep. Overlap within
         // the slop is held rigidly; deeper overlap is pushed out softly, no faster than the cap.
@@ -276,54 +335,53 @@ fn solve_lanes<R: Real>(
             R::select(in_slop, zero, soft_push),
         );
         scale[j] = R::select(speculative | in_slop, one, soft_mass);
-        let (dvx, dvy) = relative_velocity(a, b, &r);
-        err[j] = (dvx * k.nx + dvy * k.ny) + bias;
+        err[j] = normal_velocity(&va, &vb, a, b, r) + bias;
         old[j] = R::load(&p.normal_impulse, l);
-        rs[j] = r;
     }
 
     // Solve both points at once (a 2x2 complementarity problem): new impulses x >= 0 with
-    // w = A x + q >= 0 and x.w = 0, where A is the effective mass matrix K with row i divided
-    // by mass scale i, and q = err - K old. For one point this is the soft step's update
-    // x = ms (old - err / k) exactly, since its impulse scale is 1 - ms. Solving the pair
-    // together keeps tall stacks from the lean that point-by-point Gauss-Seidel builds up.
-    let cross_n = |r: &[R; 4]| (r[0] * k.ny - r[1] * k.nx, r[2] * k.ny - r[3] * k.nx);
-    let (ra1, rb1) = cross_n(&rs[0]);
-    let (ra2, rb2) = cross_n(&rs[1]);
-    let act1 = R::load(&c.points[0].active, l).gt(zero);
+    // w = K x + p >= 0 and x.w = 0, where K is the effective mass matrix and p = scale (err -
+    // K old). This is the soft step's update row by row (row i divided by mass scale i keeps
+    // the signs of w): for one point it is x = ms (old - err / k) exactly, since its impulse
+    // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
+    // point-by-point Gauss-Seidel builds up. `normal_mass` holds 1 / k11 and 1 / k22 from
+    // `prepare`, so the only divisions left are by the determinant.
+    let [r1, r2] = &arms;
+    let inv_k11 = R::load(&c.points[0].normal_mass, l);
+    let inv_k22 = R::load(&c.points[1].normal_mass, l);
     let active2 = R::load(&c.points[1].active, l);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
-    let k11 = k.ma + k.mb + k.ia * ra1 * ra1 + k.ib * rb1 * rb1;
-    let k22 = k.ma + k.mb + k.ia * ra2 * ra2 + k.ib * rb2 * rb2;
-    let k12 = k.ma + k.mb + k.ia * ra1 * ra2 + k.ib * rb1 * rb2;
-    let usable = act1 & k11.gt(zero);
-    let k11 = R::select(usable, k11, one);
-    let k22 = R::select(act2 & k22.gt(zero), k22, one);
+    let m = k.ma + k.mb;
+    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
+    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
+    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
     let k12 = R::select(act2, k12, zero);
-    let (m11, m12) = (k11 / scale[0], k12 / scale[0]);
-    let (m21, m22) = (k12 / scale[1], k22 / scale[1]);
-    let q1 = err[0] - (k11 * old[0] + k12 * old[1]);
-    let q2 = err[1] - (k12 * old[0] + k22 * old[1]);
+    // Zero for an inactive point 1, or a contact between two bodies that cannot move.
+    let usable = inv_k11.gt(zero);
+    let p1 = scale[0] * (err[0] - (k11 * old[0] + k12 * old[1]));
+    let p2 = scale[1] * (err[1] - (k12 * old[0] + k22 * old[1]));
     // Both pushing, unless the points nearly coincide (ill-conditioned matrix).
-    let det_k = k11 * k22 - k12 * k12;
-    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det_k);
-    let det = R::select(well, m11 * m22 - m12 * m21, one);
-    let x1 = (m12 * q2 - m22 * q1) / det;
-    let x2 = (m21 * q1 - m11 * q2) / det;
+    let det = k11 * k22 - k12 * k12;
+    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    // (Divided, not multiplied by 1 / det: for bodies near the 1e20 kg limit det is below
+    // f32's smallest normal number and its reciprocal overflows.)
+    let det = R::select(well, det, one);
+    let x1 = (k12 * p2 - k22 * p1) / det;
+    let x2 = (k12 * p1 - k11 * p2) / det;
     let both = well & x1.ge(zero) & x2.ge(zero);
     // Only point 1 pushing.
-    let y1 = -q1 / m11;
-    let only1 = y1.ge(zero) & ((m21 * y1 + q2).ge(zero) | no2);
+    let y1 = -p1 * inv_k11;
+    let only1 = y1.ge(zero) & ((k12 * y1 + p2).ge(zero) | no2);
     // Only point 2 pushing.
-    let z2 = -q2 / m22;
-    let only2 = act2 & z2.ge(zero) & (m12 * z2 + q1).ge(zero);
+    let z2 = -p2 * inv_k22;
+    let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
-    let neither = q1.ge(zero) & (q2.ge(zero) | no2);
+    let neither = p1.ge(zero) & (p2.ge(zero) | no2);
     // No case fits (nearly coincident points): one sequential pass instead.
-    let s1 = (scale[0] * (old[0] - err[0] / k11)).max(zero);
+    let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
     let err2 = err[1] + k12 * (s1 - old[0]);
-    let s2 = R::select(act2, (scale[1] * (old[1] - err2 / k22)).max(zero), zero);
+    let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
 
     let pick = |x: R, y: R, z: R, seq: R| {
         R::select(
@@ -336,21 +394,23 @@ fn solve_lanes<R: Real>(
         R::select(usable, pick(x1, y1, zero, s1), old[0]),
         R::select(usable, pick(x2, zero, z2, s2), old[1]),
     ];
+    let mut applied = [zero; 2];
     for (j, p) in c.points.iter_mut().enumerate() {
-        let applied = new[j] - old[j];
+        applied[j] = new[j] - old[j];
         new[j].store(&mut p.normal_impulse, l);
         R::load(&p.max_normal_impulse, l)
-            .max(applied)
+            .max(applied[j])
             .store(&mut p.max_normal_impulse, l);
-        apply(a, b, &k, &rs[j], k.nx * applied, k.ny * applied);
     }
+    let total = applied[0] + applied[1];
+    va.n = va.n - k.ma * total;
+    vb.n = vb.n + k.mb * total;
+    a.w = a.w - k.ia * (r1.cross_a * applied[0] + r2.cross_a * applied[1]);
+    b.w = b.w + k.ib * (r1.cross_b * applied[0] + r2.cross_b * applied[1]);
 
     let friction = R::load(&c.friction, l);
-    let (tx, ty) = (k.ny, -k.nx);
-    for p in &mut c.points {
-        let r = anchors::<R>(p, l);
-        let (dvx, dvy) = relative_velocity(a, b, &r);
-        let vt = dvx * tx + dvy * ty;
+    for (p, r) in c.points.iter_mut().zip(&arms) {
+        let vt = tangent_velocity(&va, &vb, a, b, r);
         let old = R::load(&p.tangent_impulse, l);
         // Coulomb cone: |friction impulse| <= mu * normal impulse.
         let limit = friction * R::load(&p.normal_impulse, l);
@@ -359,8 +419,13 @@ fn solve_lanes<R: Real>(
             .min(limit);
         let applied = new - old;
         new.store(&mut p.tangent_impulse, l);
-        apply(a, b, &k, &r, tx * applied, ty * applied);
+        va.t = va.t - k.ma * applied;
+        vb.t = vb.t + k.mb * applied;
+        a.w = a.w + k.ia * (r.dot_a * applied);
+        b.w = b.w - k.ib * (r.dot_b * applied);
     }
+    va.commit(va0, a, &k);
+    vb.commit(vb0, b, &k);
 }
 
 #[inline(always)]
@@ -376,22 +441,28 @@ fn restitution_lanes<R: Real>(
     let e = R::load(&c.restitution, l);
     let bouncy = e.gt(zero);
     let threshold = R::splat(threshold);
+    let (va0, vb0) = (Frame::of(a, &k), Frame::of(b, &k));
+    let (mut va, mut vb) = (va0, vb0);
     for p in &mut c.points {
-        let r = anchors::<R>(p, l);
+        let r = Arms::<R>::load(p, l);
         let approach = R::load(&p.relative_velocity, l);
         let max_impulse = R::load(&p.max_normal_impulse, l);
         // Only points that approached faster than the threshold and were actually hit bounce.
         let hit = bouncy & approach.lt(-threshold) & max_impulse.gt(zero);
-        let (dvx, dvy) = relative_velocity(a, b, &r);
-        let vn = dvx * k.nx + dvy * k.ny;
+        let vn = normal_velocity(&va, &vb, a, b, &r);
         let old = R::load(&p.normal_impulse, l);
         let delta = -R::load(&p.normal_mass, l) * (vn + e * approach);
         let new = (old + delta).max(zero);
         let applied = R::select(hit, new - old, zero);
         R::select(hit, new, old).store(&mut p.normal_impulse, l);
         max_impulse.max(applied).store(&mut p.max_normal_impulse, l);
-        apply(a, b, &k, &r, k.nx * applied, k.ny * applied);
+        va.n = va.n - k.ma * applied;
+        vb.n = vb.n + k.mb * applied;
+        a.w = a.w - k.ia * (r.cross_a * applied);
+        b.w = b.w + k.ib * (r.cross_b * applied);
     }
+    va.commit(va0, a, &k);
+    vb.commit(vb0, b, &k);
 }
 
 /// The f32x8 kernels: one call handles the eight lanes of a batch.

@@ -232,10 +232,10 @@ fn pick_body(rng: &mut Rng, world: &World, used: &mut [bool], share_kinematic: b
 
 fn random_point(rng: &mut Rng, p: &mut PointLanes, l: usize, active: bool) {
     p.active[l] = if active { 1.0 } else { 0.0 };
-    p.anchor_ax[l] = rng.spicy(1.0);
-    p.anchor_ay[l] = rng.spicy(1.0);
-    p.anchor_bx[l] = rng.spicy(1.0);
-    p.anchor_by[l] = rng.spicy(1.0);
+    p.cross_a[l] = rng.spicy(1.0);
+    p.dot_a[l] = rng.spicy(1.0);
+    p.cross_b[l] = rng.spicy(1.0);
+    p.dot_b[l] = rng.spicy(1.0);
     p.base_separation[l] = match rng.below(6) {
         0 => 0.0,
         1 => -0.0,
@@ -450,10 +450,10 @@ const BATCH_FIELDS: [&str; 13] = [
 ];
 const POINT_FIELDS: [&str; 12] = [
     "active",
-    "anchor_ax",
-    "anchor_ay",
-    "anchor_bx",
-    "anchor_by",
+    "cross_a",
+    "dot_a",
+    "cross_b",
+    "dot_b",
     "base_separation",
     "normal_impulse",
     "tangent_impulse",
@@ -1291,7 +1291,7 @@ fn falling_body_stops_on_static_ground() {
                 // surface at (0, 0).
                 let p = &mut c.points[0];
                 p.active[lane] = 1.0;
-                p.anchor_by[lane] = -0.5;
+                p.set_anchors(lane, [0.0, 0.0], [0.0, -0.5], [0.0, 1.0]);
                 p.base_separation[lane] = -0.01;
                 let mut states = vec![BodyState::with_velocity([0.0, -3.0], 0.0)];
                 let mut batches = [c];
@@ -1363,12 +1363,7 @@ fn relax_removes_approach_velocity() {
         c.inv_inertia_b[lane] = rng.range(0.1, 5.0);
         let p = &mut c.points[0];
         p.active[lane] = 1.0;
-        [
-            p.anchor_ax[lane],
-            p.anchor_ay[lane],
-            p.anchor_bx[lane],
-            p.anchor_by[lane],
-        ] = r;
+        p.set_anchors(lane, [r[0], r[1]], [r[2], r[3]], n);
         p.base_separation[lane] = rng.range(-0.1, 0.0);
         let mut states = vec![BodyState::with_velocity(
             [rng.range(-5.0, 5.0), rng.range(-5.0, 5.0)],
