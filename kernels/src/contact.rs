@@ -489,8 +489,10 @@ pub mod simd {
         lanes: &BodyLanes<f32x8>,
     ) {
         let rows = lanes.to_states();
+        // One vector compare instead of a load and compare per lane.
+        let dynamic = f32x8::from(*inv_mass).gt(f32x8::ZERO).to_bitmask();
         for l in 0..LANES {
-            if index[l] != NULL_BODY && inv_mass[l] > 0.0 {
+            if dynamic & (1 << l) != 0 && index[l] != NULL_BODY {
                 states.write(index[l], rows[l]);
             }
         }
