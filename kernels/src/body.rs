@@ -176,14 +176,21 @@ impl States {
         std::slice::from_raw_parts_mut(self.ptr.add(start), len)
     }
 
-    /// Writes the state at `index`.
+    /// Writes the first half of `state` (`v`, `w`, `pad`) to the state at `index`, leaving
+    /// its motion alone: the contact kernels change only velocities, so a scatter of eight
+    /// lanes needs only the velocity half of the transpose.
+    ///
+    /// Copied as one 16-byte block: written field by field, the compiler extracts and stores
+    /// each float separately.
     ///
     /// # Safety
     /// `index` is in bounds and no other thread reads or writes that state meanwhile.
     #[inline(always)]
-    pub unsafe fn write(self, index: u32, state: BodyState) {
+    pub unsafe fn write_velocity(self, index: u32, state: &BodyState) {
         debug_assert!((index as usize) < self.len);
-        *self.ptr.add(index as usize) = state;
+        let half = |s: *const BodyState| s as *const [f32; 4];
+        let head = half(self.ptr.add(index as usize)) as *mut [f32; 4];
+        *head = *half(state);
     }
 }
 

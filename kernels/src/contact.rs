@@ -493,7 +493,7 @@ pub mod simd {
         let dynamic = f32x8::from(*inv_mass).gt(f32x8::ZERO).to_bitmask();
         for l in 0..LANES {
             if dynamic & (1 << l) != 0 && index[l] != NULL_BODY {
-                states.write(index[l], rows[l]);
+                states.write_velocity(index[l], &rows[l]);
             }
         }
     }
@@ -570,10 +570,10 @@ pub mod scalar {
                 continue;
             }
             if ia != NULL_BODY && c.inv_mass_a[l] > 0.0 {
-                states.write(ia, a.to_state());
+                states.write_velocity(ia, &a.to_state());
             }
             if ib != NULL_BODY && c.inv_mass_b[l] > 0.0 {
-                states.write(ib, b.to_state());
+                states.write_velocity(ib, &b.to_state());
             }
         }
     }
