@@ -119,6 +119,9 @@ pub(crate) struct Solver {
     angular_damping: Vec<f32>,
     /// The step's linear (m/s) and angular (rad/s) speed caps.
     speed_caps: (f32, f32),
+    /// Whether any contact of the step has a restitution above zero; without one the step has
+    /// no restitution stages.
+    bouncy: bool,
 }
 
 /// What one step solves.
@@ -398,11 +401,12 @@ impl Solver {
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
         let state_of = &self.state_of[..];
-        self.batches
+        self.bouncy = self
+            .batches
             .par_iter_mut()
             .zip(graph.lanes.par_iter())
             .with_min_len(BATCHES_PER_BLOCK)
-            .for_each(|(batch, lanes)| {
+            .map(|(batch, lanes)| {
                 *batch = ContactBatch::zeroed();
                 batch.body_a = [NULL_BODY; LANES];
                 batch.body_b = [NULL_BODY; LANES];
@@ -412,7 +416,9 @@ impl Solver {
                         pack_lane(batch, l, c, bodies, state_of, &params);
                     }
                 }
-            });
+                batch.restitution.iter().any(|&e| e > 0.0)
+            })
+            .reduce(|| false, |a, b| a | b);
 
         self.contact_lane.clear();
         self.contact_lane.resize(contacts.len(), 0);
@@ -427,8 +433,8 @@ impl Solver {
 
     /// Lists the stages of the step and their block counts: prepare; per substep integrate
     /// velocities, warm start, solve (`solve_iterations` times), integrate positions, relax;
-    /// then restitution. Every contact stage is the overflow set (one block, so one thread
-    /// solves it in order) followed by the colors in order.
+    /// then restitution, if any contact bounces. Every contact stage is the overflow set (one
+    /// block, so one thread solves it in order) followed by the colors in order.
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings) {
         self.stages.clear();
         let contacts = |stages: &mut Vec<Stage>, op| {
@@ -467,7 +473,9 @@ impl Solver {
             stages.push(Stage::Bodies(BodyOp::IntegratePositions));
             contacts(stages, ContactOp::Relax);
         }
-        contacts(stages, ContactOp::Restitution);
+        if self.bouncy {
+            contacts(stages, ContactOp::Restitution);
+        }
 
         let bodies = self.states.len();
         self.blocks.clear();
