@@ -11,7 +11,7 @@ use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
-use crate::schedule::run_stages;
+use crate::schedule::{run_stages, Progress};
 use crate::world::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{scalar, simd};
@@ -106,6 +106,8 @@ pub(crate) struct Solver {
     stages: Vec<Stage>,
     /// Block count of each stage.
     blocks: Vec<usize>,
+    /// Scratch of `run_stages`: how far the workers are in each stage.
+    progress: Vec<Progress>,
     /// Batch lane (`batch * LANES + lane`) of each contact.
     contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
@@ -183,7 +185,7 @@ impl Solver {
         let angular_damping = &self.angular_damping[..];
 
         zone!("solver stages");
-        run_stages(&self.blocks, |stage, block| {
+        run_stages(&self.blocks, &mut self.progress, |stage, block| {
             // SAFETY: the blocks of one stage cover disjoint batches or bodies, and within a
             // color no dynamic body appears in two batches (the coloring invariant), so no two
             // workers touch the same data at once; a stage ends before the next begins.
