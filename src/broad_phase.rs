@@ -3,7 +3,9 @@
 //! The grid is built from fattened boxes and its pairs are kept: while every proxy's box stays
 //! inside its fat box (and no proxy changes kind, layers or mask), the kept pairs are a
 //! superset of the overlapping ones, and a filter over them gives the answer without touching
-//! the grid. Otherwise the grid is rebuilt from scratch: a few linear passes with no
+//! the grid. When only a few proxies left their fat boxes (a large body moving through a field
+//! of resting ones), those get new fat boxes and their pairs are found again by testing them
+//! against every proxy. Otherwise the grid is rebuilt from scratch: a few linear passes with no
 //! incremental bookkeeping. Either way the result is the same pure function of the inputs.
 //! Proxies much larger than a cell (a ground, a wall) are kept out of the grid and tested
 //! against everything directly: inserting them would cost thousands of cells each, and there
@@ -189,6 +191,13 @@ const MIN_FAT_USES: u32 = 2;
 /// See [`MIN_FAT_USES`].
 const PLAIN_RUN: u32 = 15;
 
+/// At most this many proxies may have left their fat boxes for the kept pairs to be refitted
+/// (each one tested against every proxy) rather than the grid rebuilt.
+const MAX_REFITS: usize = 4;
+
+/// New pairs a refit may add without allocating (reserved when the grid is built).
+const REFIT_RESERVE: usize = 256;
+
 /// How far a moving proxy's fat box reaches beyond its box, as a fraction of the box's larger
 /// side: a resting body's box jitters well within it, and the extra pairs it admits cost a
 /// filter test each.
@@ -213,6 +222,10 @@ pub struct BroadPhase {
     plain_left: u32,
     /// How many calls rebuilt the grid.
     rebuilds: u64,
+    /// How many calls refitted the kept pairs to a few escaped proxies.
+    refits: u64,
+    /// Scratch of a refit: the proxies that left their fat boxes, ascending.
+    escaped: Vec<u32>,
 }
 
 /// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
@@ -225,6 +238,8 @@ struct FatProxies {
     /// The overlapping pairs of the fat boxes, sorted: while every box stays inside its fat
     /// box, every overlapping pair is among them.
     pairs: Vec<(u32, u32)>,
+    /// Scratch of a refit: the new pairs of the refitted proxies.
+    fresh: Vec<(u32, u32)>,
 }
 
 impl FatProxies {
@@ -237,22 +252,71 @@ impl FatProxies {
         }
     }
 
-    /// Whether the fat proxies still answer for `proxies`: same slots with the same kinds and
-    /// filters, every box inside its fat box (false for a NaN box).
-    fn hold(&self, proxies: &Proxies) -> bool {
+    /// Whether the fat proxies are of the same slots as `proxies`, with the same kinds and
+    /// filters.
+    fn same_filters(&self, proxies: &Proxies) -> bool {
         proxies.len() == self.aabbs.len()
             && proxies.kinds == &self.kinds[..]
             && proxies.layers == &self.layers[..]
             && proxies.masks == &self.masks[..]
-            && (proxies.aabbs.par_iter(), self.aabbs.par_iter())
-                .into_par_iter()
-                .with_min_len(MIN_CHUNK)
-                .all(|(aabb, fat)| {
-                    (fat.min.x <= aabb.min.x)
-                        & (fat.min.y <= aabb.min.y)
-                        & (aabb.max.x <= fat.max.x)
-                        & (aabb.max.y <= fat.max.y)
-                })
+    }
+
+    /// Whether every box of `proxies` is inside its fat box (of the same slots).
+    fn hold(&self, proxies: &Proxies) -> bool {
+        (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .all(|(aabb, fat)| inside(aabb, fat))
+    }
+
+    /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless there
+    /// are more than `MAX_REFITS` of them.
+    fn escaped(&self, proxies: &Proxies, escaped: &mut Vec<u32>) -> bool {
+        escaped.clear();
+        for (i, (aabb, fat)) in proxies.aabbs.iter().zip(&self.aabbs).enumerate() {
+            if !inside(aabb, fat) {
+                if escaped.len() == MAX_REFITS {
+                    return false;
+                }
+                escaped.push(i as u32);
+            }
+        }
+        true
+    }
+
+    /// New fat boxes for the `moved` slots (ascending), and their pairs found again by testing
+    /// them against every proxy. The other pairs stand: neither of their fat boxes changed.
+    fn refit(&mut self, proxies: &Proxies, moved: &[u32]) {
+        for &m in moved {
+            let m = m as usize;
+            self.aabbs[m] = fat_box(&proxies.aabbs[m], proxies.kinds[m]);
+        }
+        let is_moved = |i: u32| moved.contains(&i);
+        self.pairs.retain(|&(a, b)| !is_moved(a) && !is_moved(b));
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
+        let fat = self.proxies();
+        for &m in moved
+            .iter()
+            .filter(|&&m| fat.kinds[m as usize] != ProxyKind::None)
+        {
+            let (mu, aabb) = (m as usize, &fat.aabbs[m as usize]);
+            for (j, other) in fat.aabbs.iter().enumerate() {
+                let j32 = j as u32;
+                // A pair of two moved proxies comes from the lower one only.
+                let seen = j32 == m || (j32 < m && is_moved(j32));
+                if !seen
+                    && fat.kinds[j] != ProxyKind::None
+                    && overlaps(aabb, other)
+                    && fat.may_collide(mu, j)
+                {
+                    fresh.push((m.min(j32), m.max(j32)));
+                }
+            }
+        }
+        fresh.sort_unstable();
+        merge_into(&mut self.pairs, &fresh);
+        self.fresh = fresh;
     }
 
     /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
@@ -290,15 +354,45 @@ impl FatProxies {
         )
             .into_par_iter()
             .with_min_len(MIN_CHUNK)
-            .for_each(|(fat, aabb, &kind)| {
-                *fat = match kind {
-                    ProxyKind::Static => *aabb,
-                    _ => {
-                        let e = aabb.extents();
-                        aabb.fattened(FAT_MARGIN * e.x.max(e.y))
-                    }
-                };
-            });
+            .for_each(|(fat, aabb, &kind)| *fat = fat_box(aabb, kind));
+    }
+}
+
+/// The fat box of a proxy: its box grown by `FAT_MARGIN` of its larger side, except for a
+/// static one, which does not move.
+fn fat_box(aabb: &Aabb, kind: ProxyKind) -> Aabb {
+    match kind {
+        ProxyKind::Static => *aabb,
+        _ => {
+            let e = aabb.extents();
+            aabb.fattened(FAT_MARGIN * e.x.max(e.y))
+        }
+    }
+}
+
+/// Whether `aabb` is inside `fat` (false for a NaN box).
+#[inline]
+fn inside(aabb: &Aabb, fat: &Aabb) -> bool {
+    (fat.min.x <= aabb.min.x)
+        & (fat.min.y <= aabb.min.y)
+        & (aabb.max.x <= fat.max.x)
+        & (aabb.max.y <= fat.max.y)
+}
+
+/// Merges the sorted `fresh` into the sorted `pairs`, from the back, so that no pair moves
+/// twice and nothing is allocated once `pairs` has grown.
+fn merge_into(pairs: &mut Vec<(u32, u32)>, fresh: &[(u32, u32)]) {
+    let mut i = pairs.len();
+    pairs.resize(i + fresh.len(), (0, 0));
+    let mut out = pairs.len();
+    for &f in fresh.iter().rev() {
+        while i > 0 && pairs[i - 1] > f {
+            out -= 1;
+            i -= 1;
+            pairs[out] = pairs[i];
+        }
+        out -= 1;
+        pairs[out] = f;
     }
 }
 
@@ -320,10 +414,17 @@ impl BroadPhase {
     /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
     pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
         proxies.check();
-        if self.fat.hold(proxies) {
-            self.fat_uses += 1;
-            self.fat.overlapping(proxies, pairs);
-            return;
+        if self.fat.same_filters(proxies) {
+            let held = self.fat.hold(proxies);
+            if held || self.fat.escaped(proxies, &mut self.escaped) {
+                if !held {
+                    self.refits += 1;
+                    self.fat.refit(proxies, &self.escaped);
+                }
+                self.fat_uses += 1;
+                self.fat.overlapping(proxies, pairs);
+                return;
+            }
         }
         self.rebuilds += 1;
         let had_fat = !self.fat.aabbs.is_empty();
@@ -341,6 +442,10 @@ impl BroadPhase {
         fat.fatten(proxies);
         self.grid_pairs(&fat.proxies(), &mut fat_pairs);
         fat.pairs = fat_pairs;
+        // Room for what refits add, so that steady steps allocate nothing.
+        fat.pairs.reserve(REFIT_RESERVE);
+        fat.fresh.reserve(REFIT_RESERVE);
+        self.escaped.reserve(MAX_REFITS);
         self.fat = fat;
         self.fat_uses = 0;
         self.fat.overlapping(proxies, pairs);
@@ -350,6 +455,12 @@ impl BroadPhase {
     /// tests/diagnostics).
     pub fn rebuild_count(&self) -> u64 {
         self.rebuilds
+    }
+
+    /// How many calls so far refitted the kept pairs to a few proxies that left their fat
+    /// boxes, rather than rebuilding the grid (for tests/diagnostics).
+    pub fn refit_count(&self) -> u64 {
+        self.refits
     }
 
     /// Every overlapping pair of `proxies`, from a grid built for them.

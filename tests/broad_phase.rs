@@ -363,20 +363,22 @@ fn one_huge_body_does_not_set_the_cell_size() {
 }
 
 /// One broadphase over a jittering scene, call after call: the jitters stay inside the fat
-/// margin and are answered from the kept pairs, and every 5th call one change that must
-/// rebuild the grid: a proxy with pairs moves far away, goes to sleep (None), or loses its
-/// layer or its mask. Every answer matches brute force, and only the changes rebuild.
+/// margin and are answered from the kept pairs, and every 5th call one change: a proxy with
+/// pairs moves far away (refitted: its pairs found again, the others kept), or goes to sleep
+/// (None), or loses its layer or its mask (each rebuilds the grid). Every answer matches brute
+/// force, and only the changes refit or rebuild.
 #[test]
 fn kept_pairs_answer_moving_scenes_like_brute_force() {
     let mut rng = Rng(77);
     let mut scene = mixed_scene(5, 1500, Vec2::ZERO, 60.0);
     let mut home = scene.aabbs.clone();
     let mut bp = BroadPhase::new();
-    let mut changes = 0;
+    let (mut changes, mut moves) = (0, 0);
     for call in 1..=80 {
         let got = find(&mut bp, &scene);
         assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
         assert_eq!(bp.rebuild_count(), 1 + changes, "call {call}");
+        assert_eq!(bp.refit_count(), moves, "call {call}");
         for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
             if scene.kinds[i] != ProxyKind::Static {
                 let e = home.extents();
@@ -393,6 +395,8 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
                     let far = Vec2::new(1e4, 1e4);
                     home[a] = Aabb::new(home[a].min + far, home[a].max + far);
                     scene.aabbs[a] = home[a];
+                    moves += 1;
+                    continue;
                 }
                 1 => scene.kinds[a] = ProxyKind::None,
                 2 => scene.layers[a] = 0,
@@ -401,4 +405,33 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
             changes += 1;
         }
     }
+}
+
+/// A large box ploughing through a block of resting small ones (the smash scene's start): the
+/// few proxies that leave their fat boxes each call are refitted, never the whole grid
+/// rebuilt, and every answer matches brute force, pairs of two refitted proxies included.
+#[test]
+fn a_few_movers_refit_the_kept_pairs_like_brute_force() {
+    let mut scene = Scene::default();
+    let big = Vec2::new(-12.0, 0.0);
+    scene.push(boxed(big, 4.0, 4.0), ProxyKind::Dynamic);
+    // Overlaps the big box all along, so the two movers pair with each other too.
+    let mover = Vec2::new(-8.5, 3.5);
+    scene.push(boxed(mover, 0.3, 0.3), ProxyKind::Kinematic);
+    for i in 0..60 {
+        for j in 0..40 {
+            let c = Vec2::new(0.4 * i as f32, 0.4 * (j as f32 - 20.0));
+            scene.push(boxed(c, 0.2, 0.2), ProxyKind::Dynamic);
+        }
+    }
+    let mut bp = BroadPhase::new();
+    for call in 0..40 {
+        let t = call as f32;
+        scene.aabbs[0] = boxed(big + Vec2::new(0.9 * t, 0.0), 4.0, 4.0);
+        scene.aabbs[1] = boxed(mover + Vec2::new(0.9 * t, -0.1 * t), 0.3, 0.3);
+        let got = find(&mut bp, &scene);
+        assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
+        assert_eq!(bp.rebuild_count(), 1, "call {call}");
+    }
+    assert!(bp.refit_count() >= 30, "{} refits", bp.refit_count());
 }
