@@ -1,19 +1,20 @@
 //! Runs the solver's stages on the workers of the current rayon pool.
 //!
 //! Stages run one after another; the blocks of one stage touch disjoint data. The workers enter
-//! once per step and walk the stages together: each claims the next block of the current stage
-//! from a shared counter until none is left, then waits until every claimed block of the stage
-//! is done before moving on. A worker waits only for blocks in progress, never for another
-//! worker to arrive, so one that starts late (or is descheduled between blocks) holds nobody
-//! up: the others take its blocks.
+//! once per step and walk the stages together: each claims the next run of blocks of the
+//! current stage from a shared counter until none is left, then waits until every claimed
+//! block of the stage is done before moving on. A worker waits only for blocks in progress,
+//! never for another worker to arrive, so one that starts late (or is descheduled between
+//! runs) holds nobody up: the others take its blocks.
 //!
 //! Against a fork/join per stage (rayon's `into_par_iter` over each stage's blocks; about 120
 //! stages a step), on the 2-core target at 2 threads, alternating runs: large_pyramid's solver
 //! stage 1.59 -> 1.44 ms (median of 5), and 5.0 -> 3.1 ms (of 3) with another process busy on
-//! one core, where fork/join waits on workers that yielded their core. An earlier try of persistent workers that waited for
-//! each other at every stage was slower than fork/join: a barrier waits for the slowest worker
-//! to arrive, dynamic claiming does not. Claiming one block at a time was slower too (every
-//! claim moves the counter's cache line between cores), hence runs of blocks.
+//! one core, where fork/join waits on workers that yielded their core. An earlier try of
+//! persistent workers that waited for each other at every stage was slower than fork/join: a
+//! barrier waits for the slowest worker to arrive, dynamic claiming does not. Claiming one
+//! block at a time was slower too (every claim moves the counter's cache line between cores),
+//! hence runs of blocks.
 
 use crate::profile::zone;
 use rayon::prelude::*;
@@ -21,6 +22,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many times a worker spins on a stage still in progress before yielding its core.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+
+/// Claims per worker and stage: each claim takes a run of blocks, since every claim moves the
+/// shared counter's cache line between cores; a few per worker still balance the load.
+const CLAIMS_PER_THREAD: usize = 4;
 
 /// Claimed and finished blocks of one stage, on a cache line of their own so that workers
 /// claiming blocks of one stage do not slow those polling another.
@@ -63,10 +68,6 @@ pub(crate) fn run_stages(
     });
 }
 
-/// Claims per worker and stage: each claim takes a run of blocks, since every claim moves the
-/// shared counter's cache line between cores; a few per worker still balance the load.
-const CLAIMS_PER_THREAD: usize = 4;
-
 /// Claims and runs runs of `claim` blocks of `stage` until none is left, then waits for the
 /// other workers' blocks of the stage to finish.
 fn work_on(stage: usize, n: usize, claim: usize, p: &Progress, execute: &impl Fn(usize, usize)) {
@@ -83,8 +84,9 @@ fn work_on(stage: usize, n: usize, claim: usize, p: &Progress, execute: &impl Fn
         }
         finished += last - first;
     }
-    // Release: this worker's writes happen before any worker sees the stage complete.
-    let done = p.done.fetch_add(finished, Ordering::Release) + finished;
+    // Release: this worker's writes happen before any worker sees the stage complete; acquire:
+    // if this completes the stage, every other block's writes are visible here.
+    let done = p.done.fetch_add(finished, Ordering::AcqRel) + finished;
     let mut spins = 0;
     // Acquire: once complete, every block's writes are visible here.
     while done < n && p.done.load(Ordering::Acquire) < n {
