@@ -18,7 +18,7 @@
 
 use crate::profile::zone;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How many times a worker spins on a stage still in progress before yielding its core.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
@@ -58,19 +58,42 @@ pub(crate) fn run_stages(
         *p = Progress::default();
     }
     let progress = &progress[..blocks.len()];
+    let poisoned = AtomicBool::new(false);
     // One task per worker; a worker that picks up its task after the others have finished
     // finds every stage done and returns.
     (0..threads).into_par_iter().for_each(|_| {
+        let _poison = PoisonOnPanic(&poisoned);
         for (stage, (&n, p)) in blocks.iter().zip(progress).enumerate() {
             let claim = n.div_ceil(CLAIMS_PER_THREAD * threads).max(1);
-            work_on(stage, n, claim, p, &execute);
+            if !work_on(stage, n, claim, p, &poisoned, &execute) {
+                return;
+            }
         }
     });
 }
 
+/// Raises its flag when dropped by a panic, so that the workers waiting on a block that will
+/// never finish stop waiting, and rayon hands the panic on instead of hanging.
+struct PoisonOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for PoisonOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Claims and runs runs of `claim` blocks of `stage` until none is left, then waits for the
-/// other workers' blocks of the stage to finish.
-fn work_on(stage: usize, n: usize, claim: usize, p: &Progress, execute: &impl Fn(usize, usize)) {
+/// other workers' blocks of the stage to finish. False if a worker panicked meanwhile.
+fn work_on(
+    stage: usize,
+    n: usize,
+    claim: usize,
+    p: &Progress,
+    poisoned: &AtomicBool,
+    execute: &impl Fn(usize, usize),
+) -> bool {
     let mut finished = 0;
     loop {
         let first = p.claimed.fetch_add(claim, Ordering::Relaxed);
@@ -90,11 +113,80 @@ fn work_on(stage: usize, n: usize, claim: usize, p: &Progress, execute: &impl Fn
     let mut spins = 0;
     // Acquire: once complete, every block's writes are visible here.
     while done < n && p.done.load(Ordering::Acquire) < n {
+        if poisoned.load(Ordering::Relaxed) {
+            return false;
+        }
         spins += 1;
         if spins < SPINS_BEFORE_YIELD {
             std::hint::spin_loop();
         } else {
             std::thread::yield_now();
         }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block of every stage runs once, each stage after the one before it has finished.
+    #[test]
+    fn stages_run_in_order_and_every_block_once() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let blocks = [3, 0, 1, 17, 64, 2];
+        let runs: Vec<Vec<AtomicUsize>> = blocks
+            .iter()
+            .map(|&n| (0..n).map(|_| AtomicUsize::new(0)).collect())
+            .collect();
+        let finished: Vec<AtomicUsize> = blocks.iter().map(|_| AtomicUsize::new(0)).collect();
+        let mut progress = Vec::new();
+        pool.install(|| {
+            run_stages(&blocks, &mut progress, |stage, block| {
+                if stage > 0 {
+                    assert_eq!(
+                        finished[stage - 1].load(Ordering::SeqCst),
+                        blocks[stage - 1]
+                    );
+                }
+                runs[stage][block].fetch_add(1, Ordering::SeqCst);
+                finished[stage].fetch_add(1, Ordering::SeqCst);
+            })
+        });
+        for (stage, runs) in runs.iter().enumerate() {
+            for (block, count) in runs.iter().enumerate() {
+                assert_eq!(
+                    count.load(Ordering::SeqCst),
+                    1,
+                    "stage {stage} block {block}"
+                );
+            }
+        }
+    }
+
+    /// A panic in one block reaches the caller; the other worker, waiting for that block to
+    /// finish, does not hang.
+    #[test]
+    fn a_panicking_block_panics_the_caller_instead_of_hanging() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let blocks = [8, 8, 8];
+        let mut progress = Vec::new();
+        let result = pool.install(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_stages(&blocks, &mut progress, |stage, block| {
+                    if stage == 1 && block == 5 {
+                        panic!("block failed");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                })
+            }))
+        });
+        assert!(result.is_err());
     }
 }
