@@ -47,11 +47,39 @@ pub(crate) struct ConstraintGraph {
     pub lanes: Vec<[u32; LANES]>,
     /// Batch ranges of the non-empty colors, in solve order.
     pub color_batches: Vec<Range<usize>>,
+    /// What the colors were made from: per contact, its two body slots and whether each is
+    /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
+    /// same one (a resting scene), last step's colors and batches stand.
+    colored: Vec<ColoredPair>,
+}
+
+/// A contact as the coloring sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ColoredPair {
+    a: u32,
+    b: u32,
+    a_dynamic: bool,
+    b_dynamic: bool,
 }
 
 impl ConstraintGraph {
-    /// Colors `contacts` and packs the colors into batches.
+    /// Colors `contacts` and packs the colors into batches, unless they pair the same bodies
+    /// as last time.
     pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        let pair = |c: &Contact| ColoredPair {
+            a: c.a,
+            b: c.b,
+            a_dynamic: bodies.is_dynamic(c.a as usize),
+            b_dynamic: bodies.is_dynamic(c.b as usize),
+        };
+        let unchanged = self.colored.len() == contacts.len()
+            && contacts
+                .iter()
+                .zip(&self.colored)
+                .all(|(c, &p)| pair(c) == p);
+        if unchanged {
+            return;
+        }
         self.colors.resize_with(COLOR_COUNT, Vec::new);
         for color in &mut self.colors {
             color.clear();
@@ -59,24 +87,33 @@ impl ConstraintGraph {
         self.body_colors.clear();
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
+        let empty = ColoredPair {
+            a: 0,
+            b: 0,
+            a_dynamic: false,
+            b_dynamic: false,
+        };
+        self.colored.resize(contacts.len(), empty);
 
-        for (i, c) in contacts.iter().enumerate() {
-            let (a, b) = (c.a as usize, c.b as usize);
-            let (a_dynamic, b_dynamic) = (bodies.is_dynamic(a), bodies.is_dynamic(b));
-            let mask = |dynamic: bool, s: usize| if dynamic { self.body_colors[s] } else { 0 };
-            let free = !(mask(a_dynamic, a) | mask(b_dynamic, b)) & ALL_COLORS;
+        let body_colors = &mut self.body_colors;
+        for (i, (c, colored)) in contacts.iter().zip(&mut self.colored).enumerate() {
+            let p = pair(c);
+            *colored = p;
+            let (a, b) = (p.a as usize, p.b as usize);
+            let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
+            let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
             if free == 0 {
                 self.overflow.push(i as u32);
                 continue;
             }
-            let color = if a_dynamic && b_dynamic {
+            let color = if p.a_dynamic && p.b_dynamic {
                 free.trailing_zeros()
             } else {
                 31 - free.leading_zeros()
             };
-            for (dynamic, s) in [(a_dynamic, a), (b_dynamic, b)] {
+            for (dynamic, s) in [(p.a_dynamic, a), (p.b_dynamic, b)] {
                 if dynamic {
-                    self.body_colors[s] |= 1 << color;
+                    body_colors[s] |= 1 << color;
                 }
             }
             self.colors[color as usize].push(i as u32);
@@ -219,6 +256,40 @@ mod tests {
             if seed % 2 == 0 {
                 assert!(!graph.overflow.is_empty(), "dense graph should overflow");
             }
+        }
+    }
+
+    /// A build from the same contacts over bodies of the same kinds keeps last build's colors;
+    /// any change (other kinds for the same pairs, other pairs) colors afresh. Each build
+    /// matches a fresh graph's.
+    #[test]
+    fn a_repeated_build_keeps_its_colors_and_a_changed_one_colors_afresh() {
+        let (store, contacts) = random_graph(3, 200, 600);
+        let (other_kinds, _) = random_graph(4, 200, 1);
+        let kinds_differ = contacts
+            .iter()
+            .any(|c| store.is_dynamic(c.a as usize) != other_kinds.is_dynamic(c.a as usize));
+        assert!(
+            kinds_differ,
+            "the two stores should differ on some contact's body"
+        );
+        let result = |g: &ConstraintGraph| (g.lanes.clone(), g.color_batches.clone());
+        let fresh = |store: &BodyStore, contacts: &[Contact]| {
+            let mut g = ConstraintGraph::default();
+            g.build(contacts, store);
+            result(&g)
+        };
+        let mut graph = ConstraintGraph::default();
+        let steps = [
+            (&store, &contacts[..]),
+            (&store, &contacts[..]),
+            (&other_kinds, &contacts[..]),
+            (&store, &contacts[..300]),
+            (&store, &contacts[..]),
+        ];
+        for (i, (store, contacts)) in steps.into_iter().enumerate() {
+            graph.build(contacts, store);
+            assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
         }
     }
 }
