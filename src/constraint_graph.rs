@@ -54,7 +54,7 @@ pub(crate) struct ConstraintGraph {
 }
 
 /// A contact as the coloring sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct ColoredPair {
     a: u32,
     b: u32,
@@ -87,13 +87,7 @@ impl ConstraintGraph {
         self.body_colors.clear();
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
-        let empty = ColoredPair {
-            a: 0,
-            b: 0,
-            a_dynamic: false,
-            b_dynamic: false,
-        };
-        self.colored.resize(contacts.len(), empty);
+        self.colored.resize(contacts.len(), ColoredPair::default());
 
         let body_colors = &mut self.body_colors;
         for (i, (c, colored)) in contacts.iter().zip(&mut self.colored).enumerate() {
