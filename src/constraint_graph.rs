@@ -26,6 +26,8 @@ pub enum GraphColor {
     Color(usize),
     /// Fit no color: solved one at a time on one thread before the colors.
     Overflow,
+    /// In a small island of widely different masses, solved exactly by the direct solver.
+    Direct,
     /// A body was removed since the last step, so the coloring no longer matches the contacts.
     Unknown,
 }
@@ -60,23 +62,28 @@ struct ColoredPair {
     b: u32,
     a_dynamic: bool,
     b_dynamic: bool,
+    /// Left to the direct solver: takes no color.
+    direct: bool,
 }
 
 impl ConstraintGraph {
     /// Colors `contacts` and packs the colors into batches, unless they pair the same bodies
-    /// as last time.
-    pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore) {
-        let pair = |c: &Contact| ColoredPair {
+    /// as last time. Contacts marked in `direct` (empty: none) take no color: the direct
+    /// solver has them.
+    pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore, direct: &[bool]) {
+        let pair = |i: usize, c: &Contact| ColoredPair {
             a: c.a,
             b: c.b,
             a_dynamic: bodies.is_dynamic(c.a as usize),
             b_dynamic: bodies.is_dynamic(c.b as usize),
+            direct: direct.get(i).copied().unwrap_or(false),
         };
         let unchanged = self.colored.len() == contacts.len()
             && contacts
                 .iter()
                 .zip(&self.colored)
-                .all(|(c, &p)| pair(c) == p);
+                .enumerate()
+                .all(|(i, (c, &p))| pair(i, c) == p);
         if unchanged {
             return;
         }
@@ -91,8 +98,11 @@ impl ConstraintGraph {
 
         let body_colors = &mut self.body_colors;
         for (i, (c, colored)) in contacts.iter().zip(&mut self.colored).enumerate() {
-            let p = pair(c);
+            let p = pair(i, c);
             *colored = p;
+            if p.direct {
+                continue;
+            }
             let (a, b) = (p.a as usize, p.b as usize);
             let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
             let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
@@ -144,11 +154,17 @@ impl ConstraintGraph {
     /// its indices no longer name them. (Removal only drops contacts, so an unchanged count
     /// means unchanged indices.)
     pub fn contact_colors(&self, contact_count: usize) -> Option<Vec<GraphColor>> {
-        let colored: usize = self.colors.iter().map(Vec::len).sum();
-        if colored + self.overflow.len() != contact_count {
+        if self.colored.len() != contact_count {
             return None;
         }
-        let mut out = vec![GraphColor::Overflow; contact_count];
+        let mut out: Vec<GraphColor> = self
+            .colored
+            .iter()
+            .map(|p| match p.direct {
+                true => GraphColor::Direct,
+                false => GraphColor::Overflow,
+            })
+            .collect();
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
                 out[i as usize] = GraphColor::Color(k);
@@ -221,7 +237,7 @@ mod tests {
             };
             let (store, contacts) = random_graph(seed, bodies, pairs);
             let mut graph = ConstraintGraph::default();
-            graph.build(&contacts, &store);
+            graph.build(&contacts, &store, &[]);
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
@@ -270,7 +286,7 @@ mod tests {
         let result = |g: &ConstraintGraph| (g.lanes.clone(), g.color_batches.clone());
         let fresh = |store: &BodyStore, contacts: &[Contact]| {
             let mut g = ConstraintGraph::default();
-            g.build(contacts, store);
+            g.build(contacts, store, &[]);
             result(&g)
         };
         let mut graph = ConstraintGraph::default();
@@ -282,7 +298,7 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
-            graph.build(contacts, store);
+            graph.build(contacts, store, &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
         }
     }

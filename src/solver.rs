@@ -9,6 +9,8 @@
 use crate::body::BodyStore;
 use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
+use crate::direct_islands::DirectIslands;
+use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
@@ -52,6 +54,8 @@ enum BodyOp {
 enum Stage {
     /// Blocks of `BODIES_PER_BLOCK` bodies.
     Bodies(BodyOp),
+    /// One block per island of the direct solver.
+    Direct(DirectOp),
     /// Blocks of `per_block` batches of `start..end`.
     Contacts {
         op: ContactOp,
@@ -124,13 +128,20 @@ pub(crate) struct Solver {
     /// Whether any contact of the step has a restitution above zero; without one the step has
     /// no restitution stages.
     bouncy: bool,
+    /// The islands solved exactly instead of by the batches.
+    direct: DirectSolver,
 }
+
+/// `contact_lane` of a contact that the direct solver has.
+const NO_LANE: u32 = u32::MAX;
 
 /// What one step solves.
 pub(crate) struct StepInput<'a> {
     pub bodies: &'a mut BodyStore,
     pub contacts: &'a mut [Contact],
     pub graph: &'a ConstraintGraph,
+    /// The contacts the graph left to the direct solver.
+    pub direct: &'a DirectIslands,
     pub settings: &'a WorldSettings,
     /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
     /// these get a state: sleeping and static bodies cost the solver nothing.
@@ -146,6 +157,7 @@ impl Solver {
             bodies,
             contacts,
             graph,
+            direct,
             settings,
             moving,
             dt,
@@ -163,7 +175,7 @@ impl Solver {
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving);
-        self.pack(contacts, graph, bodies, settings, h);
+        self.pack(contacts, graph, direct, bodies, settings, h);
         self.plan(graph, settings);
 
         let solve = SolveParams {
@@ -176,6 +188,12 @@ impl Solver {
             ..solve
         };
         let threshold = settings.restitution_threshold;
+        let direct_params = DirectParams {
+            inv_h,
+            linear_slop: settings.linear_slop,
+            restitution_threshold: threshold,
+        };
+        let islands = self.direct.islands();
         let body_count = self.states.len();
         let states = States::new(&mut self.states);
         let batches = BatchPtr(self.batches.as_mut_ptr());
@@ -191,6 +209,9 @@ impl Solver {
             // workers touch the same data at once; a stage ends before the next begins.
             unsafe {
                 match stages[stage] {
+                    Stage::Direct(op) => {
+                        DirectSolver::run(islands, block, op, states, &direct_params)
+                    }
                     Stage::Bodies(op) => {
                         let start = block * BODIES_PER_BLOCK;
                         let len = BODIES_PER_BLOCK.min(body_count - start);
@@ -260,6 +281,7 @@ impl Solver {
 
         zone!("store impulses");
         self.store_impulses(contacts);
+        self.direct.store_impulses(contacts);
     }
 
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
@@ -380,6 +402,7 @@ impl Solver {
         &mut self,
         contacts: &[Contact],
         graph: &ConstraintGraph,
+        direct: &DirectIslands,
         bodies: &BodyStore,
         settings: &WorldSettings,
         h: f32,
@@ -421,9 +444,31 @@ impl Solver {
                 batch.restitution.iter().any(|&e| e > 0.0)
             })
             .reduce(|| false, |a, b| a | b);
+        self.bouncy |= direct
+            .contacts
+            .iter()
+            .any(|&ci| contacts[ci as usize].restitution > 0.0);
+
+        let softness = |c: &Contact| {
+            let s = params.softness(c, bodies);
+            (
+                s.bias_rate,
+                params
+                    .push
+                    .of(state_of[c.a as usize], state_of[c.b as usize]),
+            )
+        };
+        self.direct.load(
+            direct,
+            contacts,
+            bodies,
+            state_of,
+            States::new(&mut self.states),
+            &softness,
+        );
 
         self.contact_lane.clear();
-        self.contact_lane.resize(contacts.len(), 0);
+        self.contact_lane.resize(contacts.len(), NO_LANE);
         for (b, lanes) in graph.lanes.iter().enumerate() {
             for (l, &ci) in lanes.iter().enumerate() {
                 if ci != EMPTY_LANE {
@@ -459,6 +504,7 @@ impl Solver {
             }
         };
         let stages = &mut self.stages;
+        let direct = self.direct.len() > 0;
         // Prepare only reads body states: all batches at once.
         stages.push(Stage::Contacts {
             op: ContactOp::Prepare,
@@ -472,18 +518,29 @@ impl Solver {
             for _ in 0..settings.solve_iterations {
                 contacts(stages, ContactOp::Solve);
             }
+            if direct {
+                stages.push(Stage::Direct(DirectOp::Solve));
+            }
             stages.push(Stage::Bodies(BodyOp::IntegratePositions));
             contacts(stages, ContactOp::Relax);
+            if direct {
+                stages.push(Stage::Direct(DirectOp::Relax));
+            }
         }
         if self.bouncy {
             contacts(stages, ContactOp::Restitution);
+            if direct {
+                stages.push(Stage::Direct(DirectOp::Restitution));
+            }
         }
 
         let bodies = self.states.len();
+        let islands = self.direct.len();
         self.blocks.clear();
         self.blocks
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => bodies.div_ceil(BODIES_PER_BLOCK),
+                Stage::Direct(_) => islands,
                 Stage::Contacts {
                     start,
                     end,
@@ -499,6 +556,7 @@ impl Solver {
             .par_iter_mut()
             .zip(self.contact_lane.par_iter())
             .with_min_len(BATCHES_PER_BLOCK * LANES)
+            .filter(|(_, &at)| at != NO_LANE)
             .for_each(|(c, &at)| {
                 let (b, l) = (at as usize / LANES, at as usize % LANES);
                 let m = &mut c.manifold;
@@ -528,6 +586,17 @@ struct PushCap<'a> {
     deep_contacts: &'a [AtomicU32],
 }
 
+impl PackParams<'_> {
+    /// The soft coefficients of a contact: stiffer against a body that cannot move.
+    fn softness(&self, c: &Contact, bodies: &BodyStore) -> Softness {
+        if bodies.inv_mass[c.a as usize] == 0.0 || bodies.inv_mass[c.b as usize] == 0.0 {
+            self.rigid_soft
+        } else {
+            self.soft
+        }
+    }
+}
+
 impl PushCap<'_> {
     /// The cap of one contact between solver states `a` and `b` (`NULL_BODY` for static
     /// bodies): the cap shared evenly among the deep contacts of the busier body. Gauss-Seidel
@@ -552,11 +621,7 @@ fn pack_lane(
     state_of: &[u32],
     params: &PackParams,
 ) {
-    let PackParams {
-        soft,
-        rigid_soft,
-        push,
-    } = params;
+    let push = &params.push;
     let (a, b) = (c.a as usize, c.b as usize);
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
@@ -569,11 +634,7 @@ fn pack_lane(
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
     batch.inv_mass_b[l] = bodies.inv_mass[b];
     batch.inv_inertia_b[l] = bodies.inv_inertia[b];
-    let s = if bodies.inv_mass[a] == 0.0 || bodies.inv_mass[b] == 0.0 {
-        rigid_soft
-    } else {
-        soft
-    };
+    let s = params.softness(c, bodies);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
     batch.max_push[l] = push.of(state_of[a], state_of[b]);

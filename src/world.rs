@@ -6,6 +6,7 @@ use crate::compound::ShapePairs;
 use crate::constraint_graph::ConstraintGraph;
 use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::contact_events::ContactLog;
+use crate::direct_islands::DirectIslands;
 use crate::error::Error;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
@@ -168,6 +169,8 @@ pub struct World {
     pub(crate) events: ContactLog,
     pub(crate) sleep: Sleep,
     pub(crate) graph: ConstraintGraph,
+    /// The small islands of widely different masses, solved exactly.
+    direct: DirectIslands,
     pub(crate) solver: Solver,
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
@@ -200,6 +203,7 @@ impl World {
             events: ContactLog::default(),
             sleep: Sleep::default(),
             graph: ConstraintGraph::default(),
+            direct: DirectIslands::default(),
             solver: Solver::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
@@ -252,7 +256,7 @@ impl World {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread
             // wake-ups per step on a 2-core machine.
-            self.graph.build(&[], &self.bodies);
+            self.graph.build(&[], &self.bodies, &[]);
             self.profile = Profile::default();
             return Ok(());
         }
@@ -323,7 +327,10 @@ impl World {
 
         {
             zone!("coloring");
-            self.graph.build(&self.contacts.contacts, &self.bodies);
+            let contacts = &self.contacts.contacts;
+            self.direct.find(contacts, &self.bodies);
+            self.graph
+                .build(contacts, &self.bodies, &self.direct.is_direct);
         }
         let coloring = clock.lap();
 
@@ -333,6 +340,7 @@ impl World {
                 bodies: &mut self.bodies,
                 contacts: &mut self.contacts.contacts,
                 graph: &self.graph,
+                direct: &self.direct,
                 settings: &self.settings,
                 moving: &self.sleep.moving,
                 dt,

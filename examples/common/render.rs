@@ -36,6 +36,8 @@ pub const CONTACT: Rgb = [210, 20, 20];
 pub const NORMAL: Rgb = [20, 140, 40];
 /// Contact points whose constraint fit no graph color.
 pub const OVERFLOW: Rgb = [0, 0, 0];
+/// Contact points of an island the direct solver solved.
+pub const DIRECT: Rgb = [120, 120, 120];
 /// Contact points whose color is unknown (a body was removed since the last step).
 pub const UNKNOWN: Rgb = [255, 255, 255];
 
@@ -406,6 +408,7 @@ impl DebugDraw for Painter {
             match c.color {
                 GraphColor::Color(k) => graph_color(k),
                 GraphColor::Overflow => OVERFLOW,
+                GraphColor::Direct => DIRECT,
                 GraphColor::Unknown => UNKNOWN,
             }
         } else {
