@@ -4,7 +4,9 @@
 //! Every stage walks the overflow set on one thread, then the colors in order; the batches of
 //! one color go to the rayon workers. Within a color no dynamic body appears twice, so the
 //! workers' order cannot change any result: output is identical for any thread count, and for
-//! both backends, whose kernels do the same float operations per lane.
+//! both backends, whose kernels do the same float operations per lane. Small islands of widely
+//! different masses are not in the colors: the direct solver gives each an exact solve beside
+//! the colored solve and relax stages (see `direct_solver`).
 
 use crate::body::BodyStore;
 use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
@@ -204,9 +206,10 @@ impl Solver {
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, block| {
-            // SAFETY: the blocks of one stage cover disjoint batches or bodies, and within a
-            // color no dynamic body appears in two batches (the coloring invariant), so no two
-            // workers touch the same data at once; a stage ends before the next begins.
+            // SAFETY: the blocks of one stage cover disjoint batches, bodies or direct islands;
+            // within a color no dynamic body appears in two batches (the coloring invariant),
+            // and a direct island's dynamic bodies appear in no batch, so no two workers touch
+            // the same data at once; a stage ends before the next begins.
             unsafe {
                 match stages[stage] {
                     Stage::Direct(op) => {
@@ -397,7 +400,8 @@ impl Solver {
             });
     }
 
-    /// Fills the batches with the contacts' data and the contact-to-lane map.
+    /// Fills the batches with the contacts' data and the contact-to-lane map, and hands the
+    /// direct islands their contacts.
     fn pack(
         &mut self,
         contacts: &[Contact],
@@ -481,7 +485,8 @@ impl Solver {
     /// Lists the stages of the step and their block counts: prepare; per substep integrate
     /// velocities, warm start, solve (`solve_iterations` times), integrate positions, relax;
     /// then restitution, if any contact bounces. Every contact stage is the overflow set (one
-    /// block, so one thread solves it in order) followed by the colors in order.
+    /// block, so one thread solves it in order) followed by the colors in order. With direct
+    /// islands, each solve, relax and restitution is followed by theirs (one block each).
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings) {
         self.stages.clear();
         let contacts = |stages: &mut Vec<Stage>, op| {
