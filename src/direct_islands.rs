@@ -11,6 +11,7 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
+use crate::island::find_root;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -82,7 +83,10 @@ impl DirectIslands {
 
         for c in contacts {
             if dynamic(c.a) && dynamic(c.b) {
-                let (ra, rb) = (root(&mut self.parent, c.a), root(&mut self.parent, c.b));
+                let (ra, rb) = (
+                    find_root(&mut self.parent, c.a),
+                    find_root(&mut self.parent, c.b),
+                );
                 if ra != rb {
                     // Union by size: the smaller tree goes under the larger.
                     let (big, small) = if self.bodies[ra as usize] >= self.bodies[rb as usize] {
@@ -156,21 +160,11 @@ impl DirectIslands {
         } else {
             c.a
         };
-        root(&mut self.parent, s)
+        find_root(&mut self.parent, s)
     }
 
     /// Number of islands solved directly this step.
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
-}
-
-/// The root of `i`'s tree, halving the path on the way.
-fn root(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let up = parent[parent[i as usize] as usize];
-        parent[i as usize] = up;
-        i = up;
-    }
-    i
 }

@@ -18,6 +18,18 @@ use crate::contact::Contact;
 
 const NONE: u32 = u32::MAX;
 
+/// The root of `slot`'s tree in a union-find forest of parent links (a root is its own
+/// parent); path halving keeps later finds short.
+pub(crate) fn find_root(parent: &mut [u32], slot: u32) -> u32 {
+    let mut s = slot;
+    while parent[s as usize] != s {
+        let grandparent = parent[parent[s as usize] as usize];
+        parent[s as usize] = grandparent;
+        s = grandparent;
+    }
+    s
+}
+
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
 #[derive(Default)]
 pub(crate) struct Islands {
@@ -47,15 +59,9 @@ impl Islands {
         self.split_pending[slot] = false;
     }
 
-    /// The root slot of the island of `slot` (path halving keeps later finds short).
+    /// The root slot of the island of `slot`.
     pub fn find(&mut self, slot: u32) -> u32 {
-        let mut s = slot;
-        while self.parent[s as usize] != s {
-            let grandparent = self.parent[self.parent[s as usize] as usize];
-            self.parent[s as usize] = grandparent;
-            s = grandparent;
-        }
-        s
+        find_root(&mut self.parent, slot)
     }
 
     /// Whether the island rooted at `root` lost a contact since it was last known connected.
