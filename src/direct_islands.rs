@@ -44,7 +44,7 @@ pub(crate) struct DirectIslands {
     /// Union-find over body slots.
     parent: Vec<u32>,
     /// Per root: dynamic bodies, contact points, and whether a contact exceeds the mass ratio.
-    bodies: Vec<u32>,
+    body_count: Vec<u32>,
     points: Vec<u32>,
     uneven: Vec<bool>,
     /// Per contact: the root of its island.
@@ -72,11 +72,11 @@ impl DirectIslands {
         let n = bodies.slots();
         self.parent.clear();
         self.parent.extend(0..n as u32);
-        for list in [&mut self.bodies, &mut self.points] {
+        for list in [&mut self.body_count, &mut self.points] {
             list.clear();
             list.resize(n, 0);
         }
-        self.bodies.fill(1);
+        self.body_count.fill(1);
         self.uneven.clear();
         self.uneven.resize(n, false);
         let dynamic = |s: u32| bodies.inv_mass[s as usize] > 0.0;
@@ -89,13 +89,14 @@ impl DirectIslands {
                 );
                 if ra != rb {
                     // Union by size: the smaller tree goes under the larger.
-                    let (big, small) = if self.bodies[ra as usize] >= self.bodies[rb as usize] {
-                        (ra, rb)
-                    } else {
-                        (rb, ra)
-                    };
+                    let (big, small) =
+                        if self.body_count[ra as usize] >= self.body_count[rb as usize] {
+                            (ra, rb)
+                        } else {
+                            (rb, ra)
+                        };
                     self.parent[small as usize] = big;
-                    self.bodies[big as usize] += self.bodies[small as usize];
+                    self.body_count[big as usize] += self.body_count[small as usize];
                 }
             }
         }
@@ -114,7 +115,7 @@ impl DirectIslands {
             }
         }
         let small = |r: usize, islands: &Self| {
-            islands.bodies[r] as usize <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS
+            islands.body_count[r] as usize <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS
         };
         if !self.uneven_roots.iter().any(|&r| small(r as usize, self)) {
             return;
