@@ -53,6 +53,12 @@ const TILE_CONTACTS: usize = 1024;
 /// `tile_of` of a contact whose component is too large for a tile.
 const NO_TILE: u32 = u32::MAX;
 
+/// Colorings after one whose tiles held under half the colored contacts that do not look for
+/// tiles. The search costs about as much as the coloring itself (a union-find over the
+/// contacts), more than tiles save where most contacts are in one large pile, and such a
+/// world seldom breaks into small piles at once.
+const TILE_RETRY: u32 = 30;
+
 /// The colors of the last step and their packing into batches of `LANES` contacts.
 #[derive(Default)]
 pub(crate) struct ConstraintGraph {
@@ -78,11 +84,14 @@ pub(crate) struct ConstraintGraph {
     pub tile_body_ranges: Vec<Range<usize>>,
     /// Per contact its tile, or `NO_TILE`.
     tile_of: Vec<u32>,
+    /// Colorings left that skip the search for tiles (see `TILE_RETRY`).
+    skip_tiles: u32,
     /// Tests turn tiles off to compare with the order of the world's stages.
     #[cfg(test)]
     pub no_tiles: bool,
-    /// Scratch of the packing: union-find parents, per root its contact count and its tile
-    /// (per body slot), and the sort of the contacts by (tile, color).
+    /// Scratch of the packing, per body slot: union-find parents, tree sizes then each root's
+    /// tile, each root's contact count then each slot's tile; and the sort of the contacts by
+    /// (tile, color).
     parent: Vec<u32>,
     root_count: Vec<u32>,
     root_tile: Vec<u32>,
@@ -166,7 +175,23 @@ impl ConstraintGraph {
             }
             self.colors[color as usize].push(i as u32);
         }
-        self.assign_tiles(bodies.slots());
+        if self.skip_tiles > 0 {
+            self.skip_tiles -= 1;
+            self.tile_of.clear();
+            self.tile_of.resize(contacts.len(), NO_TILE);
+            self.tile_bodies.clear();
+            self.tile_body_ranges.clear();
+        } else {
+            self.assign_tiles(bodies.slots());
+            let colored: usize = self.colors.iter().map(Vec::len).sum();
+            let tiled = self.colors.iter().flatten();
+            let tiled = tiled
+                .filter(|&&i| self.tile_of[i as usize] != NO_TILE)
+                .count();
+            if tiled * 2 < colored {
+                self.skip_tiles = TILE_RETRY;
+            }
+        }
         self.pack();
     }
 
@@ -177,12 +202,25 @@ impl ConstraintGraph {
         let parent = &mut self.parent;
         parent.clear();
         parent.extend(0..slots as u32);
+        // Union by size (`root_tile` holds the sizes for now) keeps the trees shallow; ties go
+        // to the smaller slot, so the forest depends on the contacts alone.
+        let size = &mut self.root_tile;
+        size.clear();
+        size.resize(slots, 1);
         let colored = |p: &ColoredPair| !p.direct && (p.a_dynamic || p.b_dynamic);
         for p in self.colored.iter().filter(|p| colored(p)) {
             if p.a_dynamic && p.b_dynamic {
                 let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
-                // The smaller slot becomes the root: the forest depends on the contacts alone.
-                parent[ra.max(rb) as usize] = ra.min(rb);
+                if ra != rb {
+                    let (sa, sb) = (size[ra as usize], size[rb as usize]);
+                    let (big, small) = if sa > sb || (sa == sb && ra < rb) {
+                        (ra, rb)
+                    } else {
+                        (rb, ra)
+                    };
+                    parent[small as usize] = big;
+                    size[big as usize] = sa + sb;
+                }
             }
         }
         // Per contact its component's root (parked in `tile_of`), per root its contact count.
@@ -237,18 +275,19 @@ impl ConstraintGraph {
             }
             *tile = self.root_tile[root];
         }
-        // The tiles' bodies, by a counting sort of the slots on their tile.
+        // The tiles' bodies, by a counting sort of the slots on their tile (`root_count` now
+        // holds each slot's tile, or UNSET).
         let tiles = tiles as usize;
         self.tile_body_ranges.clear();
         self.tile_body_ranges.resize(tiles, 0..0);
-        let tile_of_body = |parent: &mut [u32], root_tile: &[u32], s: usize| {
-            let tile = root_tile[find_root(parent, s as u32) as usize];
-            (tile < UNSET).then_some(tile as usize)
-        };
         for s in 0..slots {
-            if let Some(t) = tile_of_body(parent, &self.root_tile, s) {
-                self.tile_body_ranges[t].end += 1;
+            let tile = self.root_tile[find_root(parent, s as u32) as usize];
+            // Both kinds of "no tile" read UNSET here.
+            let tile = tile.min(UNSET);
+            if tile != UNSET {
+                self.tile_body_ranges[tile as usize].end += 1;
             }
+            self.root_count[s] = tile;
         }
         let mut start = 0;
         for range in &mut self.tile_body_ranges {
@@ -258,9 +297,9 @@ impl ConstraintGraph {
         }
         self.tile_bodies.clear();
         self.tile_bodies.resize(start, 0);
-        for s in 0..slots {
-            if let Some(t) = tile_of_body(parent, &self.root_tile, s) {
-                let at = &mut self.tile_body_ranges[t].end;
+        for (s, &tile) in self.root_count.iter().enumerate() {
+            if tile != UNSET {
+                let at = &mut self.tile_body_ranges[tile as usize].end;
                 self.tile_bodies[*at] = s as u32;
                 *at += 1;
             }
@@ -279,9 +318,48 @@ impl ConstraintGraph {
             lanes[0] = i;
             self.lanes.push(lanes);
         }
-        // Counting sort of the colored contacts by (tile, color), the large components' colors
-        // last, keeping contact order within each key. `key_start[k]` counts, then is the
-        // cursor that places key k's contacts, and ends as the end of key k.
+        let tiles = self.tile_body_ranges.len();
+        if tiles > 0 {
+            self.sort_by_tile();
+        }
+        for tile in 0..=tiles {
+            let first_color = self.tile_colors.len();
+            for k in 0..COLOR_COUNT {
+                // Without tiles, the colors themselves.
+                let contacts = match tiles {
+                    0 => &self.colors[k][..],
+                    _ => {
+                        let at = tile * COLOR_COUNT + k;
+                        let first = at.checked_sub(1).map_or(0, |prev| self.key_start[prev]);
+                        &self.sorted[first as usize..self.key_start[at] as usize]
+                    }
+                };
+                if contacts.is_empty() {
+                    continue;
+                }
+                let first_batch = self.lanes.len();
+                for chunk in contacts.chunks(LANES) {
+                    let mut lanes = [EMPTY_LANE; LANES];
+                    lanes[..chunk.len()].copy_from_slice(chunk);
+                    self.lanes.push(lanes);
+                }
+                let batches = first_batch..self.lanes.len();
+                if tile < tiles {
+                    self.tile_colors.push(batches);
+                } else {
+                    self.color_batches.push(batches);
+                }
+            }
+            if tile < tiles {
+                self.tiles.push(first_color..self.tile_colors.len());
+            }
+        }
+    }
+
+    /// Counting sort of the colored contacts into `sorted` by (tile, color), the colors of
+    /// contacts in no tile last, keeping contact order within each key. `key_start[k]` counts,
+    /// then is the cursor that places key k's contacts, and ends as the end of key k.
+    fn sort_by_tile(&mut self) {
         let tiles = self.tile_body_ranges.len();
         let key = |tile: u32, color: usize| match tile {
             NO_TILE => tiles * COLOR_COUNT + color,
@@ -305,32 +383,6 @@ impl ConstraintGraph {
                 let at = &mut self.key_start[key(self.tile_of[i as usize], k)];
                 self.sorted[*at as usize] = i;
                 *at += 1;
-            }
-        }
-        for tile in 0..=tiles {
-            let first_color = self.tile_colors.len();
-            for k in 0..COLOR_COUNT {
-                let at = tile * COLOR_COUNT + k;
-                let first = at.checked_sub(1).map_or(0, |prev| self.key_start[prev]);
-                let contacts = first as usize..self.key_start[at] as usize;
-                if contacts.is_empty() {
-                    continue;
-                }
-                let first_batch = self.lanes.len();
-                for chunk in self.sorted[contacts].chunks(LANES) {
-                    let mut lanes = [EMPTY_LANE; LANES];
-                    lanes[..chunk.len()].copy_from_slice(chunk);
-                    self.lanes.push(lanes);
-                }
-                let batches = first_batch..self.lanes.len();
-                if tile < tiles {
-                    self.tile_colors.push(batches);
-                } else {
-                    self.color_batches.push(batches);
-                }
-            }
-            if tile < tiles {
-                self.tiles.push(first_color..self.tile_colors.len());
             }
         }
     }
@@ -529,7 +581,8 @@ mod tests {
             kinds_differ,
             "the two stores should differ on some contact's body"
         );
-        let result = |g: &ConstraintGraph| (g.lanes.clone(), g.color_batches.clone());
+        // The colors; the packing may differ, as a build may skip the search for tiles.
+        let result = |g: &ConstraintGraph| g.contact_colors(g.colored.len());
         let fresh = |store: &BodyStore, contacts: &[Contact]| {
             let mut g = ConstraintGraph::default();
             g.build(contacts, store, &[]);

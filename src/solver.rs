@@ -780,26 +780,26 @@ mod tests {
                 }
             }
         };
-        for k in 0..16 {
-            pyramid(&mut world, -150.0 + 9.0 * k as f32, 8);
+        for k in 0..24 {
+            pyramid(&mut world, -190.0 + 9.0 * k as f32, 8);
         }
-        pyramid(&mut world, 10.0, 30);
+        pyramid(&mut world, 40.0, 28);
         let paddle = BodyDef::kinematic()
-            .position(Vec2::new(-151.0, 1.0))
+            .position(Vec2::new(-191.0, 1.0))
             .linear_velocity(Vec2::new(0.5, 0.0));
         world.add_body(paddle, boxed(1.0)).unwrap();
         // Restitution mixes by the minimum: the ball bounces off another bouncy ball.
         let bouncy = ShapeDef::new(Shape::circle(0.3)).restitution(0.7);
         for y in [0.3, 4.0] {
-            let ball = BodyDef::dynamic().position(Vec2::new(-160.0, y));
+            let ball = BodyDef::dynamic().position(Vec2::new(-198.0, y));
             world.add_body(ball, bouncy.clone()).unwrap();
         }
-        let light = BodyDef::dynamic().position(Vec2::new(60.0, 0.5));
+        let light = BodyDef::dynamic().position(Vec2::new(80.0, 0.5));
         world.add_body(light, boxed(0.5)).unwrap();
-        let heavy = BodyDef::dynamic().position(Vec2::new(60.0, 1.5));
+        let heavy = BodyDef::dynamic().position(Vec2::new(80.0, 1.5));
         world.add_body(heavy, boxed(0.5).density(100.0)).unwrap();
         for k in 0..5 {
-            let p = Vec2::new(70.0 + 2.0 * k as f32, 3.0 + k as f32);
+            let p = Vec2::new(90.0 + 2.0 * k as f32, 3.0 + k as f32);
             world
                 .add_body(
                     BodyDef::dynamic().position(p),
