@@ -50,7 +50,7 @@ pub(crate) const EMPTY_LANE: u32 = u32::MAX;
 /// bodies fit a core's L2 cache (512 KiB on the smallest we measured on) several times over.
 const TILE_CONTACTS: usize = 1024;
 
-/// `tile_of` of a contact whose component is too large for a tile.
+/// The tile of a body or contact whose component is too large for a tile.
 const NO_TILE: u32 = u32::MAX;
 
 /// Colorings after one whose tiles held under half the colored contacts that do not look for
@@ -67,7 +67,8 @@ pub(crate) struct ConstraintGraph {
     /// Contact indices that fit no color.
     pub overflow: Vec<u32>,
     /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
-    /// first free color is then one bit scan of its two bodies' masks.
+    /// first free color is then one bit scan of its two bodies' masks. Once the colors are
+    /// made, the union-find parents of the search for tiles.
     body_colors: Vec<u32>,
     /// Contact index of each lane of each batch: overflow batches first, one contact each,
     /// then the tiles, then the colors of the large components.
@@ -82,18 +83,15 @@ pub(crate) struct ConstraintGraph {
     pub tile_bodies: Vec<u32>,
     /// Per tile, its range of `tile_bodies`.
     pub tile_body_ranges: Vec<Range<usize>>,
-    /// Per contact its tile, or `NO_TILE`.
-    tile_of: Vec<u32>,
+    /// Per body slot its tile, or `NO_TILE`; per root its contact count during the search.
+    slot_tile: Vec<u32>,
     /// Colorings left that skip the search for tiles (see `TILE_RETRY`).
     skip_tiles: u32,
     /// Tests turn tiles off to compare with the order of the world's stages.
     #[cfg(test)]
     pub no_tiles: bool,
-    /// Scratch of the packing, per body slot: union-find parents, tree sizes then each root's
-    /// tile, each root's contact count then each slot's tile; and the sort of the contacts by
-    /// (tile, color).
-    parent: Vec<u32>,
-    root_count: Vec<u32>,
+    /// Scratch of the search, per body slot: tree sizes, then each root's tile; and the sort
+    /// of the contacts by (tile, color).
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
     sorted: Vec<u32>,
@@ -177,17 +175,14 @@ impl ConstraintGraph {
         }
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
-            self.tile_of.clear();
-            self.tile_of.resize(contacts.len(), NO_TILE);
+            self.slot_tile.clear();
             self.tile_bodies.clear();
             self.tile_body_ranges.clear();
         } else {
             self.assign_tiles(bodies.slots());
             let colored: usize = self.colors.iter().map(Vec::len).sum();
             let tiled = self.colors.iter().flatten();
-            let tiled = tiled
-                .filter(|&&i| self.tile_of[i as usize] != NO_TILE)
-                .count();
+            let tiled = tiled.filter(|&&i| self.contact_tile(i) != NO_TILE).count();
             if tiled * 2 < colored {
                 self.skip_tiles = TILE_RETRY;
             }
@@ -195,11 +190,11 @@ impl ConstraintGraph {
         self.pack();
     }
 
-    /// Sets `tile_of` for every contact: components (dynamic bodies joined by colored
-    /// contacts) of at most `TILE_CONTACTS` contacts fill tiles in the order their first contact
-    /// comes, each tile up to that many contacts; the others get `NO_TILE`.
+    /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
+    /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
+    /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
     fn assign_tiles(&mut self, slots: usize) {
-        let parent = &mut self.parent;
+        let parent = &mut self.body_colors;
         parent.clear();
         parent.extend(0..slots as u32);
         // Union by size (`root_tile` holds the sizes for now) keeps the trees shallow; ties go
@@ -223,71 +218,73 @@ impl ConstraintGraph {
                 }
             }
         }
-        // Per contact its component's root (parked in `tile_of`), per root its contact count.
-        self.root_count.clear();
-        self.root_count.resize(slots, 0);
-        self.tile_of.clear();
+        // A colored contact's component: the root of its dynamic body (either, if both).
+        let root_of = |parent: &mut [u32], p: &ColoredPair| match (colored(p), p.a_dynamic) {
+            (false, _) => None,
+            (true, true) => Some(find_root(parent, p.a) as usize),
+            (true, false) => Some(find_root(parent, p.b) as usize),
+        };
+        // Per root its contact count (in `slot_tile` for now).
+        let count = &mut self.slot_tile;
+        count.clear();
+        count.resize(slots, 0);
         for p in &self.colored {
-            let root = match (colored(p), p.a_dynamic) {
-                (false, _) => NO_TILE,
-                (true, true) => find_root(parent, p.a),
-                (true, false) => find_root(parent, p.b),
-            };
-            if root != NO_TILE {
-                self.root_count[root as usize] += 1;
+            if let Some(root) = root_of(parent, p) {
+                count[root] += 1;
             }
-            self.tile_of.push(root);
         }
         // Components that must stay with the world's stages count as too large.
         let too_large = TILE_CONTACTS as u32 + 1;
         #[cfg(test)]
         if self.no_tiles {
-            self.root_count.fill(too_large);
+            count.fill(too_large);
         }
-        for (p, &root) in self.colored.iter().zip(&self.tile_of) {
-            if p.kinematic && root != NO_TILE {
-                self.root_count[root as usize] = too_large;
+        for p in self.colored.iter().filter(|p| p.kinematic) {
+            if let Some(root) = root_of(parent, p) {
+                count[root] = too_large;
             }
         }
         for &i in &self.overflow {
-            let root = self.tile_of[i as usize];
-            self.root_count[root as usize] = too_large;
+            if let Some(root) = root_of(parent, &self.colored[i as usize]) {
+                count[root] = too_large;
+            }
         }
         // Each root gets its tile at its first contact.
         const UNSET: u32 = NO_TILE - 1;
         self.root_tile.clear();
         self.root_tile.resize(slots, UNSET);
         let (mut tiles, mut filled) = (0u32, TILE_CONTACTS);
-        for tile in self.tile_of.iter_mut().filter(|t| **t != NO_TILE) {
-            let root = *tile as usize;
+        for p in &self.colored {
+            let Some(root) = root_of(parent, p) else {
+                continue;
+            };
             if self.root_tile[root] == UNSET {
-                let count = self.root_count[root] as usize;
-                self.root_tile[root] = if count > TILE_CONTACTS {
+                let n = count[root] as usize;
+                self.root_tile[root] = if n > TILE_CONTACTS {
                     NO_TILE
                 } else {
-                    if filled + count > TILE_CONTACTS {
+                    if filled + n > TILE_CONTACTS {
                         tiles += 1;
                         filled = 0;
                     }
-                    filled += count;
+                    filled += n;
                     tiles - 1
                 };
             }
-            *tile = self.root_tile[root];
         }
-        // The tiles' bodies, by a counting sort of the slots on their tile (`root_count` now
-        // holds each slot's tile, or UNSET).
+        // Each slot's tile, and the tiles' bodies by a counting sort of the slots on it.
         let tiles = tiles as usize;
         self.tile_body_ranges.clear();
         self.tile_body_ranges.resize(tiles, 0..0);
         for s in 0..slots {
-            let tile = self.root_tile[find_root(parent, s as u32) as usize];
-            // Both kinds of "no tile" read UNSET here.
-            let tile = tile.min(UNSET);
-            if tile != UNSET {
+            let tile = match self.root_tile[find_root(parent, s as u32) as usize] {
+                UNSET => NO_TILE,
+                tile => tile,
+            };
+            if tile != NO_TILE {
                 self.tile_body_ranges[tile as usize].end += 1;
             }
-            self.root_count[s] = tile;
+            self.slot_tile[s] = tile;
         }
         let mut start = 0;
         for range in &mut self.tile_body_ranges {
@@ -297,13 +294,19 @@ impl ConstraintGraph {
         }
         self.tile_bodies.clear();
         self.tile_bodies.resize(start, 0);
-        for (s, &tile) in self.root_count.iter().enumerate() {
-            if tile != UNSET {
+        for (s, &tile) in self.slot_tile.iter().enumerate() {
+            if tile != NO_TILE {
                 let at = &mut self.tile_body_ranges[tile as usize].end;
                 self.tile_bodies[*at] = s as u32;
                 *at += 1;
             }
         }
+    }
+
+    /// The tile of colored contact `i`, or `NO_TILE` (after `assign_tiles`).
+    fn contact_tile(&self, i: u32) -> u32 {
+        let p = &self.colored[i as usize];
+        self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
     }
 
     /// Packs the colors into batches: the overflow set, then per tile its colors, then the
@@ -370,7 +373,8 @@ impl ConstraintGraph {
         self.key_start.resize(keys + 1, 0);
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
-                self.key_start[key(self.tile_of[i as usize], k) + 1] += 1;
+                let tile = self.contact_tile(i);
+                self.key_start[key(tile, k) + 1] += 1;
             }
         }
         for k in 0..keys {
@@ -380,7 +384,8 @@ impl ConstraintGraph {
         self.sorted.resize(self.key_start[keys] as usize, 0);
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
-                let at = &mut self.key_start[key(self.tile_of[i as usize], k)];
+                let tile = self.contact_tile(i);
+                let at = &mut self.key_start[key(tile, k)];
                 self.sorted[*at as usize] = i;
                 *at += 1;
             }

@@ -134,7 +134,8 @@ pub(crate) struct Solver {
     blocks: Vec<usize>,
     /// Scratch of `run_stages`: how far the workers are in each stage.
     progress: Vec<Progress>,
-    /// The moving bodies' slots in state order.
+    /// The moving bodies' slots in state order, when there are tiles (else the states follow
+    /// the step's list of moving bodies).
     order: Vec<u32>,
     /// Batch lane (`batch * LANES + lane`) of each contact.
     contact_lane: Vec<u32>,
@@ -379,33 +380,40 @@ impl Solver {
     fn load_states(&mut self, bodies: &BodyStore, moving: &[u32], graph: &ConstraintGraph) {
         self.state_of.clear();
         self.state_of.resize(bodies.slots(), NULL_BODY);
-        // While ordering, `state_of` is 0 for a moving body not yet placed and its place + 1
-        // once placed. A tile body that does not move (asleep) gets no state, as before.
-        for &slot in moving {
-            self.state_of[slot as usize] = 0;
-        }
         self.order.clear();
         self.tile_states.clear();
-        for range in &graph.tile_body_ranges {
-            let start = self.order.len();
-            for &slot in &graph.tile_bodies[range.clone()] {
+        if !graph.tiles.is_empty() {
+            // While ordering, `state_of` is 0 for a moving body not yet placed and its place
+            // + 1 once placed. A tile body that does not move (asleep) gets no state.
+            for &slot in moving {
+                self.state_of[slot as usize] = 0;
+            }
+            for range in &graph.tile_body_ranges {
+                let start = self.order.len();
+                for &slot in &graph.tile_bodies[range.clone()] {
+                    if self.state_of[slot as usize] == 0 {
+                        self.state_of[slot as usize] = self.order.len() as u32 + 1;
+                        self.order.push(slot);
+                    }
+                }
+                self.tile_states.push(start..self.order.len());
+            }
+        }
+        self.free_states = self.order.len();
+        // Without tiles the states are `moving` itself; `order` stays empty.
+        let moving = if self.tile_states.is_empty() {
+            moving
+        } else {
+            for &slot in moving {
                 if self.state_of[slot as usize] == 0 {
-                    self.state_of[slot as usize] = self.order.len() as u32 + 1;
                     self.order.push(slot);
                 }
             }
-            self.tile_states.push(start..self.order.len());
-        }
-        self.free_states = self.order.len();
-        for &slot in moving {
-            if self.state_of[slot as usize] == 0 {
-                self.order.push(slot);
-            }
-        }
-        for (i, &slot) in self.order.iter().enumerate() {
+            &self.order[..]
+        };
+        for (i, &slot) in moving.iter().enumerate() {
             self.state_of[slot as usize] = i as u32;
         }
-        let moving = &self.order[..];
         // One parallel gather into buffers resized in place: no allocation once they are large
         // enough, and each row depends only on its own body.
         let n = moving.len();
