@@ -680,4 +680,8 @@ impl BodyStore {
     pub fn is_dynamic(&self, slot: usize) -> bool {
         self.kind[slot] == ProxyKind::Dynamic
     }
+
+    pub fn is_kinematic(&self, slot: usize) -> bool {
+        self.kind[slot] == ProxyKind::Kinematic
+    }
 }

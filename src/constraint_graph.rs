@@ -17,7 +17,7 @@
 //! no dynamic body, so each body and contact goes through the same operations in the same
 //! order either way, and the results are the same bit for bit.
 
-use crate::body::{BodyKind, BodyStore};
+use crate::body::BodyStore;
 use crate::contact::Contact;
 use crate::island::find_root;
 use batch2d_kernels::LANES;
@@ -125,9 +125,7 @@ impl ConstraintGraph {
             a_dynamic: bodies.is_dynamic(c.a as usize),
             b_dynamic: bodies.is_dynamic(c.b as usize),
             direct: direct.get(i).copied().unwrap_or(false),
-            kinematic: [c.a, c.b]
-                .iter()
-                .any(|&s| bodies.body_kind(s as usize) == BodyKind::Kinematic),
+            kinematic: bodies.is_kinematic(c.a as usize) || bodies.is_kinematic(c.b as usize),
         };
         let unchanged = self.colored.len() == contacts.len()
             && contacts
@@ -430,7 +428,7 @@ impl ConstraintGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::{BodyDef, ShapeDef};
+    use crate::body::{BodyDef, BodyKind, ShapeDef};
     use crate::manifold::Manifold;
     use crate::shape::Shape;
 
