@@ -127,6 +127,8 @@ impl Softness {
 pub(crate) struct Solver {
     states: Vec<BodyState>,
     batches: Vec<ContactBatch>,
+    /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
+    one_point: Vec<bool>,
     /// The step's operations after prepare: the world's stages and each tile follow it.
     program: Vec<Op>,
     stages: Vec<Stage>,
@@ -226,6 +228,7 @@ impl Solver {
         let body_count = self.states.len();
         let states = States::new(&mut self.states);
         let batches = BatchPtr(self.batches.as_mut_ptr());
+        let one_point = &self.one_point[..];
         let stages = &self.stages;
         let gravity_scale = &self.gravity_scale[..];
         let linear_damping = &self.linear_damping[..];
@@ -240,12 +243,24 @@ impl Solver {
                 match (op, backend) {
                     (ContactOp::Prepare, Backend::Simd) => simd::prepare(b, states),
                     (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b, states),
-                    (ContactOp::WarmStart, Backend::Simd) => simd::warm_start(b, states),
-                    (ContactOp::WarmStart, Backend::Scalar) => scalar::warm_start(b, states),
-                    (ContactOp::Solve, Backend::Simd) => simd::solve(b, states, &solve),
-                    (ContactOp::Solve, Backend::Scalar) => scalar::solve(b, states, &solve),
-                    (ContactOp::Relax, Backend::Simd) => simd::solve(b, states, &relax),
-                    (ContactOp::Relax, Backend::Scalar) => scalar::solve(b, states, &relax),
+                    (ContactOp::WarmStart, _) => match (one_point[i], backend) {
+                        (true, Backend::Simd) => simd::warm_start_one_point(b, states),
+                        (true, Backend::Scalar) => scalar::warm_start_one_point(b, states),
+                        (false, Backend::Simd) => simd::warm_start(b, states),
+                        (false, Backend::Scalar) => scalar::warm_start(b, states),
+                    },
+                    (ContactOp::Solve | ContactOp::Relax, _) => {
+                        let params = match op {
+                            ContactOp::Solve => &solve,
+                            _ => &relax,
+                        };
+                        match (one_point[i], backend) {
+                            (true, Backend::Simd) => simd::solve_one_point(b, states, params),
+                            (true, Backend::Scalar) => scalar::solve_one_point(b, states, params),
+                            (false, Backend::Simd) => simd::solve(b, states, params),
+                            (false, Backend::Scalar) => scalar::solve(b, states, params),
+                        }
+                    }
                     (ContactOp::Restitution, _) if !b.needs_restitution(threshold) => {}
                     (ContactOp::Restitution, Backend::Simd) => {
                         simd::restitution(b, states, threshold)
@@ -508,20 +523,24 @@ impl Solver {
         };
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
+        self.one_point.resize(graph.lanes.len(), false);
         let state_of = &self.state_of[..];
         self.bouncy = self
             .batches
             .par_iter_mut()
+            .zip(&mut self.one_point)
             .zip(graph.lanes.par_iter())
             .with_min_len(BATCHES_PER_BLOCK)
-            .map(|(batch, lanes)| {
+            .map(|((batch, one_point), lanes)| {
                 *batch = ContactBatch::zeroed();
                 batch.body_a = [NULL_BODY; LANES];
                 batch.body_b = [NULL_BODY; LANES];
+                *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci != EMPTY_LANE {
                         let c = &contacts[ci as usize];
                         pack_lane(batch, l, c, bodies, state_of, &params);
+                        *one_point &= c.manifold.point_count <= 1;
                     }
                 }
                 batch.restitution.iter().any(|&e| e > 0.0)
@@ -731,7 +750,8 @@ fn pack_lane(
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
     batch.normal_y[l] = n.y;
-    batch.friction[l] = c.friction;
+    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
+    batch.friction[l] = c.friction + 0.0;
     batch.restitution[l] = c.restitution;
     batch.inv_mass_a[l] = bodies.inv_mass[a];
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];

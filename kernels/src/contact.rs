@@ -254,19 +254,22 @@ fn prepare_lanes<R: Real>(c: &mut ContactBatch, l: usize, a: &BodyLanes<R>, b: &
     }
 }
 
+/// Applies last step's impulses of the first `points` points of lane group `l`: 2, or 1 when
+/// every contact of the batch has one point (see [`solve_one_lanes`]).
 #[inline(always)]
 fn warm_start_lanes<R: Real>(
     c: &ContactBatch,
     l: usize,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
+    points: usize,
 ) {
     let k = Shared::<R>::load(c, l);
     let zero = R::splat(0.0);
     // Total impulse along n and t, and its torque about each centre (r x n and r x t = -r.n
     // per unit impulse).
     let (mut pn, mut pt, mut torque_a, mut torque_b) = (zero, zero, zero, zero);
-    for p in &c.points {
+    for p in &c.points[..points] {
         let r = Arms::<R>::load(p, l);
         let ni = R::load(&p.normal_impulse, l);
         let ti = R::load(&p.tangent_impulse, l);
@@ -275,6 +278,7 @@ fn warm_start_lanes<R: Real>(
         torque_a = torque_a + (r.cross_a * ni - r.dot_a * ti);
         torque_b = torque_b + (r.cross_b * ni - r.dot_b * ti);
     }
+    // (An absent point adds +0 to sums that start at +0: nothing.)
     let px = pn * k.nx + pt * k.ny;
     let py = pn * k.ny - pt * k.nx;
     a.vx = a.vx - k.ma * px;
@@ -285,6 +289,99 @@ fn warm_start_lanes<R: Real>(
     b.w = b.w + k.ib * torque_b;
 }
 
+/// The constants of one solve pass for one lane group.
+struct Pass<R> {
+    inv_h: R,
+    slop: R,
+    /// Soft bias rate and mass scale; 0 and 1 in the relax pass.
+    soft_bias: R,
+    soft_mass: R,
+    max_push: R,
+}
+
+impl<R: Real> Pass<R> {
+    #[inline(always)]
+    fn load(c: &ContactBatch, l: usize, s: &SolveParams) -> Self {
+        let (soft_bias, soft_mass) = if s.use_bias {
+            (R::load(&c.bias_rate, l), R::load(&c.mass_scale, l))
+        } else {
+            (R::splat(0.0), R::splat(1.0))
+        };
+        Pass {
+            inv_h: R::splat(s.inv_h),
+            slop: R::splat(s.linear_slop),
+            soft_bias,
+            soft_mass,
+            max_push: R::load(&c.max_push, l),
+        }
+    }
+}
+
+/// A point's velocity error (normal velocity plus bias) and soft mass scale. `moved` is how far
+/// the centres moved apart along the normal over the substeps so far.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn point_error<R: Real>(
+    p: &PointLanes,
+    l: usize,
+    r: &Arms<R>,
+    (va, vb): (&Frame<R>, &Frame<R>),
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+    moved: R,
+    pass: &Pass<R>,
+) -> (R, R) {
+    let zero = R::splat(0.0);
+    let one = R::splat(1.0);
+    // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
+    let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
+    let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
+    let separation = R::load(&p.base_separation, l) + (moved + (turned_b - turned_a));
+
+    // A gap (speculative contact) may close exactly within this substep. Overlap within the
+    // slop is held rigidly; deeper overlap is pushed out softly, no faster than the cap.
+    let speculative = separation.gt(zero);
+    let beyond = (separation + pass.slop).min(zero);
+    let in_slop = beyond.ge(zero);
+    let soft_push = (pass.soft_bias * beyond).max(-pass.max_push);
+    let bias = R::select(
+        speculative,
+        separation * pass.inv_h,
+        R::select(in_slop, zero, soft_push),
+    );
+    let scale = R::select(speculative | in_slop, one, pass.soft_mass);
+    (normal_velocity(va, vb, a, b, r) + bias, scale)
+}
+
+/// A point's friction impulse, inside the Coulomb cone of its normal impulse.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn friction_point<R: Real>(
+    p: &mut PointLanes,
+    l: usize,
+    r: &Arms<R>,
+    friction: R,
+    k: &Shared<R>,
+    (va, vb): (&mut Frame<R>, &mut Frame<R>),
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
+    let vt = tangent_velocity(va, vb, a, b, r);
+    let old = R::load(&p.tangent_impulse, l);
+    // Coulomb cone: |friction impulse| <= mu * normal impulse.
+    let limit = friction * R::load(&p.normal_impulse, l);
+    let new = (old - R::load(&p.tangent_mass, l) * vt)
+        .max(-limit)
+        .min(limit);
+    let applied = new - old;
+    new.store(&mut p.tangent_impulse, l);
+    va.t = va.t - k.ma * applied;
+    vb.t = vb.t + k.mb * applied;
+    a.w = a.w + k.ia * (r.dot_a * applied);
+    b.w = b.w - k.ib * (r.dot_b * applied);
+}
+
+/// One iteration of normal and friction impulses on lane group `l`.
 #[inline(always)]
 fn solve_lanes<R: Real>(
     c: &mut ContactBatch,
@@ -293,52 +390,101 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let k = Shared::<R>::load(c, l);
+    let (k, pass, friction) = solve_constants(c, l, s);
+    let [p0, p1] = &mut c.points;
+    solve_points(&k, &pass, friction, [p0, p1], l, a, b);
+}
+
+/// [`solve_lanes`] for a batch whose contacts all have one point (circles): the same
+/// arithmetic without point 1's loads and its half of the block solve. The packing leaves an
+/// absent point all zero, and with finite values and a friction coefficient that is not -0
+/// the two-point kernel keeps it so: it computes +0 impulses for it and adds them to the sums.
+/// The `+ zero` terms below repeat the additions whose result can show (x + 0 turns -0 into
+/// +0); the frame velocities are committed as differences, which lose the sign of a zero, and
+/// `a.w` ends with one. A contact so gets the same bits from either kernel, and the packing
+/// may put it in either kind of batch.
+#[inline(always)]
+fn solve_one_lanes<R: Real>(
+    c: &mut ContactBatch,
+    l: usize,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+    s: &SolveParams,
+) {
+    let (k, pass, friction) = solve_constants(c, l, s);
     let zero = R::splat(0.0);
-    let one = R::splat(1.0);
-    let inv_h = R::splat(s.inv_h);
-    let (soft_bias, soft_mass) = if s.use_bias {
-        (R::load(&c.bias_rate, l), R::load(&c.mass_scale, l))
-    } else {
-        (zero, one)
-    };
-    let slop = R::splat(s.linear_slop);
-    let max_push = R::load(&c.max_push, l);
     let (va0, vb0) = (Frame::of(a, &k), Frame::of(b, &k));
     let (mut va, mut vb) = (va0, vb0);
-    // How far the centres moved apart along the normal over the substeps so far.
+    let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
+
+    let p = &mut c.points[0];
+    let r = Arms::<R>::load(p, l);
+    let (err, scale) = point_error(p, l, &r, (&va, &vb), a, b, moved, &pass);
+    let old = R::load(&p.normal_impulse, l);
+    // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
+    // non-finite values) one sequential pass.
+    let inv_k = R::load(&p.normal_mass, l);
+    let k11 = (k.ma + k.mb) + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
+    let p1 = scale * (err - (k11 * old + zero));
+    let y1 = -p1 * inv_k;
+    let s1 = (scale * (old - err * inv_k)).max(zero);
+    let new = R::select(y1.ge(zero), y1, R::select(p1.ge(zero), zero, s1));
+    let new = R::select(inv_k.gt(zero), new, old);
+    let applied = new - old;
+    new.store(&mut p.normal_impulse, l);
+    R::load(&p.max_normal_impulse, l)
+        .max(applied)
+        .store(&mut p.max_normal_impulse, l);
+    va.n = va.n - k.ma * applied;
+    vb.n = vb.n + k.mb * applied;
+    a.w = a.w - k.ia * (r.cross_a * applied);
+    b.w = b.w + k.ib * (r.cross_b * applied + zero);
+
+    friction_point(p, l, &r, friction, &k, (&mut va, &mut vb), a, b);
+    // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
+    a.w = a.w + zero;
+    va.commit(va0, a, &k);
+    vb.commit(vb0, b, &k);
+}
+
+#[inline(always)]
+fn solve_constants<R: Real>(
+    c: &ContactBatch,
+    l: usize,
+    s: &SolveParams,
+) -> (Shared<R>, Pass<R>, R) {
+    (
+        Shared::load(c, l),
+        Pass::load(c, l, s),
+        R::load(&c.friction, l),
+    )
+}
+
+#[inline(always)]
+fn solve_points<R: Real>(
+    k: &Shared<R>,
+    pass: &Pass<R>,
+    friction: R,
+    mut points: [&mut PointLanes; 2],
+    l: usize,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
+    let zero = R::splat(0.0);
+    let one = R::splat(1.0);
+    let (va0, vb0) = (Frame::of(a, k), Frame::of(b, k));
+    let (mut va, mut vb) = (va0, vb0);
     let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
-    let arms = [
-        Arms::<R>::load(&c.points[0], l),
-        Arms::<R>::load(&c.points[1], l),
-    ];
+    let arms = [Arms::<R>::load(points[0], l), Arms::<R>::load(points[1], l)];
     let mut err = [zero; 2];
     let mut scale = [one; 2];
     let mut old = [zero; 2];
-    for (j, (p, r)) in c.points.iter().zip(&arms).enumerate() {
-        // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
-        let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
-        let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
-        let separation = R::load(&p.base_separation, l) + (moved + (turned_b - turned_a));
-
-        // A gap (speculative contact) may close exactly within this substep. Overlap within
-        // the slop is held rigidly; deeper overlap is pushed out softly, no faster than the cap.
-        let speculative = separation.gt(zero);
-        let beyond = (separation + slop).min(zero);
-        let in_slop = beyond.ge(zero);
-        let soft_push = (soft_bias * beyond).max(-max_push);
-        let bias = R::select(
-            speculative,
-            separation * inv_h,
-            R::select(in_slop, zero, soft_push),
-        );
-        scale[j] = R::select(speculative | in_slop, one, soft_mass);
-        err[j] = normal_velocity(&va, &vb, a, b, r) + bias;
+    for (j, (p, r)) in points.iter().zip(&arms).enumerate() {
+        (err[j], scale[j]) = point_error(p, l, r, (&va, &vb), a, b, moved, pass);
         old[j] = R::load(&p.normal_impulse, l);
     }
-
     // Solve both points at once (a 2x2 complementarity problem): new impulses x >= 0 with
     // w = K x + p >= 0 and x.w = 0, where K is the effective mass matrix and p = scale (err -
     // K old). This is the soft step's update row by row (row i divided by mass scale i keeps
@@ -347,9 +493,9 @@ fn solve_lanes<R: Real>(
     // point-by-point Gauss-Seidel builds up. `normal_mass` holds 1 / k11 and 1 / k22 from
     // `prepare`, so the only divisions left are by the determinant.
     let [r1, r2] = &arms;
-    let inv_k11 = R::load(&c.points[0].normal_mass, l);
-    let inv_k22 = R::load(&c.points[1].normal_mass, l);
-    let active2 = R::load(&c.points[1].active, l);
+    let inv_k11 = R::load(&points[0].normal_mass, l);
+    let inv_k22 = R::load(&points[1].normal_mass, l);
+    let active2 = R::load(&points[1].active, l);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
     let m = k.ma + k.mb;
@@ -395,7 +541,7 @@ fn solve_lanes<R: Real>(
         R::select(usable, pick(x2, zero, z2, s2), old[1]),
     ];
     let mut applied = [zero; 2];
-    for (j, p) in c.points.iter_mut().enumerate() {
+    for (j, p) in points.iter_mut().enumerate() {
         applied[j] = new[j] - old[j];
         new[j].store(&mut p.normal_impulse, l);
         R::load(&p.max_normal_impulse, l)
@@ -408,24 +554,11 @@ fn solve_lanes<R: Real>(
     a.w = a.w - k.ia * (r1.cross_a * applied[0] + r2.cross_a * applied[1]);
     b.w = b.w + k.ib * (r1.cross_b * applied[0] + r2.cross_b * applied[1]);
 
-    let friction = R::load(&c.friction, l);
-    for (p, r) in c.points.iter_mut().zip(&arms) {
-        let vt = tangent_velocity(&va, &vb, a, b, r);
-        let old = R::load(&p.tangent_impulse, l);
-        // Coulomb cone: |friction impulse| <= mu * normal impulse.
-        let limit = friction * R::load(&p.normal_impulse, l);
-        let new = (old - R::load(&p.tangent_mass, l) * vt)
-            .max(-limit)
-            .min(limit);
-        let applied = new - old;
-        new.store(&mut p.tangent_impulse, l);
-        va.t = va.t - k.ma * applied;
-        vb.t = vb.t + k.mb * applied;
-        a.w = a.w + k.ia * (r.dot_a * applied);
-        b.w = b.w - k.ib * (r.dot_b * applied);
+    for (p, r) in points.iter_mut().zip(&arms) {
+        friction_point(p, l, r, friction, k, (&mut va, &mut vb), a, b);
     }
-    va.commit(va0, a, &k);
-    vb.commit(vb0, b, &k);
+    va.commit(va0, a, k);
+    vb.commit(vb0, b, k);
 }
 
 #[inline(always)]
@@ -515,7 +648,20 @@ pub mod simd {
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        warm_start_lanes(c, 0, &mut a, &mut b);
+        warm_start_lanes(c, 0, &mut a, &mut b, 2);
+        scatter(states, &c.body_a, &c.inv_mass_a, &a);
+        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+    }
+
+    /// [`warm_start`] for a batch whose contacts all have one point, as for
+    /// [`solve_one_point`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
+        let mut a = gather(states, &c.body_a);
+        let mut b = gather(states, &c.body_b);
+        warm_start_lanes(c, 0, &mut a, &mut b, 1);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -528,6 +674,19 @@ pub mod simd {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
         solve_lanes(c, 0, &mut a, &mut b, params);
+        scatter(states, &c.body_a, &c.inv_mass_a, &a);
+        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+    }
+
+    /// [`solve`] for a batch whose contacts all have one point (point 1 all zero, as the
+    /// packing leaves it): the same bits, faster (see `solve_one_lanes`).
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
+        let mut a = gather(states, &c.body_a);
+        let mut b = gather(states, &c.body_b);
+        solve_one_lanes(c, 0, &mut a, &mut b, params);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -591,7 +750,19 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, true, |c, l, a, b| warm_start_lanes(c, l, a, b));
+        each_lane(c, states, true, |c, l, a, b| {
+            warm_start_lanes(c, l, a, b, 2)
+        });
+    }
+
+    /// Scalar twin of [`simd::warm_start_one_point`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
+        each_lane(c, states, true, |c, l, a, b| {
+            warm_start_lanes(c, l, a, b, 1)
+        });
     }
 
     /// Scalar twin of [`simd::solve`].
@@ -601,6 +772,16 @@ pub mod scalar {
     pub unsafe fn solve(c: &mut ContactBatch, states: States, params: &SolveParams) {
         each_lane(c, states, true, |c, l, a, b| {
             solve_lanes(c, l, a, b, params)
+        });
+    }
+
+    /// Scalar twin of [`simd::solve_one_point`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
+        each_lane(c, states, true, |c, l, a, b| {
+            solve_one_lanes(c, l, a, b, params)
         });
     }
 

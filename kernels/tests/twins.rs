@@ -373,6 +373,9 @@ enum Op {
     Prepare,
     WarmStart,
     Solve(SolveParams),
+    /// The one-point variants, for batches whose contacts all have one point.
+    WarmStartOnePoint,
+    SolveOnePoint(SolveParams),
     /// Runs only if `needs_restitution(threshold)`, as the engine does.
     Restitution(f32),
 }
@@ -408,6 +411,10 @@ fn run(
                 (Backend::Scalar, Op::WarmStart) => scalar::warm_start(c, view),
                 (Backend::Simd, Op::Solve(p)) => simd::solve(c, view, &p),
                 (Backend::Scalar, Op::Solve(p)) => scalar::solve(c, view, &p),
+                (Backend::Simd, Op::WarmStartOnePoint) => simd::warm_start_one_point(c, view),
+                (Backend::Scalar, Op::WarmStartOnePoint) => scalar::warm_start_one_point(c, view),
+                (Backend::Simd, Op::SolveOnePoint(p)) => simd::solve_one_point(c, view, &p),
+                (Backend::Scalar, Op::SolveOnePoint(p)) => scalar::solve_one_point(c, view, &p),
                 (Backend::Simd, Op::Restitution(t)) => simd::restitution(c, view, t),
                 (Backend::Scalar, Op::Restitution(t)) => scalar::restitution(c, view, t),
             }
@@ -483,6 +490,12 @@ fn batch_word_name(w: usize) -> String {
     }
 }
 
+/// Names 32-bit word `w` of a slice of `ContactBatch`es.
+fn batches_word_name(w: usize) -> String {
+    let per = std::mem::size_of::<ContactBatch>() / 4;
+    format!("batch {} {}", w / per, batch_word_name(w % per))
+}
+
 fn state_word_name(w: usize) -> String {
     format!("states[{}].{}", w / 8, STATE_FIELDS[w % 8])
 }
@@ -537,10 +550,6 @@ fn assert_twins(
     simd: (&[ContactBatch], &[BodyState]),
     scalar: (&[ContactBatch], &[BodyState]),
 ) {
-    let batch_name = |w: usize| -> String {
-        let per = std::mem::size_of::<ContactBatch>() / 4;
-        format!("batch {} {}", w / per, batch_word_name(w % per))
-    };
     let mut diffs = Vec::new();
     let (sb, sc) = (batch_words(simd.0), batch_words(scalar.0));
     assert_eq!(sb.len(), sc.len());
@@ -549,7 +558,7 @@ fn assert_twins(
             if !cmp.same(*x, *y) {
                 diffs.push(format!(
                     "{}: simd {:#010x} ({:e}) vs scalar {:#010x} ({:e})",
-                    batch_name(w),
+                    batches_word_name(w),
                     x,
                     f32::from_bits(*x),
                     y,
@@ -802,11 +811,14 @@ fn random_colors(rng: &mut Rng, world: &World) -> Vec<ContactBatch> {
 }
 
 /// Runs a step's kernels on one backend: prepare, 4 x [warm start, solve, relax], restitution
-/// (if `needs_restitution`). With `integrate`, the substeps also integrate velocities (before
-/// the warm start) and positions (between solve and relax) with the same backend's kernels.
-/// Returns how many batches restitution ran on.
+/// (if `needs_restitution`); warm start, solve and relax are the one-point variants when
+/// `one_point`. With `integrate`, the substeps also integrate velocities (before the warm
+/// start) and positions (between solve and relax) with the same backend's kernels. Returns how
+/// many batches restitution ran on.
+#[allow(clippy::too_many_arguments)]
 fn run_sequence(
     backend: Backend,
+    one_point: bool,
     inputs: Inputs,
     batches: &mut [ContactBatch],
     states: &mut [BodyState],
@@ -824,17 +836,29 @@ fn run_sequence(
                 Backend::Scalar => integrate_velocities_scalar(states, *body, p),
             }
         }
-        run(backend, Op::WarmStart, batches, states);
-        let solve = Op::Solve(random_solve_params(&mut rng, true));
-        run(backend, solve, batches, states);
+        let (warm_start, solve): (_, fn(SolveParams) -> Op) = match one_point {
+            true => (Op::WarmStartOnePoint, Op::SolveOnePoint),
+            false => (Op::WarmStart, Op::Solve),
+        };
+        run(backend, warm_start, batches, states);
+        run(
+            backend,
+            solve(random_solve_params(&mut rng, true)),
+            batches,
+            states,
+        );
         if let Some((_, p)) = integrate {
             match backend {
                 Backend::Simd => integrate_positions_simd(states, p.h),
                 Backend::Scalar => integrate_positions_scalar(states, p.h),
             }
         }
-        let relax = Op::Solve(random_solve_params(&mut rng, false));
-        run(backend, relax, batches, states);
+        run(
+            backend,
+            solve(random_solve_params(&mut rng, false)),
+            batches,
+            states,
+        );
         if inputs == Inputs::Finite {
             assert_friction_cone(&format!("{backend:?} sequence"), batches);
         }
@@ -881,6 +905,7 @@ fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
     let (mut b_scalar, mut s_scalar) = (batches.clone(), world.states.clone());
     let ran = run_sequence(
         Backend::Simd,
+        false,
         inputs,
         &mut b_simd,
         &mut s_simd,
@@ -889,6 +914,7 @@ fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
     );
     let ran_scalar = run_sequence(
         Backend::Scalar,
+        false,
         inputs,
         &mut b_scalar,
         &mut s_scalar,
@@ -931,6 +957,94 @@ fn contact_sequences_match_bit_for_bit() {
 fn substep_sequences_with_integration_match_bit_for_bit() {
     for seed in 0..SEEDS / 2 {
         sequence_case(seed, Inputs::Finite, true);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One-point kernels.
+// ---------------------------------------------------------------------------------------------
+
+/// Sequences over batches whose contacts all have one point, point 1 all zero as the packing
+/// leaves it: the one-point kernels match their scalar twins, and give every bit of every batch
+/// and state that the two-point kernels give, so a contact may be packed in either kind of
+/// batch. Half the sequences integrate too.
+#[test]
+fn one_point_kernels_give_the_two_point_bits() {
+    for seed in 0..4 * SEEDS {
+        let mut rng = Rng::new(seed ^ 0x0_1E70);
+        let mut world = World::random(&mut rng, BODIES);
+        // Many bodies at rest, with either sign of zero: where the two kernels could part is
+        // in the sign of a zero sum.
+        for s in &mut world.states {
+            if rng.chance(0.5) {
+                let mut zero = || if rng.chance(0.5) { 0.0 } else { -0.0 };
+                (s.v, s.w) = ([zero(), zero()], zero());
+            }
+        }
+        let mut batches = random_colors(&mut rng, &world);
+        for c in &mut batches {
+            c.points[1] = PointLanes::zeroed();
+        }
+        zero_written_pads(&mut world.states, &batches);
+        let params_seed = rng.next_u64();
+        let [gravity_scale, linear_damping, angular_damping] = random_body_params(&mut rng, &world);
+        let body = BodyParams {
+            gravity_scale: &gravity_scale,
+            linear_damping: &linear_damping,
+            angular_damping: &angular_damping,
+        };
+        let p = random_integrate_params(&mut rng);
+        let integrate = (seed % 2 == 0).then_some((&body, &p));
+
+        let mut out = Vec::new();
+        for (backend, one_point) in [
+            (Backend::Simd, true),
+            (Backend::Scalar, true),
+            (Backend::Simd, false),
+        ] {
+            let (mut b, mut s) = (batches.clone(), world.states.clone());
+            let inputs = Inputs::Finite;
+            run_sequence(
+                backend,
+                one_point,
+                inputs,
+                &mut b,
+                &mut s,
+                params_seed,
+                integrate,
+            );
+            out.push((b, s));
+        }
+        let what = Ctx {
+            seed,
+            what: "one-point sequence",
+        };
+        assert_twins(
+            &what,
+            Cmp::Bits,
+            (&out[0].0, &out[0].1),
+            (&out[1].0, &out[1].1),
+        );
+        let diffs: Vec<String> = word_diffs(
+            batch_words(&out[0].0),
+            batch_words(&out[2].0),
+            batches_word_name,
+            Cmp::Bits,
+        )
+        .into_iter()
+        .chain(word_diffs(
+            state_words(&out[0].1),
+            state_words(&out[2].1),
+            state_word_name,
+            Cmp::Bits,
+        ))
+        .collect();
+        assert!(
+            diffs.is_empty(),
+            "{what}: one-point and two-point kernels diverge in {} words (one vs two):\n  {}",
+            diffs.len(),
+            diffs.join("\n  ")
+        );
     }
 }
 
