@@ -524,7 +524,10 @@ mod tests {
                         seen[ci as usize] += 1;
                         let c = &contacts[ci as usize];
                         let one_point = c.manifold.point_count == 1;
-                        assert!(!(twos && one_point), "a one-point contact after a two-point one");
+                        assert!(
+                            !(twos && one_point),
+                            "a one-point contact after a two-point one"
+                        );
                         twos |= !one_point;
                         for s in [c.a as usize, c.b as usize] {
                             if store.is_dynamic(s) {

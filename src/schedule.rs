@@ -7,6 +7,12 @@
 //! never for another worker to arrive, so one that starts late (or is descheduled between
 //! runs) holds nobody up: the others take its blocks.
 //!
+//! A stage is cut into one segment per worker, and a worker claims from its own segment first.
+//! When workers claimed from one shared counter, a body's state went back and forth between the
+//! cores' caches from color to color; owning a segment, each worker keeps mostly to one region
+//! of a pile. On the 2-core target at 2 threads, alternating runs, solver stage: particle_pile
+//! 9.65 -> 7.1 ms (median of 5), large_pyramid 4.59 -> 3.55 ms (of 3).
+//!
 //! Against a fork/join per stage (rayon's `into_par_iter` over each stage's blocks; about 120
 //! stages a step), on the 2-core target at 2 threads, alternating runs: large_pyramid's solver
 //! stage 1.59 -> 1.44 ms (median of 5), and 5.0 -> 3.1 ms (of 3) with another process busy on
@@ -27,21 +33,32 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// shared counter's cache line between cores; a few per worker still balance the load.
 const CLAIMS_PER_THREAD: usize = 4;
 
-/// Claimed and finished blocks of one stage, on a cache line of their own so that workers
-/// claiming blocks of one stage do not slow those polling another.
+/// A counter on a cache line of its own, so that workers claiming blocks of one stage or
+/// segment do not slow those polling another.
 #[derive(Default)]
 #[repr(align(128))]
+struct Counter(AtomicUsize);
+
+/// Scratch of [`run_stages`], reused from step to step so that a step allocates nothing.
+#[derive(Default)]
 pub(crate) struct Progress {
-    claimed: AtomicUsize,
-    done: AtomicUsize,
+    /// Per stage and segment: blocks claimed from the segment's start.
+    claimed: Vec<Counter>,
+    /// Per stage: blocks finished.
+    done: Vec<Counter>,
 }
 
 /// Runs `execute(stage, block)` for every block of every stage, stage after stage.
-/// `blocks[s]` is the number of blocks of stage `s`. `progress` is scratch, reused from step to
-/// step so that a step allocates nothing.
+/// `blocks[s]` is the number of blocks of stage `s`.
+///
+/// Each stage is cut into one segment per worker, and each worker works through its own segment
+/// (by rayon thread index) before it helps with the others. The solver's stages list bodies and
+/// contacts in creation order, which in a pile follows space, so a worker meets mostly the same
+/// bodies in every stage and finds their states in its own cache rather than in the other
+/// core's.
 pub(crate) fn run_stages(
     blocks: &[usize],
-    progress: &mut Vec<Progress>,
+    progress: &mut Progress,
     execute: impl Fn(usize, usize) + Sync,
 ) {
     let threads = rayon::current_num_threads();
@@ -51,25 +68,38 @@ pub(crate) fn run_stages(
         }
         return;
     }
-    if progress.len() < blocks.len() {
-        progress.resize_with(blocks.len(), Progress::default);
-    }
-    for p in &mut progress[..blocks.len()] {
-        *p = Progress::default();
-    }
-    let progress = &progress[..blocks.len()];
+    let reset = |counters: &mut Vec<Counter>, len: usize| {
+        counters.clear();
+        counters.resize_with(len, Counter::default);
+    };
+    reset(&mut progress.claimed, blocks.len() * threads);
+    reset(&mut progress.done, blocks.len());
+    let progress = &*progress;
     let poisoned = AtomicBool::new(false);
     // One task per worker; a worker that picks up its task after the others have finished
     // finds every stage done and returns.
     (0..threads).into_par_iter().for_each(|_| {
         let _poison = PoisonOnPanic(&poisoned);
-        for (stage, (&n, p)) in blocks.iter().zip(progress).enumerate() {
+        let me = rayon::current_thread_index().unwrap_or(0) % threads;
+        for (stage, &n) in blocks.iter().enumerate() {
+            let stage_progress = StageProgress {
+                segments: &progress.claimed[stage * threads..(stage + 1) * threads],
+                done: &progress.done[stage].0,
+            };
             let claim = n.div_ceil(CLAIMS_PER_THREAD * threads).max(1);
-            if !work_on(stage, n, claim, p, &poisoned, &execute) {
+            let run = |block| execute(stage, block);
+            if !work_on(n, claim, me, stage_progress, &poisoned, run) {
                 return;
             }
         }
     });
+}
+
+/// The counters of one stage.
+#[derive(Clone, Copy)]
+struct StageProgress<'a> {
+    segments: &'a [Counter],
+    done: &'a AtomicUsize,
 }
 
 /// Raises its flag when dropped by a panic, so that the workers waiting on a block that will
@@ -84,28 +114,32 @@ impl Drop for PoisonOnPanic<'_> {
     }
 }
 
-/// Claims and runs runs of `claim` blocks of `stage` until none is left, then waits for the
-/// other workers' blocks of the stage to finish. False if a worker panicked meanwhile.
+/// Claims and runs runs of `claim` of a stage's `n` blocks, from worker `me`'s segment first,
+/// then from the others, until none is left; then waits for the other workers' blocks of the
+/// stage to finish. False if a worker panicked meanwhile.
 fn work_on(
-    stage: usize,
     n: usize,
     claim: usize,
-    p: &Progress,
+    me: usize,
+    p: StageProgress,
     poisoned: &AtomicBool,
-    execute: &impl Fn(usize, usize),
+    execute: impl Fn(usize),
 ) -> bool {
+    let segments = p.segments.len();
     let mut finished = 0;
-    loop {
-        let first = p.claimed.fetch_add(claim, Ordering::Relaxed);
-        if first >= n {
-            break;
+    for k in 0..segments {
+        let s = (me + k) % segments;
+        let (start, end) = (s * n / segments, (s + 1) * n / segments);
+        loop {
+            let first = start + p.segments[s].0.fetch_add(claim, Ordering::Relaxed);
+            if first >= end {
+                break;
+            }
+            zone!("worker share of a solver stage");
+            let last = (first + claim).min(end);
+            (first..last).for_each(&execute);
+            finished += last - first;
         }
-        zone!("worker share of a solver stage");
-        let last = (first + claim).min(n);
-        for block in first..last {
-            execute(stage, block);
-        }
-        finished += last - first;
     }
     // Release: this worker's writes happen before any worker sees the stage complete; acquire:
     // if this completes the stage, every other block's writes are visible here.
@@ -143,7 +177,7 @@ mod tests {
             .map(|&n| (0..n).map(|_| AtomicUsize::new(0)).collect())
             .collect();
         let finished: Vec<AtomicUsize> = blocks.iter().map(|_| AtomicUsize::new(0)).collect();
-        let mut progress = Vec::new();
+        let mut progress = Progress::default();
         pool.install(|| {
             run_stages(&blocks, &mut progress, |stage, block| {
                 if stage > 0 {
@@ -176,7 +210,7 @@ mod tests {
             .build()
             .unwrap();
         let blocks = [8, 8, 8];
-        let mut progress = Vec::new();
+        let mut progress = Progress::default();
         let result = pool.install(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 run_stages(&blocks, &mut progress, |stage, block| {

@@ -135,7 +135,7 @@ pub(crate) struct Solver {
     /// Block count of each stage.
     blocks: Vec<usize>,
     /// Scratch of `run_stages`: how far the workers are in each stage.
-    progress: Vec<Progress>,
+    progress: Progress,
     /// The moving bodies' slots in state order, when there are tiles (else the states follow
     /// the step's list of moving bodies).
     order: Vec<u32>,
