@@ -50,6 +50,12 @@ pub(crate) const EMPTY_LANE: u32 = u32::MAX;
 /// bodies fit a core's L2 cache (512 KiB on the smallest we measured on) several times over.
 const TILE_CONTACTS: usize = 1024;
 
+/// Contacts of a color among which the packing puts the one-point ones first (a multiple of
+/// `LANES`). Contacts come in creation order, which in a pile follows space, and the workers
+/// each take one stretch of a color (see `schedule`): moving a contact only within its window
+/// keeps it in its stretch.
+const ONE_POINT_WINDOW: usize = 32 * LANES;
+
 /// The tile of a body or contact whose component is too large for a tile.
 const NO_TILE: u32 = u32::MAX;
 
@@ -316,9 +322,10 @@ impl ConstraintGraph {
     }
 
     /// Packs the colors into batches: the overflow set, then per tile its colors, then the
-    /// colors of contacts in no tile. Within a color the one-point contacts (circles) come
-    /// first, so that they fill batches of their own, which a faster kernel solves; the order
-    /// within a color does not change the results, since its contacts share no dynamic body.
+    /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
+    /// one-point contacts (circles) come first, so that they fill batches of their own, which a
+    /// faster kernel solves; the order within a color does not change the results, since its
+    /// contacts share no dynamic body.
     fn pack(&mut self) {
         self.lanes.clear();
         self.tiles.clear();
@@ -354,14 +361,17 @@ impl ConstraintGraph {
                     .resize(first_batch + len.div_ceil(LANES), [EMPTY_LANE; LANES]);
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let one_point = &self.one_point;
-                let ones = contacts.iter().filter(|&&i| one_point[i as usize]);
-                // (A stable partition, without branches: the kinds mix unpredictably.)
-                let (mut front, mut back) = (0, ones.count());
-                for &i in contacts {
-                    let one = one_point[i as usize];
-                    flat[if one { front } else { back }] = i;
-                    front += one as usize;
-                    back += !one as usize;
+                let windows = contacts.chunks(ONE_POINT_WINDOW);
+                for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
+                    let ones = window.iter().filter(|&&i| one_point[i as usize]);
+                    // (A stable partition, without branches: the kinds mix unpredictably.)
+                    let (mut front, mut back) = (0, ones.count());
+                    for &i in window {
+                        let one = one_point[i as usize];
+                        out[if one { front } else { back }] = i;
+                        front += one as usize;
+                        back += !one as usize;
+                    }
                 }
                 let batches = first_batch..self.lanes.len();
                 if tile < tiles {
@@ -519,21 +529,22 @@ mod tests {
             for range in graph.tile_colors.iter().chain(&graph.color_batches) {
                 let mut used = vec![false; store.slots()];
                 let mut twos = false;
-                for lanes in &graph.lanes[range.clone()] {
-                    for &ci in lanes.iter().filter(|&&l| l != EMPTY_LANE) {
-                        seen[ci as usize] += 1;
-                        let c = &contacts[ci as usize];
-                        let one_point = c.manifold.point_count == 1;
-                        assert!(
-                            !(twos && one_point),
-                            "a one-point contact after a two-point one"
-                        );
-                        twos |= !one_point;
-                        for s in [c.a as usize, c.b as usize] {
-                            if store.is_dynamic(s) {
-                                assert!(!used[s], "body {s} twice in one color (seed {seed})");
-                                used[s] = true;
-                            }
+                let color = graph.lanes[range.clone()].iter().flatten();
+                for (k, &ci) in color.filter(|&&l| l != EMPTY_LANE).enumerate() {
+                    seen[ci as usize] += 1;
+                    let c = &contacts[ci as usize];
+                    // One-point contacts first in each window.
+                    let one_point = c.manifold.point_count == 1;
+                    twos &= k % ONE_POINT_WINDOW != 0;
+                    assert!(
+                        !(twos && one_point),
+                        "a one-point contact after a two-point one"
+                    );
+                    twos |= !one_point;
+                    for s in [c.a as usize, c.b as usize] {
+                        if store.is_dynamic(s) {
+                            assert!(!used[s], "body {s} twice in one color (seed {seed})");
+                            used[s] = true;
                         }
                     }
                 }
