@@ -884,22 +884,59 @@ fn random_body_params(rng: &mut Rng, world: &World) -> [Vec<f32>; 3] {
     [gravity_scale, linear_damping, angular_damping]
 }
 
+/// A sequence's random inputs: bodies, batches over them, and the step's parameters.
+struct SequenceInputs {
+    world: World,
+    batches: Vec<ContactBatch>,
+    params_seed: u64,
+    /// Gravity scale, linear and angular damping per body.
+    body: [Vec<f32>; 3],
+    integrate: IntegrateParams,
+}
+
+impl SequenceInputs {
+    /// Draws them from `rng`; `edit_world` may change the bodies before the batches over them
+    /// are drawn, `edit_batches` the batches after.
+    fn draw(
+        rng: &mut Rng,
+        edit_world: impl FnOnce(&mut Rng, &mut World),
+        edit_batches: impl FnOnce(&mut [ContactBatch]),
+    ) -> SequenceInputs {
+        let mut world = World::random(rng, BODIES);
+        edit_world(rng, &mut world);
+        let mut batches = random_colors(rng, &world);
+        edit_batches(&mut batches);
+        zero_written_pads(&mut world.states, &batches);
+        let params_seed = rng.next_u64();
+        let body = random_body_params(rng, &world);
+        let integrate = random_integrate_params(rng);
+        SequenceInputs {
+            world,
+            batches,
+            params_seed,
+            body,
+            integrate,
+        }
+    }
+
+    fn body_params(&self) -> BodyParams<'_> {
+        let [gravity_scale, linear_damping, angular_damping] = &self.body;
+        BodyParams {
+            gravity_scale,
+            linear_damping,
+            angular_damping,
+        }
+    }
+}
+
 /// One whole sequence on both backends from the same inputs; returns how many batches
 /// restitution ran on.
 fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
     let mut rng = Rng::with_inputs(seed ^ 0x5EC0_0000, inputs);
-    let mut world = World::random(&mut rng, BODIES);
-    let batches = random_colors(&mut rng, &world);
-    zero_written_pads(&mut world.states, &batches);
-    let params_seed = rng.next_u64();
-    let [gravity_scale, linear_damping, angular_damping] = random_body_params(&mut rng, &world);
-    let body = BodyParams {
-        gravity_scale: &gravity_scale,
-        linear_damping: &linear_damping,
-        angular_damping: &angular_damping,
-    };
-    let p = random_integrate_params(&mut rng);
-    let integrate = integrate.then_some((&body, &p));
+    let drawn = SequenceInputs::draw(&mut rng, |_, _| {}, |_| {});
+    let (world, batches, params_seed) = (&drawn.world, &drawn.batches, drawn.params_seed);
+    let body = drawn.body_params();
+    let integrate = integrate.then_some((&body, &drawn.integrate));
 
     let (mut b_simd, mut s_simd) = (batches.clone(), world.states.clone());
     let (mut b_scalar, mut s_scalar) = (batches.clone(), world.states.clone());
@@ -938,8 +975,8 @@ fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
     );
     if integrate.is_none() {
         // (Integration writes every state.)
-        assert_untouched(&what, &batches, &world.states, &s_simd);
-        assert_untouched(&what, &batches, &world.states, &s_scalar);
+        assert_untouched(&what, batches, &world.states, &s_simd);
+        assert_untouched(&what, batches, &world.states, &s_scalar);
     }
     assert_padding_zero(&what, &b_simd);
     ran
@@ -972,29 +1009,25 @@ fn substep_sequences_with_integration_match_bit_for_bit() {
 fn one_point_kernels_give_the_two_point_bits() {
     for seed in 0..4 * SEEDS {
         let mut rng = Rng::new(seed ^ 0x0_1E70);
-        let mut world = World::random(&mut rng, BODIES);
         // Many bodies at rest, with either sign of zero: where the two kernels could part is
         // in the sign of a zero sum.
-        for s in &mut world.states {
-            if rng.chance(0.5) {
-                let mut zero = || if rng.chance(0.5) { 0.0 } else { -0.0 };
-                (s.v, s.w) = ([zero(), zero()], zero());
+        let at_rest = |rng: &mut Rng, world: &mut World| {
+            for s in &mut world.states {
+                if rng.chance(0.5) {
+                    let mut zero = || if rng.chance(0.5) { 0.0 } else { -0.0 };
+                    (s.v, s.w) = ([zero(), zero()], zero());
+                }
             }
-        }
-        let mut batches = random_colors(&mut rng, &world);
-        for c in &mut batches {
-            c.points[1] = PointLanes::zeroed();
-        }
-        zero_written_pads(&mut world.states, &batches);
-        let params_seed = rng.next_u64();
-        let [gravity_scale, linear_damping, angular_damping] = random_body_params(&mut rng, &world);
-        let body = BodyParams {
-            gravity_scale: &gravity_scale,
-            linear_damping: &linear_damping,
-            angular_damping: &angular_damping,
         };
-        let p = random_integrate_params(&mut rng);
-        let integrate = (seed % 2 == 0).then_some((&body, &p));
+        let one_point = |batches: &mut [ContactBatch]| {
+            for c in batches {
+                c.points[1] = PointLanes::zeroed();
+            }
+        };
+        let drawn = SequenceInputs::draw(&mut rng, at_rest, one_point);
+        let (world, batches, params_seed) = (&drawn.world, &drawn.batches, drawn.params_seed);
+        let body = drawn.body_params();
+        let integrate = (seed % 2 == 0).then_some((&body, &drawn.integrate));
 
         let mut out = Vec::new();
         for (backend, one_point) in [
