@@ -28,6 +28,7 @@ use batch2d_kernels::contact::{scalar, simd};
 use batch2d_kernels::{BodyState, ContactBatch, SolveParams, LANES, NULL_BODY};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
+use std::f32::consts::PI;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -202,7 +203,11 @@ impl Solver {
             h,
             gravity: [settings.gravity.x, settings.gravity.y],
             max_linear_speed: settings.max_linear_speed,
-            max_angular_speed: 0.25 * std::f32::consts::PI * inv_h,
+            // An eighth of a turn per substep keeps each substep's rotation small. Half a turn
+            // per step bounds how far a contact's anchors, fixed on the body when the step's
+            // manifold was made, carry round: with more substeps a spinning dumbbell's ball
+            // otherwise slips into a thin wall it touches.
+            max_angular_speed: (0.25 * PI * inv_h).min(PI / dt),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
