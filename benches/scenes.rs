@@ -3,6 +3,7 @@
 //! ```text
 //! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
 //!     [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep]
+//!     [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -18,6 +19,8 @@
 //! `--sleep` turns sleeping on in batch2d (the standard scenes run with it off) and prints, per
 //! configuration, the mean ms/step of the steps with every body awake and of those with every
 //! body asleep (before and after the step), from the same runs.
+//! `--substeps`, `--solve-iterations` and `--contact-hertz` change those `WorldSettings` of
+//! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
 
 mod rapier_scenes;
 
@@ -82,13 +85,18 @@ struct Options {
     rounds: usize,
     compare_rapier: bool,
     pile: bool,
-    sleep: bool,
+    /// batch2d's settings apart from backend and threads: the defaults, with `--sleep` and
+    /// the solver flags applied.
+    settings: WorldSettings,
+    /// Those flags as given, for the memory probe's child process.
+    settings_args: Vec<String>,
     /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
     memory_probe: Option<String>,
 }
 
 const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
-[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep]";
+[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep] \
+[--substeps N] [--solve-iterations N] [--contact-hertz HZ]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -107,7 +115,8 @@ fn parse_args() -> Res<Options> {
         rounds: 3,
         compare_rapier: false,
         pile: false,
-        sleep: false,
+        settings: WorldSettings::default(),
+        settings_args: Vec::new(),
         memory_probe: None,
     };
     let mut scene_arg: Option<String> = None;
@@ -150,7 +159,20 @@ fn parse_args() -> Res<Options> {
                 o.pile = true;
             }
             "--memory-probe" => o.memory_probe = Some(value()?),
-            "--sleep" => o.sleep = true,
+            "--sleep" => {
+                o.settings.enable_sleep = true;
+                o.settings_args.push(arg);
+            }
+            "--substeps" | "--solve-iterations" | "--contact-hertz" => {
+                let v = value()?;
+                match arg.as_str() {
+                    "--substeps" => o.settings.substeps = v.parse()?,
+                    "--solve-iterations" => o.settings.solve_iterations = v.parse()?,
+                    _ => o.settings.contact_hertz = v.parse()?,
+                }
+                o.settings.validate()?;
+                o.settings_args.extend([arg, v]);
+            }
             _ => return Err(format!("unknown argument {arg:?}\n{USAGE}").into()),
         }
     }
@@ -234,6 +256,7 @@ fn probe_memory(
     backend: Backend,
     threads: usize,
     steps: usize,
+    settings_args: &[String],
 ) -> Option<(u64, u64)> {
     let Workload::Pile(rows, cols) = w else {
         return None;
@@ -244,6 +267,7 @@ fn probe_memory(
         .args(["--threads", &threads.to_string()])
         .args(["--steps", &steps.to_string()])
         .args(["--memory-probe", engine])
+        .args(settings_args)
         .output()
         .ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
@@ -260,7 +284,7 @@ fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
     let start = read_status_kib("VmRSS").ok_or("no VmRSS in /proc/self/status")?;
     let mut stats = Stats::default();
     match engine {
-        "batch2d" => batch2d_round(w, backend, threads, steps, o.sleep, &mut stats)?,
+        "batch2d" => batch2d_round(w, &o.settings, backend, threads, steps, &mut stats)?,
         "rapier" => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -284,17 +308,17 @@ fn backend_name(b: Backend) -> &'static str {
 /// One round of batch2d: build, step `steps` times, record.
 fn batch2d_round(
     w: Workload,
+    base: &WorldSettings,
     backend: Backend,
     threads: usize,
     steps: usize,
-    sleep: bool,
     stats: &mut Stats,
 ) -> Res<()> {
+    let sleep = base.enable_sleep;
     let settings = WorldSettings {
         backend,
         threads,
-        enable_sleep: sleep,
-        ..WorldSettings::default()
+        ..base.clone()
     };
     let mut world = w.build(settings)?;
     let movers = world.awake_body_count();
@@ -547,7 +571,23 @@ fn run() -> Res<()> {
         );
     }
     println!("ms/step: mean = median of round means, median = over all steps; stages = means");
-    if o.sleep {
+    let st = &o.settings;
+    let defaults = WorldSettings {
+        enable_sleep: st.enable_sleep,
+        ..WorldSettings::default()
+    };
+    println!(
+        "batch2d solver: {} substeps x {} biased solve passes + 1 relax, contact hertz {}{}",
+        st.substeps,
+        st.solve_iterations,
+        st.contact_hertz,
+        if *st == defaults {
+            " (defaults)"
+        } else {
+            " (NOT the defaults)"
+        }
+    );
+    if st.enable_sleep {
         println!("sleeping ON in batch2d (WorldSettings::enable_sleep = true)");
     }
     print_header();
@@ -566,15 +606,17 @@ fn run() -> Res<()> {
                 let mut theirs = Stats::default();
                 for _ in 0..o.rounds {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
-                        batch2d_round(w, backend, threads, steps, o.sleep, stats)?;
+                        batch2d_round(w, &o.settings, backend, threads, steps, stats)?;
                     }
                     rapier_round(w, &pool, steps, &mut theirs)?;
                 }
                 if o.pile {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
-                        stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
+                        stats.peak_kib =
+                            probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
                     }
-                    theirs.peak_kib = probe_memory("rapier", w, Backend::Simd, threads, steps);
+                    theirs.peak_kib =
+                        probe_memory("rapier", w, Backend::Simd, threads, steps, &o.settings_args);
                 }
                 for (&backend, stats) in o.backends.iter().zip(&ours) {
                     print_row(&name, backend_name(backend), isa, threads, steps, stats);
@@ -597,12 +639,13 @@ fn run() -> Res<()> {
             let mut stats: Vec<Stats> = configs.iter().map(|_| Stats::default()).collect();
             for _ in 0..o.rounds {
                 for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
-                    batch2d_round(w, backend, threads, steps, o.sleep, stats)?;
+                    batch2d_round(w, &o.settings, backend, threads, steps, stats)?;
                 }
             }
             for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
                 if o.pile {
-                    stats.peak_kib = probe_memory("batch2d", w, backend, threads, steps);
+                    stats.peak_kib =
+                        probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
                 }
                 print_row(&name, backend_name(backend), isa, threads, steps, stats);
                 print_extras(w, "batch2d", stats);
