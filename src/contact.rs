@@ -346,7 +346,9 @@ impl ContactSet {
     /// Moves the touching candidates, with their keys and base indices, into `contacts`,
     /// `keys` and `base_of`, in pair order. Each chunk counts its touching pairs, a prefix sum
     /// over the chunks places them, and the chunks copy in parallel: the contacts are the
-    /// largest data of a step, too much to copy on one thread. The bases stay in their chunks'
+    /// largest data of a step, too much to copy on one thread. When every pair touches (as in
+    /// a resting stack, whose pairs all keep their points) the candidates already are the
+    /// contacts, in order, and the two buffers swap instead. The bases stay in their chunks'
     /// slots.
     fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.chunk_starts.clear();
@@ -361,21 +363,24 @@ impl ContactSet {
             *start = total;
             total += count;
         }
-        self.contacts.resize_with(total, Contact::empty);
+        let all_touch = total == self.candidates.len();
+        if !all_touch {
+            self.contacts.resize_with(total, Contact::empty);
+        }
         self.keys.resize(total, (0, 0, 0));
         self.base_of.resize(total, NONE);
         let contacts = SharedMut(self.contacts.as_mut_ptr());
         let keys = SharedMut(self.keys.as_mut_ptr());
         let base_of = SharedMut(self.base_of.as_mut_ptr());
-        self.candidates
+        let candidates = &self.candidates;
+        self.found
             .par_chunks(CHUNK)
-            .zip(self.found.par_chunks(CHUNK))
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.chunk_starts.par_iter())
             .enumerate()
-            .for_each(|(k, (((candidates, found), pairs), &start))| {
+            .for_each(|(k, ((found, pairs), &start))| {
                 let children = children.get(k * CHUNK..).unwrap_or(&[]);
-                let kept = (0..candidates.len()).filter(|&i| found[i] != FAR);
+                let kept = (0..found.len()).filter(|&i| found[i] != FAR);
                 for (at, i) in (start..).zip(kept) {
                     let base = match found[i] {
                         NONE => NONE,
@@ -384,14 +389,20 @@ impl ContactSet {
                     let (a, b) = pairs[i];
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all three vectors.
+                    // `total`, the length of all three vectors (of `contacts` only when it is
+                    // written to).
                     unsafe {
-                        contacts.write(at, candidates[i]);
+                        if !all_touch {
+                            contacts.write(at, candidates[k * CHUNK + i]);
+                        }
                         keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
                         base_of.write(at, base);
                     }
                 }
             });
+        if all_touch {
+            std::mem::swap(&mut self.contacts, &mut self.candidates);
+        }
     }
 
     /// Keeps, in order, the contacts (with their keys and base indices) for which
