@@ -537,12 +537,13 @@ impl Solver {
             .zip(graph.lanes.par_iter())
             .with_min_len(BATCHES_PER_BLOCK)
             .map(|((batch, one_point), lanes)| {
-                *batch = ContactBatch::zeroed();
-                batch.body_a = [NULL_BODY; LANES];
-                batch.body_b = [NULL_BODY; LANES];
+                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice
+                // (large_pyramid, one thread: packing 0.61 -> 0.53 ms without it).
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
-                    if ci != EMPTY_LANE {
+                    if ci == EMPTY_LANE {
+                        batch.clear(l);
+                    } else {
                         let c = &contacts[ci as usize];
                         pack_lane(batch, l, c, bodies, state_of, &params);
                         *one_point &= c.manifold.point_count <= 1;
@@ -739,7 +740,9 @@ impl PushCap<'_> {
     }
 }
 
-/// Copies one contact into lane `l` of a batch.
+/// Copies one contact into lane `l` of a batch, writing every field of the lane: those of a
+/// point the manifold lacks are zero, and the ones [`simd::prepare`] derives (effective
+/// masses, approach speed, largest impulse) are left for it.
 fn pack_lane(
     batch: &mut ContactBatch,
     l: usize,
@@ -772,7 +775,11 @@ fn pack_lane(
     let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
     let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
     let m = &c.manifold;
-    for (p, lanes) in m.points[..m.point_count].iter().zip(&mut batch.points) {
+    for (j, lanes) in batch.points.iter_mut().enumerate() {
+        let Some(p) = m.points[..m.point_count].get(j) else {
+            lanes.clear(l);
+            continue;
+        };
         let ra = p.anchor_a - offset_a;
         let rb = p.anchor_b - offset_b;
         lanes.active[l] = 1.0;

@@ -51,6 +51,27 @@ pub struct PointLanes {
 }
 
 impl PointLanes {
+    /// Zeroes every field of lane `l`: a point that is absent, or a lane with no contact.
+    pub fn clear(&mut self, l: usize) {
+        let fields = [
+            &mut self.active,
+            &mut self.cross_a,
+            &mut self.dot_a,
+            &mut self.cross_b,
+            &mut self.dot_b,
+            &mut self.base_separation,
+            &mut self.normal_impulse,
+            &mut self.tangent_impulse,
+            &mut self.max_normal_impulse,
+            &mut self.normal_mass,
+            &mut self.tangent_mass,
+            &mut self.relative_velocity,
+        ];
+        for field in fields {
+            field[l] = 0.0;
+        }
+    }
+
     /// Sets lane `l`'s anchors from `ra` and `rb`, relative to the centres of mass of A and B,
     /// and the unit normal `n`.
     pub fn set_anchors(&mut self, l: usize, ra: [f32; 2], rb: [f32; 2], n: [f32; 2]) {
@@ -99,6 +120,31 @@ pub struct ContactBatch {
 }
 
 impl ContactBatch {
+    /// Makes `lane` a padding lane: no bodies, every other field zero.
+    pub fn clear(&mut self, lane: usize) {
+        self.body_a[lane] = NULL_BODY;
+        self.body_b[lane] = NULL_BODY;
+        let fields = [
+            &mut self.normal_x,
+            &mut self.normal_y,
+            &mut self.friction,
+            &mut self.restitution,
+            &mut self.inv_mass_a,
+            &mut self.inv_inertia_a,
+            &mut self.inv_mass_b,
+            &mut self.inv_inertia_b,
+            &mut self.bias_rate,
+            &mut self.mass_scale,
+            &mut self.max_push,
+        ];
+        for field in fields {
+            field[lane] = 0.0;
+        }
+        for p in &mut self.points {
+            p.clear(lane);
+        }
+    }
+
     /// True if `lane` holds no contact.
     pub fn is_padding(&self, lane: usize) -> bool {
         self.body_a[lane] == NULL_BODY && self.body_b[lane] == NULL_BODY

@@ -1141,6 +1141,44 @@ fn null_and_kinematic_lanes_never_write() {
     }
 }
 
+/// `ContactBatch::clear` writes every field of its lane and no other lane: clearing all lanes
+/// of a batch full of other bits gives an empty batch, which the packing relies on instead of
+/// zeroing whole batches.
+#[test]
+fn clearing_every_lane_empties_any_batch() {
+    let mut c = ContactBatch::zeroed();
+    bytemuck::bytes_of_mut(&mut c).fill(0xA5);
+    let mut empty = ContactBatch::zeroed();
+    empty.body_a = [NULL_BODY; LANES];
+    empty.body_b = [NULL_BODY; LANES];
+    for l in 0..LANES {
+        let before = c;
+        c.clear(l);
+        // Only lane l changed: every other lane still holds the 0xA5 bytes.
+        let (now, was) = (
+            batch_words(std::slice::from_ref(&c)),
+            batch_words(std::slice::from_ref(&before)),
+        );
+        for (w, (a, b)) in now.iter().zip(was).enumerate() {
+            if a != b {
+                assert_eq!(
+                    w % LANES,
+                    l,
+                    "clearing lane {l} wrote {}",
+                    batch_word_name(w)
+                );
+            }
+        }
+    }
+    let diffs = word_diffs(
+        batch_words(std::slice::from_ref(&c)),
+        batch_words(std::slice::from_ref(&empty)),
+        batch_word_name,
+        Cmp::Bits,
+    );
+    assert!(diffs.is_empty(), "fields left uncleared: {diffs:?}");
+}
+
 /// Padding lanes that hold leftover values (not zeroed) still never write a state, and the
 /// real lanes of the batch stay bit-identical across backends. The padding lanes' own slots
 /// are not compared between backends: the scalar twin skips padding lanes (checked: it leaves
