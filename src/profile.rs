@@ -9,9 +9,11 @@ pub struct Profile {
     pub broad_phase: f64,
     /// Manifolds, contact persistence, and waking the sleeping islands that were touched.
     pub narrow_phase: f64,
-    /// Graph coloring and packing into batches.
+    /// Finding the islands solved directly, graph coloring, and assigning contacts to the
+    /// lanes of batches.
     pub coloring: f64,
-    /// Prepare, substeps, restitution, storing impulses.
+    /// Loading body states and copying contacts into their batch lanes, then prepare,
+    /// substeps, restitution, and storing impulses.
     pub solve: f64,
     /// Writing positions and velocities back to the bodies; with sleeping on, also updating
     /// the islands and putting rested ones to sleep.
