@@ -25,7 +25,7 @@ use crate::schedule::{run_stages, Progress};
 use crate::world::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{scalar, simd};
-use batch2d_kernels::{BodyState, ContactBatch, SolveParams, LANES, NULL_BODY};
+use batch2d_kernels::{BodyState, ContactBatch, SolveParams, StateRows, LANES, NULL_BODY};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use std::f32::consts::PI;
@@ -126,7 +126,7 @@ impl Softness {
 /// Reused buffers of the solver.
 #[derive(Default)]
 pub(crate) struct Solver {
-    states: Vec<BodyState>,
+    states: StateRows,
     batches: Vec<ContactBatch>,
     /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
     one_point: Vec<bool>,
@@ -440,7 +440,7 @@ impl Solver {
         self.gravity_scale.resize(n, 0.0);
         self.linear_damping.resize(n, 0.0);
         self.angular_damping.resize(n, 0.0);
-        self.states.resize(n, BodyState::IDENTITY);
+        self.states.resize(n);
         let (max_linear, max_angular) = self.speed_caps;
         (
             self.states.par_iter_mut(),

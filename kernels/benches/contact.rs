@@ -14,7 +14,7 @@
 
 use batch2d_kernels::body::States;
 use batch2d_kernels::contact::{scalar, simd};
-use batch2d_kernels::{BodyState, ContactBatch, SolveParams, LANES};
+use batch2d_kernels::{BodyState, ContactBatch, SolveParams, StateRows, LANES};
 use bytemuck::Zeroable;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -25,8 +25,9 @@ const STATES: usize = 5051;
 
 /// `BATCHES` prepared batches of box-on-box contacts (`points` of them per contact) and the
 /// states they act on.
-fn resting_boxes(points: usize) -> (Vec<ContactBatch>, Vec<BodyState>) {
-    let mut states = vec![BodyState::with_velocity([0.01, -0.02], 0.001); STATES];
+fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
+    let mut states =
+        StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
     let mut batches = vec![ContactBatch::zeroed(); BATCHES];
     for (i, c) in batches.iter_mut().enumerate() {
         for l in 0..LANES {

@@ -5,7 +5,7 @@
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{Real, LANES};
 use bytemuck::{Pod, Zeroable};
-use wide::f32x8;
+use wide::{f32x8, u32x8};
 
 type Lanes = [f32; LANES];
 
@@ -678,10 +678,11 @@ pub mod simd {
         lanes: &BodyLanes<f32x8>,
     ) {
         let rows = lanes.to_states();
-        // One vector compare instead of a load and compare per lane.
-        let dynamic = f32x8::from(*inv_mass).gt(f32x8::ZERO).to_bitmask();
+        // Two vector compares instead of loads and compares per lane.
+        let null = u32x8::from(*index).simd_eq(u32x8::splat(NULL_BODY));
+        let dynamic = f32x8::from(*inv_mass).gt(f32x8::ZERO).to_bitmask() & !null.to_bitmask();
         for l in 0..LANES {
-            if dynamic & (1 << l) != 0 && index[l] != NULL_BODY {
+            if dynamic & (1 << l) != 0 {
                 states.write_velocity(index[l], &rows[l]);
             }
         }

@@ -10,6 +10,6 @@ pub mod body;
 pub mod contact;
 mod real;
 
-pub use body::{BodyState, NULL_BODY};
+pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, PointLanes, SolveParams};
 pub use real::{instruction_set, Real, LANES};

@@ -15,7 +15,9 @@ use batch2d_kernels::body::{
     integrate_velocities_simd, BodyParams, IntegrateParams, States,
 };
 use batch2d_kernels::contact::{scalar, simd};
-use batch2d_kernels::{BodyState, ContactBatch, PointLanes, SolveParams, LANES, NULL_BODY};
+use batch2d_kernels::{
+    BodyState, ContactBatch, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
+};
 use bytemuck::Zeroable;
 
 // ---------------------------------------------------------------------------------------------
@@ -389,7 +391,9 @@ fn run(
     states: &mut [BodyState],
 ) -> Vec<bool> {
     assert_batches_valid(batches, states.len());
-    let view = States::new(states);
+    // The kernels read and write a copy behind the identity row, copied back at the end.
+    let mut rows = StateRows::from_states(states);
+    let view = States::new(&mut rows);
     let mut ran = Vec::with_capacity(batches.len());
     for c in batches.iter_mut() {
         if let Op::Restitution(t) = op {
@@ -421,6 +425,7 @@ fn run(
         }
         ran.push(true);
     }
+    states.copy_from_slice(&rows);
     ran
 }
 
