@@ -129,7 +129,7 @@ impl BodyLanes<f32x8> {
 
 /// The solver's body states behind one identity row, the row that a [`NULL_BODY`] index reads:
 /// a gather then loads each lane's row without testing its index first (kernel bench, Zen 1:
-/// warm start 18% faster, relax 4%). Derefs to the states alone: state `i` is `self[i]`.
+/// warm start 16% faster, relax 2%). Derefs to the states alone: state `i` is `self[i]`.
 #[derive(Clone, Debug)]
 pub struct StateRows {
     /// [`BodyState::IDENTITY`], then the states.
