@@ -580,10 +580,16 @@ fn solve_points<R: Real>(
     let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
-    // No case fits (nearly coincident points): one sequential pass instead.
-    let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
-    let err2 = err[1] + k12 * (s1 - old[0]);
-    let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
+    // No case fits (nearly coincident points): one sequential pass instead. Rare, so it is
+    // computed only when some lane needs it; a lane that fits never reads it.
+    let (s1, s2) = if R::all(both | only1 | only2 | neither) {
+        (zero, zero)
+    } else {
+        let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
+        let err2 = err[1] + k12 * (s1 - old[0]);
+        let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
+        (s1, s2)
+    };
 
     let pick = |x: R, y: R, z: R, seq: R| {
         R::select(

@@ -39,6 +39,8 @@ pub trait Real:
     fn ge(self, o: Self) -> Self::Mask;
     /// `if m { a } else { b }` per lane.
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
+    /// True if `m` holds in every lane.
+    fn all(m: Self::Mask) -> bool;
 
     /// `if self > o { self } else { o }`: one definition for both widths, so that signed zeros
     /// and NaNs resolve identically.
@@ -86,6 +88,10 @@ impl Real for f32 {
         self >= o
     }
     #[inline(always)]
+    fn all(m: bool) -> bool {
+        m
+    }
+    #[inline(always)]
     fn select(m: bool, a: f32, b: f32) -> f32 {
         if m {
             a
@@ -131,6 +137,10 @@ impl Real for f32x8 {
     #[inline(always)]
     fn select(m: f32x8, a: f32x8, b: f32x8) -> f32x8 {
         m.select(a, b)
+    }
+    #[inline(always)]
+    fn all(m: f32x8) -> bool {
+        m.to_bitmask() == 0xff
     }
 }
 
