@@ -201,6 +201,9 @@ struct Stats {
     colors: Option<usize>,
     /// large_pyramid: initial y - final y of the top box, per round.
     top_drop: Vec<f32>,
+    /// large_pyramid: the widest gap between row neighbours at the end (see
+    /// [`widest_side_gap`]), per round.
+    side_gap: Vec<f32>,
     /// Piles: peak resident memory of a process that ran the configuration once, and its
     /// resident memory before building, KiB.
     peak_kib: Option<(u64, u64)>,
@@ -225,6 +228,27 @@ impl Stats {
     fn mean_ms(&self) -> f64 {
         median(&self.round_means)
     }
+}
+
+/// large_pyramid's widest side gap (m): of the boxes that started side by side in a row (same
+/// height, centres 1 m apart, touching), the largest distance between their centres at the
+/// end minus that 1 m. Soft contacts let the rows spread as the pyramid settles; a pair whose
+/// gap passes the engine's contact margin (batch2d: 20 mm) stops being a touching pair.
+/// `start` and `end` hold each box's centre at the first and last step.
+fn widest_side_gap(start: &[[f32; 2]], end: &[[f32; 2]]) -> f32 {
+    let mut order: Vec<usize> = (0..start.len()).collect();
+    order.sort_by(|&i, &j| {
+        let (a, b) = (start[i], start[j]);
+        a[1].total_cmp(&b[1]).then(a[0].total_cmp(&b[0]))
+    });
+    order
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .filter(|&(i, j)| {
+            start[i][1] == start[j][1] && (start[j][0] - start[i][0] - 1.0).abs() < 1e-3
+        })
+        .map(|(i, j)| (end[j][0] - end[i][0]).hypot(end[j][1] - end[i][1]) - 1.0)
+        .fold(f32::NEG_INFINITY, f32::max)
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -336,6 +360,16 @@ fn batch2d_round(
     } else {
         None
     };
+    // large_pyramid's boxes (every body above the ground's top face) and their centres.
+    let mut boxes = Vec::new();
+    if w.is_large_pyramid() {
+        for id in world.bodies() {
+            let p = world.position(id)?;
+            if p.y > 0.0 {
+                boxes.push((id, [p.x, p.y]));
+            }
+        }
+    }
     let mut times = Vec::with_capacity(steps);
     for _ in 0..steps {
         let t = Instant::now();
@@ -374,6 +408,15 @@ fn batch2d_round(
     if let Some((id, y0)) = top {
         stats.top_drop.push(y0 - world.position(id)?.y);
     }
+    if !boxes.is_empty() {
+        let start: Vec<[f32; 2]> = boxes.iter().map(|b| b.1).collect();
+        let mut end = Vec::with_capacity(boxes.len());
+        for &(id, _) in &boxes {
+            let p = world.position(id)?;
+            end.push([p.x, p.y]);
+        }
+        stats.side_gap.push(widest_side_gap(&start, &end));
+    }
     Ok(())
 }
 
@@ -396,6 +439,8 @@ fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut
         if let Some(d) = scene.top_drop() {
             stats.top_drop.push(d);
         }
+        let (start, end) = scene.dynamic_centres();
+        stats.side_gap.push(widest_side_gap(&start, &end));
     }
     Ok(())
 }
@@ -486,10 +531,16 @@ fn print_extras(w: Workload, engine: &str, s: &Stats) {
     }
     if w.is_large_pyramid() {
         let drops: Vec<String> = s.top_drop.iter().map(|d| format!("{d:.4}")).collect();
+        let gaps: Vec<String> = s
+            .side_gap
+            .iter()
+            .map(|g| format!("{:.1}", g * 1e3))
+            .collect();
         println!(
-            "    {engine} large_pyramid stability: top box drop {} m (per round), \
-             touching pairs {} (expect 14950)",
+            "    {engine} large_pyramid stability: top box drop {} m, widest side gap {} mm \
+             (per round), touching pairs {} (expect 14950)",
             drops.join(" / "),
+            gaps.join(" / "),
             s.pairs
         );
     }
@@ -711,6 +762,17 @@ fn compare_line(
                 .map_or("?".to_string(), |d| format!("{d:.3}"))
         };
         let _ = write!(line, "  top-box drop {} m / {} m", last(ours), last(theirs));
+        let gap = |s: &Stats| {
+            s.side_gap
+                .last()
+                .map_or("?".to_string(), |g| format!("{:.1}", g * 1e3))
+        };
+        let _ = write!(
+            line,
+            "  widest side gap {} mm / {} mm",
+            gap(ours),
+            gap(theirs)
+        );
     }
     line
 }

@@ -15,6 +15,8 @@ pub struct RapierScene {
     pub world: PhysicsWorld,
     /// The dynamic body with the highest initial y and that y (the top box of a pyramid).
     pub top: Option<(RigidBodyHandle, f32)>,
+    /// Every dynamic body and its initial centre, in creation order.
+    dynamic: Vec<(RigidBodyHandle, [f32; 2])>,
 }
 
 impl RapierScene {
@@ -24,7 +26,11 @@ impl RapierScene {
             integration_parameters: IntegrationParameters::default(),
             ..PhysicsWorld::default()
         };
-        RapierScene { world, top: None }
+        RapierScene {
+            world,
+            top: None,
+            dynamic: Vec::new(),
+        }
     }
 
     /// A fixed box of half-extents (hx, hy) centred at (x, y).
@@ -49,6 +55,7 @@ impl RapierScene {
         if self.top.is_none_or(|(_, top_y)| y > top_y) {
             self.top = Some((handle, y));
         }
+        self.dynamic.push((handle, [x, y]));
     }
 
     /// A dynamic square of half-extent `h` at (x, y), at rest.
@@ -72,6 +79,20 @@ impl RapierScene {
     pub fn top_drop(&self) -> Option<f32> {
         let (handle, y0) = self.top?;
         Some(y0 - self.world.bodies[handle].translation().y)
+    }
+
+    /// The initial and current centres of the dynamic bodies, in creation order.
+    pub fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+        let start = self.dynamic.iter().map(|d| d.1).collect();
+        let end = self
+            .dynamic
+            .iter()
+            .map(|&(h, _)| {
+                let p = self.world.bodies[h].translation();
+                [p.x, p.y]
+            })
+            .collect();
+        (start, end)
     }
 
     pub fn step(&mut self) {
