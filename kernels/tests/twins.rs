@@ -1458,6 +1458,20 @@ fn normal_speed(a: &BodyState, b: &BodyState, r: [f32; 4], n: [f32; 2]) -> f32 {
     dvx * n[0] + dvy * n[1]
 }
 
+/// Makes lane `l` a contact of body `b` (mass `mass`, rotational inertia `inertia`) on static
+/// ground below it (normal +y), friction 0.6; its points are left to the caller.
+fn on_static_ground(c: &mut ContactBatch, l: usize, b: u32, mass: f32, inertia: f32) {
+    c.body_a[l] = NULL_BODY;
+    c.body_b[l] = b;
+    c.normal_x[l] = 0.0;
+    c.normal_y[l] = 1.0;
+    c.friction[l] = 0.6;
+    c.inv_mass_b[l] = 1.0 / mass;
+    c.inv_inertia_b[l] = 1.0 / inertia;
+    c.bias_rate[l] = 10.0;
+    c.mass_scale[l] = 0.8;
+}
+
 /// Body B (mass m) falls at 3 m/s onto static A; one relax iteration after prepare stops it at
 /// the contact point with an impulse of m * 3.
 #[test]
@@ -1468,15 +1482,7 @@ fn falling_body_stops_on_static_ground() {
                 let mut c = ContactBatch::zeroed();
                 c.body_a = [NULL_BODY; LANES];
                 c.body_b = [NULL_BODY; LANES];
-                c.body_a[lane] = NULL_BODY;
-                c.body_b[lane] = 0;
-                c.normal_x[lane] = 0.0;
-                c.normal_y[lane] = 1.0;
-                c.friction[lane] = 0.6;
-                c.inv_mass_b[lane] = 1.0 / mass;
-                c.inv_inertia_b[lane] = 1.0 / inertia;
-                c.bias_rate[lane] = 10.0;
-                c.mass_scale[lane] = 0.8;
+                on_static_ground(&mut c, lane, 0, mass, inertia);
                 // The contact point right below B's centre: anchor (0, -0.5) from B, on A's
                 // surface at (0, 0).
                 let p = &mut c.points[0];
@@ -1536,14 +1542,7 @@ fn nearly_coincident_points_stop_the_fall_beside_regular_lanes() {
     let mut offsets = [0.0f32; LANES];
     for (l, offset) in offsets.iter_mut().enumerate() {
         *offset = if l % 2 == 1 { 0.001 } else { 0.4 };
-        c.body_a[l] = NULL_BODY;
-        c.body_b[l] = l as u32;
-        c.normal_y[l] = 1.0;
-        c.friction[l] = 0.6;
-        c.inv_mass_b[l] = 1.0 / mass;
-        c.inv_inertia_b[l] = 1.0 / inertia;
-        c.bias_rate[l] = 10.0;
-        c.mass_scale[l] = 0.8;
+        on_static_ground(&mut c, l, l as u32, mass, inertia);
         for (p, x) in c.points.iter_mut().zip([-*offset, *offset]) {
             p.active[l] = 1.0;
             // On A's surface at (x, 0), 0.5 m below B's centre.
