@@ -347,20 +347,8 @@ fn batch2d_round(
     let mut world = w.build(settings)?;
     let movers = world.awake_body_count();
     let mut awake_before = movers;
-    // The top box: the body with the highest initial y.
-    let top = if w.is_large_pyramid() {
-        let mut best: Option<(batch2d::BodyId, f32)> = None;
-        for id in world.bodies() {
-            let y = world.position(id)?.y;
-            if best.is_none_or(|(_, by)| y > by) {
-                best = Some((id, y));
-            }
-        }
-        best
-    } else {
-        None
-    };
-    // large_pyramid's boxes (every body above the ground's top face) and their centres.
+    // large_pyramid's boxes (every body above the ground's top face) with their centres, and
+    // the top box: the one with the highest initial y.
     let mut boxes = Vec::new();
     if w.is_large_pyramid() {
         for id in world.bodies() {
@@ -370,6 +358,10 @@ fn batch2d_round(
             }
         }
     }
+    let top = boxes
+        .iter()
+        .max_by(|a, b| a.1[1].total_cmp(&b.1[1]))
+        .map(|&(id, [_, y])| (id, y));
     let mut times = Vec::with_capacity(steps);
     for _ in 0..steps {
         let t = Instant::now();
