@@ -748,22 +748,18 @@ fn compare_line(
         theirs.pairs,
     );
     if w.is_large_pyramid() {
-        let last = |s: &Stats| {
-            s.top_drop
-                .last()
-                .map_or("?".to_string(), |d| format!("{d:.3}"))
-        };
-        let _ = write!(line, "  top-box drop {} m / {} m", last(ours), last(theirs));
-        let gap = |s: &Stats| {
-            s.side_gap
-                .last()
-                .map_or("?".to_string(), |g| format!("{:.1}", g * 1e3))
+        // The last round's value, in the printed unit.
+        let last = |v: &[f32], unit: f32, digits: usize| {
+            v.last()
+                .map_or("?".to_string(), |x| format!("{:.*}", digits, x * unit))
         };
         let _ = write!(
             line,
-            "  widest side gap {} mm / {} mm",
-            gap(ours),
-            gap(theirs)
+            "  top-box drop {} m / {} m  widest side gap {} mm / {} mm",
+            last(&ours.top_drop, 1.0, 3),
+            last(&theirs.top_drop, 1.0, 3),
+            last(&ours.side_gap, 1e3, 1),
+            last(&theirs.side_gap, 1e3, 1),
         );
     }
     line
