@@ -738,7 +738,7 @@ fn update_shapes(
         // Dropped after this step; nothing will recycle it.
         return None;
     }
-    let base = if matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_))) {
+    let base = if both_circles {
         // Two circles collide in a handful of operations, no more than the recycling test
         // itself: no base, so next step collides them afresh at once.
         NONE
