@@ -21,6 +21,9 @@ const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// must keep their two-point face contact.
 const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 
+/// Two clipped points closer than this along the face are kept as one (see `face_contact`).
+const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
+
 /// World normal [`collide`] gives two concentric circles, where no direction is better than
 /// another. The narrowphase picks one per pair instead (see `contact::concentric_normal`).
 const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
@@ -624,6 +627,19 @@ fn face_contact(
             let on_incident = p - normal * radii.1;
             manifold.push(midpoint(on_reference, on_incident), separation, id);
         }
+    }
+    if manifold.point_count == 2 && tangent.dot(p2 - p1).abs() < MERGE_DISTANCE {
+        // An incident edge that overlaps the face by a mere corner (boxes touching corner to
+        // corner) clips to two points in one place. They hold the pair against turning no
+        // better than one, and cost the solver a two-point contact whose 2x2 system is
+        // singular. The deeper one stays.
+        let [first, second] = manifold.points;
+        manifold.points[0] = if second.separation < first.separation {
+            second
+        } else {
+            first
+        };
+        manifold.point_count = 1;
     }
     if let Some((closest, id)) = segment_closest {
         // A segment end clipped off by a side plane leaves points whose gap along the face

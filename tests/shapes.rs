@@ -770,6 +770,54 @@ fn rounded_polygons_subtract_radii_and_meet_midway() {
 }
 
 #[test]
+fn boxes_meeting_corner_to_corner_give_one_point() {
+    // Equal boxes in a grid (smash's block) touch their diagonal neighbours at a corner: the
+    // incident edge overlaps the reference face only there and clips to two points in one
+    // place, which hold the pair against turning no better than one.
+    let block = Shape::rect(0.2, 0.2);
+    let xf_a = xf(1.0, -2.0, 0.0);
+    for (dx, dy) in [
+        (0.4, 0.4),
+        (-0.4, 0.4),
+        (0.4, -0.4),
+        (0.4, 0.3998),
+        (0.3999, -0.4),
+    ] {
+        let xf_b = xf(1.0 + dx, -2.0 + dy, 0.0);
+        let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+        assert_eq!(m.point_count, 1, "offset ({dx}, {dy})");
+        assert_close(m.points[0].separation, 0.0, 1e-5);
+        let corner = Vec2::new(1.0 + 0.2 * dx.signum(), -2.0 + 0.2 * dy.signum());
+        assert_vec_close(m.points[0].point, corner, 3e-4);
+        check_anchors(&m, xf_a, xf_b);
+    }
+    // Overlapping by 2 mm along the face, the points are that far apart: both stay.
+    let xf_b = xf(1.4, -1.602, 0.0);
+    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+    assert_eq!(m.point_count, 2);
+    assert_close(
+        (m.points[1].point - m.points[0].point).length(),
+        0.002,
+        1e-5,
+    );
+    // Of two nearly coincident points the deeper stays. B is turned 0.2 rad, its lower left
+    // corner 0.1 mm into A's top face and 0.3 mm short of the face's right end: its lower edge
+    // clips to that corner (0.1 mm deep) and to the face's end (0.04 mm deep).
+    let angle = 0.2f32;
+    let corner = Vec2::new(1.2 - 0.0003, -1.8 - 0.0001);
+    let xf_b = Transform::new(
+        corner + Rot::from_angle(angle).rotate(Vec2::new(0.2, 0.2)),
+        Rot::from_angle(angle),
+    );
+    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+    assert_eq!(m.point_count, 1);
+    assert_vec_close(m.normal, Vec2::new(0.0, 1.0), 1e-6);
+    assert_close(m.points[0].separation, -0.0001, 2e-6);
+    assert_close(m.points[0].point.x, corner.x, 2e-6);
+    check_anchors(&m, xf_a, xf_b);
+}
+
+#[test]
 fn separated_corners_use_the_closest_points() {
     let block = Shape::rect(1.0, 1.0);
     let m = collide(&block, xf(0.0, 0.0, 0.0), &block, xf(2.3, 2.3, 0.0), 1.0);
