@@ -74,10 +74,9 @@ impl Contact {
     /// not line-aligned). Only a hint: it changes no result.
     #[inline(always)]
     pub fn prefetch(&self) {
-        let p = (self as *const Contact).cast::<i8>();
-        prefetch_line(p);
-        prefetch_line(p.wrapping_add(64));
-        prefetch_line(p.wrapping_add(std::mem::size_of::<Contact>() - 1));
+        prefetch(self);
+        let start = (self as *const Contact).cast::<i8>();
+        prefetch_line(start.wrapping_add(std::mem::size_of::<Contact>() - 1));
     }
 
     fn key(&self) -> (u32, u32) {
