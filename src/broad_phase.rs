@@ -562,6 +562,16 @@ fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
     (h & mask) as usize
 }
 
+/// 1 if the boxes overlap (`Aabb::overlaps`), else 0, computed without branches (see
+/// `Grid::small_partners`).
+#[inline]
+fn overlap_bit(a: &Aabb, b: &Aabb) -> usize {
+    (a.min.x <= b.max.x) as usize
+        & (b.min.x <= a.max.x) as usize
+        & (a.min.y <= b.max.y) as usize
+        & (b.min.y <= a.max.y) as usize
+}
+
 /// `Aabb::overlaps` without short-circuits, for the hot loop (see `Grid::small_partners`).
 #[inline]
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
@@ -696,27 +706,38 @@ impl Grid {
     fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let r = self.rects[a];
         let aabb = &proxies.aabbs[a];
+        let start = out.len();
         for cy in r.y0..=r.y1 {
             for cx in r.x0..=r.x1 {
                 let h = bucket(cx, cy, self.bucket_mask);
                 let bucket_entries =
                     &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize];
+                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
                 // Buckets are filled in descending slot order: past `a`, no entry can be a
                 // partner b > a.
                 for e in bucket_entries.iter().take_while(|e| e.id as usize > a) {
-                    let b = e.id as usize;
-                    // Non-short-circuit `&`: these tests pass or fail unpredictably, and one
-                    // combined branch mispredicts far less often than five.
-                    let same_cell = (e.cx == cx) & (e.cy == cy);
-                    let first_cell = (e.first_col | (cx == r.x0)) & (e.first_row | (cy == r.y0));
-                    if same_cell & first_cell & overlaps(aabb, &proxies.aabbs[b])
-                        && proxies.may_collide(a, b)
-                    {
-                        out.push((a as u32, e.id));
-                    }
+                    // These tests pass or fail unpredictably: every entry is written, and
+                    // kept by advancing the length when all of them pass, with no branch.
+                    let hit = (e.cx == cx) as usize
+                        & (e.cy == cy) as usize
+                        & (e.first_col | first_col) as usize
+                        & (e.first_row | first_row) as usize
+                        & overlap_bit(aabb, &proxies.aabbs[e.id as usize]);
+                    out.push((a as u32, e.id));
+                    out.truncate(out.len() - 1 + hit);
                 }
             }
         }
+        // The filters almost always pass (both proxies dynamic, default layers).
+        let mut kept = start;
+        for i in start..out.len() {
+            let pair = out[i];
+            if proxies.may_collide(a, pair.1 as usize) {
+                out[kept] = pair;
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
     }
 
     /// Large partners b > a of small proxy `a`.
