@@ -448,17 +448,29 @@ impl ContactSet {
     /// Merge-joins the sorted new pairs with the sorted old contacts.
     fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.ensure_keys();
-        self.previous.clear();
+        self.previous.resize(pairs.len(), NONE);
         let keys = &self.keys;
-        let mut j = 0;
-        for (i, &(a, b)) in pairs.iter().enumerate() {
-            let pair = (a, b, children.get(i).copied().unwrap_or(0));
-            while j < keys.len() && keys[j] < pair {
-                j += 1;
-            }
-            let found = j < keys.len() && keys[j] == pair;
-            self.previous.push(if found { j as u32 } else { NONE });
-        }
+        let key = |i: usize| {
+            let (a, b) = pairs[i];
+            (a, b, children.get(i).copied().unwrap_or(0))
+        };
+        // Both lists are sorted: each chunk finds where its first pair would be among the
+        // keys, then merges from there.
+        self.previous
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(k, previous)| {
+                let first = k * CHUNK;
+                let mut j = keys.partition_point(|&old| old < key(first));
+                for (i, prev) in (first..).zip(previous) {
+                    let pair = key(i);
+                    while j < keys.len() && keys[j] < pair {
+                        j += 1;
+                    }
+                    let found = j < keys.len() && keys[j] == pair;
+                    *prev = if found { j as u32 } else { NONE };
+                }
+            });
     }
 
     /// Rebuilds `keys` and `base_of` if the contacts were changed behind their back.
