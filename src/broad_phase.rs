@@ -562,17 +562,7 @@ fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
     (h & mask) as usize
 }
 
-/// 1 if the boxes overlap (`Aabb::overlaps`), else 0, computed without branches (see
-/// `Grid::small_partners`).
-#[inline]
-fn overlap_bit(a: &Aabb, b: &Aabb) -> usize {
-    (a.min.x <= b.max.x) as usize
-        & (b.min.x <= a.max.x) as usize
-        & (a.min.y <= b.max.y) as usize
-        & (b.min.y <= a.max.y) as usize
-}
-
-/// `Aabb::overlaps` without short-circuits, for the hot loop (see `Grid::small_partners`).
+/// `Aabb::overlaps` without short-circuits, for the hot loops (see `Grid::small_partners`).
 #[inline]
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
     (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
@@ -722,7 +712,7 @@ impl Grid {
                         & (e.cy == cy) as usize
                         & (e.first_col | first_col) as usize
                         & (e.first_row | first_row) as usize
-                        & overlap_bit(aabb, &proxies.aabbs[e.id as usize]);
+                        & overlaps(aabb, &proxies.aabbs[e.id as usize]) as usize;
                     out.push((a as u32, e.id));
                     out.truncate(out.len() - 1 + hit);
                 }
