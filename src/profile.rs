@@ -10,7 +10,7 @@ pub struct Profile {
     /// Manifolds, contact persistence, and waking the sleeping islands that were touched.
     pub narrow_phase: f64,
     /// Finding the islands solved directly, graph coloring, and assigning contacts to the
-    /// lanes of batches.
+    /// lanes of batches; beside them, on another thread, the contact begin/end events.
     pub coloring: f64,
     /// Loading body states and copying contacts into their batch lanes, then prepare,
     /// substeps, restitution, and storing impulses.
