@@ -329,8 +329,8 @@ impl World {
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
-            // Side by side on two threads, the events cost the step nothing; on one, they go
-            // first, while the contacts the narrowphase wrote are still in cache.
+            // On two threads the events hide behind the longer coloring; on one they go first,
+            // while the contacts the narrowphase wrote are still in cache.
             rayon::join(
                 || events.step_done(contacts, bodies, asleep, substep, slop),
                 || {
