@@ -13,7 +13,7 @@
 //! batch's sixteen bodies are consecutive states; the kernels' time does not depend on which.
 
 use batch2d_kernels::body::States;
-use batch2d_kernels::contact::{scalar, simd};
+use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{BodyState, ContactBatch, SolveParams, StateRows, LANES};
 use bytemuck::Zeroable;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -59,6 +59,7 @@ fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
 }
 
 type Kernel = unsafe fn(&mut ContactBatch, States);
+type PairKernel = unsafe fn(&mut [ContactBatch; 2], States);
 
 fn contact(c: &mut Criterion) {
     let kernels: [(&str, usize, Kernel); 6] = [
@@ -84,6 +85,24 @@ fn contact(c: &mut Criterion) {
             b.iter(|| {
                 for c in batches.iter_mut() {
                     // SAFETY: as in `resting_boxes`; one thread runs the batches in turn.
+                    unsafe { kernel(black_box(c), view) };
+                }
+            })
+        });
+    }
+    // The pair kernels over the same batches, two at a time (consecutive batches share no
+    // body here, as within a graph color).
+    let pairs: [(&str, usize, PairKernel); 2] = [
+        ("pair_solve", 2, |c, s| unsafe { pair::solve(c, s, &SOLVE) }),
+        ("pair_relax", 2, |c, s| unsafe { pair::solve(c, s, &RELAX) }),
+    ];
+    for (name, points, kernel) in pairs {
+        let (mut batches, mut states) = resting_boxes(points);
+        let view = States::new(&mut states);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for c in batches.as_chunks_mut::<2>().0 {
+                    // SAFETY: as in `resting_boxes`; one thread runs the pairs in turn.
                     unsafe { kernel(black_box(c), view) };
                 }
             })

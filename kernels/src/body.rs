@@ -3,9 +3,9 @@
 //! The solver keeps one [`BodyState`] per body: 32 bytes, so eight of them transpose into eight
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
-use crate::real::{Real, LANES};
+use crate::real::{join, split, Real, LANES};
 use bytemuck::{Pod, Zeroable};
-use wide::f32x8;
+use wide::{f32x16, f32x8};
 
 /// Index meaning "no body" in a contact lane: static bodies and padding lanes. Gathers read the
 /// identity state and scatters skip it.
@@ -124,6 +124,43 @@ impl BodyLanes<f32x8> {
             self.dqs,
         ];
         bytemuck::cast(f32x8::transpose(cols))
+    }
+}
+
+impl BodyLanes<f32x16> {
+    /// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
+    #[inline(always)]
+    pub fn join(lo: &BodyLanes<f32x8>, hi: &BodyLanes<f32x8>) -> Self {
+        BodyLanes {
+            vx: join(lo.vx, hi.vx),
+            vy: join(lo.vy, hi.vy),
+            w: join(lo.w, hi.w),
+            dpx: join(lo.dpx, hi.dpx),
+            dpy: join(lo.dpy, hi.dpy),
+            dqc: join(lo.dqc, hi.dqc),
+            dqs: join(lo.dqs, hi.dqs),
+        }
+    }
+
+    /// The two halves of [`join`](Self::join).
+    #[inline(always)]
+    pub fn split(&self) -> [BodyLanes<f32x8>; 2] {
+        let ([vx0, vx1], [vy0, vy1], [w0, w1]) = (split(self.vx), split(self.vy), split(self.w));
+        let ([dpx0, dpx1], [dpy0, dpy1]) = (split(self.dpx), split(self.dpy));
+        let ([dqc0, dqc1], [dqs0, dqs1]) = (split(self.dqc), split(self.dqs));
+        let lanes = |vx, vy, w, dpx, dpy, dqc, dqs| BodyLanes {
+            vx,
+            vy,
+            w,
+            dpx,
+            dpy,
+            dqc,
+            dqs,
+        };
+        [
+            lanes(vx0, vy0, w0, dpx0, dpy0, dqc0, dqs0),
+            lanes(vx1, vy1, w1, dpx1, dpy1, dqc1, dqs1),
+        ]
     }
 }
 

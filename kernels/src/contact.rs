@@ -3,9 +3,9 @@
 //! bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{Real, LANES};
+use crate::real::{self, Real, LANES};
 use bytemuck::{Pod, Zeroable};
-use wide::{f32x8, u32x8};
+use wide::{f32x16, f32x8, u32x8};
 
 type Lanes = [f32; LANES];
 
@@ -163,6 +163,54 @@ impl ContactBatch {
     }
 }
 
+/// The contacts one kernel call works on, field by field as values of its [`Real`]: lane `l` of
+/// a batch (the scalar twins), a whole batch (f32x8), or two batches of one graph color side by
+/// side (f32x16, see [`pair`]). The kernels name a field by a function from a batch to it.
+trait Contacts<R: Real> {
+    /// The lanes of `field`.
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> R;
+    /// Stores `v` into the lanes of `field`.
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: R);
+}
+
+/// Lane `l` of a batch: one contact.
+struct Lane<'a>(&'a mut ContactBatch, usize);
+
+impl Contacts<f32> for Lane<'_> {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> f32 {
+        field(self.0)[self.1]
+    }
+    #[inline(always)]
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: f32) {
+        field(self.0)[self.1] = v;
+    }
+}
+
+impl Contacts<f32x8> for ContactBatch {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> f32x8 {
+        f32x8::new(*field(self))
+    }
+    #[inline(always)]
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: f32x8) {
+        *field(self) = v.to_array();
+    }
+}
+
+impl Contacts<f32x16> for [ContactBatch; 2] {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> f32x16 {
+        real::join(f32x8::new(*field(&self[0])), f32x8::new(*field(&self[1])))
+    }
+    #[inline(always)]
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: f32x16) {
+        let [lo, hi] = real::split(v);
+        *field(&mut self[0]) = lo.to_array();
+        *field(&mut self[1]) = hi.to_array();
+    }
+}
+
 /// Constants of one solve pass.
 #[derive(Clone, Copy, Debug)]
 pub struct SolveParams {
@@ -187,14 +235,14 @@ struct Shared<R> {
 
 impl<R: Real> Shared<R> {
     #[inline(always)]
-    fn load(c: &ContactBatch, l: usize) -> Self {
+    fn load(c: &impl Contacts<R>) -> Self {
         Shared {
-            nx: R::load(&c.normal_x, l),
-            ny: R::load(&c.normal_y, l),
-            ma: R::load(&c.inv_mass_a, l),
-            ia: R::load(&c.inv_inertia_a, l),
-            mb: R::load(&c.inv_mass_b, l),
-            ib: R::load(&c.inv_inertia_b, l),
+            nx: c.get(|b| &b.normal_x),
+            ny: c.get(|b| &b.normal_y),
+            ma: c.get(|b| &b.inv_mass_a),
+            ia: c.get(|b| &b.inv_inertia_a),
+            mb: c.get(|b| &b.inv_mass_b),
+            ib: c.get(|b| &b.inv_inertia_b),
         }
     }
 }
@@ -209,12 +257,12 @@ struct Arms<R> {
 
 impl<R: Real> Arms<R> {
     #[inline(always)]
-    fn load(p: &PointLanes, l: usize) -> Self {
+    fn load(c: &impl Contacts<R>, j: usize) -> Self {
         Arms {
-            cross_a: R::load(&p.cross_a, l),
-            dot_a: R::load(&p.dot_a, l),
-            cross_b: R::load(&p.cross_b, l),
-            dot_b: R::load(&p.dot_b, l),
+            cross_a: c.get(|b| &b.points[j].cross_a),
+            dot_a: c.get(|b| &b.points[j].dot_a),
+            cross_b: c.get(|b| &b.points[j].cross_b),
+            dot_b: c.get(|b| &b.points[j].dot_b),
         }
     }
 }
@@ -273,30 +321,31 @@ fn tangent_velocity<R: Real>(
 }
 
 #[inline(always)]
-fn prepare_lanes<R: Real>(c: &mut ContactBatch, l: usize, a: &BodyLanes<R>, b: &BodyLanes<R>) {
-    let k = Shared::<R>::load(c, l);
+fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>, a: &BodyLanes<R>, b: &BodyLanes<R>) {
+    let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
     let (va, vb) = (Frame::of(a, &k), Frame::of(b, &k));
-    for p in &mut c.points {
-        let r = Arms::<R>::load(p, l);
-        let active = R::load(&p.active, l).gt(zero);
+    for j in 0..2 {
+        let r = Arms::<R>::load(c, j);
+        let active = c.get(|b| &b.points[j].active).gt(zero);
 
         let kn = k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
         let normal_mass = R::select(active & kn.gt(zero), one / kn, zero);
-        normal_mass.store(&mut p.normal_mass, l);
+        c.set(|b| &mut b.points[j].normal_mass, normal_mass);
 
         let kt = k.ma + k.mb + k.ia * r.dot_a * r.dot_a + k.ib * r.dot_b * r.dot_b;
         let tangent_mass = R::select(active & kt.gt(zero), one / kt, zero);
-        tangent_mass.store(&mut p.tangent_mass, l);
+        c.set(|b| &mut b.points[j].tangent_mass, tangent_mass);
 
         // Current separation = base + n . (relative motion of the anchors).
-        let separation = R::load(&p.base_separation, l);
+        let separation = c.get(|b| &b.points[j].base_separation);
         let base = separation - (r.dot_b - r.dot_a);
-        base.store(&mut p.base_separation, l);
+        c.set(|b| &mut b.points[j].base_separation, base);
 
-        normal_velocity(&va, &vb, a, b, &r).store(&mut p.relative_velocity, l);
-        zero.store(&mut p.max_normal_impulse, l);
+        let approach = normal_velocity(&va, &vb, a, b, &r);
+        c.set(|b| &mut b.points[j].relative_velocity, approach);
+        c.set(|b| &mut b.points[j].max_normal_impulse, zero);
     }
 }
 
@@ -304,21 +353,20 @@ fn prepare_lanes<R: Real>(c: &mut ContactBatch, l: usize, a: &BodyLanes<R>, b: &
 /// every contact of the batch has one point (see [`solve_one_lanes`]).
 #[inline(always)]
 fn warm_start_lanes<R: Real>(
-    c: &ContactBatch,
-    l: usize,
+    c: &impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     points: usize,
 ) {
-    let k = Shared::<R>::load(c, l);
+    let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
     // Total impulse along n and t, and its torque about each centre (r x n and r x t = -r.n
     // per unit impulse).
     let (mut pn, mut pt, mut torque_a, mut torque_b) = (zero, zero, zero, zero);
-    for p in &c.points[..points] {
-        let r = Arms::<R>::load(p, l);
-        let ni = R::load(&p.normal_impulse, l);
-        let ti = R::load(&p.tangent_impulse, l);
+    for j in 0..points {
+        let r = Arms::<R>::load(c, j);
+        let ni = c.get(|b| &b.points[j].normal_impulse);
+        let ti = c.get(|b| &b.points[j].tangent_impulse);
         pn = pn + ni;
         pt = pt + ti;
         torque_a = torque_a + (r.cross_a * ni - r.dot_a * ti);
@@ -347,9 +395,9 @@ struct Pass<R> {
 
 impl<R: Real> Pass<R> {
     #[inline(always)]
-    fn load(c: &ContactBatch, l: usize, s: &SolveParams) -> Self {
+    fn load(c: &impl Contacts<R>, s: &SolveParams) -> Self {
         let (soft_bias, soft_mass) = if s.use_bias {
-            (R::load(&c.bias_rate, l), R::load(&c.mass_scale, l))
+            (c.get(|b| &b.bias_rate), c.get(|b| &b.mass_scale))
         } else {
             (R::splat(0.0), R::splat(1.0))
         };
@@ -358,7 +406,7 @@ impl<R: Real> Pass<R> {
             slop: R::splat(s.linear_slop),
             soft_bias,
             soft_mass,
-            max_push: R::load(&c.max_push, l),
+            max_push: c.get(|b| &b.max_push),
         }
     }
 }
@@ -368,8 +416,8 @@ impl<R: Real> Pass<R> {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn point_error<R: Real>(
-    p: &PointLanes,
-    l: usize,
+    c: &impl Contacts<R>,
+    j: usize,
     r: &Arms<R>,
     (va, vb): (&Frame<R>, &Frame<R>),
     a: &BodyLanes<R>,
@@ -382,7 +430,7 @@ fn point_error<R: Real>(
     // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
     let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
     let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
-    let separation = R::load(&p.base_separation, l) + (moved + (turned_b - turned_a));
+    let separation = c.get(|b| &b.points[j].base_separation) + (moved + (turned_b - turned_a));
 
     // A gap (speculative contact) may close exactly within this substep. Overlap within the
     // slop is held rigidly; deeper overlap is pushed out softly, no faster than the cap.
@@ -403,8 +451,8 @@ fn point_error<R: Real>(
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn friction_point<R: Real>(
-    p: &mut PointLanes,
-    l: usize,
+    c: &mut impl Contacts<R>,
+    j: usize,
     r: &Arms<R>,
     friction: R,
     k: &Shared<R>,
@@ -413,14 +461,14 @@ fn friction_point<R: Real>(
     b: &mut BodyLanes<R>,
 ) {
     let vt = tangent_velocity(va, vb, a, b, r);
-    let old = R::load(&p.tangent_impulse, l);
+    let old = c.get(|b| &b.points[j].tangent_impulse);
     // Coulomb cone: |friction impulse| <= mu * normal impulse.
-    let limit = friction * R::load(&p.normal_impulse, l);
-    let new = (old - R::load(&p.tangent_mass, l) * vt)
+    let limit = friction * c.get(|b| &b.points[j].normal_impulse);
+    let new = (old - c.get(|b| &b.points[j].tangent_mass) * vt)
         .max(-limit)
         .min(limit);
     let applied = new - old;
-    new.store(&mut p.tangent_impulse, l);
+    c.set(|b| &mut b.points[j].tangent_impulse, new);
     va.t = va.t - k.ma * applied;
     vb.t = vb.t + k.mb * applied;
     a.w = a.w + k.ia * (r.dot_a * applied);
@@ -430,15 +478,13 @@ fn friction_point<R: Real>(
 /// One iteration of normal and friction impulses on lane group `l`.
 #[inline(always)]
 fn solve_lanes<R: Real>(
-    c: &mut ContactBatch,
-    l: usize,
+    c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, l, s);
-    let [p0, p1] = &mut c.points;
-    solve_points(&k, &pass, friction, [p0, p1], l, a, b);
+    let (k, pass, friction) = solve_constants(c, s);
+    solve_points(&k, &pass, friction, c, a, b);
 }
 
 /// [`solve_lanes`] for a batch whose contacts all have one point (circles): the same
@@ -451,24 +497,22 @@ fn solve_lanes<R: Real>(
 /// may put it in either kind of batch.
 #[inline(always)]
 fn solve_one_lanes<R: Real>(
-    c: &mut ContactBatch,
-    l: usize,
+    c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, l, s);
+    let (k, pass, friction) = solve_constants(c, s);
     let zero = R::splat(0.0);
     let (va0, vb0, moved) = frames(a, b, &k);
     let (mut va, mut vb) = (va0, vb0);
 
-    let p = &mut c.points[0];
-    let r = Arms::<R>::load(p, l);
-    let (err, scale) = point_error(p, l, &r, (&va, &vb), a, b, moved, &pass);
-    let old = R::load(&p.normal_impulse, l);
+    let r = Arms::<R>::load(c, 0);
+    let (err, scale) = point_error(c, 0, &r, (&va, &vb), a, b, moved, &pass);
+    let old = c.get(|b| &b.points[0].normal_impulse);
     // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
     // non-finite values) one sequential pass.
-    let inv_k = R::load(&p.normal_mass, l);
+    let inv_k = c.get(|b| &b.points[0].normal_mass);
     let k11 = (k.ma + k.mb) + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
     let p1 = scale * (err - (k11 * old + zero));
     let y1 = -p1 * inv_k;
@@ -476,16 +520,15 @@ fn solve_one_lanes<R: Real>(
     let new = R::select(y1.ge(zero), y1, R::select(p1.ge(zero), zero, s1));
     let new = R::select(inv_k.gt(zero), new, old);
     let applied = new - old;
-    new.store(&mut p.normal_impulse, l);
-    R::load(&p.max_normal_impulse, l)
-        .max(applied)
-        .store(&mut p.max_normal_impulse, l);
+    c.set(|b| &mut b.points[0].normal_impulse, new);
+    let max = c.get(|b| &b.points[0].max_normal_impulse).max(applied);
+    c.set(|b| &mut b.points[0].max_normal_impulse, max);
     va.n = va.n - k.ma * applied;
     vb.n = vb.n + k.mb * applied;
     a.w = a.w - k.ia * (r.cross_a * applied);
     b.w = b.w + k.ib * (r.cross_b * applied + zero);
 
-    friction_point(p, l, &r, friction, &k, (&mut va, &mut vb), a, b);
+    friction_point(c, 0, &r, friction, &k, (&mut va, &mut vb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
     a.w = a.w + zero;
     va.commit(va0, a, &k);
@@ -502,28 +545,17 @@ fn frames<R: Real>(a: &BodyLanes<R>, b: &BodyLanes<R>, k: &Shared<R>) -> (Frame<
 
 /// The contact constants the solve kernels read.
 #[inline(always)]
-fn solve_constants<R: Real>(
-    c: &ContactBatch,
-    l: usize,
-    s: &SolveParams,
-) -> (Shared<R>, Pass<R>, R) {
-    (
-        Shared::load(c, l),
-        Pass::load(c, l, s),
-        R::load(&c.friction, l),
-    )
+fn solve_constants<R: Real>(c: &impl Contacts<R>, s: &SolveParams) -> (Shared<R>, Pass<R>, R) {
+    (Shared::load(c), Pass::load(c, s), c.get(|b| &b.friction))
 }
 
-/// [`solve_lanes`] on the batch's constants and points, taken apart: with the points passed
-/// apart from the batch, the compiler keeps more of the kernel in registers (104 stack
-/// accesses in `simd::solve` against 167 with this body inside `solve_lanes`).
+/// [`solve_lanes`] on the batch's constants, loaded apart.
 #[inline(always)]
 fn solve_points<R: Real>(
     k: &Shared<R>,
     pass: &Pass<R>,
     friction: R,
-    mut points: [&mut PointLanes; 2],
-    l: usize,
+    c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
@@ -533,13 +565,13 @@ fn solve_points<R: Real>(
     let (mut va, mut vb) = (va0, vb0);
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
-    let arms = [Arms::<R>::load(points[0], l), Arms::<R>::load(points[1], l)];
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
     let mut err = [zero; 2];
     let mut scale = [one; 2];
     let mut old = [zero; 2];
-    for (j, (p, r)) in points.iter().zip(&arms).enumerate() {
-        (err[j], scale[j]) = point_error(p, l, r, (&va, &vb), a, b, moved, pass);
-        old[j] = R::load(&p.normal_impulse, l);
+    for (j, r) in arms.iter().enumerate() {
+        (err[j], scale[j]) = point_error(c, j, r, (&va, &vb), a, b, moved, pass);
+        old[j] = c.get(|b| &b.points[j].normal_impulse);
     }
     // Solve both points at once (a 2x2 complementarity problem): new impulses x >= 0 with
     // w = K x + p >= 0 and x.w = 0, where K is the effective mass matrix and p = scale (err -
@@ -549,9 +581,9 @@ fn solve_points<R: Real>(
     // point-by-point Gauss-Seidel builds up. `normal_mass` holds 1 / k11 and 1 / k22 from
     // `prepare`, so the only divisions left are by the determinant.
     let [r1, r2] = &arms;
-    let inv_k11 = R::load(&points[0].normal_mass, l);
-    let inv_k22 = R::load(&points[1].normal_mass, l);
-    let active2 = R::load(&points[1].active, l);
+    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
+    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+    let active2 = c.get(|b| &b.points[1].active);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
     let m = k.ma + k.mb;
@@ -603,12 +635,11 @@ fn solve_points<R: Real>(
         R::select(usable, pick(x2, zero, z2, s2), old[1]),
     ];
     let mut applied = [zero; 2];
-    for (j, p) in points.iter_mut().enumerate() {
+    for j in 0..2 {
         applied[j] = new[j] - old[j];
-        new[j].store(&mut p.normal_impulse, l);
-        R::load(&p.max_normal_impulse, l)
-            .max(applied[j])
-            .store(&mut p.max_normal_impulse, l);
+        c.set(|b| &mut b.points[j].normal_impulse, new[j]);
+        let max = c.get(|b| &b.points[j].max_normal_impulse).max(applied[j]);
+        c.set(|b| &mut b.points[j].max_normal_impulse, max);
     }
     let total = applied[0] + applied[1];
     va.n = va.n - k.ma * total;
@@ -616,8 +647,8 @@ fn solve_points<R: Real>(
     a.w = a.w - k.ia * (r1.cross_a * applied[0] + r2.cross_a * applied[1]);
     b.w = b.w + k.ib * (r1.cross_b * applied[0] + r2.cross_b * applied[1]);
 
-    for (p, r) in points.iter_mut().zip(&arms) {
-        friction_point(p, l, r, friction, k, (&mut va, &mut vb), a, b);
+    for (j, r) in arms.iter().enumerate() {
+        friction_point(c, j, r, friction, k, (&mut va, &mut vb), a, b);
     }
     va.commit(va0, a, k);
     vb.commit(vb0, b, k);
@@ -625,32 +656,37 @@ fn solve_points<R: Real>(
 
 #[inline(always)]
 fn restitution_lanes<R: Real>(
-    c: &mut ContactBatch,
-    l: usize,
+    c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     threshold: f32,
 ) {
-    let k = Shared::<R>::load(c, l);
+    let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
-    let e = R::load(&c.restitution, l);
+    let e = c.get(|b| &b.restitution);
     let bouncy = e.gt(zero);
     let threshold = R::splat(threshold);
     let (va0, vb0) = (Frame::of(a, &k), Frame::of(b, &k));
     let (mut va, mut vb) = (va0, vb0);
-    for p in &mut c.points {
-        let r = Arms::<R>::load(p, l);
-        let approach = R::load(&p.relative_velocity, l);
-        let max_impulse = R::load(&p.max_normal_impulse, l);
+    for j in 0..2 {
+        let r = Arms::<R>::load(c, j);
+        let approach = c.get(|b| &b.points[j].relative_velocity);
+        let max_impulse = c.get(|b| &b.points[j].max_normal_impulse);
         // Only points that approached faster than the threshold and were actually hit bounce.
         let hit = bouncy & approach.lt(-threshold) & max_impulse.gt(zero);
         let vn = normal_velocity(&va, &vb, a, b, &r);
-        let old = R::load(&p.normal_impulse, l);
-        let delta = -R::load(&p.normal_mass, l) * (vn + e * approach);
+        let old = c.get(|b| &b.points[j].normal_impulse);
+        let delta = -c.get(|b| &b.points[j].normal_mass) * (vn + e * approach);
         let new = (old + delta).max(zero);
         let applied = R::select(hit, new - old, zero);
-        R::select(hit, new, old).store(&mut p.normal_impulse, l);
-        max_impulse.max(applied).store(&mut p.max_normal_impulse, l);
+        c.set(
+            |b| &mut b.points[j].normal_impulse,
+            R::select(hit, new, old),
+        );
+        c.set(
+            |b| &mut b.points[j].max_normal_impulse,
+            max_impulse.max(applied),
+        );
         va.n = va.n - k.ma * applied;
         vb.n = vb.n + k.mb * applied;
         a.w = a.w - k.ia * (r.cross_a * applied);
@@ -670,14 +706,14 @@ pub mod simd {
     use super::*;
 
     #[inline(always)]
-    unsafe fn gather(states: States, index: &[u32; LANES]) -> BodyLanes<f32x8> {
+    pub(super) unsafe fn gather(states: States, index: &[u32; LANES]) -> BodyLanes<f32x8> {
         let rows = index.map(|i| states.read(i));
         BodyLanes::from_states(&rows)
     }
 
     /// Writes back the lanes whose body is dynamic (non-zero inverse mass).
     #[inline(always)]
-    unsafe fn scatter(
+    pub(super) unsafe fn scatter(
         states: States,
         index: &[u32; LANES],
         inv_mass: &Lanes,
@@ -701,7 +737,7 @@ pub mod simd {
     pub unsafe fn prepare(c: &mut ContactBatch, states: States) {
         let a = gather(states, &c.body_a);
         let b = gather(states, &c.body_b);
-        prepare_lanes(c, 0, &a, &b);
+        prepare_lanes(c, &a, &b);
     }
 
     /// Applies last step's impulses.
@@ -711,7 +747,7 @@ pub mod simd {
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        warm_start_lanes(c, 0, &mut a, &mut b, 2);
+        warm_start_lanes(c, &mut a, &mut b, 2);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -724,7 +760,7 @@ pub mod simd {
     pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        warm_start_lanes(c, 0, &mut a, &mut b, 1);
+        warm_start_lanes(c, &mut a, &mut b, 1);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -736,7 +772,7 @@ pub mod simd {
     pub unsafe fn solve(c: &mut ContactBatch, states: States, params: &SolveParams) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        solve_lanes(c, 0, &mut a, &mut b, params);
+        solve_lanes(c, &mut a, &mut b, params);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -749,7 +785,7 @@ pub mod simd {
     pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        solve_one_lanes(c, 0, &mut a, &mut b, params);
+        solve_one_lanes(c, &mut a, &mut b, params);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -761,9 +797,57 @@ pub mod simd {
     pub unsafe fn restitution(c: &mut ContactBatch, states: States, threshold: f32) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        restitution_lanes(c, 0, &mut a, &mut b, threshold);
+        restitution_lanes(c, &mut a, &mut b, threshold);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
+    }
+}
+
+/// The f32x16 solve: one call handles two batches of one graph color, sixteen lanes. The
+/// batches share no dynamic body, so solving them together gives each the bits it gets alone
+/// (from the f32x8 kernel and the scalar twin); two dependency chains side by side keep more of
+/// the core busy than one. With AVX-512 (see [`NATIVE_PAIRS`](crate::NATIVE_PAIRS)) each
+/// operation is one instruction on 32 registers; the engine uses this kernel only there. (The
+/// warm start was slower in pairs: kernel bench, Zen 4, 40 -> 50 us per pass.)
+///
+/// Safety, for every function: as for [`simd`], and no dynamic body appears in both batches.
+pub mod pair {
+    use super::*;
+
+    #[inline(always)]
+    unsafe fn gather(states: States, c: &[ContactBatch; 2]) -> [BodyLanes<f32x16>; 2] {
+        let a = [
+            simd::gather(states, &c[0].body_a),
+            simd::gather(states, &c[1].body_a),
+        ];
+        let b = [
+            simd::gather(states, &c[0].body_b),
+            simd::gather(states, &c[1].body_b),
+        ];
+        [BodyLanes::join(&a[0], &a[1]), BodyLanes::join(&b[0], &b[1])]
+    }
+
+    #[inline(always)]
+    unsafe fn scatter(
+        states: States,
+        c: &[ContactBatch; 2],
+        a: &BodyLanes<f32x16>,
+        b: &BodyLanes<f32x16>,
+    ) {
+        for (h, (a, b)) in a.split().iter().zip(&b.split()).enumerate() {
+            simd::scatter(states, &c[h].body_a, &c[h].inv_mass_a, a);
+            simd::scatter(states, &c[h].body_b, &c[h].inv_mass_b, b);
+        }
+    }
+
+    /// [`simd::solve`] on two batches.
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve(c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
+        let [mut a, mut b] = gather(states, c);
+        solve_lanes(c, &mut a, &mut b, params);
+        scatter(states, c, &a, &b);
     }
 }
 
@@ -778,7 +862,7 @@ pub mod scalar {
         c: &mut ContactBatch,
         states: States,
         write: bool,
-        mut kernel: impl FnMut(&mut ContactBatch, usize, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
+        mut kernel: impl FnMut(&mut Lane, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
     ) {
         for l in 0..LANES {
             if c.is_padding(l) {
@@ -787,7 +871,7 @@ pub mod scalar {
             let (ia, ib) = (c.body_a[l], c.body_b[l]);
             let mut a = BodyLanes::from_state(&states.read(ia));
             let mut b = BodyLanes::from_state(&states.read(ib));
-            kernel(c, l, &mut a, &mut b);
+            kernel(&mut Lane(c, l), &mut a, &mut b);
             if !write {
                 continue;
             }
@@ -805,7 +889,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn prepare(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, false, |c, l, a, b| prepare_lanes(c, l, a, b));
+        each_lane(c, states, false, |c, a, b| prepare_lanes(c, a, b));
     }
 
     /// Scalar twin of [`simd::warm_start`].
@@ -813,9 +897,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, true, |c, l, a, b| {
-            warm_start_lanes(c, l, a, b, 2)
-        });
+        each_lane(c, states, true, |c, a, b| warm_start_lanes(c, a, b, 2));
     }
 
     /// Scalar twin of [`simd::warm_start_one_point`].
@@ -823,9 +905,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, true, |c, l, a, b| {
-            warm_start_lanes(c, l, a, b, 1)
-        });
+        each_lane(c, states, true, |c, a, b| warm_start_lanes(c, a, b, 1));
     }
 
     /// Scalar twin of [`simd::solve`].
@@ -833,9 +913,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        each_lane(c, states, true, |c, l, a, b| {
-            solve_lanes(c, l, a, b, params)
-        });
+        each_lane(c, states, true, |c, a, b| solve_lanes(c, a, b, params));
     }
 
     /// Scalar twin of [`simd::solve_one_point`].
@@ -843,9 +921,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        each_lane(c, states, true, |c, l, a, b| {
-            solve_one_lanes(c, l, a, b, params)
-        });
+        each_lane(c, states, true, |c, a, b| solve_one_lanes(c, a, b, params));
     }
 
     /// Scalar twin of [`simd::restitution`].
@@ -853,8 +929,8 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn restitution(c: &mut ContactBatch, states: States, threshold: f32) {
-        each_lane(c, states, true, |c, l, a, b| {
-            restitution_lanes(c, l, a, b, threshold)
+        each_lane(c, states, true, |c, a, b| {
+            restitution_lanes(c, a, b, threshold)
         });
     }
 }

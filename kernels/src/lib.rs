@@ -1,5 +1,6 @@
 //! The numeric hot loops of batch2d, each written once over [`Real`] and instantiated as an
-//! f32x8 kernel and a one-lane scalar twin that computes bit-identical results.
+//! f32x8 kernel and a one-lane scalar twin that computes bit-identical results (the solve
+//! kernels also as f32x16 ones, which take two batches of one graph color at once).
 //!
 //! Everything here is pure arithmetic over lane-packed (`bytemuck::Pod`) data; the engine
 //! decides what to pack, in which order, and on which thread to run it.
@@ -12,4 +13,4 @@ mod real;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, PointLanes, SolveParams};
-pub use real::{instruction_set, Real, LANES};
+pub use real::{instruction_set, Real, LANES, NATIVE_PAIRS};

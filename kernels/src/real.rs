@@ -1,17 +1,18 @@
-//! One numeric interface for one lane (`f32`) and eight lanes (`wide::f32x8`).
+//! One numeric interface for one lane (`f32`), eight lanes (`wide::f32x8`) and sixteen
+//! (`wide::f32x16`: two batches at once).
 //!
-//! Every kernel is written once, generic over [`Real`], and instantiated twice. Both
+//! Every kernel is written once, generic over [`Real`], and instantiated for each. All
 //! instantiations perform the same IEEE operations in the same order per lane (add, sub, mul,
 //! div, sqrt, sign flip, compare and select; never fused multiply-add or approximate reciprocals),
-//! so the scalar twin reproduces the SIMD kernel bit for bit.
+//! so the scalar twin reproduces the SIMD kernels bit for bit.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
-use wide::f32x8;
+use wide::{f32x16, f32x8};
 
 /// Lanes in one SIMD batch.
 pub const LANES: usize = 8;
 
-/// A float of one or eight lanes.
+/// A float of one, eight or sixteen lanes.
 pub trait Real:
     Copy
     + Add<Output = Self>
@@ -25,10 +26,6 @@ pub trait Real:
 
     /// `x` in every lane.
     fn splat(x: f32) -> Self;
-    /// Loads `src[lane]` (one lane) or all of `src` (eight lanes; `lane` must be 0).
-    fn load(src: &[f32; LANES], lane: usize) -> Self;
-    /// Stores into `dst[lane]` (one lane) or all of `dst` (eight lanes; `lane` must be 0).
-    fn store(self, dst: &mut [f32; LANES], lane: usize);
     /// Correctly rounded square root.
     fn sqrt(self) -> Self;
     /// `self > o` per lane; false where either is NaN.
@@ -62,14 +59,6 @@ impl Real for f32 {
     #[inline(always)]
     fn splat(x: f32) -> f32 {
         x
-    }
-    #[inline(always)]
-    fn load(src: &[f32; LANES], lane: usize) -> f32 {
-        src[lane]
-    }
-    #[inline(always)]
-    fn store(self, dst: &mut [f32; LANES], lane: usize) {
-        dst[lane] = self;
     }
     #[inline(always)]
     fn sqrt(self) -> f32 {
@@ -109,16 +98,6 @@ impl Real for f32x8 {
         f32x8::splat(x)
     }
     #[inline(always)]
-    fn load(src: &[f32; LANES], lane: usize) -> f32x8 {
-        debug_assert_eq!(lane, 0);
-        f32x8::new(*src)
-    }
-    #[inline(always)]
-    fn store(self, dst: &mut [f32; LANES], lane: usize) {
-        debug_assert_eq!(lane, 0);
-        *dst = self.to_array();
-    }
-    #[inline(always)]
     fn sqrt(self) -> f32x8 {
         f32x8::sqrt(self)
     }
@@ -144,9 +123,61 @@ impl Real for f32x8 {
     }
 }
 
-/// The instruction set `wide::f32x8` was compiled for.
+impl Real for f32x16 {
+    type Mask = f32x16;
+
+    #[inline(always)]
+    fn splat(x: f32) -> f32x16 {
+        f32x16::splat(x)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f32x16 {
+        f32x16::sqrt(self)
+    }
+    #[inline(always)]
+    fn gt(self, o: f32x16) -> f32x16 {
+        self.simd_gt(o)
+    }
+    #[inline(always)]
+    fn lt(self, o: f32x16) -> f32x16 {
+        self.simd_lt(o)
+    }
+    #[inline(always)]
+    fn ge(self, o: f32x16) -> f32x16 {
+        self.simd_ge(o)
+    }
+    #[inline(always)]
+    fn select(m: f32x16, a: f32x16, b: f32x16) -> f32x16 {
+        m.select(a, b)
+    }
+    #[inline(always)]
+    fn all(m: f32x16) -> bool {
+        m.to_bitmask() == 0xffff
+    }
+}
+
+/// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
+#[inline(always)]
+pub(crate) fn join(lo: f32x8, hi: f32x8) -> f32x16 {
+    bytemuck::cast([lo, hi])
+}
+
+/// The two halves of [`join`].
+#[inline(always)]
+pub(crate) fn split(x: f32x16) -> [f32x8; 2] {
+    bytemuck::cast(x)
+}
+
+/// True where the kernels of [`pair`](crate::contact::pair) run on 512-bit registers (AVX-512);
+/// elsewhere `wide` makes each f32x16 operation two f32x8 ones, which the engine does not use
+/// for speed.
+pub const NATIVE_PAIRS: bool = cfg!(target_feature = "avx512f");
+
+/// The instruction set the kernels were compiled for.
 pub fn instruction_set() -> &'static str {
-    if cfg!(target_feature = "avx2") {
+    if NATIVE_PAIRS {
+        "avx512 (f32x8 kernels with AVX-512VL, f32x16 solve pairs)"
+    } else if cfg!(target_feature = "avx2") {
         "avx2"
     } else if cfg!(target_feature = "avx") {
         "avx"

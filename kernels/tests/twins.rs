@@ -1,7 +1,8 @@
 //! The SIMD kernels against their scalar twins.
 //!
 //! Every kernel of `batch2d-kernels` is written once over `Real` and instantiated for
-//! `wide::f32x8` and `f32`; the crate promises that both produce bit-identical outputs. These
+//! `wide::f32x8` and `f32` (the solve kernels also for `wide::f32x16`, two batches at once); the
+//! crate promises that all produce bit-identical outputs. These
 //! tests feed both the same random (seeded) inputs and compare every bit of every output, check
 //! that null, padding and kinematic lanes never write a body state, and check a few physical
 //! properties of the contact solve at kernel level.
@@ -14,7 +15,7 @@ use batch2d_kernels::body::{
     integrate_positions_scalar, integrate_positions_simd, integrate_velocities_scalar,
     integrate_velocities_simd, BodyParams, IntegrateParams, States,
 };
-use batch2d_kernels::contact::{scalar, simd};
+use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
     BodyState, ContactBatch, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
 };
@@ -1083,6 +1084,77 @@ fn one_point_kernels_give_the_two_point_bits() {
             diffs.len(),
             diffs.join("\n  ")
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pair kernels.
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `op` (a solve) on both batches at once with the pair kernel.
+fn run_pair(op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
+    assert_batches_valid(batches, states.len());
+    let [first, second] = [&batches[..1], &batches[1..]].map(|b| writable(b, states.len()));
+    assert!(
+        !first.iter().zip(&second).any(|(&x, &y)| x && y),
+        "the pair kernel needs batches that share no written body"
+    );
+    let mut rows = StateRows::from_states(states);
+    let view = States::new(&mut rows);
+    // SAFETY: checked above: indices in bounds, written bodies distinct within each batch and
+    // across the two; this thread alone touches the states.
+    unsafe {
+        match op {
+            Op::Solve(p) => pair::solve(batches, view, &p),
+            _ => unreachable!("no pair kernel for {op:?}"),
+        }
+    }
+    states.copy_from_slice(&rows);
+}
+
+/// Two batches of one graph color, over `world`: no written body appears in both.
+fn random_color_pair(rng: &mut Rng, world: &World) -> [ContactBatch; 2] {
+    let mut used = vec![false; world.states.len()];
+    let share = rng.chance(0.5);
+    [(); 2].map(|_| random_batch(rng, world, &mut used, share))
+}
+
+/// The pair kernel solves two batches of one color at once; each batch gets the bits the
+/// scalar twin gives it alone, for raw and prepared batches, with finite, infinite and NaN
+/// inputs (NaN payloads aside).
+#[test]
+fn pair_kernels_give_each_batch_the_twin_bits() {
+    for inputs in [Inputs::Finite, Inputs::Infinite, Inputs::Nan] {
+        for seed in 0..SEEDS {
+            let mut rng = Rng::with_inputs(seed ^ 0x9A12_0000, inputs);
+            let world = World::random(&mut rng, BODIES);
+            let mut batches = random_color_pair(&mut rng, &world);
+            let mut states = world.states.clone();
+            zero_written_pads(&mut states, &batches);
+            if rng.chance(0.5) {
+                run(Backend::Scalar, Op::Prepare, &mut batches, &mut states);
+            }
+            for use_bias in [true, false] {
+                let op = Op::Solve(random_solve_params(&mut rng, use_bias));
+                let what = Ctx {
+                    seed,
+                    what: &format!("pair {op:?} ({inputs:?})"),
+                };
+                let (mut b_pair, mut s_pair) = (batches, states.clone());
+                run_pair(op, &mut b_pair, &mut s_pair);
+                let (mut b_scalar, mut s_scalar) = (batches, states.clone());
+                run(Backend::Scalar, op, &mut b_scalar, &mut s_scalar);
+                assert_twins(
+                    &what,
+                    inputs.cmp(),
+                    (&b_pair, &s_pair),
+                    (&b_scalar, &s_scalar),
+                );
+                assert_untouched(&what, &batches, &states, &s_pair);
+                assert_padding_zero(&what, &b_pair);
+                (batches, states) = (b_pair, s_pair);
+            }
+        }
     }
 }
 
