@@ -251,6 +251,11 @@ impl Solver {
         let linear_damping = &self.linear_damping[..];
         let angular_damping = &self.angular_damping[..];
 
+        // The constants of a solve or relax pass.
+        let pass = |op| match op {
+            ContactOp::Solve => &solve,
+            _ => &relax,
+        };
         // Runs `op` on batch `i`.
         // SAFETY (for callers): no other thread accesses the batch or its dynamic bodies
         // meanwhile.
@@ -266,10 +271,7 @@ impl Solver {
                     (false, Backend::Scalar) => scalar::warm_start(b, states),
                 },
                 (ContactOp::Solve | ContactOp::Relax, _) => {
-                    let params = match op {
-                        ContactOp::Solve => &solve,
-                        _ => &relax,
-                    };
+                    let params = pass(op);
                     match (one_point[i], backend) {
                         (true, Backend::Simd) => simd::solve_one_point(b, states, params),
                         (true, Backend::Scalar) => scalar::solve_one_point(b, states, params),
@@ -291,24 +293,18 @@ impl Solver {
         // batches was 5% faster alone but no faster in particle_pile.)
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
-            let params = match op {
-                ContactOp::Solve => Some(&solve),
-                ContactOp::Relax => Some(&relax),
-                _ => None,
-            };
-            let paired = NATIVE_PAIRS && color && backend == Backend::Simd;
+            let paired = NATIVE_PAIRS
+                && color
+                && backend == Backend::Simd
+                && matches!(op, ContactOp::Solve | ContactOp::Relax);
             let mut i = range.start;
             while i < range.end {
-                let two = paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1];
-                match params {
-                    Some(params) if two => {
-                        pair::solve(batches.pair(i), states, params);
-                        i += 2;
-                    }
-                    _ => {
-                        run_batch(op, i);
-                        i += 1;
-                    }
+                if paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1] {
+                    pair::solve(batches.pair(i), states, pass(op));
+                    i += 2;
+                } else {
+                    run_batch(op, i);
+                    i += 1;
                 }
             }
         };
