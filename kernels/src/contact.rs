@@ -349,7 +349,7 @@ fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>, a: &BodyLanes<R>, b: &BodyLa
     }
 }
 
-/// Applies last step's impulses of the first `points` points of lane group `l`: 2, or 1 when
+/// Applies last step's impulses of the first `points` points: 2, or 1 when
 /// every contact of the batch has one point (see [`solve_one_lanes`]).
 #[inline(always)]
 fn warm_start_lanes<R: Real>(
@@ -383,7 +383,7 @@ fn warm_start_lanes<R: Real>(
     b.w = b.w + k.ib * torque_b;
 }
 
-/// The constants of one solve pass for one lane group.
+/// The constants of one solve pass for the lanes of a kernel call.
 struct Pass<R> {
     inv_h: R,
     slop: R,
@@ -475,18 +475,6 @@ fn friction_point<R: Real>(
     b.w = b.w - k.ib * (r.dot_b * applied);
 }
 
-/// One iteration of normal and friction impulses on lane group `l`.
-#[inline(always)]
-fn solve_lanes<R: Real>(
-    c: &mut impl Contacts<R>,
-    a: &mut BodyLanes<R>,
-    b: &mut BodyLanes<R>,
-    s: &SolveParams,
-) {
-    let (k, pass, friction) = solve_constants(c, s);
-    solve_points(&k, &pass, friction, c, a, b);
-}
-
 /// [`solve_lanes`] for a batch whose contacts all have one point (circles): the same
 /// arithmetic without point 1's loads and its half of the block solve. The packing leaves an
 /// absent point all zero, and with finite values and a friction coefficient that is not -0
@@ -549,16 +537,16 @@ fn solve_constants<R: Real>(c: &impl Contacts<R>, s: &SolveParams) -> (Shared<R>
     (Shared::load(c), Pass::load(c, s), c.get(|b| &b.friction))
 }
 
-/// [`solve_lanes`] on the batch's constants, loaded apart.
+/// One iteration of normal and friction impulses.
 #[inline(always)]
-fn solve_points<R: Real>(
-    k: &Shared<R>,
-    pass: &Pass<R>,
-    friction: R,
+fn solve_lanes<R: Real>(
     c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
+    s: &SolveParams,
 ) {
+    let (k, pass, friction) = solve_constants(c, s);
+    let (k, pass) = (&k, &pass);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
     let (va0, vb0, moved) = frames(a, b, k);

@@ -1,7 +1,8 @@
 //! One numeric interface for one lane (`f32`), eight lanes (`wide::f32x8`) and sixteen
-//! (`wide::f32x16`: two batches at once).
+//! (`wide::f32x16`: two batches at once, for the two-point solve).
 //!
-//! Every kernel is written once, generic over [`Real`], and instantiated for each. All
+//! Every kernel is written once, generic over [`Real`], and instantiated for each width it
+//! runs at. All
 //! instantiations perform the same IEEE operations in the same order per lane (add, sub, mul,
 //! div, sqrt, sign flip, compare and select; never fused multiply-add or approximate reciprocals),
 //! so the scalar twin reproduces the SIMD kernels bit for bit.
@@ -168,7 +169,7 @@ pub(crate) fn split(x: f32x16) -> [f32x8; 2] {
     bytemuck::cast(x)
 }
 
-/// True where the kernels of [`pair`](crate::contact::pair) run on 512-bit registers (AVX-512);
+/// True where the kernel of [`pair`](crate::contact::pair) runs on 512-bit registers (AVX-512);
 /// elsewhere `wide` makes each f32x16 operation two f32x8 ones, which the engine does not use
 /// for speed.
 pub const NATIVE_PAIRS: bool = cfg!(target_feature = "avx512f");

@@ -1,7 +1,7 @@
 //! The SIMD kernels against their scalar twins.
 //!
 //! Every kernel of `batch2d-kernels` is written once over `Real` and instantiated for
-//! `wide::f32x8` and `f32` (the solve kernels also for `wide::f32x16`, two batches at once); the
+//! `wide::f32x8` and `f32` (the two-point solve also for `wide::f32x16`, two batches at once); the
 //! crate promises that all produce bit-identical outputs. These
 //! tests feed both the same random (seeded) inputs and compare every bit of every output, check
 //! that null, padding and kinematic lanes never write a body state, and check a few physical
