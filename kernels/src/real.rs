@@ -91,71 +91,47 @@ impl Real for f32 {
     }
 }
 
-impl Real for f32x8 {
-    type Mask = f32x8;
+/// `Real` for a `wide` vector type whose mask of all lanes set has bitmask `all_lanes`: the two
+/// widths share every line but these two.
+macro_rules! real_for_wide {
+    ($t:ident, $all_lanes:expr) => {
+        impl Real for $t {
+            type Mask = $t;
 
-    #[inline(always)]
-    fn splat(x: f32) -> f32x8 {
-        f32x8::splat(x)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f32x8 {
-        f32x8::sqrt(self)
-    }
-    #[inline(always)]
-    fn gt(self, o: f32x8) -> f32x8 {
-        self.simd_gt(o)
-    }
-    #[inline(always)]
-    fn lt(self, o: f32x8) -> f32x8 {
-        self.simd_lt(o)
-    }
-    #[inline(always)]
-    fn ge(self, o: f32x8) -> f32x8 {
-        self.simd_ge(o)
-    }
-    #[inline(always)]
-    fn select(m: f32x8, a: f32x8, b: f32x8) -> f32x8 {
-        m.select(a, b)
-    }
-    #[inline(always)]
-    fn all(m: f32x8) -> bool {
-        m.to_bitmask() == 0xff
-    }
+            #[inline(always)]
+            fn splat(x: f32) -> $t {
+                $t::splat(x)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> $t {
+                $t::sqrt(self)
+            }
+            #[inline(always)]
+            fn gt(self, o: $t) -> $t {
+                self.simd_gt(o)
+            }
+            #[inline(always)]
+            fn lt(self, o: $t) -> $t {
+                self.simd_lt(o)
+            }
+            #[inline(always)]
+            fn ge(self, o: $t) -> $t {
+                self.simd_ge(o)
+            }
+            #[inline(always)]
+            fn select(m: $t, a: $t, b: $t) -> $t {
+                m.select(a, b)
+            }
+            #[inline(always)]
+            fn all(m: $t) -> bool {
+                m.to_bitmask() == $all_lanes
+            }
+        }
+    };
 }
 
-impl Real for f32x16 {
-    type Mask = f32x16;
-
-    #[inline(always)]
-    fn splat(x: f32) -> f32x16 {
-        f32x16::splat(x)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f32x16 {
-        f32x16::sqrt(self)
-    }
-    #[inline(always)]
-    fn gt(self, o: f32x16) -> f32x16 {
-        self.simd_gt(o)
-    }
-    #[inline(always)]
-    fn lt(self, o: f32x16) -> f32x16 {
-        self.simd_lt(o)
-    }
-    #[inline(always)]
-    fn ge(self, o: f32x16) -> f32x16 {
-        self.simd_ge(o)
-    }
-    #[inline(always)]
-    fn select(m: f32x16, a: f32x16, b: f32x16) -> f32x16 {
-        m.select(a, b)
-    }
-    #[inline(always)]
-    fn all(m: f32x16) -> bool {
-        m.to_bitmask() == 0xffff
-    }
-}
+real_for_wide!(f32x8, 0xff);
+real_for_wide!(f32x16, 0xffff);
 
 /// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
 #[inline(always)]
