@@ -1,6 +1,7 @@
 //! Small 2D math types: y up, metres, radians. Plain `f32`, no fused multiply-add, so every
 //! result can be reproduced bit for bit.
 
+use batch2d_kernels::trig;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// A 2D vector (or point) with public `x` and `y`.
@@ -167,17 +168,18 @@ impl Rot {
     /// No rotation: angle 0.
     pub const IDENTITY: Rot = Rot { c: 1.0, s: 0.0 };
 
-    /// The rotation by `angle` radians, counter-clockwise.
+    /// The rotation by `angle` radians, counter-clockwise. Computed by the crate itself, not
+    /// the system's libm, so that it gives the same bits on every platform.
     #[inline]
     pub fn from_angle(angle: f32) -> Rot {
-        let (s, c) = angle.sin_cos();
+        let (s, c) = trig::sin_cos(angle);
         Rot { c, s }
     }
 
-    /// The angle in radians, in `(-pi, pi]`.
+    /// The angle in radians, in `(-pi, pi]`; the same bits on every platform.
     #[inline]
     pub fn angle(self) -> f32 {
-        self.s.atan2(self.c)
+        trig::atan2(self.s, self.c)
     }
 
     /// `v` rotated by this rotation (counter-clockwise by its angle).

@@ -578,10 +578,13 @@ impl Moments {
     /// Adds the circular sector of `radius` with apex `apex`, turning counter-clockwise from
     /// `from_normal` to `to_normal` (the rounded corner of a convex polygon).
     fn add_corner_sector(&mut self, apex: Vec2, from_normal: Vec2, to_normal: Vec2, radius: f32) {
+        // The crate's own atan2 and sine: mass data feeds the step, which must give the same
+        // bits on every platform.
         let half_angle = 0.5
-            * from_normal
-                .cross(to_normal)
-                .atan2(from_normal.dot(to_normal));
+            * batch2d_kernels::trig::atan2(
+                from_normal.cross(to_normal),
+                from_normal.dot(to_normal),
+            );
         if half_angle <= 0.0 {
             // Only a degenerate (unvalidated) polygon has a corner that does not turn left.
             return;
@@ -589,8 +592,9 @@ impl Moments {
         let rr = radius * radius;
         let area = half_angle * rr;
         // Sector centroid lies on the bisector at 2 r sin(h) / (3 h) from the apex.
-        let bisector = Rot::from_angle(half_angle).rotate(from_normal);
-        let centroid_distance = 2.0 * radius * half_angle.sin() / (3.0 * half_angle);
+        let half_turn = Rot::from_angle(half_angle);
+        let bisector = half_turn.rotate(from_normal);
+        let centroid_distance = 2.0 * radius * half_turn.s / (3.0 * half_angle);
         let center = apex + bisector * centroid_distance;
         // ∫|x - apex|² over the sector is h r⁴ / 2; move it to the sector centroid, then to
         // the reference point.

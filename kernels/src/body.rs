@@ -4,6 +4,7 @@
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
 use crate::real::{join, split, Real, LANES};
+use crate::trig::sin_cos_small;
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x16, f32x8};
 
@@ -362,10 +363,12 @@ pub fn cap_speeds(v: [f32; 2], w: f32, max_linear: f32, max_angular: f32) -> ([f
 #[inline(always)]
 fn integrate_position<R: Real>(s: &mut BodyLanes<R>, h: f32) {
     let h = R::splat(h);
-    // First-order rotation update, renormalised: exact enough for the small angle of a substep.
-    let da = h * s.w;
-    let c = s.dqc - da * s.dqs;
-    let sn = s.dqs + da * s.dqc;
+    // Turn by exactly w h: the angular speed cap keeps it within an eighth of a turn, where
+    // the small-angle series is accurate to f32 rounding. (A first-order update, c - w h s,
+    // turns by atan(w h) instead: 5% short at 100 rad/s.) Renormalised against drift.
+    let (sin, cos) = sin_cos_small(h * s.w);
+    let c = cos * s.dqc - sin * s.dqs;
+    let sn = sin * s.dqc + cos * s.dqs;
     let mag = (c * c + sn * sn).sqrt();
     let inv = R::select(mag.gt(R::splat(0.0)), R::splat(1.0) / mag, R::splat(0.0));
     s.dqc = c * inv;

@@ -10,6 +10,7 @@
 pub mod body;
 pub mod contact;
 mod real;
+pub mod trig;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, PointLanes, SolveParams};
