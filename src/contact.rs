@@ -732,6 +732,7 @@ fn update_shapes(
             {
                 p.normal_impulse = q.normal_impulse;
                 p.tangent_impulse = q.tangent_impulse;
+                p.impact_impulse = q.impact_impulse;
             }
             return Some(base);
         }
@@ -784,6 +785,7 @@ fn update_shapes(
             if let Some(q) = old.points[..old.point_count].iter().find(|q| q.id == p.id) {
                 p.normal_impulse = q.normal_impulse;
                 p.tangent_impulse = q.tangent_impulse;
+                p.impact_impulse = q.impact_impulse;
             }
         }
     }

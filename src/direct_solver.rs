@@ -16,7 +16,7 @@ use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::lcp::{Lcp, Row};
 use batch2d_kernels::body::States;
-use batch2d_kernels::NULL_BODY;
+use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
 
 /// A body the island does not move (static or kinematic).
@@ -44,15 +44,13 @@ struct Point {
     dot: [f32; 2],
     /// Separation minus the anchors' offset along the normal (see the kernels' `prepare`).
     base_separation: f32,
-    /// Normal velocity when the step began, for restitution.
-    approach: f32,
     friction: f32,
     restitution: f32,
     bias_rate: f32,
     max_push: f32,
     normal_impulse: f32,
     tangent_impulse: f32,
-    max_normal_impulse: f32,
+    impact_impulse: f32,
 }
 
 /// One island's points, bodies and solver scratch, kept from step to step.
@@ -66,8 +64,10 @@ struct Island {
     /// Their velocities being built from impulses.
     v: Vec<[f64; 3]>,
     lcp: Lcp,
-    /// Points of the restitution solve.
-    bouncing: Vec<usize>,
+    /// Points of the impact solve, and its problem (apart from `lcp`, which holds the
+    /// contact rows for the whole step).
+    hit: Vec<usize>,
+    impact_lcp: Lcp,
 }
 
 /// Which solve a direct stage does.
@@ -77,8 +77,8 @@ pub(crate) enum DirectOp {
     Solve,
     /// Unbiased solve, where the colored contacts relax.
     Relax,
-    /// Bounces, after the substeps.
-    Restitution,
+    /// Bounces of the contacts hit this step, before the substeps.
+    Impact,
 }
 
 /// Constants of the direct stages of one step.
@@ -86,7 +86,7 @@ pub(crate) enum DirectOp {
 pub(crate) struct DirectParams {
     pub inv_h: f32,
     pub linear_slop: f32,
-    pub restitution_threshold: f32,
+    pub impact: ImpactParams,
 }
 
 /// The direct solver's reused buffers.
@@ -146,7 +146,7 @@ impl DirectSolver {
         match op {
             DirectOp::Solve => island.solve(states, p, true),
             DirectOp::Relax => island.solve(states, p, false),
-            DirectOp::Restitution => island.restitution(states, p),
+            DirectOp::Impact => island.impact(states, p),
         }
     }
 
@@ -162,7 +162,7 @@ impl DirectSolver {
                 let m = &mut contacts[p.contact as usize].manifold.points[p.index];
                 m.normal_impulse = p.normal_impulse;
                 m.tangent_impulse = p.tangent_impulse;
-                m.max_normal_impulse = p.max_normal_impulse;
+                m.impact_impulse = p.impact_impulse;
             }
         }
     }
@@ -237,12 +237,6 @@ impl Island {
         self.v.clear();
         self.v.resize(self.bodies.len(), [0.0; 3]);
         self.read_velocities(states);
-        for i in 0..self.points.len() {
-            let p = self.points[i];
-            let vn = self.row_velocity(&p, &p.normal_row)
-                + self.outside_velocity(&p, &p.normal_row, states);
-            self.points[i].approach = vn as f32;
-        }
 
         // A = J M^-1 J^T over both rows of every point; it holds for the whole step.
         let rows = 2 * self.points.len();
@@ -347,7 +341,6 @@ impl Island {
             let (normal, tangent) = (x[2 * i], x[2 * i + 1]);
             apply(&mut self.v, p, &p.normal_row, normal);
             apply(&mut self.v, p, &p.friction_row, tangent);
-            p.max_normal_impulse = p.max_normal_impulse.max(normal as f32);
             if !bias {
                 p.normal_impulse = normal as f32;
                 p.tangent_impulse = tangent as f32;
@@ -368,40 +361,47 @@ impl Island {
             .sum()
     }
 
-    /// Bounces: points that approached faster than the threshold and were hit get the normal
-    /// impulse that sends them apart at `restitution` times their approach speed.
-    unsafe fn restitution(&mut self, states: States, params: &DirectParams) {
-        self.bouncing.clear();
-        self.bouncing.extend((0..self.points.len()).filter(|&i| {
-            let p = &self.points[i];
-            p.restitution > 0.0
-                && p.approach < -params.restitution_threshold
-                && p.max_normal_impulse > 0.0
-        }));
-        if self.bouncing.is_empty() {
+    /// Bounces, as the colored contacts' impact passes do (see the kernels' `impact`), but for
+    /// the whole island at once: the points hit this step (touching, or closing their gap
+    /// within the step) get `(1 + e)` times the impulses that stop their approach together,
+    /// if any of them approaches faster than the threshold. Friction is left to the solve.
+    unsafe fn impact(&mut self, states: States, params: &DirectParams) {
+        let p = &params.impact;
+        self.read_velocities(states);
+        self.hit.clear();
+        let mut fast = false;
+        for (i, point) in self.points.iter().enumerate() {
+            let vn = self.row_velocity(point, &point.normal_row)
+                + self.outside_velocity(point, &point.normal_row, states);
+            let separation = Self::separation(point, states) as f64;
+            let reach = (p.gravity_reach as f64 - vn) * p.dt as f64;
+            if point.restitution > 0.0 && vn < 0.0 && separation < reach {
+                self.hit.push(i);
+                fast |= vn < -(p.threshold as f64);
+            }
+        }
+        if !fast {
             return;
         }
-        self.read_velocities(states);
-        let m = self.bouncing.len();
-        self.lcp.reset(m);
-        for (r, &i) in self.bouncing.iter().enumerate() {
+        let m = self.hit.len();
+        self.impact_lcp.reset(m);
+        for (r, &i) in self.hit.iter().enumerate() {
             let p = &self.points[i];
-            for (c, &j) in self.bouncing[..=r].iter().enumerate() {
+            for (c, &j) in self.hit[..=r].iter().enumerate() {
                 let q = &self.points[j];
-                self.lcp
+                self.impact_lcp
                     .set_a(r, c, coupling(p, &p.normal_row, q, &q.normal_row));
             }
             let vn = self.row_velocity(p, &p.normal_row)
                 + self.outside_velocity(p, &p.normal_row, states);
-            self.lcp.set_b(r, vn + (p.restitution * p.approach) as f64);
+            self.impact_lcp.set_b(r, vn);
         }
-        self.lcp.solve();
-        for (r, &i) in self.bouncing.iter().enumerate() {
-            let x = self.lcp.x[r];
+        self.impact_lcp.solve();
+        for (r, &i) in self.hit.iter().enumerate() {
             let p = &mut self.points[i];
+            let x = (1.0 + p.restitution as f64) * self.impact_lcp.x[r];
             apply(&mut self.v, p, &p.normal_row, x);
-            p.normal_impulse += x as f32;
-            p.max_normal_impulse = p.max_normal_impulse.max(x as f32);
+            p.impact_impulse = x as f32;
         }
         self.write_velocities(states);
     }

@@ -66,8 +66,10 @@ pub struct ManifoldPoint {
     pub normal_impulse: f32,
     /// Accumulated friction impulse; 0 from [`collide`], filled by the solver.
     pub tangent_impulse: f32,
-    /// Largest normal impulse over the step; 0 from [`collide`], filled by the solver.
-    pub max_normal_impulse: f32,
+    /// Normal impulse of the bounce this point took in the last step (restitution above zero,
+    /// an approach faster than `WorldSettings::restitution_threshold`); 0 if it did not
+    /// bounce, and 0 from [`collide`].
+    pub impact_impulse: f32,
 }
 
 /// Contact points between two shapes sharing one normal.

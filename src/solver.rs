@@ -1,5 +1,6 @@
-//! The soft step: prepare contacts, then per substep integrate velocities, warm start, solve
-//! with soft bias, integrate positions and relax; then restitution and storing impulses.
+//! The soft step: prepare contacts, bounce the contacts hit this step (impact passes), then
+//! per substep integrate velocities, warm start, solve with soft bias, integrate positions and
+//! relax; then store impulses.
 //!
 //! Every stage walks the overflow set on one thread, then the colors in order; the batches of
 //! one color go to the rayon workers. Within a color no dynamic body appears twice, so the
@@ -26,7 +27,7 @@ use crate::world::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
-    BodyState, ContactBatch, SolveParams, StateRows, LANES, NATIVE_PAIRS, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NATIVE_PAIRS, NULL_BODY,
 };
 use bytemuck::Zeroable;
 use rayon::prelude::*;
@@ -37,6 +38,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
 /// balance the workers.
 const BATCHES_PER_BLOCK: usize = 4;
+/// Impact passes over the colors in a step with bouncy contacts. Each pass carries an impact
+/// one or two contacts further through bodies that touch (Newton's cradle, a pool break), so
+/// this bounds how far an impact travels within one step; what is left approaching is caught
+/// by the soft solve as an inelastic contact.
+const IMPACT_PASSES: usize = 8;
 /// Bodies per block of an integration stage (a multiple of `LANES`).
 const BODIES_PER_BLOCK: usize = 1024;
 
@@ -48,10 +54,10 @@ const DEEP_OVERLAP: f32 = 0.25;
 #[derive(Clone, Copy, Debug)]
 enum ContactOp {
     Prepare,
+    Impact,
     WarmStart,
     Solve,
     Relax,
-    Restitution,
 }
 
 /// What a stage does to the body states.
@@ -170,7 +176,7 @@ pub(crate) struct Solver {
     /// The step's linear (m/s) and angular (rad/s) speed caps.
     speed_caps: (f32, f32),
     /// Whether any contact of the step has a restitution above zero; without one the step has
-    /// no restitution stages.
+    /// no impact stages.
     bouncy: bool,
     /// The islands solved exactly instead of by the batches.
     direct: DirectSolver,
@@ -235,11 +241,17 @@ impl Solver {
             use_bias: false,
             ..solve
         };
-        let threshold = settings.restitution_threshold;
+        let impact = ImpactParams {
+            dt,
+            h,
+            margin: settings.linear_slop,
+            threshold: settings.restitution_threshold,
+            gravity_reach: settings.gravity.length() * dt,
+        };
         let direct_params = DirectParams {
             inv_h,
             linear_slop: settings.linear_slop,
-            restitution_threshold: threshold,
+            impact,
         };
         let islands = self.direct.islands();
         let body_count = self.states.len();
@@ -262,8 +274,11 @@ impl Solver {
         let run_batch = |op, i: usize| unsafe {
             let b = batches.get(i);
             match (op, backend) {
-                (ContactOp::Prepare, Backend::Simd) => simd::prepare(b, states),
-                (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b, states),
+                (ContactOp::Prepare, Backend::Simd) => simd::prepare(b),
+                (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b),
+                (ContactOp::Impact, _) if !b.is_bouncy() => {}
+                (ContactOp::Impact, Backend::Simd) => simd::impact(b, states, &impact),
+                (ContactOp::Impact, Backend::Scalar) => scalar::impact(b, states, &impact),
                 (ContactOp::WarmStart, _) => match (one_point[i], backend) {
                     (true, Backend::Simd) => simd::warm_start_one_point(b, states),
                     (true, Backend::Scalar) => scalar::warm_start_one_point(b, states),
@@ -278,11 +293,6 @@ impl Solver {
                         (false, Backend::Simd) => simd::solve(b, states, params),
                         (false, Backend::Scalar) => scalar::solve(b, states, params),
                     }
-                }
-                (ContactOp::Restitution, _) if !b.needs_restitution(threshold) => {}
-                (ContactOp::Restitution, Backend::Simd) => simd::restitution(b, states, threshold),
-                (ContactOp::Restitution, Backend::Scalar) => {
-                    scalar::restitution(b, states, threshold)
                 }
             }
         };
@@ -387,7 +397,7 @@ impl Solver {
     }
 
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
-    /// velocities within the speed caps (restitution, the last stage, may exceed them).
+    /// velocities within the speed caps.
     pub fn finalize(&self, bodies: &mut BodyStore) {
         let states = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
@@ -552,6 +562,7 @@ impl Solver {
 
         self.count_deep_contacts(contacts, bodies);
         let params = PackParams {
+            gravity: settings.gravity,
             soft,
             rigid_soft,
             push: PushCap {
@@ -590,7 +601,7 @@ impl Solver {
                         *one_point &= c.manifold.point_count <= 1;
                     }
                 }
-                batch.restitution.iter().any(|&e| e > 0.0)
+                batch.is_bouncy()
             })
             .reduce(|| false, |a, b| a | b);
         self.bouncy |= direct
@@ -627,10 +638,10 @@ impl Solver {
         }
     }
 
-    /// Lists the step's program: per substep integrate velocities, warm start, solve
-    /// (`solve_iterations` times), integrate positions, relax; then restitution, if any
-    /// contact bounces; with direct islands, each solve, relax and restitution is followed by
-    /// theirs. Then the stages and their block counts: prepare; the tiles (one block each, a
+    /// Lists the step's program: the impact passes, if any contact bounces; then per substep
+    /// integrate velocities, warm start, solve (`solve_iterations` times), integrate
+    /// positions, relax; with direct islands, the impact passes, each solve and each relax are
+    /// followed by theirs. Then the stages and their block counts: prepare; the tiles (one block each, a
     /// tile runs the whole program); then the program over the rest of the world, each body
     /// stage over the states in no tile, each contact stage the overflow set (one block, so
     /// one thread solves it in order) followed by the colors in order, each direct stage one
@@ -661,6 +672,14 @@ impl Solver {
         let direct = self.direct.len() > 0;
         let program = &mut self.program;
         program.clear();
+        if self.bouncy {
+            for _ in 0..IMPACT_PASSES {
+                program.push(Op::Contacts(ContactOp::Impact));
+            }
+            if direct {
+                program.push(Op::Direct(DirectOp::Impact));
+            }
+        }
         for _ in 0..settings.substeps {
             program.push(Op::Bodies(BodyOp::IntegrateVelocities));
             program.push(Op::Contacts(ContactOp::WarmStart));
@@ -676,13 +695,6 @@ impl Solver {
                 program.push(Op::Direct(DirectOp::Relax));
             }
         }
-        if self.bouncy {
-            program.push(Op::Contacts(ContactOp::Restitution));
-            if direct {
-                program.push(Op::Direct(DirectOp::Restitution));
-            }
-        }
-
         let stages = &mut self.stages;
         // Prepare only reads body states: all batches at once.
         stages.push(Stage::Contacts {
@@ -735,7 +747,7 @@ impl Solver {
                 for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
                     p.normal_impulse = lanes.normal_impulse[l];
                     p.tangent_impulse = lanes.tangent_impulse[l];
-                    p.max_normal_impulse = lanes.max_normal_impulse[l];
+                    p.impact_impulse = lanes.impact_impulse[l];
                 }
             });
     }
@@ -743,6 +755,7 @@ impl Solver {
 
 /// What the lanes of one step share: soft-contact coefficients and the push-out cap.
 struct PackParams<'a> {
+    gravity: Vec2,
     /// Between two dynamic bodies.
     soft: Softness,
     /// Against a static or kinematic body.
@@ -817,6 +830,11 @@ fn pack_lane(
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
     batch.max_push[l] = push.of(state_of[a], state_of[b]);
+    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+        true => bodies.gravity_scale[s],
+        false => 0.0,
+    };
+    batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass.

@@ -476,7 +476,7 @@ fn check_anchors(m: &Manifold, xf_a: Transform, xf_b: Transform) {
         assert_vec_close(mp.anchor_a, mp.point - xf_a.p, 1e-4);
         assert_vec_close(mp.anchor_b, mp.point - xf_b.p, 1e-4);
         assert_eq!(
-            (mp.normal_impulse, mp.tangent_impulse, mp.max_normal_impulse),
+            (mp.normal_impulse, mp.tangent_impulse, mp.impact_impulse),
             (0.0, 0.0, 0.0)
         );
     }

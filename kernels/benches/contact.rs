@@ -26,7 +26,7 @@ const STATES: usize = 5051;
 /// `BATCHES` prepared batches of box-on-box contacts (`points` of them per contact) and the
 /// states they act on.
 fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
-    let mut states =
+    let states =
         StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
     let mut batches = vec![ContactBatch::zeroed(); BATCHES];
     for (i, c) in batches.iter_mut().enumerate() {
@@ -50,10 +50,8 @@ fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
             }
         }
     }
-    let view = States::new(&mut states);
     for c in &mut batches {
-        // SAFETY: every index is below STATES, and the sixteen bodies of a batch are distinct.
-        unsafe { simd::prepare(c, view) };
+        simd::prepare(c);
     }
     (batches, states)
 }

@@ -1,5 +1,5 @@
-//! Contact constraint kernels of the soft step: prepare, warm start, solve (with or without
-//! the soft bias), restitution. Each works on a [`ContactBatch`] of eight contacts whose dynamic
+//! Contact constraint kernels of the soft step: prepare, impact (bounces), warm start, solve
+//! (with or without the soft bias). Each works on a [`ContactBatch`] of eight contacts whose dynamic
 //! bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
@@ -37,17 +37,14 @@ pub struct PointLanes {
     pub normal_impulse: Lanes,
     /// Accumulated friction impulse along the tangent `(normal_y, -normal_x)` (N·s), likewise.
     pub tangent_impulse: Lanes,
-    /// Largest normal impulse applied in one iteration this step (tells restitution the point
-    /// was really hit).
-    pub max_normal_impulse: Lanes,
+    /// Normal impulse of this step's bounce (see [`ImpactParams`]), 0 if none.
+    pub impact_impulse: Lanes,
     /// Effective mass along the normal (kg), 0 for an inactive point; set by
     /// [`prepare`](simd::prepare).
     pub normal_mass: Lanes,
     /// Effective mass along the tangent (kg), 0 for an inactive point; set by
     /// [`prepare`](simd::prepare).
     pub tangent_mass: Lanes,
-    /// Normal velocity at the start of the step, for restitution.
-    pub relative_velocity: Lanes,
 }
 
 impl PointLanes {
@@ -62,10 +59,9 @@ impl PointLanes {
             &mut self.base_separation,
             &mut self.normal_impulse,
             &mut self.tangent_impulse,
-            &mut self.max_normal_impulse,
+            &mut self.impact_impulse,
             &mut self.normal_mass,
             &mut self.tangent_mass,
-            &mut self.relative_velocity,
         ];
         for field in fields {
             field[l] = 0.0;
@@ -115,6 +111,10 @@ pub struct ContactBatch {
     pub mass_scale: Lanes,
     /// Cap on the speed at which this contact pushes overlap apart (m/s).
     pub max_push: Lanes,
+    /// Gravity's relative acceleration of B away from A along the normal (m/s²): the impact
+    /// passes reflect the velocity half a substep on, which keeps a bounce's height exact
+    /// under the solver's integration (see [`ImpactParams`]).
+    pub gravity_normal: Lanes,
     /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
@@ -136,6 +136,7 @@ impl ContactBatch {
             &mut self.bias_rate,
             &mut self.mass_scale,
             &mut self.max_push,
+            &mut self.gravity_normal,
         ];
         for field in fields {
             field[lane] = 0.0;
@@ -150,16 +151,10 @@ impl ContactBatch {
         self.body_a[lane] == NULL_BODY && self.body_b[lane] == NULL_BODY
     }
 
-    /// True if any point of any lane qualifies for a restitution impulse; both backends skip
-    /// the batch otherwise, so they make the same decision.
-    pub fn needs_restitution(&self, threshold: f32) -> bool {
-        (0..LANES).any(|l| {
-            self.restitution[l] > 0.0
-                && self
-                    .points
-                    .iter()
-                    .any(|p| p.relative_velocity[l] < -threshold && p.max_normal_impulse[l] > 0.0)
-        })
+    /// True if any lane bounces (restitution above zero): only such batches take part in the
+    /// impact passes, in both backends.
+    pub fn is_bouncy(&self) -> bool {
+        self.restitution.iter().any(|&e| e > 0.0)
     }
 }
 
@@ -321,11 +316,10 @@ fn tangent_velocity<R: Real>(
 }
 
 #[inline(always)]
-fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>, a: &BodyLanes<R>, b: &BodyLanes<R>) {
+fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
     let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
-    let (va, vb) = (Frame::of(a, &k), Frame::of(b, &k));
     for j in 0..2 {
         let r = Arms::<R>::load(c, j);
         let active = c.get(|b| &b.points[j].active).gt(zero);
@@ -343,9 +337,7 @@ fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>, a: &BodyLanes<R>, b: &BodyLa
         let base = separation - (r.dot_b - r.dot_a);
         c.set(|b| &mut b.points[j].base_separation, base);
 
-        let approach = normal_velocity(&va, &vb, a, b, &r);
-        c.set(|b| &mut b.points[j].relative_velocity, approach);
-        c.set(|b| &mut b.points[j].max_normal_impulse, zero);
+        c.set(|b| &mut b.points[j].impact_impulse, zero);
     }
 }
 
@@ -385,7 +377,9 @@ fn warm_start_lanes<R: Real>(
 
 /// The constants of one solve pass for the lanes of a kernel call.
 struct Pass<R> {
-    inv_h: R,
+    /// Rate (1/s) at which a gap may close: 1 / substep length, or, in the relax pass of a
+    /// bouncy contact, infinity (see `Pass::load`).
+    gap_rate: R,
     slop: R,
     /// Soft bias rate and mass scale; 0 and 1 in the relax pass.
     soft_bias: R,
@@ -396,13 +390,20 @@ struct Pass<R> {
 impl<R: Real> Pass<R> {
     #[inline(always)]
     fn load(c: &impl Contacts<R>, s: &SolveParams) -> Self {
-        let (soft_bias, soft_mass) = if s.use_bias {
-            (c.get(|b| &b.bias_rate), c.get(|b| &b.mass_scale))
+        let inv_h = R::splat(s.inv_h);
+        let (soft_bias, soft_mass, gap_rate) = if s.use_bias {
+            (c.get(|b| &b.bias_rate), c.get(|b| &b.mass_scale), inv_h)
         } else {
-            (R::splat(0.0), R::splat(1.0))
+            // The relax pass follows the substep's motion, so its look one substep ahead
+            // reaches past the step's end after the last substep. A bouncy contact closing
+            // there is the next step's impact, which would find it already slowed and bounce
+            // it the less: the relax leaves its gap alone (an infinite rate: no impulse).
+            let bouncy = c.get(|b| &b.restitution).gt(R::splat(0.0));
+            let gap_rate = R::select(bouncy, R::splat(f32::INFINITY), inv_h);
+            (R::splat(0.0), R::splat(1.0), gap_rate)
         };
         Pass {
-            inv_h: R::splat(s.inv_h),
+            gap_rate,
             slop: R::splat(s.linear_slop),
             soft_bias,
             soft_mass,
@@ -440,7 +441,7 @@ fn point_error<R: Real>(
     let soft_push = (pass.soft_bias * beyond).max(-pass.max_push);
     let bias = R::select(
         speculative,
-        separation * pass.inv_h,
+        separation * pass.gap_rate,
         R::select(in_slop, zero, soft_push),
     );
     let scale = R::select(speculative | in_slop, one, pass.soft_mass);
@@ -467,8 +468,20 @@ fn friction_point<R: Real>(
     let new = (old - c.get(|b| &b.points[j].tangent_mass) * vt)
         .max(-limit)
         .min(limit);
-    let applied = new - old;
     c.set(|b| &mut b.points[j].tangent_impulse, new);
+    push_tangent(new - old, r, k, (va, vb), a, b);
+}
+
+/// Applies a tangent impulse at one point.
+#[inline(always)]
+fn push_tangent<R: Real>(
+    applied: R,
+    r: &Arms<R>,
+    k: &Shared<R>,
+    (va, vb): (&mut Frame<R>, &mut Frame<R>),
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
     va.t = va.t - k.ma * applied;
     vb.t = vb.t + k.mb * applied;
     a.w = a.w + k.ia * (r.dot_a * applied);
@@ -480,8 +493,9 @@ fn friction_point<R: Real>(
 /// absent point all zero, and with finite values and a friction coefficient that is not -0
 /// the two-point kernel keeps it so: it computes +0 impulses for it and adds them to the sums.
 /// The `+ zero` terms below repeat the additions whose result can show (x + 0 turns -0 into
-/// +0); the frame velocities are committed as differences, which lose the sign of a zero, and
-/// `a.w` ends with one. A contact so gets the same bits from either kernel, and the packing
+/// +0), including the torques, whose sum feeds the friction's tangent velocity; the frame
+/// velocities are committed as differences, which lose the sign of a zero, and `a.w` ends
+/// with one. A contact so gets the same bits from either kernel, and the packing
 /// may put it in either kind of batch.
 #[inline(always)]
 fn solve_one_lanes<R: Real>(
@@ -509,11 +523,9 @@ fn solve_one_lanes<R: Real>(
     let new = R::select(inv_k.gt(zero), new, old);
     let applied = new - old;
     c.set(|b| &mut b.points[0].normal_impulse, new);
-    let max = c.get(|b| &b.points[0].max_normal_impulse).max(applied);
-    c.set(|b| &mut b.points[0].max_normal_impulse, max);
     va.n = va.n - k.ma * applied;
     vb.n = vb.n + k.mb * applied;
-    a.w = a.w - k.ia * (r.cross_a * applied);
+    a.w = a.w - k.ia * (r.cross_a * applied + zero);
     b.w = b.w + k.ib * (r.cross_b * applied + zero);
 
     friction_point(c, 0, &r, friction, &k, (&mut va, &mut vb), a, b);
@@ -626,8 +638,6 @@ fn solve_lanes<R: Real>(
     for j in 0..2 {
         applied[j] = new[j] - old[j];
         c.set(|b| &mut b.points[j].normal_impulse, new[j]);
-        let max = c.get(|b| &b.points[j].max_normal_impulse).max(applied[j]);
-        c.set(|b| &mut b.points[j].max_normal_impulse, max);
     }
     let total = applied[0] + applied[1];
     va.n = va.n - k.ma * total;
@@ -642,43 +652,129 @@ fn solve_lanes<R: Real>(
     vb.commit(vb0, b, k);
 }
 
+/// Constants of the impact passes.
+#[derive(Clone, Copy, Debug)]
+pub struct ImpactParams {
+    /// Step length (s): a gap that the approach closes within it is hit this step.
+    pub dt: f32,
+    /// Substep length (s). Bodies move by symplectic Euler substeps, under which a body in
+    /// free fall keeps `v^2 / 2 + g y - g h v / 2` exactly: a bounce that reflects the normal
+    /// velocity half a substep of gravity on, `vn + a h / 2`, keeps it too, so a ball of
+    /// restitution 1 returns to the height it fell from.
+    pub h: f32,
+    /// Distance (m) by which a gap may miss closing within the step and still count as hit,
+    /// so that a body arriving exactly at the step's end bounces.
+    pub margin: f32,
+    /// Approach speed (m/s) under which a contact does not bounce.
+    pub threshold: f32,
+    /// Closing speed (m/s) that the step's gravity can add to an approach, `|g| dt`: a gap
+    /// that only gravity closes within the step is hit too, instead of being caught by the
+    /// soft solve and losing its bounce.
+    pub gravity_reach: f32,
+}
+
+/// One impact pass over a contact: if a point is touching or closes its gap within the step,
+/// and approaches faster than the threshold, the contact bounces. Its points get the impulses
+/// `(1 + e) x`, where `x >= 0` are the impulses that stop the approach of all its hit points
+/// together (the compression of a perfectly inelastic collision, a 2x2 complementarity
+/// problem), then Coulomb friction within `mu` times those impulses.
+///
+/// Applying restitution to the compression impulse (Poisson's law) keeps energy exact for
+/// e = 1 and dissipates it for e < 1, for two points as for one: with `x` the compression,
+/// kinetic energy after is `E - (1 - e^2) x.K x / 2` (before friction, which only removes
+/// energy). Repeated over the colors, the passes carry an impact through touching bodies
+/// pair by pair, as the textbook's sequential impulses do: Newton's cradle passes the
+/// striker's speed to the last ball.
 #[inline(always)]
-fn restitution_lanes<R: Real>(
+fn impact_lanes<R: Real>(
     c: &mut impl Contacts<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
-    threshold: f32,
+    p: &ImpactParams,
 ) {
     let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
+    let one = R::splat(1.0);
     let e = c.get(|b| &b.restitution);
-    let bouncy = e.gt(zero);
-    let threshold = R::splat(threshold);
-    let (va0, vb0) = (Frame::of(a, &k), Frame::of(b, &k));
+    let (va0, vb0, moved) = frames(a, b, &k);
     let (mut va, mut vb) = (va0, vb0);
-    for j in 0..2 {
-        let r = Arms::<R>::load(c, j);
-        let approach = c.get(|b| &b.points[j].relative_velocity);
-        let max_impulse = c.get(|b| &b.points[j].max_normal_impulse);
-        // Only points that approached faster than the threshold and were actually hit bounce.
-        let hit = bouncy & approach.lt(-threshold) & max_impulse.gt(zero);
-        let vn = normal_velocity(&va, &vb, a, b, &r);
-        let old = c.get(|b| &b.points[j].normal_impulse);
-        let delta = -c.get(|b| &b.points[j].normal_mass) * (vn + e * approach);
-        let new = (old + delta).max(zero);
-        let applied = R::select(hit, new - old, zero);
-        c.set(
-            |b| &mut b.points[j].normal_impulse,
-            R::select(hit, new, old),
-        );
-        c.set(
-            |b| &mut b.points[j].max_normal_impulse,
-            max_impulse.max(applied),
-        );
-        va.n = va.n - k.ma * applied;
-        vb.n = vb.n + k.mb * applied;
-        a.w = a.w - k.ia * (r.cross_a * applied);
-        b.w = b.w + k.ib * (r.cross_b * applied);
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
+
+    // Per point: normal velocity, and 1 where the point is hit this step, else 0.
+    let (dt, reach, margin) = (R::splat(p.dt), R::splat(p.gravity_reach), R::splat(p.margin));
+    let point = |j: usize| {
+        let r = &arms[j];
+        let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
+        let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
+        let base = c.get(|b| &b.points[j].base_separation);
+        let separation = base + (moved + (turned_b - turned_a));
+        let vn = normal_velocity(&va, &vb, a, b, r);
+        let hit = c.get(|b| &b.points[j].active).gt(zero)
+            & vn.lt(zero)
+            & (separation + (vn - reach) * dt).lt(margin);
+        (vn, R::select(hit, one, zero))
+    };
+    let ((vn1, hit1), (vn2, hit2)) = (point(0), point(1));
+    let fast = R::splat(-p.threshold);
+    let bounce = e.gt(zero) & ((hit1.gt(zero) & vn1.lt(fast)) | (hit2.gt(zero) & vn2.lt(fast)));
+    // The velocities to reflect, half a substep on.
+    let half_step = R::splat(0.5 * p.h) * c.get(|b| &b.gravity_normal);
+    let (vn1, vn2) = (vn1 + half_step, vn2 + half_step);
+    // (A point that gravity's half substep turns away from its approach needs no impulse.)
+    let (is1, is2) = (hit1.gt(zero) & vn1.lt(zero), hit2.gt(zero) & vn2.lt(zero));
+    let (hit1, hit2) = (R::select(is1, one, zero), R::select(is2, one, zero));
+    let (no1, no2) = (zero.ge(hit1), zero.ge(hit2));
+
+    // The compression impulses: x >= 0 with K x + vn >= 0 and x . (K x + vn) = 0 over the hit
+    // points, by the cases of the 2x2 block as in the solve.
+    let [r1, r2] = &arms;
+    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
+    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+    let m = k.ma + k.mb;
+    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
+    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
+    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
+    let det = k11 * k22 - k12 * k12;
+    let well = is1 & is2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    let det = R::select(well, det, one);
+    let x1 = (k12 * vn2 - k22 * vn1) / det;
+    let x2 = (k12 * vn1 - k11 * vn2) / det;
+    let both = well & x1.ge(zero) & x2.ge(zero);
+    let y1 = -vn1 * inv_k11;
+    let only1 = is1 & ((k12 * y1 + vn2).ge(zero) | no2);
+    let z2 = -vn2 * inv_k22;
+    let only2 = is2 & ((k12 * z2 + vn1).ge(zero) | no1);
+    // Nearly coincident points fit no case: one after the other.
+    let s1 = y1 * hit1;
+    let s2 = ((-(vn2 + k12 * s1)) * inv_k22).max(zero) * hit2;
+    let pick = |x: R, y: R, z: R, seq: R| {
+        R::select(both, x, R::select(only1, y, R::select(only2, z, seq)))
+    };
+    let restitute = R::select(bounce, one + e, zero);
+    let impulse = [
+        restitute * pick(x1, y1, zero, s1),
+        restitute * pick(x2, zero, z2, s2),
+    ];
+
+    for (j, &x) in impulse.iter().enumerate() {
+        let sum = c.get(|b| &b.points[j].impact_impulse) + x;
+        c.set(|b| &mut b.points[j].impact_impulse, sum);
+    }
+    let total = impulse[0] + impulse[1];
+    va.n = va.n - k.ma * total;
+    vb.n = vb.n + k.mb * total;
+    a.w = a.w - k.ia * (r1.cross_a * impulse[0] + r2.cross_a * impulse[1]);
+    b.w = b.w + k.ib * (r1.cross_b * impulse[0] + r2.cross_b * impulse[1]);
+
+    let friction = c.get(|b| &b.friction);
+    for (j, r) in arms.iter().enumerate() {
+        // Friction that at most stops the sliding of this point, within the cone.
+        let vt = tangent_velocity(&va, &vb, a, b, r);
+        let limit = friction * impulse[j];
+        let applied = (-c.get(|b| &b.points[j].tangent_mass) * vt)
+            .max(-limit)
+            .min(limit);
+        push_tangent(applied, r, &k, (&mut va, &mut vb), a, b);
     }
     va.commit(va0, a, &k);
     vb.commit(vb0, b, &k);
@@ -718,14 +814,9 @@ pub mod simd {
         }
     }
 
-    /// Computes effective masses, base separations and approach speeds.
-    ///
-    /// # Safety
-    /// See the module documentation.
-    pub unsafe fn prepare(c: &mut ContactBatch, states: States) {
-        let a = gather(states, &c.body_a);
-        let b = gather(states, &c.body_b);
-        prepare_lanes(c, &a, &b);
+    /// Computes effective masses and base separations (no body state needed).
+    pub fn prepare(c: &mut ContactBatch) {
+        prepare_lanes(c);
     }
 
     /// Applies last step's impulses.
@@ -778,14 +869,14 @@ pub mod simd {
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
 
-    /// Bounce impulses for points that approached faster than `threshold`.
+    /// One impact pass: bounces of the contacts hit this step (see [`ImpactParams`]).
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn restitution(c: &mut ContactBatch, states: States, threshold: f32) {
+    pub unsafe fn impact(c: &mut ContactBatch, states: States, params: &ImpactParams) {
         let mut a = gather(states, &c.body_a);
         let mut b = gather(states, &c.body_b);
-        restitution_lanes(c, &mut a, &mut b, threshold);
+        impact_lanes(c, &mut a, &mut b, params);
         scatter(states, &c.body_a, &c.inv_mass_a, &a);
         scatter(states, &c.body_b, &c.inv_mass_b, &b);
     }
@@ -844,12 +935,11 @@ pub mod pair {
 pub mod scalar {
     use super::*;
 
-    /// Runs `kernel` on every contact lane; writes the dynamic bodies back when `write`.
+    /// Runs `kernel` on every contact lane and writes its dynamic bodies back.
     #[inline(always)]
     unsafe fn each_lane(
         c: &mut ContactBatch,
         states: States,
-        write: bool,
         mut kernel: impl FnMut(&mut Lane, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
     ) {
         for l in 0..LANES {
@@ -860,9 +950,6 @@ pub mod scalar {
             let mut a = BodyLanes::from_state(&states.read(ia));
             let mut b = BodyLanes::from_state(&states.read(ib));
             kernel(&mut Lane(c, l), &mut a, &mut b);
-            if !write {
-                continue;
-            }
             if ia != NULL_BODY && c.inv_mass_a[l] > 0.0 {
                 states.write_velocity(ia, &a.to_state());
             }
@@ -873,11 +960,12 @@ pub mod scalar {
     }
 
     /// Scalar twin of [`simd::prepare`].
-    ///
-    /// # Safety
-    /// See the module documentation.
-    pub unsafe fn prepare(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, false, |c, a, b| prepare_lanes(c, a, b));
+    pub fn prepare(c: &mut ContactBatch) {
+        for l in 0..LANES {
+            if !c.is_padding(l) {
+                prepare_lanes(&mut Lane(c, l));
+            }
+        }
     }
 
     /// Scalar twin of [`simd::warm_start`].
@@ -885,7 +973,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, true, |c, a, b| warm_start_lanes(c, a, b, 2));
+        each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b, 2));
     }
 
     /// Scalar twin of [`simd::warm_start_one_point`].
@@ -893,7 +981,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
-        each_lane(c, states, true, |c, a, b| warm_start_lanes(c, a, b, 1));
+        each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b, 1));
     }
 
     /// Scalar twin of [`simd::solve`].
@@ -901,7 +989,7 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        each_lane(c, states, true, |c, a, b| solve_lanes(c, a, b, params));
+        each_lane(c, states, |c, a, b| solve_lanes(c, a, b, params));
     }
 
     /// Scalar twin of [`simd::solve_one_point`].
@@ -909,16 +997,14 @@ pub mod scalar {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        each_lane(c, states, true, |c, a, b| solve_one_lanes(c, a, b, params));
+        each_lane(c, states, |c, a, b| solve_one_lanes(c, a, b, params));
     }
 
-    /// Scalar twin of [`simd::restitution`].
+    /// Scalar twin of [`simd::impact`].
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn restitution(c: &mut ContactBatch, states: States, threshold: f32) {
-        each_lane(c, states, true, |c, a, b| {
-            restitution_lanes(c, a, b, threshold)
-        });
+    pub unsafe fn impact(c: &mut ContactBatch, states: States, params: &ImpactParams) {
+        each_lane(c, states, |c, a, b| impact_lanes(c, a, b, params));
     }
 }

@@ -13,5 +13,5 @@ mod real;
 pub mod trig;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
-pub use contact::{ContactBatch, PointLanes, SolveParams};
+pub use contact::{ContactBatch, ImpactParams, PointLanes, SolveParams};
 pub use real::{instruction_set, Real, LANES, NATIVE_PAIRS};

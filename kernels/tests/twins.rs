@@ -17,7 +17,7 @@ use batch2d_kernels::body::{
 };
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
-    BodyState, ContactBatch, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 
@@ -37,13 +37,14 @@ enum Inputs {
 }
 
 impl Inputs {
-    /// How to compare the twins' outputs: NaN payloads are unspecified (IEEE 754 does not say
-    /// which operand's payload an operation propagates, and Rust does not promise one), so with
-    /// NaN inputs any NaN matches any NaN; otherwise every bit must match.
+    /// How to compare the twins' outputs: NaN payloads and signs are unspecified (IEEE 754
+    /// does not say which operand's payload an operation propagates, and Rust does not promise
+    /// one), so with NaN inputs, and with infinities (which make NaNs such as inf - inf inside
+    /// the kernels), any NaN matches any NaN; with finite inputs every bit must match.
     fn cmp(self) -> Cmp {
         match self {
-            Inputs::Nan => Cmp::NanIsNan,
-            _ => Cmp::Bits,
+            Inputs::Finite => Cmp::Bits,
+            Inputs::Infinite | Inputs::Nan => Cmp::NanIsNan,
         }
     }
 }
@@ -249,10 +250,9 @@ fn random_point(rng: &mut Rng, p: &mut PointLanes, l: usize, active: bool) {
     };
     p.normal_impulse[l] = rng.nonneg(3.0);
     p.tangent_impulse[l] = rng.spicy(1.0);
-    p.max_normal_impulse[l] = rng.nonneg(3.0);
+    p.impact_impulse[l] = rng.nonneg(3.0);
     p.normal_mass[l] = rng.nonneg(5.0);
     p.tangent_mass[l] = rng.nonneg(5.0);
-    p.relative_velocity[l] = rng.spicy(6.0);
 }
 
 /// Lane kinds of a random batch, mixed so that most batches hold several kinds at once.
@@ -321,6 +321,11 @@ fn random_batch(
         };
         c.mass_scale[l] = rng.range(0.0, 1.0);
         c.max_push[l] = rng.range(0.5, 5.0);
+        c.gravity_normal[l] = if rng.chance(0.5) {
+            0.0
+        } else {
+            rng.range(-20.0, 20.0)
+        };
 
         let two_points = rng.chance(0.5);
         random_point(rng, &mut c.points[0], l, true);
@@ -379,12 +384,12 @@ enum Op {
     /// The one-point variants, for batches whose contacts all have one point.
     WarmStartOnePoint,
     SolveOnePoint(SolveParams),
-    /// Runs only if `needs_restitution(threshold)`, as the engine does.
-    Restitution(f32),
+    /// Runs only if `is_bouncy()`, as the engine does.
+    Impact(ImpactParams),
 }
 
-/// Runs `op` on every batch in order; returns, per batch, whether the kernel ran (restitution
-/// may be skipped).
+/// Runs `op` on every batch in order; returns, per batch, whether the kernel ran (impact may
+/// be skipped).
 fn run(
     backend: Backend,
     op: Op,
@@ -397,8 +402,8 @@ fn run(
     let view = States::new(&mut rows);
     let mut ran = Vec::with_capacity(batches.len());
     for c in batches.iter_mut() {
-        if let Op::Restitution(t) = op {
-            if !c.needs_restitution(t) {
+        if let Op::Impact(_) = op {
+            if !c.is_bouncy() {
                 ran.push(false);
                 continue;
             }
@@ -410,8 +415,8 @@ fn run(
         // nothing else touches the states meanwhile.
         unsafe {
             match (backend, op) {
-                (Backend::Simd, Op::Prepare) => simd::prepare(c, view),
-                (Backend::Scalar, Op::Prepare) => scalar::prepare(c, view),
+                (Backend::Simd, Op::Prepare) => simd::prepare(c),
+                (Backend::Scalar, Op::Prepare) => scalar::prepare(c),
                 (Backend::Simd, Op::WarmStart) => simd::warm_start(c, view),
                 (Backend::Scalar, Op::WarmStart) => scalar::warm_start(c, view),
                 (Backend::Simd, Op::Solve(p)) => simd::solve(c, view, &p),
@@ -420,8 +425,8 @@ fn run(
                 (Backend::Scalar, Op::WarmStartOnePoint) => scalar::warm_start_one_point(c, view),
                 (Backend::Simd, Op::SolveOnePoint(p)) => simd::solve_one_point(c, view, &p),
                 (Backend::Scalar, Op::SolveOnePoint(p)) => scalar::solve_one_point(c, view, &p),
-                (Backend::Simd, Op::Restitution(t)) => simd::restitution(c, view, t),
-                (Backend::Scalar, Op::Restitution(t)) => scalar::restitution(c, view, t),
+                (Backend::Simd, Op::Impact(p)) => simd::impact(c, view, &p),
+                (Backend::Scalar, Op::Impact(p)) => scalar::impact(c, view, &p),
             }
         }
         ran.push(true);
@@ -438,15 +443,22 @@ fn random_solve_params(rng: &mut Rng, use_bias: bool) -> SolveParams {
     }
 }
 
-fn random_threshold(rng: &mut Rng) -> f32 {
-    [0.0, 0.5, 1.0, 2.0][rng.below(4)]
+fn random_impact_params(rng: &mut Rng) -> ImpactParams {
+    let dt = [1.0 / 30.0, 1.0 / 60.0, 1.0 / 240.0][rng.below(3)];
+    ImpactParams {
+        dt,
+        h: dt / [1.0, 4.0, 8.0][rng.below(3)],
+        margin: [0.0, 0.005, 0.05][rng.below(3)],
+        threshold: [0.0, 0.5, 1.0, 2.0][rng.below(4)],
+        gravity_reach: [0.0, 10.0 * dt][rng.below(2)],
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bitwise comparison with readable diagnostics.
 // ---------------------------------------------------------------------------------------------
 
-const BATCH_FIELDS: [&str; 13] = [
+const BATCH_FIELDS: [&str; 14] = [
     "body_a",
     "body_b",
     "normal_x",
@@ -460,8 +472,9 @@ const BATCH_FIELDS: [&str; 13] = [
     "bias_rate",
     "mass_scale",
     "max_push",
+    "gravity_normal",
 ];
-const POINT_FIELDS: [&str; 12] = [
+const POINT_FIELDS: [&str; 11] = [
     "active",
     "cross_a",
     "dot_a",
@@ -470,10 +483,9 @@ const POINT_FIELDS: [&str; 12] = [
     "base_separation",
     "normal_impulse",
     "tangent_impulse",
-    "max_normal_impulse",
+    "impact_impulse",
     "normal_mass",
     "tangent_mass",
-    "relative_velocity",
 ];
 const STATE_FIELDS: [&str; 8] = ["v.x", "v.y", "w", "pad", "dp.x", "dp.y", "dq.c", "dq.s"];
 
@@ -740,7 +752,7 @@ const SEEDS: u64 = 2000;
 const BODIES: usize = 64;
 
 /// The five kernels on one random batch (fields not yet prepared), then the iteration kernels
-/// again on the prepared batch. Returns whether restitution ran on the raw batch.
+/// again on the prepared batch. Returns whether the impact kernel ran on the raw batch.
 fn contact_kernels_case(seed: u64, inputs: Inputs) -> bool {
     let mut rng = Rng::with_inputs(seed, inputs);
     let world = World::random(&mut rng, BODIES);
@@ -749,7 +761,7 @@ fn contact_kernels_case(seed: u64, inputs: Inputs) -> bool {
     let batch = [random_batch(&mut rng, &world, &mut used, share)];
     let mut states = world.states.clone();
     zero_written_pads(&mut states, &batch);
-    let threshold = random_threshold(&mut rng);
+    let impact = random_impact_params(&mut rng);
 
     let ops = [
         ("prepare", Op::Prepare),
@@ -762,7 +774,7 @@ fn contact_kernels_case(seed: u64, inputs: Inputs) -> bool {
             "solve(relax)",
             Op::Solve(random_solve_params(&mut rng, false)),
         ),
-        ("restitution", Op::Restitution(threshold)),
+        ("impact", Op::Impact(impact)),
     ];
     for (name, op) in ops {
         check_op(&Ctx { seed, what: name }, inputs, op, &batch, &states);
@@ -788,7 +800,7 @@ fn contact_kernels_case(seed: u64, inputs: Inputs) -> bool {
     for (name, op) in ops {
         check_op(&Ctx { seed, what: name }, inputs, op, &prepared, &states);
     }
-    batch[0].needs_restitution(threshold)
+    batch[0].is_bouncy()
 }
 
 #[test]
@@ -796,8 +808,8 @@ fn contact_kernels_match_bit_for_bit() {
     let ran = (0..SEEDS)
         .filter(|&seed| contact_kernels_case(seed, Inputs::Finite))
         .count();
-    // The random inputs exercise the restitution kernel, not only its skip.
-    assert!(ran > SEEDS as usize / 4, "restitution ran on {ran} batches");
+    // The random inputs exercise the impact kernel, not only its skip.
+    assert!(ran > SEEDS as usize / 4, "impact ran on {ran} batches");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -816,11 +828,11 @@ fn random_colors(rng: &mut Rng, world: &World) -> Vec<ContactBatch> {
         .collect()
 }
 
-/// Runs a step's kernels on one backend: prepare, 4 x [warm start, solve, relax], restitution
-/// (if `needs_restitution`); warm start, solve and relax are the one-point variants when
+/// Runs a step's kernels on one backend: prepare, two impact passes (on bouncy batches), 4 x
+/// [warm start, solve, relax]; warm start, solve and relax are the one-point variants when
 /// `one_point`. With `integrate`, the substeps also integrate velocities (before the warm
 /// start) and positions (between solve and relax) with the same backend's kernels. Returns how
-/// many batches restitution ran on.
+/// many batches the impact passes ran on.
 #[allow(clippy::too_many_arguments)]
 fn run_sequence(
     backend: Backend,
@@ -833,8 +845,13 @@ fn run_sequence(
 ) -> usize {
     // Both backends draw the same parameters from the same seed.
     let mut rng = Rng::new(params_seed);
-    let threshold = random_threshold(&mut rng);
+    let impact = random_impact_params(&mut rng);
     run(backend, Op::Prepare, batches, states);
+    let mut ran = 0;
+    for _ in 0..2 {
+        let bouncy = run(backend, Op::Impact(impact), batches, states);
+        ran += bouncy.iter().filter(|&&r| r).count();
+    }
     for _ in 0..4 {
         if let Some((body, p)) = integrate {
             match backend {
@@ -869,8 +886,7 @@ fn run_sequence(
             assert_friction_cone(&format!("{backend:?} sequence"), batches);
         }
     }
-    let ran = run(backend, Op::Restitution(threshold), batches, states);
-    ran.iter().filter(|&&r| r).count()
+    ran
 }
 
 /// Random per-body integration constants for `world`: no gravity on kinematic bodies.
@@ -935,8 +951,8 @@ impl SequenceInputs {
     }
 }
 
-/// One whole sequence on both backends from the same inputs; returns how many batches
-/// restitution ran on.
+/// One whole sequence on both backends from the same inputs; returns how many batches the
+/// impact passes ran on.
 fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
     let mut rng = Rng::with_inputs(seed ^ 0x5EC0_0000, inputs);
     let drawn = SequenceInputs::draw(&mut rng, |_, _| {}, |_| {});
@@ -972,7 +988,7 @@ fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
             "sequence"
         },
     };
-    assert_eq!(ran, ran_scalar, "{what}: restitution ran on other batches");
+    assert_eq!(ran, ran_scalar, "{what}: impact ran on other batches");
     assert_twins(
         &what,
         inputs.cmp(),
@@ -993,7 +1009,7 @@ fn contact_sequences_match_bit_for_bit() {
     let ran: usize = (0..SEEDS / 2)
         .map(|seed| sequence_case(seed, Inputs::Finite, false))
         .sum();
-    assert!(ran > 0, "restitution never ran in a sequence");
+    assert!(ran > 0, "impact never ran in a sequence");
 }
 
 #[test]
@@ -1203,7 +1219,7 @@ fn null_and_kinematic_lanes_never_write() {
                 "solve(relax)",
                 Op::Solve(random_solve_params(&mut rng, false)),
             ),
-            ("restitution", Op::Restitution(random_threshold(&mut rng))),
+            ("impact", Op::Impact(random_impact_params(&mut rng))),
         ] {
             let what = Ctx { seed, what: name };
             let (_, after) = check_op(&what, Inputs::Finite, op, &batch, &world.states);
@@ -1294,7 +1310,7 @@ fn dirty_padding_lanes_never_write() {
                 "solve(relax)",
                 Op::Solve(random_solve_params(&mut rng, false)),
             ),
-            ("restitution", Op::Restitution(random_threshold(&mut rng))),
+            ("impact", Op::Impact(random_impact_params(&mut rng))),
         ] {
             let what = Ctx { seed, what: name };
             let (mut b_simd, mut s_simd) = (batch.to_vec(), world.states.clone());
@@ -1493,9 +1509,10 @@ fn integrate_positions_match_bit_for_bit() {
 // ---------------------------------------------------------------------------------------------
 
 /// Huge values and infinities among the inputs: the kernels overflow and make NaNs (inf - inf,
-/// 0 * inf, inf / inf) from non-NaN operands; both backends still agree bit for bit.
+/// 0 * inf, inf / inf) from non-NaN operands; both backends agree bit for bit on every
+/// non-NaN output and on where the NaNs are (see `Inputs::cmp`).
 #[test]
-fn infinite_inputs_match_bit_for_bit() {
+fn infinite_inputs_match_up_to_nan_payload() {
     for seed in 0..SEEDS / 2 {
         contact_kernels_case(seed, Inputs::Infinite);
         sequence_case(seed, Inputs::Infinite, seed % 2 == 0);
@@ -1587,15 +1604,79 @@ fn falling_body_stops_on_static_ground() {
                     p.normal_impulse[lane],
                     mass * 3.0
                 );
-                assert!(
-                    (p.relative_velocity[lane] + 3.0).abs() <= 1e-6,
-                    "{what}: approach {}",
-                    p.relative_velocity[lane]
-                );
                 // A centred, head-on hit: no friction, no spin.
                 assert_eq!(p.tangent_impulse[lane], 0.0, "{what}");
                 assert_eq!(states[0].w, 0.0, "{what}");
                 assert_eq!(states[0].v[0], 0.0, "{what}");
+            }
+        }
+    }
+}
+
+/// A 1 m box (mass 1, inertia 1/6) lands on static ground on two points 0.5 m either side of
+/// its centre, falling at 3 m/s and spinning at `w`. One impact pass gives Poisson's law: with
+/// restitution e, kinetic energy after is E - (1 - e^2) x.K x / 2 for the compression impulses
+/// x, so e = 1 keeps it and no e <= 1 adds any; falling flat (w = 0), both points leave at
+/// e times 3 m/s with no spin.
+#[test]
+fn an_impact_pass_bounces_two_points_by_poissons_law() {
+    let (mass, inertia) = (1.0f32, 1.0f32 / 6.0);
+    for backend in [Backend::Simd, Backend::Scalar] {
+        for e in [1.0f32, 0.5, 0.0] {
+            for w in [0.0f32, 1.0, -4.0] {
+                let mut c = ContactBatch::zeroed();
+                c.body_a = [NULL_BODY; LANES];
+                c.body_b = [NULL_BODY; LANES];
+                on_static_ground(&mut c, 0, 0, mass, inertia);
+                c.friction[0] = 0.0;
+                c.restitution[0] = e;
+                for (j, x) in [-0.5f32, 0.5].into_iter().enumerate() {
+                    let p = &mut c.points[j];
+                    p.active[0] = 1.0;
+                    p.set_anchors(0, [x, 0.0], [x, -0.5], [0.0, 1.0]);
+                    p.base_separation[0] = 0.0;
+                }
+                let start = BodyState::with_velocity([0.0, -3.0], w);
+                let mut states = vec![start];
+                let mut batches = [c];
+                let impact = ImpactParams {
+                    dt: 1.0 / 60.0,
+                    h: 1.0 / 240.0,
+                    margin: 0.005,
+                    threshold: 0.5,
+                    gravity_reach: 0.0,
+                };
+                run(backend, Op::Prepare, &mut batches, &mut states);
+                run(backend, Op::Impact(impact), &mut batches, &mut states);
+
+                let energy = |s: &BodyState| {
+                    0.5 * mass * (s.v[0] * s.v[0] + s.v[1] * s.v[1]) + 0.5 * inertia * s.w * s.w
+                };
+                let (before, after) = (energy(&start), energy(&states[0]));
+                let what = format!("{backend:?} e {e} w {w}: energy {before} -> {after}");
+                assert!(after <= before * (1.0 + 1e-6), "{what}");
+                if e == 0.0 {
+                    // Nothing bounces: the solve stops it.
+                    assert_eq!(states[0], start, "{what}");
+                    continue;
+                }
+                if e == 1.0 {
+                    assert!((after - before).abs() <= 1e-5 * before, "{what}");
+                }
+                for x in [-0.5f32, 0.5] {
+                    let vn = normal_speed(
+                        &BodyState::IDENTITY,
+                        &states[0],
+                        [x, 0.0, x, -0.5],
+                        [0.0, 1.0],
+                    );
+                    assert!(vn >= -1e-5, "{what}: point {x} still approaches at {vn}");
+                }
+                if w == 0.0 {
+                    let s = &states[0];
+                    assert!((s.v[1] - 3.0 * e).abs() <= 1e-5, "{what}: leaves at {:?}", s.v);
+                    assert!(s.w.abs() <= 1e-6, "{what}: spins at {}", s.w);
+                }
             }
         }
     }
