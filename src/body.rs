@@ -127,7 +127,8 @@ impl BodyDef {
 
     /// Sets the initial angular velocity (rad/s, counter-clockwise). Default 0. Ignored for a
     /// static body. At most 1e30 rad/s is accepted, and every step clamps it to an eighth of a
-    /// turn per substep and half a turn per step (188 rad/s at 60 Hz with 4 or more substeps).
+    /// turn per substep and a quarter turn per step (94 rad/s at 60 Hz with 2 or more
+    /// substeps).
     pub fn angular_velocity(mut self, w: f32) -> BodyDef {
         self.angular_velocity = w;
         self

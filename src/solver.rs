@@ -221,11 +221,11 @@ impl Solver {
             h,
             gravity: [settings.gravity.x, settings.gravity.y],
             max_linear_speed: settings.max_linear_speed,
-            // An eighth of a turn per substep keeps each substep's rotation small. Half a turn
-            // per step bounds how far a contact's anchors, fixed on the body when the step's
-            // manifold was made, carry round: with more substeps a spinning dumbbell's ball
-            // otherwise slips into a thin wall it touches.
-            max_angular_speed: (0.25 * PI * inv_h).min(PI / dt),
+            // An eighth of a turn per substep keeps each substep's rotation small. A quarter
+            // turn per step bounds how far a contact's anchors, fixed on the body when the
+            // step's manifold was made, carry round: with more, a fast spinning dumbbell's ball
+            // slips into a thin wall it touches.
+            max_angular_speed: (0.25 * PI * inv_h).min(0.5 * PI / dt),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);

@@ -89,10 +89,10 @@ pub struct WorldSettings {
     /// Approach speed (m/s) under which contacts do not bounce. Default 1.
     pub restitution_threshold: f32,
     /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step. Default 400.
-    /// Angular speed is capped too, at an eighth of a turn per substep and half a turn per step
-    /// (`PI * min(substeps / 4, 1) / dt` rad/s: 188 rad/s at 60 Hz and 4 substeps or more), so
-    /// that a substep's rotation stays small and a step's contacts stay near where its
-    /// manifolds put them.
+    /// Angular speed is capped too, at an eighth of a turn per substep and a quarter turn per
+    /// step (`PI * min(substeps / 2, 1) / (2 dt)` rad/s: 94 rad/s at 60 Hz and 2 substeps or
+    /// more), so that a substep's rotation stays small and a step's contacts stay near where
+    /// its manifolds put them.
     pub max_linear_speed: f32,
     /// Default `MixRule::GeometricMean`.
     pub friction_mixing: MixRule,

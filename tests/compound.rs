@@ -627,8 +627,8 @@ impl Rng {
 }
 
 /// At the default settings, and at 5 substeps: there the angular speed cap of an eighth of a
-/// turn per substep alone would let the dumbbell turn more than half a turn in a step (launch
-/// 15 then left a ball inside the wall, with one or two solve passes).
+/// turn per substep alone would let the dumbbell turn more than a quarter turn in a step
+/// (launch 15 then left a ball inside the wall, with one or two solve passes).
 #[test]
 fn a_fast_spinning_dumbbell_never_passes_a_thin_compound_wall() {
     for (substeps, solve_iterations) in [(4, 2), (5, 2), (5, 1)] {
