@@ -211,7 +211,7 @@ impl Contacts<f32x16> for [ContactBatch; 2] {
 pub struct SolveParams {
     /// 1 / substep length.
     pub inv_h: f32,
-    /// Overlap left alone (m): within it a contact is rigid and unbiased, so resting stacks
+    /// Overlap left alone (m): within it a contact is unbiased, so resting stacks
     /// neither sink nor get pushed apart.
     pub linear_slop: f32,
     /// True in the solve pass, false in the relax pass (no bias, full stiffness).
@@ -433,8 +433,10 @@ fn point_error<R: Real>(
     let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
     let separation = c.get(|b| &b.points[j].base_separation) + (moved + (turned_b - turned_a));
 
-    // A gap (speculative contact) may close exactly within this substep. Overlap within the
-    // slop is held rigidly; deeper overlap is pushed out softly, no faster than the cap.
+    // A gap (speculative contact) may close exactly within this substep. Overlap is soft:
+    // within the slop it is left alone, deeper it is pushed out, no faster than the cap. A
+    // rigid contact within the slop (mass scale 1) made a resting pyramid a rigid system that
+    // a few Gauss-Seidel passes cannot converge: its upper rows hopped and slid sideways.
     let speculative = separation.gt(zero);
     let beyond = (separation + pass.slop).min(zero);
     let in_slop = beyond.ge(zero);
@@ -444,7 +446,7 @@ fn point_error<R: Real>(
         separation * pass.gap_rate,
         R::select(in_slop, zero, soft_push),
     );
-    let scale = R::select(speculative | in_slop, one, pass.soft_mass);
+    let scale = R::select(speculative, one, pass.soft_mass);
     (normal_velocity(va, vb, a, b, r) + bias, scale)
 }
 
@@ -701,7 +703,11 @@ fn impact_lanes<R: Real>(
     let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
 
     // Per point: normal velocity, and 1 where the point is hit this step, else 0.
-    let (dt, reach, margin) = (R::splat(p.dt), R::splat(p.gravity_reach), R::splat(p.margin));
+    let (dt, reach, margin) = (
+        R::splat(p.dt),
+        R::splat(p.gravity_reach),
+        R::splat(p.margin),
+    );
     let point = |j: usize| {
         let r = &arms[j];
         let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
