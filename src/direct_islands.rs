@@ -18,10 +18,12 @@ use std::ops::Range;
 /// Mass ratio between two touching dynamic bodies from which their island is solved directly.
 /// Gauss-Seidel holds a 1:100 column within a few centimetres at the default settings.
 pub const MASS_RATIO: f32 = 10.0;
-/// Most dynamic bodies of an island solved directly.
-pub const MAX_BODIES: usize = 16;
-/// Most contact points of an island solved directly (two rows each: normal and friction).
-pub const MAX_POINTS: usize = 48;
+/// Most dynamic bodies of an island solved directly: a heavy box on a column of twenty light
+/// ones, with room to spare.
+pub const MAX_BODIES: usize = 24;
+/// Most contact points of an island solved directly (two rows each: normal and friction). The
+/// dense solve grows with the cube of the rows, so this bounds what one such island costs.
+pub const MAX_POINTS: usize = 64;
 
 /// No island.
 const NONE: u32 = u32::MAX;
