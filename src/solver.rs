@@ -234,7 +234,6 @@ impl Solver {
 
         let solve = SolveParams {
             inv_h,
-            linear_slop: settings.linear_slop,
             use_bias: true,
         };
         let relax = SolveParams {

@@ -26,8 +26,7 @@ const STATES: usize = 5051;
 /// `BATCHES` prepared batches of box-on-box contacts (`points` of them per contact) and the
 /// states they act on.
 fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
-    let states =
-        StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
+    let states = StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
     let mut batches = vec![ContactBatch::zeroed(); BATCHES];
     for (i, c) in batches.iter_mut().enumerate() {
         for l in 0..LANES {
@@ -112,7 +111,6 @@ fn contact(c: &mut Criterion) {
 /// A substep of 1/240 s, as in the standard scenes (60 Hz, 4 substeps).
 const SOLVE: SolveParams = SolveParams {
     inv_h: 240.0,
-    linear_slop: 0.005,
     use_bias: true,
 };
 const RELAX: SolveParams = SolveParams {

@@ -103,8 +103,7 @@ pub struct ContactBatch {
     pub inv_mass_b: Lanes,
     /// Inverse rotational inertia of body B (1/(kg·m²)), as for A.
     pub inv_inertia_b: Lanes,
-    /// Soft constraint bias rate (1/s): push-out velocity per metre of overlap beyond the
-    /// slop. Stiffer (twice the contact frequency) when either body is static or kinematic.
+    /// Soft constraint bias rate (1/s): push-out velocity per metre of overlap. Stiffer (twice the contact frequency) when either body is static or kinematic.
     pub bias_rate: Lanes,
     /// Soft constraint mass scale, in 0..1. The impulse scale of the soft step is
     /// `1 - mass_scale`, which the two-point solve below uses implicitly.
@@ -211,9 +210,6 @@ impl Contacts<f32x16> for [ContactBatch; 2] {
 pub struct SolveParams {
     /// 1 / substep length.
     pub inv_h: f32,
-    /// Overlap left alone (m): within it a contact is unbiased, so resting stacks
-    /// neither sink nor get pushed apart.
-    pub linear_slop: f32,
     /// True in the solve pass, false in the relax pass (no bias, full stiffness).
     pub use_bias: bool,
 }
@@ -380,7 +376,6 @@ struct Pass<R> {
     /// Rate (1/s) at which a gap may close: 1 / substep length, or, in the relax pass of a
     /// bouncy contact, infinity (see `Pass::load`).
     gap_rate: R,
-    slop: R,
     /// Soft bias rate and mass scale; 0 and 1 in the relax pass.
     soft_bias: R,
     soft_mass: R,
@@ -404,7 +399,6 @@ impl<R: Real> Pass<R> {
         };
         Pass {
             gap_rate,
-            slop: R::splat(s.linear_slop),
             soft_bias,
             soft_mass,
             max_push: c.get(|b| &b.max_push),
@@ -433,19 +427,14 @@ fn point_error<R: Real>(
     let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
     let separation = c.get(|b| &b.points[j].base_separation) + (moved + (turned_b - turned_a));
 
-    // A gap (speculative contact) may close exactly within this substep. Overlap is soft:
-    // within the slop it is left alone, deeper it is pushed out, no faster than the cap. A
-    // rigid contact within the slop (mass scale 1) made a resting pyramid a rigid system that
-    // a few Gauss-Seidel passes cannot converge: its upper rows hopped and slid sideways.
+    // A gap (speculative contact) may close exactly within this substep. Overlap is pushed
+    // out softly from the first millimetre, no faster than the cap. (Overlap within a slop
+    // held rigidly made a resting pyramid a rigid system that a few Gauss-Seidel passes
+    // cannot converge: its upper rows hopped and walked sideways. Left alone softly, it
+    // became free sinking, a slop per contact: a column of twenty boxes sank 10 cm.)
     let speculative = separation.gt(zero);
-    let beyond = (separation + pass.slop).min(zero);
-    let in_slop = beyond.ge(zero);
-    let soft_push = (pass.soft_bias * beyond).max(-pass.max_push);
-    let bias = R::select(
-        speculative,
-        separation * pass.gap_rate,
-        R::select(in_slop, zero, soft_push),
-    );
+    let push = (pass.soft_bias * separation).max(-pass.max_push);
+    let bias = R::select(speculative, separation * pass.gap_rate, push);
     let scale = R::select(speculative, one, pass.soft_mass);
     (normal_velocity(va, vb, a, b, r) + bias, scale)
 }

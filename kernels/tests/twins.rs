@@ -438,7 +438,6 @@ fn run(
 fn random_solve_params(rng: &mut Rng, use_bias: bool) -> SolveParams {
     SolveParams {
         inv_h: [60.0, 240.0, 480.0, 960.0][rng.below(4)],
-        linear_slop: [0.0, 0.005, 0.05][rng.below(3)],
         use_bias,
     }
 }
@@ -1583,7 +1582,6 @@ fn falling_body_stops_on_static_ground() {
                 run(backend, Op::Prepare, &mut batches, &mut states);
                 let relax = SolveParams {
                     inv_h: 240.0,
-                    linear_slop: 0.005,
                     use_bias: false,
                 };
                 run(backend, Op::Solve(relax), &mut batches, &mut states);
@@ -1674,7 +1672,11 @@ fn an_impact_pass_bounces_two_points_by_poissons_law() {
                 }
                 if w == 0.0 {
                     let s = &states[0];
-                    assert!((s.v[1] - 3.0 * e).abs() <= 1e-5, "{what}: leaves at {:?}", s.v);
+                    assert!(
+                        (s.v[1] - 3.0 * e).abs() <= 1e-5,
+                        "{what}: leaves at {:?}",
+                        s.v
+                    );
                     assert!(s.w.abs() <= 1e-6, "{what}: spins at {}", s.w);
                 }
             }
@@ -1705,7 +1707,6 @@ fn nearly_coincident_points_stop_the_fall_beside_regular_lanes() {
     }
     let relax = SolveParams {
         inv_h: 240.0,
-        linear_slop: 0.005,
         use_bias: false,
     };
     let mut results = Vec::new();
@@ -1784,7 +1785,6 @@ fn relax_removes_approach_velocity() {
         run(backend, Op::Prepare, &mut batches, &mut states);
         let relax = SolveParams {
             inv_h: 240.0,
-            linear_slop: 0.005,
             use_bias: false,
         };
         run(backend, Op::Solve(relax), &mut batches, &mut states);
