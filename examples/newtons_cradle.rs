@@ -8,16 +8,10 @@
 //! In the ideal cradle the striker stops and only the last ball flies off, at the striker's
 //! speed: a chain of separate elastic collisions, each handing the whole momentum on.
 //!
-//! This engine cannot pass an impulse through a chain of *touching* balls that way. Its
-//! soft-step solver treats contacts that are active in the same step as one block, solved
-//! together over a few iterations, so the impulse spreads over the chain; and restitution is
-//! applied once per step, to contacts that were approaching at the start of it. So the balls
-//! hang 5 cm apart (`--gap`, in metres): at 3 m/s a ball crosses that in one step (1/60 s),
-//! each collision lands in a step of its own, and the ideal result appears. With a smaller gap
-//! (try `--gap 0.01`) several contacts are solved in one step: momentum is still conserved
-//! (nothing outside pushes horizontally), but it spreads over the last few balls, the striker
-//! bounces back a little, and kinetic energy is lost. The example prints every ball's final
-//! velocity and both totals.
+//! The balls touch (`--gap`, in metres, spaces them). Bounces are impact passes at the start of
+//! a step, each pair's bounce by Poisson's law, repeated over the contacts so that an impact
+//! travels through touching bodies pair by pair: the ideal result appears with or without
+//! gaps. The example prints every ball's final velocity and both totals.
 
 mod common;
 
@@ -26,8 +20,8 @@ use common::Cli;
 use std::process::ExitCode;
 
 const RADIUS: f32 = 0.5;
-/// Default gap between resting balls (m).
-const GAP: f32 = 0.05;
+/// Default gap between resting balls (m): touching, as in a real cradle.
+const GAP: f32 = 0.0;
 const SPEED: f32 = 3.0;
 
 fn main() -> ExitCode {
