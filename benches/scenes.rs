@@ -1,4 +1,4 @@
-//! Milliseconds per step of the standard scenes of `SCENES.md`, optionally beside rapier2d.
+//! Milliseconds per step of the standard scenes of `docs/scenes.md`, optionally beside rapier2d.
 //!
 //! ```text
 //! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]

@@ -1,4 +1,4 @@
-//! Criterion timings of one `World::step` of each standard scene of `SCENES.md`.
+//! Criterion timings of one `World::step` of each standard scene of `docs/scenes.md`.
 //!
 //! `cargo bench --bench step [-- FILTER]`, e.g. `-- large_pyramid/simd`.
 //!

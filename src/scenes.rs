@@ -1,4 +1,4 @@
-//! The standard scenes of `SCENES.md`, built from one place so that benches, examples and tests
+//! The standard scenes of `docs/scenes.md`, built from one place so that benches, examples and tests
 //! all measure and check the same work.
 //!
 //! Units are metres, kilograms and seconds. Every scene is meant to be stepped at 1/60 s with the
@@ -24,7 +24,7 @@ pub enum Scene {
 }
 
 impl Scene {
-    /// Every scene, in the order of `SCENES.md`.
+    /// Every scene, in the order of `docs/scenes.md`.
     pub const ALL: [Scene; 5] = [
         Scene::LargePyramid,
         Scene::ManyPyramids,
@@ -33,7 +33,7 @@ impl Scene {
         Scene::MixedPile,
     ];
 
-    /// The scene's name in `SCENES.md`, e.g. `"large_pyramid"`.
+    /// The scene's name in `docs/scenes.md`, e.g. `"large_pyramid"`.
     pub fn name(self) -> &'static str {
         match self {
             Scene::LargePyramid => "large_pyramid",
@@ -68,7 +68,7 @@ impl Scene {
 
     /// Builds the scene in a new world. `settings.gravity` is replaced by [`Scene::gravity`];
     /// everything else (substeps, threads, backend, solver tuning) is taken as given. That
-    /// includes `enable_sleep`, off by default as `SCENES.md` wants: pass it on only to measure
+    /// includes `enable_sleep`, off by default as `docs/scenes.md` wants: pass it on only to measure
     /// sleeping (the bench's `--sleep`).
     pub fn build(self, mut settings: WorldSettings) -> Result<World, Error> {
         settings.gravity = self.gravity();
@@ -94,7 +94,7 @@ const PILE_RADIUS: f32 = 0.25;
 
 /// The particle pile generalised to `rows` x `cols` circles (the standard scene is 100 x 200).
 ///
-/// The grid is laid out exactly as in `SCENES.md`, centred on x = 0. The container grows with it:
+/// The grid is laid out exactly as in `docs/scenes.md`, centred on x = 0. The container grows with it:
 /// its inner half-width is `0.3 * cols + 1` m (the grid's half-width plus about 1 m of clearance
 /// on each side, 61 m for 200 columns), the floor reaches under both walls, and the walls have a
 /// half-height of `0.4 * max(rows, 10)` m (40 m for 100 rows), which keeps them above the top row
@@ -128,7 +128,7 @@ fn large_pyramid(settings: WorldSettings) -> Result<World, Error> {
     large_pyramid_at(Vec2::ZERO, settings)
 }
 
-/// The large pyramid of `SCENES.md` with every body moved by `origin`: the same scene far from
+/// The large pyramid of `docs/scenes.md` with every body moved by `origin`: the same scene far from
 /// the world origin, where an f32 position has only millimetres of resolution (the ulp of
 /// 1e4 is about 1 mm). `settings.gravity` is used as given.
 ///
@@ -192,7 +192,7 @@ fn smash(settings: WorldSettings) -> Result<World, Error> {
     Ok(world)
 }
 
-/// `jitter(r, c)` of `SCENES.md`: a small, deterministic x offset in [-0.05, 0.05) m. The hash is
+/// `jitter(r, c)` of `docs/scenes.md`: a small, deterministic x offset in [-0.05, 0.05) m. The hash is
 /// taken in integers (u64, so no grid size can overflow it) and only then turned into f32.
 fn jitter(r: usize, c: usize) -> f32 {
     let k = (r as u64 * 7919 + c as u64 * 104_729) % 1000;
@@ -202,7 +202,7 @@ fn jitter(r: usize, c: usize) -> f32 {
 /// The particle pile's container and grid; `mixed` puts a box in every cell with `r + c` even.
 fn pile(rows: usize, cols: usize, mixed: bool, settings: WorldSettings) -> Result<World, Error> {
     let mut world = World::new(settings);
-    // Written so that 100 x 200 gives SCENES.md's numbers exactly: 61, 62 and 40.
+    // Written so that 100 x 200 gives docs/scenes.md's numbers exactly: 61, 62 and 40.
     let inner = 0.3 * cols as f32 + 1.0;
     let wall_half_h = 0.4 * rows.max(10) as f32;
     add_fixed_box(

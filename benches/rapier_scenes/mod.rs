@@ -1,4 +1,4 @@
-//! The standard scenes of `SCENES.md`, built in rapier2d for `--compare rapier`.
+//! The standard scenes of `docs/scenes.md`, built in rapier2d for `--compare rapier`.
 //!
 //! (A folder module, not `benches/rapier_scenes.rs`: Cargo would take a top-level file in
 //! `benches/` for a bench target of its own.)
@@ -100,12 +100,12 @@ impl RapierScene {
     }
 }
 
-/// The shared material of `SCENES.md`: density 1, friction 0.6, restitution 0.
+/// The shared material of `docs/scenes.md`: density 1, friction 0.6, restitution 0.
 fn material(collider: ColliderBuilder) -> ColliderBuilder {
     collider.density(1.0).friction(0.6).restitution(0.0)
 }
 
-/// The standard scene called `name` in `SCENES.md`, or `None` for an unknown name.
+/// The standard scene called `name` in `docs/scenes.md`, or `None` for an unknown name.
 pub fn build(name: &str) -> Option<RapierScene> {
     match name {
         "large_pyramid" => Some(large_pyramid()),
@@ -171,7 +171,7 @@ fn smash() -> RapierScene {
     s
 }
 
-/// `jitter(r, c)` of `SCENES.md`, in integers first, then f32.
+/// `jitter(r, c)` of `docs/scenes.md`, in integers first, then f32.
 fn jitter(r: usize, c: usize) -> f32 {
     let k = (r as u64 * 7919 + c as u64 * 104_729) % 1000;
     (k as f32 / 1000.0 - 0.5) * 0.1
@@ -180,7 +180,7 @@ fn jitter(r: usize, c: usize) -> f32 {
 /// The particle pile (`mixed`: a box of half-extent 0.25 where r + c is even), generalised to
 /// `rows` x `cols` as documented on `batch2d::scenes::particle_pile`: inner half-width
 /// 0.3 cols + 1, walls of half-height 0.4 max(rows, 10), the floor reaching under both walls.
-/// 100 x 200 gives `SCENES.md`'s container exactly.
+/// 100 x 200 gives `docs/scenes.md`'s container exactly.
 pub fn pile(rows: usize, cols: usize, mixed: bool) -> RapierScene {
     let mut s = RapierScene::new(GRAVITY);
     let inner = 0.3 * cols as f32 + 1.0;
