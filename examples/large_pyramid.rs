@@ -1,4 +1,4 @@
-//! A pyramid of 5050 boxes on the ground (the `large_pyramid` scene of SCENES.md): the classic
+//! A pyramid of 5050 boxes on the ground (the `large_pyramid` scene of docs/scenes.md): the classic
 //! stacking test. A good solver keeps it standing with every one of its 14950 contacts.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! 400 small pyramids (22000 boxes) on 20 shelves (the `many_pyramids` scene of SCENES.md):
+//! 400 small pyramids (22000 boxes) on 20 shelves (the `many_pyramids` scene of docs/scenes.md):
 //! lots of independent work, the case where parallel solving pays off most.
 //!
 //! ```text

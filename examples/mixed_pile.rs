@@ -1,4 +1,4 @@
-//! 10000 boxes and 10000 circles fall into a container (the `mixed_pile` scene of SCENES.md):
+//! 10000 boxes and 10000 circles fall into a container (the `mixed_pile` scene of docs/scenes.md):
 //! every pair type (circle-circle, circle-polygon, polygon-polygon) at once.
 //!
 //! ```text

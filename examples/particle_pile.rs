@@ -1,4 +1,4 @@
-//! The main demo: 20000 circles fall into a container (the `particle_pile` scene of SCENES.md).
+//! The main demo: 20000 circles fall into a container (the `particle_pile` scene of docs/scenes.md).
 //!
 //! ```text
 //! cargo run --release --example particle_pile -- [--steps N] [--threads N]

@@ -1,5 +1,5 @@
 //! A heavy box at 40 m/s smashes into a block of 9600 small boxes in zero gravity (the `smash`
-//! scene of SCENES.md): a violent, fast-changing contact graph.
+//! scene of docs/scenes.md): a violent, fast-changing contact graph.
 //!
 //! ```text
 //! cargo run --release --example smash -- [--steps N] [--png FILE] [--gif FILE] ...
