@@ -8,6 +8,7 @@ use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::contact_events::ContactLog;
 use crate::direct_islands::DirectIslands;
 use crate::error::Error;
+use crate::forces::Forces;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
@@ -169,6 +170,8 @@ pub struct World {
     pub(crate) shape_pairs: ShapePairs,
     pub(crate) contacts: ContactSet,
     pub(crate) events: ContactLog,
+    /// The user's forces and torques for the next step.
+    pub(crate) forces: Forces,
     pub(crate) sleep: Sleep,
     pub(crate) graph: ConstraintGraph,
     /// The small islands of widely different masses, solved exactly.
@@ -203,6 +206,7 @@ impl World {
             shape_pairs: ShapePairs::default(),
             contacts: ContactSet::default(),
             events: ContactLog::default(),
+            forces: Forces::default(),
             sleep: Sleep::default(),
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
@@ -241,6 +245,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
         self.events.body_removed(&self.bodies, slot as u32);
+        self.forces.remove_body(slot);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
@@ -269,6 +274,7 @@ impl World {
             }
             None => self.run_step(dt),
         }
+        self.forces.clear();
         Ok(())
     }
 
@@ -350,6 +356,7 @@ impl World {
                 direct: &self.direct,
                 settings: &self.settings,
                 moving: &self.sleep.moving,
+                forces: &self.forces,
                 dt,
             });
         }
@@ -484,29 +491,6 @@ impl World {
             }
             self.bodies.angular_velocity[slot] = w;
         }
-        Ok(())
-    }
-
-    /// Applies an impulse (N·s) at the centre of mass: `v += impulse / m`. No effect on static
-    /// and kinematic bodies.
-    pub fn apply_linear_impulse(&mut self, id: BodyId, impulse: Vec2) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        if !impulse.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "impulse must be finite, got {impulse:?}"
-            )));
-        }
-        let inv_mass = self.bodies.inv_mass[slot];
-        let v = self.bodies.linear_velocity[slot] + impulse * inv_mass;
-        if crate::limits::check_linear_velocity("velocity", v).is_err() {
-            return Err(Error::InvalidParameter(format!(
-                "impulse {impulse:?} on a body of inverse mass {inv_mass} makes its velocity {v:?}, beyond 1e30 m/s"
-            )));
-        }
-        if impulse * inv_mass != Vec2::ZERO {
-            self.wake_touching(slot);
-        }
-        self.bodies.linear_velocity[slot] = v;
         Ok(())
     }
 
