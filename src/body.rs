@@ -69,6 +69,9 @@ pub struct BodyDef {
     /// the centre's speed and the angular speed times the body's reach. Default 0.05; 0 keeps
     /// the body, and so its island, awake.
     pub sleep_threshold: f32,
+    /// A number of the user's, kept with the body and never read by the engine: an index or
+    /// a key into the game's own data. Default 0. See [`World::user_data`](crate::World::user_data).
+    pub user_data: u64,
 }
 
 impl BodyDef {
@@ -85,6 +88,7 @@ impl BodyDef {
             fixed_rotation: false,
             bullet: false,
             sleep_threshold: 0.05,
+            user_data: 0,
         }
     }
 
@@ -174,6 +178,12 @@ impl BodyDef {
     /// [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
     pub fn sleep_threshold(mut self, speed: f32) -> BodyDef {
         self.sleep_threshold = speed;
+        self
+    }
+
+    /// Sets the user's number kept with the body (any value). Default 0.
+    pub fn user_data(mut self, data: u64) -> BodyDef {
+        self.user_data = data;
         self
     }
 
@@ -336,6 +346,8 @@ pub(crate) struct BodyStore {
     pub reach: Vec<f32>,
     /// `BodyDef::bullet`.
     pub bullet: Vec<bool>,
+    /// `BodyDef::user_data`, or what `World::set_user_data` set since.
+    pub user_data: Vec<u64>,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -376,6 +388,7 @@ impl BodyStore {
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
+            user_data: Vec::new(),
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
@@ -532,6 +545,7 @@ impl BodyStore {
             .map(|s| s.shape.reach_from(mass.center))
             .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
+        self.user_data[slot] = def.user_data;
         self.min_extent[slot] = shapes
             .iter()
             .map(|s| crate::continuous::smallest_extent(&s.shape))
@@ -632,6 +646,7 @@ impl BodyStore {
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
+        self.user_data.push(0);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }

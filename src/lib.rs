@@ -54,6 +54,7 @@ mod sleep;
 mod solver;
 mod stepper;
 mod teleport;
+mod user_data;
 mod world;
 
 pub use batch2d_kernels::instruction_set;
