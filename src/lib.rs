@@ -40,6 +40,7 @@ mod forces;
 mod island;
 mod lcp;
 mod limits;
+mod live_settings;
 pub mod manifold;
 pub mod math;
 mod profile;

@@ -133,12 +133,7 @@ impl Default for WorldSettings {
 impl WorldSettings {
     /// `Err(InvalidParameter)` naming the first bad field.
     pub fn validate(&self) -> Result<(), Error> {
-        if !self.gravity.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "gravity must be finite, got {:?}",
-                self.gravity
-            )));
-        }
+        check_gravity(self.gravity)?;
         crate::limits::check_work_limits(self)?;
         let positive = [
             ("contact_hertz", self.contact_hertz),
@@ -156,6 +151,17 @@ impl WorldSettings {
         crate::error::check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
         crate::error::check_non_negative("time_to_sleep", self.time_to_sleep)?;
         crate::error::check_non_negative("restitution_threshold", self.restitution_threshold)
+    }
+}
+
+/// `Err(InvalidParameter)` unless both components of `gravity` are finite.
+pub(crate) fn check_gravity(gravity: Vec2) -> Result<(), Error> {
+    if gravity.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "gravity must be finite, got {gravity:?}"
+        )))
     }
 }
 
@@ -222,8 +228,9 @@ impl World {
         Ok(World::new(settings))
     }
 
-    /// The settings the world was created with; they cannot be changed afterwards.
-    /// [`World::new`] does not check them: with bad settings every [`World::step`] fails.
+    /// The settings of the world: those it was created with, or changed since by
+    /// [`World::set_settings`] or [`World::set_gravity`]. [`World::new`] does not check them:
+    /// with bad settings every [`World::step`] fails.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
