@@ -338,14 +338,15 @@ impl World {
             zone!("coloring");
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
-            let contacts = &self.contacts.contacts;
+            let set = &self.contacts;
+            let contacts = &set.contacts;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
             // On two threads the events hide behind the longer coloring; on one they go first,
             // while the contacts the narrowphase wrote are still in cache.
             rayon::join(
-                || events.step_done(contacts, bodies, asleep, substep, slop),
+                || events.step_done(set, bodies, asleep, substep, slop),
                 || {
                     direct.find(contacts, bodies);
                     graph.build(contacts, bodies, &direct.is_direct);

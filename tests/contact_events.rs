@@ -1,11 +1,13 @@
 //! Contact events and forces: begin/end events follow the geometry (landing, leaving, removal,
-//! slot reuse), contact forces balance gravity at rest (on flat ground and on a slope), and
-//! everything is the same for any thread count and backend.
+//! slot reuse), a begin says where, along which normal and how fast the bodies met, contact
+//! forces balance gravity at rest (on flat ground and on a slope), and everything is the same for
+//! any thread count and backend.
 
 mod common;
 
 use batch2d::{
-    Backend, BodyDef, BodyId, ContactData, Shape, ShapeDef, TouchEvent, Vec2, World, WorldSettings,
+    Backend, BodyDef, BodyId, ContactData, Shape, ShapeDef, TouchBegin, TouchEvent, Vec2, World,
+    WorldSettings,
 };
 use common::ground;
 
@@ -16,6 +18,11 @@ const SLOP: f32 = 0.005;
 
 fn touch(a: BodyId, b: BodyId) -> TouchEvent {
     TouchEvent { a, b }
+}
+
+/// The pairs of begin events.
+fn pairs(begin: &[TouchBegin]) -> Vec<TouchEvent> {
+    begin.iter().map(TouchBegin::pair).collect()
 }
 
 fn contact_between(world: &World, a: BodyId, b: BodyId) -> Option<ContactData<'_>> {
@@ -41,7 +48,7 @@ fn a_dropped_ball_begins_touching_once_on_landing() {
         let events = world.contact_events();
         assert!(events.end().is_empty(), "step {step}: {:?}", events.end());
         if !events.begin().is_empty() {
-            assert_eq!(events.begin(), &[touch(floor, ball)]);
+            assert_eq!(pairs(events.begin()), [touch(floor, ball)]);
             begins += 1;
             // Within the slop of the ground, and not sunk in.
             assert!(gap < SLOP && gap > -2.0 * SLOP, "began at a gap of {gap} m");
@@ -74,8 +81,8 @@ fn leaving_and_removal_end_the_contact() {
         .unwrap();
     world.step(DT).unwrap();
     assert_eq!(
-        world.contact_events().begin(),
-        &[touch(floor, ball), touch(floor, other)]
+        pairs(world.contact_events().begin()),
+        [touch(floor, ball), touch(floor, other)]
     );
 
     // Thrown up at 10 m/s: it leaves the ground in the first step, and the next step's
@@ -111,7 +118,7 @@ fn leaving_and_removal_end_the_contact() {
         .unwrap();
     world.step(DT).unwrap();
     // The newcomer never touched anything in a step: no events for it.
-    assert_eq!(world.contact_events().begin(), &[touch(floor, third)]);
+    assert_eq!(pairs(world.contact_events().begin()), [touch(floor, third)]);
     assert!(world.contact_events().end().is_empty());
     // The next step is quiet.
     world.step(DT).unwrap();
@@ -211,7 +218,17 @@ fn trace(backend: Backend, threads: usize) -> Vec<u64> {
         world.step(DT).unwrap();
         let events = world.contact_events();
         out.push(events.begin().len() as u64);
-        out.extend(events.begin().iter().map(key));
+        for e in events.begin() {
+            out.push(key(&e.pair()));
+            let data = [
+                e.point.x,
+                e.point.y,
+                e.normal.x,
+                e.normal.y,
+                e.approach_speed,
+            ];
+            out.extend(data.map(|x| u64::from(x.to_bits())));
+        }
         out.push(events.end().len() as u64);
         out.extend(events.end().iter().map(key));
     }
@@ -234,4 +251,81 @@ fn events_and_impulses_do_not_depend_on_threads_or_backend() {
     assert_eq!(trace(Backend::Simd, 2), reference, "Simd, 2 threads");
     assert_eq!(trace(Backend::Scalar, 1), reference, "Scalar, 1 thread");
     assert_eq!(trace(Backend::Scalar, 2), reference, "Scalar, 2 threads");
+}
+
+/// A ball dropped from height `h` above the ground meets it at `sqrt(2 g h)`. The begin event
+/// reports the closing speed at the start of the step in which they met, which lies within one
+/// step of gravity (`g dt`) below that; the point is on the ground under the ball, the normal
+/// straight up.
+#[test]
+fn a_begin_event_says_where_along_which_normal_and_how_fast_the_bodies_met() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let (r, h, x) = (0.5, 2.5, 1.25);
+    let ball = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(x, r + h)),
+            ShapeDef::new(Shape::circle(r)),
+        )
+        .unwrap();
+    let mut begins = Vec::new();
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        begins.extend_from_slice(world.contact_events().begin());
+    }
+    let [begin] = begins[..] else {
+        panic!("one landing, got {begins:?}")
+    };
+    assert_eq!(begin.pair(), touch(floor, ball));
+    assert_eq!((begin.shape_a, begin.shape_b), (0, 0));
+    assert!((begin.normal - Vec2::new(0.0, 1.0)).length() < 1e-6);
+    // Midway between the surfaces, which are within the slop of each other.
+    assert!((begin.point - Vec2::new(x, 0.0)).length() < SLOP);
+    let impact = (2.0 * G * h).sqrt();
+    assert!(
+        begin.approach_speed <= impact + 0.01 && begin.approach_speed >= impact - G * DT - 0.01,
+        "approach {} vs sqrt(2 g h) = {impact}",
+        begin.approach_speed
+    );
+    // By the step that reports it, the solver had stopped the ball: its velocity says little.
+    assert!(world.linear_velocity(ball).unwrap().length() < 0.1 * impact);
+}
+
+/// A box landing flat touches with both bottom corners: the point is their centroid, under the
+/// box's centre. A box created resting on the ground was never approaching: speed 0.
+#[test]
+fn a_flat_landing_touches_under_the_centre_and_a_resting_start_at_zero_speed() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let dropped = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(-2.0, 1.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    let resting = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(3.0, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    world.step(DT).unwrap();
+    let begins = world.contact_events().begin().to_vec();
+    assert_eq!(pairs(&begins), [touch(floor, resting)]);
+    assert_eq!(begins[0].approach_speed, 0.0);
+    assert!((begins[0].point - Vec2::new(3.0, 0.0)).length() < SLOP);
+    let mut landing = None;
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        if let Some(b) = world.contact_events().begin().first() {
+            assert!(landing.is_none(), "lands once");
+            landing = Some(*b);
+        }
+    }
+    let landing = landing.expect("the box lands");
+    assert_eq!(landing.pair(), touch(floor, dropped));
+    assert!((landing.point - Vec2::new(-2.0, 0.0)).length() < SLOP);
+    let impact = (2.0 * G * 1.0f32).sqrt();
+    assert!(landing.approach_speed >= impact - G * DT - 0.01);
+    assert!(landing.approach_speed <= impact + 0.01);
 }
