@@ -106,6 +106,12 @@ impl ContactEvents {
     pub fn is_empty(&self) -> bool {
         self.begin.is_empty() && self.end.is_empty()
     }
+
+    /// Makes `self` a copy of `other`, reusing `self`'s buffers.
+    pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
+        self.begin.clone_from(&other.begin);
+        self.end.clone_from(&other.end);
+    }
 }
 
 /// The events of the last step and what the next step's events need.

@@ -1,13 +1,14 @@
 //! Contact events and forces: begin/end events follow the geometry (landing, leaving, removal,
 //! slot reuse), a begin says where, along which normal and how fast the bodies met, contact
-//! forces balance gravity at rest (on flat ground and on a slope), and everything is the same for
+//! forces balance gravity at rest (on flat ground and on a slope), stepping directly or through
+//! a `FixedStepper` at any frame rate reports the same events, and everything is the same for
 //! any thread count and backend.
 
 mod common;
 
 use batch2d::{
-    Backend, BodyDef, BodyId, ContactData, Shape, ShapeDef, TouchBegin, TouchEvent, Vec2, World,
-    WorldSettings,
+    Backend, BodyDef, BodyId, ContactData, FixedStepper, Shape, ShapeDef, TouchBegin, TouchEvent,
+    Vec2, World, WorldSettings,
 };
 use common::ground;
 
@@ -328,4 +329,92 @@ fn a_flat_landing_touches_under_the_centre_and_a_resting_start_at_zero_speed() {
     let impact = (2.0 * G * 1.0f32).sqrt();
     assert!(landing.approach_speed >= impact - G * DT - 0.01);
     assert!(landing.approach_speed <= impact + 0.01);
+}
+
+/// README's fixed-step scene: terrain from a segment chain, a capsule and a few balls.
+fn fixed_step_scene() -> World {
+    let mut world = World::new(WorldSettings::default());
+    world
+        .add_segment_chain(
+            BodyDef::fixed(),
+            &[
+                Vec2::new(-5.0, 2.0),
+                Vec2::new(0.0, 0.0),
+                Vec2::new(5.0, 2.0),
+            ],
+            &ShapeDef::new(Shape::circle(1.0)).friction(0.8),
+        )
+        .unwrap();
+    world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 2.0)),
+            ShapeDef::new(Shape::capsule(
+                Vec2::new(-0.5, 0.0),
+                Vec2::new(0.5, 0.0),
+                0.2,
+            )),
+        )
+        .unwrap();
+    for k in 0..3 {
+        world
+            .add_body(
+                BodyDef::dynamic().position(Vec2::new(-3.0 + 3.0 * k as f32, 4.0)),
+                ShapeDef::new(Shape::circle(0.3)).restitution(0.5),
+            )
+            .unwrap();
+    }
+    world
+}
+
+/// One step's events as comparable values: begin pairs with their data's bits, end pairs.
+fn step_record(events: &batch2d::ContactEvents) -> Vec<(u32, u32, [u32; 5])> {
+    let begins = events.begin().iter().map(|e| {
+        let data = [
+            e.point.x,
+            e.point.y,
+            e.normal.x,
+            e.normal.y,
+            e.approach_speed,
+        ];
+        (e.a.slot(), e.b.slot(), data.map(f32::to_bits))
+    });
+    let ends = events
+        .end()
+        .iter()
+        .map(|e| (e.a.slot(), e.b.slot(), [u32::MAX; 5]));
+    begins.chain(ends).collect()
+}
+
+/// Plain steps, two steps per frame and half a step per frame run the same steps, so they
+/// must report the same events: a frame reports every step it ran, and one that ran no step
+/// reports none.
+#[test]
+fn the_events_are_the_same_however_the_world_is_driven() {
+    const STEPS: usize = 240;
+    let mut plain = fixed_step_scene();
+    let mut expected = Vec::new();
+    for _ in 0..STEPS {
+        plain.step(DT).unwrap();
+        expected.push(step_record(plain.contact_events()));
+    }
+    let begins = expected
+        .iter()
+        .flatten()
+        .filter(|e| e.2[0] != u32::MAX)
+        .count();
+    assert!(begins >= 6, "the scene has landings and bounces: {begins}");
+
+    // 2 dt and dt / 2 are exact in f32 and f64, so every frame runs exactly 2 steps, or
+    // alternately 0 and 1.
+    for (frame_time, frames) in [(2.0 * DT, STEPS / 2), (DT / 2.0, 2 * STEPS)] {
+        let mut world = fixed_step_scene();
+        let mut stepper = FixedStepper::new().dt(DT);
+        let mut got = Vec::new();
+        for _ in 0..frames {
+            let report = stepper.advance(&mut world, frame_time).unwrap();
+            assert_eq!(stepper.contact_events().len(), report.steps as usize);
+            got.extend(stepper.contact_events().iter().map(step_record));
+        }
+        assert_eq!(got, expected, "frames of {frame_time} s");
+    }
 }
