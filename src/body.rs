@@ -220,6 +220,9 @@ pub struct ShapeDef {
     pub layers: u32,
     /// Layers this shape collides with. Default all.
     pub mask: u32,
+    /// A sensor reports what overlaps it and pushes nothing. Default false. See
+    /// [`ShapeDef::sensor`].
+    pub sensor: bool,
 }
 
 impl ShapeDef {
@@ -233,6 +236,7 @@ impl ShapeDef {
             restitution: 0.0,
             layers: 1,
             mask: u32::MAX,
+            sensor: false,
         }
     }
 
@@ -271,6 +275,21 @@ impl ShapeDef {
     /// [`ShapeDef::layers`].
     pub fn mask(mut self, mask: u32) -> ShapeDef {
         self.mask = mask;
+        self
+    }
+
+    /// Makes the shape a sensor (default false): it reports the bodies that overlap it
+    /// ([`ContactEvents::sensor_begin`](crate::ContactEvents::sensor_begin) and
+    /// [`sensor_end`](crate::ContactEvents::sensor_end)) and exerts no force. Nothing collides
+    /// with it, continuous collision included, and its body, if dynamic, moves as if alone
+    /// (under gravity and the user's forces). Overlap is found as contacts are, between pairs
+    /// with at least one dynamic body whose layers and masks match, at the poses the step
+    /// starts from; two sensors do not see each other. Queries (ray casts and overlap tests)
+    /// do see sensor shapes: filter them out by their layers. A sensor must be its body's only
+    /// shape: [`World::add_compound_body`](crate::World::add_compound_body) refuses one among
+    /// several shapes.
+    pub fn sensor(mut self, sensor: bool) -> ShapeDef {
+        self.sensor = sensor;
         self
     }
 
@@ -348,6 +367,10 @@ pub(crate) struct BodyStore {
     pub bullet: Vec<bool>,
     /// `BodyDef::user_data`, or what `World::set_user_data` set since.
     pub user_data: Vec<u64>,
+    /// Whether the body's one shape is a sensor (`ShapeDef::sensor`).
+    pub sensor: Vec<bool>,
+    /// Number of live sensor bodies.
+    pub sensor_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -389,6 +412,8 @@ impl BodyStore {
             reach: Vec::new(),
             bullet: Vec::new(),
             user_data: Vec::new(),
+            sensor: Vec::new(),
+            sensor_count: 0,
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
@@ -452,6 +477,11 @@ impl BodyStore {
                 "a body needs 1 to {MAX_COMPOUND_SHAPES} shapes, got {}",
                 shapes.len()
             )));
+        }
+        if shapes.len() > 1 && shapes.iter().any(|s| s.sensor) {
+            return Err(Error::InvalidParameter(
+                "a sensor must be its body's only shape, not one of a compound body's".into(),
+            ));
         }
         let mass = if let [one] = shapes {
             one.shape.mass_data(one.density)
@@ -546,6 +576,8 @@ impl BodyStore {
             .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
         self.user_data[slot] = def.user_data;
+        self.sensor[slot] = first.sensor;
+        self.sensor_count += usize::from(first.sensor);
         self.min_extent[slot] = shapes
             .iter()
             .map(|s| crate::continuous::smallest_extent(&s.shape))
@@ -647,6 +679,7 @@ impl BodyStore {
         self.reach.push(0.0);
         self.bullet.push(false);
         self.user_data.push(0);
+        self.sensor.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }
@@ -660,6 +693,9 @@ impl BodyStore {
         self.inv_mass[slot] = 0.0;
         self.inv_inertia[slot] = 0.0;
         self.gravity_scale[slot] = 0.0;
+        if std::mem::take(&mut self.sensor[slot]) {
+            self.sensor_count -= 1;
+        }
         if self.compound[slot].take().is_some() {
             self.compound_slots.retain(|&c| c != slot as u32);
         }

@@ -30,6 +30,7 @@ use crate::contact::{split_children, Contact, ContactSet};
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
 use crate::resting_grid::merge_sorted;
+use crate::sensor::SensorEvent;
 use crate::world::World;
 use std::cmp::Ordering;
 
@@ -82,11 +83,14 @@ impl TouchBegin {
     }
 }
 
-/// The contact events of a step, each list sorted by `(a.slot(), b.slot())`.
+/// The contact and sensor events of a step, each list sorted by the slots of its pairs (lower
+/// slot first).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactEvents {
     begin: Vec<TouchBegin>,
     end: Vec<TouchEvent>,
+    pub(crate) sensor_begin: Vec<SensorEvent>,
+    pub(crate) sensor_end: Vec<SensorEvent>,
 }
 
 impl ContactEvents {
@@ -102,22 +106,40 @@ impl ContactEvents {
         &self.end
     }
 
-    /// Whether the step began and ended no contact.
+    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](crate::ShapeDef::sensor)) at
+    /// the start of the step and did not at the start of the step before.
+    pub fn sensor_begin(&self) -> &[SensorEvent] {
+        &self.sensor_begin
+    }
+
+    /// Bodies that overlapped a sensor at the start of the step before and do not at the start
+    /// of the step, including those of sensors and bodies removed since (their handles are
+    /// stale by then).
+    pub fn sensor_end(&self) -> &[SensorEvent] {
+        &self.sensor_end
+    }
+
+    /// Whether the step began and ended no contact and no sensor overlap.
     pub fn is_empty(&self) -> bool {
-        self.begin.is_empty() && self.end.is_empty()
+        self.begin.is_empty()
+            && self.end.is_empty()
+            && self.sensor_begin.is_empty()
+            && self.sensor_end.is_empty()
     }
 
     /// Makes `self` a copy of `other`, reusing `self`'s buffers.
     pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
         self.begin.clone_from(&other.begin);
         self.end.clone_from(&other.end);
+        self.sensor_begin.clone_from(&other.sensor_begin);
+        self.sensor_end.clone_from(&other.sensor_end);
     }
 }
 
 /// The events of the last step and what the next step's events need.
 #[derive(Default)]
 pub(crate) struct ContactLog {
-    events: ContactEvents,
+    pub events: ContactEvents,
     /// Touching pairs after the last step, sorted, less those of bodies removed since.
     touching: Vec<(u32, u32)>,
     /// Scratch: the touching pairs of the step before.
@@ -368,7 +390,7 @@ impl ContactData<'_> {
 impl World {
     /// Pairs that began and stopped touching in the last step (see the module docs in
     /// `contact_events.rs` for what touching means), plus the ends of contacts of bodies
-    /// removed before it. Deterministic: sorted by slot, the same for any thread count and
+    /// removed before it, and the bodies that began and stopped overlapping sensors. Deterministic: sorted by slot, the same for any thread count and
     /// backend. A sleeping island's contacts are set aside, not ended: falling asleep and
     /// waking up produce no events.
     pub fn contact_events(&self) -> &ContactEvents {

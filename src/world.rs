@@ -13,6 +13,7 @@ use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
+use crate::sensor::Sensors;
 use crate::shape::Shape;
 use crate::sleep::Sleep;
 use crate::solver::{Solver, StepInput};
@@ -178,6 +179,7 @@ pub struct World {
     pub(crate) events: ContactLog,
     /// The user's forces and torques for the next step.
     pub(crate) forces: Forces,
+    pub(crate) sensors: Sensors,
     pub(crate) sleep: Sleep,
     pub(crate) graph: ConstraintGraph,
     /// The small islands of widely different masses, solved exactly.
@@ -213,6 +215,7 @@ impl World {
             contacts: ContactSet::default(),
             events: ContactLog::default(),
             forces: Forces::default(),
+            sensors: Sensors::default(),
             sleep: Sleep::default(),
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
@@ -253,6 +256,7 @@ impl World {
         self.wake_touching(slot);
         self.events.body_removed(&self.bodies, slot as u32);
         self.forces.remove_body(slot);
+        self.sensors.body_removed(&self.bodies, slot as u32);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
@@ -309,6 +313,7 @@ impl World {
             };
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
             self.add_resting_pairs();
+            self.take_sensor_pairs();
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
             }
@@ -331,6 +336,7 @@ impl World {
                 self.contacts.update(pairs, children, &self.bodies, &params);
             }
             self.wake_touched_islands();
+            self.update_sensors();
         }
         let narrow_phase = clock.lap();
 
