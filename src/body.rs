@@ -70,7 +70,8 @@ pub struct BodyDef {
     /// the body, and so its island, awake.
     pub sleep_threshold: f32,
     /// A number of the user's, kept with the body and never read by the engine: an index or
-    /// a key into the game's own data. Default 0. See [`World::user_data`](crate::World::user_data).
+    /// a key into the game's own data. Default 0. See
+    /// [`World::user_data`](crate::World::user_data).
     pub user_data: u64,
 }
 
@@ -221,7 +222,7 @@ pub struct ShapeDef {
     /// Layers this shape collides with. Default all.
     pub mask: u32,
     /// A sensor reports what overlaps it and pushes nothing. Default false. See
-    /// [`ShapeDef::sensor`].
+    /// [`ShapeDef::sensor`](method@ShapeDef::sensor).
     pub sensor: bool,
 }
 

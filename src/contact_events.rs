@@ -106,7 +106,7 @@ impl ContactEvents {
         &self.end
     }
 
-    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](crate::ShapeDef::sensor)) at
+    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](method@crate::ShapeDef::sensor)) at
     /// the start of the step and did not at the start of the step before.
     pub fn sensor_begin(&self) -> &[SensorEvent] {
         &self.sensor_begin
@@ -390,9 +390,10 @@ impl ContactData<'_> {
 impl World {
     /// Pairs that began and stopped touching in the last step (see the module docs in
     /// `contact_events.rs` for what touching means), plus the ends of contacts of bodies
-    /// removed before it, and the bodies that began and stopped overlapping sensors. Deterministic: sorted by slot, the same for any thread count and
-    /// backend. A sleeping island's contacts are set aside, not ended: falling asleep and
-    /// waking up produce no events.
+    /// removed before it, and the bodies that began and stopped overlapping sensors.
+    /// Deterministic: sorted by slot, the same for any thread count and backend. A sleeping
+    /// island's contacts are set aside, not ended: falling asleep and waking up produce no
+    /// events. A [`FixedStepper`](crate::FixedStepper) keeps the events of every step it runs.
     pub fn contact_events(&self) -> &ContactEvents {
         &self.events.events
     }

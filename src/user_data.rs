@@ -1,5 +1,6 @@
-//! The user's number on each body: set by [`BodyDef::user_data`](crate::BodyDef::user_data),
-//! read and replaced here. The engine never reads it, so it changes no result.
+//! The user's number on each body: set by
+//! [`BodyDef::user_data`](method@crate::BodyDef::user_data), read and replaced here. The engine
+//! never reads it, so it changes no result.
 
 use crate::body::BodyId;
 use crate::error::Error;
