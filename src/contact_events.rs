@@ -61,8 +61,9 @@ pub struct TouchBegin {
     pub shape_a: usize,
     /// Which of `b`'s shapes touches.
     pub shape_b: usize,
-    /// Where they touch (m, world frame): the centroid of the contact's touching points, each
-    /// midway between the two surfaces.
+    /// Where they touch (m, world frame): the centroid of the contact's touching points (within
+    /// the slop, or bounced in the step before; see the module docs of `contact_events.rs`),
+    /// each midway between the two surfaces.
     pub point: Vec2,
     /// Unit normal from `a` to `b`.
     pub normal: Vec2,
@@ -165,7 +166,13 @@ fn touches(contact: &Contact, threshold: f32) -> bool {
     let m = &contact.manifold;
     m.points[..m.point_count]
         .iter()
-        .any(|p| p.separation < threshold || p.impact_impulse > 0.0)
+        .any(|p| point_touches(p, threshold))
+}
+
+/// Whether a manifold point touches: within `threshold` of touching, or bounced in the last
+/// step.
+fn point_touches(p: &ManifoldPoint, threshold: f32) -> bool {
+    p.separation < threshold || p.impact_impulse > 0.0
 }
 
 /// The centroid of the points of `contact` that satisfy `include`.
@@ -313,7 +320,7 @@ fn begin_event(
         .find(|&i| touches(&contacts[i], threshold))
         .unwrap_or(first);
     let contact = &contacts[index];
-    let point = centroid(contact, |p| p.separation < threshold);
+    let point = centroid(contact, |p| point_touches(p, threshold));
     let at = approaching.partition_point(|&(pa, pb, _)| (pa, pb) < (a, b));
     // A compound pair may have several entries, one per shape pair: the fastest counts.
     let earlier = approaching[at..]
