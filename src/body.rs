@@ -69,6 +69,10 @@ pub struct BodyDef {
     /// the centre's speed and the angular speed times the body's reach. Default 0.05; 0 keeps
     /// the body, and so its island, awake.
     pub sleep_threshold: f32,
+    /// A number of the user's, kept with the body and never read by the engine: an index or
+    /// a key into the game's own data. Default 0. See
+    /// [`World::user_data`](crate::World::user_data).
+    pub user_data: u64,
 }
 
 impl BodyDef {
@@ -85,6 +89,7 @@ impl BodyDef {
             fixed_rotation: false,
             bullet: false,
             sleep_threshold: 0.05,
+            user_data: 0,
         }
     }
 
@@ -177,6 +182,12 @@ impl BodyDef {
         self
     }
 
+    /// Sets the user's number kept with the body (any value). Default 0.
+    pub fn user_data(mut self, data: u64) -> BodyDef {
+        self.user_data = data;
+        self
+    }
+
     pub(crate) fn validate(&self) -> Result<(), Error> {
         if !self.position.is_finite() {
             return Err(Error::InvalidParameter(format!(
@@ -210,6 +221,9 @@ pub struct ShapeDef {
     pub layers: u32,
     /// Layers this shape collides with. Default all.
     pub mask: u32,
+    /// A sensor reports what overlaps it and pushes nothing. Default false. See
+    /// [`ShapeDef::sensor`](method@ShapeDef::sensor).
+    pub sensor: bool,
 }
 
 impl ShapeDef {
@@ -223,6 +237,7 @@ impl ShapeDef {
             restitution: 0.0,
             layers: 1,
             mask: u32::MAX,
+            sensor: false,
         }
     }
 
@@ -261,6 +276,21 @@ impl ShapeDef {
     /// [`ShapeDef::layers`].
     pub fn mask(mut self, mask: u32) -> ShapeDef {
         self.mask = mask;
+        self
+    }
+
+    /// Makes the shape a sensor (default false): it reports the bodies that overlap it
+    /// ([`ContactEvents::sensor_begin`](crate::ContactEvents::sensor_begin) and
+    /// [`sensor_end`](crate::ContactEvents::sensor_end)) and exerts no force. Nothing collides
+    /// with it, continuous collision included, and its body, if dynamic, moves as if alone
+    /// (under gravity and the user's forces). Overlap is found as contacts are, between pairs
+    /// with at least one dynamic body whose layers and masks match, at the poses the step
+    /// starts from; two sensors do not see each other. Queries (ray casts and overlap tests)
+    /// do see sensor shapes: filter them out by their layers. A sensor must be its body's only
+    /// shape: [`World::add_compound_body`](crate::World::add_compound_body) refuses one among
+    /// several shapes.
+    pub fn sensor(mut self, sensor: bool) -> ShapeDef {
+        self.sensor = sensor;
         self
     }
 
@@ -336,6 +366,12 @@ pub(crate) struct BodyStore {
     pub reach: Vec<f32>,
     /// `BodyDef::bullet`.
     pub bullet: Vec<bool>,
+    /// `BodyDef::user_data`, or what `World::set_user_data` set since.
+    pub user_data: Vec<u64>,
+    /// Whether the body's one shape is a sensor (`ShapeDef::sensor`).
+    pub sensor: Vec<bool>,
+    /// Number of live sensor bodies.
+    pub sensor_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -376,6 +412,9 @@ impl BodyStore {
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
+            user_data: Vec::new(),
+            sensor: Vec::new(),
+            sensor_count: 0,
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
@@ -439,6 +478,11 @@ impl BodyStore {
                 "a body needs 1 to {MAX_COMPOUND_SHAPES} shapes, got {}",
                 shapes.len()
             )));
+        }
+        if shapes.len() > 1 && shapes.iter().any(|s| s.sensor) {
+            return Err(Error::InvalidParameter(
+                "a sensor must be its body's only shape, not one of a compound body's".into(),
+            ));
         }
         let mass = if let [one] = shapes {
             one.shape.mass_data(one.density)
@@ -532,6 +576,9 @@ impl BodyStore {
             .map(|s| s.shape.reach_from(mass.center))
             .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
+        self.user_data[slot] = def.user_data;
+        self.sensor[slot] = first.sensor;
+        self.sensor_count += usize::from(first.sensor);
         self.min_extent[slot] = shapes
             .iter()
             .map(|s| crate::continuous::smallest_extent(&s.shape))
@@ -632,6 +679,8 @@ impl BodyStore {
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
+        self.user_data.push(0);
+        self.sensor.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }
@@ -645,6 +694,9 @@ impl BodyStore {
         self.inv_mass[slot] = 0.0;
         self.inv_inertia[slot] = 0.0;
         self.gravity_scale[slot] = 0.0;
+        if std::mem::take(&mut self.sensor[slot]) {
+            self.sensor_count -= 1;
+        }
         if self.compound[slot].take().is_some() {
             self.compound_slots.retain(|&c| c != slot as u32);
         }

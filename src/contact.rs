@@ -557,6 +557,12 @@ impl ContactSet {
         self.retain(|_, (a, b, _)| a != slot && b != slot);
     }
 
+    /// The shape pair of contact `i` (0 if its key was lost, see `ensure_keys`).
+    pub fn shape_pair(&self, i: usize) -> Children {
+        let in_sync = self.keys.len() == self.contacts.len();
+        self.keys.get(i).filter(|_| in_sync).map_or(0, |k| k.2)
+    }
+
     /// The shape pair of each contact, in contact order (0 for contacts whose key was lost, see
     /// `ensure_keys`).
     pub fn children(&self) -> impl Iterator<Item = Children> + '_ {

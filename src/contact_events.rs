@@ -13,16 +13,24 @@
 //! already after the step in which it happened.
 //!
 //! Events cost one pass over this step's contacts to list the touching pairs, and one
-//! merge-join of that sorted list with last step's: about 0.1 ms a step for the 15000
-//! contacts of `large_pyramid` (under 2% of its step on 2 cores). Marking pairs as touching
-//! in the narrowphase instead, to skip the pass over the manifolds, measured no faster: the
-//! marks then have to be read for every candidate pair, several times as many as contacts.
+//! merge-join of that sorted list with last step's. Marking pairs as touching in the
+//! narrowphase instead, to skip the pass over the manifolds, measured no faster: the marks
+//! then have to be read for every candidate pair, several times as many as contacts.
+//!
+//! A begin event says how fast the bodies met. By the step in which their manifold touches,
+//! the solver has already stopped them (a speculative contact halts a body at the surface in
+//! the step it arrives), so their velocities then say little. The same pass therefore notes,
+//! for every pair that is not touching yet but closing, its closing speed at the start of the
+//! step; a pair that begins touching in the next step reports that speed. A pair that begins
+//! without having closed in on the step before (created or moved into contact) reports its
+//! closing speed at the start of the step in which it begins.
 
 use crate::body::{BodyId, BodyStore};
-use crate::contact::Contact;
+use crate::contact::{split_children, Contact, ContactSet};
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
 use crate::resting_grid::merge_sorted;
+use crate::sensor::SensorEvent;
 use crate::world::World;
 use std::cmp::Ordering;
 
@@ -38,31 +46,101 @@ pub struct TouchEvent {
     pub b: BodyId,
 }
 
-/// The contact events of the last step, each list sorted by `(a.slot(), b.slot())`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Two bodies that began touching: which, where, along which normal and how fast they met.
+/// `a` was created in a lower slot than `b`, as in [`TouchEvent`]. For a compound body the
+/// point and normal are those of the first touching pair of shapes (in the order of
+/// [`World::contacts`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TouchBegin {
+    /// The body in the lower slot.
+    pub a: BodyId,
+    /// The body in the higher slot.
+    pub b: BodyId,
+    /// Which of `a`'s shapes touches (the index into [`World::shapes`], 0 for a one-shape
+    /// body).
+    pub shape_a: usize,
+    /// Which of `b`'s shapes touches.
+    pub shape_b: usize,
+    /// Where they touch (m, world frame): the centroid of the contact's touching points (within
+    /// the slop, or bounced in the step before; see the module docs of `contact_events.rs`),
+    /// each midway between the two surfaces.
+    pub point: Vec2,
+    /// Unit normal from `a` to `b`.
+    pub normal: Vec2,
+    /// How fast they met (m/s, >= 0): the speed at which `point` of `b` closed in on `a` along
+    /// the normal at the start of the step before, when they met (see the module docs of
+    /// `contact_events.rs`), or at the start of this step for bodies that did not close in
+    /// then. Bodies moving apart, or side by side, give 0.
+    pub approach_speed: f32,
+}
+
+impl TouchBegin {
+    /// The pair, as end events report it.
+    pub fn pair(&self) -> TouchEvent {
+        TouchEvent {
+            a: self.a,
+            b: self.b,
+        }
+    }
+}
+
+/// The contact and sensor events of a step, each list sorted by the slots of its pairs (lower
+/// slot first).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactEvents {
-    begin: Vec<TouchEvent>,
+    begin: Vec<TouchBegin>,
     end: Vec<TouchEvent>,
+    pub(crate) sensor_begin: Vec<SensorEvent>,
+    pub(crate) sensor_end: Vec<SensorEvent>,
 }
 
 impl ContactEvents {
-    /// Pairs that touch after the last step and did not before it.
-    pub fn begin(&self) -> &[TouchEvent] {
+    /// Pairs that touch after the step and did not before it.
+    pub fn begin(&self) -> &[TouchBegin] {
         &self.begin
     }
 
-    /// Pairs that touched before the last step and do not after it, including the contacts
-    /// of bodies removed since the step before (their handles are stale by then, but still
-    /// say which bodies they were).
+    /// Pairs that touched before the step and do not after it, including the contacts of
+    /// bodies removed since the step before (their handles are stale by then, but still say
+    /// which bodies they were).
     pub fn end(&self) -> &[TouchEvent] {
         &self.end
+    }
+
+    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](method@crate::ShapeDef::sensor)) at
+    /// the start of the step and did not at the start of the step before.
+    pub fn sensor_begin(&self) -> &[SensorEvent] {
+        &self.sensor_begin
+    }
+
+    /// Bodies that overlapped a sensor at the start of the step before and do not at the start
+    /// of the step, including those of sensors and bodies removed since (their handles are
+    /// stale by then).
+    pub fn sensor_end(&self) -> &[SensorEvent] {
+        &self.sensor_end
+    }
+
+    /// Whether the step began and ended no contact and no sensor overlap.
+    pub fn is_empty(&self) -> bool {
+        self.begin.is_empty()
+            && self.end.is_empty()
+            && self.sensor_begin.is_empty()
+            && self.sensor_end.is_empty()
+    }
+
+    /// Makes `self` a copy of `other`, reusing `self`'s buffers.
+    pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
+        self.begin.clone_from(&other.begin);
+        self.end.clone_from(&other.end);
+        self.sensor_begin.clone_from(&other.sensor_begin);
+        self.sensor_end.clone_from(&other.sensor_end);
     }
 }
 
 /// The events of the last step and what the next step's events need.
 #[derive(Default)]
 pub(crate) struct ContactLog {
-    events: ContactEvents,
+    pub events: ContactEvents,
     /// Touching pairs after the last step, sorted, less those of bodies removed since.
     touching: Vec<(u32, u32)>,
     /// Scratch: the touching pairs of the step before.
@@ -71,6 +149,11 @@ pub(crate) struct ContactLog {
     sleeping: Vec<(u32, u32)>,
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
+    /// Pairs that had a manifold but did not touch in the last step, with the speed at which
+    /// they were closing in (only those closing in), sorted by pair.
+    approaching: Vec<(u32, u32, f32)>,
+    /// Scratch: `approaching` of the step before.
+    previous_approaching: Vec<(u32, u32, f32)>,
     /// Substep length of the last step, to turn impulses into forces.
     substep: f32,
     /// Separation below which a manifold point touches: the last step's linear slop.
@@ -83,7 +166,35 @@ fn touches(contact: &Contact, threshold: f32) -> bool {
     let m = &contact.manifold;
     m.points[..m.point_count]
         .iter()
-        .any(|p| p.separation < threshold || p.impact_impulse > 0.0)
+        .any(|p| point_touches(p, threshold))
+}
+
+/// Whether a manifold point touches: within `threshold` of touching, or bounced in the last
+/// step.
+fn point_touches(p: &ManifoldPoint, threshold: f32) -> bool {
+    p.separation < threshold || p.impact_impulse > 0.0
+}
+
+/// The centroid of the points of `contact` that satisfy `include`.
+fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bool) -> Vec2 {
+    let m = &contact.manifold;
+    let (sum, count) = m.points[..m.point_count]
+        .iter()
+        .filter(|p| include(p))
+        .fold((Vec2::ZERO, 0.0f32), |(sum, n), p| (sum + p.point, n + 1.0));
+    sum * (1.0 / count.max(1.0))
+}
+
+/// The speed (m/s) at which the point `at` of body `b` moves towards body `a` along the
+/// contact's normal, with the bodies' current velocities; negative when they move apart.
+fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
+    let velocity_at = |slot: u32| {
+        let s = slot as usize;
+        let r = at - bodies.center[s];
+        bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
+    };
+    let relative = velocity_at(contact.b) - velocity_at(contact.a);
+    -relative.dot(contact.manifold.normal)
 }
 
 impl ContactLog {
@@ -99,6 +210,7 @@ impl ContactLog {
             !involved
         });
         self.removed = removed;
+        self.approaching.retain(|&(a, b, _)| a != slot && b != slot);
     }
 
     /// Replaces the events with those of the step whose (sorted) `contacts` were just made.
@@ -106,18 +218,29 @@ impl ContactLog {
     /// of sleeping islands are set aside, not ended, so their pairs stay touching.
     pub fn step_done(
         &mut self,
-        contacts: &[Contact],
+        set: &ContactSet,
         bodies: &BodyStore,
         asleep: Option<&[bool]>,
         substep: f32,
         linear_slop: f32,
     ) {
+        let contacts = &set.contacts[..];
         self.substep = substep;
         self.threshold = linear_slop;
         std::mem::swap(&mut self.touching, &mut self.previous);
+        std::mem::swap(&mut self.approaching, &mut self.previous_approaching);
         self.touching.clear();
-        let touching = contacts.iter().filter(|c| touches(c, linear_slop));
-        self.touching.extend(touching.map(|c| (c.a, c.b)));
+        self.approaching.clear();
+        for c in contacts {
+            if touches(c, linear_slop) {
+                self.touching.push((c.a, c.b));
+            } else {
+                let speed = closing_speed(c, bodies, centroid(c, |_| true));
+                if speed > 0.0 {
+                    self.approaching.push((c.a, c.b, speed));
+                }
+            }
+        }
         if !bodies.compound_slots.is_empty() {
             // A compound body touches another body through any of its shapes: events are per
             // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
@@ -152,7 +275,14 @@ impl ContactLog {
                     i += 1;
                 }
                 Ordering::Greater => {
-                    events.begin.push(event(bodies, new[j].0, new[j].1));
+                    let (a, b) = new[j];
+                    events.begin.push(begin_event(
+                        set,
+                        bodies,
+                        &self.previous_approaching,
+                        (a, b),
+                        linear_slop,
+                    ));
                     j += 1;
                 }
                 Ordering::Equal => {
@@ -171,6 +301,43 @@ fn event(bodies: &BodyStore, a: u32, b: u32) -> TouchEvent {
     TouchEvent {
         a: bodies.id(a as usize),
         b: bodies.id(b as usize),
+    }
+}
+
+/// The begin event of the pair `(a, b)`, which touches in this step's contacts `set`;
+/// `approaching` is the last step's list of pairs closing in.
+fn begin_event(
+    set: &ContactSet,
+    bodies: &BodyStore,
+    approaching: &[(u32, u32, f32)],
+    (a, b): (u32, u32),
+    threshold: f32,
+) -> TouchBegin {
+    let contacts = &set.contacts;
+    let first = contacts.partition_point(|c| (c.a, c.b) < (a, b));
+    // The pair touches, so one of its contacts (one per shape pair) does.
+    let index = (first..contacts.len())
+        .find(|&i| touches(&contacts[i], threshold))
+        .unwrap_or(first);
+    let contact = &contacts[index];
+    let point = centroid(contact, |p| point_touches(p, threshold));
+    let at = approaching.partition_point(|&(pa, pb, _)| (pa, pb) < (a, b));
+    // A compound pair may have several entries, one per shape pair: the fastest counts.
+    let earlier = approaching[at..]
+        .iter()
+        .take_while(|&&(pa, pb, _)| (pa, pb) == (a, b))
+        .map(|&(_, _, speed)| speed)
+        .reduce(f32::max);
+    let approach_speed = earlier.unwrap_or_else(|| closing_speed(contact, bodies, point));
+    let (shape_a, shape_b) = split_children(set.shape_pair(index));
+    TouchBegin {
+        a: bodies.id(a as usize),
+        b: bodies.id(b as usize),
+        shape_a,
+        shape_b,
+        point,
+        normal: contact.manifold.normal,
+        approach_speed: approach_speed.max(0.0),
     }
 }
 
@@ -230,9 +397,10 @@ impl ContactData<'_> {
 impl World {
     /// Pairs that began and stopped touching in the last step (see the module docs in
     /// `contact_events.rs` for what touching means), plus the ends of contacts of bodies
-    /// removed before it. Deterministic: sorted by slot, the same for any thread count and
-    /// backend. A sleeping island's contacts are set aside, not ended: falling asleep and
-    /// waking up produce no events.
+    /// removed before it, and the bodies that began and stopped overlapping sensors.
+    /// Deterministic: sorted by slot, the same for any thread count and backend. A sleeping
+    /// island's contacts are set aside, not ended: falling asleep and waking up produce no
+    /// events. A [`FixedStepper`](crate::FixedStepper) keeps the events of every step it runs.
     pub fn contact_events(&self) -> &ContactEvents {
         &self.events.events
     }

@@ -143,6 +143,12 @@ impl Sleep {
         }));
     }
 
+    /// Starts every body's rest time from 0 (sleeping was turned on: time spent while it was
+    /// off does not count).
+    pub fn reset_rest_times(&mut self) {
+        self.sleep_time.fill(0.0);
+    }
+
     /// Touching contacts set aside by sleeping islands.
     pub fn frozen_contact_count(&self) -> usize {
         self.frozen_count
@@ -367,6 +373,15 @@ impl World {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
         Ok(())
+    }
+
+    /// Wakes every sleeping island, with its timers reset.
+    pub(crate) fn wake_all(&mut self) {
+        let sleep = &mut self.sleep;
+        let indices: Vec<u32> = (0..sleep.sleeping.len() as u32)
+            .filter(|&i| !sleep.sleeping[i as usize].bodies.is_empty())
+            .collect();
+        sleep.wake_islands(&indices, &mut self.contacts);
     }
 
     /// How many bodies the next step moves: awake dynamic bodies and kinematic bodies.

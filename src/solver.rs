@@ -20,11 +20,12 @@ use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
+use crate::forces::Forces;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
 use crate::world::{Backend, WorldSettings};
-use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
+use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
     BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NATIVE_PAIRS, NULL_BODY,
@@ -173,6 +174,10 @@ pub(crate) struct Solver {
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
     angular_damping: Vec<f32>,
+    /// Per state: the acceleration of the user's forces (x, y) and torque, when some body has
+    /// one this step (`forced`).
+    acceleration: [Vec<f32>; 3],
+    forced: bool,
     /// The step's linear (m/s) and angular (rad/s) speed caps.
     speed_caps: (f32, f32),
     /// Whether any contact of the step has a restitution above zero; without one the step has
@@ -196,6 +201,8 @@ pub(crate) struct StepInput<'a> {
     /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
     /// these get a state: sleeping and static bodies cost the solver nothing.
     pub moving: &'a [u32],
+    /// The user's forces and torques, acting through this step.
+    pub forces: &'a Forces,
     pub dt: f32,
 }
 
@@ -210,6 +217,7 @@ impl Solver {
             direct,
             settings,
             moving,
+            forces,
             dt,
         } = input;
         let substeps = settings.substeps;
@@ -229,6 +237,7 @@ impl Solver {
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
+        self.load_forces(bodies, forces);
         self.pack(contacts, graph, direct, bodies, settings, h);
         self.plan(graph, settings);
 
@@ -261,6 +270,8 @@ impl Solver {
         let gravity_scale = &self.gravity_scale[..];
         let linear_damping = &self.linear_damping[..];
         let angular_damping = &self.angular_damping[..];
+        let [acceleration_x, acceleration_y, acceleration_angular] = &self.acceleration;
+        let forced = self.forced;
 
         // The constants of a solve or relax pass.
         let pass = |op| match op {
@@ -326,7 +337,12 @@ impl Solver {
                     let body = BodyParams {
                         gravity_scale: &gravity_scale[range.clone()],
                         linear_damping: &linear_damping[range.clone()],
-                        angular_damping: &angular_damping[range],
+                        angular_damping: &angular_damping[range.clone()],
+                        acceleration: forced.then(|| Accelerations {
+                            x: &acceleration_x[range.clone()],
+                            y: &acceleration_y[range.clone()],
+                            angular: &acceleration_angular[range],
+                        }),
                     };
                     match backend {
                         Backend::Simd => kbody::integrate_velocities_simd(chunk, body, &integrate),
@@ -504,6 +520,35 @@ impl Solver {
                     *state = BodyState::with_velocity(v, w);
                 },
             );
+    }
+
+    /// Turns the user's forces into per-state accelerations (after [`Solver::load_states`]).
+    /// Each is clamped to f32's finite range, which only an enormous force on a very light
+    /// body leaves, so that the integration's sum with gravity cannot be infinity minus
+    /// infinity.
+    fn load_forces(&mut self, bodies: &BodyStore, forces: &Forces) {
+        self.forced = !forces.is_empty();
+        if !self.forced {
+            return;
+        }
+        let n = self.states.len();
+        let finite = |x: f32| x.clamp(-f32::MAX, f32::MAX);
+        let [x, y, angular] = &mut self.acceleration;
+        for column in [&mut *x, &mut *y, &mut *angular] {
+            column.clear();
+            column.resize(n, 0.0);
+        }
+        for slot in forces.slots() {
+            let state = self.state_of[slot];
+            if state == NULL_BODY {
+                continue;
+            }
+            let (force, torque) = forces.get(slot);
+            let i = state as usize;
+            x[i] = finite(force.x * bodies.inv_mass[slot]);
+            y[i] = finite(force.y * bodies.inv_mass[slot]);
+            angular[i] = finite(torque * bodies.inv_inertia[slot]);
+        }
     }
 
     /// Counts, per state, its deep contacts at the start of the step: those whose overlap is

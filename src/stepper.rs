@@ -15,6 +15,14 @@
 //! for frame_time in [0.016, 0.020, 0.033, 0.007] {
 //!     let report = stepper.advance(&mut world, frame_time)?;
 //!     assert!((0.0..1.0).contains(&report.alpha));
+//!     // The events of every step this frame ran, in order; none if it ran no step.
+//!     assert_eq!(stepper.contact_events().len(), report.steps as usize);
+//!     for events in stepper.contact_events() {
+//!         for begin in events.begin() {
+//!             // play a sound as loud as `begin.approach_speed` at `begin.point`...
+//! #           let _ = begin;
+//!         }
+//!     }
 //!     let pose = stepper.interpolated_transform(&world, ball)?;
 //!     // draw the ball at `pose`...
 //! #   let _ = pose;
@@ -23,6 +31,7 @@
 //! ```
 
 use crate::body::BodyId;
+use crate::contact_events::ContactEvents;
 use crate::error::Error;
 use crate::math::{Rot, Transform, Vec2};
 use crate::world::World;
@@ -47,6 +56,10 @@ pub struct FixedStepper {
     /// Pose of each slot's body before the last step, with the handle it was taken for (a
     /// slot reused by a new body, or a body of another world, has no previous pose).
     previous: Vec<Option<Pose>>,
+    /// The contact events of each step of the last advance: the first `event_steps` entries
+    /// (the rest keep their buffers for later frames).
+    events: Vec<ContactEvents>,
+    event_steps: usize,
 }
 
 /// Centre of mass and rotation of one body before the last step.
@@ -86,6 +99,8 @@ impl FixedStepper {
             accumulator: 0.0,
             alpha: 0.0,
             previous: Vec::new(),
+            events: Vec::new(),
+            event_steps: 0,
         }
     }
 
@@ -119,6 +134,15 @@ impl FixedStepper {
         self.alpha
     }
 
+    /// The contact events of every step the last [`FixedStepper::advance`] ran, one entry per
+    /// step in the order they ran: empty after a frame that ran no step. Read these, not
+    /// [`World::contact_events`](crate::World::contact_events), which holds only the last
+    /// step's (missing the others of a frame that ran several, and repeating the last ones
+    /// after a frame that ran none).
+    pub fn contact_events(&self) -> &[ContactEvents] {
+        &self.events[..self.event_steps]
+    }
+
     /// `Err(InvalidParameter)` for a `dt` that is not finite and > 0, or
     /// `max_steps_per_frame == 0`.
     pub fn validate(&self) -> Result<(), Error> {
@@ -137,7 +161,8 @@ impl FixedStepper {
     }
 
     /// Banks `frame_time` seconds and runs as many whole steps of `dt` as the bank holds, at
-    /// most `max_steps_per_frame` (the rest of a larger backlog is dropped and reported).
+    /// most `max_steps_per_frame` (the rest of a larger backlog is dropped and reported), and
+    /// keeps their contact events (see [`FixedStepper::contact_events`]).
     ///
     /// `Err(InvalidParameter)`, with the world and the stepper unchanged, for a negative or
     /// non-finite `frame_time`, bad stepper settings, or bad world settings.
@@ -169,6 +194,7 @@ impl FixedStepper {
         };
 
         let steps = steps as u32;
+        self.event_steps = 0;
         for i in 0..steps {
             if i + 1 == steps {
                 // Only the last step's start matters for interpolation.
@@ -176,6 +202,7 @@ impl FixedStepper {
             }
             world.step(self.dt)?;
             self.accumulator -= dt;
+            self.keep_events(world);
         }
         // Rounding in the subtractions above may leave a hair below 0.
         self.accumulator = self.accumulator.max(0.0);
@@ -185,6 +212,15 @@ impl FixedStepper {
             alpha: self.alpha,
             dropped,
         })
+    }
+
+    /// Keeps a copy of the events of the step just run.
+    fn keep_events(&mut self, world: &World) {
+        if self.events.len() == self.event_steps {
+            self.events.push(ContactEvents::default());
+        }
+        self.events[self.event_steps].copy_from(world.contact_events());
+        self.event_steps += 1;
     }
 
     /// Remembers every body's pose before a step.

@@ -8,10 +8,12 @@ use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::contact_events::ContactLog;
 use crate::direct_islands::DirectIslands;
 use crate::error::Error;
+use crate::forces::Forces;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
+use crate::sensor::Sensors;
 use crate::shape::Shape;
 use crate::sleep::Sleep;
 use crate::solver::{Solver, StepInput};
@@ -135,12 +137,7 @@ impl Default for WorldSettings {
 impl WorldSettings {
     /// `Err(InvalidParameter)` naming the first bad field.
     pub fn validate(&self) -> Result<(), Error> {
-        if !self.gravity.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "gravity must be finite, got {:?}",
-                self.gravity
-            )));
-        }
+        check_gravity(self.gravity)?;
         crate::limits::check_work_limits(self)?;
         let positive = [
             ("contact_hertz", self.contact_hertz),
@@ -161,6 +158,17 @@ impl WorldSettings {
     }
 }
 
+/// `Err(InvalidParameter)` unless both components of `gravity` are finite.
+pub(crate) fn check_gravity(gravity: Vec2) -> Result<(), Error> {
+    if gravity.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "gravity must be finite, got {gravity:?}"
+        )))
+    }
+}
+
 /// A physics world.
 pub struct World {
     pub(crate) settings: WorldSettings,
@@ -172,6 +180,9 @@ pub struct World {
     pub(crate) shape_pairs: ShapePairs,
     pub(crate) contacts: ContactSet,
     pub(crate) events: ContactLog,
+    /// The user's forces and torques for the next step.
+    pub(crate) forces: Forces,
+    pub(crate) sensors: Sensors,
     pub(crate) sleep: Sleep,
     pub(crate) graph: ConstraintGraph,
     /// The small islands of widely different masses, solved exactly.
@@ -206,6 +217,8 @@ impl World {
             shape_pairs: ShapePairs::default(),
             contacts: ContactSet::default(),
             events: ContactLog::default(),
+            forces: Forces::default(),
+            sensors: Sensors::default(),
             sleep: Sleep::default(),
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
@@ -221,8 +234,9 @@ impl World {
         Ok(World::new(settings))
     }
 
-    /// The settings the world was created with; they cannot be changed afterwards.
-    /// [`World::new`] does not check them: with bad settings every [`World::step`] fails.
+    /// The settings of the world: those it was created with, or changed since by
+    /// [`World::set_settings`] or [`World::set_gravity`]. [`World::new`] does not check them:
+    /// with bad settings every [`World::step`] fails.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
@@ -244,6 +258,8 @@ impl World {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
         self.events.body_removed(&self.bodies, slot as u32);
+        self.forces.remove_body(slot);
+        self.sensors.body_removed(&self.bodies, slot as u32);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
@@ -272,6 +288,7 @@ impl World {
             }
             None => self.run_step(dt),
         }
+        self.forces.clear();
         Ok(())
     }
 
@@ -299,6 +316,7 @@ impl World {
             };
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
             self.add_resting_pairs();
+            self.take_sensor_pairs();
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
             }
@@ -321,6 +339,7 @@ impl World {
                 self.contacts.update(pairs, children, &self.bodies, &params);
             }
             self.wake_touched_islands();
+            self.update_sensors();
         }
         let narrow_phase = clock.lap();
 
@@ -328,14 +347,15 @@ impl World {
             zone!("coloring");
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
-            let contacts = &self.contacts.contacts;
+            let set = &self.contacts;
+            let contacts = &set.contacts;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
             // On two threads the events hide behind the longer coloring; on one they go first,
             // while the contacts the narrowphase wrote are still in cache.
             rayon::join(
-                || events.step_done(contacts, bodies, asleep, substep, slop),
+                || events.step_done(set, bodies, asleep, substep, slop),
                 || {
                     direct.find(contacts, bodies);
                     graph.build(contacts, bodies, &direct.is_direct);
@@ -353,6 +373,7 @@ impl World {
                 direct: &self.direct,
                 settings: &self.settings,
                 moving: &self.sleep.moving,
+                forces: &self.forces,
                 dt,
             });
         }
@@ -487,29 +508,6 @@ impl World {
             }
             self.bodies.angular_velocity[slot] = w;
         }
-        Ok(())
-    }
-
-    /// Applies an impulse (N·s) at the centre of mass: `v += impulse / m`. No effect on static
-    /// and kinematic bodies.
-    pub fn apply_linear_impulse(&mut self, id: BodyId, impulse: Vec2) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        if !impulse.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "impulse must be finite, got {impulse:?}"
-            )));
-        }
-        let inv_mass = self.bodies.inv_mass[slot];
-        let v = self.bodies.linear_velocity[slot] + impulse * inv_mass;
-        if crate::limits::check_linear_velocity("velocity", v).is_err() {
-            return Err(Error::InvalidParameter(format!(
-                "impulse {impulse:?} on a body of inverse mass {inv_mass} makes its velocity {v:?}, beyond 1e30 m/s"
-            )));
-        }
-        if impulse * inv_mass != Vec2::ZERO {
-            self.wake_touching(slot);
-        }
-        self.bodies.linear_velocity[slot] = v;
         Ok(())
     }
 

@@ -1,11 +1,14 @@
 //! Contact events and forces: begin/end events follow the geometry (landing, leaving, removal,
-//! slot reuse), contact forces balance gravity at rest (on flat ground and on a slope), and
-//! everything is the same for any thread count and backend.
+//! slot reuse), a begin says where, along which normal and how fast the bodies met, contact
+//! forces balance gravity at rest (on flat ground and on a slope), stepping directly or through
+//! a `FixedStepper` at any frame rate reports the same events, and everything is the same for
+//! any thread count and backend.
 
 mod common;
 
 use batch2d::{
-    Backend, BodyDef, BodyId, ContactData, Shape, ShapeDef, TouchEvent, Vec2, World, WorldSettings,
+    Backend, BodyDef, BodyId, ContactData, FixedStepper, Shape, ShapeDef, TouchBegin, TouchEvent,
+    Vec2, World, WorldSettings,
 };
 use common::ground;
 
@@ -16,6 +19,11 @@ const SLOP: f32 = 0.005;
 
 fn touch(a: BodyId, b: BodyId) -> TouchEvent {
     TouchEvent { a, b }
+}
+
+/// The pairs of begin events.
+fn pairs(begin: &[TouchBegin]) -> Vec<TouchEvent> {
+    begin.iter().map(TouchBegin::pair).collect()
 }
 
 fn contact_between(world: &World, a: BodyId, b: BodyId) -> Option<ContactData<'_>> {
@@ -41,7 +49,7 @@ fn a_dropped_ball_begins_touching_once_on_landing() {
         let events = world.contact_events();
         assert!(events.end().is_empty(), "step {step}: {:?}", events.end());
         if !events.begin().is_empty() {
-            assert_eq!(events.begin(), &[touch(floor, ball)]);
+            assert_eq!(pairs(events.begin()), [touch(floor, ball)]);
             begins += 1;
             // Within the slop of the ground, and not sunk in.
             assert!(gap < SLOP && gap > -2.0 * SLOP, "began at a gap of {gap} m");
@@ -74,8 +82,8 @@ fn leaving_and_removal_end_the_contact() {
         .unwrap();
     world.step(DT).unwrap();
     assert_eq!(
-        world.contact_events().begin(),
-        &[touch(floor, ball), touch(floor, other)]
+        pairs(world.contact_events().begin()),
+        [touch(floor, ball), touch(floor, other)]
     );
 
     // Thrown up at 10 m/s: it leaves the ground in the first step, and the next step's
@@ -111,7 +119,7 @@ fn leaving_and_removal_end_the_contact() {
         .unwrap();
     world.step(DT).unwrap();
     // The newcomer never touched anything in a step: no events for it.
-    assert_eq!(world.contact_events().begin(), &[touch(floor, third)]);
+    assert_eq!(pairs(world.contact_events().begin()), [touch(floor, third)]);
     assert!(world.contact_events().end().is_empty());
     // The next step is quiet.
     world.step(DT).unwrap();
@@ -211,7 +219,17 @@ fn trace(backend: Backend, threads: usize) -> Vec<u64> {
         world.step(DT).unwrap();
         let events = world.contact_events();
         out.push(events.begin().len() as u64);
-        out.extend(events.begin().iter().map(key));
+        for e in events.begin() {
+            out.push(key(&e.pair()));
+            let data = [
+                e.point.x,
+                e.point.y,
+                e.normal.x,
+                e.normal.y,
+                e.approach_speed,
+            ];
+            out.extend(data.map(|x| u64::from(x.to_bits())));
+        }
         out.push(events.end().len() as u64);
         out.extend(events.end().iter().map(key));
     }
@@ -234,4 +252,169 @@ fn events_and_impulses_do_not_depend_on_threads_or_backend() {
     assert_eq!(trace(Backend::Simd, 2), reference, "Simd, 2 threads");
     assert_eq!(trace(Backend::Scalar, 1), reference, "Scalar, 1 thread");
     assert_eq!(trace(Backend::Scalar, 2), reference, "Scalar, 2 threads");
+}
+
+/// A ball dropped from height `h` above the ground meets it at `sqrt(2 g h)`. The begin event
+/// reports the closing speed at the start of the step in which they met, which lies within one
+/// step of gravity (`g dt`) below that; the point is on the ground under the ball, the normal
+/// straight up.
+#[test]
+fn a_begin_event_says_where_along_which_normal_and_how_fast_the_bodies_met() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let (r, h, x) = (0.5, 2.5, 1.25);
+    let ball = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(x, r + h)),
+            ShapeDef::new(Shape::circle(r)),
+        )
+        .unwrap();
+    let mut begins = Vec::new();
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        begins.extend_from_slice(world.contact_events().begin());
+    }
+    let [begin] = begins[..] else {
+        panic!("one landing, got {begins:?}")
+    };
+    assert_eq!(begin.pair(), touch(floor, ball));
+    assert_eq!((begin.shape_a, begin.shape_b), (0, 0));
+    assert!((begin.normal - Vec2::new(0.0, 1.0)).length() < 1e-6);
+    // Midway between the surfaces, which are within the slop of each other.
+    assert!((begin.point - Vec2::new(x, 0.0)).length() < SLOP);
+    let impact = (2.0 * G * h).sqrt();
+    assert!(
+        begin.approach_speed <= impact + 0.01 && begin.approach_speed >= impact - G * DT - 0.01,
+        "approach {} vs sqrt(2 g h) = {impact}",
+        begin.approach_speed
+    );
+    // By the step that reports it, the solver had stopped the ball: its velocity says little.
+    assert!(world.linear_velocity(ball).unwrap().length() < 0.1 * impact);
+}
+
+/// A box landing flat touches with both bottom corners: the point is their centroid, under the
+/// box's centre. A box created resting on the ground was never approaching: speed 0.
+#[test]
+fn a_flat_landing_touches_under_the_centre_and_a_resting_start_at_zero_speed() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let dropped = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(-2.0, 1.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    let resting = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(3.0, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    world.step(DT).unwrap();
+    let begins = world.contact_events().begin().to_vec();
+    assert_eq!(pairs(&begins), [touch(floor, resting)]);
+    assert_eq!(begins[0].approach_speed, 0.0);
+    assert!((begins[0].point - Vec2::new(3.0, 0.0)).length() < SLOP);
+    let mut landing = None;
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        if let Some(b) = world.contact_events().begin().first() {
+            assert!(landing.is_none(), "lands once");
+            landing = Some(*b);
+        }
+    }
+    let landing = landing.expect("the box lands");
+    assert_eq!(landing.pair(), touch(floor, dropped));
+    assert!((landing.point - Vec2::new(-2.0, 0.0)).length() < SLOP);
+    let impact = (2.0 * G * 1.0f32).sqrt();
+    assert!(landing.approach_speed >= impact - G * DT - 0.01);
+    assert!(landing.approach_speed <= impact + 0.01);
+}
+
+/// README's fixed-step scene: terrain from a segment chain, a capsule and a few balls.
+fn fixed_step_scene() -> World {
+    let mut world = World::new(WorldSettings::default());
+    world
+        .add_segment_chain(
+            BodyDef::fixed(),
+            &[
+                Vec2::new(-5.0, 2.0),
+                Vec2::new(0.0, 0.0),
+                Vec2::new(5.0, 2.0),
+            ],
+            &ShapeDef::new(Shape::circle(1.0)).friction(0.8),
+        )
+        .unwrap();
+    world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 2.0)),
+            ShapeDef::new(Shape::capsule(
+                Vec2::new(-0.5, 0.0),
+                Vec2::new(0.5, 0.0),
+                0.2,
+            )),
+        )
+        .unwrap();
+    for k in 0..3 {
+        world
+            .add_body(
+                BodyDef::dynamic().position(Vec2::new(-3.0 + 3.0 * k as f32, 4.0)),
+                ShapeDef::new(Shape::circle(0.3)).restitution(0.5),
+            )
+            .unwrap();
+    }
+    world
+}
+
+/// One step's events as comparable values: begin pairs with their data's bits, end pairs.
+fn step_record(events: &batch2d::ContactEvents) -> Vec<(u32, u32, [u32; 5])> {
+    let begins = events.begin().iter().map(|e| {
+        let data = [
+            e.point.x,
+            e.point.y,
+            e.normal.x,
+            e.normal.y,
+            e.approach_speed,
+        ];
+        (e.a.slot(), e.b.slot(), data.map(f32::to_bits))
+    });
+    let ends = events
+        .end()
+        .iter()
+        .map(|e| (e.a.slot(), e.b.slot(), [u32::MAX; 5]));
+    begins.chain(ends).collect()
+}
+
+/// Plain steps, two steps per frame and half a step per frame run the same steps, so they
+/// must report the same events: a frame reports every step it ran, and one that ran no step
+/// reports none.
+#[test]
+fn the_events_are_the_same_however_the_world_is_driven() {
+    const STEPS: usize = 240;
+    let mut plain = fixed_step_scene();
+    let mut expected = Vec::new();
+    for _ in 0..STEPS {
+        plain.step(DT).unwrap();
+        expected.push(step_record(plain.contact_events()));
+    }
+    let begins = expected
+        .iter()
+        .flatten()
+        .filter(|e| e.2[0] != u32::MAX)
+        .count();
+    assert!(begins >= 6, "the scene has landings and bounces: {begins}");
+
+    // 2 dt and dt / 2 are exact in f32 and f64, so every frame runs exactly 2 steps, or
+    // alternately 0 and 1.
+    for (frame_time, frames) in [(2.0 * DT, STEPS / 2), (DT / 2.0, 2 * STEPS)] {
+        let mut world = fixed_step_scene();
+        let mut stepper = FixedStepper::new().dt(DT);
+        let mut got = Vec::new();
+        for _ in 0..frames {
+            let report = stepper.advance(&mut world, frame_time).unwrap();
+            assert_eq!(stepper.contact_events().len(), report.steps as usize);
+            got.extend(stepper.contact_events().iter().map(step_record));
+        }
+        assert_eq!(got, expected, "frames of {frame_time} s");
+    }
 }

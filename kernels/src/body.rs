@@ -300,6 +300,31 @@ pub struct BodyParams<'a> {
     pub linear_damping: &'a [f32],
     /// Angular damping coefficient (1/s) of each state, in the order of the states.
     pub angular_damping: &'a [f32],
+    /// Accelerations from user forces, added to gravity's at every substep; `None` when no
+    /// body has one, which leaves the arithmetic of the others as it was without forces.
+    pub acceleration: Option<Accelerations<'a>>,
+}
+
+/// Per-state accelerations from user forces and torques, in the order of the states.
+#[derive(Clone, Copy, Debug)]
+pub struct Accelerations<'a> {
+    /// Linear acceleration (m/s²), x.
+    pub x: &'a [f32],
+    /// Linear acceleration (m/s²), y.
+    pub y: &'a [f32],
+    /// Angular acceleration (rad/s²).
+    pub angular: &'a [f32],
+}
+
+impl<'a> Accelerations<'a> {
+    /// The accelerations of states `range`.
+    fn slice(self, range: std::ops::Range<usize>) -> Accelerations<'a> {
+        Accelerations {
+            x: &self.x[range.clone()],
+            y: &self.y[range.clone()],
+            angular: &self.angular[range],
+        }
+    }
 }
 
 #[inline(always)]
@@ -308,6 +333,7 @@ fn integrate_velocity<R: Real>(
     gravity_scale: R,
     linear_damping: R,
     angular_damping: R,
+    acceleration: Option<[R; 3]>,
     p: &IntegrateParams,
 ) {
     let h = R::splat(p.h);
@@ -316,16 +342,24 @@ fn integrate_velocity<R: Real>(
     // range (a no-op for any finite value) before damping, whose factor a huge coefficient
     // rounds to 0, and infinity times 0 is NaN; the speed cap below does the rest.
     let largest = R::splat(f32::MAX);
-    let vx = (s.vx + h * (gravity_scale * R::splat(p.gravity[0])))
-        .max(-largest)
-        .min(largest);
-    let vy = (s.vy + h * (gravity_scale * R::splat(p.gravity[1])))
-        .max(-largest)
-        .min(largest);
+    let gx = gravity_scale * R::splat(p.gravity[0]);
+    let gy = gravity_scale * R::splat(p.gravity[1]);
+    // A force acts like gravity: its acceleration joins gravity's. A large one can overflow
+    // like gravity can, the angular one too, hence the same clamp before damping.
+    let (ax, ay, w) = match acceleration {
+        Some([fx, fy, alpha]) => (
+            gx + fx,
+            gy + fy,
+            (s.w + h * alpha).max(-largest).min(largest),
+        ),
+        None => (gx, gy, s.w),
+    };
+    let vx = (s.vx + h * ax).max(-largest).min(largest);
+    let vy = (s.vy + h * ay).max(-largest).min(largest);
     // Implicit damping: stable for any damping coefficient.
     let lin = one / (one + h * linear_damping);
     let ang = one / (one + h * angular_damping);
-    let (vx, vy, w) = (vx * lin, vy * lin, s.w * ang);
+    let (vx, vy, w) = (vx * lin, vy * lin, w * ang);
 
     (s.vx, s.vy, s.w) = cap_speed(vx, vy, w, p.max_linear_speed, p.max_angular_speed);
 }
@@ -381,7 +415,8 @@ fn lanes8(x: &[f32]) -> f32x8 {
     f32x8::new(x.try_into().expect("a chunk of 8"))
 }
 
-/// Adds gravity, applies damping and the speed caps: eight bodies at a time, the tail one by one.
+/// Adds gravity and user forces, applies damping and the speed caps: eight bodies at a time,
+/// the tail one by one.
 pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: &IntegrateParams) {
     let simd_len = states.len() / LANES * LANES;
     let (head, tail) = states.split_at_mut(simd_len);
@@ -389,11 +424,16 @@ pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: 
         let r = i * LANES..(i + 1) * LANES;
         let rows: &mut [BodyState; LANES] = rows.try_into().expect("a chunk of 8");
         let mut s = BodyLanes::from_states(rows);
+        let acceleration = body.acceleration.map(|a| {
+            let a = a.slice(r.clone());
+            [lanes8(a.x), lanes8(a.y), lanes8(a.angular)]
+        });
         integrate_velocity(
             &mut s,
             lanes8(&body.gravity_scale[r.clone()]),
             lanes8(&body.linear_damping[r.clone()]),
             lanes8(&body.angular_damping[r]),
+            acceleration,
             p,
         );
         *rows = s.to_states();
@@ -402,6 +442,7 @@ pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: 
         gravity_scale: &body.gravity_scale[simd_len..],
         linear_damping: &body.linear_damping[simd_len..],
         angular_damping: &body.angular_damping[simd_len..],
+        acceleration: body.acceleration.map(|a| a.slice(simd_len..a.x.len())),
     };
     integrate_velocities_scalar(tail, rest, p);
 }
@@ -419,6 +460,7 @@ pub fn integrate_velocities_scalar(
             body.gravity_scale[i],
             body.linear_damping[i],
             body.angular_damping[i],
+            body.acceleration.map(|a| [a.x[i], a.y[i], a.angular[i]]),
             p,
         );
         *state = s.to_state();

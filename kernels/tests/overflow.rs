@@ -1,9 +1,10 @@
 //! The speed cap survives velocities whose square overflows f32: a huge velocity set by the user
 //! and an infinite one made by a huge gravity scale both come out capped and finite, the same on
-//! both backends.
+//! both backends; so do the largest accelerations user forces can give, however much damping.
 
 use batch2d_kernels::body::{
-    integrate_velocities_scalar, integrate_velocities_simd, BodyParams, IntegrateParams,
+    integrate_velocities_scalar, integrate_velocities_simd, Accelerations, BodyParams,
+    IntegrateParams,
 };
 use batch2d_kernels::BodyState;
 
@@ -45,6 +46,7 @@ fn velocities_beyond_overflow_are_capped_not_zeroed_or_nan() {
         gravity_scale: &gravity_scale,
         linear_damping: &zeros,
         angular_damping: &zeros,
+        acceleration: None,
     };
     let (mut a, mut b) = (states.clone(), states.clone());
     integrate_velocities_simd(&mut a, body, &p);
@@ -73,5 +75,56 @@ fn velocities_beyond_overflow_are_capped_not_zeroed_or_nan() {
     // Gravity pulled the resting ones down.
     for k in [5, 7, 9] {
         assert!(a[k].v[1] < 0.0);
+    }
+}
+
+#[test]
+fn the_largest_force_accelerations_stay_finite_under_any_damping() {
+    let p = IntegrateParams {
+        h: 1.0 / 240.0,
+        gravity: [0.0, -10.0],
+        max_linear_speed: 400.0,
+        max_angular_speed: 100.0,
+    };
+    // 9 bodies: one full SIMD chunk and a scalar tail. Accelerations of +-f32::MAX (the largest
+    // the world hands over) overflow one substep's velocity change to infinity; it must come
+    // out capped, without damping and with the largest.
+    let n = 9;
+    let states = vec![BodyState::with_velocity([1.0, -2.0], 3.0); n];
+    let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
+    let ax: Vec<f32> = (0..n).map(|k| sign(k) * f32::MAX).collect();
+    let ay: Vec<f32> = (0..n).map(|k| -sign(k) * f32::MAX).collect();
+    let alpha: Vec<f32> = (0..n).map(|k| sign(k + 1) * f32::MAX).collect();
+    let ones = vec![1.0f32; n];
+    let damping: Vec<f32> = (0..n)
+        .map(|k| if k % 3 == 0 { f32::MAX } else { 0.0 })
+        .collect();
+    let body = BodyParams {
+        gravity_scale: &ones,
+        linear_damping: &damping,
+        angular_damping: &damping,
+        acceleration: Some(Accelerations {
+            x: &ax,
+            y: &ay,
+            angular: &alpha,
+        }),
+    };
+    let (mut a, mut b) = (states.clone(), states.clone());
+    integrate_velocities_simd(&mut a, body, &p);
+    integrate_velocities_scalar(&mut b, body, &p);
+    for (k, (sa, sb)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(sa.v.map(f32::to_bits), sb.v.map(f32::to_bits), "body {k}");
+        assert_eq!(sa.w.to_bits(), sb.w.to_bits(), "body {k}");
+        assert!(sa.v.iter().all(|x| x.is_finite()), "body {k}: {:?}", sa.v);
+        assert!(
+            sa.w.is_finite() && sa.w.abs() <= p.max_angular_speed,
+            "body {k}: {}",
+            sa.w
+        );
+        let speed = (sa.v[0] * sa.v[0] + sa.v[1] * sa.v[1]).sqrt();
+        assert!(
+            speed <= p.max_linear_speed * (1.0 + 1e-6),
+            "body {k}: {speed}"
+        );
     }
 }

@@ -13,7 +13,7 @@
 
 use batch2d_kernels::body::{
     integrate_positions_scalar, integrate_positions_simd, integrate_velocities_scalar,
-    integrate_velocities_simd, BodyParams, IntegrateParams, States,
+    integrate_velocities_simd, Accelerations, BodyParams, IntegrateParams, States,
 };
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
@@ -946,6 +946,7 @@ impl SequenceInputs {
             gravity_scale,
             linear_damping,
             angular_damping,
+            acceleration: None,
         }
     }
 }
@@ -1410,10 +1411,27 @@ fn integrate_velocities_case(seed: u64, inputs: Inputs) {
             .collect()
     };
     let (linear_damping, angular_damping) = (damping(), damping());
+    // User forces on half the cases: zero, moderate and huge accelerations.
+    let forced = rng.chance(0.5);
+    let mut acceleration = || -> Vec<f32> {
+        (0..n)
+            .map(|_| match rng.below(4) {
+                0 => 0.0,
+                1 => rng.spicy(1e38),
+                _ => rng.spicy(50.0),
+            })
+            .collect()
+    };
+    let (ax, ay, alpha) = (acceleration(), acceleration(), acceleration());
     let body = BodyParams {
         gravity_scale: &gravity_scale,
         linear_damping: &linear_damping,
         angular_damping: &angular_damping,
+        acceleration: forced.then_some(Accelerations {
+            x: &ax,
+            y: &ay,
+            angular: &alpha,
+        }),
     };
 
     let (mut a, mut b) = (states.clone(), states.clone());

@@ -1,0 +1,188 @@
+//! Sensors report what overlaps them and push nothing: a ball falls through a sensor box
+//! exactly as it falls through empty space, with one begin and one end; a falling sensor
+//! passes through the ground; removal ends overlaps, sleeping inside a sensor does not, and
+//! layers filter sensors as they filter contacts.
+
+use batch2d::{BodyDef, BodyId, Error, SensorEvent, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+const DT: f32 = 1.0 / 60.0;
+const R: f32 = 0.25;
+
+fn ball_def(y: f32) -> (BodyDef, ShapeDef) {
+    // A bullet: continuous collision sweeps it against every static body each step, so a
+    // sensor that continuous collision saw would stop it.
+    (
+        BodyDef::dynamic().position(Vec2::new(0.0, y)).bullet(true),
+        ShapeDef::new(Shape::circle(R)),
+    )
+}
+
+fn state_bits(world: &World, id: BodyId) -> [u32; 6] {
+    let (p, v) = (
+        world.position(id).unwrap(),
+        world.linear_velocity(id).unwrap(),
+    );
+    let q = world.rotation(id).unwrap();
+    [p.x, p.y, v.x, v.y, q.c, world.angular_velocity(id).unwrap()].map(f32::to_bits)
+}
+
+fn event(sensor: BodyId, visitor: BodyId) -> SensorEvent {
+    SensorEvent { sensor, visitor }
+}
+
+#[test]
+fn a_ball_falls_through_a_sensor_as_through_empty_space_with_one_begin_and_one_end() {
+    let mut free = World::new(WorldSettings::default());
+    let (def, shape) = ball_def(4.0);
+    let free_ball = free.add_body(def.clone(), shape.clone()).unwrap();
+
+    let mut world = World::new(WorldSettings::default());
+    // A thin box, 0.1 m thick, its top face at y = 1.
+    let (top, half_height) = (1.0, 0.05);
+    let sensor = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, top - half_height)),
+            ShapeDef::new(Shape::rect(2.0, half_height)).sensor(true),
+        )
+        .unwrap();
+    let ball = world.add_body(def, shape).unwrap();
+
+    let mut events = Vec::new();
+    for step in 0..90 {
+        // Overlap is judged at the poses the step starts from.
+        let y = world.position(ball).unwrap().y;
+        let inside = y - R <= top && y + R >= top - 2.0 * half_height;
+        world.step(DT).unwrap();
+        free.step(DT).unwrap();
+        assert_eq!(
+            state_bits(&world, ball),
+            state_bits(&free, free_ball),
+            "step {step}"
+        );
+        let e = world.contact_events();
+        assert!(e.begin().is_empty() && e.end().is_empty(), "no contact");
+        for begin in e.sensor_begin() {
+            assert_eq!(*begin, event(sensor, ball));
+            assert!(inside, "began outside, at y = {y}");
+            events.push(("begin", step));
+        }
+        for end in e.sensor_end() {
+            assert_eq!(*end, event(sensor, ball));
+            assert!(!inside, "ended inside, at y = {y}");
+            events.push(("end", step));
+        }
+    }
+    assert_eq!(world.contact_count(), 0);
+    assert!(world.position(ball).unwrap().y < -5.0, "fell through");
+    let [("begin", b), ("end", e)] = events[..] else {
+        panic!("one begin then one end, got {events:?}")
+    };
+    assert!(b < e);
+}
+
+#[test]
+fn a_falling_sensor_passes_through_the_ground_and_reports_it() {
+    let mut world = World::new(WorldSettings::default());
+    let ground = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(20.0, 1.0)),
+        )
+        .unwrap();
+    let sensor = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 1.0)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)).sensor(true),
+        )
+        .unwrap();
+    let (mut begins, mut ends) = (Vec::new(), Vec::new());
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+        begins.extend_from_slice(world.contact_events().sensor_begin());
+        ends.extend_from_slice(world.contact_events().sensor_end());
+    }
+    assert_eq!(begins, [event(sensor, ground)]);
+    assert_eq!(ends, [event(sensor, ground)]);
+    // Free fall for 2 s from rest: far below the 2 m thick ground.
+    assert!(world.position(sensor).unwrap().y < -10.0);
+}
+
+#[test]
+fn removal_ends_overlaps_and_sleeping_inside_a_sensor_does_not() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        ..WorldSettings::default()
+    });
+    world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(20.0, 1.0)),
+        )
+        .unwrap();
+    // A zone on the ground, two balls resting in it.
+    let zone = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, 1.0)),
+            ShapeDef::new(Shape::rect(3.0, 1.0)).sensor(true),
+        )
+        .unwrap();
+    let balls: Vec<BodyId> = [-1.0, 1.0]
+        .iter()
+        .map(|&x| {
+            world
+                .add_body(
+                    BodyDef::dynamic().position(Vec2::new(x, R)),
+                    ShapeDef::new(Shape::circle(R)),
+                )
+                .unwrap()
+        })
+        .collect();
+    world.step(DT).unwrap();
+    assert_eq!(
+        world.contact_events().sensor_begin(),
+        [event(zone, balls[0]), event(zone, balls[1])]
+    );
+    let mut slept = false;
+    for _ in 0..240 {
+        world.step(DT).unwrap();
+        assert!(world.contact_events().sensor_end().is_empty());
+        slept |= !world.is_awake(balls[0]).unwrap();
+    }
+    assert!(slept, "the balls fell asleep");
+
+    world.remove_body(balls[0]).unwrap();
+    world.step(DT).unwrap();
+    assert_eq!(world.contact_events().sensor_end(), [event(zone, balls[0])]);
+    world.remove_body(zone).unwrap();
+    world.step(DT).unwrap();
+    assert_eq!(world.contact_events().sensor_end(), [event(zone, balls[1])]);
+    world.step(DT).unwrap();
+    assert!(world.contact_events().is_empty());
+}
+
+#[test]
+fn layers_filter_sensors_and_a_sensor_must_be_alone_on_its_body() {
+    let mut world = World::new(WorldSettings::default());
+    world
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::rect(2.0, 2.0)).sensor(true).mask(2),
+        )
+        .unwrap();
+    let (def, shape) = ball_def(0.0);
+    world.add_body(def, shape).unwrap();
+    for _ in 0..10 {
+        world.step(DT).unwrap();
+        assert!(world.contact_events().is_empty(), "masked out");
+    }
+    let parts = [
+        ShapeDef::new(Shape::rect(0.5, 0.5)),
+        ShapeDef::new(Shape::circle(0.5)).sensor(true),
+    ];
+    let count = world.body_count();
+    assert!(matches!(
+        world.add_compound_body(BodyDef::dynamic(), &parts),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert_eq!(world.body_count(), count);
+}
