@@ -37,6 +37,8 @@ mod direct_solver;
 pub mod distance;
 mod error;
 mod island;
+mod joint;
+mod joint_solver;
 mod lcp;
 mod limits;
 pub mod manifold;
@@ -64,6 +66,7 @@ pub use distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };
 pub use error::Error;
+pub use joint::{JointDef, JointId, JointKind};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};

@@ -19,6 +19,8 @@ use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
+use crate::joint::JointStore;
+use crate::joint_solver::JointOp;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
@@ -67,6 +69,7 @@ enum Op {
     Bodies(BodyOp),
     Contacts(ContactOp),
     Direct(DirectOp),
+    Joints(JointOp),
 }
 
 /// One stage of the step, cut into blocks for the workers.
@@ -76,6 +79,8 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
+    /// One block: every joint, in slot order (see `joint_solver`).
+    Joints(JointOp),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
     Tiles,
@@ -116,14 +121,14 @@ impl BatchPtr {
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
 /// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
 /// step is `1 - mass_scale`).
-#[derive(Clone, Copy, Debug)]
-struct Softness {
-    bias_rate: f32,
-    mass_scale: f32,
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
 }
 
 impl Softness {
-    fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
+    pub(crate) fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
         let omega = 2.0 * std::f32::consts::PI * hertz;
         let a1 = 2.0 * damping_ratio + h * omega;
         let a2 = h * omega * a1;
@@ -190,6 +195,7 @@ pub(crate) struct StepInput<'a> {
     /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
     /// these get a state: sleeping and static bodies cost the solver nothing.
     pub moving: &'a [u32],
+    pub joints: &'a mut JointStore,
     pub dt: f32,
 }
 
@@ -204,6 +210,7 @@ impl Solver {
             direct,
             settings,
             moving,
+            joints,
             dt,
         } = input;
         let substeps = settings.substeps;
@@ -224,7 +231,8 @@ impl Solver {
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
         self.pack(contacts, graph, direct, bodies, settings, h);
-        self.plan(graph, settings);
+        let jointed = joints.prepare(bodies, &self.state_of, settings, h);
+        self.plan(graph, settings, jointed);
 
         let solve = SolveParams {
             inv_h,
@@ -335,6 +343,8 @@ impl Solver {
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
+        // The joint stages are single blocks: the lock is never contended.
+        let joints = std::sync::Mutex::new(joints);
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, block| {
@@ -347,6 +357,13 @@ impl Solver {
                 match stages[stage] {
                     Stage::Direct(op) => {
                         DirectSolver::run(islands, block, op, states, &direct_params)
+                    }
+                    Stage::Joints(op) => {
+                        // Only a panic in an earlier joint stage poisons the lock, and that
+                        // panic ends the step.
+                        if let Ok(mut joints) = joints.lock() {
+                            joints.run(op, states);
+                        }
                     }
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
@@ -372,8 +389,8 @@ impl Solver {
                                         run_batches(op, range.clone(), true);
                                     }
                                 }
-                                // Direct islands are in no tile.
-                                Op::Direct(_) => {}
+                                // Direct islands and jointed bodies are in no tile.
+                                Op::Direct(_) | Op::Joints(_) => {}
                             }
                         }
                     }
@@ -630,12 +647,13 @@ impl Solver {
     /// Lists the step's program: per substep integrate velocities, warm start, solve
     /// (`solve_iterations` times), integrate positions, relax; then restitution, if any
     /// contact bounces; with direct islands, each solve, relax and restitution is followed by
-    /// theirs. Then the stages and their block counts: prepare; the tiles (one block each, a
+    /// theirs; with `joints`, each warm start, solve and relax is preceded by the joints'. Then
+    /// the stages and their block counts: prepare; the tiles (one block each, a
     /// tile runs the whole program); then the program over the rest of the world, each body
     /// stage over the states in no tile, each contact stage the overflow set (one block, so
     /// one thread solves it in order) followed by the colors in order, each direct stage one
     /// block per island.
-    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings) {
+    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: bool) {
         self.stages.clear();
         let contacts = |stages: &mut Vec<Stage>, op| {
             let overflow = graph.overflow_batches();
@@ -663,14 +681,23 @@ impl Solver {
         program.clear();
         for _ in 0..settings.substeps {
             program.push(Op::Bodies(BodyOp::IntegrateVelocities));
+            if joints {
+                program.push(Op::Joints(JointOp::WarmStart));
+            }
             program.push(Op::Contacts(ContactOp::WarmStart));
             for _ in 0..settings.solve_iterations {
+                if joints {
+                    program.push(Op::Joints(JointOp::Solve));
+                }
                 program.push(Op::Contacts(ContactOp::Solve));
             }
             if direct {
                 program.push(Op::Direct(DirectOp::Solve));
             }
             program.push(Op::Bodies(BodyOp::IntegratePositions));
+            if joints {
+                program.push(Op::Joints(JointOp::Relax));
+            }
             program.push(Op::Contacts(ContactOp::Relax));
             if direct {
                 program.push(Op::Direct(DirectOp::Relax));
@@ -702,6 +729,7 @@ impl Solver {
                 Op::Bodies(_) => {}
                 Op::Contacts(op) => contacts(stages, op),
                 Op::Direct(op) => stages.push(Stage::Direct(op)),
+                Op::Joints(op) => stages.push(Stage::Joints(op)),
             }
         }
 
@@ -712,6 +740,7 @@ impl Solver {
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
                 Stage::Direct(_) => islands,
+                Stage::Joints(_) => 1,
                 Stage::Tiles => graph.tiles.len(),
                 Stage::Contacts {
                     start,

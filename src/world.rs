@@ -8,6 +8,7 @@ use crate::contact::{ContactSet, NarrowPhaseParams};
 use crate::contact_events::ContactLog;
 use crate::direct_islands::DirectIslands;
 use crate::error::Error;
+use crate::joint::JointStore;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
@@ -174,6 +175,7 @@ pub struct World {
     /// The small islands of widely different masses, solved exactly.
     direct: DirectIslands,
     pub(crate) solver: Solver,
+    pub(crate) joints: JointStore,
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
     pub(crate) query_grid: RwLock<QueryGrid>,
@@ -207,6 +209,7 @@ impl World {
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
             solver: Solver::default(),
+            joints: JointStore::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
         }
@@ -236,7 +239,8 @@ impl World {
         Ok(id)
     }
 
-    /// Removes a body; its handle becomes invalid. Wakes the bodies it touched.
+    /// Removes a body and its joints; its handle and those of its joints become invalid. Wakes
+    /// the bodies it touched and those it was joined to.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
@@ -244,6 +248,7 @@ impl World {
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
+        self.joints.remove_body(slot as u32);
         self.sleep.remove_body(slot, dynamic, &self.bodies);
         self.invalidate_queries();
         Ok(())
@@ -258,7 +263,7 @@ impl World {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread
             // wake-ups per step on a 2-core machine.
-            self.graph.build(&[], &self.bodies, &[]);
+            self.graph.build(&[], &self.bodies, &[], &[]);
             self.profile = Profile::default();
             return Ok(());
         }
@@ -328,6 +333,8 @@ impl World {
             let contacts = &self.contacts.contacts;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
+            self.joints.refresh(self.bodies.slots());
+            let jointed = &self.joints.jointed[..];
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
             // On two threads the events hide behind the longer coloring; on one they go first,
             // while the contacts the narrowphase wrote are still in cache.
@@ -335,7 +342,7 @@ impl World {
                 || events.step_done(contacts, bodies, asleep, substep, slop),
                 || {
                     direct.find(contacts, bodies);
-                    graph.build(contacts, bodies, &direct.is_direct);
+                    graph.build(contacts, bodies, &direct.is_direct, jointed);
                 },
             );
         }
@@ -350,6 +357,7 @@ impl World {
                 direct: &self.direct,
                 settings: &self.settings,
                 moving: &self.sleep.moving,
+                joints: &mut self.joints,
                 dt,
             });
         }
