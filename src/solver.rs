@@ -647,8 +647,8 @@ impl Solver {
     /// Lists the step's program: per substep integrate velocities, warm start, solve
     /// (`solve_iterations` times), integrate positions, relax; then restitution, if any
     /// contact bounces; with direct islands, each solve, relax and restitution is followed by
-    /// theirs; with `joints`, each warm start, solve and relax is preceded by the joints'. Then
-    /// the stages and their block counts: prepare; the tiles (one block each, a
+    /// theirs; with `joints`, each warm start and solve is preceded by the joints', and the
+    /// joints relax after all contacts. Then the stages and their block counts: prepare; the tiles (one block each, a
     /// tile runs the whole program); then the program over the rest of the world, each body
     /// stage over the states in no tile, each contact stage the overflow set (one block, so
     /// one thread solves it in order) followed by the colors in order, each direct stage one
@@ -695,12 +695,14 @@ impl Solver {
                 program.push(Op::Direct(DirectOp::Solve));
             }
             program.push(Op::Bodies(BodyOp::IntegratePositions));
-            if joints {
-                program.push(Op::Joints(JointOp::Relax));
-            }
             program.push(Op::Contacts(ContactOp::Relax));
             if direct {
                 program.push(Op::Direct(DirectOp::Relax));
+            }
+            // Last: a direct island's relax starts again from the velocities it saved before
+            // its solve, and would undo a joint relax before it.
+            if joints {
+                program.push(Op::Joints(JointOp::Relax));
             }
         }
         if self.bouncy {
