@@ -11,8 +11,8 @@
 //!
 //! Joints are solved in the substeps of the contact solve, as soft constraints: per substep
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
-//! preceded by a biased pass over the joints, and the relax pass over the contacts by a relax
-//! pass over the joints (see `joint_solver`). The joint passes are one stage of the step each,
+//! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
+//! `joint_solver`). The joint passes are one stage of the step each,
 //! run on one thread over the joints in slot order, with the same scalar code for both
 //! backends: results stay bit-identical across backends and thread counts. Bodies with a joint
 //! are left out of the solver's tiles (a tile runs a component's whole step on one worker,
@@ -635,5 +635,96 @@ impl World {
     /// Number of joints.
     pub fn joint_count(&self) -> usize {
         self.joints.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{BodyDef, JointDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+    /// Small pyramids on the ground (tiles), every other one with its top box hung from a pin
+    /// by a distance joint.
+    fn scene(threads: usize, tiles: bool) -> World {
+        let mut world = World::new(WorldSettings {
+            threads,
+            ..WorldSettings::default()
+        });
+        world.graph.no_tiles = !tiles;
+        let ground = ShapeDef::new(Shape::rect(100.0, 1.0));
+        world
+            .add_body(BodyDef::fixed().position(Vec2::new(0.0, -1.0)), ground)
+            .unwrap();
+        for k in 0..8 {
+            let x0 = -40.0 + 8.0 * k as f32;
+            let mut top = None;
+            for row in 0..4 {
+                for col in row..4 {
+                    let p = Vec2::new(x0 + col as f32 - 0.5 * row as f32, 0.5 + row as f32);
+                    let body = BodyDef::dynamic().position(p);
+                    let id = world
+                        .add_body(body, ShapeDef::new(Shape::rect(0.5, 0.5)))
+                        .unwrap();
+                    top = Some((id, p));
+                }
+            }
+            if k % 2 == 1 {
+                let (id, p) = top.unwrap();
+                let hook = Vec2::new(p.x + 1.0, p.y + 2.0);
+                let pin = BodyDef::fixed().position(hook);
+                let pin = world
+                    .add_body(pin, ShapeDef::new(Shape::circle(0.05)))
+                    .unwrap();
+                world
+                    .add_joint(JointDef::distance(pin, id, hook, p))
+                    .unwrap();
+            }
+        }
+        world
+    }
+
+    fn bits(world: &World) -> Vec<u32> {
+        world
+            .bodies()
+            .flat_map(|id| {
+                let (p, q) = (world.position(id).unwrap(), world.rotation(id).unwrap());
+                let v = world.linear_velocity(id).unwrap();
+                let w = world.angular_velocity(id).unwrap();
+                [p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits)
+            })
+            .collect()
+    }
+
+    /// A tile runs no joint stage: the pyramids with a joint stay with the world's stages,
+    /// the others fill tiles, and the results are those of a world without tiles.
+    #[test]
+    fn jointed_bodies_stay_out_of_tiles() {
+        let mut plain = scene(1, false);
+        let mut tiled = [1, 2].map(|threads| scene(threads, true));
+        for step in 0..60 {
+            plain.step(1.0 / 60.0).unwrap();
+            for world in &mut tiled {
+                world.step(1.0 / 60.0).unwrap();
+                assert_eq!(bits(world), bits(&plain), "step {step}");
+            }
+        }
+        let world = &tiled[0];
+        let graph = &world.graph;
+        assert!(
+            !graph.tiles.is_empty(),
+            "the free pyramids should fill tiles"
+        );
+        // Each hung pyramid's boxes touch: none of the 10 is in a tile.
+        let tiled_bodies = graph.tile_bodies.len();
+        assert_eq!(
+            tiled_bodies,
+            4 * 10,
+            "the 4 free pyramids' boxes, no others"
+        );
+        for &slot in &graph.tile_bodies {
+            assert!(
+                !world.joints.jointed[slot as usize],
+                "jointed body {slot} in a tile"
+            );
+        }
     }
 }
