@@ -512,6 +512,53 @@ fn a_mouse_joint_pulls_at_its_force_cap_and_reaches_its_target() {
     ));
 }
 
+/// A light box pinned at its centre with a 100 times heavier box resting on it: the contact
+/// goes to the exact solve of small islands with a wide mass ratio, which runs beside the
+/// joint passes on the same bodies.
+fn pinned_light_box_under_a_heavy_one(w: &mut World, x: f32) -> [BodyId; 2] {
+    let centre = Vec2::new(x, 0.5);
+    let support = pin(w, Vec2::new(x + 3.0, 3.0));
+    let light = w
+        .add_body(
+            BodyDef::dynamic().position(centre),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap();
+    let heavy = w
+        .add_body(
+            BodyDef::dynamic().position(centre + Vec2::new(0.0, 1.0)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)).density(100.0),
+        )
+        .unwrap();
+    w.add_joint(JointDef::revolute(support, light, centre))
+        .unwrap();
+    [light, heavy]
+}
+
+#[test]
+fn a_pinned_light_box_carries_a_heavy_one_at_rest() {
+    let mut w = world(Vec2::new(0.0, -G));
+    common::ground(&mut w);
+    let [light, heavy] = pinned_light_box_under_a_heavy_one(&mut w, 0.0);
+    step(&mut w, 120);
+    for k in 0..60 {
+        w.step(DT).unwrap();
+        for (name, id, y) in [("light", light, 0.5), ("heavy", heavy, 1.5)] {
+            let p = w.position(id).unwrap();
+            let v = w.linear_velocity(id).unwrap();
+            let spin = w.angular_velocity(id).unwrap();
+            assert!(
+                (p - Vec2::new(0.0, y)).length() < 0.02,
+                "step {k}: {name} box moved to {p:?}"
+            );
+            assert!(
+                v.length() < 1e-2 && spin.abs() < 1e-2,
+                "step {k}: {name} box still moves: {v:?}, {spin}"
+            );
+        }
+    }
+}
+
 /// Bodies in an `n` x `n` grid 1 m apart, each joined to its left and upper neighbours by a
 /// revolute joint at its own centre, the top row pinned to the ground (Box2D's joint_grid).
 /// Returns the joints with their anchors in both bodies' frames.
@@ -659,6 +706,7 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
             .length_range(8.0, 12.0),
     )
     .unwrap();
+    pinned_light_box_under_a_heavy_one(&mut w, -30.0);
     let dragged = ball(&mut w, Vec2::new(-20.0, 5.0), 0.5, 1.0);
     let drag = w
         .add_joint(JointDef::mouse(dragged, Vec2::new(-20.0, 5.0)).max_force(50.0))
