@@ -222,13 +222,12 @@ impl JointDef {
                 )));
             }
         }
-        if matches!(kind, Prismatic | Wheel) {
-            if !self.axis.is_finite() || self.axis.normalized().is_none() {
-                return Err(Error::InvalidParameter(format!(
-                    "joint axis must be finite and of non-zero length, got {:?}",
-                    self.axis
-                )));
-            }
+        let bad_axis = !self.axis.is_finite() || self.axis.normalized().is_none();
+        if matches!(kind, Prismatic | Wheel) && bad_axis {
+            return Err(Error::InvalidParameter(format!(
+                "joint axis must be finite and of non-zero length, got {:?}",
+                self.axis
+            )));
         }
         if let Some((lower, upper)) = self.limits {
             if !matches!(kind, Revolute | Prismatic | Wheel) {
