@@ -3,8 +3,8 @@
 //! A joint holds two bodies together: a revolute joint (hinge) pins a point of one to a point
 //! of the other, a distance joint keeps two points at a distance (a rod, a spring or a rope), a
 //! weld glues two bodies, a prismatic joint lets them slide along an axis, a wheel joint lets
-//! them slide along a sprung axis and turn freely, and a mouse joint pulls a point of one body
-//! to a target. Anchors and axes are given in world space when the joint is made; the joint
+//! them slide along a sprung axis and turn freely, a mouse joint pulls a point of one body
+//! to a target, and a motor joint drives one body to a pose relative to another. Anchors and axes are given in world space when the joint is made; the joint
 //! keeps them in the bodies' frames.
 //!
 //! # How joints are solved
@@ -28,7 +28,7 @@
 //! # Not yet
 //!
 //! Jointed bodies still collide with each other (place their shapes apart at the anchors, or
-//! use collision layers and masks); there is no motor joint yet.
+//! use collision layers and masks).
 
 use crate::body::BodyId;
 use crate::error::{check_finite, check_non_negative, Error};
@@ -69,11 +69,14 @@ pub enum JointKind {
     /// A wheel on a suspension: B slides along an axis fixed in A against an optional spring
     /// and turns freely, driven by an optional motor.
     Wheel,
+    /// Drives B towards a pose relative to A (a position in A's frame and an angle) with a
+    /// force and a torque of limited size.
+    Motor,
 }
 
 /// How to make a joint: a constructor per kind ([`JointDef::revolute`],
 /// [`JointDef::distance`], [`JointDef::prismatic`], [`JointDef::weld`], [`JointDef::wheel`],
-/// [`JointDef::mouse`]) and builder methods for the options. Anchors and axes are in world
+/// [`JointDef::mouse`], [`JointDef::motor_joint`]) and builder methods for the options. Anchors and axes are in world
 /// space, as the bodies stand when [`World::add_joint`] is called. An option the kind does not
 /// have (limits on a weld) makes `add_joint` fail.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,7 +92,12 @@ pub struct JointDef {
     spring: Option<(f32, f32)>,
     length_range: Option<(f32, f32)>,
     max_force: Option<f32>,
+    max_torque: Option<f32>,
+    correction: Option<f32>,
 }
+
+/// Default fraction of a motor joint's pose error it corrects per substep.
+const MOTOR_CORRECTION: f32 = 0.3;
 
 /// Default stiffness of a mouse joint (Hz) and its damping ratio.
 const MOUSE_SPRING: (f32, f32) = (5.0, 0.7);
@@ -108,6 +116,8 @@ impl JointDef {
             spring: None,
             length_range: None,
             max_force: None,
+            max_torque: None,
+            correction: None,
         }
     }
 
@@ -162,6 +172,16 @@ impl JointDef {
         JointDef::new(JointKind::Mouse, None, body, target, target)
     }
 
+    /// Drives `b` to the pose relative to `a` that it has now (its centre's place in `a`'s frame
+    /// and its angle relative to `a`), which [`World::set_motor_joint_target`] changes, with a
+    /// force of at most [`max_force`](Self::max_force) and a torque of at most
+    /// [`max_torque`](Self::max_torque) (both unlimited by default), correcting
+    /// [`correction_factor`](Self::correction_factor) of the pose error per substep.
+    pub fn motor_joint(a: BodyId, b: BodyId) -> Self {
+        // The anchors are B's centre, known when the joint is added.
+        JointDef::new(JointKind::Motor, Some(a), b, Vec2::ZERO, Vec2::ZERO)
+    }
+
     /// The kind of joint this makes.
     pub fn kind(&self) -> JointKind {
         self.kind
@@ -200,9 +220,21 @@ impl JointDef {
         self
     }
 
-    /// Largest force (N, >= 0, may be infinite) of a mouse joint. Default: unlimited.
+    /// Largest force (N, >= 0, may be infinite) of a mouse or motor joint. Default: unlimited.
     pub fn max_force(mut self, force: f32) -> Self {
         self.max_force = Some(force);
+        self
+    }
+
+    /// Largest torque (N m, >= 0, may be infinite) of a motor joint. Default: unlimited.
+    pub fn max_torque(mut self, torque: f32) -> Self {
+        self.max_torque = Some(torque);
+        self
+    }
+
+    /// Fraction of a motor joint's pose error (0..=1) it drives away per substep. Default 0.3.
+    pub fn correction_factor(mut self, factor: f32) -> Self {
+        self.correction = Some(factor);
         self
     }
 
@@ -272,13 +304,27 @@ impl JointDef {
                 )));
             }
         }
-        if let Some(force) = self.max_force {
-            if kind != Mouse {
-                return refuse("maximum force");
+        for (name, cap, kinds) in [
+            ("maximum force", self.max_force, &[Mouse, Motor][..]),
+            ("maximum torque", self.max_torque, &[Motor][..]),
+        ] {
+            let Some(cap) = cap else { continue };
+            if !kinds.contains(&kind) {
+                return refuse(name);
             }
-            if force.is_nan() || force < 0.0 {
+            if cap.is_nan() || cap < 0.0 {
                 return Err(Error::InvalidParameter(format!(
-                    "maximum force must be >= 0, got {force}"
+                    "{name} must be >= 0, got {cap}"
+                )));
+            }
+        }
+        if let Some(factor) = self.correction {
+            if kind != Motor {
+                return refuse("correction factor");
+            }
+            if !(0.0..=1.0).contains(&factor) {
+                return Err(Error::InvalidParameter(format!(
+                    "correction factor must lie within 0..=1, got {factor}"
                 )));
             }
         }
@@ -296,10 +342,10 @@ impl JointDef {
 /// the next.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Impulses {
-    /// Point constraint (revolute, weld, mouse): world frame. Prismatic and wheel: `x` along
+    /// Point constraint (revolute, weld, mouse, motor joint): world frame. Prismatic and wheel: `x` along
     /// the perpendicular of the axis, `y` unused.
     pub linear: Vec2,
-    /// Angular constraint (weld, prismatic), spin damping (mouse).
+    /// Angular constraint (weld, prismatic, motor joint), spin damping (mouse).
     pub angular: f32,
     /// Along the axis: the rigid distance, the spring (distance, wheel).
     pub axial: f32,
@@ -329,7 +375,11 @@ pub(crate) struct Joint {
     pub limits: Option<(f32, f32)>,
     pub motor: Option<(f32, f32)>,
     pub spring: Option<(f32, f32)>,
+    /// Mouse and motor joints' caps.
     pub max_force: f32,
+    pub max_torque: f32,
+    /// Motor joint: fraction of the pose error corrected per substep.
+    pub correction: f32,
     pub impulses: Impulses,
     /// This step's constants (see `joint_solver`).
     pub prep: Prepared,
@@ -500,6 +550,14 @@ impl World {
         }
         def.validate()?;
         let bodies = &self.bodies;
+        let def = match def.kind {
+            JointKind::Motor => JointDef {
+                anchor_a: bodies.center[b as usize],
+                anchor_b: bodies.center[b as usize],
+                ..def
+            },
+            _ => def,
+        };
         let local = |slot: u32, p: Vec2| {
             let s = slot as usize;
             bodies.rotation[s].inv_rotate(p - bodies.center[s])
@@ -532,6 +590,8 @@ impl World {
             motor: def.motor,
             spring,
             max_force: def.max_force.unwrap_or(f32::INFINITY),
+            max_torque: def.max_torque.unwrap_or(f32::INFINITY),
+            correction: def.correction.unwrap_or(MOTOR_CORRECTION),
             impulses: Impulses::default(),
             prep: Prepared::default(),
         };
@@ -585,6 +645,41 @@ impl World {
         Ok(())
     }
 
+    /// Sets a motor joint's target: the place of B's centre in A's frame, relative to A's
+    /// centre of mass (m), and B's angle relative to A (radians); wakes its bodies.
+    /// `Err(InvalidJoint)` for a stale or foreign handle, `Err(InvalidParameter)` for another
+    /// kind of joint or non-finite values.
+    pub fn set_motor_joint_target(
+        &mut self,
+        id: JointId,
+        linear_offset: Vec2,
+        angular_offset: f32,
+    ) -> Result<(), Error> {
+        let joint = self.joints.get(id)?;
+        if joint.kind != JointKind::Motor {
+            return Err(Error::InvalidParameter(format!(
+                "set_motor_joint_target needs a motor joint, got a {:?} joint",
+                joint.kind
+            )));
+        }
+        if !linear_offset.is_finite() {
+            return Err(Error::InvalidParameter(format!(
+                "linear offset must be finite, got {linear_offset:?}"
+            )));
+        }
+        check_finite("angular offset", angular_offset)?;
+        let (a, b) = (joint.a, joint.b);
+        let joint = self.joints.get_mut(id)?;
+        joint.local_a = linear_offset;
+        joint.reference_angle = angular_offset;
+        for slot in [a, b] {
+            if self.sleep.asleep[slot as usize] {
+                self.wake_touching(slot as usize);
+            }
+        }
+        Ok(())
+    }
+
     /// The force (N) the joint applied to its body B in the last substep of the last step (A
     /// got the opposite). Zero before the first step. `Err(InvalidJoint)`
     /// for a stale or foreign handle.
@@ -593,7 +688,7 @@ impl World {
         let i = &j.impulses;
         let (d, axis) = j.frame(self);
         let impulse = match j.kind {
-            JointKind::Revolute | JointKind::Weld | JointKind::Mouse => i.linear,
+            JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => i.linear,
             JointKind::Distance => {
                 d.normalized().unwrap_or(Vec2::ZERO) * (i.axial + i.lower - i.upper)
             }
@@ -616,7 +711,9 @@ impl World {
         let i = &j.impulses;
         let torque = match j.kind {
             JointKind::Revolute => i.motor + i.lower - i.upper,
-            JointKind::Weld | JointKind::Prismatic | JointKind::Mouse => i.angular,
+            JointKind::Weld | JointKind::Prismatic | JointKind::Mouse | JointKind::Motor => {
+                i.angular
+            }
             JointKind::Wheel => i.motor,
             JointKind::Distance => 0.0,
         };

@@ -381,7 +381,7 @@ impl Joint {
     fn warm_start(&self, pair: &mut Pair) {
         let i = &self.impulses;
         match self.kind {
-            JointKind::Revolute | JointKind::Weld | JointKind::Mouse => {
+            JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => {
                 let (ra, rb, _) = pair.geometry();
                 pair.apply_point(ra, rb, i.linear);
                 let angular = i.angular + i.motor + i.lower - i.upper;
@@ -441,6 +441,18 @@ impl Joint {
                     pair.solve_equality(Row::ANGULAR, 0.0, spin.into(), &mut i.angular);
                 }
                 let k = sprung.unwrap_or(pass.rigid);
+                pair.solve_point(k, &mut i.linear, self.max_force * pass.h);
+            }
+            JointKind::Motor => {
+                // A drive, not an error correction: the same in every pass.
+                let k = Coeffs {
+                    bias_rate: self.correction * pass.inv_h,
+                    ..RIGID
+                };
+                let angle = pair.angle(self.reference_angle);
+                let cap = self.max_torque * pass.h;
+                let bias = k.bias_rate * angle;
+                pair.solve_row(Row::ANGULAR, bias, 1.0, 0.0, &mut i.angular, -cap, cap);
                 pair.solve_point(k, &mut i.linear, self.max_force * pass.h);
             }
             JointKind::Distance => {
