@@ -512,6 +512,94 @@ fn a_mouse_joint_pulls_at_its_force_cap_and_reaches_its_target() {
     ));
 }
 
+#[test]
+fn a_motor_joint_drives_a_body_to_its_target_within_its_caps() {
+    let mut w = world(Vec2::ZERO);
+    let support = pin(&mut w, Vec2::new(0.0, -5.0));
+    let shape = Shape::rect(0.5, 0.25);
+    let mass = shape.mass_data(1.0);
+    let body = |w: &mut World, at: Vec2| {
+        w.add_body(
+            BodyDef::dynamic().position(at),
+            ShapeDef::new(shape.clone()),
+        )
+        .unwrap()
+    };
+    let (force, torque) = (3.0f32, 0.2f32);
+    let capped = body(&mut w, Vec2::ZERO);
+    let drive = w
+        .add_joint(
+            JointDef::motor_joint(support, capped)
+                .max_force(force)
+                .max_torque(torque),
+        )
+        .unwrap();
+    // Its target: 2 m right and 1 m up of where it stands, turned by 0.5 rad.
+    let offset = Vec2::new(2.0, 6.0);
+    w.set_motor_joint_target(drive, offset, 0.5).unwrap();
+    let free = body(&mut w, Vec2::new(-10.0, 0.0));
+    let unlimited = w
+        .add_joint(JointDef::motor_joint(support, free).correction_factor(0.2))
+        .unwrap();
+    w.set_motor_joint_target(unlimited, offset + Vec2::new(-10.0, 0.0), 0.5)
+        .unwrap();
+    // Far from its target, the capped drive pushes and turns at its caps.
+    let (mut v0, mut w0) = (Vec2::ZERO, 0.0);
+    for k in 0..5 {
+        w.step(DT).unwrap();
+        let v = w.linear_velocity(capped).unwrap();
+        let spin = w.angular_velocity(capped).unwrap();
+        let a = (v - v0).length() / DT;
+        let alpha = (spin - w0) / DT;
+        (v0, w0) = (v, spin);
+        let (a_cap, alpha_cap) = (force / mass.mass, torque / mass.rotational_inertia);
+        assert!(
+            (a - a_cap).abs() < 1e-3 * a_cap,
+            "step {k}: a {a}, F / m {a_cap}"
+        );
+        assert!(
+            (alpha - alpha_cap).abs() < 1e-3 * alpha_cap,
+            "step {k}: alpha {alpha}, T / I {alpha_cap}"
+        );
+    }
+    let direction = v0 * (1.0 / v0.length());
+    let expected = Vec2::new(2.0, 1.0) * (1.0 / 5.0f32.sqrt());
+    assert!(
+        (direction - expected).length() < 1e-3,
+        "heads {direction:?}"
+    );
+    step(&mut w, 60);
+    let p = w.position(free).unwrap();
+    assert!(
+        (p - Vec2::new(-8.0, 1.0)).length() < 1e-3,
+        "unlimited drive at {p:?}"
+    );
+    let angle = w.angle(free).unwrap();
+    assert!(
+        (angle - 0.5).abs() < 1e-3,
+        "unlimited drive turned to {angle}"
+    );
+
+    // Under gravity, a drive weaker than the weight slows the fall: a = g - F / m.
+    let mut w = world(Vec2::new(0.0, -G));
+    let support = pin(&mut w, Vec2::new(0.0, 20.0));
+    let load = body(&mut w, Vec2::new(0.0, 10.0));
+    let weak = 0.25 * mass.mass * G;
+    w.add_joint(JointDef::motor_joint(support, load).max_force(weak))
+        .unwrap();
+    step(&mut w, 30);
+    let v = w.linear_velocity(load).unwrap();
+    let expected = -(G - weak / mass.mass) * 30.0 * DT;
+    assert!(
+        (v.y - expected).abs() < 1e-3 * expected.abs() && v.x.abs() < 1e-6,
+        "v {v:?}, (g - F / m) t = {expected}"
+    );
+    assert!(matches!(
+        w.set_motor_joint_target(drive, offset, 0.0),
+        Err(Error::InvalidJoint)
+    ));
+}
+
 /// A light box pinned at its centre with a 100 times heavier box resting on it: the contact
 /// goes to the exact solve of small islands with a wide mass ratio, which runs beside the
 /// joint passes on the same bodies.
@@ -707,6 +795,13 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
     )
     .unwrap();
     pinned_light_box_under_a_heavy_one(&mut w, -30.0);
+    let driven = ball(&mut w, Vec2::new(-25.0, 4.0), 0.5, 1.0);
+    let drive = JointDef::motor_joint(support, driven)
+        .max_force(20.0)
+        .max_torque(5.0);
+    let drive = w.add_joint(drive).unwrap();
+    w.set_motor_joint_target(drive, Vec2::new(-53.0, -7.0), 2.0)
+        .unwrap();
     let dragged = ball(&mut w, Vec2::new(-20.0, 5.0), 0.5, 1.0);
     let drag = w
         .add_joint(JointDef::mouse(dragged, Vec2::new(-20.0, 5.0)).max_force(50.0))
@@ -813,6 +908,14 @@ fn bad_joint_definitions_are_refused_and_leave_the_world_unchanged() {
         JointDef::mouse(b, p).max_force(-1.0),
         JointDef::mouse(b, p).max_force(f32::NAN),
         JointDef::revolute(a, b, p).max_force(1.0),
+        JointDef::revolute(a, b, p).max_torque(1.0),
+        JointDef::revolute(a, b, p).correction_factor(0.5),
+        JointDef::motor_joint(a, b).max_torque(-1.0),
+        JointDef::motor_joint(a, b).max_force(f32::NAN),
+        JointDef::motor_joint(a, b).correction_factor(1.5),
+        JointDef::motor_joint(a, b).correction_factor(f32::NAN),
+        JointDef::motor_joint(a, b).spring(1.0, 1.0),
+        JointDef::motor_joint(b, b),
     ];
     let before = body_state_bits(&w);
     for def in parameter {
@@ -836,6 +939,17 @@ fn bad_joint_definitions_are_refused_and_leave_the_world_unchanged() {
         w.set_mouse_target(hinge, p),
         Err(Error::InvalidParameter(_))
     ));
+    assert!(matches!(
+        w.set_motor_joint_target(hinge, p, 0.0),
+        Err(Error::InvalidParameter(_))
+    ));
+    let drive = w.add_joint(JointDef::motor_joint(a, b)).unwrap();
+    for (offset, angle) in [(nan, 0.0), (p, f32::INFINITY)] {
+        assert!(matches!(
+            w.set_motor_joint_target(drive, offset, angle),
+            Err(Error::InvalidParameter(_))
+        ));
+    }
 }
 
 #[test]
