@@ -25,10 +25,10 @@
 //! moving a mouse joint's target, wakes its bodies. A body held to a moving kinematic body
 //! does not fall asleep.
 //!
-//! # Not yet
+//! # Collisions
 //!
-//! Jointed bodies still collide with each other (place their shapes apart at the anchors, or
-//! use collision layers and masks).
+//! A joint's two bodies do not collide with each other unless the joint is made with
+//! [`JointDef::collide_connected`].
 
 use crate::body::BodyId;
 use crate::error::{check_finite, check_non_negative, Error};
@@ -94,6 +94,7 @@ pub struct JointDef {
     max_force: Option<f32>,
     max_torque: Option<f32>,
     correction: Option<f32>,
+    collide: bool,
 }
 
 /// Default fraction of a motor joint's pose error it corrects per substep.
@@ -118,6 +119,7 @@ impl JointDef {
             max_force: None,
             max_torque: None,
             correction: None,
+            collide: false,
         }
     }
 
@@ -217,6 +219,13 @@ impl JointDef {
     /// spring, the joint is slack within it (a rope). Default: none.
     pub fn length_range(mut self, min: f32, max: f32) -> Self {
         self.length_range = Some((min, max));
+        self
+    }
+
+    /// Whether the joint's two bodies still collide with each other (any kind). Default
+    /// `false`: shapes that overlap at a hinge do not push each other apart.
+    pub fn collide_connected(mut self, collide: bool) -> Self {
+        self.collide = collide;
         self
     }
 
@@ -380,6 +389,8 @@ pub(crate) struct Joint {
     pub max_torque: f32,
     /// Motor joint: fraction of the pose error corrected per substep.
     pub correction: f32,
+    /// The bodies still collide with each other.
+    pub collide: bool,
     pub impulses: Impulses,
     /// This step's constants (see `joint_solver`).
     pub prep: Prepared,
@@ -423,6 +434,9 @@ pub(crate) struct JointStore {
     pub jointed: Vec<bool>,
     /// The bodies of every joint with two, in joint slot order (after `refresh`).
     pub pairs: Vec<(u32, u32)>,
+    /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
+    /// (after `refresh`).
+    no_collide: Vec<(u32, u32)>,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
     pub inv_h: f32,
@@ -439,6 +453,7 @@ impl Default for JointStore {
             count: 0,
             jointed: Vec::new(),
             pairs: Vec::new(),
+            no_collide: Vec::new(),
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
@@ -513,10 +528,12 @@ impl JointStore {
         self.slots.iter_mut().filter_map(|s| s.joint.as_mut())
     }
 
-    /// Brings `jointed` (sized for `body_slots`) and `pairs` up to date.
+    /// Brings `jointed` (sized for `body_slots`), `pairs` and the pairs that do not collide
+    /// up to date.
     pub fn refresh(&mut self, body_slots: usize) {
         self.jointed.clear();
         self.pairs.clear();
+        self.no_collide.clear();
         if self.count == 0 {
             return;
         }
@@ -526,7 +543,19 @@ impl JointStore {
             if j.a != NO_BODY {
                 self.jointed[j.a as usize] = true;
                 self.pairs.push((j.a, j.b));
+                if !j.collide {
+                    self.no_collide.push((j.a.min(j.b), j.a.max(j.b)));
+                }
             }
+        }
+        self.no_collide.sort_unstable();
+    }
+
+    /// Drops from the broadphase's `pairs` (lower slot first) those of bodies joined by a
+    /// joint that does not let them collide.
+    pub fn filter_pairs(&self, pairs: &mut Vec<(u32, u32)>) {
+        if !self.no_collide.is_empty() {
+            pairs.retain(|p| self.no_collide.binary_search(p).is_err());
         }
     }
 }
@@ -592,6 +621,7 @@ impl World {
             max_force: def.max_force.unwrap_or(f32::INFINITY),
             max_torque: def.max_torque.unwrap_or(f32::INFINITY),
             correction: def.correction.unwrap_or(MOTOR_CORRECTION),
+            collide: def.collide,
             impulses: Impulses::default(),
             prep: Prepared::default(),
         };

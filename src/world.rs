@@ -287,6 +287,7 @@ impl World {
         {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
+            self.joints.refresh(self.bodies.slots());
             self.update_aabbs(speculative_distance, dt);
             if !self.bodies.compound_slots.is_empty() {
                 self.update_compound_aabbs(speculative_distance, dt);
@@ -301,6 +302,7 @@ impl World {
             };
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
             self.add_resting_pairs();
+            self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
             }
@@ -333,7 +335,6 @@ impl World {
             let contacts = &self.contacts.contacts;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
-            self.joints.refresh(self.bodies.slots());
             let jointed = &self.joints.jointed[..];
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
             // On two threads the events hide behind the longer coloring; on one they go first,
