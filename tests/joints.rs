@@ -600,6 +600,46 @@ fn a_motor_joint_drives_a_body_to_its_target_within_its_caps() {
     ));
 }
 
+#[test]
+fn joined_bodies_collide_only_when_the_joint_lets_them() {
+    for collide in [false, true] {
+        let mut w = world(Vec2::ZERO);
+        // Two boxes overlapping by half their width, hinged in the overlap.
+        let shape = ShapeDef::new(Shape::rect(0.5, 0.5));
+        let ids: Vec<BodyId> = [-0.25f32, 0.25]
+            .iter()
+            .map(|&x| {
+                w.add_body(
+                    BodyDef::dynamic().position(Vec2::new(x, 0.0)),
+                    shape.clone(),
+                )
+                .unwrap()
+            })
+            .collect();
+        let hinge = JointDef::revolute(ids[0], ids[1], Vec2::ZERO).collide_connected(collide);
+        let hinge = w.add_joint(hinge).unwrap();
+        step(&mut w, 30);
+        let moved = ids
+            .iter()
+            .map(|&id| (w.position(id).unwrap().x.abs() - 0.25).abs())
+            .fold(0.0, f32::max);
+        if collide {
+            assert!(
+                w.contact_count() > 0,
+                "no contact though the joint lets them"
+            );
+            assert!(moved > 0.01, "the overlap pushed nothing: {moved}");
+        } else {
+            assert_eq!(w.contact_count(), 0);
+            assert_eq!(moved, 0.0, "the boxes moved without a contact");
+            // Without the joint they collide again.
+            w.remove_joint(hinge).unwrap();
+            step(&mut w, 1);
+            assert!(w.contact_count() > 0, "no contact once the joint is gone");
+        }
+    }
+}
+
 /// A light box pinned at its centre with a 100 times heavier box resting on it: the contact
 /// goes to the exact solve of small islands with a wide mass ratio, which runs beside the
 /// joint passes on the same bodies.
