@@ -3,26 +3,27 @@
 //! A joint holds two bodies together: a revolute joint (hinge) pins a point of one to a point
 //! of the other, a distance joint keeps two points at a distance (a rod, a spring or a rope), a
 //! weld glues two bodies, a prismatic joint lets them slide along an axis, a wheel joint lets
-//! them slide along a sprung axis and turn freely, a mouse joint pulls a point of one body
-//! to a target, and a motor joint drives one body to a pose relative to another. Anchors and axes are given in world space when the joint is made; the joint
-//! keeps them in the bodies' frames.
+//! them slide along a sprung axis and turn freely, a mouse joint pulls a point of one body to
+//! a target, and a motor joint drives one body to a pose relative to another. Anchors and axes
+//! are given in world space when the joint is made; the joint keeps them in the bodies'
+//! frames.
 //!
 //! # How joints are solved
 //!
 //! Joints are solved in the substeps of the contact solve, as soft constraints: per substep
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
-//! `joint_solver`). The joint passes are one stage of the step each,
-//! run on one thread over the joints in slot order, with the same scalar code for both
-//! backends: results stay bit-identical across backends and thread counts. Bodies with a joint
-//! are left out of the solver's tiles (a tile runs a component's whole step on one worker,
-//! without the joint stages).
+//! `joint_solver`). The joint passes are one stage of the step each, run on one thread over
+//! the joints in slot order, with the same scalar code for both backends: results stay
+//! bit-identical across backends and thread counts. Bodies with a joint are left out of the
+//! solver's tiles (a tile runs a component's whole step on one worker, without the joint
+//! stages).
 //!
 //! # Joints and sleeping
 //!
 //! Two dynamic bodies held by a joint are one island, as if they touched: they fall asleep
 //! together, and anything that wakes one wakes the other. Adding or removing a joint, and
-//! moving a mouse joint's target, wakes its bodies. A body held to a moving kinematic body
+//! moving a mouse or motor joint's target, wakes its bodies. A body held to a moving kinematic body
 //! does not fall asleep.
 //!
 //! # Collisions
@@ -351,8 +352,8 @@ impl JointDef {
 /// the next.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Impulses {
-    /// Point constraint (revolute, weld, mouse, motor joint): world frame. Prismatic and wheel: `x` along
-    /// the perpendicular of the axis, `y` unused.
+    /// Point constraint (revolute, weld, mouse, motor joint): world frame. Prismatic and
+    /// wheel: `x` along the perpendicular of the axis, `y` unused.
     pub linear: Vec2,
     /// Angular constraint (weld, prismatic, motor joint), spin damping (mouse).
     pub angular: f32,
@@ -371,12 +372,13 @@ pub(crate) struct Joint {
     pub a: u32,
     pub b: u32,
     /// Anchors relative to the centres of mass, in the bodies' frames. A mouse joint's
-    /// `local_a` is its target, in world space.
+    /// `local_a` is its target, in world space; a motor joint's, its target for B's centre.
+    /// (Its `local_b` is zero.)
     pub local_a: Vec2,
     pub local_b: Vec2,
     /// Unit axis in A's frame (prismatic, wheel).
     pub local_axis: Vec2,
-    /// B's angle minus A's when the joint was made.
+    /// B's angle minus A's when the joint was made (a motor joint: its target).
     pub reference_angle: f32,
     /// Distance joint: the length it holds; min and max.
     pub length: f32,

@@ -195,6 +195,8 @@ pub(crate) struct StepInput<'a> {
     /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
     /// these get a state: sleeping and static bodies cost the solver nothing.
     pub moving: &'a [u32],
+    /// The joints: prepared and solved with the contacts, their impulses kept for the next
+    /// step.
     pub joints: &'a mut JointStore,
     pub dt: f32,
 }
@@ -231,8 +233,8 @@ impl Solver {
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
         self.pack(contacts, graph, direct, bodies, settings, h);
-        let jointed = joints.prepare(bodies, &self.state_of, settings, h);
-        self.plan(graph, settings, jointed);
+        let any_joint = joints.prepare(bodies, &self.state_of, settings, h);
+        self.plan(graph, settings, any_joint);
 
         let solve = SolveParams {
             inv_h,
@@ -648,11 +650,11 @@ impl Solver {
     /// (`solve_iterations` times), integrate positions, relax; then restitution, if any
     /// contact bounces; with direct islands, each solve, relax and restitution is followed by
     /// theirs; with `joints`, each warm start and solve is preceded by the joints', and the
-    /// joints relax after all contacts. Then the stages and their block counts: prepare; the tiles (one block each, a
-    /// tile runs the whole program); then the program over the rest of the world, each body
-    /// stage over the states in no tile, each contact stage the overflow set (one block, so
-    /// one thread solves it in order) followed by the colors in order, each direct stage one
-    /// block per island.
+    /// joints relax after all contacts. Then the stages and their block counts: prepare; the
+    /// tiles (one block each, a tile runs the whole program); then the program over the rest
+    /// of the world, each body stage over the states in no tile, each contact stage the
+    /// overflow set (one block, so one thread solves it in order) followed by the colors in
+    /// order, each direct stage one block per island, each joint stage one block.
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: bool) {
         self.stages.clear();
         let contacts = |stages: &mut Vec<Stage>, op| {
