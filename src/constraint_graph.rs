@@ -107,6 +107,9 @@ pub(crate) struct ConstraintGraph {
     colored: Vec<ColoredPair>,
     /// Per contact, whether it has one point, for the packing.
     one_point: Vec<bool>,
+    /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
+    /// jointed bodies stay out of tiles, so a change redoes the tiles.
+    jointed: Vec<bool>,
 }
 
 /// A contact as the coloring sees it.
@@ -125,8 +128,14 @@ struct ColoredPair {
 impl ConstraintGraph {
     /// Colors `contacts` and packs the colors into batches, unless they pair the same bodies
     /// as last time. Contacts marked in `direct` (empty: none) take no color: the direct
-    /// solver has them.
-    pub fn build(&mut self, contacts: &[Contact], bodies: &BodyStore, direct: &[bool]) {
+    /// solver has them. Bodies marked in `jointed` (per slot; empty: none) are in no tile.
+    pub fn build(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &BodyStore,
+        direct: &[bool],
+        jointed: &[bool],
+    ) {
         let pair = |i: usize, c: &Contact| ColoredPair {
             a: c.a,
             b: c.b,
@@ -136,6 +145,7 @@ impl ConstraintGraph {
             kinematic: bodies.is_kinematic(c.a as usize) || bodies.is_kinematic(c.b as usize),
         };
         let unchanged = self.colored.len() == contacts.len()
+            && self.jointed == jointed
             && contacts
                 .iter()
                 .zip(&self.colored)
@@ -148,6 +158,8 @@ impl ConstraintGraph {
         for color in &mut self.colors {
             color.clear();
         }
+        self.jointed.clear();
+        self.jointed.extend_from_slice(jointed);
         self.body_colors.clear();
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
@@ -250,6 +262,13 @@ impl ConstraintGraph {
         #[cfg(test)]
         if self.no_tiles {
             count.fill(too_large);
+        }
+        // Jointed bodies' components too: a tile runs no joint stage.
+        let jointed = |s: u32| self.jointed.get(s as usize).copied().unwrap_or(false);
+        for p in self.colored.iter().filter(|p| jointed(p.a) || jointed(p.b)) {
+            if let Some(root) = root_of(parent, p) {
+                count[root] = too_large;
+            }
         }
         for p in self.colored.iter().filter(|p| p.kinematic) {
             if let Some(root) = root_of(parent, p) {
@@ -518,7 +537,7 @@ mod tests {
             };
             let (store, contacts) = random_graph(seed, bodies, pairs);
             let mut graph = ConstraintGraph::default();
-            graph.build(&contacts, &store, &[]);
+            graph.build(&contacts, &store, &[], &[]);
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
@@ -629,7 +648,7 @@ mod tests {
         let result = |g: &ConstraintGraph| g.contact_colors(g.colored.len());
         let fresh = |store: &BodyStore, contacts: &[Contact]| {
             let mut g = ConstraintGraph::default();
-            g.build(contacts, store, &[]);
+            g.build(contacts, store, &[], &[]);
             result(&g)
         };
         let mut graph = ConstraintGraph::default();
@@ -641,7 +660,7 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
-            graph.build(contacts, store, &[]);
+            graph.build(contacts, store, &[], &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
         }
     }

@@ -7,6 +7,9 @@ use std::fmt;
 pub enum Error {
     /// The `BodyId` was removed, never existed, or belongs to another world.
     InvalidBody,
+    /// The `JointId` was removed (directly or with one of its bodies), never existed, or
+    /// belongs to another world.
+    InvalidJoint,
     /// A shape that cannot be simulated: non-finite values, non-positive sizes, a degenerate or
     /// too large polygon. The text says which.
     InvalidShape(String),
@@ -21,6 +24,10 @@ impl fmt::Display for Error {
             Error::InvalidBody => write!(
                 f,
                 "invalid body handle (removed, stale or from another world)"
+            ),
+            Error::InvalidJoint => write!(
+                f,
+                "invalid joint handle (removed, stale or from another world)"
             ),
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),

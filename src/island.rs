@@ -81,10 +81,18 @@ impl Islands {
         self.split_pending[root as usize] |= pending;
     }
 
+    /// Marks the island of `slot` as possibly split: it lost a link other than a contact (a
+    /// joint).
+    pub fn mark_split(&mut self, slot: u32) {
+        let root = self.find(slot);
+        self.split_pending[root as usize] = true;
+    }
+
     /// Compares this step's touching contacts with last step's: a link that began merges two
     /// islands, a link that ended marks its island as possibly split. Both lists are sorted, so
-    /// one merge-join finds both kinds of event.
-    pub fn update(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+    /// one merge-join finds both kinds of event. The bodies of each pair of `joints` share an
+    /// island too, as long as the joint lasts (see `World::remove_joint`).
+    pub fn update(&mut self, contacts: &[Contact], bodies: &BodyStore, joints: &[(u32, u32)]) {
         let mut next = std::mem::take(&mut self.next_links);
         next.clear();
         next.extend(
@@ -110,6 +118,11 @@ impl Islands {
         }
         self.links = next;
         self.next_links = old;
+        for &(a, b) in joints {
+            if bodies.is_dynamic(a as usize) && bodies.is_dynamic(b as usize) {
+                self.union(a, b);
+            }
+        }
     }
 
     /// Forgets the links of bodies that fell asleep: their contacts are set aside, not ended.
@@ -119,9 +132,14 @@ impl Islands {
     }
 
     /// Splits the island whose members are `members` (ascending slots) into the connected
-    /// components of their touching `contacts`, by flood fill. Each component is rooted at its
+    /// components of their touching `contacts` and their `joints`, by flood fill. Each component is rooted at its
     /// lowest slot and is no longer pending a split. Returns the root of each member, in order.
-    pub fn split(&mut self, members: &[u32], contacts: &[Contact]) -> Vec<u32> {
+    pub fn split(
+        &mut self,
+        members: &[u32],
+        contacts: &[Contact],
+        joints: &[(u32, u32)],
+    ) -> Vec<u32> {
         for (i, &s) in members.iter().enumerate() {
             self.member_index[s as usize] = i as u32;
         }
@@ -129,13 +147,13 @@ impl Islands {
         // Adjacency in compressed rows: count the degrees, then fill.
         let n = members.len();
         let mut start = vec![0u32; n + 1];
-        let edges: Vec<(u32, u32)> = contacts
+        let links = contacts
             .iter()
-            .filter_map(|c| {
-                let (i, j) = (
-                    local(c.a, &self.member_index),
-                    local(c.b, &self.member_index),
-                );
+            .map(|c| (c.a, c.b))
+            .chain(joints.iter().copied());
+        let edges: Vec<(u32, u32)> = links
+            .filter_map(|(a, b)| {
+                let (i, j) = (local(a, &self.member_index), local(b, &self.member_index));
                 (i != NONE && j != NONE).then_some((i, j))
             })
             .collect();
@@ -293,7 +311,7 @@ mod tests {
                 }
             }
             contacts.sort_unstable_by_key(|c| (c.a, c.b));
-            islands.update(&contacts, &bodies);
+            islands.update(&contacts, &bodies, &[]);
 
             let truth = lowest_reachable(n, &contacts);
             // Merging alone: bodies that touch share an island (islands may be too large).
@@ -311,7 +329,7 @@ mod tests {
             for root in roots {
                 let members: Vec<u32> =
                     (1..n as u32).filter(|&s| islands.find(s) == root).collect();
-                let parts = islands.split(&members, &contacts);
+                let parts = islands.split(&members, &contacts, &[]);
                 for (&s, &r) in members.iter().zip(&parts) {
                     assert_eq!(r, truth[s as usize], "round {round}, body {s}");
                     let root = islands.find(s);
@@ -327,10 +345,10 @@ mod tests {
         let bodies = store(3);
         let mut islands = islands_of(&bodies);
         let chain = [contact(1, 2), contact(2, 3)];
-        islands.update(&chain, &bodies);
+        islands.update(&chain, &bodies, &[]);
         assert_eq!(islands.find(3), 1);
         assert!(!islands.split_pending(1));
-        islands.update(&chain[..1], &bodies);
+        islands.update(&chain[..1], &bodies, &[]);
         let root = islands.find(3);
         assert!(islands.split_pending(root));
     }
@@ -340,13 +358,13 @@ mod tests {
         let mut bodies = store(4);
         let mut islands = islands_of(&bodies);
         let contacts = [contact(1, 2), contact(2, 3), contact(3, 4)];
-        islands.update(&contacts, &bodies);
+        islands.update(&contacts, &bodies, &[]);
         assert_eq!(islands.find(4), 1);
         // Remove body 2: 1 stands alone, 3 and 4 still touch.
         bodies.remove(2);
         islands.remove_body(2, &bodies);
         let left = [contact(3, 4)];
-        islands.update(&left, &bodies);
+        islands.update(&left, &bodies, &[]);
         assert_eq!(islands.find(1), 1);
         assert_eq!(islands.find(4), 3);
         assert_eq!(islands.find(2), 2);

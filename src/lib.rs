@@ -38,6 +38,8 @@ pub mod distance;
 mod error;
 mod forces;
 mod island;
+mod joint;
+mod joint_solver;
 mod lcp;
 mod limits;
 mod live_settings;
@@ -68,6 +70,7 @@ pub use distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };
 pub use error::Error;
+pub use joint::{JointDef, JointId, JointKind};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};

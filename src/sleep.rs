@@ -110,6 +110,13 @@ impl Sleep {
         self.stale = true;
     }
 
+    /// A joint of the awake body in `slot` was removed: its island may be in parts now.
+    pub fn joint_removed(&mut self, slot: u32, bodies: &BodyStore) {
+        if bodies.is_dynamic(slot as usize) {
+            self.islands.mark_split(slot);
+        }
+    }
+
     /// Forgets the removed body in `slot` (its island must be awake).
     pub fn remove_body(&mut self, slot: usize, was_dynamic: bool, bodies: &BodyStore) {
         if was_dynamic {
@@ -155,9 +162,15 @@ impl Sleep {
     }
 
     /// Sets the seconds of rest of every body that moves: reset when it is faster than its
-    /// threshold or touches a moving kinematic body (which would carry it along), else grown
-    /// by `dt`.
-    fn tick_timers(&mut self, bodies: &BodyStore, contacts: &ContactSet, dt: f32) {
+    /// threshold or touches or is joined to a moving kinematic body (which would carry it
+    /// along), else grown by `dt`.
+    fn tick_timers(
+        &mut self,
+        bodies: &BodyStore,
+        contacts: &ContactSet,
+        joints: &[(u32, u32)],
+        dt: f32,
+    ) {
         for &s in &self.moving {
             let s = s as usize;
             if !bodies.is_dynamic(s) {
@@ -179,8 +192,9 @@ impl Sleep {
         if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {
             return;
         }
-        for c in &contacts.contacts {
-            let (a, b) = (c.a as usize, c.b as usize);
+        let links = contacts.contacts.iter().map(|c| (c.a, c.b));
+        for (a, b) in links.chain(joints.iter().copied()) {
+            let (a, b) = (a as usize, b as usize);
             if moving_kinematic(a) {
                 self.sleep_time[b] = 0.0;
             }
@@ -248,10 +262,11 @@ impl Sleep {
         roots: &[u32],
         bodies: &BodyStore,
         contacts: &ContactSet,
+        joints: &[(u32, u32)],
         time_to_sleep: f32,
     ) -> Vec<u32> {
         let members = self.members_of(roots, bodies);
-        let roots = self.islands.split(&members, &contacts.contacts);
+        let roots = self.islands.split(&members, &contacts.contacts, joints);
         let mut parts: Vec<(u32, f32)> = Vec::new();
         for (&s, &r) in members.iter().zip(&roots) {
             let t = self.sleep_time[s as usize];
@@ -473,8 +488,9 @@ impl World {
         let time_to_sleep = self.settings().time_to_sleep;
         let margin = 4.0 * self.settings().linear_slop;
         let (bodies, contacts, sleep) = (&mut self.bodies, &mut self.contacts, &mut self.sleep);
-        sleep.islands.update(&contacts.contacts, bodies);
-        sleep.tick_timers(bodies, contacts, dt);
+        let joints = &self.joints.pairs[..];
+        sleep.islands.update(&contacts.contacts, bodies, joints);
+        sleep.tick_timers(bodies, contacts, joints, dt);
         let times = sleep.island_times(bodies);
 
         // Islands that lost a contact may be in parts, each of which may sleep on its own. A
@@ -501,10 +517,10 @@ impl World {
         }
         sleep.split_pause = sleep.split_pause.saturating_sub(1);
         if !to_split.is_empty() {
-            ready.extend(sleep.split_ready(&to_split, bodies, contacts, time_to_sleep));
+            ready.extend(sleep.split_ready(&to_split, bodies, contacts, joints, time_to_sleep));
         }
         if let Some(c) = candidate {
-            let parts = sleep.split_ready(&[c.root], bodies, contacts, time_to_sleep);
+            let parts = sleep.split_ready(&[c.root], bodies, contacts, joints, time_to_sleep);
             if parts.is_empty() {
                 // No part of it could sleep: it still moves as a whole.
                 sleep.split_pause = FUTILE_SPLIT_PAUSE;

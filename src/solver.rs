@@ -21,6 +21,8 @@ use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::forces::Forces;
+use crate::joint::JointStore;
+use crate::joint_solver::JointOp;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
@@ -74,6 +76,7 @@ enum Op {
     Bodies(BodyOp),
     Contacts(ContactOp),
     Direct(DirectOp),
+    Joints(JointOp),
 }
 
 /// One stage of the step, cut into blocks for the workers.
@@ -83,6 +86,8 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
+    /// One block: every joint, in slot order (see `joint_solver`).
+    Joints(JointOp),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
     Tiles,
@@ -123,14 +128,14 @@ impl BatchPtr {
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
 /// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
 /// step is `1 - mass_scale`).
-#[derive(Clone, Copy, Debug)]
-struct Softness {
-    bias_rate: f32,
-    mass_scale: f32,
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
 }
 
 impl Softness {
-    fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
+    pub(crate) fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
         let omega = 2.0 * std::f32::consts::PI * hertz;
         let a1 = 2.0 * damping_ratio + h * omega;
         let a2 = h * omega * a1;
@@ -203,6 +208,9 @@ pub(crate) struct StepInput<'a> {
     pub moving: &'a [u32],
     /// The user's forces and torques, acting through this step.
     pub forces: &'a Forces,
+    /// The joints: prepared and solved with the contacts, their impulses kept for the next
+    /// step.
+    pub joints: &'a mut JointStore,
     pub dt: f32,
 }
 
@@ -218,6 +226,7 @@ impl Solver {
             settings,
             moving,
             forces,
+            joints,
             dt,
         } = input;
         let substeps = settings.substeps;
@@ -239,7 +248,8 @@ impl Solver {
         self.load_states(bodies, moving, graph);
         self.load_forces(bodies, forces);
         self.pack(contacts, graph, direct, bodies, settings, h);
-        self.plan(graph, settings);
+        let any_joint = joints.prepare(bodies, &self.state_of, settings, h);
+        self.plan(graph, settings, any_joint);
 
         let solve = SolveParams {
             inv_h,
@@ -360,6 +370,8 @@ impl Solver {
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
+        // The joint stages are single blocks: the lock is never contended.
+        let joints = std::sync::Mutex::new(joints);
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, block| {
@@ -372,6 +384,13 @@ impl Solver {
                 match stages[stage] {
                     Stage::Direct(op) => {
                         DirectSolver::run(islands, block, op, states, &direct_params)
+                    }
+                    Stage::Joints(op) => {
+                        // Only a panic in an earlier joint stage poisons the lock, and that
+                        // panic ends the step.
+                        if let Ok(mut joints) = joints.lock() {
+                            joints.run(op, states);
+                        }
                     }
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
@@ -397,8 +416,8 @@ impl Solver {
                                         run_batches(op, range.clone(), true);
                                     }
                                 }
-                                // Direct islands are in no tile.
-                                Op::Direct(_) => {}
+                                // Direct islands and jointed bodies are in no tile.
+                                Op::Direct(_) | Op::Joints(_) => {}
                             }
                         }
                     }
@@ -685,12 +704,14 @@ impl Solver {
     /// Lists the step's program: the impact passes, if any contact bounces; then per substep
     /// integrate velocities, warm start, solve (`solve_iterations` times), integrate
     /// positions, relax; with direct islands, the impact passes, each solve and each relax are
-    /// followed by theirs. Then the stages and their block counts: prepare; the tiles (one block each, a
-    /// tile runs the whole program); then the program over the rest of the world, each body
-    /// stage over the states in no tile, each contact stage the overflow set (one block, so
-    /// one thread solves it in order) followed by the colors in order, each direct stage one
-    /// block per island.
-    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings) {
+    /// followed by theirs; with `joints`, each warm start and solve is preceded by the
+    /// joints', and the joints relax after all contacts. Then the stages and their block
+    /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
+    /// program over the rest of the world, each body stage over the states in no tile, each
+    /// contact stage the overflow set (one block, so one thread solves it in order) followed
+    /// by the colors in order, each direct stage one block per island, each joint stage one
+    /// block.
+    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: bool) {
         self.stages.clear();
         let contacts = |stages: &mut Vec<Stage>, op| {
             let overflow = graph.overflow_batches();
@@ -726,8 +747,14 @@ impl Solver {
         }
         for _ in 0..settings.substeps {
             program.push(Op::Bodies(BodyOp::IntegrateVelocities));
+            if joints {
+                program.push(Op::Joints(JointOp::WarmStart));
+            }
             program.push(Op::Contacts(ContactOp::WarmStart));
             for _ in 0..settings.solve_iterations {
+                if joints {
+                    program.push(Op::Joints(JointOp::Solve));
+                }
                 program.push(Op::Contacts(ContactOp::Solve));
             }
             if direct {
@@ -737,6 +764,11 @@ impl Solver {
             program.push(Op::Contacts(ContactOp::Relax));
             if direct {
                 program.push(Op::Direct(DirectOp::Relax));
+            }
+            // Last: a direct island's relax starts again from the velocities it saved before
+            // its solve, and would undo a joint relax before it.
+            if joints {
+                program.push(Op::Joints(JointOp::Relax));
             }
         }
         let stages = &mut self.stages;
@@ -758,6 +790,7 @@ impl Solver {
                 Op::Bodies(_) => {}
                 Op::Contacts(op) => contacts(stages, op),
                 Op::Direct(op) => stages.push(Stage::Direct(op)),
+                Op::Joints(op) => stages.push(Stage::Joints(op)),
             }
         }
 
@@ -768,6 +801,7 @@ impl Solver {
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
                 Stage::Direct(_) => islands,
+                Stage::Joints(_) => 1,
                 Stage::Tiles => graph.tiles.len(),
                 Stage::Contacts {
                     start,

@@ -9,6 +9,7 @@ use crate::contact_events::ContactLog;
 use crate::direct_islands::DirectIslands;
 use crate::error::Error;
 use crate::forces::Forces;
+use crate::joint::JointStore;
 use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
@@ -188,6 +189,7 @@ pub struct World {
     /// The small islands of widely different masses, solved exactly.
     direct: DirectIslands,
     pub(crate) solver: Solver,
+    pub(crate) joints: JointStore,
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
     pub(crate) query_grid: RwLock<QueryGrid>,
@@ -223,6 +225,7 @@ impl World {
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
             solver: Solver::default(),
+            joints: JointStore::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
         }
@@ -253,7 +256,8 @@ impl World {
         Ok(id)
     }
 
-    /// Removes a body; its handle becomes invalid. Wakes the bodies it touched.
+    /// Removes a body and its joints; its handle and those of its joints become invalid. Wakes
+    /// the bodies it touched and those it was joined to.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
@@ -263,6 +267,7 @@ impl World {
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
+        self.joints.remove_body(slot as u32);
         self.sleep.remove_body(slot, dynamic, &self.bodies);
         self.invalidate_queries();
         Ok(())
@@ -277,7 +282,7 @@ impl World {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread
             // wake-ups per step on a 2-core machine.
-            self.graph.build(&[], &self.bodies, &[]);
+            self.graph.build(&[], &self.bodies, &[], &[]);
             self.profile = Profile::default();
             return Ok(());
         }
@@ -302,6 +307,7 @@ impl World {
         {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
+            self.joints.refresh(self.bodies.slots());
             self.update_aabbs(speculative_distance, dt);
             if !self.bodies.compound_slots.is_empty() {
                 self.update_compound_aabbs(speculative_distance, dt);
@@ -317,6 +323,7 @@ impl World {
             self.broad_phase.find_pairs(&proxies, &mut self.pairs);
             self.add_resting_pairs();
             self.take_sensor_pairs();
+            self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
             }
@@ -351,6 +358,7 @@ impl World {
             let contacts = &set.contacts;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
+            let jointed = &self.joints.jointed[..];
             let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
             // On two threads the events hide behind the longer coloring; on one they go first,
             // while the contacts the narrowphase wrote are still in cache.
@@ -358,7 +366,7 @@ impl World {
                 || events.step_done(set, bodies, asleep, substep, slop),
                 || {
                     direct.find(contacts, bodies);
-                    graph.build(contacts, bodies, &direct.is_direct);
+                    graph.build(contacts, bodies, &direct.is_direct, jointed);
                 },
             );
         }
@@ -374,6 +382,7 @@ impl World {
                 settings: &self.settings,
                 moving: &self.sleep.moving,
                 forces: &self.forces,
+                joints: &mut self.joints,
                 dt,
             });
         }
