@@ -36,6 +36,7 @@ mod direct_islands;
 mod direct_solver;
 pub mod distance;
 mod error;
+mod exact_overlap;
 mod island;
 mod lcp;
 mod limits;
