@@ -132,9 +132,17 @@ pub(crate) const MAX_SUBSTEPS: u32 = 256;
 /// Most biased solve passes per substep; see [`MAX_SUBSTEPS`].
 pub(crate) const MAX_SOLVE_ITERATIONS: u32 = 256;
 
-/// Most worker threads a world may ask for: building a pool spawns them all at once, and a
-/// count like `usize::MAX` would exhaust the machine before failing.
-pub(crate) const MAX_THREADS: usize = 4096;
+/// Most worker threads a world may ask for. Building a pool spawns them all at once, and every
+/// parallel stage of a step wakes them: 4096 threads took half a minute to build and a step
+/// never finished, 512 made a step of 100 bodies take a third of a second. 256 is beyond the
+/// cores of any machine the engine runs on, and the count is a fixed constant rather than the
+/// machine's core count so that the same settings are valid everywhere.
+pub(crate) const MAX_THREADS: usize = 256;
+
+/// Largest `max_linear_speed` (m/s). The speed cap compares squared speeds, so the cap's square
+/// must be finite in f32 (1e36 against f32's 3.4e38, with room for the sum of two axes); beyond
+/// it the cap would never apply, and a cap of 1e38 made every step refuse its `dt`.
+pub(crate) const MAX_SPEED_CAP: f32 = 1.0e18;
 
 /// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
 /// out of range.

@@ -140,7 +140,8 @@ impl FixedStepper {
     /// most `max_steps_per_frame` (the rest of a larger backlog is dropped and reported).
     ///
     /// `Err(InvalidParameter)`, with the world and the stepper unchanged, for a negative or
-    /// non-finite `frame_time`, bad stepper settings, or bad world settings.
+    /// non-finite `frame_time`, bad stepper settings, or a `dt` the world's
+    /// [`World::step`] refuses.
     pub fn advance(&mut self, world: &mut World, frame_time: f32) -> Result<StepReport, Error> {
         if !(frame_time.is_finite() && frame_time >= 0.0) {
             return Err(Error::InvalidParameter(format!(
@@ -149,7 +150,7 @@ impl FixedStepper {
         }
         self.validate()?;
         // Checked before anything changes, so the steps below cannot fail half way.
-        world.settings().validate()?;
+        crate::limits::check_time_step(self.dt, world.settings())?;
 
         let dt = f64::from(self.dt);
         let total = self.accumulator + f64::from(frame_time);

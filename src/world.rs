@@ -68,7 +68,9 @@ pub struct WorldSettings {
     /// on large_pyramid a second pass keeps all 14950 contacts and cuts the top box's drop
     /// from 0.87 m to 0.37 m for a third more solver time.
     pub solve_iterations: u32,
-    /// Worker threads of this world's own pool, 0..=4096; 0 = one per core. Default 0.
+    /// Worker threads of this world's own pool, 0..=256; 0 = one per core. Default 0. The
+    /// bound is the same on every machine (see [`WorldSettings::validate`]); more threads than
+    /// cores only add wake-up costs.
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,
@@ -88,7 +90,8 @@ pub struct WorldSettings {
     pub linear_slop: f32,
     /// Approach speed (m/s) under which contacts do not bounce. Default 1.
     pub restitution_threshold: f32,
-    /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step. Default 400.
+    /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step, > 0 and at
+    /// most 1e18 (its square must stay finite in f32). Default 400.
     /// Angular speed is capped too, at an eighth of a turn per substep and half a turn per step
     /// (`PI * min(substeps / 4, 1) / dt` rad/s: 188 rad/s at 60 Hz and 4 substeps or more), so
     /// that a substep's rotation stays small and a step's contacts stay near where its
@@ -130,7 +133,11 @@ impl Default for WorldSettings {
 }
 
 impl WorldSettings {
-    /// `Err(InvalidParameter)` naming the first bad field.
+    /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps` or
+    /// `solve_iterations` outside 1..=256, `threads` over 256, `contact_hertz`,
+    /// `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not finite and > 0, a
+    /// `max_linear_speed` over 1e18, or a negative or non-finite damping ratio, time to sleep or
+    /// restitution threshold. [`World::new`] and [`World::try_new`] both run it.
     pub fn validate(&self) -> Result<(), Error> {
         if !self.gravity.is_finite() {
             return Err(Error::InvalidParameter(format!(
@@ -151,6 +158,13 @@ impl WorldSettings {
                     "{name} must be finite and > 0, got {value}"
                 )));
             }
+        }
+        if self.max_linear_speed > crate::limits::MAX_SPEED_CAP {
+            return Err(Error::InvalidParameter(format!(
+                "max_linear_speed must be at most {} m/s, got {}",
+                crate::limits::MAX_SPEED_CAP,
+                self.max_linear_speed
+            )));
         }
         crate::error::check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
         crate::error::check_non_negative("time_to_sleep", self.time_to_sleep)?;
@@ -180,21 +194,27 @@ pub struct World {
 }
 
 impl World {
-    /// A world with `settings`. Bad settings are reported by [`World::try_new`] or by the first
-    /// [`World::step`].
+    /// A world with `settings`.
+    ///
+    /// # Panics
+    ///
+    /// With the error's message when [`WorldSettings::validate`] refuses the settings; use
+    /// [`World::try_new`] to get the error as a value instead.
     pub fn new(settings: WorldSettings) -> World {
+        World::try_new(settings).unwrap_or_else(|e| panic!("World::new: {e}"))
+    }
+
+    /// A world with `settings`, or the error of [`WorldSettings::validate`].
+    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
+        settings.validate()?;
         start_tracy();
-        // Without a pool of its own the world runs on rayon's global pool. An absurd thread
-        // count is not even tried: `step` reports it.
-        let pool = (settings.threads <= crate::limits::MAX_THREADS)
-            .then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(settings.threads)
-                    .build()
-                    .ok()
-            })
-            .flatten();
-        World {
+        // Without a pool of its own (the system refused the threads) the world runs on rayon's
+        // global pool.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.threads)
+            .build()
+            .ok();
+        Ok(World {
             settings,
             pool,
             bodies: BodyStore::new(),
@@ -209,17 +229,11 @@ impl World {
             solver: Solver::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
-        }
+        })
     }
 
-    /// Like [`World::new`], but `Err` for bad settings.
-    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
-        settings.validate()?;
-        Ok(World::new(settings))
-    }
-
-    /// The settings the world was created with; they cannot be changed afterwards.
-    /// [`World::new`] does not check them: with bad settings every [`World::step`] fails.
+    /// The settings the world was created with, valid by construction; they cannot be changed
+    /// afterwards.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
@@ -249,10 +263,9 @@ impl World {
         Ok(())
     }
 
-    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, a step so long
-    /// that a body at the speed cap would travel more than 1e30 m, or bad settings.
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, or a step so
+    /// long that a body at the speed cap would travel more than 1e30 m.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
-        self.settings.validate()?;
         crate::limits::check_time_step(dt, &self.settings)?;
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the

@@ -494,8 +494,9 @@ fn an_empty_world_steps_a_million_times() {
 }
 
 /// Settings that would make a step allocate or spawn without bound (u32::MAX substeps, a
-/// million threads) are refused, by `try_new` and by `step` of a world made with `new`, without
-/// the world building anything first.
+/// million threads, more threads than the documented 256) or fail every step (a speed cap whose
+/// square overflows) are refused by `try_new`, and `new` panics with the same error, without
+/// building anything first.
 #[test]
 fn absurd_work_settings_are_refused() {
     let bad = [
@@ -523,32 +524,43 @@ fn absurd_work_settings_are_refused() {
             threads: usize::MAX,
             ..WorldSettings::default()
         },
+        WorldSettings {
+            threads: 257,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            max_linear_speed: 1.0e38,
+            ..WorldSettings::default()
+        },
     ];
     for settings in bad {
         let what = format!("{settings:?}");
+        let Err(Error::InvalidParameter(why)) = World::try_new(settings.clone()) else {
+            panic!("try_new accepted {what}");
+        };
+        let panicked = std::panic::catch_unwind(|| World::new(settings)).err();
+        let message = panicked.and_then(|p| p.downcast::<String>().ok());
         assert!(
-            matches!(
-                World::try_new(settings.clone()),
-                Err(Error::InvalidParameter(_))
-            ),
-            "{what}"
+            message.is_some_and(|m| m.contains(&why)),
+            "new must panic with the error: {what}"
         );
-        let mut world = World::new(settings);
-        let id = add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
-        assert!(
-            matches!(world.step(DT), Err(Error::InvalidParameter(_))),
-            "{what}"
-        );
-        assert_eq!(world.position(id).unwrap(), Vec2::ZERO);
     }
     // The edges of the ranges are fine.
-    let edge = WorldSettings {
-        substeps: 256,
-        solve_iterations: 1,
-        threads: 1,
-        ..WorldSettings::default()
-    };
-    let mut world = World::try_new(edge).unwrap();
-    add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
-    world.step(DT).unwrap();
+    for edge in [
+        WorldSettings {
+            substeps: 256,
+            solve_iterations: 1,
+            threads: 1,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: 256,
+            max_linear_speed: 1.0e18,
+            ..WorldSettings::default()
+        },
+    ] {
+        let mut world = World::try_new(edge).unwrap();
+        add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+        world.step(DT).unwrap();
+    }
 }
