@@ -258,7 +258,7 @@ impl World {
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
         self.contacts.remove_body(slot as u32);
-        self.sleep.remove_body(slot, dynamic, &self.bodies);
+        self.sleep.remove_body(slot, dynamic);
         self.invalidate_queries();
         Ok(())
     }
