@@ -20,7 +20,9 @@ fn main() -> Result<(), String> {
         match arg.as_str() {
             "--bodies" => {
                 let value = args.next().ok_or("--bodies needs a number")?;
-                bodies = value.parse().map_err(|e| format!("--bodies {value}: {e}"))?;
+                bodies = value
+                    .parse()
+                    .map_err(|e| format!("--bodies {value}: {e}"))?;
             }
             "--touching" => touching = true,
             other => return Err(format!("unknown argument {other}")),

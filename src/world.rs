@@ -108,6 +108,13 @@ pub struct WorldSettings {
     /// Seconds every body of an island must stay below its sleep threshold before the island
     /// sleeps, >= 0. Default 0.5.
     pub time_to_sleep: f32,
+    /// Most pairs of shapes whose boxes may overlap in one step, moving bodies against sleeping
+    /// ones included. Default 1,000,000. Each pair becomes a contact with its manifold, solver
+    /// rows and graph color, so this bounds a step's memory and time where bodies pile up: 1000
+    /// circles created at one point overlap in 499,500 pairs, 10,000 in 50 million. A step
+    /// with more returns [`Error::TooManyPairs`] without changing the world. Any value is
+    /// valid; `usize::MAX` lifts the limit.
+    pub max_pairs: usize,
 }
 
 impl Default for WorldSettings {
@@ -128,6 +135,7 @@ impl Default for WorldSettings {
             restitution_mixing: MixRule::Min,
             enable_sleep: false,
             time_to_sleep: 0.5,
+            max_pairs: 1_000_000,
         }
     }
 }
@@ -264,7 +272,9 @@ impl World {
     }
 
     /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, or a step so
-    /// long that a body at the speed cap would travel more than 1e30 m.
+    /// long that a body at the speed cap would travel more than 1e30 m; and
+    /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
+    /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         crate::limits::check_time_step(dt, &self.settings)?;
         if self.bodies.len() == 0 {
@@ -277,16 +287,17 @@ impl World {
         }
         match self.pool.take() {
             Some(pool) => {
-                pool.install(|| self.run_step(dt));
+                let done = pool.install(|| self.run_step(dt));
                 self.pool = Some(pool);
+                done
             }
             None => self.run_step(dt),
         }
-        Ok(())
     }
 
-    /// The pipeline of one step.
-    fn run_step(&mut self, dt: f32) {
+    /// The pipeline of one step. `Err` only from the broadphase, before anything the world
+    /// shows has changed.
+    fn run_step(&mut self, dt: f32) -> Result<(), Error> {
         zone!("step");
         self.invalidate_queries();
         let mut clock = Stopwatch::start();
@@ -307,10 +318,23 @@ impl World {
                 layers: &self.bodies.layers,
                 masks: &self.bodies.mask,
             };
-            self.broad_phase.find_pairs(&proxies, &mut self.pairs);
+            let max_pairs = self.settings.max_pairs;
+            let too_many = Err(Error::TooManyPairs { max_pairs });
+            if !self
+                .broad_phase
+                .find_pairs_at_most(&proxies, &mut self.pairs, max_pairs)
+            {
+                return too_many;
+            }
             self.add_resting_pairs();
+            if self.pairs.len() > max_pairs {
+                return too_many;
+            }
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
+                if self.shape_pairs.pairs.len() > max_pairs {
+                    return too_many;
+                }
             }
         }
         let broad_phase = clock.lap();
@@ -384,6 +408,7 @@ impl World {
             finalize,
             total: clock.total(),
         };
+        Ok(())
     }
 
     /// Bounding boxes at the current positions, grown by the speculative distance so that
