@@ -89,7 +89,8 @@ impl FixedStepper {
         }
     }
 
-    /// Length of one physics step in seconds, finite and > 0. Default 1/60.
+    /// Length of one physics step in seconds, finite and > 0; [`World::step`] refuses steps
+    /// longer than 1 s. Default 1/60.
     pub fn dt(mut self, dt: f32) -> FixedStepper {
         self.dt = dt;
         self
@@ -150,7 +151,7 @@ impl FixedStepper {
         }
         self.validate()?;
         // Checked before anything changes, so the steps below cannot fail half way.
-        crate::limits::check_time_step(self.dt, world.settings())?;
+        crate::limits::check_time_step(self.dt)?;
 
         let dt = f64::from(self.dt);
         let total = self.accumulator + f64::from(frame_time);

@@ -271,12 +271,12 @@ impl World {
         Ok(())
     }
 
-    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, or a step so
-    /// long that a body at the speed cap would travel more than 1e30 m; and
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
+    /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
-        crate::limits::check_time_step(dt, &self.settings)?;
+        crate::limits::check_time_step(dt)?;
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread

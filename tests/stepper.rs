@@ -258,8 +258,7 @@ fn bad_frame_times_and_settings_are_errors_that_change_nothing() {
         s.advance(&mut world, DT),
         Err(Error::InvalidParameter(_))
     ));
-    // A step the world refuses (a body at the speed cap would leave f32's range) is caught
-    // before the first step.
+    // A step the world refuses (longer than 1 s) is caught before the first step.
     let mut s = FixedStepper::new().dt(1.0e29);
     assert!(s.advance(&mut world, 1.0e30).is_err());
     assert_eq!(s.accumulator(), 0.0);
