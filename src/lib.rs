@@ -46,6 +46,7 @@ mod profile;
 mod query;
 mod query_grid;
 mod ray;
+mod removal;
 mod resting_grid;
 pub mod scenes;
 mod schedule;

@@ -12,6 +12,7 @@ use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
+use crate::removal::Removed;
 use crate::shape::Shape;
 use crate::sleep::Sleep;
 use crate::solver::{Solver, StepInput};
@@ -199,6 +200,8 @@ pub struct World {
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
     pub(crate) query_grid: RwLock<QueryGrid>,
+    /// Bodies removed since the last step whose contacts are still listed; see `removal.rs`.
+    pub(crate) removed: Removed,
 }
 
 impl World {
@@ -237,6 +240,7 @@ impl World {
             solver: Solver::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
+            removed: Removed::default(),
         })
     }
 
@@ -262,10 +266,9 @@ impl World {
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
-        self.events.body_removed(&self.bodies, slot as u32);
+        self.removed.mark(slot as u32, id);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
-        self.contacts.remove_body(slot as u32);
         self.sleep.remove_body(slot, dynamic);
         self.invalidate_queries();
         Ok(())
@@ -277,6 +280,7 @@ impl World {
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         crate::limits::check_time_step(dt)?;
+        self.drop_removed_contacts();
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread
@@ -562,7 +566,14 @@ impl World {
     /// sleeping islands included: one per pair of shapes, so a compound body may have several
     /// with the same body.
     pub fn contact_count(&self) -> usize {
-        self.contacts.contacts.len() + self.sleep.frozen_contact_count()
+        let removed = &self.removed;
+        let gone = if removed.is_empty() {
+            0
+        } else {
+            let contacts = self.contacts.contacts.iter();
+            contacts.filter(|c| removed.either(c.a, c.b)).count()
+        };
+        self.contacts.contacts.len() - gone + self.sleep.frozen_contact_count()
     }
 
     /// Non-empty graph colors of the last step.
