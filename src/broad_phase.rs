@@ -14,6 +14,7 @@
 use crate::math::{Aabb, Vec2};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What kind of body owns a proxy. `None` = empty slot (a removed body): never paired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -413,6 +414,24 @@ impl BroadPhase {
     /// # Panics
     /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
     pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+        self.find_pairs_at_most(proxies, pairs, usize::MAX);
+    }
+
+    /// [`BroadPhase::find_pairs`], unless more than `max_pairs` pairs overlap: then it stops
+    /// early, leaves an unspecified part of them in `pairs` and returns `false`. The work and
+    /// memory it spends stay bounded by `max_pairs` (times a small factor for the pairs of the
+    /// fattened boxes it keeps), where listing them all could take any amount (10,000 bodies
+    /// at one point overlap in 50 million pairs). Whether it returns `false` depends only on
+    /// the inputs.
+    ///
+    /// # Panics
+    /// As [`BroadPhase::find_pairs`].
+    pub fn find_pairs_at_most(
+        &mut self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        max_pairs: usize,
+    ) -> bool {
         proxies.check();
         if self.fat.same_filters(proxies) {
             let held = self.fat.hold(proxies);
@@ -423,7 +442,7 @@ impl BroadPhase {
                 }
                 self.fat_uses += 1;
                 self.fat.overlapping(proxies, pairs);
-                return;
+                return pairs.len() <= max_pairs;
             }
         }
         self.rebuilds += 1;
@@ -434,13 +453,18 @@ impl BroadPhase {
         if self.plain_left > 0 {
             self.plain_left -= 1;
             self.fat.clear();
-            self.grid_pairs(proxies, pairs);
-            return;
+            return self.grid_pairs(proxies, pairs, max_pairs);
         }
         let mut fat = std::mem::take(&mut self.fat);
         let mut fat_pairs = std::mem::take(&mut fat.pairs);
         fat.fatten(proxies);
-        self.grid_pairs(&fat.proxies(), &mut fat_pairs);
+        if !self.grid_pairs(&fat.proxies(), &mut fat_pairs, max_pairs) {
+            // The fattened boxes overlap in too many pairs; the boxes themselves may not.
+            fat.pairs = fat_pairs;
+            self.fat = fat;
+            self.fat.clear();
+            return self.grid_pairs(proxies, pairs, max_pairs);
+        }
         fat.pairs = fat_pairs;
         // Room for what refits add, so that steady steps allocate nothing.
         fat.pairs.reserve(REFIT_RESERVE);
@@ -449,6 +473,7 @@ impl BroadPhase {
         self.fat = fat;
         self.fat_uses = 0;
         self.fat.overlapping(proxies, pairs);
+        pairs.len() <= max_pairs
     }
 
     /// How many calls so far rebuilt the grid rather than filtering the kept pairs (for
@@ -463,9 +488,19 @@ impl BroadPhase {
         self.refits
     }
 
-    /// Every overlapping pair of `proxies`, from a grid built for them.
-    fn grid_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+    /// Every overlapping pair of `proxies`, from a grid built for them; `false`, with part of
+    /// them, once more than `max_pairs` were found.
+    fn grid_pairs(
+        &mut self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        max_pairs: usize,
+    ) -> bool {
         pairs.clear();
+        let limit = PairLimit {
+            max: max_pairs,
+            found: AtomicUsize::new(0),
+        };
         self.cell_size = self.choose_cell_size(proxies);
         self.grid.build(proxies, self.cell_size);
 
@@ -474,8 +509,8 @@ impl BroadPhase {
         let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
         if threads == 1 || n <= chunk {
             // Straight into the output: no task overhead and no copy.
-            self.grid.collect(proxies, 0..n, pairs);
-            return;
+            self.grid.collect(proxies, 0..n, pairs, &limit);
+            return !limit.exceeded();
         }
         // Each task owns a range of `a`; since each range's output is sorted and the ranges
         // ascend, concatenating in range order gives the sorted list whatever the thread count.
@@ -489,11 +524,15 @@ impl BroadPhase {
             .enumerate()
             .for_each(|(i, out)| {
                 out.clear();
-                grid.collect(proxies, i * chunk..((i + 1) * chunk).min(n), out);
+                grid.collect(proxies, i * chunk..((i + 1) * chunk).min(n), out, &limit);
             });
+        if limit.exceeded() {
+            return false;
+        }
         for out in &self.chunk_pairs[..chunks] {
             pairs.extend_from_slice(out);
         }
+        true
     }
 
     /// The cell size used by the last call (for tests/diagnostics).
@@ -540,6 +579,26 @@ impl BroadPhase {
         let mid = self.sizes.len() / 2;
         let (_, median, _) = self.sizes.select_nth_unstable_by(mid, f32::total_cmp);
         (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
+    }
+}
+
+/// How many pairs the tasks of one search found together, and how many they may.
+struct PairLimit {
+    max: usize,
+    found: AtomicUsize,
+}
+
+impl PairLimit {
+    /// Counts `n` more pairs; `true` once the total is past the limit. The total only grows
+    /// and every task adds all it found before it looks, so the search as a whole ends past
+    /// the limit exactly when the full list would be: the outcome does not depend on timing.
+    fn add(&self, n: usize) -> bool {
+        let total = self.found.fetch_add(n, Ordering::Relaxed) + n;
+        total > self.max
+    }
+
+    fn exceeded(&self) -> bool {
+        self.found.load(Ordering::Relaxed) > self.max
     }
 }
 
@@ -669,8 +728,15 @@ impl Grid {
     }
 
     /// Appends the pairs (a, b), b > a, of every `a` in `range`, sorted.
-    fn collect(&self, proxies: &Proxies, range: Range<usize>, out: &mut Vec<(u32, u32)>) {
+    fn collect(
+        &self,
+        proxies: &Proxies,
+        range: Range<usize>,
+        out: &mut Vec<(u32, u32)>,
+        limit: &PairLimit,
+    ) {
         for a in range {
+            let before = out.len();
             match self.class[a] {
                 Class::Empty => {}
                 Class::Small => {
@@ -682,6 +748,9 @@ impl Grid {
                     out[start..].sort_unstable_by_key(|&(_, b)| b);
                 }
                 Class::Large => self.partners_of_large(proxies, a, out),
+            }
+            if out.len() > before && limit.add(out.len() - before) {
+                return;
             }
         }
     }

@@ -548,13 +548,13 @@ impl ContactSet {
         (self.keys, self.contacts, self.base_of) = (keys, contacts, base_of);
     }
 
-    /// Drops every contact of a removed body.
-    pub fn remove_body(&mut self, slot: u32) {
+    /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
+    pub fn remove_bodies(&mut self, gone: impl Fn(u32, u32) -> bool) {
         if self.keys.len() != self.contacts.len() || self.base_of.len() != self.contacts.len() {
-            self.contacts.retain(|c| c.a != slot && c.b != slot);
+            self.contacts.retain(|c| !gone(c.a, c.b));
             return;
         }
-        self.retain(|_, (a, b, _)| a != slot && b != slot);
+        self.retain(|_, (a, b, _)| !gone(a, b));
     }
 
     /// The shape pair of contact `i` (0 if its key was lost, see `ensure_keys`).

@@ -29,6 +29,7 @@ use crate::body::{BodyId, BodyStore};
 use crate::contact::{split_children, Contact, ContactSet};
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
+use crate::removal::Removed;
 use crate::resting_grid::merge_sorted;
 use crate::sensor::SensorEvent;
 use crate::world::World;
@@ -198,19 +199,20 @@ fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
 }
 
 impl ContactLog {
-    /// Records the end of every touching contact of the body in `slot`, which is about to be
-    /// removed (its handle must still be live).
-    pub fn body_removed(&mut self, bodies: &BodyStore, slot: u32) {
+    /// Records the end of every touching pair of the bodies `gone` marks as removed, naming
+    /// them by the handles they had.
+    pub fn bodies_removed(&mut self, bodies: &BodyStore, gone: &Removed) {
         let mut removed = std::mem::take(&mut self.removed);
+        let id = |s: u32| gone.id(s).unwrap_or_else(|| bodies.id(s as usize));
         self.touching.retain(|&(a, b)| {
-            let involved = a == slot || b == slot;
+            let involved = gone.either(a, b);
             if involved {
-                removed.push(event(bodies, a, b));
+                removed.push(TouchEvent { a: id(a), b: id(b) });
             }
             !involved
         });
         self.removed = removed;
-        self.approaching.retain(|&(a, b, _)| a != slot && b != slot);
+        self.approaching.retain(|&(a, b, _)| !gone.either(a, b));
     }
 
     /// Replaces the events with those of the step whose (sorted) `contacts` were just made.
@@ -414,7 +416,8 @@ impl World {
     pub fn contacts(&self) -> impl Iterator<Item = ContactData<'_>> + '_ {
         let (substep, threshold) = (self.events.substep, self.events.threshold);
         let all = self.contacts.contacts.iter().zip(self.contacts.children());
-        all.filter(move |(c, _)| touches(c, threshold))
+        let removed = &self.removed;
+        all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
             .map(move |(c, children)| (c, crate::contact::split_children(children)))
             .map(move |(c, (shape_a, shape_b))| ContactData {
                 a: self.bodies.id(c.a as usize),

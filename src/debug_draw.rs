@@ -114,8 +114,17 @@ impl World {
 
     fn draw_contacts(&self, draw: &mut impl DebugDraw) {
         let contacts = &self.contacts.contacts;
-        let colors = self.graph.contact_colors(contacts.len());
+        // After a removal the listed contacts are not those the last step colored: their colors
+        // are unknown, as after any change between steps.
+        let colors = if self.removed.is_empty() {
+            self.graph.contact_colors(contacts.len())
+        } else {
+            None
+        };
         for (i, c) in contacts.iter().enumerate() {
+            if self.removed.either(c.a, c.b) {
+                continue; // A removed body's, dropped by the next step.
+            }
             let m = &c.manifold;
             for p in &m.points[..m.point_count] {
                 draw.draw_contact(&DebugContact {

@@ -289,20 +289,6 @@ pub(crate) fn shape_penetration(
     })
 }
 
-/// Whether shapes `a` at `xf_a` and `b` at `xf_b` overlap or touch.
-pub(crate) fn shapes_overlap(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> bool {
-    proxies_overlap(
-        &Proxy::new(a),
-        &Proxy::new(b).transformed(xf_a.inv_mul(xf_b)),
-    )
-}
-
-/// Whether two proxies given in the same frame overlap or touch.
-pub(crate) fn proxies_overlap(a: &Proxy, b: &Proxy) -> bool {
-    let core = gjk(a, b);
-    core.overlap || core.distance <= a.radius + b.radius
-}
-
 /// A shape as GJK sees it: a convex core of 1..=8 points and a rounding radius.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Proxy {
@@ -332,17 +318,6 @@ impl Proxy {
             points,
             count: 1,
             radius,
-        }
-    }
-
-    /// A sharp box covering `min..=max`.
-    pub fn rect(min: Vec2, max: Vec2) -> Proxy {
-        let mut points = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-        points[..4].copy_from_slice(&[min, Vec2::new(max.x, min.y), max, Vec2::new(min.x, max.y)]);
-        Proxy {
-            points,
-            count: 4,
-            radius: 0.0,
         }
     }
 

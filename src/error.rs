@@ -16,6 +16,14 @@ pub enum Error {
     /// Any other out-of-range argument (time step, density, friction, restitution, settings...).
     /// The text names the parameter and the value.
     InvalidParameter(String),
+    /// More pairs of shapes overlapped in a step than
+    /// [`WorldSettings::max_pairs`](crate::WorldSettings::max_pairs) allows, which bounds the step's memory: the step was
+    /// not taken and the world is as it was before it. Bodies piled up at one point cause it;
+    /// separate or remove some, or create the world with a larger limit.
+    TooManyPairs {
+        /// The limit the world was created with.
+        max_pairs: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -31,6 +39,10 @@ impl fmt::Display for Error {
             ),
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+            Error::TooManyPairs { max_pairs } => write!(
+                f,
+                "more than {max_pairs} pairs of shapes overlap (WorldSettings::max_pairs): the step was not taken"
+            ),
         }
     }
 }

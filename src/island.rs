@@ -45,18 +45,33 @@ pub(crate) struct Islands {
     next_links: Vec<(u32, u32)>,
     /// Scratch of [`Islands::split`]: the member index of each slot, `NONE` for others.
     member_index: Vec<u32>,
+    /// Dynamic bodies removed since the last step began, whose islands
+    /// [`Islands::dissolve_removed`] dissolves then: dissolving finds an island's members by a pass over every slot, and one pass for
+    /// all the removals of a step keeps removing n bodies linear instead of quadratic.
+    removed: Vec<u32>,
+    /// Bodies added since then into slots that may still lie on the path of
+    /// another island's tree (slots freed by `removed`): made islands of their own only after
+    /// those islands are dissolved.
+    added: Vec<u32>,
 }
 
 impl Islands {
-    /// A new body in `slot` is an island of its own.
+    /// A new body in `slot` is an island of its own (once [`Islands::dissolve_removed`] ran, if
+    /// bodies were removed since it last did).
     pub fn add_body(&mut self, slot: usize) {
         if self.parent.len() <= slot {
-            self.parent.resize(slot + 1, NONE);
+            // A fresh slot is its own root: no tree passes through it.
+            let old = self.parent.len() as u32;
+            self.parent.extend(old..=slot as u32);
             self.split_pending.resize(slot + 1, false);
             self.member_index.resize(slot + 1, NONE);
         }
-        self.parent[slot] = slot as u32;
-        self.split_pending[slot] = false;
+        if self.removed.is_empty() {
+            self.parent[slot] = slot as u32;
+            self.split_pending[slot] = false;
+        } else {
+            self.added.push(slot as u32);
+        }
     }
 
     /// The root slot of the island of `slot`.
@@ -201,30 +216,55 @@ impl Islands {
         root_of
     }
 
-    /// Dissolves the island of a removed dynamic body: every other member becomes an island of
-    /// its own again and its links are forgotten, so that the next [`Islands::update`] sees
-    /// their contacts as beginning and merges exactly the members that still touch. No parent
-    /// pointer is left through the removed slot, which a new body may reuse.
-    pub fn remove_body(&mut self, slot: usize, bodies: &BodyStore) {
-        let root = self.find(slot as u32);
-        let members: Vec<u32> = (0..bodies.slots() as u32)
-            .filter(|&s| s as usize != slot && bodies.is_dynamic(s as usize))
-            .filter(|&s| self.find(s) == root)
+    /// Notes the removal of the dynamic body in `slot`; its island is dissolved by
+    /// [`Islands::dissolve_removed`] at the start of the next step, before anything reads the
+    /// islands again.
+    pub fn remove_body(&mut self, slot: usize) {
+        self.removed.push(slot as u32);
+    }
+
+    /// Dissolves the islands of the bodies removed since the last call: every other member
+    /// becomes an island of its own again and its links are forgotten, so that the next update
+    /// sees their contacts as beginning and merges exactly the members that still touch. No
+    /// parent pointer is left through a removed slot, which a new body may reuse; then the
+    /// bodies added meanwhile become islands of their own.
+    pub fn dissolve_removed(&mut self, bodies: &BodyStore) {
+        if self.removed.is_empty() {
+            return;
+        }
+        let removed = std::mem::take(&mut self.removed);
+        // `member_index` marks the roots to dissolve here, then every slot dissolved.
+        let mut roots: Vec<u32> = removed.iter().map(|&s| self.find(s)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for &r in &roots {
+            self.member_index[r as usize] = 0;
+        }
+        let dissolved: Vec<u32> = (0..self.parent.len() as u32)
+            .filter(|&s| bodies.is_dynamic(s as usize))
+            .filter(|&s| {
+                let root = find_root(&mut self.parent, s);
+                self.member_index[root as usize] == 0
+            })
             .collect();
-        for &s in &members {
+        for &r in &roots {
+            self.member_index[r as usize] = NONE;
+        }
+        for &s in dissolved.iter().chain(&removed) {
             self.member_index[s as usize] = 0;
         }
-        let gone = |s: u32, index: &[u32]| s as usize == slot || index[s as usize] != NONE;
         let index = &self.member_index;
         self.links
-            .retain(|&(a, b)| !gone(a, index) && !gone(b, index));
-        for &s in &members {
+            .retain(|&(a, b)| index[a as usize] == NONE && index[b as usize] == NONE);
+        for &s in dissolved.iter().chain(&removed) {
             self.member_index[s as usize] = NONE;
             self.parent[s as usize] = s;
             self.split_pending[s as usize] = false;
         }
-        self.parent[slot] = slot as u32;
-        self.split_pending[slot] = false;
+        for s in std::mem::take(&mut self.added) {
+            self.parent[s as usize] = s;
+            self.split_pending[s as usize] = false;
+        }
     }
 }
 
@@ -362,11 +402,85 @@ mod tests {
         assert_eq!(islands.find(4), 1);
         // Remove body 2: 1 stands alone, 3 and 4 still touch.
         bodies.remove(2);
-        islands.remove_body(2, &bodies);
+        islands.remove_body(2);
+        islands.dissolve_removed(&bodies);
         let left = [contact(3, 4)];
         islands.update(&left, &bodies, &[]);
         assert_eq!(islands.find(1), 1);
         assert_eq!(islands.find(4), 3);
         assert_eq!(islands.find(2), 2);
+    }
+
+    #[test]
+    fn many_removals_and_reused_slots_between_steps_keep_the_islands_exact() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let n = 200;
+        let mut bodies = store(n - 1);
+        let mut islands = islands_of(&bodies);
+        // Everything starts as one chain.
+        let mut contacts: Vec<Contact> = (1..n as u32 - 1).map(|s| contact(s, s + 1)).collect();
+        islands.update(&contacts, &bodies, &[]);
+        for round in 0..10 {
+            // Remove a third of the live dynamic bodies, then add some back: they take the
+            // freed slots while the removed bodies' islands are not dissolved yet.
+            for s in 1..n {
+                if bodies.is_dynamic(s) && next() % 3 == 0 {
+                    bodies.remove(s);
+                    islands.remove_body(s);
+                }
+            }
+            for _ in 0..(next() % 60) {
+                let def = BodyDef::dynamic();
+                let id = bodies.insert(&def, &ShapeDef::new(Shape::circle(1.0)));
+                islands.add_body(id.unwrap().slot() as usize);
+            }
+            islands.dissolve_removed(&bodies);
+            let live =
+                |c: &Contact| bodies.is_dynamic(c.a as usize) && bodies.is_dynamic(c.b as usize);
+            contacts.retain(|c| live(c) && next() % 4 != 0);
+            for _ in 0..40 {
+                let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
+                let c = contact(a, b);
+                if a != b && live(&c) && !contacts.iter().any(|o| (o.a, o.b) == (c.a, c.b)) {
+                    contacts.push(c);
+                }
+            }
+            contacts.sort_unstable_by_key(|c| (c.a, c.b));
+            islands.update(&contacts, &bodies, &[]);
+
+            let truth = lowest_reachable(bodies.slots(), &contacts);
+            let dynamic: Vec<u32> = (1..bodies.slots() as u32)
+                .filter(|&s| bodies.is_dynamic(s as usize))
+                .collect();
+            let mut roots: Vec<u32> = dynamic.iter().map(|&s| islands.find(s)).collect();
+            roots.sort_unstable();
+            roots.dedup();
+            for root in roots {
+                let members: Vec<u32> = dynamic
+                    .iter()
+                    .copied()
+                    .filter(|&s| islands.find(s) == root)
+                    .collect();
+                let parts = islands.split(&members, &contacts, &[]);
+                for (&s, &r) in members.iter().zip(&parts) {
+                    assert_eq!(r, truth[s as usize], "round {round}, body {s}");
+                }
+            }
+            // Islands may only be too large, never too small: after the splits above each
+            // body's island is exactly its component.
+            for &s in &dynamic {
+                assert_eq!(
+                    islands.find(s),
+                    truth[s as usize],
+                    "round {round}, body {s}"
+                );
+            }
+        }
     }
 }

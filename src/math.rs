@@ -324,3 +324,73 @@ impl Aabb {
         self.max - self.min
     }
 }
+
+/// A vector in f64, for the few queries that must mix scales f32 cannot hold together (a ray
+/// from 1e9 m away onto a 1 cm body, a box of 1e20 m around it). Every f32 converts exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct DVec2 {
+    pub x: f64,
+    pub y: f64,
+}
+
+impl DVec2 {
+    pub const fn new(x: f64, y: f64) -> DVec2 {
+        DVec2 { x, y }
+    }
+
+    pub fn dot(self, o: DVec2) -> f64 {
+        self.x * o.x + self.y * o.y
+    }
+
+    pub fn cross(self, o: DVec2) -> f64 {
+        self.x * o.y - self.y * o.x
+    }
+
+    pub fn length_squared(self) -> f64 {
+        self.dot(self)
+    }
+
+    /// Rounded to the nearest f32 vector.
+    pub fn to_f32(self) -> Vec2 {
+        Vec2::new(self.x as f32, self.y as f32)
+    }
+
+    /// `rot` applied to the vector.
+    pub fn rotated(self, rot: Rot) -> DVec2 {
+        let (c, s) = (f64::from(rot.c), f64::from(rot.s));
+        DVec2::new(c * self.x - s * self.y, s * self.x + c * self.y)
+    }
+
+    /// The inverse of `rot` applied to the vector.
+    pub fn inv_rotated(self, rot: Rot) -> DVec2 {
+        let (c, s) = (f64::from(rot.c), f64::from(rot.s));
+        DVec2::new(c * self.x + s * self.y, -s * self.x + c * self.y)
+    }
+}
+
+impl From<Vec2> for DVec2 {
+    fn from(v: Vec2) -> DVec2 {
+        DVec2::new(f64::from(v.x), f64::from(v.y))
+    }
+}
+
+impl Add for DVec2 {
+    type Output = DVec2;
+    fn add(self, o: DVec2) -> DVec2 {
+        DVec2::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl Sub for DVec2 {
+    type Output = DVec2;
+    fn sub(self, o: DVec2) -> DVec2 {
+        DVec2::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl Mul<f64> for DVec2 {
+    type Output = DVec2;
+    fn mul(self, s: f64) -> DVec2 {
+        DVec2::new(self.x * s, self.y * s)
+    }
+}

@@ -8,11 +8,12 @@
 
 use crate::body::BodyId;
 use crate::distance::{
-    advance, check_transform, shape_distance, shape_penetration, shapes_overlap, Proxy, Sweep,
-    ToiState, TOI_TARGET, TOI_TOLERANCE,
+    advance, check_transform, shape_distance, shape_penetration, Proxy, Sweep, ToiState,
+    TOI_TARGET, TOI_TOLERANCE,
 };
 use crate::error::{check_finite, Error};
-use crate::math::{Aabb, Transform, Vec2};
+use crate::exact_overlap::{overlap, Core};
+use crate::math::{Aabb, DVec2, Transform, Vec2};
 use crate::query_grid::{clip_to_box, QueryGrid};
 use crate::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::shape::Shape;
@@ -173,13 +174,11 @@ impl World {
                 "aabb must be finite with min <= max, got {aabb:?}"
             )));
         }
-        let region = Proxy::rect(aabb.min, aabb.max);
+        let region = Core::rect(aabb.min, aabb.max);
         Ok(self.overlaps(aabb, filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter).any(|(_, shape)| {
-                let body = Proxy::new(shape).transformed(xf);
-                crate::distance::proxies_overlap(&region, &body)
-            })
+            self.seen_shapes(slot, filter)
+                .any(|(_, shape)| overlap(&region, &Core::of(shape, xf)))
         }))
     }
 
@@ -208,10 +207,11 @@ impl World {
     ) -> Result<Vec<BodyId>, Error> {
         shape.validate()?;
         check_transform("transform", transform)?;
+        let query = Core::of(shape, transform);
         Ok(self.overlaps(shape.aabb(transform), filter, |slot| {
             let xf = self.bodies.transform(slot);
             self.seen_shapes(slot, filter)
-                .any(|(_, body)| shapes_overlap(shape, transform, body, xf))
+                .any(|(_, body)| overlap(&query, &Core::of(body, xf)))
         }))
     }
 
@@ -232,28 +232,41 @@ impl World {
         check_translation(translation)?;
         let candidates = self.cast_candidates(shape, transform, translation, filter);
         let cast = Proxy::new(shape);
-        let sweep = Sweep::translation(transform, translation);
-        // The fraction, slot and shape of the best hit so far: ties go to the lowest slot, then
-        // the lowest shape of a compound body.
-        let mut best: Option<(f32, usize, usize)> = None;
+        let (from, along) = (DVec2::from(transform.p), DVec2::from(translation));
+        // The fraction, slot and shape of the best hit so far, with the cast's pose there: ties
+        // go to the lowest slot, then the lowest shape of a compound body.
+        let mut best: Option<(f64, usize, usize, Transform)> = None;
         for (entry, slot) in candidates {
-            if best.is_some_and(|(f, _, _)| entry > f) {
+            if best.is_some_and(|(f, ..)| entry > f) {
                 break; // This and every later candidate stop after the best hit, if at all.
             }
+            // The cast starts over where its box reaches the body's, placed in f64: from a
+            // billion metres away the sweep's own f32 positions would miss a small body.
+            let start = Transform::new((from + along * entry).to_f32(), transform.q);
+            let sweep = Sweep::translation(start, translation);
+            let left = (1.0 - entry) as f32;
             let fixed = Sweep::fixed(self.bodies.transform(slot));
             for (child, shape) in self.seen_shapes(slot, filter) {
                 let body = Proxy::new(shape);
-                let toi = advance(&cast, &sweep, &body, &fixed, 1.0, TOI_TARGET, TOI_TOLERANCE);
-                let better = best.is_none_or(|(f, s, c)| (toi.fraction, slot, child) < (f, s, c));
+                let toi = advance(
+                    &cast,
+                    &sweep,
+                    &body,
+                    &fixed,
+                    left,
+                    TOI_TARGET,
+                    TOI_TOLERANCE,
+                );
+                let fraction = entry + f64::from(toi.fraction);
+                let better = best.is_none_or(|(f, s, c, _)| (fraction, slot, child) < (f, s, c));
                 if toi.state != ToiState::Separated && better {
-                    best = Some((toi.fraction, slot, child));
+                    best = Some((fraction, slot, child, sweep.transform_at(toi.fraction)));
                 }
             }
         }
-        Ok(best.map(|(fraction, slot, child)| {
+        Ok(best.map(|(fraction, slot, child, at)| {
             let body = &self.bodies.shapes(slot)[child];
             let xf = self.bodies.transform(slot);
-            let at = sweep.transform_at(fraction);
             let (point, normal) = match shape_penetration(body, xf, shape, at) {
                 Some(p) => (p.point_a, p.normal),
                 None => {
@@ -265,7 +278,7 @@ impl World {
                 body: self.bodies.id(slot),
                 point,
                 normal,
-                fraction,
+                fraction: fraction as f32,
             }
         }))
     }
@@ -281,20 +294,20 @@ impl World {
         transform: Transform,
         translation: Vec2,
         filter: QueryFilter,
-    ) -> Vec<(f32, usize)> {
+    ) -> Vec<(f64, usize)> {
         let start = shape.aabb(transform);
         let end = shape.aabb(Transform::new(transform.p + translation, transform.q));
         let band = TOI_TARGET + TOI_TOLERANCE;
         let below = transform.p - start.min + Vec2::new(band, band);
         let above = start.max - transform.p + Vec2::new(band, band);
-        let mut out: Vec<(f32, usize)> = self.with_query_grid(|grid| {
+        let mut out: Vec<(f64, usize)> = self.with_query_grid(|grid| {
             let swept = start.union(&end).fattened(band);
             self.candidates(grid, swept, filter)
                 .into_iter()
                 .filter_map(|slot| {
                     // The body's box grown by the cast box: the cast's origin enters it when
                     // the two boxes come within the band of each other.
-                    let aabb = grid.aabbs[slot];
+                    let aabb = padded(grid.aabbs[slot]);
                     let (lo, hi) = (aabb.min - above, aabb.max + below);
                     let (entry, _) = clip_to_box(transform.p, translation, 1.0, lo, hi)?;
                     Some((entry, slot))
@@ -388,8 +401,8 @@ impl World {
         if !filter.accepts(self.bodies.layers[s], self.bodies.mask[s]) {
             return None;
         }
-        let aabb = grid.aabbs[s];
-        clip_to_box(origin, translation, max_fraction, aabb.min, aabb.max)?;
+        let aabb = padded(grid.aabbs[s]);
+        clip_to_box(origin, translation, max_fraction.into(), aabb.min, aabb.max)?;
         let xf = self.bodies.transform(s);
         let mut best: Option<ShapeRayHit> = None;
         for (_, shape) in self.seen_shapes(s, filter) {
@@ -423,7 +436,7 @@ impl World {
             body: self.bodies.id(slot as usize),
             point: hit.point,
             normal: hit.normal,
-            fraction: hit.fraction,
+            fraction: hit.fraction as f32,
         }
     }
 }
@@ -431,6 +444,19 @@ impl World {
 /// The query grid a world starts with: empty and stale.
 pub(crate) fn new_query_grid() -> RwLock<QueryGrid> {
     RwLock::new(QueryGrid::default())
+}
+
+/// The box grown by a few f32 spacings of its coordinates: shapes are tested in f64 from
+/// their f32 pose, and their exact extent may reach an ulp past the f32 box.
+fn padded(aabb: Aabb) -> Aabb {
+    let size = aabb
+        .min
+        .x
+        .abs()
+        .max(aabb.min.y.abs())
+        .max(aabb.max.x.abs())
+        .max(aabb.max.y.abs());
+    aabb.fattened(4.0 * f32::EPSILON * size)
 }
 
 fn sort_unique(slots: &mut Vec<u32>) {

@@ -13,7 +13,7 @@
 
 use crate::body::BodyStore;
 use crate::broad_phase::ProxyKind;
-use crate::math::{Aabb, Vec2};
+use crate::math::{Aabb, DVec2, Vec2};
 
 /// A body whose box spans more cells than this along an axis is kept out of the grid and
 /// tested by every query (grounds and walls: few, and they would fill thousands of cells).
@@ -229,35 +229,40 @@ impl QueryGrid {
 
     /// Walks the cells the segment `o + t d`, `t` in `0..=t_end`, crosses, in order along it
     /// (Amanatides-Woo). `visit(items, t_exit)` gets each cell's slots and the `t` at which the
-    /// segment leaves the cell; returning `true` stops the walk.
+    /// segment leaves the cell; returning `true` stops the walk. Walked in f64: the segment may
+    /// start far outside the grid, where f32 would put its entry several cells off.
     pub fn walk_ray(
         &self,
         o: Vec2,
         d: Vec2,
         t_end: f32,
-        mut visit: impl FnMut(&[u32], f32) -> bool,
+        mut visit: impl FnMut(&[u32], f64) -> bool,
     ) {
         if self.cols == 0 {
             return;
         }
-        let lo = self.origin;
-        let hi = lo + Vec2::new(self.cols as f32, self.rows as f32) * self.cell;
-        let Some((t0, t1)) = clip_to_box(o, d, t_end, lo, hi) else {
+        let cell = f64::from(self.cell);
+        let lo = DVec2::from(self.origin);
+        let hi = lo + DVec2::new(self.cols as f64, self.rows as f64) * cell;
+        let (o, d) = (DVec2::from(o), DVec2::from(d));
+        let Some((t0, t1)) = clip_to_box_f64(o, d, f64::from(t_end), lo, hi) else {
             return;
         };
         let start = o + d * t0;
-        let clamp = |c: i64, n: usize| c.clamp(0, n as i64 - 1);
-        let mut x = clamp(self.coord(start.x - lo.x), self.cols);
-        let mut y = clamp(self.coord(start.y - lo.y), self.rows);
-        let axis = |dir: f32, pos: f32, cell: i64, base: f32| -> (i64, f32, f32) {
+        let coord = |offset: f64, n: usize| {
+            ((offset / cell).floor().clamp(-1.0e15, 1.0e15) as i64).clamp(0, n as i64 - 1)
+        };
+        let mut x = coord(start.x - lo.x, self.cols);
+        let mut y = coord(start.y - lo.y, self.rows);
+        let axis = |dir: f64, pos: f64, cell_index: i64, base: f64| -> (i64, f64, f64) {
             if dir > 0.0 {
-                let bound = base + (cell + 1) as f32 * self.cell;
-                (1, (bound - pos) / dir, self.cell / dir)
+                let bound = base + (cell_index + 1) as f64 * cell;
+                (1, (bound - pos) / dir, cell / dir)
             } else if dir < 0.0 {
-                let bound = base + cell as f32 * self.cell;
-                (-1, (bound - pos) / dir, -self.cell / dir)
+                let bound = base + cell_index as f64 * cell;
+                (-1, (bound - pos) / dir, -cell / dir)
             } else {
-                (0, f32::INFINITY, f32::INFINITY)
+                (0, f64::INFINITY, f64::INFINITY)
             }
         };
         let (step_x, mut next_x, delta_x) = axis(d.x, o.x, x, lo.x);
@@ -300,9 +305,14 @@ fn is_finite(aabb: &Aabb) -> bool {
     aabb.min.is_finite() && aabb.max.is_finite()
 }
 
-/// The part `t0..=t1` of `0..=t_end` in which `o + t d` lies in the box `lo..=hi` (slab test).
-pub(crate) fn clip_to_box(o: Vec2, d: Vec2, t_end: f32, lo: Vec2, hi: Vec2) -> Option<(f32, f32)> {
-    let mut t0 = 0.0f32;
+/// The part `t0..=t1` of `0..=t_end` in which `o + t d` lies in the box `lo..=hi` (slab test),
+/// in f64 so that a segment starting far from a small box still finds it.
+pub(crate) fn clip_to_box(o: Vec2, d: Vec2, t_end: f64, lo: Vec2, hi: Vec2) -> Option<(f64, f64)> {
+    clip_to_box_f64(o.into(), d.into(), t_end, lo.into(), hi.into())
+}
+
+fn clip_to_box_f64(o: DVec2, d: DVec2, t_end: f64, lo: DVec2, hi: DVec2) -> Option<(f64, f64)> {
+    let mut t0 = 0.0f64;
     let mut t1 = t_end;
     for (o, d, lo, hi) in [(o.x, d.x, lo.x, hi.x), (o.y, d.y, lo.y, hi.y)] {
         if d == 0.0 {

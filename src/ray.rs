@@ -3,15 +3,19 @@
 //! A ray is the segment `origin + t * translation` for `t` in `0..=max_fraction`. It hits a
 //! shape where it enters the shape's surface: a ray that starts inside a shape does not report
 //! it (there is no entry point and no meaningful surface normal).
+//!
+//! Rays are solved in f64: a ray may start a billion metres from a centimetre body, and in f32
+//! the body-frame origin alone would be off by more than the body's size.
 
-use crate::math::{Transform, Vec2};
+use crate::math::{DVec2, Transform, Vec2};
 use crate::shape::{next_index, Circle, Polygon, Shape};
 
 /// Where a ray enters a shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ShapeRayHit {
-    /// The `t` of the entry point `origin + t * translation`.
-    pub fraction: f32,
+    /// The `t` of the entry point `origin + t * translation`, in f64 so that hits on bodies
+    /// far apart along a long ray keep their order.
+    pub fraction: f64,
     /// World entry point.
     pub point: Vec2,
     /// Outward unit surface normal at the entry point (world).
@@ -26,17 +30,19 @@ pub(crate) fn cast_ray(
     translation: Vec2,
     max_fraction: f32,
 ) -> Option<ShapeRayHit> {
-    let o = xf.inv_apply(origin);
-    let d = xf.q.inv_rotate(translation);
+    let (origin, translation) = (DVec2::from(origin), DVec2::from(translation));
+    let o = (origin - DVec2::from(xf.p)).inv_rotated(xf.q);
+    let d = translation.inv_rotated(xf.q);
+    let max_fraction = f64::from(max_fraction);
     let (fraction, normal) = match shape {
-        Shape::Circle(c) => ray_circle(c.center, c.radius, o, d, max_fraction),
+        Shape::Circle(c) => ray_circle(c.center.into(), c.radius.into(), o, d, max_fraction),
         Shape::Polygon(p) if p.radius == 0.0 => ray_sharp_polygon(p, o, d, max_fraction),
         Shape::Polygon(p) => ray_rounded_polygon(p, o, d, max_fraction),
     }?;
     Some(ShapeRayHit {
         fraction,
-        point: origin + translation * fraction,
-        normal: xf.q.rotate(normal),
+        point: (origin + translation * fraction).to_f32(),
+        normal: xf.q.rotate(normal.to_f32()),
     })
 }
 
@@ -85,26 +91,26 @@ fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 }
 
 /// Entry of the ray `o + t d` into the disc of `radius` at `center`, or `None` if the ray
-/// starts inside. Solved from the ray's closest approach to the centre rather than the
-/// textbook quadratic: for a distant origin and a grazing ray the quadratic's discriminant
-/// is a small difference of two large numbers and loses millimetres.
+/// starts inside, with the outward unit normal there. Solved from the ray's closest approach
+/// to the centre rather than the textbook quadratic: for a distant origin and a grazing ray
+/// the quadratic's discriminant is a small difference of two large numbers.
 fn ray_circle(
-    center: Vec2,
-    radius: f32,
-    o: Vec2,
-    d: Vec2,
-    max_fraction: f32,
-) -> Option<(f32, Vec2)> {
+    center: DVec2,
+    radius: f64,
+    o: DVec2,
+    d: DVec2,
+    max_fraction: f64,
+) -> Option<(f64, DVec2)> {
     let m = o - center;
     let rr = radius * radius;
     if m.length_squared() <= rr {
         return None;
     }
-    let length = d.length();
+    let length = d.length_squared().sqrt();
     let u = d * (1.0 / length);
     // Distance along the ray to the closest approach, and the squared miss distance there.
     let along = -m.dot(u);
-    let miss = (m + u * along).length_squared();
+    let miss = m.cross(u) * m.cross(u);
     if along <= 0.0 || miss > rr {
         // Moving away from the centre from outside, or passing it too far.
         return None;
@@ -113,20 +119,26 @@ fn ray_circle(
     if !(0.0..=max_fraction).contains(&t) {
         return None;
     }
-    let normal = (m + d * t).normalized()?;
-    Some((t, normal))
+    let n = m + d * t;
+    let len = n.length_squared().sqrt();
+    (len > 0.0).then(|| (t, n * (1.0 / len)))
 }
 
 /// Cyrus-Beck clipping of the ray against the edge half-planes: the ray is inside the polygon
 /// between the last entering and the first leaving crossing.
-fn ray_sharp_polygon(poly: &Polygon, o: Vec2, d: Vec2, max_fraction: f32) -> Option<(f32, Vec2)> {
+fn ray_sharp_polygon(
+    poly: &Polygon,
+    o: DVec2,
+    d: DVec2,
+    max_fraction: f64,
+) -> Option<(f64, DVec2)> {
     let mut lower = 0.0;
     let mut upper = max_fraction;
     let mut entered = None;
     for i in 0..poly.count {
-        let n = poly.normals[i];
+        let n = DVec2::from(poly.normals[i]);
         // The ray is behind edge i (inside its half-plane) while `t * den <= num`.
-        let num = n.dot(poly.vertices[i] - o);
+        let num = n.dot(DVec2::from(poly.vertices[i]) - o);
         let den = n.dot(d);
         if den == 0.0 {
             if num < 0.0 {
@@ -146,43 +158,51 @@ fn ray_sharp_polygon(poly: &Polygon, o: Vec2, d: Vec2, max_fraction: f32) -> Opt
     let (i, t) = (entered?, lower);
     if poly.count == 2 {
         // A segment's two edge lines coincide: the crossing must also lie between its ends.
-        let e = poly.vertices[1] - poly.vertices[0];
-        let s = (o + d * t - poly.vertices[0]).dot(e);
+        let v0 = DVec2::from(poly.vertices[0]);
+        let e = DVec2::from(poly.vertices[1]) - v0;
+        let s = (o + d * t - v0).dot(e);
         if !(0.0..=e.length_squared()).contains(&s) {
             return None;
         }
     }
-    Some((t, poly.normals[i]))
+    Some((t, poly.normals[i].into()))
 }
 
 /// The earliest entry into a rounded polygon: into one of its edges pushed out by the radius,
 /// or into one of its corner discs where that disc is the surface (between the normals of the
 /// corner's two edges). The ray must start outside, so its first surface crossing enters.
-fn ray_rounded_polygon(poly: &Polygon, o: Vec2, d: Vec2, max_fraction: f32) -> Option<(f32, Vec2)> {
-    if polygon_contains(poly, o) {
+fn ray_rounded_polygon(
+    poly: &Polygon,
+    o: DVec2,
+    d: DVec2,
+    max_fraction: f64,
+) -> Option<(f64, DVec2)> {
+    if polygon_contains(poly, o.to_f32()) {
         return None;
     }
     let n = poly.count;
-    let mut best: Option<(f32, Vec2)> = None;
-    let mut keep = |t: f32, normal: Vec2| {
+    let radius = f64::from(poly.radius);
+    let vertex = |i: usize| DVec2::from(poly.vertices[i]);
+    let mut best: Option<(f64, DVec2)> = None;
+    let mut keep = |t: f64, normal: DVec2| {
         if best.is_none_or(|(b, _)| t < b) {
             best = Some((t, normal));
         }
     };
     for i in 0..n {
-        let (v, w) = (poly.vertices[i], poly.vertices[next_index(i, n)]);
-        let normal = poly.normals[i];
+        let (v, w) = (vertex(i), vertex(next_index(i, n)));
+        let normal = DVec2::from(poly.normals[i]);
         let den = normal.dot(d);
         if den < 0.0 {
-            let t = normal.dot(v + normal * poly.radius - o) / den;
+            let t = normal.dot(v + normal * radius - o) / den;
             let e = w - v;
             let s = (o + d * t - v).dot(e);
             if (0.0..=max_fraction).contains(&t) && (0.0..=e.length_squared()).contains(&s) {
                 keep(t, normal);
             }
         }
-        if let Some((t, normal)) = ray_circle(v, poly.radius, o, d, max_fraction) {
-            let before = v - poly.vertices[(i + n - 1) % n];
+        if let Some((t, normal)) = ray_circle(v, radius, o, d, max_fraction) {
+            let before = v - vertex((i + n - 1) % n);
             let after = w - v;
             if normal.dot(before) >= 0.0 && normal.dot(after) <= 0.0 {
                 keep(t, normal);

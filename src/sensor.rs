@@ -9,7 +9,7 @@
 //! asleep inside a sensor ends nothing, as it ends no contact.
 
 use crate::body::{BodyId, BodyStore};
-use crate::distance::shapes_overlap;
+use crate::exact_overlap::{self, Core};
 use crate::world::World;
 use rayon::prelude::*;
 
@@ -67,7 +67,7 @@ fn overlap(bodies: &BodyStore, (a, b): (u32, u32)) -> bool {
             let (other_layers, other_mask) = bodies.child_filter(visitor, child);
             layers & other_mask != 0
                 && other_layers & mask != 0
-                && shapes_overlap(shape, xf_sensor, other, xf_visitor)
+                && exact_overlap::overlap(&Core::of(shape, xf_sensor), &Core::of(other, xf_visitor))
         })
 }
 

@@ -118,20 +118,21 @@ impl Sleep {
     }
 
     /// Forgets the removed body in `slot` (its island must be awake).
-    pub fn remove_body(&mut self, slot: usize, was_dynamic: bool, bodies: &BodyStore) {
+    pub fn remove_body(&mut self, slot: usize, was_dynamic: bool) {
         if was_dynamic {
-            self.islands.remove_body(slot, bodies);
+            self.islands.remove_body(slot);
         }
         self.stale = true;
     }
 
-    /// Brings `moving` and `broad_kinds` up to date after bodies were added, removed, fell
-    /// asleep or woke.
+    /// Brings `moving`, `broad_kinds` and the islands up to date after bodies were added,
+    /// removed, fell asleep or woke.
     pub fn refresh(&mut self, bodies: &BodyStore) {
         if !self.stale {
             return;
         }
         self.stale = false;
+        self.islands.dissolve_removed(bodies);
         self.broad_kinds.clear();
         self.broad_kinds
             .extend(bodies.kind.iter().zip(&self.asleep).map(|(&k, &asleep)| {

@@ -104,7 +104,8 @@ impl FixedStepper {
         }
     }
 
-    /// Length of one physics step in seconds, finite and > 0. Default 1/60.
+    /// Length of one physics step in seconds, finite and > 0; [`World::step`] refuses steps
+    /// longer than 1 s. Default 1/60.
     pub fn dt(mut self, dt: f32) -> FixedStepper {
         self.dt = dt;
         self
@@ -165,7 +166,8 @@ impl FixedStepper {
     /// keeps their contact events (see [`FixedStepper::contact_events`]).
     ///
     /// `Err(InvalidParameter)`, with the world and the stepper unchanged, for a negative or
-    /// non-finite `frame_time`, bad stepper settings, or bad world settings.
+    /// non-finite `frame_time`, bad stepper settings, or a `dt` the world's
+    /// [`World::step`] refuses.
     pub fn advance(&mut self, world: &mut World, frame_time: f32) -> Result<StepReport, Error> {
         if !(frame_time.is_finite() && frame_time >= 0.0) {
             return Err(Error::InvalidParameter(format!(
@@ -174,7 +176,7 @@ impl FixedStepper {
         }
         self.validate()?;
         // Checked before anything changes, so the steps below cannot fail half way.
-        world.settings().validate()?;
+        crate::limits::check_time_step(self.dt)?;
 
         let dt = f64::from(self.dt);
         let total = self.accumulator + f64::from(frame_time);

@@ -14,6 +14,7 @@ use crate::math::{Aabb, Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
+use crate::removal::Removed;
 use crate::sensor::Sensors;
 use crate::shape::Shape;
 use crate::sleep::Sleep;
@@ -71,7 +72,9 @@ pub struct WorldSettings {
     /// on large_pyramid a second pass keeps all 14950 contacts and cuts the top box's drop
     /// from 0.87 m to 0.37 m for a third more solver time.
     pub solve_iterations: u32,
-    /// Worker threads of this world's own pool, 0..=4096; 0 = one per core. Default 0.
+    /// Worker threads of this world's own pool, 0..=256; 0 = one per core. Default 0. The
+    /// bound is the same on every machine (see [`WorldSettings::validate`]); more threads than
+    /// cores only add wake-up costs.
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,
@@ -94,7 +97,8 @@ pub struct WorldSettings {
     pub linear_slop: f32,
     /// Approach speed (m/s) under which contacts do not bounce. Default 1.
     pub restitution_threshold: f32,
-    /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step. Default 400.
+    /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step, > 0 and at
+    /// most 1e18 (its square must stay finite in f32). Default 400.
     /// Angular speed is capped too, at an eighth of a turn per substep and a quarter turn per
     /// step (`PI * min(substeps / 2, 1) / (2 dt)` rad/s: 94 rad/s at 60 Hz and 2 substeps or
     /// more), so that a substep's rotation stays small and a step's contacts stay near where
@@ -111,6 +115,13 @@ pub struct WorldSettings {
     /// Seconds every body of an island must stay below its sleep threshold before the island
     /// sleeps, >= 0. Default 0.5.
     pub time_to_sleep: f32,
+    /// Most pairs of shapes whose boxes may overlap in one step, moving bodies against sleeping
+    /// ones included. Default 1,000,000. Each pair becomes a contact with its manifold, solver
+    /// rows and graph color, so this bounds a step's memory and time where bodies pile up: 1000
+    /// circles created at one point overlap in 499,500 pairs, 10,000 in 50 million. A step
+    /// with more returns [`Error::TooManyPairs`] without changing the world. Any value is
+    /// valid; `usize::MAX` lifts the limit.
+    pub max_pairs: usize,
 }
 
 impl Default for WorldSettings {
@@ -131,12 +142,17 @@ impl Default for WorldSettings {
             restitution_mixing: MixRule::Min,
             enable_sleep: false,
             time_to_sleep: 0.5,
+            max_pairs: 1_000_000,
         }
     }
 }
 
 impl WorldSettings {
-    /// `Err(InvalidParameter)` naming the first bad field.
+    /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps` or
+    /// `solve_iterations` outside 1..=256, `threads` over 256, `contact_hertz`,
+    /// `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not finite and > 0, a
+    /// `max_linear_speed` over 1e18, or a negative or non-finite damping ratio, time to sleep or
+    /// restitution threshold. [`World::new`] and [`World::try_new`] both run it.
     pub fn validate(&self) -> Result<(), Error> {
         check_gravity(self.gravity)?;
         crate::limits::check_work_limits(self)?;
@@ -152,6 +168,13 @@ impl WorldSettings {
                     "{name} must be finite and > 0, got {value}"
                 )));
             }
+        }
+        if self.max_linear_speed > crate::limits::MAX_SPEED_CAP {
+            return Err(Error::InvalidParameter(format!(
+                "max_linear_speed must be at most {} m/s, got {}",
+                crate::limits::MAX_SPEED_CAP,
+                self.max_linear_speed
+            )));
         }
         crate::error::check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
         crate::error::check_non_negative("time_to_sleep", self.time_to_sleep)?;
@@ -193,24 +216,32 @@ pub struct World {
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
     pub(crate) query_grid: RwLock<QueryGrid>,
+    /// Bodies removed since the last step whose contacts are still listed; see `removal.rs`.
+    pub(crate) removed: Removed,
 }
 
 impl World {
-    /// A world with `settings`. Bad settings are reported by [`World::try_new`] or by the first
-    /// [`World::step`].
+    /// A world with `settings`.
+    ///
+    /// # Panics
+    ///
+    /// With the error's message when [`WorldSettings::validate`] refuses the settings; use
+    /// [`World::try_new`] to get the error as a value instead.
     pub fn new(settings: WorldSettings) -> World {
+        World::try_new(settings).unwrap_or_else(|e| panic!("World::new: {e}"))
+    }
+
+    /// A world with `settings`, or the error of [`WorldSettings::validate`].
+    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
+        settings.validate()?;
         start_tracy();
-        // Without a pool of its own the world runs on rayon's global pool. An absurd thread
-        // count is not even tried: `step` reports it.
-        let pool = (settings.threads <= crate::limits::MAX_THREADS)
-            .then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(settings.threads)
-                    .build()
-                    .ok()
-            })
-            .flatten();
-        World {
+        // Without a pool of its own (the system refused the threads) the world runs on rayon's
+        // global pool.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.threads)
+            .build()
+            .ok();
+        Ok(World {
             settings,
             pool,
             bodies: BodyStore::new(),
@@ -228,18 +259,12 @@ impl World {
             joints: JointStore::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
-        }
-    }
-
-    /// Like [`World::new`], but `Err` for bad settings.
-    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
-        settings.validate()?;
-        Ok(World::new(settings))
+            removed: Removed::default(),
+        })
     }
 
     /// The settings of the world: those it was created with, or changed since by
-    /// [`World::set_settings`] or [`World::set_gravity`]. [`World::new`] does not check them:
-    /// with bad settings every [`World::step`] fails.
+    /// [`World::set_settings`] or [`World::set_gravity`]; valid by construction.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
     }
@@ -261,23 +286,24 @@ impl World {
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
-        self.events.body_removed(&self.bodies, slot as u32);
+        self.removed.mark(slot as u32, id);
         self.forces.remove_body(slot);
         self.sensors.body_removed(&self.bodies, slot as u32);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
-        self.contacts.remove_body(slot as u32);
         self.joints.remove_body(slot as u32);
-        self.sleep.remove_body(slot, dynamic, &self.bodies);
+        self.sleep.remove_body(slot, dynamic);
         self.invalidate_queries();
         Ok(())
     }
 
-    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN or infinite, a step so long
-    /// that a body at the speed cap would travel more than 1e30 m, or bad settings.
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
+    /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
+    /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
+    /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
-        self.settings.validate()?;
-        crate::limits::check_time_step(dt, &self.settings)?;
+        crate::limits::check_time_step(dt)?;
+        self.drop_removed_contacts();
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: ~20 µs of thread
@@ -288,17 +314,17 @@ impl World {
         }
         match self.pool.take() {
             Some(pool) => {
-                pool.install(|| self.run_step(dt));
+                let done = pool.install(|| self.run_step(dt));
                 self.pool = Some(pool);
+                done
             }
             None => self.run_step(dt),
         }
-        self.forces.clear();
-        Ok(())
     }
 
-    /// The pipeline of one step.
-    fn run_step(&mut self, dt: f32) {
+    /// The pipeline of one step. `Err` only from the broadphase, before anything the world
+    /// shows has changed.
+    fn run_step(&mut self, dt: f32) -> Result<(), Error> {
         zone!("step");
         self.invalidate_queries();
         let mut clock = Stopwatch::start();
@@ -320,12 +346,25 @@ impl World {
                 layers: &self.bodies.layers,
                 masks: &self.bodies.mask,
             };
-            self.broad_phase.find_pairs(&proxies, &mut self.pairs);
+            let max_pairs = self.settings.max_pairs;
+            let too_many = Err(Error::TooManyPairs { max_pairs });
+            if !self
+                .broad_phase
+                .find_pairs_at_most(&proxies, &mut self.pairs, max_pairs)
+            {
+                return too_many;
+            }
             self.add_resting_pairs();
+            if self.pairs.len() > max_pairs {
+                return too_many;
+            }
             self.take_sensor_pairs();
             self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
                 self.expand_shape_pairs();
+                if self.shape_pairs.pairs.len() > max_pairs {
+                    return too_many;
+                }
             }
         }
         let broad_phase = clock.lap();
@@ -404,6 +443,9 @@ impl World {
             finalize,
             total: clock.total(),
         };
+        // Forces act through one step: a refused step (above) keeps them for the next try.
+        self.forces.clear();
+        Ok(())
     }
 
     /// Bounding boxes at the current positions, grown by the speculative distance so that
@@ -534,7 +576,14 @@ impl World {
     /// sleeping islands included: one per pair of shapes, so a compound body may have several
     /// with the same body.
     pub fn contact_count(&self) -> usize {
-        self.contacts.contacts.len() + self.sleep.frozen_contact_count()
+        let removed = &self.removed;
+        let gone = if removed.is_empty() {
+            0
+        } else {
+            let contacts = self.contacts.contacts.iter();
+            contacts.filter(|c| removed.either(c.a, c.b)).count()
+        };
+        self.contacts.contacts.len() - gone + self.sleep.frozen_contact_count()
     }
 
     /// Non-empty graph colors of the last step.

@@ -418,3 +418,50 @@ fn the_events_are_the_same_however_the_world_is_driven() {
         assert_eq!(got, expected, "frames of {frame_time} s");
     }
 }
+
+/// Removing many touching bodies between two steps: right away no listed contact names a
+/// removed body and the others are untouched; the next step ends exactly the touching pairs of
+/// the removed bodies, with their old handles, even when a slot was reused and emptied again
+/// in between.
+#[test]
+fn removing_many_touching_bodies_ends_exactly_their_pairs() {
+    let mut world = World::new(WorldSettings::default());
+    ground(&mut world);
+    let boxes: Vec<BodyId> = (0..30)
+        .map(|i| {
+            let at = Vec2::new((i / 5) as f32 * 1.5, (i % 5) as f32 + 0.5);
+            let def = BodyDef::dynamic().position(at);
+            world
+                .add_body(def, ShapeDef::new(Shape::rect(0.5, 0.5)))
+                .unwrap()
+        })
+        .collect();
+    for _ in 0..30 {
+        world.step(DT).unwrap();
+    }
+    let pairs =
+        |world: &World| -> Vec<TouchEvent> { world.contacts().map(|c| touch(c.a, c.b)).collect() };
+    let before = pairs(&world);
+    let removed: Vec<BodyId> = boxes.iter().copied().step_by(2).collect();
+    for &id in &removed {
+        world.remove_body(id).unwrap();
+    }
+    let newcomer = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 20.0)),
+            ShapeDef::new(Shape::circle(0.5)),
+        )
+        .unwrap();
+    assert!(removed.iter().any(|r| r.slot() == newcomer.slot()));
+    world.remove_body(newcomer).unwrap();
+    let gone = |e: &TouchEvent| removed.contains(&e.a) || removed.contains(&e.b);
+    let kept: Vec<TouchEvent> = before.iter().copied().filter(|e| !gone(e)).collect();
+    let ended: Vec<TouchEvent> = before.iter().copied().filter(gone).collect();
+    assert!(!ended.is_empty() && !kept.is_empty());
+    assert_eq!(pairs(&world), kept);
+    world.step(DT).unwrap();
+    let end = world.contact_events().end();
+    let of_removed: Vec<TouchEvent> = end.iter().copied().filter(gone).collect();
+    assert_eq!(of_removed, ended);
+    assert!(end.iter().all(|e| e.a != newcomer && e.b != newcomer));
+}

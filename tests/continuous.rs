@@ -259,3 +259,46 @@ fn continuous_collision_is_identical_across_threads_and_backends() {
     assert_eq!(reference, run(2, Backend::Simd));
     assert_eq!(reference, run(2, Backend::Scalar));
 }
+
+/// The law of a floor: a box resting on a 2 m thick ground, or dropped onto it from 5 m, never
+/// ends a step below the ground's surface, for any step length up to the longest supported,
+/// 1 s. Tolerance: contacts hold bodies overlapping by up to `linear_slop` by design. A longer
+/// step is refused and changes nothing.
+#[test]
+fn a_box_stays_on_the_ground_for_steps_up_to_a_second_and_longer_ones_are_refused() {
+    let slop = WorldSettings::default().linear_slop;
+    for dt in [1.0 / 60.0, 0.1, 0.25, 0.5, 1.0] {
+        for half in [0.5f32, 0.05] {
+            for height in [half, 5.0] {
+                let mut world = World::new(WorldSettings::default());
+                world
+                    .add_body(
+                        BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+                        ShapeDef::new(Shape::rect(50.0, 1.0)),
+                    )
+                    .unwrap();
+                let def = BodyDef::dynamic().position(Vec2::new(0.0, height));
+                let id = world
+                    .add_body(def, ShapeDef::new(Shape::rect(half, half)))
+                    .unwrap();
+                for step in 0..10 {
+                    world.step(dt).unwrap();
+                    let xf = world.transform(id).unwrap();
+                    let lowest = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                        .map(|(x, y)| xf.apply(Vec2::new(x * half, y * half)).y)
+                        .into_iter()
+                        .fold(f32::INFINITY, f32::min);
+                    assert!(
+                        lowest >= -slop,
+                        "dt {dt}, box {half}, from {height}: lowest point {lowest} at step {step}"
+                    );
+                }
+                let before = world.transform(id).unwrap();
+                for too_long in [1.0 + 2.0 * f32::EPSILON, 2.0, 10.0] {
+                    assert!(world.step(too_long).is_err(), "step({too_long})");
+                }
+                assert_eq!(world.transform(id).unwrap(), before);
+            }
+        }
+    }
+}

@@ -494,8 +494,9 @@ fn an_empty_world_steps_a_million_times() {
 }
 
 /// Settings that would make a step allocate or spawn without bound (u32::MAX substeps, a
-/// million threads) are refused, by `try_new` and by `step` of a world made with `new`, without
-/// the world building anything first.
+/// million threads, more threads than the documented 256) or fail every step (a speed cap whose
+/// square overflows) are refused by `try_new`, and `new` panics with the same error, without
+/// building anything first.
 #[test]
 fn absurd_work_settings_are_refused() {
     let bad = [
@@ -523,32 +524,117 @@ fn absurd_work_settings_are_refused() {
             threads: usize::MAX,
             ..WorldSettings::default()
         },
+        WorldSettings {
+            threads: 257,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            max_linear_speed: 1.0e38,
+            ..WorldSettings::default()
+        },
     ];
     for settings in bad {
         let what = format!("{settings:?}");
+        let Err(Error::InvalidParameter(why)) = World::try_new(settings.clone()) else {
+            panic!("try_new accepted {what}");
+        };
+        let panicked = std::panic::catch_unwind(|| World::new(settings)).err();
+        let message = panicked.and_then(|p| p.downcast::<String>().ok());
         assert!(
-            matches!(
-                World::try_new(settings.clone()),
-                Err(Error::InvalidParameter(_))
-            ),
-            "{what}"
+            message.is_some_and(|m| m.contains(&why)),
+            "new must panic with the error: {what}"
         );
-        let mut world = World::new(settings);
-        let id = add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
-        assert!(
-            matches!(world.step(DT), Err(Error::InvalidParameter(_))),
-            "{what}"
-        );
-        assert_eq!(world.position(id).unwrap(), Vec2::ZERO);
     }
     // The edges of the ranges are fine.
-    let edge = WorldSettings {
-        substeps: 256,
-        solve_iterations: 1,
-        threads: 1,
-        ..WorldSettings::default()
-    };
-    let mut world = World::try_new(edge).unwrap();
-    add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+    for edge in [
+        WorldSettings {
+            substeps: 256,
+            solve_iterations: 1,
+            threads: 1,
+            ..WorldSettings::default()
+        },
+        WorldSettings {
+            threads: 256,
+            max_linear_speed: 1.0e18,
+            ..WorldSettings::default()
+        },
+    ] {
+        let mut world = World::try_new(edge).unwrap();
+        add_box(&mut world, Vec2::ZERO, 0.5, 1.0);
+        world.step(DT).unwrap();
+    }
+}
+
+/// Every body's position and velocity, bit for bit.
+fn state(world: &World) -> Vec<(u32, u32, u32, u32)> {
+    world
+        .bodies()
+        .map(|id| {
+            let (p, v) = (
+                world.position(id).unwrap(),
+                world.linear_velocity(id).unwrap(),
+            );
+            (p.x.to_bits(), p.y.to_bits(), v.x.to_bits(), v.y.to_bits())
+        })
+        .collect()
+}
+
+/// 10,000 circles created at one point overlap in 49,995,000 pairs, far past the default
+/// `max_pairs`: the step is refused with `TooManyPairs` (instead of asking for gigabytes of
+/// contacts), the world is left exactly as it was, and it steps again once enough bodies are
+/// gone.
+#[test]
+fn ten_thousand_circles_at_one_point_are_refused_without_harm() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let ids = coincident_circles(&mut world, 10_000);
+    let max_pairs = WorldSettings::default().max_pairs;
+    assert!(ids.len() * (ids.len() - 1) / 2 > max_pairs);
+    let before = state(&world);
+    for _ in 0..3 {
+        assert_eq!(world.step(DT), Err(Error::TooManyPairs { max_pairs }));
+        assert_eq!(state(&world), before);
+    }
+    // With 100 left they overlap in fewer pairs than the limit.
+    for &id in &ids[100..] {
+        world.remove_body(id).unwrap();
+    }
     world.step(DT).unwrap();
+    assert_all_finite(&world);
+    assert_eq!(world.position(floor).unwrap(), Vec2::new(0.0, -1.0));
+}
+
+/// The limit is exact: 200 clusters of 12 coincident circles overlap in `200 * 12 * 11 / 2`
+/// pairs, which pass at that limit and fail one below, on every thread count (the clusters
+/// spread the pairs over the broadphase's parallel chunks).
+#[test]
+fn the_pair_limit_counts_overlapping_pairs_exactly() {
+    let (clusters, size) = (200, 12);
+    let pairs = clusters * size * (size - 1) / 2;
+    for threads in [1, 2, 3] {
+        for (max_pairs, ok) in [(pairs, true), (pairs - 1, false)] {
+            let mut world = World::new(WorldSettings {
+                threads,
+                max_pairs,
+                gravity: Vec2::ZERO,
+                ..WorldSettings::default()
+            });
+            for k in 0..clusters * size {
+                let at = Vec2::new((k / size) as f32 * 3.0, 0.0);
+                let def = BodyDef::dynamic().position(at);
+                world
+                    .add_body(def, ShapeDef::new(Shape::circle(0.5)))
+                    .unwrap();
+            }
+            let before = state(&world);
+            let result = world.step(DT);
+            if ok {
+                assert_eq!(result, Ok(()), "{threads} threads, limit {max_pairs}");
+                assert_eq!(world.contact_count(), pairs);
+            } else {
+                assert_eq!(result, Err(Error::TooManyPairs { max_pairs }));
+                assert_eq!(state(&world), before);
+            }
+        }
+    }
 }

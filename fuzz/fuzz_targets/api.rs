@@ -280,7 +280,10 @@ fuzz_target!(|data: &[u8]| {
     if trace {
         eprintln!("settings: {simd:?}");
     }
-    let (mut a, mut b) = (World::new(simd), World::new(scalar));
+    // Settings `WorldSettings::validate` refuses make `World::new` panic: only valid ones run.
+    let (Ok(mut a), Ok(mut b)) = (World::try_new(simd), World::try_new(scalar)) else {
+        return;
+    };
     let (mut ids_a, mut ids_b) = (Vec::new(), Vec::new());
     for _ in 0..MAX_OPS {
         let Ok(op) = op(&mut u) else { break };
