@@ -26,8 +26,7 @@ const STATES: usize = 5051;
 /// `BATCHES` prepared batches of box-on-box contacts (`points` of them per contact) and the
 /// states they act on.
 fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
-    let states =
-        StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
+    let states = StateRows::from_states(&[BodyState::with_velocity([0.01, -0.02], 0.001); STATES]);
     let mut batches = vec![ContactBatch::zeroed(); BATCHES];
     for (i, c) in batches.iter_mut().enumerate() {
         for l in 0..LANES {

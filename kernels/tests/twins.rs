@@ -1674,7 +1674,11 @@ fn an_impact_pass_bounces_two_points_by_poissons_law() {
                 }
                 if w == 0.0 {
                     let s = &states[0];
-                    assert!((s.v[1] - 3.0 * e).abs() <= 1e-5, "{what}: leaves at {:?}", s.v);
+                    assert!(
+                        (s.v[1] - 3.0 * e).abs() <= 1e-5,
+                        "{what}: leaves at {:?}",
+                        s.v
+                    );
                     assert!(s.w.abs() <= 1e-6, "{what}: spins at {}", s.w);
                 }
             }
