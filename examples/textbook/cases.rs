@@ -51,21 +51,35 @@ pub struct Motion {
     pub angular_momentum: f64,
 }
 
+impl Motion {
+    /// Nothing moving.
+    pub fn zero() -> Motion {
+        Motion {
+            energy: 0.0,
+            momentum: [0.0; 2],
+            angular_momentum: 0.0,
+        }
+    }
+
+    /// Adds a body of mass `m` and rotational inertia `i` at `p`, moving at `v` and spinning at
+    /// `w`. Shared with `rapier.rs`, so that both engines' bodies are summed the same way.
+    pub fn add(&mut self, (m, i): (f64, f64), v: [f32; 2], p: [f32; 2], w: f32) {
+        let w = w as f64;
+        let (vx, vy, x, y) = (v[0] as f64, v[1] as f64, p[0] as f64, p[1] as f64);
+        self.energy += 0.5 * m * (vx * vx + vy * vy) + 0.5 * i * w * w;
+        self.momentum[0] += m * vx;
+        self.momentum[1] += m * vy;
+        self.angular_momentum += m * (x * vy - y * vx) + i * w;
+    }
+}
+
 fn motion(world: &World, bodies: &[(BodyId, (f64, f64))]) -> Motion {
-    let mut out = Motion {
-        energy: 0.0,
-        momentum: [0.0; 2],
-        angular_momentum: 0.0,
-    };
-    for &(id, (m, i)) in bodies {
+    let mut out = Motion::zero();
+    for &(id, mass) in bodies {
         let v = world.linear_velocity(id).unwrap();
         let p = world.position(id).unwrap();
-        let w = world.angular_velocity(id).unwrap() as f64;
-        let (vx, vy, x, y) = (v.x as f64, v.y as f64, p.x as f64, p.y as f64);
-        out.energy += 0.5 * m * (vx * vx + vy * vy) + 0.5 * i * w * w;
-        out.momentum[0] += m * vx;
-        out.momentum[1] += m * vy;
-        out.angular_momentum += m * (x * vy - y * vx) + i * w;
+        let w = world.angular_velocity(id).unwrap();
+        out.add(mass, [v.x, v.y], [p.x, p.y], w);
     }
     out
 }

@@ -57,7 +57,7 @@ fn series(r: f64) -> (f64, f64) {
 }
 
 fn sign(n: u32) -> f64 {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         1.0
     } else {
         -1.0
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn atan2_matches_the_library_and_its_special_cases() {
         for i in 0..4000 {
-            let a = i as f32 * 0.00157 - 3.14;
+            let a = i as f32 * 0.00157 - std::f32::consts::PI;
             for r in [1e-30f32, 0.5, 3.0, 1e30] {
                 let (s, c) = (a as f64).sin_cos();
                 let (y, x) = ((r as f64 * s) as f32, (r as f64 * c) as f32);
