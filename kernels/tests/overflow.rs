@@ -91,7 +91,7 @@ fn the_largest_force_accelerations_stay_finite_under_any_damping() {
     // out capped, without damping and with the largest.
     let n = 9;
     let states = vec![BodyState::with_velocity([1.0, -2.0], 3.0); n];
-    let sign = |k: usize| if k % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = |k: usize| if k.is_multiple_of(2) { 1.0 } else { -1.0 };
     let ax: Vec<f32> = (0..n).map(|k| sign(k) * f32::MAX).collect();
     let ay: Vec<f32> = (0..n).map(|k| -sign(k) * f32::MAX).collect();
     let alpha: Vec<f32> = (0..n).map(|k| sign(k + 1) * f32::MAX).collect();
