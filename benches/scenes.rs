@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
-//!     [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep]
+//!     [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep]
 //!     [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
 //! ```
 //!
@@ -12,6 +12,10 @@
 //! touching pairs and colors after the last step, backend, instruction set and threads.
 //! `--compare rapier` runs rapier2d on the same scene in the same process, alternating rounds
 //! (batch2d round 1, rapier round 1, batch2d round 2, ...), and prints the ratio of medians.
+//! `--compare box2d` does the same with Box2D v3 (C, through boxdd-sys: dt 1/60, 4 substeps,
+//! sleeping off, its own scheduler on `--threads` workers), `--compare box2d,rapier` with both
+//! (rounds go batch2d, Box2D, rapier2d). The header says whether the linked Box2D has its
+//! asserts compiled in (it should not: `.cargo/config.toml` builds it with `-O3 -DNDEBUG`).
 //! Without it, the configurations (backends x thread counts) take turns round by round, and
 //! the speed-up of each over the first is printed as a ratio of their "mean" columns.
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
@@ -22,6 +26,7 @@
 //! `--substeps`, `--solve-iterations` and `--contact-hertz` change those `WorldSettings` of
 //! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
 
+mod box2d_scenes;
 mod rapier_scenes;
 
 use batch2d::scenes::{self, Scene};
@@ -75,6 +80,14 @@ impl Workload {
             Workload::Pile(r, c) => Ok(rapier_scenes::pile(r, c, false)),
         }
     }
+
+    fn build_box2d(self, threads: usize) -> Res<box2d_scenes::Box2dScene> {
+        match self {
+            Workload::Standard(s) => box2d_scenes::build(s.name(), threads)
+                .ok_or_else(|| format!("no Box2D build of scene {}", s.name()).into()),
+            Workload::Pile(r, c) => Ok(box2d_scenes::pile(r, c, false, threads)),
+        }
+    }
 }
 
 struct Options {
@@ -84,6 +97,7 @@ struct Options {
     steps: Option<usize>,
     rounds: usize,
     compare_rapier: bool,
+    compare_box2d: bool,
     pile: bool,
     /// batch2d's settings apart from backend and threads: the defaults, with `--sleep` and
     /// the solver flags applied.
@@ -95,7 +109,8 @@ struct Options {
 }
 
 const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
-[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier] [--pile ROWSxCOLS] [--sleep] \
+[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] \
+[--pile ROWSxCOLS] [--sleep] \
 [--substeps N] [--solve-iterations N] [--contact-hertz HZ]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
@@ -114,6 +129,7 @@ fn parse_args() -> Res<Options> {
         steps: None,
         rounds: 3,
         compare_rapier: false,
+        compare_box2d: false,
         pile: false,
         settings: WorldSettings::default(),
         settings_args: Vec::new(),
@@ -146,10 +162,20 @@ fn parse_args() -> Res<Options> {
             }
             "--steps" => o.steps = Some(value()?.parse()?),
             "--rounds" => o.rounds = value()?.parse::<usize>()?.max(1),
-            "--compare" => match value()?.as_str() {
-                "rapier" | "rapier2d" => o.compare_rapier = true,
-                other => return Err(format!("can only compare with rapier, not {other:?}").into()),
-            },
+            "--compare" => {
+                for engine in value()?.split(',') {
+                    match engine.trim() {
+                        "rapier" | "rapier2d" => o.compare_rapier = true,
+                        "box2d" => o.compare_box2d = true,
+                        other => {
+                            return Err(format!(
+                                "can compare with rapier and box2d, not {other:?}\n{USAGE}"
+                            )
+                            .into())
+                        }
+                    }
+                }
+            }
             "--pile" => {
                 let v = value()?;
                 let (r, c) = v
@@ -315,6 +341,7 @@ fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
                 .build()?;
             rapier_round(w, &pool, steps, &mut stats)?
         }
+        "box2d" => box2d_round(w, threads, steps, &mut stats)?,
         _ => return Err(format!("unknown engine {engine:?}").into()),
     }
     let peak = read_status_kib("VmHWM").ok_or("no VmHWM in /proc/self/status")?;
@@ -421,6 +448,29 @@ fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut
         // per step mirrors batch2d, whose `World::step` installs its own pool every step.
         let t = Instant::now();
         pool.install(|| scene.step());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    stats.record_round(&times);
+    stats.bodies = scene.body_count();
+    stats.pairs = scene.touching_pairs();
+    stats.colors = None;
+    if w.is_large_pyramid() {
+        if let Some(d) = scene.top_drop() {
+            stats.top_drop.push(d);
+        }
+        let (start, end) = scene.dynamic_centres();
+        stats.side_gap.push(widest_side_gap(&start, &end));
+    }
+    Ok(())
+}
+
+/// One round of Box2D on `threads` workers: build, step `steps` times, record.
+fn box2d_round(w: Workload, threads: usize, steps: usize, stats: &mut Stats) -> Res<()> {
+    let mut scene = w.build_box2d(threads)?;
+    let mut times = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = Instant::now();
+        scene.step(DT);
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     stats.record_round(&times);
@@ -607,11 +657,36 @@ fn run() -> Res<()> {
         o.rounds
     );
     let rapier_engine = format!("rapier2d (simd{})", rapier2d::math::SIMD_WIDTH);
-    if o.compare_rapier {
+    let box2d_engine = format!("Box2D {}", box2d_scenes::version());
+    if o.compare_box2d {
+        // Box2D's asserts cost it about 1.5x: say which build this is.
+        let asserts = if box2d_scenes::asserts_compiled_in() {
+            "asserts ON (built without NDEBUG: NOT a release build, slower than Box2D can be)"
+        } else {
+            "asserts compiled out (NDEBUG)"
+        };
         println!(
-            "comparing with {rapier_engine}: default IntegrationParameters, sleeping off, \
-             rounds alternate batch2d / rapier2d"
+            "comparing with {box2d_engine} (boxdd-sys, upstream {}): C built with cc's -O2 then \
+             CFLAGS={:?}, {asserts}, SIMD {}; dt 1/60, {} substeps, b2DefaultWorldDef otherwise, \
+             sleeping off; threads: Box2D's own scheduler with workerCount = thr",
+            &boxdd_sys::UPSTREAM_SHA[..boxdd_sys::UPSTREAM_SHA.len().min(10)],
+            box2d_scenes::cflags(),
+            box2d_scenes::simd(),
+            box2d_scenes::SUBSTEPS,
         );
+    }
+    if o.compare_rapier {
+        println!("comparing with {rapier_engine}: default IntegrationParameters, sleeping off");
+    }
+    if o.compare_rapier || o.compare_box2d {
+        let mut order = vec!["batch2d"];
+        if o.compare_box2d {
+            order.push("Box2D");
+        }
+        if o.compare_rapier {
+            order.push("rapier2d");
+        }
+        println!("rounds alternate {}", order.join(" / "));
     }
     println!("ms/step: mean = median of round means, median = over all steps; stages = means");
     let st = &o.settings;
@@ -640,35 +715,60 @@ fn run() -> Res<()> {
     for &w in &o.workloads {
         let steps = o.steps.unwrap_or(w.default_steps());
         let name = w.name();
-        if o.compare_rapier {
+        if o.compare_rapier || o.compare_box2d {
             for &threads in &o.threads {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()?;
                 let mut ours: Vec<Stats> = o.backends.iter().map(|_| Stats::default()).collect();
-                let mut theirs = Stats::default();
+                let mut box2d = o.compare_box2d.then(Stats::default);
+                let mut rapier = o.compare_rapier.then(Stats::default);
                 for _ in 0..o.rounds {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
                         batch2d_round(w, &o.settings, backend, threads, steps, stats)?;
                     }
-                    rapier_round(w, &pool, steps, &mut theirs)?;
+                    if let Some(stats) = &mut box2d {
+                        box2d_round(w, threads, steps, stats)?;
+                    }
+                    if let Some(stats) = &mut rapier {
+                        rapier_round(w, &pool, steps, stats)?;
+                    }
                 }
                 if o.pile {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
                         stats.peak_kib =
                             probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
                     }
-                    theirs.peak_kib =
-                        probe_memory("rapier", w, Backend::Simd, threads, steps, &o.settings_args);
+                    for (engine, stats) in [("box2d", &mut box2d), ("rapier", &mut rapier)] {
+                        if let Some(stats) = stats {
+                            stats.peak_kib = probe_memory(
+                                engine,
+                                w,
+                                Backend::Simd,
+                                threads,
+                                steps,
+                                &o.settings_args,
+                            );
+                        }
+                    }
                 }
                 for (&backend, stats) in o.backends.iter().zip(&ours) {
                     print_row(&name, backend_name(backend), isa, threads, steps, stats);
                     print_extras(w, "batch2d", stats);
                 }
-                print_row(&name, "rapier2d", "-", threads, steps, &theirs);
-                print_extras(w, "rapier2d", &theirs);
-                for (&backend, stats) in o.backends.iter().zip(&ours) {
-                    comparisons.push(compare_line(w, backend, threads, stats, &theirs));
+                if let Some(stats) = &box2d {
+                    print_row(&name, "box2d", box2d_scenes::simd(), threads, steps, stats);
+                    print_extras(w, "box2d", stats);
+                }
+                if let Some(stats) = &rapier {
+                    print_row(&name, "rapier2d", "-", threads, steps, stats);
+                    print_extras(w, "rapier2d", stats);
+                }
+                for (engine, theirs) in [("box2d", &box2d), ("rapier2d", &rapier)] {
+                    let Some(theirs) = theirs else { continue };
+                    for (&backend, stats) in o.backends.iter().zip(&ours) {
+                        comparisons.push(compare_line(w, backend, threads, stats, engine, theirs));
+                    }
                 }
             }
         } else {
@@ -718,7 +818,17 @@ fn run() -> Res<()> {
     }
     if !comparisons.is_empty() {
         println!();
-        println!("batch2d vs {rapier_engine}, median ms/step (ratio > 1: batch2d faster)");
+        let mut others = Vec::new();
+        if o.compare_box2d {
+            others.push(box2d_engine);
+        }
+        if o.compare_rapier {
+            others.push(rapier_engine);
+        }
+        println!(
+            "batch2d vs {}, median ms/step (ratio > 1: batch2d faster)",
+            others.join(" and ")
+        );
         for line in comparisons {
             println!("{line}");
         }
@@ -731,11 +841,12 @@ fn compare_line(
     backend: Backend,
     threads: usize,
     ours: &Stats,
+    engine: &str,
     theirs: &Stats,
 ) -> String {
     let (a, b) = (ours.median_ms(), theirs.median_ms());
     let mut line = format!(
-        "{:<14} {:>6} thr {}: batch2d {:>8.3}  rapier2d {:>8.3}  ratio {:>5.2}  bodies {}/{}  pairs {}/{}",
+        "{:<14} {:>6} thr {}: batch2d {:>8.3}  {engine:>8} {:>8.3}  ratio {:>5.2}  bodies {}/{}  pairs {}/{}",
         w.name(),
         backend_name(backend),
         threads,
