@@ -364,7 +364,8 @@ impl Island {
     /// Bounces, as the colored contacts' impact passes do (see the kernels' `impact`), but for
     /// the whole island at once: the points hit this step (touching, or closing their gap
     /// within the step) get `(1 + e)` times the impulses that stop their approach together,
-    /// if any of them approaches faster than the threshold. Friction is left to the solve.
+    /// if any of them approaches faster than the threshold. Friction is left to the solve, and
+    /// the approach is taken at the step's start (no half substep of gravity on).
     unsafe fn impact(&mut self, states: States, params: &DirectParams) {
         let p = &params.impact;
         self.read_velocities(states);
@@ -374,7 +375,7 @@ impl Island {
             let vn = self.row_velocity(point, &point.normal_row)
                 + self.outside_velocity(point, &point.normal_row, states);
             let separation = Self::separation(point, states) as f64;
-            let reach = (p.gravity_reach as f64 - vn) * p.dt as f64;
+            let reach = (p.gravity_reach as f64 - vn) * p.dt as f64 + p.margin as f64;
             if point.restitution > 0.0 && vn < 0.0 && separation < reach {
                 self.hit.push(i);
                 fast |= vn < -(p.threshold as f64);
