@@ -78,8 +78,8 @@ const SIZE_SAMPLE: usize = 256;
 
 /// The cell size as a multiple of the median proxy size: a typical proxy then touches 1 to 4
 /// cells, and a cell holds only a handful of proxies. 1.5 rather than 2: fewer proxies per
-/// cell to scan; in 8 runs taking turns with 2, the broadphase of particle_pile (rebuilt every
-/// step) was faster in 7, by 8% at the median; peak memory unchanged.
+/// cell to scan: in runs taking turns with 2 the broadphase of particle_pile (rebuilt every
+/// step) was faster, with the same peak memory.
 const CELL_PER_TYPICAL_SIZE: f32 = 1.5;
 
 /// Cell size when no sampled proxy has a positive size (all points): any value is correct then.

@@ -136,8 +136,8 @@ type Motion = (Vec2, Rot);
 /// bullet or moved more than [`MOTION_PER_EXTENT`] of its smallest extent (and more than the
 /// slop).
 ///
-/// Always inlined into the pass over every body: left to LLVM, that pass compiled ~0.01 ms per
-/// step slower on large_pyramid after unrelated code changed (measured A/B).
+/// Always inlined into the pass over every body: left to LLVM, whether that pass got it inlined
+/// changed with unrelated code, and the pass was slower without.
 #[inline(always)]
 fn fast_motion(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Option<Motion> {
     let b = &world.bodies;

@@ -10,13 +10,12 @@
 //! A stage is cut into one segment per worker, and a worker claims from its own segment first.
 //! When workers claimed from one shared counter, a body's state went back and forth between the
 //! cores' caches from color to color; owning a segment, each worker keeps mostly to one region
-//! of a pile. On the 2-core target at 2 threads, alternating runs, solver stage: particle_pile
-//! 9.65 -> 7.1 ms (median of 5), large_pyramid 4.59 -> 3.55 ms (of 3).
+//! of a pile, and the solver stages of particle_pile and large_pyramid at 2 threads got markedly
+//! faster.
 //!
 //! Against a fork/join per stage (rayon's `into_par_iter` over each stage's blocks; about 120
-//! stages a step), on the 2-core target at 2 threads, alternating runs: large_pyramid's solver
-//! stage 1.59 -> 1.44 ms (median of 5), and 5.0 -> 3.1 ms (of 3) with another process busy on
-//! one core, where fork/join waits on workers that yielded their core. An earlier try of
+//! stages a step) it is faster, most of all with another process busy on one core, where
+//! fork/join waits on workers that yielded their core. An earlier try of
 //! persistent workers that waited for each other at every stage was slower than fork/join: a
 //! barrier waits for the slowest worker to arrive, dynamic claiming does not. Claiming one
 //! block at a time was slower too (every claim moves the counter's cache line between cores),

@@ -33,8 +33,8 @@ const NONE: u32 = u32::MAX;
 
 /// Steps without splitting partly rested islands after a split that put nothing to sleep. A
 /// settling pile is one island that loses contacts every step while its bottom already rests:
-/// splitting it every step cost 2.7 ms of a 30 ms particle_pile step on the 2-core target, for
-/// nothing until the whole pile rests (a wholly rested island is split at once regardless). A
+/// splitting it every step costs a good part of a particle_pile step, for nothing until the
+/// whole pile rests (a wholly rested island is split at once regardless). A
 /// part that could sleep waits at most this many steps longer.
 const FUTILE_SPLIT_PAUSE: u32 = 15;
 

@@ -318,9 +318,9 @@ impl Solver {
         };
         // Runs `op` on the batches of `range`, in order; `color` when they are one graph
         // color's. The solve and relax passes take a color's two-point batches two at a time
-        // where the pair kernel is faster (AVX-512; kernel bench, Zen 4: 15% per batch), with
-        // the same bits, as the two batches share no dynamic body. (A pair kernel for one-point
-        // batches was 5% faster alone but no faster in particle_pile.)
+        // where the pair kernel is faster (AVX-512: two dependency chains side by side keep the
+        // core busier), with the same bits, as the two batches share no dynamic body. (A pair
+        // kernel for one-point batches was faster alone but not in particle_pile.)
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
             let paired = NATIVE_PAIRS
@@ -652,8 +652,7 @@ impl Solver {
                         contacts[ci as usize].prefetch();
                     }
                 }
-                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice
-                // (large_pyramid, one thread: packing 0.61 -> 0.53 ms without it).
+                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci == EMPTY_LANE {

@@ -306,8 +306,7 @@ impl World {
         self.drop_removed_contacts();
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
-            // step to the worker pool would cost more than the rest of it: ~20 µs of thread
-            // wake-ups per step on a 2-core machine.
+            // step to the worker pool would cost more than the rest of it: waking its threads.
             self.graph.build(&[], &self.bodies, &[], &[]);
             self.profile = Profile::default();
             return Ok(());

@@ -166,8 +166,8 @@ impl BodyLanes<f32x16> {
 }
 
 /// The solver's body states behind one identity row, the row that a [`NULL_BODY`] index reads:
-/// a gather then loads each lane's row without testing its index first (kernel bench, Zen 1:
-/// warm start 16% faster, relax 2%). Derefs to the states alone: state `i` is `self[i]`.
+/// a gather then loads each lane's row without testing its index first (faster warm starts in
+/// the kernel bench). Derefs to the states alone: state `i` is `self[i]`.
 #[derive(Clone, Debug)]
 pub struct StateRows {
     /// [`BodyState::IDENTITY`], then the states.
