@@ -439,6 +439,27 @@ fn batch2d_round(
     Ok(())
 }
 
+/// What a round of another engine leaves in `stats` beside its times: its bodies and touching
+/// pairs, and on large_pyramid the top box's drop and the widest side gap.
+fn record_reference(
+    w: Workload,
+    stats: &mut Stats,
+    (bodies, pairs): (usize, usize),
+    top_drop: Option<f32>,
+    centres: impl FnOnce() -> (Vec<[f32; 2]>, Vec<[f32; 2]>),
+) {
+    stats.bodies = bodies;
+    stats.pairs = pairs;
+    stats.colors = None;
+    if w.is_large_pyramid() {
+        if let Some(d) = top_drop {
+            stats.top_drop.push(d);
+        }
+        let (start, end) = centres();
+        stats.side_gap.push(widest_side_gap(&start, &end));
+    }
+}
+
 /// One round of rapier2d on `pool`: build, step `steps` times, record.
 fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut Stats) -> Res<()> {
     let mut scene = w.build_rapier()?;
@@ -451,16 +472,10 @@ fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     stats.record_round(&times);
-    stats.bodies = scene.body_count();
-    stats.pairs = scene.touching_pairs();
-    stats.colors = None;
-    if w.is_large_pyramid() {
-        if let Some(d) = scene.top_drop() {
-            stats.top_drop.push(d);
-        }
-        let (start, end) = scene.dynamic_centres();
-        stats.side_gap.push(widest_side_gap(&start, &end));
-    }
+    let counts = (scene.body_count(), scene.touching_pairs());
+    record_reference(w, stats, counts, scene.top_drop(), || {
+        scene.dynamic_centres()
+    });
     Ok(())
 }
 
@@ -474,16 +489,10 @@ fn box2d_round(w: Workload, threads: usize, steps: usize, stats: &mut Stats) -> 
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     stats.record_round(&times);
-    stats.bodies = scene.body_count();
-    stats.pairs = scene.touching_pairs();
-    stats.colors = None;
-    if w.is_large_pyramid() {
-        if let Some(d) = scene.top_drop() {
-            stats.top_drop.push(d);
-        }
-        let (start, end) = scene.dynamic_centres();
-        stats.side_gap.push(widest_side_gap(&start, &end));
-    }
+    let counts = (scene.body_count(), scene.touching_pairs());
+    record_reference(w, stats, counts, scene.top_drop(), || {
+        scene.dynamic_centres()
+    });
     Ok(())
 }
 
