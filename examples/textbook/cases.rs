@@ -71,6 +71,14 @@ impl Motion {
         self.momentum[1] += m * vy;
         self.angular_momentum += m * (x * vy - y * vx) + i * w;
     }
+
+    /// Kinetic energy over `before`'s, and the change of linear momentum over `before`'s x
+    /// momentum (the pool break's cue's).
+    pub fn against(&self, before: &Motion) -> (f64, f64) {
+        let dp =
+            (self.momentum[0] - before.momentum[0]).hypot(self.momentum[1] - before.momentum[1]);
+        (self.energy / before.energy, dp / before.momentum[0])
+    }
 }
 
 fn motion(world: &World, bodies: &[(BodyId, (f64, f64))]) -> Motion {
@@ -251,20 +259,29 @@ pub fn cradle(count: usize, speed: f32, gap: f32) -> Vec<f32> {
 /// after over before, and the change of linear momentum over the cue's momentum.
 pub fn pool_break() -> (f64, f64) {
     let mut world = space();
-    let mut at = vec![(Vec2::new(-5.0, 0.0), Vec2::new(10.0, 0.0))];
-    let row_step = 3f32.sqrt() * 0.5;
-    for row in 0..5 {
-        for k in 0..=row {
-            let y = k as f32 - row as f32 * 0.5;
-            at.push((Vec2::new(row as f32 * row_step, y), Vec2::ZERO));
-        }
-    }
+    let at: Vec<(Vec2, Vec2)> = pool_rack()
+        .into_iter()
+        .map(|(p, v)| (Vec2::new(p[0], p[1]), Vec2::new(v[0], v[1])))
+        .collect();
     let bodies = balls(&mut world, &at);
     let before = motion(&world, &bodies);
     run(&mut world, 60);
     let after = motion(&world, &bodies);
-    let dp = (after.momentum[0] - before.momentum[0]).hypot(after.momentum[1] - before.momentum[1]);
-    (after.energy / before.energy, dp / before.momentum[0])
+    after.against(&before)
+}
+
+/// The pool break's balls, position and velocity: the cue at 10 m/s, then the triangle of 15
+/// touching balls of radius 0.5.
+pub fn pool_rack() -> Vec<([f32; 2], [f32; 2])> {
+    let mut at = vec![([-5.0, 0.0], [10.0, 0.0])];
+    let row_step = 3f32.sqrt() * 0.5;
+    for row in 0..5 {
+        for k in 0..=row {
+            let y = k as f32 - row as f32 * 0.5;
+            at.push(([row as f32 * row_step, y], [0.0; 2]));
+        }
+    }
+    at
 }
 
 /// A ball of restitution `e` dropped from `height` onto a floor of restitution 1, gravity 10:

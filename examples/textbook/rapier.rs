@@ -224,20 +224,12 @@ pub fn cradle(count: usize, speed: f32, gap: f32) -> Vec<f32> {
 /// See [`crate::cases::pool_break`].
 pub fn pool_break() -> (f64, f64) {
     let mut world = world(0.0);
-    let mut at = vec![([-5.0, 0.0], [10.0, 0.0])];
-    let row_step = 3f32.sqrt() * 0.5;
-    for row in 0..5 {
-        for k in 0..=row {
-            let y = k as f32 - row as f32 * 0.5;
-            at.push(([row as f32 * row_step, y], [0.0; 2]));
-        }
-    }
+    let at = crate::cases::pool_rack();
     let bodies = balls(&mut world, &at);
     let before = motion(&world, &bodies);
     run(&mut world, 60);
     let after = motion(&world, &bodies);
-    let dp = (after.momentum[0] - before.momentum[0]).hypot(after.momentum[1] - before.momentum[1]);
-    (after.energy / before.energy, dp / before.momentum[0])
+    after.against(&before)
 }
 
 /// See [`crate::cases::bounce_heights`].
