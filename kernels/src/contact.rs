@@ -1,6 +1,6 @@
 //! Contact constraint kernels of the soft step: prepare, impact (bounces), warm start, solve
-//! (with or without the soft bias). Each works on a [`ContactBatch`] of eight contacts whose dynamic
-//! bodies are all distinct.
+//! (with or without the soft bias). Each works on a [`ContactBatch`] of eight contacts whose
+//! dynamic bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{self, Real, LANES};
@@ -103,7 +103,8 @@ pub struct ContactBatch {
     pub inv_mass_b: Lanes,
     /// Inverse rotational inertia of body B (1/(kg·m²)), as for A.
     pub inv_inertia_b: Lanes,
-    /// Soft constraint bias rate (1/s): push-out velocity per metre of overlap. Stiffer (twice the contact frequency) when either body is static or kinematic.
+    /// Soft constraint bias rate (1/s): push-out velocity per metre of overlap. Stiffer (twice
+    /// the contact frequency) when either body is static or kinematic.
     pub bias_rate: Lanes,
     /// Soft constraint mass scale, in 0..1. The impulse scale of the soft step is
     /// `1 - mass_scale`, which the two-point solve below uses implicitly.
