@@ -246,8 +246,15 @@ fn user_changes_wake_the_whole_island() {
         for &(b, _) in &alive {
             assert!(world.is_awake(b).unwrap(), "{name}: {b:?} still asleep");
         }
+        // The largest move and turn of the changed box over the steps: a spun box rocks on
+        // its support and may have settled back by the last one.
+        let (mut moved, mut turned) = (0.0f32, 0.0f32);
         for _ in 0..10 {
             world.step(DT).unwrap();
+            if let Some(&(b, p)) = alive.get(2) {
+                moved = moved.max((world.position(b).unwrap() - p).length());
+                turned = turned.max(world.angle(b).unwrap().abs());
+            }
         }
         match name {
             // Only the wake itself: the stack rests, still awake, where it was.
@@ -267,12 +274,9 @@ fn user_changes_wake_the_whole_island() {
                 }
             }
             _ => {
-                let (b, p) = alive[2];
-                let moved = world.position(b).unwrap() - p;
-                let turned = world.angle(b).unwrap().abs();
                 assert!(
-                    moved.length() > 0.02 || turned > 0.02,
-                    "{name}: no response"
+                    moved > 0.02 || turned > 0.02,
+                    "{name}: no response (moved {moved} m, turned {turned} rad)"
                 );
             }
         }
