@@ -2,8 +2,8 @@
 //! per substep integrate velocities, warm start, solve with soft bias, integrate positions and
 //! relax; then store impulses.
 //!
-//! Every stage walks the overflow set on one thread, then the colors in order; the batches of
-//! one color go to the rayon workers. Within a color no dynamic body appears twice, so the
+//! Every contact stage walks the overflow set on one thread and the colors, forward or
+//! backward by substep (see `Sweep`); the batches of one color go to the rayon workers. Within a color no dynamic body appears twice, so the
 //! workers' order cannot change any result: output is identical for any thread count, and for
 //! both backends, whose kernels do the same float operations per lane. Small islands of widely
 //! different masses are not in the colors: the direct solver gives each an exact solve beside
@@ -70,11 +70,30 @@ enum BodyOp {
     IntegratePositions,
 }
 
+/// The order in which a contact operation walks the graph colors.
+///
+/// Gauss-Seidel over the colors in one fixed order leaves an error that leans the same way in
+/// every substep: a tall pyramid, symmetric in everything but the order in which its contacts
+/// were created, settled with its middle rows sheared 5 cm towards one side. Walking the
+/// colors forward and backward in turn (symmetric Gauss-Seidel) lets each sweep's lean undo
+/// the last one's, at no cost: the same batches run, in the other order. The warm start and
+/// the solve turn every substep. The relax passes, whose velocities the positions carry into
+/// the next substep, turn every step: turned every substep too, they let a pyramid's rows
+/// spread apart while it settles (side gaps twice as wide).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Sweep {
+    /// The overflow set, then the colors from the first.
+    #[default]
+    Forward,
+    /// The colors from the last, then the overflow set.
+    Backward,
+}
+
 /// One operation of the step, in the order of `Solver::program`.
 #[derive(Clone, Copy, Debug)]
 enum Op {
     Bodies(BodyOp),
-    Contacts(ContactOp),
+    Contacts(ContactOp, Sweep),
     Direct(DirectOp),
     Joints(JointOp),
 }
@@ -188,6 +207,8 @@ pub(crate) struct Solver {
     /// Whether any contact of the step has a restitution above zero; without one the step has
     /// no impact stages.
     bouncy: bool,
+    /// The direction of this step's relax passes; it turns after every step (see [`Sweep`]).
+    relax_sweep: Sweep,
     /// The islands solved exactly instead of by the batches.
     direct: DirectSolver,
 }
@@ -411,8 +432,13 @@ impl Solver {
                         for &op in program {
                             match op {
                                 Op::Bodies(op) => integrate_bodies(op, tile_states[block].clone()),
-                                Op::Contacts(op) => {
+                                Op::Contacts(op, Sweep::Forward) => {
                                     for range in colors {
+                                        run_batches(op, range.clone(), true);
+                                    }
+                                }
+                                Op::Contacts(op, Sweep::Backward) => {
+                                    for range in colors.iter().rev() {
                                         run_batches(op, range.clone(), true);
                                     }
                                 }
@@ -425,6 +451,10 @@ impl Solver {
             }
         });
 
+        self.relax_sweep = match self.relax_sweep {
+            Sweep::Forward => Sweep::Backward,
+            Sweep::Backward => Sweep::Forward,
+        };
         zone!("store impulses");
         self.store_impulses(contacts);
         self.direct.store_impulses(contacts);
@@ -702,35 +732,36 @@ impl Solver {
 
     /// Lists the step's program: the impact passes, if any contact bounces; then per substep
     /// integrate velocities, warm start, solve (`solve_iterations` times), integrate
-    /// positions, relax; with direct islands, the impact passes, each solve and each relax are
+    /// positions, relax (the warm start and solve forward in the first substep, backward in
+    /// the second and so on, the relax passes in the step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
     /// followed by theirs; with `joints`, each warm start and solve is preceded by the
     /// joints', and the joints relax after all contacts. Then the stages and their block
     /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
     /// program over the rest of the world, each body stage over the states in no tile, each
-    /// contact stage the overflow set (one block, so one thread solves it in order) followed
-    /// by the colors in order, each direct stage one block per island, each joint stage one
+    /// contact stage the overflow set (one block, so one thread solves it in order) and the
+    /// colors in its sweep's order, each direct stage one block per island, each joint stage one
     /// block.
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: bool) {
         self.stages.clear();
-        let contacts = |stages: &mut Vec<Stage>, op| {
+        let contacts = |stages: &mut Vec<Stage>, op, sweep| {
             let overflow = graph.overflow_batches();
-            if !overflow.is_empty() {
-                stages.push(Stage::Contacts {
-                    op,
-                    start: overflow.start,
-                    end: overflow.end,
-                    per_block: overflow.len(),
-                    color: false,
-                });
-            }
-            for range in &graph.color_batches {
-                stages.push(Stage::Contacts {
-                    op,
-                    start: range.start,
-                    end: range.end,
-                    per_block: BATCHES_PER_BLOCK,
-                    color: true,
-                });
+            let overflow = (!overflow.is_empty()).then(|| Stage::Contacts {
+                op,
+                start: overflow.start,
+                end: overflow.end,
+                per_block: overflow.len(),
+                color: false,
+            });
+            let colors = graph.color_batches.iter().map(|range| Stage::Contacts {
+                op,
+                start: range.start,
+                end: range.end,
+                per_block: BATCHES_PER_BLOCK,
+                color: true,
+            });
+            match sweep {
+                Sweep::Forward => stages.extend(overflow.into_iter().chain(colors)),
+                Sweep::Backward => stages.extend(colors.rev().chain(overflow)),
             }
         };
         let direct = self.direct.len() > 0;
@@ -738,29 +769,34 @@ impl Solver {
         program.clear();
         if self.bouncy {
             for _ in 0..IMPACT_PASSES {
-                program.push(Op::Contacts(ContactOp::Impact));
+                program.push(Op::Contacts(ContactOp::Impact, Sweep::Forward));
             }
             if direct {
                 program.push(Op::Direct(DirectOp::Impact));
             }
         }
-        for _ in 0..settings.substeps {
+        for substep in 0..settings.substeps {
+            let sweep = if substep.is_multiple_of(2) {
+                Sweep::Forward
+            } else {
+                Sweep::Backward
+            };
             program.push(Op::Bodies(BodyOp::IntegrateVelocities));
             if joints {
                 program.push(Op::Joints(JointOp::WarmStart));
             }
-            program.push(Op::Contacts(ContactOp::WarmStart));
+            program.push(Op::Contacts(ContactOp::WarmStart, sweep));
             for _ in 0..settings.solve_iterations {
                 if joints {
                     program.push(Op::Joints(JointOp::Solve));
                 }
-                program.push(Op::Contacts(ContactOp::Solve));
+                program.push(Op::Contacts(ContactOp::Solve, sweep));
             }
             if direct {
                 program.push(Op::Direct(DirectOp::Solve));
             }
             program.push(Op::Bodies(BodyOp::IntegratePositions));
-            program.push(Op::Contacts(ContactOp::Relax));
+            program.push(Op::Contacts(ContactOp::Relax, self.relax_sweep));
             if direct {
                 program.push(Op::Direct(DirectOp::Relax));
             }
@@ -787,7 +823,7 @@ impl Solver {
             match op {
                 Op::Bodies(op) if free_bodies => stages.push(Stage::Bodies(op)),
                 Op::Bodies(_) => {}
-                Op::Contacts(op) => contacts(stages, op),
+                Op::Contacts(op, sweep) => contacts(stages, op, sweep),
                 Op::Direct(op) => stages.push(Stage::Direct(op)),
                 Op::Joints(op) => stages.push(Stage::Joints(op)),
             }
