@@ -942,17 +942,22 @@ fn joints_are_listed_in_slot_order_and_their_anchors_ride_on_their_bodies() {
         }
         // The hinge holds its two points together, the rope its two ends at their distance.
         let (pa, pb) = w.joint_anchors(hinge).unwrap();
-        assert!((pb - pa).length() < 0.01, "hinge opened {}", (pb - pa).length());
+        assert!(
+            (pb - pa).length() < 0.01,
+            "hinge opened {}",
+            (pb - pa).length()
+        );
         let (pa, pb) = w.joint_anchors(rope).unwrap();
         let length = (pb - pa).length();
-        assert!((length - rest).abs() < 0.01 * rest, "rope {length} of {rest}");
+        assert!(
+            (length - rest).abs() < 0.01 * rest,
+            "rope {length} of {rest}"
+        );
     }
     // A joint made after a removal takes the freed slot, and is listed there.
     w.remove_joint(hinge).unwrap();
     assert_eq!(w.joint_anchors(hinge), Err(Error::InvalidJoint));
-    let again = w
-        .add_joint(JointDef::weld(support, a, hinge_at))
-        .unwrap();
+    let again = w.add_joint(JointDef::weld(support, a, hinge_at)).unwrap();
     assert_eq!(w.joints().collect::<Vec<_>>(), [again, rope]);
 }
 
