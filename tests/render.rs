@@ -370,3 +370,39 @@ fn joints_are_drawn_between_their_anchors_and_only_when_asked() {
     let bare = render(&world, &camera, hidden, false);
     assert!(pixels_of(&bare, &camera, JOINT).is_empty());
 }
+
+#[test]
+fn segments_are_drawn_as_lines_along_them() {
+    let mut world = World::new(Default::default());
+    let points = [
+        Vec2::new(-5.0, 0.0),
+        Vec2::new(0.0, 2.0),
+        Vec2::new(5.0, 1.0),
+    ];
+    let material = ShapeDef::new(Shape::circle(1.0));
+    world
+        .add_segment_chain(BodyDef::fixed(), &points, &material)
+        .unwrap();
+    let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
+    let picture = render(&world, &camera, Layers::default(), false);
+    let drawn = pixels_of(&picture, &camera, STATIC);
+    // A line of at least 2 px: every pixel within about a pixel and a half of an edge...
+    let px = 1.0 / camera.scale;
+    for p in &drawn {
+        let near = points
+            .windows(2)
+            .map(|e| to_segment(*p, e[0], e[1]))
+            .fold(f32::MAX, f32::min);
+        assert!(near <= 1.5 * px, "{p:?} is {near} m from the chain");
+    }
+    // ...and every stretch of each edge has some.
+    for e in points.windows(2) {
+        for k in 0..=10 {
+            let q = e[0] + (e[1] - e[0]) * (k as f32 / 10.0);
+            assert!(
+                drawn.iter().any(|p| (*p - q).length() < 1.5 * px),
+                "nothing drawn at {q:?}"
+            );
+        }
+    }
+}

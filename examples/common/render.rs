@@ -413,8 +413,12 @@ impl DebugDraw for Painter {
         };
         outline(&mut self.fills[fill]);
         // A rounded polygon is its core grown by the radius: the core's outline stroked with
-        // round joins at twice the radius covers exactly the rim.
-        let diameter = 2.0 * radius * camera.scale;
+        // round joins at twice the radius covers exactly the rim. A segment (two vertices) has
+        // no area to fill: it gets a line at least 2 px wide, so that terrain shows.
+        let mut diameter = 2.0 * radius * camera.scale;
+        if vertices.len() == 2 {
+            diameter = diameter.max(2.0);
+        }
         if diameter >= 0.5 {
             let mut pb = PathBuilder::new();
             outline(&mut pb);
@@ -436,7 +440,7 @@ impl DebugDraw for Painter {
         let a = self.camera.to_pixel(j.anchor_a);
         let b = self.camera.to_pixel(j.anchor_b);
         // A dot that grows with the zoom but stays visible when zoomed out.
-        let radius = (0.08 * self.camera.scale).clamp(1.5, 4.0);
+        let radius = (0.05 * self.camera.scale).clamp(1.5, 3.0);
         self.joint_dots.push_circle(a.0, a.1, radius);
         if (b.0 - a.0).hypot(b.1 - a.1) >= 1.0 {
             self.joint_dots.push_circle(b.0, b.1, radius);
