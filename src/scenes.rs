@@ -100,6 +100,17 @@ impl Scene {
     }
 }
 
+/// A joint of [`joint_grid`] as built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridJoint {
+    /// Body A: the neighbour above or on the left.
+    pub a: BodyId,
+    /// Body B.
+    pub b: BodyId,
+    /// Where the joint was made (world), halfway between the two.
+    pub anchor: Vec2,
+}
+
 /// Columns and rows of the standard joint grid.
 pub const JOINT_GRID_SIZE: usize = 100;
 
@@ -117,12 +128,8 @@ const JOINT_GRID_FIXED: usize = 7;
 /// 0.8 m as the 100 x 100 grid falls).
 ///
 /// Bodies are created column by column from the left, each column from the top; a body's joints
-/// right after it, the one above first. Returns the world and, per joint in creation order,
-/// its two bodies and its anchor (world, as built).
-pub fn joint_grid(
-    n: usize,
-    settings: WorldSettings,
-) -> Result<(World, Vec<(BodyId, BodyId, Vec2)>), Error> {
+/// right after it, the one above first. Returns the world and its joints in creation order.
+pub fn joint_grid(n: usize, settings: WorldSettings) -> Result<(World, Vec<GridJoint>), Error> {
     let mut world = World::new(settings);
     let mut ids: Vec<BodyId> = Vec::with_capacity(n * n);
     let mut joints = Vec::with_capacity(2 * n * n.saturating_sub(1));
@@ -141,12 +148,20 @@ pub fn joint_grid(
             if r > 0 {
                 let (above, at) = (ids[ids.len() - 1], p + Vec2::new(0.0, 0.5));
                 world.add_joint(JointDef::revolute(above, body, at))?;
-                joints.push((above, body, at));
+                joints.push(GridJoint {
+                    a: above,
+                    b: body,
+                    anchor: at,
+                });
             }
             if c > 0 {
                 let (left, at) = (ids[ids.len() - n], p - Vec2::new(0.5, 0.0));
                 world.add_joint(JointDef::revolute(left, body, at))?;
-                joints.push((left, body, at));
+                joints.push(GridJoint {
+                    a: left,
+                    b: body,
+                    anchor: at,
+                });
             }
             ids.push(body);
         }
@@ -366,7 +381,7 @@ mod tests {
         let expect: Vec<Vec2> = (3..=9).map(|c| Vec2::new(c as f32, 0.0)).collect();
         assert_eq!(fixed, expect);
         assert_eq!(joints.len(), 2 * n * (n - 1));
-        for &(a, b, at) in &joints {
+        for &GridJoint { a, b, anchor: at } in &joints {
             // Each joint sits halfway between two neighbours 1 m apart.
             let (pa, pb) = (world.position(a).unwrap(), world.position(b).unwrap());
             assert_eq!((pb - pa).length(), 1.0);
