@@ -151,6 +151,7 @@ impl Box2dScene {
         constraints - (counters.jointCount as usize - self.static_joints)
     }
 
+    /// The joints the scene made.
     pub fn joint_count(&self) -> usize {
         self.joints.len()
     }

@@ -71,6 +71,7 @@ impl RapierScene {
         self.world.bodies.len()
     }
 
+    /// The joints the scene made.
     pub fn joint_count(&self) -> usize {
         self.world.impulse_joints.len()
     }

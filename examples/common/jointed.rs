@@ -14,9 +14,13 @@ pub const GRAVITY: Vec2 = Vec2::new(0.0, -10.0);
 /// One of the jointed demos.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Demo {
+    /// [`ragdolls`]: ragdolls with limited revolute joints down a staircase.
     Ragdoll,
+    /// [`car`]: a car on sprung, motored wheel joints over bumpy ground.
     Car,
+    /// [`bridge`]: hinged planks between two pillars under a dropped load.
     Bridge,
+    /// [`chain`]: a chain with a weight swinging through a tower of boxes.
     Chain,
 }
 
@@ -84,15 +88,19 @@ fn fixed_box(world: &mut World, center: Vec2, half: Vec2) -> Result<BodyId, Erro
 /// A revolute joint with angle limits, as the example checks it: the bodies and the limits.
 #[derive(Clone, Copy, Debug)]
 pub struct LimitedHinge {
+    /// The joint.
     pub id: JointId,
+    /// Its body A (the part nearer the torso) and body B.
     pub a: BodyId,
     pub b: BodyId,
+    /// Its limits (rad) on B's angle less A's.
     pub lower: f32,
     pub upper: f32,
 }
 
 /// Ragdolls tumbling down a staircase.
 pub struct Ragdolls {
+    /// The world, with the staircase and the ragdolls.
     pub world: World,
     /// Every ragdoll's torso.
     pub torsos: Vec<BodyId>,
@@ -224,8 +232,11 @@ fn ragdoll(
 
 /// A car on wheel joints driving over bumpy ground.
 pub struct Car {
+    /// The world, with the terrain and the car.
     pub world: World,
+    /// The car's body.
     pub chassis: BodyId,
+    /// The wheels, rear then front.
     pub wheels: [BodyId; 2],
     /// The wheel joints, rear then front.
     pub suspension: [JointId; 2],
@@ -307,11 +318,14 @@ pub fn car(settings: WorldSettings) -> Result<Car, Error> {
 
 /// A bridge of planks between two pillars, with a load dropped on it.
 pub struct Bridge {
+    /// The world, with the ground, the pillars, the deck and the load.
     pub world: World,
+    /// The planks from left to right.
     pub planks: Vec<BodyId>,
     /// The joints in order from the left pillar to the right one: the first has the pillar as
     /// body A and the first plank as B, the last the last plank as A and the pillar as B.
     pub joints: Vec<JointId>,
+    /// The boxes and balls dropped on the deck.
     pub load: Vec<BodyId>,
     /// Every plank and load body with its mass (kg).
     pub masses: Vec<(BodyId, f32)>,
@@ -416,9 +430,13 @@ pub fn bridge(settings: WorldSettings) -> Result<Bridge, Error> {
 
 /// A chain hanging from a pin, a weight at its end, and a tower in its path.
 pub struct Chain {
+    /// The world, with the ground, the chain and the tower.
     pub world: World,
+    /// Where the chain hangs from (world).
     pub pin: Vec2,
+    /// The links from the pin outwards.
     pub links: Vec<BodyId>,
+    /// The ball at the chain's end.
     pub weight: BodyId,
     /// The joints from the pin down to the weight.
     pub joints: Vec<JointId>,
