@@ -18,6 +18,9 @@
 //! asserts compiled in (it should not: `.cargo/config.toml` builds it with `-O3 -DNDEBUG`).
 //! Without it, the configurations (backends x thread counts) take turns round by round, and
 //! the speed-up of each over the first is printed as a ratio of their "mean" columns.
+//! `--scene all` runs the five contact scenes (`Scene::ALL`); `--scene joint_grid` runs the grid
+//! of revolute joints, and prints each engine's largest joint anchor gap at the end (for every
+//! joint, the distance between the point fixed in either body, which the joint holds together).
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
 //! and prints the peak resident memory per body.
 //! `--sleep` turns sleeping on in batch2d (the standard scenes run with it off) and prints, per
@@ -30,7 +33,7 @@ mod box2d_scenes;
 mod rapier_scenes;
 
 use batch2d::scenes::{self, Scene};
-use batch2d::{Backend, World, WorldSettings};
+use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
 use std::error::Error;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -64,6 +67,10 @@ impl Workload {
 
     fn is_large_pyramid(self) -> bool {
         matches!(self, Workload::Standard(Scene::LargePyramid))
+    }
+
+    fn is_joint_grid(self) -> bool {
+        matches!(self, Workload::Standard(Scene::JointGrid))
     }
 
     fn build(self, settings: WorldSettings) -> Res<World> {
@@ -224,12 +231,16 @@ struct Stats {
     stage_sum: [f64; 5],
     bodies: usize,
     pairs: usize,
+    joints: usize,
     colors: Option<usize>,
     /// large_pyramid: initial y - final y of the top box, per round.
     top_drop: Vec<f32>,
     /// large_pyramid: the widest gap between row neighbours at the end (see
     /// [`widest_side_gap`]), per round.
     side_gap: Vec<f32>,
+    /// joint_grid: the largest joint anchor gap at the end (see [`largest_anchor_gap`]), per
+    /// round.
+    joint_gap: Vec<f32>,
     /// Piles: peak resident memory of a process that ran the configuration once, and its
     /// resident memory before building, KiB.
     peak_kib: Option<(u64, u64)>,
@@ -275,6 +286,47 @@ fn widest_side_gap(start: &[[f32; 2]], end: &[[f32; 2]]) -> f32 {
         })
         .map(|(i, j)| (end[j][0] - end[i][0]).hypot(end[j][1] - end[i][1]) - 1.0)
         .fold(f32::NEG_INFINITY, f32::max)
+}
+
+/// The largest distance between a joint's two anchors (m): `anchors` holds, per joint, the
+/// point fixed in its first body and the one fixed in its second, both in world space. Every
+/// joint of joint_grid is a revolute joint, which holds its two points together: the gap is
+/// how far it has come apart.
+fn largest_anchor_gap(anchors: &[([f32; 2], [f32; 2])]) -> f32 {
+    anchors
+        .iter()
+        .map(|&(a, b)| (b[0] - a[0]).hypot(b[1] - a[1]))
+        .fold(0.0, f32::max)
+}
+
+/// Each joint of `world` with the anchor of each body in that body's frame, as they are now.
+fn local_anchors(world: &World) -> Res<Vec<(BodyId, Vec2, BodyId, Vec2)>> {
+    let mut out = Vec::with_capacity(world.joint_count());
+    for id in world.joints() {
+        let (_, a, b) = world.joint_bodies(id)?;
+        let a = a.ok_or("a joint without a body A")?;
+        let (pa, pb) = world.joint_anchors(id)?;
+        out.push((
+            a,
+            world.transform(a)?.inv_apply(pa),
+            b,
+            world.transform(b)?.inv_apply(pb),
+        ));
+    }
+    Ok(out)
+}
+
+/// The world anchors of joints noted by [`local_anchors`], at the bodies' present poses.
+fn world_anchors(
+    world: &World,
+    joints: &[(BodyId, Vec2, BodyId, Vec2)],
+) -> Res<Vec<([f32; 2], [f32; 2])>> {
+    let mut out = Vec::with_capacity(joints.len());
+    for &(a, la, b, lb) in joints {
+        let (pa, pb) = (world.transform(a)?.apply(la), world.transform(b)?.apply(lb));
+        out.push(([pa.x, pa.y], [pb.x, pb.y]));
+    }
+    Ok(out)
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -389,6 +441,11 @@ fn batch2d_round(
         .iter()
         .max_by(|a, b| a.1[1].total_cmp(&b.1[1]))
         .map(|&(id, [_, y])| (id, y));
+    let joints = if w.is_joint_grid() {
+        local_anchors(&world)?
+    } else {
+        Vec::new()
+    };
     let mut times = Vec::with_capacity(steps);
     for _ in 0..steps {
         let t = Instant::now();
@@ -420,7 +477,12 @@ fn batch2d_round(
     stats.record_round(&times);
     stats.bodies = world.body_count();
     stats.pairs = world.contact_count();
+    stats.joints = world.joint_count();
     stats.colors = Some(world.color_count());
+    if w.is_joint_grid() {
+        let anchors = world_anchors(&world, &joints)?;
+        stats.joint_gap.push(largest_anchor_gap(&anchors));
+    }
     if sleep {
         stats.awake_at_end = Some(world.awake_body_count());
     }
@@ -439,18 +501,24 @@ fn batch2d_round(
     Ok(())
 }
 
-/// What a round of another engine leaves in `stats` beside its times: its bodies and touching
-/// pairs, and on large_pyramid the top box's drop and the widest side gap.
+/// What a round of another engine leaves in `stats` beside its times: its bodies, touching
+/// pairs and joints, on large_pyramid the top box's drop and the widest side gap, and on
+/// joint_grid the largest joint anchor gap.
 fn record_reference(
     w: Workload,
     stats: &mut Stats,
-    (bodies, pairs): (usize, usize),
+    (bodies, pairs, joints): (usize, usize, usize),
     top_drop: Option<f32>,
     centres: impl FnOnce() -> (Vec<[f32; 2]>, Vec<[f32; 2]>),
+    anchors: impl FnOnce() -> Vec<([f32; 2], [f32; 2])>,
 ) {
     stats.bodies = bodies;
     stats.pairs = pairs;
+    stats.joints = joints;
     stats.colors = None;
+    if w.is_joint_grid() {
+        stats.joint_gap.push(largest_anchor_gap(&anchors()));
+    }
     if w.is_large_pyramid() {
         if let Some(d) = top_drop {
             stats.top_drop.push(d);
@@ -472,10 +540,19 @@ fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     stats.record_round(&times);
-    let counts = (scene.body_count(), scene.touching_pairs());
-    record_reference(w, stats, counts, scene.top_drop(), || {
-        scene.dynamic_centres()
-    });
+    let counts = (
+        scene.body_count(),
+        scene.touching_pairs(),
+        scene.joint_count(),
+    );
+    record_reference(
+        w,
+        stats,
+        counts,
+        scene.top_drop(),
+        || scene.dynamic_centres(),
+        || scene.joint_anchors(),
+    );
     Ok(())
 }
 
@@ -489,10 +566,19 @@ fn box2d_round(w: Workload, threads: usize, steps: usize, stats: &mut Stats) -> 
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     stats.record_round(&times);
-    let counts = (scene.body_count(), scene.touching_pairs());
-    record_reference(w, stats, counts, scene.top_drop(), || {
-        scene.dynamic_centres()
-    });
+    let counts = (
+        scene.body_count(),
+        scene.touching_pairs(),
+        scene.joint_count(),
+    );
+    record_reference(
+        w,
+        stats,
+        counts,
+        scene.top_drop(),
+        || scene.dynamic_centres(),
+        || scene.joint_anchors(),
+    );
     Ok(())
 }
 
@@ -593,6 +679,19 @@ fn print_extras(w: Workload, engine: &str, s: &Stats) {
             drops.join(" / "),
             gaps.join(" / "),
             s.pairs
+        );
+    }
+    if w.is_joint_grid() {
+        let gaps: Vec<String> = s
+            .joint_gap
+            .iter()
+            .map(|g| format!("{:.2}", g * 1e3))
+            .collect();
+        println!(
+            "    {engine} joint_grid stability: largest joint anchor gap {} mm (per round), \
+             {} joints",
+            gaps.join(" / "),
+            s.joints
         );
     }
     if let Workload::Pile(..) = w {
@@ -867,12 +966,20 @@ fn compare_line(
         ours.pairs,
         theirs.pairs,
     );
+    // The last round's value, in the printed unit.
+    let last = |v: &[f32], unit: f32, digits: usize| {
+        v.last()
+            .map_or("?".to_string(), |x| format!("{:.*}", digits, x * unit))
+    };
+    if w.is_joint_grid() {
+        let _ = write!(
+            line,
+            "  largest joint gap {} mm / {} mm",
+            last(&ours.joint_gap, 1e3, 2),
+            last(&theirs.joint_gap, 1e3, 2),
+        );
+    }
     if w.is_large_pyramid() {
-        // The last round's value, in the printed unit.
-        let last = |v: &[f32], unit: f32, digits: usize| {
-            v.last()
-                .map_or("?".to_string(), |x| format!("{:.*}", digits, x * unit))
-        };
         let _ = write!(
             line,
             "  top-box drop {} m / {} m  widest side gap {} mm / {} mm",

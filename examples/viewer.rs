@@ -6,11 +6,14 @@
 //! ```
 //!
 //! Needs an X11 display (the `viewer` feature pulls in `minifb`, which loads libX11 at run
-//! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene); `Space`
-//! pause, `S` one step while paused, `R` reset; `C` / `B` drop a circle / box at the cursor;
-//! `K` contacts, `G` graph colors, `A` bounding boxes; `F` frame the scene; `Esc` quit.
-//! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--steps N` quits after
-//! N frames (for scripted checks); `--draw contacts,colors,aabbs` starts with overlays on.
+//! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene), `7`
+//! ragdoll, `8` car, `9` bridge, `0` chain (the jointed examples' scenes); `N` the next scene,
+//! which also reaches scene 11, the joint grid; `Space` pause, `S` one step while paused, `R`
+//! reset; `C` / `B` drop a circle / box at the cursor; `K` contacts, `G` graph colors, `A`
+//! bounding boxes, `J` joints; `F` frame the scene; `Esc` quit.
+//! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--scene N` starts with
+//! scene N (1-11, as the keys number them); `--steps N` quits after N frames (for scripted
+//! checks); `--draw contacts,colors,aabbs` starts with overlays on.
 
 mod common;
 mod viewer {
@@ -22,6 +25,7 @@ use batch2d::{
     BodyDef, BodyId, BodyKind, DebugBody, DebugDraw, DebugDrawOptions, Profile, Shape, ShapeDef,
     Vec2, World, WorldSettings,
 };
+use common::jointed::Demo;
 use common::render::{render_into, world_bounds, Camera, Layers};
 use common::Cli;
 use minifb::{InputCallback, Key, MouseButton, MouseMode, Window, WindowOptions};
@@ -48,21 +52,38 @@ const STATUS_LINES: usize = 4;
 enum Choice {
     Standard(Scene),
     Playground,
+    Demo(Demo),
 }
 
+/// How many scenes the viewer numbers: the five contact scenes, the playground, the four
+/// jointed demos and the joint grid.
+const CHOICES: usize = 11;
+
 impl Choice {
+    /// Scene `n` in 1..=[`CHOICES`]: `1`-`5` the contact scenes of `Scene::ALL`, `6` the
+    /// playground, `7`-`10` the jointed demos, `11` the joint grid.
     fn from_number(n: usize) -> Option<Choice> {
         match n {
             1..=5 => Some(Choice::Standard(Scene::ALL[n - 1])),
             6 => Some(Choice::Playground),
+            7..=10 => Some(Choice::Demo(Demo::ALL[n - 7])),
+            11 => Some(Choice::Standard(Scene::JointGrid)),
             _ => None,
         }
+    }
+
+    /// The inverse of [`Choice::from_number`].
+    fn number(self) -> usize {
+        (1..=CHOICES)
+            .find(|&n| Choice::from_number(n) == Some(self))
+            .unwrap_or(6)
     }
 
     fn name(self) -> &'static str {
         match self {
             Choice::Standard(s) => s.name(),
             Choice::Playground => "playground",
+            Choice::Demo(d) => d.name(),
         }
     }
 
@@ -74,6 +95,7 @@ impl Choice {
         match self {
             Choice::Standard(s) => s.build(settings).map_err(|e| e.to_string()),
             Choice::Playground => playground(settings).map_err(|e| e.to_string()),
+            Choice::Demo(d) => d.build(settings).map_err(|e| e.to_string()),
         }
     }
 }
@@ -257,6 +279,11 @@ impl Viewer {
                 Key::Key4 => Some(4),
                 Key::Key5 => Some(5),
                 Key::Key6 => Some(6),
+                Key::Key7 => Some(7),
+                Key::Key8 => Some(8),
+                Key::Key9 => Some(9),
+                Key::Key0 => Some(10),
+                Key::N => Some(self.choice.number() % CHOICES + 1),
                 _ => None,
             };
             if let Some(choice) = number.and_then(Choice::from_number) {
@@ -272,6 +299,7 @@ impl Viewer {
                 Key::K => self.layers.contacts = !self.layers.contacts,
                 Key::G => self.layers.graph_colors = !self.layers.graph_colors,
                 Key::A => self.layers.aabbs = !self.layers.aabbs,
+                Key::J => self.layers.joints = !self.layers.joints,
                 Key::C => self.spawn(Shape::circle(0.5))?,
                 Key::B => self.spawn(Shape::rect(0.5, 0.5))?,
                 _ => {}
@@ -338,13 +366,11 @@ impl Viewer {
         let on = |b: bool| if b { "on" } else { "off" };
         [
             format!(
-                "[{}] {}  bodies {}  contacts {}  colors {}  step {}{}",
-                match self.choice {
-                    Choice::Standard(s) => Scene::ALL.iter().position(|&x| x == s).unwrap_or(0) + 1,
-                    Choice::Playground => 6,
-                },
+                "[{}] {}  bodies {}  joints {}  contacts {}  colors {}  step {}{}",
+                self.choice.number(),
                 self.choice.name(),
                 self.world.body_count(),
+                self.world.joint_count(),
                 self.world.contact_count(),
                 self.world.color_count(),
                 self.steps,
@@ -355,13 +381,14 @@ impl Viewer {
                 self.step_ms, p.broad_phase, p.narrow_phase, p.coloring, p.solve, p.finalize
             ),
             format!(
-                "overlays: K contacts {}  G colors {}  A aabbs {}",
+                "overlays: K contacts {}  G colors {}  A aabbs {}  J joints {}",
                 on(self.layers.contacts),
                 on(self.layers.graph_colors),
-                on(self.layers.aabbs)
+                on(self.layers.aabbs),
+                on(self.layers.joints)
             ),
-            "1-5 scenes 6 playground  space pause  S step  R reset  C/B spawn  F frame  \
-             left drag  right pan  wheel zoom  esc quit"
+            "1-5 scenes 6 playground 7-0 ragdoll car bridge chain  N next (11 joint grid)  \
+             space pause  S step  R reset  C/B spawn  F frame  drag/pan/zoom  esc quit"
                 .to_string(),
         ]
     }
@@ -392,7 +419,7 @@ fn to_buffer(pixmap: &Pixmap, buffer: &mut [u32]) {
 
 fn run() -> Result<(), String> {
     let mut scene = 6;
-    let usage = format!("usage: viewer [--scene 1-6] {}", common::FLAGS);
+    let usage = format!("usage: viewer [--scene 1-{CHOICES}] {}", common::FLAGS);
     let cli = Cli::new(usize::MAX).parse(&usage, |flag, value| {
         if flag != "--scene" {
             return Ok(false);
@@ -400,7 +427,8 @@ fn run() -> Result<(), String> {
         scene = common::number(flag, value)?;
         Ok(true)
     })?;
-    let choice = Choice::from_number(scene).ok_or(format!("--scene: expected 1-6, got {scene}"))?;
+    let choice =
+        Choice::from_number(scene).ok_or(format!("--scene: expected 1-{CHOICES}, got {scene}"))?;
     // `--steps` caps the frames shown, so a scripted check ends by itself.
     let frames = cli.steps;
 

@@ -1,13 +1,14 @@
-//! Debug draw: the world walks its bodies and contacts and hands each one, in world
+//! Debug draw: the world walks its bodies, joints and contacts and hands each one, in world
 //! coordinates, to a renderer of your choice through the [`DebugDraw`] callbacks.
 //!
 //! The core crate draws nothing itself and depends on no graphics library: a renderer (a PNG
 //! writer, a window, a test that records calls) implements the trait. Everything is visited in
-//! slot order (bodies) and in contact order (contacts, sorted by body slots), so the same
-//! world always produces the same sequence of calls.
+//! slot order (bodies, joints) and in contact order (contacts, sorted by body slots), so the
+//! same world always produces the same sequence of calls.
 
 use crate::body::{BodyId, BodyKind};
 use crate::constraint_graph::GraphColor;
+use crate::joint::{JointId, JointKind};
 use crate::math::{Aabb, Vec2};
 use crate::shape::{Shape, MAX_POLYGON_VERTICES};
 use crate::world::World;
@@ -23,6 +24,9 @@ pub struct DebugDrawOptions {
     /// Call [`DebugDraw::draw_contact`] for every point of every touching contact of the last
     /// step, with its normal and graph color. Default false.
     pub contacts: bool,
+    /// Call [`DebugDraw::draw_joint`] for every joint, with its anchors. Default true: like the
+    /// shapes, joints are part of what a scene is made of.
+    pub joints: bool,
 }
 
 impl Default for DebugDrawOptions {
@@ -31,6 +35,7 @@ impl Default for DebugDrawOptions {
             shapes: true,
             aabbs: false,
             contacts: false,
+            joints: true,
         }
     }
 }
@@ -65,6 +70,27 @@ pub struct DebugContact {
     pub color: GraphColor,
 }
 
+/// One joint, in world coordinates at the bodies' present poses (see
+/// [`World::joint_anchors`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebugJoint {
+    /// The joint's handle.
+    pub id: JointId,
+    /// What the joint does.
+    pub kind: JointKind,
+    /// Body A; `None` for a mouse joint, which pulls B towards a point.
+    pub body_a: Option<BodyId>,
+    /// Body B.
+    pub body_b: BodyId,
+    /// The point fixed in A (a mouse joint: its target).
+    pub anchor_a: Vec2,
+    /// The point fixed in B. A revolute or weld joint holds it on `anchor_a`, so a gap between
+    /// the two shows the joint coming apart.
+    pub anchor_b: Vec2,
+    /// The unit axis fixed in A along which B slides: prismatic and wheel joints only.
+    pub axis: Option<Vec2>,
+}
+
 /// Callbacks of a renderer. Only the shapes are required; the other layers default to
 /// drawing nothing, so a renderer that does not show them need not mention them.
 pub trait DebugDraw {
@@ -81,14 +107,18 @@ pub trait DebugDraw {
     /// since, the tight box of its shape).
     fn draw_aabb(&mut self, _body: DebugBody, _aabb: Aabb) {}
 
+    /// One joint.
+    fn draw_joint(&mut self, _joint: &DebugJoint) {}
+
     /// One contact point.
     fn draw_contact(&mut self, _contact: &DebugContact) {}
 }
 
 impl World {
     /// Calls `draw` for the layers `options` selects: every body's shapes (each shape of a
-    /// compound body, in order, with the body's [`DebugBody`]) and box in slot order,
-    /// then every contact point of the last step in contact order. Reads the world only.
+    /// compound body, in order, with the body's [`DebugBody`]) and box in slot order, then
+    /// every joint in slot order, then every contact point of the last step in contact order.
+    /// Reads the world only.
     pub fn debug_draw(&self, draw: &mut impl DebugDraw, options: &DebugDrawOptions) {
         let bodies = &self.bodies;
         for id in bodies.ids() {
@@ -107,8 +137,28 @@ impl World {
                 draw.draw_aabb(body, bodies.aabb[slot]);
             }
         }
+        if options.joints {
+            self.draw_joints(draw);
+        }
         if options.contacts {
             self.draw_contacts(draw);
+        }
+    }
+
+    fn draw_joints(&self, draw: &mut impl DebugDraw) {
+        for id in self.joints.ids() {
+            let j = self.joints.get(id).expect("a listed joint is live");
+            let (anchor_a, anchor_b) = j.anchors(self);
+            let slides = matches!(j.kind, JointKind::Prismatic | JointKind::Wheel);
+            draw.draw_joint(&DebugJoint {
+                id,
+                kind: j.kind,
+                body_a: j.body_a().map(|a| self.bodies.id(a as usize)),
+                body_b: self.bodies.id(j.b as usize),
+                anchor_a,
+                anchor_b,
+                axis: slides.then(|| j.axis(self)),
+            });
         }
     }
 

@@ -399,21 +399,39 @@ pub(crate) struct Joint {
 }
 
 impl Joint {
-    /// B's anchor minus A's (world), and the world axis, at the bodies' present poses.
-    fn frame(&self, world: &World) -> (Vec2, Vec2) {
+    /// A's and B's anchors (world) at the bodies' present poses; a mouse joint's A anchor is
+    /// its target.
+    pub(crate) fn anchors(&self, world: &World) -> (Vec2, Vec2) {
         let b = &world.bodies;
         let point = |slot: u32, local: Vec2| {
             let s = slot as usize;
             b.center[s] + b.rotation[s].rotate(local)
         };
-        let (anchor_a, qa) = match self.a {
-            NO_BODY => (self.local_a, Rot::IDENTITY),
-            a => (point(a, self.local_a), b.rotation[a as usize]),
+        let anchor_a = match self.a {
+            NO_BODY => self.local_a,
+            a => point(a, self.local_a),
         };
-        (
-            point(self.b, self.local_b) - anchor_a,
-            qa.rotate(self.local_axis),
-        )
+        (anchor_a, point(self.b, self.local_b))
+    }
+
+    /// The unit axis (world) at A's present pose: prismatic and wheel joints slide along it.
+    pub(crate) fn axis(&self, world: &World) -> Vec2 {
+        let qa = match self.a {
+            NO_BODY => Rot::IDENTITY,
+            a => world.bodies.rotation[a as usize],
+        };
+        qa.rotate(self.local_axis)
+    }
+
+    /// Body A's slot, `None` for a mouse joint.
+    pub(crate) fn body_a(&self) -> Option<u32> {
+        (self.a != NO_BODY).then_some(self.a)
+    }
+
+    /// B's anchor minus A's (world), and the world axis, at the bodies' present poses.
+    fn frame(&self, world: &World) -> (Vec2, Vec2) {
+        let (anchor_a, anchor_b) = self.anchors(world);
+        (anchor_b - anchor_a, self.axis(world))
     }
 }
 
@@ -469,7 +487,8 @@ impl JointStore {
         self.count
     }
 
-    fn get(&self, id: JointId) -> Result<&Joint, Error> {
+    /// The live joint `id` names. `Err(InvalidJoint)` for a stale or foreign handle.
+    pub fn get(&self, id: JointId) -> Result<&Joint, Error> {
         match self.slots.get(id.slot as usize) {
             Some(Slot {
                 generation,
@@ -523,6 +542,17 @@ impl JointStore {
                 }
             }
         }
+    }
+
+    /// The handles of the joints in slot order.
+    pub fn ids(&self) -> impl Iterator<Item = JointId> + '_ {
+        self.slots.iter().enumerate().filter_map(|(slot, s)| {
+            s.joint.as_ref().map(|_| JointId {
+                world: self.world,
+                slot: slot as u32,
+                generation: s.generation,
+            })
+        })
     }
 
     /// The joints in slot order: the order every joint pass takes.
@@ -763,6 +793,22 @@ impl World {
     /// Number of joints.
     pub fn joint_count(&self) -> usize {
         self.joints.len()
+    }
+
+    /// Every joint's handle in slot order, the order the solver takes them: creation order,
+    /// except that a joint made after a removal takes the slot the removed one left.
+    pub fn joints(&self) -> impl Iterator<Item = JointId> + '_ {
+        self.joints.ids()
+    }
+
+    /// A joint's anchors (world) at the bodies' present poses: the point fixed in body A and
+    /// the one fixed in body B, which the joint holds together (revolute, weld), at a distance
+    /// (distance) or on an axis (prismatic, wheel). A mouse joint's A anchor is its target; a
+    /// motor joint's anchors are where it drives B's centre to (fixed in A) and B's centre.
+    /// Their distance is how far a revolute or weld joint has come apart. `Err(InvalidJoint)`
+    /// for a stale or foreign handle.
+    pub fn joint_anchors(&self, id: JointId) -> Result<(Vec2, Vec2), Error> {
+        Ok(self.joints.get(id)?.anchors(self))
     }
 }
 

@@ -67,7 +67,7 @@ pub use batch2d_kernels::instruction_set;
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
 pub use constraint_graph::{GraphColor, COLOR_COUNT};
 pub use contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
-pub use debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions};
+pub use debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };

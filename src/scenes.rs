@@ -3,10 +3,10 @@
 //!
 //! Units are metres, kilograms and seconds. Every scene is meant to be stepped at 1/60 s with the
 //! substep count of the settings passed in (4 by default). Bodies are created in a fixed order
-//! (static bodies first, then the dynamic ones row by row), so `World::bodies` walks them the same
-//! way on every run.
+//! (static bodies first, then the dynamic ones row by row; the joint grid column by column), so
+//! `World::bodies` walks them the same way on every run.
 
-use crate::{BodyDef, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use crate::{BodyDef, BodyId, Error, JointDef, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 /// One of the standard scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,16 +21,31 @@ pub enum Scene {
     ParticlePile,
     /// The particle pile with every other circle replaced by a box. 300 steps.
     MixedPile,
+    /// 100 x 100 circles hanging in a grid of 19800 revolute joints from seven fixed bodies in
+    /// the middle of its top row; the circles do not collide. 500 steps. Not in
+    /// [`Scene::ALL`]: it measures joints, where the others measure contacts.
+    JointGrid,
 }
 
 impl Scene {
-    /// Every scene, in the order of `docs/scenes.md`.
+    /// The five contact scenes, in the order of `docs/scenes.md`: those the performance tables
+    /// list and a bench's `--scene all` runs. [`Scene::EVERY`] adds the joint grid.
     pub const ALL: [Scene; 5] = [
         Scene::LargePyramid,
         Scene::ManyPyramids,
         Scene::Smash,
         Scene::ParticlePile,
         Scene::MixedPile,
+    ];
+
+    /// Every scene: [`Scene::ALL`], then [`Scene::JointGrid`].
+    pub const EVERY: [Scene; 6] = [
+        Scene::LargePyramid,
+        Scene::ManyPyramids,
+        Scene::Smash,
+        Scene::ParticlePile,
+        Scene::MixedPile,
+        Scene::JointGrid,
     ];
 
     /// The scene's name in `docs/scenes.md`, e.g. `"large_pyramid"`.
@@ -41,18 +56,20 @@ impl Scene {
             Scene::Smash => "smash",
             Scene::ParticlePile => "particle_pile",
             Scene::MixedPile => "mixed_pile",
+            Scene::JointGrid => "joint_grid",
         }
     }
 
-    /// The scene called `name` (as returned by [`Scene::name`]), if any.
+    /// The scene called `name` (as returned by [`Scene::name`]), if any, among
+    /// [`Scene::EVERY`].
     pub fn from_name(name: &str) -> Option<Scene> {
-        Scene::ALL.into_iter().find(|s| s.name() == name)
+        Scene::EVERY.into_iter().find(|s| s.name() == name)
     }
 
     /// How many steps of 1/60 s a bench or check runs this scene for.
     pub fn steps(self) -> usize {
         match self {
-            Scene::LargePyramid => 500,
+            Scene::LargePyramid | Scene::JointGrid => 500,
             Scene::ManyPyramids => 200,
             Scene::Smash | Scene::ParticlePile | Scene::MixedPile => 300,
         }
@@ -78,8 +95,78 @@ impl Scene {
             Scene::Smash => smash(settings),
             Scene::ParticlePile => pile(PILE_ROWS, PILE_COLS, false, settings),
             Scene::MixedPile => pile(PILE_ROWS, PILE_COLS, true, settings),
+            Scene::JointGrid => Ok(joint_grid(JOINT_GRID_SIZE, settings)?.0),
         }
     }
+}
+
+/// A joint of [`joint_grid`] as built.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridJoint {
+    /// Body A: the neighbour above or on the left.
+    pub a: BodyId,
+    /// Body B.
+    pub b: BodyId,
+    /// Where the joint was made (world), halfway between the two.
+    pub anchor: Vec2,
+}
+
+/// Columns and rows of the standard joint grid.
+pub const JOINT_GRID_SIZE: usize = 100;
+
+/// How many fixed bodies the joint grid's top row has, in its middle.
+const JOINT_GRID_FIXED: usize = 7;
+
+/// The joint grid of `docs/scenes.md` generalised to `n` x `n` circles (the standard scene is
+/// 100 x 100). `settings.gravity` is used as given.
+///
+/// Circle (column c, row r) of radius 0.4 sits at (c, -r). It is joined by a revolute joint to
+/// the circle above it (joint at (c, 0.5 - r)) and to the one on its left (at (c - 0.5, -r)),
+/// the neighbour being the joint's body A. The circles of row 0 with `|c - n / 2| <= 3` are
+/// fixed, the rest dynamic. The circles are in collision layer 2 and their mask leaves it out,
+/// so they never collide with one another (circles that are not neighbours come closer than
+/// 0.8 m as the 100 x 100 grid falls).
+///
+/// Bodies are created column by column from the left, each column from the top; a body's joints
+/// right after it, the one above first. Returns the world and its joints in creation order.
+pub fn joint_grid(n: usize, settings: WorldSettings) -> Result<(World, Vec<GridJoint>), Error> {
+    let mut world = World::new(settings);
+    let mut ids: Vec<BodyId> = Vec::with_capacity(n * n);
+    let mut joints = Vec::with_capacity(2 * n * n.saturating_sub(1));
+    let fixed_from = (n / 2).saturating_sub(JOINT_GRID_FIXED / 2);
+    let fixed = fixed_from..=n / 2 + JOINT_GRID_FIXED / 2;
+    let shape = ShapeDef::new(Shape::circle(0.4)).layers(2).mask(!2);
+    for c in 0..n {
+        for r in 0..n {
+            let p = Vec2::new(c as f32, -(r as f32));
+            let def = if r == 0 && fixed.contains(&c) {
+                BodyDef::fixed()
+            } else {
+                BodyDef::dynamic()
+            };
+            let body = world.add_body(def.position(p), shape.clone())?;
+            if r > 0 {
+                let (above, at) = (ids[ids.len() - 1], p + Vec2::new(0.0, 0.5));
+                world.add_joint(JointDef::revolute(above, body, at))?;
+                joints.push(GridJoint {
+                    a: above,
+                    b: body,
+                    anchor: at,
+                });
+            }
+            if c > 0 {
+                let (left, at) = (ids[ids.len() - n], p - Vec2::new(0.5, 0.0));
+                world.add_joint(JointDef::revolute(left, body, at))?;
+                joints.push(GridJoint {
+                    a: left,
+                    b: body,
+                    anchor: at,
+                });
+            }
+            ids.push(body);
+        }
+    }
+    Ok((world, joints))
 }
 
 /// How many fixed bodies (floor and two walls) the piles create before their grid.
@@ -245,7 +332,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for s in Scene::ALL {
+        for s in Scene::EVERY {
             assert_eq!(Scene::from_name(s.name()), Some(s));
         }
         assert_eq!(Scene::from_name("no_such_scene"), None);
@@ -271,11 +358,51 @@ mod tests {
             (Scene::Smash, 9601),
             (Scene::ParticlePile, 3 + 20000),
             (Scene::MixedPile, 3 + 20000),
+            (Scene::JointGrid, 10000),
         ];
         for (scene, n) in expect {
             let world = scene.build(WorldSettings::default()).unwrap();
             assert_eq!(world.body_count(), n, "{}", scene.name());
+            // 99 joints down each of 100 columns, 99 across each of 100 rows.
+            let joints = if scene == Scene::JointGrid { 19800 } else { 0 };
+            assert_eq!(world.joint_count(), joints, "{}", scene.name());
         }
+    }
+
+    #[test]
+    fn the_joint_grid_hangs_from_seven_bodies_and_its_joints_join_neighbours() {
+        let n = 12;
+        let (mut world, joints) = joint_grid(n, WorldSettings::default()).unwrap();
+        let fixed: Vec<Vec2> = world
+            .bodies()
+            .filter(|&id| world.body_kind(id) == Ok(crate::BodyKind::Static))
+            .map(|id| world.position(id).unwrap())
+            .collect();
+        let expect: Vec<Vec2> = (3..=9).map(|c| Vec2::new(c as f32, 0.0)).collect();
+        assert_eq!(fixed, expect);
+        assert_eq!(joints.len(), 2 * n * (n - 1));
+        for &GridJoint { a, b, anchor: at } in &joints {
+            // Each joint sits halfway between two neighbours 1 m apart.
+            let (pa, pb) = (world.position(a).unwrap(), world.position(b).unwrap());
+            assert_eq!((pb - pa).length(), 1.0);
+            assert_eq!((pa + pb) * 0.5, at);
+        }
+        // The bottom-left circle moved onto its diagonal neighbour (no joint between them)
+        // overlaps it and makes no contact; an ordinary ball there does.
+        let ids: Vec<BodyId> = world.bodies().collect();
+        let (corner, diagonal) = (ids[n - 1], ids[2 * n - 2]);
+        let onto = world.position(diagonal).unwrap() + Vec2::new(-0.3, 0.0);
+        world.set_position(corner, onto).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        assert_eq!(world.contact_count(), 0);
+        world
+            .add_body(
+                BodyDef::dynamic().position(onto + Vec2::new(0.0, -0.3)),
+                ShapeDef::new(Shape::circle(0.4)),
+            )
+            .unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        assert!(world.contact_count() >= 2, "{}", world.contact_count());
     }
 
     #[test]

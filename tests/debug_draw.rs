@@ -1,10 +1,12 @@
 //! Debug draw: a recording renderer checks that the callbacks describe the world as the rest of
-//! the API sees it (one shape per body, at the body's pose), and that contact points sit on both
-//! surfaces with colors that obey the coloring rule.
+//! the API sees it (one shape per body, at the body's pose), that contact points sit on both
+//! surfaces with colors that obey the coloring rule, and that joints are drawn at the points of
+//! their bodies they were made at.
 
 use batch2d::{
-    BodyDef, BodyId, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, Error,
-    GraphColor, Shape, ShapeDef, Transform, Vec2, World, WorldSettings, COLOR_COUNT,
+    BodyDef, BodyId, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint,
+    Error, GraphColor, JointDef, JointKind, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
+    COLOR_COUNT,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -15,6 +17,7 @@ struct Recorder {
     polygons: Vec<(DebugBody, Vec<Vec2>, f32)>,
     aabbs: Vec<(DebugBody, batch2d::Aabb)>,
     contacts: Vec<DebugContact>,
+    joints: Vec<DebugJoint>,
     /// Body of each shape call, in call order.
     order: Vec<BodyId>,
 }
@@ -34,12 +37,16 @@ impl DebugDraw for Recorder {
     fn draw_contact(&mut self, contact: &DebugContact) {
         self.contacts.push(*contact);
     }
+    fn draw_joint(&mut self, joint: &DebugJoint) {
+        self.joints.push(*joint);
+    }
 }
 
 const ALL: DebugDrawOptions = DebugDrawOptions {
     shapes: true,
     aabbs: true,
     contacts: true,
+    joints: true,
 };
 
 /// A box of balls and boxes on a ground, a kinematic paddle, some of everything.
@@ -301,6 +308,7 @@ fn options_select_the_layers() {
             shapes: false,
             aabbs: false,
             contacts: false,
+            joints: false,
         },
     );
     assert!(rec.order.is_empty() && rec.aabbs.is_empty() && rec.contacts.is_empty());
@@ -309,6 +317,129 @@ fn options_select_the_layers() {
     world.debug_draw(&mut rec, &DebugDrawOptions::default());
     assert_eq!(rec.order.len(), world.body_count());
     assert!(rec.aabbs.is_empty() && rec.contacts.is_empty());
+}
+
+/// A joint as the test made it: its bodies, and its anchors (and axis) in their frames.
+struct Made {
+    kind: JointKind,
+    a: Option<BodyId>,
+    b: BodyId,
+    local_a: Vec2,
+    local_b: Vec2,
+    local_axis: Option<Vec2>,
+}
+
+#[test]
+fn joints_are_drawn_at_the_points_of_their_bodies_they_were_made_at() {
+    let mut world = World::new(WorldSettings::default());
+    let ball = |world: &mut World, p: Vec2| {
+        world
+            .add_body(
+                BodyDef::dynamic().position(p).angle(0.3),
+                ShapeDef::new(Shape::circle(0.3)),
+            )
+            .unwrap()
+    };
+    let support = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, 10.0)),
+            ShapeDef::new(Shape::circle(0.1)),
+        )
+        .unwrap();
+    let arm = ball(&mut world, Vec2::new(1.0, 10.0));
+    let bob = ball(&mut world, Vec2::new(1.0, 8.0));
+    let slider = ball(&mut world, Vec2::new(-2.0, 10.0));
+    let tyre = ball(&mut world, Vec2::new(-2.0, 7.0));
+    let held = ball(&mut world, Vec2::new(4.0, 6.0));
+    let slope = Vec2::new(3.0, 4.0) * 0.2; // a unit axis
+    let target = Vec2::new(5.0, 7.0);
+    let defs = [
+        JointDef::revolute(support, arm, Vec2::new(0.0, 10.0)),
+        JointDef::distance(arm, bob, Vec2::new(1.2, 10.0), Vec2::new(1.0, 8.3)),
+        JointDef::prismatic(support, slider, Vec2::new(-2.0, 10.0), slope),
+        JointDef::wheel(slider, tyre, Vec2::new(-2.0, 7.0), Vec2::new(0.0, 1.0)).spring(4.0, 0.7),
+        JointDef::mouse(held, Vec2::new(4.0, 6.0)),
+    ];
+    // Each def's anchors in world space, as the constructors above were given them.
+    let anchors = [
+        (Vec2::new(0.0, 10.0), Vec2::new(0.0, 10.0)),
+        (Vec2::new(1.2, 10.0), Vec2::new(1.0, 8.3)),
+        (Vec2::new(-2.0, 10.0), Vec2::new(-2.0, 10.0)),
+        (Vec2::new(-2.0, 7.0), Vec2::new(-2.0, 7.0)),
+        (Vec2::new(4.0, 6.0), Vec2::new(4.0, 6.0)),
+    ];
+    let axes = [None, None, Some(slope), Some(Vec2::new(0.0, 1.0)), None];
+    let mut made = Vec::new();
+    for ((def, (pa, pb)), axis) in defs.into_iter().zip(anchors).zip(axes) {
+        let id = world.add_joint(def).unwrap();
+        let (kind, a, b) = world.joint_bodies(id).unwrap();
+        let xa = a.map(|a| world.transform(a).unwrap());
+        let xb = world.transform(b).unwrap();
+        made.push((
+            id,
+            Made {
+                kind,
+                a,
+                b,
+                local_a: xa.map_or(pa, |x| x.inv_apply(pa)),
+                local_b: xb.inv_apply(pb),
+                local_axis: axis.map(|v| xa.map_or(v, |x| x.q.inv_rotate(v))),
+            },
+        ));
+    }
+    // The mouse pulls the point it grabbed towards a target that moved away.
+    let (mouse, grabbed) = made.last_mut().unwrap();
+    world.set_mouse_target(*mouse, target).unwrap();
+    grabbed.local_a = target;
+    world.set_angular_velocity(bob, 4.0).unwrap();
+    world
+        .set_linear_velocity(tyre, Vec2::new(2.0, 0.0))
+        .unwrap();
+    for _ in 0..45 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let mut rec = Recorder::default();
+    world.debug_draw(&mut rec, &ALL);
+    assert_eq!(rec.joints.len(), made.len());
+    for (j, (id, m)) in rec.joints.iter().zip(&made) {
+        assert_eq!((j.id, j.kind, j.body_a, j.body_b), (*id, m.kind, m.a, m.b));
+        // The anchors are the points the test noted, carried by the bodies as they moved.
+        let xa = m.a.map(|a| world.transform(a).unwrap());
+        let expect_a = xa.map_or(m.local_a, |x| x.apply(m.local_a));
+        let expect_b = world.transform(m.b).unwrap().apply(m.local_b);
+        assert!((j.anchor_a - expect_a).length() < 1e-5, "{j:?}");
+        assert!((j.anchor_b - expect_b).length() < 1e-5, "{j:?}");
+        match (j.axis, m.local_axis) {
+            (Some(axis), Some(local)) => {
+                let expect = xa.map_or(local, |x| x.q.rotate(local));
+                assert!((axis - expect).length() < 1e-5, "{j:?}");
+                assert!((axis.length() - 1.0).abs() < 1e-5);
+            }
+            (None, None) => {}
+            _ => panic!("an axis where none belongs, or none where one does: {j:?}"),
+        }
+    }
+    // The bodies did move: the drawing follows them, not the joints' first positions.
+    assert!((world.position(bob).unwrap() - Vec2::new(1.0, 8.0)).length() > 0.1);
+    // A revolute joint holds its anchors together: drawn as one point.
+    let hinge = &rec.joints[0];
+    assert!((hinge.anchor_b - hinge.anchor_a).length() < 0.01);
+
+    // Joints leave with their bodies, and the option turns them off.
+    world.remove_body(bob).unwrap();
+    let mut after = Recorder::default();
+    world.debug_draw(&mut after, &ALL);
+    let ids: Vec<_> = after.joints.iter().map(|j| j.id).collect();
+    let mut expect: Vec<_> = made.iter().map(|(id, _)| *id).collect();
+    expect.remove(1);
+    assert_eq!(ids, expect);
+    let mut none = Recorder::default();
+    let options = DebugDrawOptions {
+        joints: false,
+        ..ALL
+    };
+    world.debug_draw(&mut none, &options);
+    assert!(none.joints.is_empty() && !none.order.is_empty());
 }
 
 #[test]

@@ -743,9 +743,13 @@ fn a_grid_of_revolute_joints_stays_connected() {
     grid_stays_connected(40, 120);
 }
 
-/// The size of Box2D's joint_grid: `cargo test --release --test joints -- --ignored`.
+/// The size of Box2D's joint_grid. It runs in release builds, as CI's; a debug build, which
+/// steps 10000 bodies many times slower, skips it.
 #[test]
-#[ignore = "100 x 100 bodies: slow in debug builds and on 2 cores"]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "100 x 100 bodies: run it in a release build (`cargo test --release`)"
+)]
 fn a_grid_of_100_by_100_revolute_joints_stays_connected() {
     grid_stays_connected(100, 120);
 }
@@ -908,6 +912,57 @@ fn removing_a_body_removes_its_joints() {
         .add_joint(JointDef::revolute(s, o, Vec2::ZERO))
         .unwrap();
     assert_eq!(w.remove_joint(foreign), Err(Error::InvalidJoint));
+}
+
+#[test]
+fn joints_are_listed_in_slot_order_and_their_anchors_ride_on_their_bodies() {
+    let mut w = world(Vec2::new(0.0, -G));
+    let support = pin(&mut w, Vec2::new(0.0, 10.0));
+    let a = ball(&mut w, Vec2::new(1.0, 10.0), 0.2, 1.0);
+    let b = ball(&mut w, Vec2::new(1.0, 8.0), 0.2, 1.0);
+    let hinge_at = Vec2::new(0.0, 10.0);
+    let hinge = w
+        .add_joint(JointDef::revolute(support, a, hinge_at))
+        .unwrap();
+    let (ends_a, ends_b) = (Vec2::new(1.2, 10.0), Vec2::new(1.0, 8.3));
+    let rope = w
+        .add_joint(JointDef::distance(a, b, ends_a, ends_b))
+        .unwrap();
+    assert_eq!(w.joints().collect::<Vec<_>>(), [hinge, rope]);
+    // Where each anchor sits in its body's frame, taken by the test at creation.
+    let locals = [
+        (hinge, support, local_point(&w, support, hinge_at), a),
+        (rope, a, local_point(&w, a, ends_a), b),
+    ];
+    let local_b = [local_point(&w, a, hinge_at), local_point(&w, b, ends_b)];
+    let rest = (ends_b - ends_a).length();
+    w.set_angular_velocity(b, 3.0).unwrap();
+    for _ in 0..90 {
+        w.step(DT).unwrap();
+        for (&(id, body_a, la, body_b), &lb) in locals.iter().zip(&local_b) {
+            let (pa, pb) = w.joint_anchors(id).unwrap();
+            assert!((pa - point_of(&w, body_a, la)).length() < 1e-5, "{pa:?}");
+            assert!((pb - point_of(&w, body_b, lb)).length() < 1e-5, "{pb:?}");
+        }
+        // The hinge holds its two points together, the rope its two ends at their distance.
+        let (pa, pb) = w.joint_anchors(hinge).unwrap();
+        assert!(
+            (pb - pa).length() < 0.01,
+            "hinge opened {}",
+            (pb - pa).length()
+        );
+        let (pa, pb) = w.joint_anchors(rope).unwrap();
+        let length = (pb - pa).length();
+        assert!(
+            (length - rest).abs() < 0.01 * rest,
+            "rope {length} of {rest}"
+        );
+    }
+    // A joint made after a removal takes the freed slot, and is listed there.
+    w.remove_joint(hinge).unwrap();
+    assert_eq!(w.joint_anchors(hinge), Err(Error::InvalidJoint));
+    let again = w.add_joint(JointDef::weld(support, a, hinge_at)).unwrap();
+    assert_eq!(w.joints().collect::<Vec<_>>(), [again, rope]);
 }
 
 #[test]

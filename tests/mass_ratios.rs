@@ -40,6 +40,7 @@ fn contact_colors(world: &World) -> Vec<GraphColor> {
         shapes: false,
         aabbs: false,
         contacts: true,
+        joints: false,
     };
     world.debug_draw(&mut colors, &options);
     colors.0

@@ -4,10 +4,12 @@
 #[path = "../examples/common/mod.rs"]
 mod common;
 
-use batch2d::{BodyDef, DebugContact, DebugDraw, DebugDrawOptions, Shape, ShapeDef, Vec2, World};
+use batch2d::{
+    BodyDef, DebugContact, DebugDraw, DebugDrawOptions, JointDef, Shape, ShapeDef, Vec2, World,
+};
 use common::animation::Animation;
 use common::render::{
-    band_color, render, world_bounds, Camera, Layers, Rgb, BACKGROUND, CONTACT, STATIC,
+    band_color, render, world_bounds, Camera, Layers, Rgb, BACKGROUND, CONTACT, JOINT, STATIC,
 };
 use tiny_skia::Pixmap;
 
@@ -269,6 +271,7 @@ fn an_animation_keeps_every_pixel_of_every_frame() {
         contacts: true,
         graph_colors: true,
         aabbs: true,
+        joints: true,
     };
     let mut frames = Vec::new();
     for _ in 0..3 {
@@ -302,4 +305,104 @@ fn an_animation_keeps_every_pixel_of_every_frame() {
     }
     assert_eq!(decoded, frames.len());
     std::fs::remove_file(&path).unwrap();
+}
+
+/// Distance from `p` to the segment `a`-`b`.
+fn to_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    let t = if ab.dot(ab) > 0.0 {
+        ((p - a).dot(ab) / ab.dot(ab)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p - (a + ab * t)).length()
+}
+
+#[test]
+fn joints_are_drawn_between_their_anchors_and_only_when_asked() {
+    let mut world = World::new(Default::default());
+    ground(&mut world);
+    let pin_at = Vec2::new(-3.0, 6.0);
+    let pin = world
+        .add_body(
+            BodyDef::fixed().position(pin_at),
+            ShapeDef::new(Shape::circle(0.1)),
+        )
+        .unwrap();
+    let bob = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 6.0)),
+            ShapeDef::new(Shape::circle(0.4)),
+        )
+        .unwrap();
+    // A rope from the pin to the bob's edge: its anchors are 2.6 m apart, a line between them.
+    let rope = world
+        .add_joint(JointDef::distance(pin, bob, pin_at, Vec2::new(-0.4, 6.0)))
+        .unwrap();
+    for _ in 0..20 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let (a, b) = world.joint_anchors(rope).unwrap();
+    let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
+    let drawn = pixels_of(
+        &render(&world, &camera, Layers::default(), false),
+        &camera,
+        JOINT,
+    );
+    // Every joint pixel is on the line or a dot (4 px at most) around an anchor...
+    let px = 1.0 / camera.scale;
+    assert!(drawn.len() > 20, "{} joint pixels", drawn.len());
+    for p in &drawn {
+        assert!(
+            to_segment(*p, a, b) <= 4.0 * px + px,
+            "{p:?} off the rope {a:?}-{b:?}"
+        );
+    }
+    // ...and the line reaches both anchors.
+    for end in [a, b] {
+        let near = drawn.iter().filter(|p| (**p - end).length() < 2.0 * px);
+        assert!(near.count() > 0, "nothing drawn at {end:?}");
+    }
+    let hidden = Layers {
+        joints: false,
+        ..Layers::default()
+    };
+    let bare = render(&world, &camera, hidden, false);
+    assert!(pixels_of(&bare, &camera, JOINT).is_empty());
+}
+
+#[test]
+fn segments_are_drawn_as_lines_along_them() {
+    let mut world = World::new(Default::default());
+    let points = [
+        Vec2::new(-5.0, 0.0),
+        Vec2::new(0.0, 2.0),
+        Vec2::new(5.0, 1.0),
+    ];
+    let material = ShapeDef::new(Shape::circle(1.0));
+    world
+        .add_segment_chain(BodyDef::fixed(), &points, &material)
+        .unwrap();
+    let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
+    let picture = render(&world, &camera, Layers::default(), false);
+    let drawn = pixels_of(&picture, &camera, STATIC);
+    // A line of at least 2 px: every pixel within about a pixel and a half of an edge...
+    let px = 1.0 / camera.scale;
+    for p in &drawn {
+        let near = points
+            .windows(2)
+            .map(|e| to_segment(*p, e[0], e[1]))
+            .fold(f32::MAX, f32::min);
+        assert!(near <= 1.5 * px, "{p:?} is {near} m from the chain");
+    }
+    // ...and every stretch of each edge has some.
+    for e in points.windows(2) {
+        for k in 0..=10 {
+            let q = e[0] + (e[1] - e[0]) * (k as f32 / 10.0);
+            assert!(
+                drawn.iter().any(|p| (*p - q).length() < 1.5 * px),
+                "nothing drawn at {q:?}"
+            );
+        }
+    }
 }

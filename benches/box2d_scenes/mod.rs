@@ -5,9 +5,10 @@
 //! bench target of its own.)
 //!
 //! Written from the spec, like the rapier2d scenes: same bodies in the same places, same sizes,
-//! density 1 (8 for smash's projectile), friction 0.6, restitution 0. Sleeping is off for the
-//! world and every body. The rest of `b2DefaultWorldDef` stays as Box2D ships it (contact hertz
-//! 30, continuous collision on); the bench steps at dt 1/60 with [`SUBSTEPS`] substeps.
+//! density 1 (8 for smash's projectile), friction 0.6, restitution 0, and joint_grid's revolute
+//! joints with the same anchors. Sleeping is off for the world and every body. The rest of
+//! `b2DefaultWorldDef` stays as Box2D ships it (contact hertz 30, continuous collision on), and
+//! of `b2DefaultRevoluteJointDef` too; the bench steps at dt 1/60 with [`SUBSTEPS`] substeps.
 //!
 //! Threads: `workerCount` = the bench's thread count, with no task callbacks, so Box2D runs its
 //! own scheduler (this Box2D version has one: `workerCount - 1` threads it creates with the
@@ -31,6 +32,10 @@ pub struct Box2dScene {
     top: Option<(b2BodyId, f32)>,
     /// Every dynamic body and its initial centre, in creation order.
     dynamic: Vec<(b2BodyId, [f32; 2])>,
+    /// Every joint's bodies and its anchor in each body's frame.
+    joints: Vec<(b2BodyId, [f32; 2], b2BodyId, [f32; 2])>,
+    /// The joints between two static bodies: Box2D keeps them out of the constraint graph.
+    static_joints: usize,
 }
 
 impl Box2dScene {
@@ -51,6 +56,8 @@ impl Box2dScene {
             body_count: 0,
             top: None,
             dynamic: Vec::new(),
+            joints: Vec::new(),
+            static_joints: 0,
         }
     }
 
@@ -80,6 +87,26 @@ impl Box2dScene {
         add_shape(body, &shape);
         self.body_count += 1;
         body
+    }
+
+    /// A revolute joint of `a` and `b` (Box2D's defaults otherwise) at `local_a` in A's frame
+    /// and `local_b` in B's.
+    fn revolute(&mut self, a: b2BodyId, local_a: [f32; 2], b: b2BodyId, local_b: [f32; 2]) {
+        let v = |[x, y]: [f32; 2]| b2Vec2 { x, y };
+        // SAFETY: live bodies of this world; the definition comes from Box2D's defaults.
+        unsafe {
+            let mut def = b2DefaultRevoluteJointDef();
+            def.base.bodyIdA = a;
+            def.base.bodyIdB = b;
+            def.base.localFrameA.p = v(local_a);
+            def.base.localFrameB.p = v(local_b);
+            b2CreateRevoluteJoint(self.world, &def);
+            let fixed = |body| b2Body_GetType(body) == b2BodyType_b2_staticBody;
+            if fixed(a) && fixed(b) {
+                self.static_joints += 1;
+            }
+        }
+        self.joints.push((a, local_a, b, local_b));
     }
 
     /// A fixed box of half-extents (hx, hy) centred at (x, y).
@@ -114,13 +141,34 @@ impl Box2dScene {
         self.body_count
     }
 
-    /// Touching contact pairs after the last step: the contacts in the constraint graph (every
-    /// colour, the overflow one included). With sleeping off every touching contact is there,
-    /// and the scenes have no joints, which the counts would include.
+    /// Touching contact pairs after the last step: the constraints in the graph (every colour,
+    /// the overflow one included) less the joints there. With sleeping off every touching
+    /// contact is there, and every joint with a body that is not static.
     pub fn touching_pairs(&self) -> usize {
         // SAFETY: the world is alive.
         let counters = unsafe { b2World_GetCounters(self.world) };
-        counters.colorCounts.iter().map(|&c| c as usize).sum()
+        let constraints: usize = counters.colorCounts.iter().map(|&c| c as usize).sum();
+        constraints - (counters.jointCount as usize - self.static_joints)
+    }
+
+    /// The joints the scene made.
+    pub fn joint_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// Each joint's two anchors (world) at the bodies' present poses: the anchor fixed in body
+    /// A and the one fixed in body B.
+    pub fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])> {
+        let at = |body: b2BodyId, [x, y]: [f32; 2]| {
+            // SAFETY: the body belongs to this live world and is never destroyed.
+            let xf = unsafe { b2Body_GetTransform(body) };
+            let (c, s) = (xf.q.c, xf.q.s);
+            [xf.p.x + (c * x - s * y), xf.p.y + (s * x + c * y)]
+        };
+        self.joints
+            .iter()
+            .map(|&(a, la, b, lb)| (at(a, la), at(b, lb)))
+            .collect()
     }
 
     fn position(&self, body: b2BodyId) -> [f32; 2] {
@@ -184,6 +232,7 @@ pub fn build(name: &str, threads: usize) -> Option<Box2dScene> {
         "smash" => Some(smash(threads)),
         "particle_pile" => Some(pile(100, 200, false, threads)),
         "mixed_pile" => Some(pile(100, 200, true, threads)),
+        "joint_grid" => Some(joint_grid(100, threads)),
         _ => None,
     }
 }
@@ -266,6 +315,46 @@ pub fn pile(rows: usize, cols: usize, mixed: bool, threads: usize) -> Box2dScene
         }
     }
     s.top = None;
+    s
+}
+
+/// The joint grid of `SCENES.md`, `n` x `n` (the standard scene is 100 x 100): circle (c, r)
+/// of radius 0.4 at (c, -r), fixed where r = 0 and |c - n / 2| <= 3, joined by revolute joints
+/// to the circle above (at (c, 0.5 - r)) and the one on its left (at (c - 0.5, -r)). The
+/// circles are in category 2 and their mask leaves it out, so they never collide.
+pub fn joint_grid(n: usize, threads: usize) -> Box2dScene {
+    let mut s = Box2dScene::new(GRAVITY, threads);
+    let mut ids: Vec<b2BodyId> = Vec::with_capacity(n * n);
+    for c in 0..n {
+        for r in 0..n {
+            let fixed = r == 0 && (c as isize - (n / 2) as isize).abs() <= 3;
+            let type_ = if fixed {
+                b2BodyType_b2_staticBody
+            } else {
+                b2BodyType_b2_dynamicBody
+            };
+            let at = [c as f32, -(r as f32)];
+            let body = s.body(type_, at, [0.0; 2], 1.0, |b, def| {
+                let mut def = *def;
+                def.filter.categoryBits = 2;
+                def.filter.maskBits = !2;
+                let circle = b2Circle {
+                    center: b2Vec2 { x: 0.0, y: 0.0 },
+                    radius: 0.4,
+                };
+                // SAFETY: a live body and a valid shape definition.
+                unsafe { b2CreateCircleShape(b, &def, &circle) };
+            });
+            // Each anchor is halfway to the neighbour: 0.5 m from either centre.
+            if r > 0 {
+                s.revolute(ids[ids.len() - 1], [0.0, -0.5], body, [0.0, 0.5]);
+            }
+            if c > 0 {
+                s.revolute(ids[ids.len() - n], [0.5, 0.0], body, [-0.5, 0.0]);
+            }
+            ids.push(body);
+        }
+    }
     s
 }
 

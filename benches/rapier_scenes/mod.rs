@@ -5,8 +5,9 @@
 //!
 //! Written from the spec (not from batch2d's `scenes.rs`) so that both engines' scenes come from
 //! the same description: same bodies in the same places, same sizes, density 1 (8 for smash's
-//! projectile), friction 0.6, restitution 0. Every body has sleeping off. Rapier's
-//! `IntegrationParameters` stay at their defaults (dt 1/60, 4 solver iterations).
+//! projectile), friction 0.6, restitution 0, and joint_grid's revolute joints with the same
+//! anchors. Every body has sleeping off. Rapier's `IntegrationParameters` stay at their
+//! defaults (dt 1/60, 4 solver iterations), and its joints at theirs (impulse joints).
 
 use rapier2d::prelude::*;
 
@@ -17,6 +18,8 @@ pub struct RapierScene {
     pub top: Option<(RigidBodyHandle, f32)>,
     /// Every dynamic body and its initial centre, in creation order.
     dynamic: Vec<(RigidBodyHandle, [f32; 2])>,
+    /// Every joint's bodies and its anchor in each body's frame.
+    joints: Vec<(RigidBodyHandle, Vector, RigidBodyHandle, Vector)>,
 }
 
 impl RapierScene {
@@ -30,6 +33,7 @@ impl RapierScene {
             world,
             top: None,
             dynamic: Vec::new(),
+            joints: Vec::new(),
         }
     }
 
@@ -65,6 +69,24 @@ impl RapierScene {
 
     pub fn body_count(&self) -> usize {
         self.world.bodies.len()
+    }
+
+    /// The joints the scene made.
+    pub fn joint_count(&self) -> usize {
+        self.world.impulse_joints.len()
+    }
+
+    /// Each joint's two anchors (world) at the bodies' present poses: the anchor fixed in body
+    /// 1 and the one fixed in body 2.
+    pub fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])> {
+        let at = |h: RigidBodyHandle, local: Vector| {
+            let p = self.world.bodies[h].position().transform_point(local);
+            [p.x, p.y]
+        };
+        self.joints
+            .iter()
+            .map(|&(a, la, b, lb)| (at(a, la), at(b, lb)))
+            .collect()
     }
 
     /// Contact pairs with at least one active solver contact after the last step.
@@ -113,6 +135,7 @@ pub fn build(name: &str) -> Option<RapierScene> {
         "smash" => Some(smash()),
         "particle_pile" => Some(pile(100, 200, false)),
         "mixed_pile" => Some(pile(100, 200, true)),
+        "joint_grid" => Some(joint_grid(100)),
         _ => None,
     }
 }
@@ -202,5 +225,55 @@ pub fn pile(rows: usize, cols: usize, mixed: bool) -> RapierScene {
         }
     }
     s.top = None;
+    s
+}
+
+/// The joint grid of `docs/scenes.md`, `n` x `n` (the standard scene is 100 x 100): circle
+/// (c, r) of radius 0.4 at (c, -r), fixed where r = 0 and |c - n / 2| <= 3, joined by revolute
+/// joints to the circle above (at (c, 0.5 - r)) and the one on its left (at (c - 0.5, -r)).
+/// The circles are in group 2 and filter it out, so they never collide with one another.
+pub fn joint_grid(n: usize) -> RapierScene {
+    let mut s = RapierScene::new(GRAVITY);
+    let groups = InteractionGroups::new(Group::GROUP_2, !Group::GROUP_2, InteractionTestMode::And);
+    let mut ids: Vec<RigidBodyHandle> = Vec::with_capacity(n * n);
+    for c in 0..n {
+        for r in 0..n {
+            let (x, y) = (c as f32, -(r as f32));
+            let fixed = r == 0 && (c as isize - (n / 2) as isize).abs() <= 3;
+            let body = if fixed {
+                RigidBodyBuilder::fixed()
+            } else {
+                RigidBodyBuilder::dynamic()
+            };
+            let collider = material(ColliderBuilder::ball(0.4)).collision_groups(groups);
+            let (h, _) = s.world.insert(
+                body.translation(Vector::new(x, y)).can_sleep(false),
+                collider,
+            );
+            // Each anchor is halfway to the neighbour: 0.5 m from either centre.
+            let mut join = |other: RigidBodyHandle, local_other: Vector, local_self: Vector| {
+                let joint = RevoluteJointBuilder::new()
+                    .local_anchor1(local_other)
+                    .local_anchor2(local_self);
+                s.world.insert_impulse_joint(other, h, joint);
+                s.joints.push((other, local_other, h, local_self));
+            };
+            if r > 0 {
+                join(
+                    ids[ids.len() - 1],
+                    Vector::new(0.0, -0.5),
+                    Vector::new(0.0, 0.5),
+                );
+            }
+            if c > 0 {
+                join(
+                    ids[ids.len() - n],
+                    Vector::new(0.5, 0.0),
+                    Vector::new(-0.5, 0.0),
+                );
+            }
+            ids.push(h);
+        }
+    }
     s
 }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod animation;
+pub mod jointed;
 pub mod render;
 
 use animation::Animation;
@@ -229,6 +230,22 @@ pub fn timing(times: &[f64]) -> String {
     };
     let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
     format!("ms/step mean {mean:.3}, median {median:.3}")
+}
+
+/// Parses the standard flags for a jointed demo and prints what it runs.
+pub fn demo_cli(demo: jointed::Demo) -> Result<Cli, String> {
+    let usage = format!("usage: {} {FLAGS}", demo.name());
+    let cli = Cli::new(demo.steps()).parse(&usage, |_, _| Ok(false))?;
+    println!("{}: {} steps of 1/60 s", demo.name(), cli.steps);
+    Ok(cli)
+}
+
+/// The settings an example runs with: the defaults on `cli.threads` workers.
+pub fn settings(cli: &Cli) -> WorldSettings {
+    WorldSettings {
+        threads: cli.threads,
+        ..WorldSettings::default()
+    }
 }
 
 /// Parses the standard flags for a standard scene and builds it.

@@ -6,8 +6,8 @@
 //! Shared by the examples, the viewer and `tests/render.rs` (which includes this file by path).
 
 use batch2d::{
-    Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, GraphColor, Vec2, World,
-    COLOR_COUNT,
+    Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, GraphColor,
+    Vec2, World, COLOR_COUNT,
 };
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, Transform,
@@ -32,6 +32,8 @@ pub const BANDS: [Rgb; 6] = [
 /// Radius lines of circles, so rolling shows.
 pub const MARK: Rgb = [30, 30, 30];
 pub const AABB: Rgb = [200, 0, 200];
+/// Joints: a dot at each anchor and a line between them.
+pub const JOINT: Rgb = [0, 90, 90];
 pub const CONTACT: Rgb = [210, 20, 20];
 pub const NORMAL: Rgb = [20, 140, 40];
 /// Contact points whose constraint fit no graph color.
@@ -73,7 +75,9 @@ pub fn band_color(index: usize, count: usize) -> Rgb {
 /// Every colour the renderer paints with. Without anti-aliasing each pixel is one of these, so
 /// an animation can use them as its palette.
 pub fn palette() -> Vec<Rgb> {
-    let mut p = vec![BACKGROUND, STATIC, KINEMATIC, MARK, AABB, CONTACT, NORMAL];
+    let mut p = vec![
+        BACKGROUND, STATIC, KINEMATIC, MARK, AABB, CONTACT, NORMAL, JOINT,
+    ];
     p.extend_from_slice(&BANDS);
     p.extend([OVERFLOW, UNKNOWN]);
     p.extend((0..COLOR_COUNT).map(graph_color));
@@ -81,7 +85,7 @@ pub fn palette() -> Vec<Rgb> {
 }
 
 /// Which overlays to draw on top of the shapes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layers {
     /// Contact points and normals.
     pub contacts: bool,
@@ -89,6 +93,19 @@ pub struct Layers {
     pub graph_colors: bool,
     /// Broadphase boxes.
     pub aabbs: bool,
+    /// Joints' anchors. On by default: a jointed scene's structure shows only with them.
+    pub joints: bool,
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers {
+            contacts: false,
+            graph_colors: false,
+            aabbs: false,
+            joints: true,
+        }
+    }
 }
 
 impl Layers {
@@ -116,6 +133,7 @@ impl Layers {
             shapes: true,
             aabbs: self.aabbs,
             contacts: self.contacts || self.graph_colors,
+            joints: self.joints,
         }
     }
 }
@@ -261,6 +279,9 @@ struct Painter {
     marks: PathBuilder,
     aabbs: PathBuilder,
     normals: PathBuilder,
+    /// Lines between joint anchors, and the anchors' dots.
+    joint_lines: PathBuilder,
+    joint_dots: PathBuilder,
     /// Contact points per colour: [`CONTACT`] or a graph colour.
     points: Vec<(Rgb, PathBuilder)>,
 }
@@ -277,6 +298,8 @@ impl Painter {
             marks: PathBuilder::new(),
             aabbs: PathBuilder::new(),
             normals: PathBuilder::new(),
+            joint_lines: PathBuilder::new(),
+            joint_dots: PathBuilder::new(),
             points: Vec::new(),
         }
     }
@@ -348,6 +371,13 @@ impl Painter {
             stroke(pixmap, pb, Painter::fill_color(fill), diameter);
         }
         stroke(pixmap, self.marks, MARK, (0.06 * scale).clamp(0.5, 2.0));
+        stroke(
+            pixmap,
+            self.joint_lines,
+            JOINT,
+            (0.04 * scale).clamp(1.0, 2.0),
+        );
+        fill(pixmap, self.joint_dots, JOINT);
         stroke(pixmap, self.aabbs, AABB, 1.0);
         stroke(pixmap, self.normals, NORMAL, 1.0);
         for (color, pb) in self.points {
@@ -383,8 +413,12 @@ impl DebugDraw for Painter {
         };
         outline(&mut self.fills[fill]);
         // A rounded polygon is its core grown by the radius: the core's outline stroked with
-        // round joins at twice the radius covers exactly the rim.
-        let diameter = 2.0 * radius * camera.scale;
+        // round joins at twice the radius covers exactly the rim. A segment (two vertices) has
+        // no area to fill: it gets a line at least 2 px wide, so that terrain shows.
+        let mut diameter = 2.0 * radius * camera.scale;
+        if vertices.len() == 2 {
+            diameter = diameter.max(2.0);
+        }
         if diameter >= 0.5 {
             let mut pb = PathBuilder::new();
             outline(&mut pb);
@@ -400,6 +434,19 @@ impl DebugDraw for Painter {
         self.aabbs.line_to(x1, y1);
         self.aabbs.line_to(x0, y1);
         self.aabbs.close();
+    }
+
+    fn draw_joint(&mut self, j: &DebugJoint) {
+        let a = self.camera.to_pixel(j.anchor_a);
+        let b = self.camera.to_pixel(j.anchor_b);
+        // A dot that grows with the zoom but stays visible when zoomed out.
+        let radius = (0.05 * self.camera.scale).clamp(1.5, 3.0);
+        self.joint_dots.push_circle(a.0, a.1, radius);
+        if (b.0 - a.0).hypot(b.1 - a.1) >= 1.0 {
+            self.joint_dots.push_circle(b.0, b.1, radius);
+            self.joint_lines.move_to(a.0, a.1);
+            self.joint_lines.line_to(b.0, b.1);
+        }
     }
 
     fn draw_contact(&mut self, c: &DebugContact) {
