@@ -139,7 +139,7 @@ fn main() {
         roll(rapier::rolling(theta)),
         roll(box2d::rolling(theta)),
     );
-    for rows in [10, 30, 50] {
+    for rows in [10, 30, 50, 100] {
         row(
             &format!("{rows}-row pyramid, 1000 steps: top box sideways (m)"),
             "0".into(),
