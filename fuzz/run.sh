@@ -21,7 +21,7 @@
 #   its findings of this run with their paths.
 #
 # Exits 0 when every target ran and found nothing, 1 when something was found, 2 on a usage or
-# build error. A finding is replayed with `cargo fuzz run TARGET fuzz/artifacts/TARGET/FILE`
+# build error or a target that did not run. A finding is replayed with `cargo fuzz run TARGET fuzz/artifacts/TARGET/FILE`
 # (with RUSTC_BOOTSTRAP=1 on stable), and traced with BATCH2D_FUZZ_TRACE=1 in front of that;
 # once fixed, it becomes a test in tests/fuzz_regressions.rs and its input is kept in
 # fuzz/regressions/.
@@ -128,6 +128,7 @@ echo
 echo "== summary ($seconds s per target, sanitizer $sanitizer)"
 printf '%-10s %12s %10s %8s %8s %10s  %s\n' target runs exec/s cov ft corpus findings
 found=0
+failed=0
 for t in "${targets[@]}"; do
     log="logs/$t.log"
     status=$(grep -E '^#[0-9]+' "$log" | grep 'cov:' | tail -n 1 || true)
@@ -148,9 +149,10 @@ for t in "${targets[@]}"; do
         done <<<"$new"
     fi
     if [ -z "$status" ]; then
-        found=1
+        failed=1
         echo "           no libFuzzer status in fuzz/$log: did the target start?"
         tail -n 5 "$log" | sed 's/^/           | /'
     fi
 done
+if [ $failed -ne 0 ]; then exit 2; fi
 exit $found
