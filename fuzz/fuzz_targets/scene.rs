@@ -1071,12 +1071,18 @@ fn accepts(filter: QueryFilter, (layers, mask): (u32, u32)) -> bool {
 
 /// Checks a set of bodies against the truths of every live body: each one that must be in it
 /// is, none that must not be is, nothing else is, in ascending slot order.
-fn check_set(got: &[BodyId], truths: &[(BodyId, Truth)], what: &dyn std::fmt::Debug) {
+fn check_set(
+    got: &[BodyId],
+    truths: &[(BodyId, Truth)],
+    what: &dyn std::fmt::Debug,
+    describe: &dyn Fn(Option<BodyId>) -> String,
+) {
     for &(id, t) in truths {
         let found = got.contains(&id);
         assert!(
             !matches!((t, found), (Truth::In, false) | (Truth::Out, true)),
-            "{what:?}: {id:?} should be {t:?}, found = {found}"
+            "{what:?}: {} should be {t:?}, found = {found}",
+            describe(Some(id))
         );
     }
     for id in got {
@@ -1197,7 +1203,9 @@ impl Sim {
                         (*id, any(t))
                     })
                     .collect();
-                check_set(&got, &truths, &("overlap_aabb", aabb));
+                check_set(&got, &truths, &("overlap_aabb", aabb), &|id| {
+                    self.describe(id)
+                });
             }
             Query::Point(at, filter) => {
                 let p = self.place(at);
@@ -1213,7 +1221,9 @@ impl Sim {
                         (*id, any(t))
                     })
                     .collect();
-                check_set(&got, &truths, &("overlap_point", p));
+                check_set(&got, &truths, &("overlap_point", p), &|id| {
+                    self.describe(id)
+                });
             }
             Query::Shape(ref shape, at, angle, filter) => {
                 let xf = Transform::new(self.place(at), Rot::from_angle(angle));
@@ -1235,7 +1245,9 @@ impl Sim {
                         (*id, any(t))
                     })
                     .collect();
-                check_set(&got, &truths, &("overlap_shape", shape, xf));
+                check_set(&got, &truths, &("overlap_shape", shape, xf), &|id| {
+                    self.describe(id)
+                });
             }
             Query::Ray(from, to, scale, max, filter, all) => {
                 let origin = self.place(from);
