@@ -6,7 +6,8 @@
 # - Installs cargo-fuzz with `cargo install` when it is missing.
 # - Builds and runs on the stable toolchain: cargo-fuzz needs nightly-only flags
 #   (-Zsanitizer, the coverage instrumentation), which RUSTC_BOOTSTRAP=1 unlocks on stable, so
-#   no nightly toolchain has to be installed. Set FUZZ_TOOLCHAIN=nightly to use one anyway.
+#   no nightly toolchain has to be installed. FUZZ_TOOLCHAIN=nightly uses one anyway, and an
+#   empty FUZZ_TOOLCHAIN uses whatever `cargo` is, for a cargo without rustup.
 # - Targets run one after the other, or all at once with --parallel (each then shares the
 #   cores with the others: give it the cores, one per target).
 # - Each target keeps its corpus in fuzz/corpus/TARGET across runs, so a later run goes on
@@ -60,7 +61,10 @@ seconds=$(awk -v m="$minutes" 'BEGIN { s = int(m * 60 + 0.5); print (s < 1 ? 1 :
 
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
-toolchain=("+${FUZZ_TOOLCHAIN:-stable}")
+toolchain=()
+if [ -n "${FUZZ_TOOLCHAIN-stable}" ]; then
+    toolchain=("+${FUZZ_TOOLCHAIN-stable}")
+fi
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz"
@@ -103,6 +107,8 @@ run_one() {
 
 echo "== fuzzing ${targets[*]} for ${seconds} s each$($parallel && echo ", in parallel")"
 if $parallel; then
+    # Interrupted, the script takes its targets with it.
+    trap 'kill $(jobs -p) 2>/dev/null' INT TERM
     pids=()
     for t in "${targets[@]}"; do
         run_one "$t" &
