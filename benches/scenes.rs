@@ -28,9 +28,13 @@
 //! body asleep (before and after the step), from the same runs.
 //! `--substeps`, `--solve-iterations` and `--contact-hertz` change those `WorldSettings` of
 //! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
+//! `--soak MINUTES` fills, steps and empties one world for that long and prints its memory and
+//! time per cycle instead (benches/soak/mod.rs).
 
 mod box2d_scenes;
 mod rapier_scenes;
+// `--soak MINUTES`: a mode of its own, see benches/soak/mod.rs.
+mod soak;
 
 use batch2d::scenes::{self, Scene};
 use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
@@ -742,7 +746,7 @@ fn today() -> String {
 }
 
 fn main() {
-    if let Err(e) = run() {
+    if let Err(e) = soak::run_if_asked().unwrap_or_else(run) {
         eprintln!("error: {e}");
         std::process::exit(2);
     }

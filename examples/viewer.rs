@@ -14,6 +14,9 @@
 //! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--scene N` starts with
 //! scene N (1-11, as the keys number them); `--steps N` quits after N frames (for scripted
 //! checks); `--draw contacts,colors,aabbs` starts with overlays on.
+//! `--screenshot FILE` writes the last frame shown, status lines included, to a PNG and quits
+//! (after `--steps` frames, 60 by default): CI runs it under Xvfb and checks that bodies were
+//! drawn (`.ci/run`, `tests/viewer_screenshot.rs`).
 
 mod common;
 mod viewer {
@@ -417,20 +420,48 @@ fn to_buffer(pixmap: &Pixmap, buffer: &mut [u32]) {
     }
 }
 
+/// Writes the window's 0RGB pixels to `path` as an RGB PNG.
+fn save_screenshot(buffer: &[u32], path: &str) -> Result<(), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
+    let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), WIDTH as u32, HEIGHT as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let rgb: Vec<u8> = buffer
+        .iter()
+        .flat_map(|&p| [(p >> 16) as u8, (p >> 8) as u8, p as u8])
+        .collect();
+    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
+    writer.write_image_data(&rgb).map_err(|e| fail(&e))?;
+    writer.finish().map_err(|e| fail(&e))
+}
+
 fn run() -> Result<(), String> {
     let mut scene = 6;
-    let usage = format!("usage: viewer [--scene 1-{CHOICES}] {}", common::FLAGS);
-    let cli = Cli::new(usize::MAX).parse(&usage, |flag, value| {
-        if flag != "--scene" {
-            return Ok(false);
+    let mut screenshot: Option<String> = None;
+    let usage = format!(
+        "usage: viewer [--scene 1-{CHOICES}] [--screenshot FILE] {}",
+        common::FLAGS
+    );
+    let cli = Cli::new(usize::MAX).parse(&usage, |flag, value| match flag {
+        "--scene" => {
+            scene = common::number(flag, value)?;
+            Ok(true)
         }
-        scene = common::number(flag, value)?;
-        Ok(true)
+        "--screenshot" => {
+            screenshot = Some(value.to_string());
+            Ok(true)
+        }
+        _ => Ok(false),
     })?;
     let choice =
         Choice::from_number(scene).ok_or(format!("--scene: expected 1-{CHOICES}, got {scene}"))?;
-    // `--steps` caps the frames shown, so a scripted check ends by itself.
-    let frames = cli.steps;
+    // `--steps` caps the frames shown, so a scripted check ends by itself; a screenshot is
+    // taken after a second of simulation unless `--steps` says otherwise.
+    let frames = match (&screenshot, cli.steps) {
+        (Some(_), usize::MAX) => 60,
+        (_, steps) => steps,
+    };
 
     let mut window = Window::new("batch2d viewer", WIDTH, HEIGHT, WindowOptions::default())
         .map_err(|e| format!("cannot open a window (is there an X11 display?): {e}"))?;
@@ -468,6 +499,10 @@ fn run() -> Result<(), String> {
             .update_with_buffer(&buffer, WIDTH, HEIGHT)
             .map_err(|e| e.to_string())?;
         frame += 1;
+    }
+    if let Some(path) = &screenshot {
+        save_screenshot(&buffer, path)?;
+        println!("wrote {path} after {frame} frames");
     }
     Ok(())
 }

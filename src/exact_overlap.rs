@@ -22,38 +22,47 @@ impl Core {
     /// The core of `shape` with its body origin placed by `xf`.
     pub fn of(shape: &Shape, xf: Transform) -> Core {
         let place = |v: Vec2| DVec2::from(xf.p) + DVec2::from(v).rotated(xf.q);
-        let mut points = [DVec2::default(); MAX_POLYGON_VERTICES];
         match shape {
-            Shape::Circle(c) => {
-                points[0] = place(c.center);
-                Core {
-                    points,
-                    count: 1,
-                    radius: c.radius.into(),
-                }
-            }
+            Shape::Circle(c) => Core::new([place(c.center)], c.radius.into()),
             Shape::Polygon(p) => {
-                for (out, &v) in points.iter_mut().zip(&p.vertices[..p.count]) {
-                    *out = place(v);
-                }
-                Core {
-                    points,
-                    count: p.count,
-                    radius: p.radius.into(),
-                }
+                let corners = p.vertices[..p.count].iter().map(|&v| place(v));
+                Core::new(corners, p.radius.into())
             }
         }
     }
 
-    /// The box `min..=max`, corners counter-clockwise.
+    /// The box `min..=max`, corners counter-clockwise: a segment when it has no width or no
+    /// height, a point when it has neither.
     pub fn rect(min: Vec2, max: Vec2) -> Core {
         let (lo, hi) = (DVec2::from(min), DVec2::from(max));
+        Core::new(
+            [lo, DVec2::new(hi.x, lo.y), hi, DVec2::new(lo.x, hi.y)],
+            0.0,
+        )
+    }
+
+    /// The core through `corners` (counter-clockwise, at most [`MAX_POLYGON_VERTICES`]) with
+    /// repeated corners dropped, so that a box without width or height becomes a segment or a
+    /// point, as does a small polygon whose corners round together in f64 far out. An edge of
+    /// zero length would leave every point on its left, and `contains` would accept points
+    /// anywhere on the line through the others, or anywhere at all: a box of zero size
+    /// reported every body whose box it touched.
+    fn new(corners: impl IntoIterator<Item = DVec2>, radius: f64) -> Core {
         let mut points = [DVec2::default(); MAX_POLYGON_VERTICES];
-        points[..4].copy_from_slice(&[lo, DVec2::new(hi.x, lo.y), hi, DVec2::new(lo.x, hi.y)]);
+        let mut count = 0;
+        for p in corners {
+            if count == 0 || points[count - 1] != p {
+                points[count] = p;
+                count += 1;
+            }
+        }
+        while count > 1 && points[count - 1] == points[0] {
+            count -= 1;
+        }
         Core {
             points,
-            count: 4,
-            radius: 0.0,
+            count,
+            radius,
         }
     }
 

@@ -134,7 +134,9 @@ impl World {
         Ok(best.map(|(slot, hit)| self.ray_result(slot, hit)))
     }
 
-    /// Every body the ray enters (see [`World::cast_ray`]), sorted by fraction, then slot.
+    /// Every body the ray enters (see [`World::cast_ray`]), in the order the ray enters them,
+    /// ties by slot. The order is that of the entries before their fractions are rounded to
+    /// f32: hits whose `fraction`s round alike keep it, whatever their slots.
     pub fn cast_ray_all(
         &self,
         origin: Vec2,

@@ -1,9 +1,10 @@
-//! Regression tests for what the `fuzz/` target found, one per finding, each reduced to the few
-//! calls that triggered it. The law in every case: no panic, `Err` leaves the world unchanged,
-//! and whatever is accepted stays finite.
+//! Regression tests for what the `fuzz/` targets found, one per finding, each reduced to the few
+//! calls that triggered it. The law in most: no panic, `Err` leaves the world unchanged, and
+//! whatever is accepted stays finite; the last ones hold queries to what their docs promise.
 
 use batch2d::{
-    Backend, BodyDef, BodyId, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
+    Aabb, Backend, BodyDef, BodyId, Error, MixRule, QueryFilter, Shape, ShapeDef, Vec2, World,
+    WorldSettings,
 };
 
 fn assert_finite(world: &World, id: BodyId) {
@@ -469,4 +470,77 @@ fn infinite_gravity_under_infinite_damping_stays_finite() {
         world.step(1.0).unwrap();
         assert_finite(&world, id);
     }
+}
+
+/// Found by the scene fuzz target, which read cast_ray_all's "sorted by fraction, then slot"
+/// literally: hits are listed in the order the ray enters them, compared before their
+/// fractions are rounded to f32, so two bodies entered 0.06 mm apart 1 km down a 10,000 km ray
+/// (equal f32 fractions) keep that order even where the later one has the lower slot. Only
+/// exact ties go by slot.
+#[test]
+fn hits_with_equal_f32_fractions_keep_the_order_the_ray_enters_them() {
+    let mut world = World::new(WorldSettings::default());
+    let mut circle_at = |x: f32| {
+        let def = BodyDef::fixed().position(Vec2::new(x, 0.0));
+        world
+            .add_body(def, ShapeDef::new(Shape::circle(0.5)))
+            .unwrap()
+    };
+    // Entered at x = 1000 and one f32 step of the centre (61 µm) earlier.
+    let later = circle_at(1000.5);
+    let first = circle_at(1000.49994);
+    let twin = circle_at(1000.49994);
+    let ray = (Vec2::ZERO, Vec2::new(1.0e7, 0.0));
+    let all = QueryFilter::default();
+    let hits = world.cast_ray_all(ray.0, ray.1, 1.0, all).unwrap();
+    let order: Vec<BodyId> = hits.iter().map(|h| h.body).collect();
+    assert_eq!(order, [first, twin, later], "{hits:?}");
+    assert_eq!(hits[0].fraction, hits[2].fraction, "{hits:?}");
+    let hit = world.cast_ray(ray.0, ray.1, 1.0, all).unwrap().unwrap();
+    assert_eq!(hit.body, first);
+}
+
+/// Found by the scene fuzz target: `overlap_aabb` with a box of zero size (`min == max`)
+/// reported a body 0.15 m away from it, and a box of zero width or height could report one
+/// that only had a corner on the line through it: the box's repeated corners made edges of
+/// zero length, which every point lies beside. Such a box is now the point or segment it is.
+#[test]
+fn boxes_of_zero_size_or_width_report_only_the_bodies_they_touch() {
+    let mut world = World::new(WorldSettings::default());
+    let triangle = [Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(0.0, 2.0)];
+    let id = world
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::polygon(&triangle).unwrap()),
+        )
+        .unwrap();
+    // The finding: a 0.7 m square 20 m from its body origin, far from the triangle.
+    let square = [
+        Vec2::new(-13.403785, -14.102287),
+        Vec2::new(-13.60227, -13.403785),
+        Vec2::new(-14.300773, -13.60227),
+        Vec2::new(-14.102287, -14.300773),
+    ];
+    let def = BodyDef::fixed()
+        .position(Vec2::new(0.0, 1.3867188))
+        .angle(1.8821);
+    let shape = ShapeDef::new(Shape::polygon(&square).unwrap());
+    world.add_body(def, shape).unwrap();
+    let all = QueryFilter::default();
+    let query = |min: (f32, f32), max: (f32, f32)| {
+        let aabb = Aabb::new(Vec2::new(min.0, min.1), Vec2::new(max.0, max.1));
+        world.overlap_aabb(aabb, all).unwrap()
+    };
+    // A point 0.15 m beside the square.
+    let beside = (17.715248, -7.976369);
+    assert_eq!(query(beside, beside), []);
+    // Points, beyond the hypotenuse (inside the triangle's bounds) and inside.
+    assert_eq!(query((1.5, 1.5), (1.5, 1.5)), []);
+    assert_eq!(query((0.5, 0.5), (0.5, 0.5)), [id]);
+    // Segments on the lines through the corners (2, 0) and (0, 2), clear of the triangle.
+    assert_eq!(query((2.0, 1.5), (2.0, 1.9)), []);
+    assert_eq!(query((1.5, 2.0), (1.9, 2.0)), []);
+    // Segments across it, and one ending on its edge.
+    assert_eq!(query((1.0, -1.0), (1.0, 3.0)), [id]);
+    assert_eq!(query((-1.0, 0.5), (0.0, 0.5)), [id]);
 }
