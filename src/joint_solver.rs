@@ -11,18 +11,28 @@
 //! substep (a limit not yet reached is a speculative constraint), motors are capped at their
 //! impulse per substep.
 //!
-//! Every pass runs on one thread over the joints in slot order, with scalar arithmetic that
-//! does not depend on the backend (no fused multiply-add): the same bits for both backends and
-//! every thread count.
+//! The joints are colored once per step, greedily in slot order, so that no dynamic body
+//! appears twice in a color, and each pass runs the colors one after another, a color's joints
+//! in blocks on the workers. Within a color the joints share no body that they write, so the
+//! workers' order cannot change any result; joints that fit in no color go to an overflow set,
+//! solved after the colors as one block. The arithmetic is scalar and does not depend on the
+//! backend (no fused multiply-add): the same bits for both backends and every thread count.
+//!
+//! The passes read a compact copy of each joint's step constants and impulses, laid out in
+//! color order (see [`JointBatches`]); the joint itself is read only by kinds other than a
+//! revolute joint without limits or motor. The impulses go back to the joints when the step
+//! ends.
 
 use crate::body::BodyStore;
-use crate::joint::{Impulses, Joint, JointKind, JointStore, NO_BODY};
+use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot, NO_BODY};
 use crate::math::{Rot, Vec2};
 use crate::solver::Softness;
 use crate::world::WorldSettings;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;
+use std::marker::PhantomData;
+use std::ops::Range;
 
 /// What a joint stage does.
 #[derive(Clone, Copy, Debug)]
@@ -36,27 +46,70 @@ pub(crate) enum JointOp {
 /// does not ring along a chain.
 const JOINT_DAMPING_RATIO: f32 = 2.0;
 
-/// What one step needs of a joint, taken when the step begins.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Prepared {
+/// Joints per block of a joint stage: enough work to amortise claiming it, small enough to
+/// balance the workers over one color.
+pub(crate) const JOINTS_PER_BLOCK: usize = 64;
+
+/// Colors of the joint graph; a joint that fits in none goes to the overflow set.
+const JOINT_COLORS: u32 = 64;
+
+/// What every pass needs of a joint in one step, taken when the step begins.
+#[derive(Clone, Copy, Debug)]
+struct Consts {
     /// Solver states of A and B (`NULL_BODY`: a body the solver does not move).
     state: [u32; 2],
     inv_mass: [f32; 2],
     inv_inertia: [f32; 2],
     /// Anchors relative to the centres of mass, world frame, at the start of the step.
     r: [Vec2; 2],
-    /// Rotations at the start of the step.
-    q: [Rot; 2],
     /// B's centre minus A's (a mouse joint: minus the target) at the start of the step.
     delta_center: Vec2,
+    /// The joint's slot in the store.
+    slot: u32,
+    kind: JointKind,
+    /// Whether the joint can move A and B: a kinematic body's state is read, never written,
+    /// and takes no color.
+    moves: [bool; 2],
+    /// A revolute joint without limits or motor: its passes read nothing but these constants
+    /// and the impulses.
+    plain: bool,
+}
+
+/// One joint as the passes read and write it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prepared {
+    c: Consts,
+    impulses: Impulses,
+}
+
+/// The rest of a joint's step constants, which only joints other than plain revolute ones
+/// read: kept apart so that the passes over the plain ones stream less memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Extra {
+    /// Rotations at the start of the step.
+    q: [Rot; 2],
     /// The joint's axis, world frame, at the start of the step.
     axis: Vec2,
     /// The user's spring for one substep, when it has a frequency above zero.
     spring: Option<Softness>,
     /// A mouse joint's damping of the body's spin: twice the spring's frequency.
     spin: Option<Softness>,
-    /// Some body can move: without one the joint has nothing to do.
-    active: bool,
+}
+
+/// The step's joints that can move a body, in color order, and the colors.
+#[derive(Default)]
+pub(crate) struct JointBatches {
+    prepared: Vec<Prepared>,
+    extra: Vec<Extra>,
+    /// Each color's range of `prepared`, in color order.
+    pub colors: Vec<Range<usize>>,
+    /// The joints that fit in no color, after the colors.
+    pub overflow: Range<usize>,
+    /// Scratch of the coloring: the joints in slot order with their colors, and per solver
+    /// state the colors its joints have taken.
+    unsorted: Vec<(u32, Prepared, Extra)>,
+    used: Vec<u64>,
+    starts: Vec<usize>,
 }
 
 /// A body as a joint pass sees it: velocity and the motion since the step began.
@@ -84,15 +137,13 @@ impl Side {
         }
     }
 
-    /// Writes the velocity back; `NULL_BODY` has no state to write.
+    /// Writes the velocity back.
     ///
     /// # Safety
     /// As for [`States::write_velocity`].
     unsafe fn store(&self, states: States, index: u32) {
-        if index != NULL_BODY {
-            let s = BodyState::with_velocity([self.v.x, self.v.y], self.w);
-            states.write_velocity(index, &s);
-        }
+        let s = BodyState::with_velocity([self.v.x, self.v.y], self.w);
+        states.write_velocity(index, &s);
     }
 }
 
@@ -205,7 +256,8 @@ fn solve2(k11: f32, k12: f32, k22: f32, r: Vec2) -> Vec2 {
 struct Pair<'a> {
     a: Side,
     b: Side,
-    p: &'a Prepared,
+    p: &'a Consts,
+    x: &'a Extra,
 }
 
 impl Pair<'_> {
@@ -219,14 +271,14 @@ impl Pair<'_> {
 
     /// B's angle relative to A's, minus `reference`, now.
     fn angle(&self, reference: f32) -> f32 {
-        let qa = self.a.dq.compose(self.p.q[0]);
-        let qb = self.b.dq.compose(self.p.q[1]);
+        let qa = self.a.dq.compose(self.x.q[0]);
+        let qb = self.b.dq.compose(self.x.q[1]);
         relative_angle(qa, qb, reference)
     }
 
     /// The joint's axis now (it turns with A).
     fn axis(&self) -> Vec2 {
-        self.a.dq.rotate(self.p.axis)
+        self.a.dq.rotate(self.x.axis)
     }
 
     fn row_velocity(&self, row: Row) -> f32 {
@@ -333,8 +385,15 @@ impl Pair<'_> {
 }
 
 impl Joint {
-    /// Takes the step's constants from the bodies as the step begins.
-    fn prepare(&mut self, bodies: &BodyStore, state_of: &[u32], h: f32) {
+    /// Takes the step's constants from the bodies as the step begins; `None` when neither
+    /// body can move, and the joint has nothing to do.
+    fn prepare(
+        &self,
+        slot: u32,
+        bodies: &BodyStore,
+        state_of: &[u32],
+        h: f32,
+    ) -> Option<(Prepared, Extra)> {
         let side = |slot: u32| {
             if slot == NO_BODY {
                 return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
@@ -352,6 +411,9 @@ impl Joint {
         };
         let (sa, ma, ia, qa) = side(self.a);
         let (sb, mb, ib, qb) = side(self.b);
+        if ma + mb + ia + ib <= 0.0 {
+            return None;
+        }
         let (ca, ra) = match self.a {
             NO_BODY => (self.local_a, Vec2::ZERO),
             a => (bodies.center[a as usize], qa.rotate(self.local_a)),
@@ -363,58 +425,33 @@ impl Joint {
             ),
             _ => (None, None),
         };
-        self.prep = Prepared {
+        let c = Consts {
             state: [sa, sb],
             inv_mass: [ma, mb],
             inv_inertia: [ia, ib],
             r: [ra, qb.rotate(self.local_b)],
-            q: [qa, qb],
             delta_center: bodies.center[self.b as usize] - ca,
+            slot,
+            kind: self.kind,
+            moves: [ma + ia > 0.0, mb + ib > 0.0],
+            plain: self.kind == JointKind::Revolute
+                && self.motor.is_none()
+                && self.limits.is_none(),
+        };
+        let x = Extra {
+            q: [qa, qb],
             axis: qa.rotate(self.local_axis),
             spring,
             spin,
-            active: ma + mb + ia + ib > 0.0,
         };
-    }
-
-    /// Applies the accumulated impulses of the last substep (or step) again.
-    fn warm_start(&self, pair: &mut Pair) {
-        let i = &self.impulses;
-        match self.kind {
-            JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => {
-                let (ra, rb, _) = pair.geometry();
-                pair.apply_point(ra, rb, i.linear);
-                let angular = i.angular + i.motor + i.lower - i.upper;
-                pair.apply_row(Row::ANGULAR, angular);
-            }
-            JointKind::Distance => {
-                let (ra, rb, d) = pair.geometry();
-                let axis = d.normalized().unwrap_or(Vec2::ZERO);
-                let row = Row {
-                    n: axis,
-                    ja: ra.cross(axis),
-                    jb: rb.cross(axis),
-                };
-                pair.apply_row(row, i.axial + i.lower - i.upper);
-            }
-            JointKind::Prismatic | JointKind::Wheel => {
-                let (along, across) = slide_rows(pair);
-                let (slide_motor, turn_motor) = match self.kind {
-                    JointKind::Prismatic => (i.motor, 0.0),
-                    _ => (0.0, i.motor),
-                };
-                pair.apply_row(along, i.axial + slide_motor + i.lower - i.upper);
-                pair.apply_row(across, i.linear.x);
-                pair.apply_row(Row::ANGULAR, i.angular + turn_motor);
-            }
-        }
+        let impulses = self.impulses;
+        Some((Prepared { c, impulses }, x))
     }
 
     /// One solve (`pass.rigid` biased) or relax (`RIGID`) pass.
-    fn solve(&mut self, pair: &mut Pair, pass: &Pass) {
-        let i = &mut self.impulses;
+    fn solve(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
         // The user's spring acts in every pass; without one, rigid joints use the pass's.
-        let sprung = pair.p.spring.map(Coeffs::from);
+        let sprung = pair.x.spring.map(Coeffs::from);
         match self.kind {
             JointKind::Revolute => {
                 if let Some(motor) = self.motor {
@@ -437,7 +474,7 @@ impl Joint {
             JointKind::Mouse => {
                 // Without damping, a body held off its centre would keep spinning about the
                 // grip, its centre circling and the spring stretched by the circling.
-                if let Some(spin) = pair.p.spin {
+                if let Some(spin) = pair.x.spin {
                     pair.solve_equality(Row::ANGULAR, 0.0, spin.into(), &mut i.angular);
                 }
                 let k = sprung.unwrap_or(pass.rigid);
@@ -521,6 +558,38 @@ impl Joint {
     }
 }
 
+/// Applies the accumulated impulses of the last substep (or step) again.
+fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
+    match kind {
+        JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => {
+            let (ra, rb, _) = pair.geometry();
+            pair.apply_point(ra, rb, i.linear);
+            let angular = i.angular + i.motor + i.lower - i.upper;
+            pair.apply_row(Row::ANGULAR, angular);
+        }
+        JointKind::Distance => {
+            let (ra, rb, d) = pair.geometry();
+            let axis = d.normalized().unwrap_or(Vec2::ZERO);
+            let row = Row {
+                n: axis,
+                ja: ra.cross(axis),
+                jb: rb.cross(axis),
+            };
+            pair.apply_row(row, i.axial + i.lower - i.upper);
+        }
+        JointKind::Prismatic | JointKind::Wheel => {
+            let (along, across) = slide_rows(pair);
+            let (slide_motor, turn_motor) = match kind {
+                JointKind::Prismatic => (i.motor, 0.0),
+                _ => (0.0, i.motor),
+            };
+            pair.apply_row(along, i.axial + slide_motor + i.lower - i.upper);
+            pair.apply_row(across, i.linear.x);
+            pair.apply_row(Row::ANGULAR, i.angular + turn_motor);
+        }
+    }
+}
+
 /// The rows along a prismatic or wheel joint's axis and across it, now.
 fn slide_rows(pair: &Pair) -> (Row, Row) {
     let (ra, rb, d) = pair.geometry();
@@ -566,12 +635,14 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
 }
 
 impl JointStore {
-    /// Takes every joint's constants for a step of substeps `h` long; `state_of` maps body
-    /// slots to solver states. Returns whether any joint can move a body.
+    /// Takes every joint's constants for a step of substeps `h` long and colors the joints
+    /// that can move a body; `state_of` maps body slots to solver states, of which there are
+    /// `states`. Returns whether any joint can move a body.
     pub(crate) fn prepare(
         &mut self,
         bodies: &BodyStore,
         state_of: &[u32],
+        states: usize,
         settings: &WorldSettings,
         h: f32,
     ) -> bool {
@@ -580,44 +651,165 @@ impl JointStore {
         // As stiff as a contact with a static body (see `Solver::pack`).
         let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
         self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
-        let mut active = false;
-        for joint in self.iter_mut() {
-            joint.prepare(bodies, state_of, h);
-            active |= joint.prep.active;
+        let batches = &mut self.batches;
+        batches.unsorted.clear();
+        batches.used.clear();
+        batches.used.resize(states, 0);
+        // Greedy in slot order: each joint takes the first color in which neither body it
+        // moves is used yet.
+        for (slot, s) in self.slots.iter().enumerate() {
+            let Some(joint) = &s.joint else { continue };
+            let Some((p, x)) = joint.prepare(slot as u32, bodies, state_of, h) else {
+                continue;
+            };
+            let sides = [0, 1].map(|k| p.c.moves[k].then_some(p.c.state[k] as usize));
+            let used = sides
+                .iter()
+                .flatten()
+                .fold(0u64, |used, &s| used | batches.used[s]);
+            let color = (!used).trailing_zeros();
+            if color < JOINT_COLORS {
+                for &s in sides.iter().flatten() {
+                    batches.used[s] |= 1 << color;
+                }
+            }
+            batches.unsorted.push((color, p, x));
         }
-        active
+        batches.sort();
+        !batches.prepared.is_empty()
     }
 
-    /// Runs one joint pass over every joint, in slot order.
+    /// Writes the step's impulses back to the joints.
+    pub(crate) fn store_impulses(&mut self) {
+        for p in &self.batches.prepared {
+            if let Some(joint) = &mut self.slots[p.c.slot as usize].joint {
+                joint.impulses = p.impulses;
+            }
+        }
+    }
+
+    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]).
+    pub(crate) fn passes(&mut self) -> Passes<'_> {
+        let JointStore {
+            slots,
+            batches,
+            rigid,
+            h,
+            inv_h,
+            ..
+        } = self;
+        Passes {
+            slots,
+            prepared: batches.prepared.as_mut_ptr(),
+            len: batches.prepared.len(),
+            extra: &batches.extra,
+            rigid: (*rigid).into(),
+            h: *h,
+            inv_h: *inv_h,
+            _prepared: PhantomData,
+        }
+    }
+}
+
+impl JointBatches {
+    /// Lays the colored joints out color after color, each color's in slot order, the
+    /// overflow set last.
+    fn sort(&mut self) {
+        let colors = JOINT_COLORS as usize + 1;
+        self.starts.clear();
+        self.starts.resize(colors + 1, 0);
+        for &(color, ..) in &self.unsorted {
+            self.starts[color as usize + 1] += 1;
+        }
+        for c in 0..colors {
+            self.starts[c + 1] += self.starts[c];
+        }
+        self.colors.clear();
+        self.colors.extend(
+            (0..JOINT_COLORS as usize)
+                .map(|c| self.starts[c]..self.starts[c + 1])
+                .filter(|range| !range.is_empty()),
+        );
+        self.overflow = self.starts[colors - 1]..self.starts[colors];
+        let n = self.unsorted.len();
+        self.prepared.clear();
+        self.extra.clear();
+        if let Some(&(_, p, x)) = self.unsorted.first() {
+            self.prepared.resize(n, p);
+            self.extra.resize(n, x);
+        }
+        for &(color, p, x) in &self.unsorted {
+            let at = &mut self.starts[color as usize];
+            self.prepared[*at] = p;
+            self.extra[*at] = x;
+            *at += 1;
+        }
+    }
+}
+
+/// The joint passes of one step, shared by the workers of the solver's stages: each runs
+/// blocks of one color, or the overflow set, whose joints write no body in common.
+#[derive(Clone, Copy)]
+pub(crate) struct Passes<'a> {
+    slots: &'a [Slot],
+    prepared: *mut Prepared,
+    len: usize,
+    extra: &'a [Extra],
+    /// The biased passes' rigid coefficients.
+    rigid: Coeffs,
+    h: f32,
+    inv_h: f32,
+    _prepared: PhantomData<&'a mut [Prepared]>,
+}
+
+// SAFETY: workers reach the prepared joints only through `Passes::run`, whose callers give
+// concurrent runs disjoint ranges.
+unsafe impl Send for Passes<'_> {}
+unsafe impl Sync for Passes<'_> {}
+
+impl Passes<'_> {
+    /// Runs one joint pass over the joints of `range` (of a color's range or the overflow
+    /// set), in order.
     ///
     /// # Safety
-    /// No other thread accesses `states` meanwhile, and the joints' states are those of
-    /// `states` (from [`JointStore::prepare`] this step).
-    pub(crate) unsafe fn run(&mut self, op: JointOp, states: States) {
+    /// `range` is within the prepared joints; no other thread accesses its joints, or the
+    /// states those joints move, meanwhile; the joints' states are those of `states`.
+    pub(crate) unsafe fn run(self, op: JointOp, range: Range<usize>, states: States) {
+        debug_assert!(range.end <= self.len);
         let pass = Pass {
             rigid: match op {
                 JointOp::Relax => RIGID,
-                _ => self.rigid.into(),
+                _ => self.rigid,
             },
             inv_h: self.inv_h,
             h: self.h,
         };
-        for joint in self.iter_mut() {
-            let p = joint.prep;
-            if !p.active {
-                continue;
-            }
+        for k in range {
+            let Prepared { c, impulses } = &mut *self.prepared.add(k);
             let mut pair = Pair {
-                a: Side::load(states, p.state[0]),
-                b: Side::load(states, p.state[1]),
-                p: &p,
+                a: Side::load(states, c.state[0]),
+                b: Side::load(states, c.state[1]),
+                p: c,
+                x: self.extra.get_unchecked(k),
             };
             match op {
-                JointOp::WarmStart => joint.warm_start(&mut pair),
-                JointOp::Solve | JointOp::Relax => joint.solve(&mut pair, &pass),
+                JointOp::WarmStart => warm_start(c.kind, impulses, &mut pair),
+                // A plain revolute joint's whole solve (see `Joint::solve`).
+                JointOp::Solve | JointOp::Relax if c.plain => {
+                    pair.solve_point(pass.rigid, &mut impulses.linear, f32::INFINITY)
+                }
+                JointOp::Solve | JointOp::Relax => {
+                    let joint = self.slots[c.slot as usize].joint.as_ref();
+                    let joint = joint.expect("a prepared joint stays in its slot for the step");
+                    joint.solve(impulses, &mut pair, &pass)
+                }
             }
-            pair.a.store(states, p.state[0]);
-            pair.b.store(states, p.state[1]);
+            if c.moves[0] {
+                pair.a.store(states, c.state[0]);
+            }
+            if c.moves[1] {
+                pair.b.store(states, c.state[1]);
+            }
         }
     }
 }
