@@ -375,9 +375,12 @@ impl Pair<'_> {
         let impulse = x * -k.mass_scale - *accumulated * k.impulse_scale;
         let old = *accumulated;
         let mut total = old + impulse;
-        let length = total.length();
-        if length > max {
-            total = total * (max / length);
+        // Most joints have no cap: no length to take.
+        if max < f32::INFINITY {
+            let length = total.length();
+            if length > max {
+                total = total * (max / length);
+            }
         }
         *accumulated = total;
         self.apply_point(ra, rb, total - old);
