@@ -52,6 +52,26 @@ pub(crate) const JOINTS_PER_BLOCK: usize = 64;
 
 /// Colors of the joint graph; a joint that fits in none goes to the overflow set.
 const JOINT_COLORS: u32 = 64;
+/// `JointBatches::color_of` of a slot without a joint to solve.
+const NO_COLOR: u8 = u8::MAX;
+
+/// A joint's body as the step sees it: its solver state, inverse mass and inertia (zero for
+/// a body the solver does not move) and rotation; `NO_BODY` is a fixed body at the origin.
+fn side(slot: u32, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32, Rot) {
+    if slot == NO_BODY {
+        return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
+    }
+    let s = slot as usize;
+    match state_of[s] {
+        NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation[s]),
+        state => (
+            state,
+            bodies.inv_mass[s],
+            bodies.inv_inertia[s],
+            bodies.rotation[s],
+        ),
+    }
+}
 
 /// What every pass needs of a joint in one step, taken when the step begins.
 #[derive(Clone, Copy, Debug)]
@@ -76,7 +96,7 @@ struct Consts {
 }
 
 /// One joint as the passes read and write it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Prepared {
     c: Consts,
     impulses: Impulses,
@@ -96,6 +116,34 @@ pub(crate) struct Extra {
     spin: Option<Softness>,
 }
 
+/// A joint that moves nothing: what fills `JointBatches` until the joints' constants come.
+impl Default for Consts {
+    fn default() -> Consts {
+        Consts {
+            state: [NULL_BODY; 2],
+            inv_mass: [0.0; 2],
+            inv_inertia: [0.0; 2],
+            r: [Vec2::ZERO; 2],
+            delta_center: Vec2::ZERO,
+            slot: NO_BODY,
+            kind: JointKind::Revolute,
+            moves: [false; 2],
+            plain: true,
+        }
+    }
+}
+
+impl Default for Extra {
+    fn default() -> Extra {
+        Extra {
+            q: [Rot::IDENTITY; 2],
+            axis: Vec2::ZERO,
+            spring: None,
+            spin: None,
+        }
+    }
+}
+
 /// The step's joints that can move a body, in color order, and the colors.
 #[derive(Default)]
 pub(crate) struct JointBatches {
@@ -105,9 +153,10 @@ pub(crate) struct JointBatches {
     pub colors: Vec<Range<usize>>,
     /// The joints that fit in no color, after the colors.
     pub overflow: Range<usize>,
-    /// Scratch of the coloring: the joints in slot order with their colors, and per solver
-    /// state the colors its joints have taken.
-    unsorted: Vec<(u32, Prepared, Extra)>,
+    /// Scratch of the coloring: per joint slot its color (`NO_COLOR` for an empty slot or a
+    /// joint with nothing to do), per solver state the colors its joints have taken, and per
+    /// color where its next joint goes.
+    color_of: Vec<u8>,
     used: Vec<u64>,
     starts: Vec<usize>,
 }
@@ -397,23 +446,8 @@ impl Joint {
         state_of: &[u32],
         h: f32,
     ) -> Option<(Prepared, Extra)> {
-        let side = |slot: u32| {
-            if slot == NO_BODY {
-                return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
-            }
-            let s = slot as usize;
-            match state_of[s] {
-                NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation[s]),
-                state => (
-                    state,
-                    bodies.inv_mass[s],
-                    bodies.inv_inertia[s],
-                    bodies.rotation[s],
-                ),
-            }
-        };
-        let (sa, ma, ia, qa) = side(self.a);
-        let (sb, mb, ib, qb) = side(self.b);
+        let (sa, ma, ia, qa) = side(self.a, bodies, state_of);
+        let (sb, mb, ib, qb) = side(self.b, bodies, state_of);
         if ma + mb + ia + ib <= 0.0 {
             return None;
         }
@@ -655,37 +689,53 @@ impl JointStore {
         let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
         self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
         let batches = &mut self.batches;
-        batches.unsorted.clear();
+        batches.color_of.clear();
         batches.used.clear();
         batches.used.resize(states, 0);
         // Greedy in slot order: each joint takes the first color in which neither body it
         // moves is used yet.
-        for (slot, s) in self.slots.iter().enumerate() {
-            let Some(joint) = &s.joint else { continue };
-            let Some((p, x)) = joint.prepare(slot as u32, bodies, state_of, h) else {
+        for s in &self.slots {
+            let color = s.joint.as_ref().map_or(NO_COLOR, |joint| {
+                let [(sa, ma, ia, _), (sb, mb, ib, _)] =
+                    [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
+                if ma + mb + ia + ib <= 0.0 {
+                    return NO_COLOR;
+                }
+                let moved = [(sa, ma + ia > 0.0), (sb, mb + ib > 0.0)];
+                let moved = moved.map(|(state, moves)| moves.then_some(state as usize));
+                let used = moved.iter().flatten().fold(0, |u, &s| u | batches.used[s]);
+                let color = (!used).trailing_zeros();
+                if color < JOINT_COLORS {
+                    for &s in moved.iter().flatten() {
+                        batches.used[s] |= 1 << color;
+                    }
+                }
+                color as u8
+            });
+            batches.color_of.push(color);
+        }
+        batches.lay_out();
+        // Each joint's constants straight into its place in color order.
+        for (slot, (s, &color)) in self.slots.iter().zip(&batches.color_of).enumerate() {
+            let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
                 continue;
             };
-            let sides = [0, 1].map(|k| p.c.moves[k].then_some(p.c.state[k] as usize));
-            let used = sides
-                .iter()
-                .flatten()
-                .fold(0u64, |used, &s| used | batches.used[s]);
-            let color = (!used).trailing_zeros();
-            if color < JOINT_COLORS {
-                for &s in sides.iter().flatten() {
-                    batches.used[s] |= 1 << color;
-                }
-            }
-            batches.unsorted.push((color, p, x));
+            let at = &mut batches.starts[color as usize];
+            let (p, x) = joint
+                .prepare(slot as u32, bodies, state_of, h)
+                .unwrap_or_default();
+            batches.prepared[*at] = p;
+            batches.extra[*at] = x;
+            *at += 1;
         }
-        batches.sort();
         !batches.prepared.is_empty()
     }
 
     /// Writes the step's impulses back to the joints.
     pub(crate) fn store_impulses(&mut self) {
         for p in &self.batches.prepared {
-            if let Some(joint) = &mut self.slots[p.c.slot as usize].joint {
+            let slot = self.slots.get_mut(p.c.slot as usize);
+            if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                 joint.impulses = p.impulses;
             }
         }
@@ -715,13 +765,14 @@ impl JointStore {
 }
 
 impl JointBatches {
-    /// Lays the colored joints out color after color, each color's in slot order, the
-    /// overflow set last.
-    fn sort(&mut self) {
+    /// Counts the joints of each color and sizes `prepared` and `extra`: the colors come one
+    /// after another, each color's joints in slot order, and the overflow set last.
+    /// `starts[color]` is left at the color's first place.
+    fn lay_out(&mut self) {
         let colors = JOINT_COLORS as usize + 1;
         self.starts.clear();
         self.starts.resize(colors + 1, 0);
-        for &(color, ..) in &self.unsorted {
+        for &color in self.color_of.iter().filter(|&&c| c != NO_COLOR) {
             self.starts[color as usize + 1] += 1;
         }
         for c in 0..colors {
@@ -734,19 +785,10 @@ impl JointBatches {
                 .filter(|range| !range.is_empty()),
         );
         self.overflow = self.starts[colors - 1]..self.starts[colors];
-        let n = self.unsorted.len();
-        self.prepared.clear();
-        self.extra.clear();
-        if let Some(&(_, p, x)) = self.unsorted.first() {
-            self.prepared.resize(n, p);
-            self.extra.resize(n, x);
-        }
-        for &(color, p, x) in &self.unsorted {
-            let at = &mut self.starts[color as usize];
-            self.prepared[*at] = p;
-            self.extra[*at] = x;
-            *at += 1;
-        }
+        // Every place is written before the passes read it: no need to clear.
+        let n = self.starts[colors];
+        self.prepared.resize(n, Prepared::default());
+        self.extra.resize(n, Extra::default());
     }
 }
 
