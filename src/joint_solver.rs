@@ -27,9 +27,11 @@ use crate::body::BodyStore;
 use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot, NO_BODY};
 use crate::math::{Rot, Vec2};
 use crate::solver::Softness;
+use crate::world::Backend;
 use crate::world::WorldSettings;
 use batch2d_kernels::body::States;
-use batch2d_kernels::{BodyState, NULL_BODY};
+use batch2d_kernels::joint as pin;
+use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -46,9 +48,10 @@ pub(crate) enum JointOp {
 /// does not ring along a chain.
 const JOINT_DAMPING_RATIO: f32 = 2.0;
 
-/// Joints per block of a joint stage: enough work to amortise claiming it, small enough to
-/// balance the workers over one color.
-pub(crate) const JOINTS_PER_BLOCK: usize = 64;
+/// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
+/// amortise claiming it, small enough to balance the workers over one color.
+const JOINTS_PER_BLOCK: usize = 64;
+const PINS_PER_BLOCK: usize = 8;
 
 /// Colors of the joint graph; a joint that fits in none goes to the overflow set.
 const JOINT_COLORS: u32 = 64;
@@ -144,21 +147,68 @@ impl Default for Extra {
     }
 }
 
+/// One joint color: its plain revolute joints, eight to a pin batch, and its other joints.
+#[derive(Clone, Debug)]
+pub(crate) struct JointColor {
+    pins: Range<usize>,
+    joints: Range<usize>,
+}
+
+/// A set of joints that one joint stage runs: a color, or the overflow set.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum JointSet {
+    /// The index of a color in [`JointBatches::colors`].
+    Color(usize),
+    Overflow,
+}
+
 /// The step's joints that can move a body, in color order, and the colors.
+///
+/// The plain revolute joints of a color (see `Consts::plain`) are packed eight to a
+/// [`PinBatch`], whose kernels take eight at once with the SIMD backend; the others are in
+/// `prepared`, color after color, the overflow set last (plain ones too: the overflow set is
+/// solved one joint after another).
 #[derive(Default)]
 pub(crate) struct JointBatches {
     prepared: Vec<Prepared>,
     extra: Vec<Extra>,
-    /// Each color's range of `prepared`, in color order.
-    pub colors: Vec<Range<usize>>,
-    /// The joints that fit in no color, after the colors.
-    pub overflow: Range<usize>,
+    pins: Vec<PinBatch>,
+    /// The joint slot of each pin lane (`NO_BODY` for a padding lane).
+    pin_slots: Vec<[u32; LANES]>,
+    /// The colors in order.
+    colors: Vec<JointColor>,
+    /// The joints that fit in no color, in `prepared` after the colors'.
+    overflow: Range<usize>,
+    backend: Backend,
     /// Scratch of the coloring: per joint slot its color (`NO_COLOR` for an empty slot or a
-    /// joint with nothing to do), per solver state the colors its joints have taken, and per
-    /// color where its next joint goes.
+    /// joint with nothing to do); per solver state the colors its joints have taken; per
+    /// color (and the overflow set) how many plain joints and others it has, then where its
+    /// next one goes.
     color_of: Vec<u8>,
     used: Vec<u64>,
-    starts: Vec<usize>,
+    plain: Vec<usize>,
+    others: Vec<usize>,
+}
+
+impl JointBatches {
+    /// The joint sets of a joint pass, in the order they run: the colors, then the overflow
+    /// set if it has any joint.
+    pub(crate) fn sets(&self) -> impl Iterator<Item = JointSet> + '_ {
+        let colors = (0..self.colors.len()).map(JointSet::Color);
+        colors.chain((!self.overflow.is_empty()).then_some(JointSet::Overflow))
+    }
+
+    /// The number of blocks of a stage over `set`.
+    pub(crate) fn blocks(&self, set: JointSet) -> usize {
+        match set {
+            JointSet::Color(c) => {
+                let color = &self.colors[c];
+                color.pins.len().div_ceil(PINS_PER_BLOCK)
+                    + color.joints.len().div_ceil(JOINTS_PER_BLOCK)
+            }
+            JointSet::Overflow => 1,
+        }
+    }
 }
 
 /// A body as a joint pass sees it: velocity and the motion since the step began.
@@ -437,6 +487,11 @@ impl Pair<'_> {
 }
 
 impl Joint {
+    /// A revolute joint without limits or motor: its solve is its point constraint alone.
+    fn is_plain(&self) -> bool {
+        self.kind == JointKind::Revolute && self.motor.is_none() && self.limits.is_none()
+    }
+
     /// Takes the step's constants from the bodies as the step begins; `None` when neither
     /// body can move, and the joint has nothing to do.
     fn prepare(
@@ -471,9 +526,7 @@ impl Joint {
             slot,
             kind: self.kind,
             moves: [ma + ia > 0.0, mb + ib > 0.0],
-            plain: self.kind == JointKind::Revolute
-                && self.motor.is_none()
-                && self.limits.is_none(),
+            plain: self.is_plain(),
         };
         let x = Extra {
             q: [qa, qb],
@@ -689,9 +742,15 @@ impl JointStore {
         let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
         self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
         let batches = &mut self.batches;
+        batches.backend = settings.backend;
         batches.color_of.clear();
         batches.used.clear();
         batches.used.resize(states, 0);
+        let sets = JOINT_COLORS as usize + 1;
+        batches.plain.clear();
+        batches.plain.resize(sets, 0);
+        batches.others.clear();
+        batches.others.resize(sets, 0);
         // Greedy in slot order: each joint takes the first color in which neither body it
         // moves is used yet.
         for s in &self.slots {
@@ -710,6 +769,10 @@ impl JointStore {
                         batches.used[s] |= 1 << color;
                     }
                 }
+                match joint.is_plain() && color < JOINT_COLORS {
+                    true => batches.plain[color as usize] += 1,
+                    false => batches.others[color as usize] += 1,
+                }
                 color as u8
             });
             batches.color_of.push(color);
@@ -720,20 +783,37 @@ impl JointStore {
             let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
                 continue;
             };
-            let at = &mut batches.starts[color as usize];
             let (p, x) = joint
                 .prepare(slot as u32, bodies, state_of, h)
                 .unwrap_or_default();
-            batches.prepared[*at] = p;
-            batches.extra[*at] = x;
-            *at += 1;
+            let color = color as usize;
+            if p.c.plain && color < JOINT_COLORS as usize {
+                let at = &mut batches.plain[color];
+                batches.pins[*at / LANES].set(*at % LANES, &p);
+                batches.pin_slots[*at / LANES][*at % LANES] = slot as u32;
+                *at += 1;
+            } else {
+                let at = &mut batches.others[color];
+                batches.prepared[*at] = p;
+                batches.extra[*at] = x;
+                *at += 1;
+            }
         }
-        !batches.prepared.is_empty()
+        !batches.colors.is_empty() || !batches.overflow.is_empty()
     }
 
     /// Writes the step's impulses back to the joints.
     pub(crate) fn store_impulses(&mut self) {
-        for p in &self.batches.prepared {
+        let batches = &self.batches;
+        for (pins, slots) in batches.pins.iter().zip(&batches.pin_slots) {
+            for (l, &slot) in slots.iter().enumerate() {
+                let slot = self.slots.get_mut(slot as usize);
+                if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
+                    joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+                }
+            }
+        }
+        for p in &batches.prepared {
             let slot = self.slots.get_mut(p.c.slot as usize);
             if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                 joint.impulses = p.impulses;
@@ -754,73 +834,92 @@ impl JointStore {
         Passes {
             slots,
             prepared: batches.prepared.as_mut_ptr(),
-            len: batches.prepared.len(),
             extra: &batches.extra,
+            pins: batches.pins.as_mut_ptr(),
+            colors: &batches.colors,
+            overflow: &batches.overflow,
+            backend: batches.backend,
             rigid: (*rigid).into(),
             h: *h,
             inv_h: *inv_h,
-            _prepared: PhantomData,
+            _batches: PhantomData,
         }
     }
 }
 
 impl JointBatches {
-    /// Counts the joints of each color and sizes `prepared` and `extra`: the colors come one
-    /// after another, each color's joints in slot order, and the overflow set last.
-    /// `starts[color]` is left at the color's first place.
+    /// Lays the sets out from their counts: each color's pins and other joints, and the
+    /// overflow set after the colors' other joints. Sizes the buffers, pads each color's last
+    /// pin batch, and leaves `plain[color]` at the color's first pin lane, `others[set]` at
+    /// the set's first place in `prepared`.
     fn lay_out(&mut self) {
-        let colors = JOINT_COLORS as usize + 1;
-        self.starts.clear();
-        self.starts.resize(colors + 1, 0);
-        for &color in self.color_of.iter().filter(|&&c| c != NO_COLOR) {
-            self.starts[color as usize + 1] += 1;
-        }
-        for c in 0..colors {
-            self.starts[c + 1] += self.starts[c];
-        }
+        let pins: usize = self.plain.iter().map(|n| n.div_ceil(LANES)).sum();
+        let joints: usize = self.others.iter().sum();
+        // Every place is written before the passes read it (the padding lanes here, the
+        // joints' in `JointStore::prepare`): no need to clear.
+        self.prepared.resize(joints, Prepared::default());
+        self.extra.resize(joints, Extra::default());
+        self.pins.resize(pins, PinBatch::empty());
+        self.pin_slots.resize(pins, [NO_BODY; LANES]);
         self.colors.clear();
-        self.colors.extend(
-            (0..JOINT_COLORS as usize)
-                .map(|c| self.starts[c]..self.starts[c + 1])
-                .filter(|range| !range.is_empty()),
-        );
-        self.overflow = self.starts[colors - 1]..self.starts[colors];
-        // Every place is written before the passes read it: no need to clear.
-        let n = self.starts[colors];
-        self.prepared.resize(n, Prepared::default());
-        self.extra.resize(n, Extra::default());
+        let (mut pins, mut joints) = (0, 0);
+        for c in 0..=JOINT_COLORS as usize {
+            let (plain, others) = (self.plain[c], self.others[c]);
+            let color = JointColor {
+                pins: pins..pins + plain.div_ceil(LANES),
+                joints: joints..joints + others,
+            };
+            if plain % LANES != 0 {
+                let last = color.pins.end - 1;
+                for l in plain % LANES..LANES {
+                    self.pins[last].clear(l);
+                    self.pin_slots[last][l] = NO_BODY;
+                }
+            }
+            self.plain[c] = pins * LANES;
+            self.others[c] = joints;
+            pins = color.pins.end;
+            joints = color.joints.end;
+            if c == JOINT_COLORS as usize {
+                self.overflow = color.joints;
+            } else if plain + others > 0 {
+                self.colors.push(color);
+            }
+        }
     }
 }
 
 /// The joint passes of one step, shared by the workers of the solver's stages: each runs
-/// blocks of one color, or the overflow set, whose joints write no body in common.
+/// blocks of one color, whose joints write no body in common, or the overflow set.
 #[derive(Clone, Copy)]
 pub(crate) struct Passes<'a> {
     slots: &'a [Slot],
     prepared: *mut Prepared,
-    len: usize,
     extra: &'a [Extra],
+    pins: *mut PinBatch,
+    colors: &'a [JointColor],
+    overflow: &'a Range<usize>,
+    backend: Backend,
     /// The biased passes' rigid coefficients.
     rigid: Coeffs,
     h: f32,
     inv_h: f32,
-    _prepared: PhantomData<&'a mut [Prepared]>,
+    _batches: PhantomData<&'a mut JointBatches>,
 }
 
-// SAFETY: workers reach the prepared joints only through `Passes::run`, whose callers give
-// concurrent runs disjoint ranges.
+// SAFETY: workers reach the prepared joints and pins only through `Passes::run`, whose callers
+// give concurrent runs blocks of one color, which are disjoint.
 unsafe impl Send for Passes<'_> {}
 unsafe impl Sync for Passes<'_> {}
 
 impl Passes<'_> {
-    /// Runs one joint pass over the joints of `range` (of a color's range or the overflow
-    /// set), in order.
+    /// Runs one joint pass over block `block` of `set` (see [`JointBatches::blocks`]): a run
+    /// of pin batches or of other joints of a color, or the whole overflow set, in order.
     ///
     /// # Safety
-    /// `range` is within the prepared joints; no other thread accesses its joints, or the
-    /// states those joints move, meanwhile; the joints' states are those of `states`.
-    pub(crate) unsafe fn run(self, op: JointOp, range: Range<usize>, states: States) {
-        debug_assert!(range.end <= self.len);
+    /// `block` is one of the set's; no other thread accesses its joints, or the states those
+    /// joints move, meanwhile; the joints' states are those of `states`.
+    pub(crate) unsafe fn run(self, op: JointOp, set: JointSet, block: usize, states: States) {
         let pass = Pass {
             rigid: match op {
                 JointOp::Relax => RIGID,
@@ -829,13 +928,55 @@ impl Passes<'_> {
             inv_h: self.inv_h,
             h: self.h,
         };
+        let color = match set {
+            JointSet::Overflow => return self.run_joints(op, &pass, self.overflow.clone(), states),
+            JointSet::Color(c) => &self.colors[c],
+        };
+        let pin_blocks = color.pins.len().div_ceil(PINS_PER_BLOCK);
+        if block < pin_blocks {
+            let first = color.pins.start + block * PINS_PER_BLOCK;
+            let pins = first..(first + PINS_PER_BLOCK).min(color.pins.end);
+            self.run_pins(op, &pass, pins, states);
+        } else {
+            let first = color.joints.start + (block - pin_blocks) * JOINTS_PER_BLOCK;
+            let joints = first..(first + JOINTS_PER_BLOCK).min(color.joints.end);
+            self.run_joints(op, &pass, joints, states);
+        }
+    }
+
+    /// The pin batches of `range`, with the backend's kernels.
+    ///
+    /// # Safety
+    /// As for [`Passes::run`].
+    unsafe fn run_pins(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
+        let params = PinParams {
+            bias_rate: pass.rigid.bias_rate,
+            mass_scale: pass.rigid.mass_scale,
+            impulse_scale: pass.rigid.impulse_scale,
+        };
+        for i in range {
+            let batch = &mut *self.pins.add(i);
+            match (op, self.backend) {
+                (JointOp::WarmStart, Backend::Simd) => pin::simd::warm_start(batch, states),
+                (JointOp::WarmStart, Backend::Scalar) => pin::scalar::warm_start(batch, states),
+                (_, Backend::Simd) => pin::simd::solve(batch, states, &params),
+                (_, Backend::Scalar) => pin::scalar::solve(batch, states, &params),
+            }
+        }
+    }
+
+    /// The joints of `range` of `prepared`, one after another.
+    ///
+    /// # Safety
+    /// As for [`Passes::run`].
+    unsafe fn run_joints(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         for k in range {
             let Prepared { c, impulses } = &mut *self.prepared.add(k);
             let mut pair = Pair {
                 a: Side::load(states, c.state[0]),
                 b: Side::load(states, c.state[1]),
                 p: c,
-                x: self.extra.get_unchecked(k),
+                x: &self.extra[k],
             };
             match op {
                 JointOp::WarmStart => warm_start(c.kind, impulses, &mut pair),
@@ -846,7 +987,7 @@ impl Passes<'_> {
                 JointOp::Solve | JointOp::Relax => {
                     let joint = self.slots[c.slot as usize].joint.as_ref();
                     let joint = joint.expect("a prepared joint stays in its slot for the step");
-                    joint.solve(impulses, &mut pair, &pass)
+                    joint.solve(impulses, &mut pair, pass)
                 }
             }
             if c.moves[0] {
@@ -854,6 +995,176 @@ impl Passes<'_> {
             }
             if c.moves[1] {
                 pair.b.store(states, c.state[1]);
+            }
+        }
+    }
+}
+
+/// Filling a pin lane from a plain revolute joint's constants.
+trait SetLane {
+    fn set(&mut self, l: usize, p: &Prepared);
+}
+
+impl SetLane for PinBatch {
+    fn set(&mut self, l: usize, p: &Prepared) {
+        let (c, i) = (&p.c, &p.impulses);
+        self.body_a[l] = c.state[0];
+        self.body_b[l] = c.state[1];
+        self.inv_mass_a[l] = c.inv_mass[0];
+        self.inv_mass_b[l] = c.inv_mass[1];
+        self.inv_inertia_a[l] = c.inv_inertia[0];
+        self.inv_inertia_b[l] = c.inv_inertia[1];
+        self.rax[l] = c.r[0].x;
+        self.ray[l] = c.r[0].y;
+        self.rbx[l] = c.r[1].x;
+        self.rby[l] = c.r[1].y;
+        self.dcx[l] = c.delta_center.x;
+        self.dcy[l] = c.delta_center.y;
+        self.impulse_x[l] = i.linear.x;
+        self.impulse_y[l] = i.linear.y;
+        // As the warm start sums them (see `warm_start`).
+        self.angular[l] = i.angular + i.motor + i.lower - i.upper;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use batch2d_kernels::StateRows;
+
+    /// A small deterministic generator of floats in `-1..1`.
+    struct Noise(u32);
+
+    impl Noise {
+        fn next(&mut self) -> f32 {
+            self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (self.0 >> 8) as f32 / (1 << 23) as f32 - 1.0
+        }
+
+        fn vec(&mut self) -> Vec2 {
+            Vec2::new(self.next(), self.next())
+        }
+    }
+
+    /// The pin kernels, both backends, give a plain revolute joint the bits the scalar joint
+    /// solver gives it: over warm start, biased solves and relax, with bodies that move, a
+    /// fixed side and a kinematic side.
+    #[test]
+    fn pins_match_the_scalar_joint_solver() {
+        let mut noise = Noise(7);
+        let states: Vec<BodyState> = (0..16)
+            .map(|_| {
+                let angle = noise.next();
+                let mut s = BodyState::with_velocity([noise.next(), noise.next()], noise.next());
+                s.dp = [0.1 * noise.next(), 0.1 * noise.next()];
+                s.dq = [angle.cos(), angle.sin()];
+                s
+            })
+            .collect();
+        let joints: Vec<Prepared> = (0..LANES)
+            .map(|l| {
+                let mut mass = |moves: bool| match moves {
+                    true => (0.5 + noise.next().abs(), 0.2 + noise.next().abs()),
+                    false => (0.0, 0.0),
+                };
+                // Lane 3 hangs from a fixed body, lane 5 from a kinematic one.
+                let (ma, ia) = mass(l != 3 && l != 5);
+                let (mb, ib) = mass(true);
+                let state_a = if l == 3 { NULL_BODY } else { 2 * l as u32 };
+                let mut impulses = Impulses {
+                    linear: noise.vec(),
+                    ..Impulses::default()
+                };
+                impulses.angular = if l == 6 { noise.next() } else { 0.0 };
+                Prepared {
+                    c: Consts {
+                        state: [state_a, 2 * l as u32 + 1],
+                        inv_mass: [ma, mb],
+                        inv_inertia: [ia, ib],
+                        r: [noise.vec(), noise.vec()],
+                        delta_center: noise.vec(),
+                        slot: l as u32,
+                        kind: JointKind::Revolute,
+                        moves: [ma + ia > 0.0, true],
+                        plain: true,
+                    },
+                    impulses,
+                }
+            })
+            .collect();
+        let soft = Softness::new(60.0, JOINT_DAMPING_RATIO, 1.0 / 240.0).into();
+        let passes = [
+            (JointOp::WarmStart, soft),
+            (JointOp::Solve, soft),
+            (JointOp::Solve, soft),
+            (JointOp::Relax, RIGID),
+        ];
+
+        let mut rows = StateRows::from_states(&states);
+        let mut expected = joints.clone();
+        let extra = Extra::default();
+        for &(op, k) in &passes {
+            let rows = States::new(&mut rows);
+            for Prepared { c, impulses } in &mut expected {
+                // SAFETY: the states are in bounds and this thread alone has them.
+                unsafe {
+                    let mut pair = Pair {
+                        a: Side::load(rows, c.state[0]),
+                        b: Side::load(rows, c.state[1]),
+                        p: c,
+                        x: &extra,
+                    };
+                    match op {
+                        JointOp::WarmStart => warm_start(c.kind, impulses, &mut pair),
+                        _ => pair.solve_point(k, &mut impulses.linear, f32::INFINITY),
+                    }
+                    for side in 0..2 {
+                        let s = if side == 0 { pair.a } else { pair.b };
+                        if c.moves[side] {
+                            s.store(rows, c.state[side]);
+                        }
+                    }
+                }
+            }
+        }
+
+        for backend in [Backend::Simd, Backend::Scalar] {
+            let mut batch = PinBatch::empty();
+            for (l, p) in joints.iter().enumerate() {
+                batch.set(l, p);
+            }
+            let mut pin_rows = StateRows::from_states(&states);
+            for &(op, k) in &passes {
+                let params = PinParams {
+                    bias_rate: k.bias_rate,
+                    mass_scale: k.mass_scale,
+                    impulse_scale: k.impulse_scale,
+                };
+                let rows = States::new(&mut pin_rows);
+                // SAFETY: as above.
+                unsafe {
+                    match (op, backend) {
+                        (JointOp::WarmStart, Backend::Simd) => {
+                            pin::simd::warm_start(&mut batch, rows)
+                        }
+                        (JointOp::WarmStart, Backend::Scalar) => {
+                            pin::scalar::warm_start(&mut batch, rows)
+                        }
+                        (_, Backend::Simd) => pin::simd::solve(&mut batch, rows, &params),
+                        (_, Backend::Scalar) => pin::scalar::solve(&mut batch, rows, &params),
+                    }
+                }
+            }
+            let bits = |s: &[BodyState]| -> Vec<u32> {
+                s.iter()
+                    .flat_map(|s| [s.v[0], s.v[1], s.w].map(f32::to_bits))
+                    .collect()
+            };
+            assert_eq!(bits(&pin_rows), bits(&rows), "{backend:?}: velocities");
+            for (l, p) in expected.iter().enumerate() {
+                let got = [batch.impulse_x[l], batch.impulse_y[l]].map(f32::to_bits);
+                let want = [p.impulses.linear.x, p.impulses.linear.y].map(f32::to_bits);
+                assert_eq!(got, want, "{backend:?}: impulse of lane {l}");
             }
         }
     }

@@ -22,7 +22,7 @@ use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::forces::Forces;
 use crate::joint::JointStore;
-use crate::joint_solver::{JointOp, JOINTS_PER_BLOCK};
+use crate::joint_solver::{JointOp, JointSet};
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
@@ -105,14 +105,8 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// Blocks of `per_block` joints of `start..end`, one joint color's or the overflow set's
-    /// (see `joint_solver`).
-    Joints {
-        op: JointOp,
-        start: usize,
-        end: usize,
-        per_block: usize,
-    },
+    /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
+    Joints(JointOp, JointSet),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
     Tiles,
@@ -411,15 +405,7 @@ impl Solver {
                     Stage::Direct(op) => {
                         DirectSolver::run(islands, block, op, states, &direct_params)
                     }
-                    Stage::Joints {
-                        op,
-                        start,
-                        end,
-                        per_block,
-                    } => {
-                        let first = start + block * per_block;
-                        joint_passes.run(op, first..(first + per_block).min(end), states);
-                    }
+                    Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
                         integrate_bodies(op, start..(start + BODIES_PER_BLOCK).min(body_count));
@@ -751,24 +737,11 @@ impl Solver {
     /// the joint colors in order and then the joint overflow set (one block).
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: &JointStore) {
         self.stages.clear();
-        let joint_colors = &joints.batches.colors;
-        let joint_overflow = joints.batches.overflow.clone();
+        let joint_batches = &joints.batches;
         let joint_stages = |stages: &mut Vec<Stage>, op| {
-            let colors = joint_colors.iter().map(|range| Stage::Joints {
-                op,
-                start: range.start,
-                end: range.end,
-                per_block: JOINTS_PER_BLOCK,
-            });
-            let overflow = (!joint_overflow.is_empty()).then(|| Stage::Joints {
-                op,
-                start: joint_overflow.start,
-                end: joint_overflow.end,
-                per_block: joint_overflow.len(),
-            });
-            stages.extend(colors.chain(overflow));
+            stages.extend(joint_batches.sets().map(|set| Stage::Joints(op, set)));
         };
-        let joints = !joint_colors.is_empty() || !joint_overflow.is_empty();
+        let joints = joint_batches.sets().next().is_some();
         let contacts = |stages: &mut Vec<Stage>, op, sweep| {
             let overflow = graph.overflow_batches();
             let overflow = (!overflow.is_empty()).then(|| Stage::Contacts {
@@ -862,12 +835,7 @@ impl Solver {
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
                 Stage::Direct(_) => islands,
-                Stage::Joints {
-                    start,
-                    end,
-                    per_block,
-                    ..
-                } => (end - start).div_ceil(per_block),
+                Stage::Joints(_, set) => joint_batches.blocks(set),
                 Stage::Tiles => graph.tiles.len(),
                 Stage::Contacts {
                     start,
