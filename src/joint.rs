@@ -14,9 +14,10 @@
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
 //! `joint_solver`). The joints are colored so that no dynamic body appears twice in a color,
-//! and each joint pass runs its colors one after another, a color's joints in parallel, with
-//! the same scalar code for both backends: results stay bit-identical across backends and
-//! thread counts. Bodies with a joint are left out of the
+//! and each joint pass runs its colors one after another, a color's joints in parallel; plain
+//! revolute joints (no limits, no motor) are solved eight at a time by SIMD kernels whose
+//! scalar twins give the same bits: results stay bit-identical across backends and thread
+//! counts. Bodies with a joint are left out of the
 //! solver's tiles (a tile runs a component's whole step on one worker, without the joint
 //! stages).
 //!

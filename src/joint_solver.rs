@@ -15,13 +15,18 @@
 //! appears twice in a color, and each pass runs the colors one after another, a color's joints
 //! in blocks on the workers. Within a color the joints share no body that they write, so the
 //! workers' order cannot change any result; joints that fit in no color go to an overflow set,
-//! solved after the colors as one block. The arithmetic is scalar and does not depend on the
-//! backend (no fused multiply-add): the same bits for both backends and every thread count.
+//! solved after the colors as one block.
 //!
-//! The passes read a compact copy of each joint's step constants and impulses, laid out in
-//! color order (see [`JointBatches`]); the joint itself is read only by kinds other than a
-//! revolute joint without limits or motor. The impulses go back to the joints when the step
-//! ends.
+//! A color's revolute joints without limits or motor, whose solve is their point constraint
+//! alone, go eight to a pin batch (see `batch2d_kernels::joint`): the SIMD backend solves a
+//! batch with f32x8 kernels, the scalar backend with their one-lane twins, which do the float
+//! operations of this module's scalar code in the same order. Every other joint takes the
+//! scalar code here, whichever the backend. No fused multiply-add anywhere: the same bits for
+//! both backends and every thread count.
+//!
+//! The scalar passes read a compact copy of each joint's step constants and impulses, laid out
+//! in color order (see [`JointBatches`]), and the joint itself only for its options. The
+//! impulses go back to the joints when the step ends.
 
 use crate::body::BodyStore;
 use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot, NO_BODY};
