@@ -874,8 +874,9 @@ fn joints_give_the_same_bits_on_both_backends_and_any_thread_count() {
 }
 
 /// A 30 x 30 grid of revolute-jointed balls hung from a kinematic bar that sways, with a
-/// motor and a limit on some joints: each joint color holds hundreds of joints, cut into many
-/// blocks for the workers, and the bar is in a whole row of one color.
+/// motor and a limit on some joints, and a hub on 80 spokes: each joint color holds hundreds
+/// of joints, cut into many blocks for the workers, the bar is in a whole row of one color,
+/// and the hub's last spokes fit in no color.
 fn swaying_grid(backend: Backend, threads: usize) -> World {
     let mut w = World::new(WorldSettings {
         backend,
@@ -915,6 +916,20 @@ fn swaying_grid(backend: Backend, threads: usize) -> World {
             }
             ids.push(body);
         }
+    }
+    // A hub with more joints than there are joint colors: the rest go to the overflow set.
+    let hub = ball(&mut w, Vec2::new(-20.0, 10.0), 1.0, 1.0);
+    w.add_joint(JointDef::revolute(bar, hub, Vec2::new(-20.0, 11.0)))
+        .unwrap();
+    for k in 0..80 {
+        let angle = 2.0 * PI * k as f32 / 80.0;
+        let at = Vec2::new(-20.0 + 3.0 * angle.cos(), 10.0 + 3.0 * angle.sin());
+        let spoke = ball(&mut w, at, 0.1, 1.0);
+        let joint = match k % 2 {
+            0 => JointDef::revolute(hub, spoke, at),
+            _ => JointDef::distance(hub, spoke, Vec2::new(-20.0, 10.0), at),
+        };
+        w.add_joint(joint).unwrap();
     }
     w
 }
