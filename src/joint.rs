@@ -13,9 +13,11 @@
 //! Joints are solved in the substeps of the contact solve, as soft constraints: per substep
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
-//! `joint_solver`). The joint passes are one stage of the step each, run on one thread over
-//! the joints in slot order, with the same scalar code for both backends: results stay
-//! bit-identical across backends and thread counts. Bodies with a joint are left out of the
+//! `joint_solver`). The joints are colored so that no dynamic body appears twice in a color,
+//! and each joint pass runs its colors one after another, a color's joints in parallel; plain
+//! revolute joints (no limits, no motor) are solved eight at a time by SIMD kernels whose
+//! scalar twins give the same bits: results stay bit-identical across backends and thread
+//! counts. Bodies with a joint are left out of the
 //! solver's tiles (a tile runs a component's whole step on one worker, without the joint
 //! stages).
 //!
@@ -33,7 +35,7 @@
 
 use crate::body::BodyId;
 use crate::error::{check_finite, check_non_negative, Error};
-use crate::joint_solver::Prepared;
+use crate::joint_solver::JointBatches;
 use crate::math::{Rot, Vec2};
 use crate::solver::Softness;
 use crate::world::World;
@@ -394,8 +396,6 @@ pub(crate) struct Joint {
     /// The bodies still collide with each other.
     pub collide: bool,
     pub impulses: Impulses,
-    /// This step's constants (see `joint_solver`).
-    pub prep: Prepared,
 }
 
 impl Joint {
@@ -436,9 +436,9 @@ impl Joint {
 }
 
 #[derive(Default)]
-struct Slot {
+pub(crate) struct Slot {
     generation: u32,
-    joint: Option<Joint>,
+    pub joint: Option<Joint>,
 }
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
@@ -447,7 +447,7 @@ static NEXT_STORE_ID: AtomicU32 = AtomicU32::new(1);
 /// The world's joints, by slot; removed joints leave holes that later joints reuse.
 pub(crate) struct JointStore {
     world: u32,
-    slots: Vec<Slot>,
+    pub(crate) slots: Vec<Slot>,
     free: Vec<u32>,
     count: usize,
     /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
@@ -462,6 +462,8 @@ pub(crate) struct JointStore {
     pub inv_h: f32,
     /// The rigid constraints' softness for the last step's substeps.
     pub rigid: Softness,
+    /// The step's joints in color order, as the passes read them (see `joint_solver`).
+    pub batches: JointBatches,
 }
 
 impl Default for JointStore {
@@ -477,6 +479,7 @@ impl Default for JointStore {
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
+            batches: JointBatches::default(),
         }
     }
 }
@@ -553,11 +556,6 @@ impl JointStore {
                 generation: s.generation,
             })
         })
-    }
-
-    /// The joints in slot order: the order every joint pass takes.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Joint> {
-        self.slots.iter_mut().filter_map(|s| s.joint.as_mut())
     }
 
     /// Brings `jointed` (sized for `body_slots`), `pairs` and the pairs that do not collide
@@ -655,7 +653,6 @@ impl World {
             correction: def.correction.unwrap_or(MOTOR_CORRECTION),
             collide: def.collide,
             impulses: Impulses::default(),
-            prep: Prepared::default(),
         };
         for slot in [a, b] {
             if slot != NO_BODY && self.sleep.asleep[slot as usize] {

@@ -22,7 +22,7 @@ use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::forces::Forces;
 use crate::joint::JointStore;
-use crate::joint_solver::JointOp;
+use crate::joint_solver::{JointOp, JointSet};
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
@@ -105,8 +105,8 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// One block: every joint, in slot order (see `joint_solver`).
-    Joints(JointOp),
+    /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
+    Joints(JointOp, JointSet),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
     Tiles,
@@ -269,8 +269,8 @@ impl Solver {
         self.load_states(bodies, moving, graph);
         self.load_forces(bodies, forces);
         self.pack(contacts, graph, direct, bodies, settings, h);
-        let any_joint = joints.prepare(bodies, &self.state_of, settings, h);
-        self.plan(graph, settings, any_joint);
+        joints.prepare(bodies, &self.state_of, self.states.len(), settings, h);
+        self.plan(graph, settings, joints);
 
         let solve = SolveParams {
             inv_h,
@@ -391,14 +391,13 @@ impl Solver {
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
-        // The joint stages are single blocks: the lock is never contended.
-        let joints = std::sync::Mutex::new(joints);
+        let joint_passes = joints.passes();
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, block| {
-            // SAFETY: the blocks of one stage cover disjoint batches, bodies, tiles or direct
-            // islands; within a color no dynamic body appears in two batches (the coloring
-            // invariant), a tile's bodies appear in no other tile and no batch outside it, and a
+            // SAFETY: the blocks of one stage cover disjoint batches, joints, bodies, tiles or
+            // direct islands; within a color no dynamic body appears in two batches or joints
+            // (the coloring invariant), a tile's bodies appear in no other tile and no batch outside it, and a
             // direct island's dynamic bodies appear in no batch, so no two workers touch the same
             // data at once; a stage ends before the next begins.
             unsafe {
@@ -406,13 +405,7 @@ impl Solver {
                     Stage::Direct(op) => {
                         DirectSolver::run(islands, block, op, states, &direct_params)
                     }
-                    Stage::Joints(op) => {
-                        // Only a panic in an earlier joint stage poisons the lock, and that
-                        // panic ends the step.
-                        if let Ok(mut joints) = joints.lock() {
-                            joints.run(op, states);
-                        }
-                    }
+                    Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
                         integrate_bodies(op, start..(start + BODIES_PER_BLOCK).min(body_count));
@@ -451,6 +444,7 @@ impl Solver {
             }
         });
 
+        joints.store_impulses();
         self.relax_sweep = match self.relax_sweep {
             Sweep::Forward => Sweep::Backward,
             Sweep::Backward => Sweep::Forward,
@@ -739,10 +733,15 @@ impl Solver {
     /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
     /// program over the rest of the world, each body stage over the states in no tile, each
     /// contact stage the overflow set (one block, so one thread solves it in order) and the
-    /// colors in its sweep's order, each direct stage one block per island, each joint stage one
-    /// block.
-    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: bool) {
+    /// colors in its sweep's order, each direct stage one block per island, each joint pass
+    /// the joint colors in order and then the joint overflow set (one block).
+    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: &JointStore) {
         self.stages.clear();
+        let joint_batches = &joints.batches;
+        let joint_stages = |stages: &mut Vec<Stage>, op| {
+            stages.extend(joint_batches.sets().map(|set| Stage::Joints(op, set)));
+        };
+        let joints = joint_batches.sets().next().is_some();
         let contacts = |stages: &mut Vec<Stage>, op, sweep| {
             let overflow = graph.overflow_batches();
             let overflow = (!overflow.is_empty()).then(|| Stage::Contacts {
@@ -825,7 +824,7 @@ impl Solver {
                 Op::Bodies(_) => {}
                 Op::Contacts(op, sweep) => contacts(stages, op, sweep),
                 Op::Direct(op) => stages.push(Stage::Direct(op)),
-                Op::Joints(op) => stages.push(Stage::Joints(op)),
+                Op::Joints(op) => joint_stages(stages, op),
             }
         }
 
@@ -836,7 +835,7 @@ impl Solver {
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
                 Stage::Direct(_) => islands,
-                Stage::Joints(_) => 1,
+                Stage::Joints(_, set) => joint_batches.blocks(set),
                 Stage::Tiles => graph.tiles.len(),
                 Stage::Contacts {
                     start,

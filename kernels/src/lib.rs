@@ -9,9 +9,11 @@
 
 pub mod body;
 pub mod contact;
+pub mod joint;
 mod real;
 pub mod trig;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, ImpactParams, PointLanes, SolveParams};
+pub use joint::{PinBatch, PinParams};
 pub use real::{instruction_set, Real, LANES, NATIVE_PAIRS};

@@ -1,0 +1,314 @@
+//! Pins, eight to a batch: the point constraint of a revolute joint without limits or motor,
+//! which is that joint's whole solve.
+//!
+//! The engine packs the pins of one joint color into batches, so the eight lanes of a batch
+//! share no dynamic body. The operations per lane are those of the engine's scalar joint solver
+//! for such a joint (`joint_solver` in batch2d), in the same order, so the f32x8 kernels and
+//! their scalar twins give the same bits.
+
+use crate::body::{BodyLanes, States, NULL_BODY};
+use crate::real::{Real, LANES};
+use bytemuck::{Pod, Zeroable};
+use wide::f32x8;
+
+type Lanes = [f32; LANES];
+
+/// Eight pins. A padding lane has `NULL_BODY` on both sides and zero everywhere else.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PinBatch {
+    /// Solver states of A and B (`NULL_BODY` for a body the solver does not move).
+    pub body_a: [u32; LANES],
+    /// See `body_a`.
+    pub body_b: [u32; LANES],
+    /// Inverse masses and inertias; zero for a body the joint cannot move.
+    pub inv_mass_a: Lanes,
+    /// See `inv_mass_a`.
+    pub inv_mass_b: Lanes,
+    /// See `inv_mass_a`.
+    pub inv_inertia_a: Lanes,
+    /// See `inv_mass_a`.
+    pub inv_inertia_b: Lanes,
+    /// A's anchor relative to its centre of mass, world frame, at the start of the step: x.
+    pub rax: Lanes,
+    /// ... y.
+    pub ray: Lanes,
+    /// B's anchor relative to its centre of mass, world frame, at the start of the step: x.
+    pub rbx: Lanes,
+    /// ... y.
+    pub rby: Lanes,
+    /// B's centre minus A's at the start of the step: x.
+    pub dcx: Lanes,
+    /// ... y.
+    pub dcy: Lanes,
+    /// The accumulated impulse on B (A gets the opposite), world frame: x.
+    pub impulse_x: Lanes,
+    /// ... y.
+    pub impulse_y: Lanes,
+    /// An angular impulse the warm start applies too: what a revolute joint's motor and
+    /// limits had accumulated before they were taken off (zero otherwise).
+    pub angular: Lanes,
+}
+
+impl PinBatch {
+    /// A batch of padding lanes.
+    pub fn empty() -> PinBatch {
+        PinBatch {
+            body_a: [NULL_BODY; LANES],
+            body_b: [NULL_BODY; LANES],
+            ..PinBatch::zeroed()
+        }
+    }
+
+    /// Makes lane `l` padding.
+    pub fn clear(&mut self, l: usize) {
+        self.body_a[l] = NULL_BODY;
+        self.body_b[l] = NULL_BODY;
+        for lanes in [
+            &mut self.inv_mass_a,
+            &mut self.inv_mass_b,
+            &mut self.inv_inertia_a,
+            &mut self.inv_inertia_b,
+            &mut self.rax,
+            &mut self.ray,
+            &mut self.rbx,
+            &mut self.rby,
+            &mut self.dcx,
+            &mut self.dcy,
+            &mut self.impulse_x,
+            &mut self.impulse_y,
+            &mut self.angular,
+        ] {
+            lanes[l] = 0.0;
+        }
+    }
+}
+
+/// How a pin corrects its error in one pass: a velocity bias per metre of gap, and the soft
+/// step's mass and impulse scales (0, 1 and 0 in the relax pass).
+#[derive(Clone, Copy, Debug)]
+pub struct PinParams {
+    /// Velocity bias per metre of gap.
+    pub bias_rate: f32,
+    /// Scale of the effective mass.
+    pub mass_scale: f32,
+    /// Scale of the accumulated impulse taken off.
+    pub impulse_scale: f32,
+}
+
+/// A batch's lanes at one width: all eight (f32x8) or one (the scalar twins).
+trait Pins<R> {
+    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> R;
+    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: R);
+}
+
+impl Pins<f32x8> for PinBatch {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> f32x8 {
+        f32x8::new(*field(self))
+    }
+    #[inline(always)]
+    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: f32x8) {
+        *field(self) = v.to_array();
+    }
+}
+
+/// Lane `.1` of a batch.
+struct Lane<'a>(&'a mut PinBatch, usize);
+
+impl Pins<f32> for Lane<'_> {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> f32 {
+        field(self.0)[self.1]
+    }
+    #[inline(always)]
+    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: f32) {
+        field(self.0)[self.1] = v;
+    }
+}
+
+/// The masses and the anchors turned by the motion since the step began.
+struct Arms<R> {
+    ma: R,
+    mb: R,
+    ia: R,
+    ib: R,
+    rax: R,
+    ray: R,
+    rbx: R,
+    rby: R,
+}
+
+#[inline(always)]
+fn arms<R: Real>(c: &impl Pins<R>, a: &BodyLanes<R>, b: &BodyLanes<R>) -> Arms<R> {
+    let (rax, ray) = (c.get(|c| &c.rax), c.get(|c| &c.ray));
+    let (rbx, rby) = (c.get(|c| &c.rbx), c.get(|c| &c.rby));
+    Arms {
+        ma: c.get(|c| &c.inv_mass_a),
+        mb: c.get(|c| &c.inv_mass_b),
+        ia: c.get(|c| &c.inv_inertia_a),
+        ib: c.get(|c| &c.inv_inertia_b),
+        rax: a.dqc * rax - a.dqs * ray,
+        ray: a.dqs * rax + a.dqc * ray,
+        rbx: b.dqc * rbx - b.dqs * rby,
+        rby: b.dqs * rbx + b.dqc * rby,
+    }
+}
+
+/// Applies `(px, py)` to B at its anchor and the opposite to A at its.
+#[inline(always)]
+fn apply<R: Real>(r: &Arms<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>, px: R, py: R) {
+    a.vx = a.vx - px * r.ma;
+    a.vy = a.vy - py * r.ma;
+    a.w = a.w - r.ia * (r.rax * py - r.ray * px);
+    b.vx = b.vx + px * r.mb;
+    b.vy = b.vy + py * r.mb;
+    b.w = b.w + r.ib * (r.rbx * py - r.rby * px);
+}
+
+#[inline(always)]
+fn warm_start_lanes<R: Real>(c: &impl Pins<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>) {
+    let r = arms(c, a, b);
+    apply(&r, a, b, c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
+    // The angular row: no linear part (a zero normal, as the scalar solver's row has).
+    let angular = c.get(|c| &c.angular);
+    let zero = R::splat(0.0);
+    a.vx = a.vx - zero * (r.ma * angular);
+    a.vy = a.vy - zero * (r.ma * angular);
+    a.w = a.w - r.ia * angular;
+    b.vx = b.vx + zero * (r.mb * angular);
+    b.vy = b.vy + zero * (r.mb * angular);
+    b.w = b.w + r.ib * angular;
+}
+
+#[inline(always)]
+fn solve_lanes<R: Real>(
+    c: &mut impl Pins<R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+    k: &PinParams,
+) {
+    let r = arms(c, a, b);
+    // The gap between the anchors now, and their relative velocity.
+    let dx = ((b.dpx - a.dpx) + c.get(|c| &c.dcx)) + (r.rbx - r.rax);
+    let dy = ((b.dpy - a.dpy) + c.get(|c| &c.dcy)) + (r.rby - r.ray);
+    let cdot_x = (b.vx + -b.w * r.rby) - (a.vx + -a.w * r.ray);
+    let cdot_y = (b.vy + b.w * r.rbx) - (a.vy + a.w * r.rax);
+    let m = r.ma + r.mb;
+    let k11 = (m + r.ray * r.ray * r.ia) + r.rby * r.rby * r.ib;
+    let k12 = -r.ray * r.rax * r.ia - r.rby * r.rbx * r.ib;
+    let k22 = (m + r.rax * r.rax * r.ia) + r.rbx * r.rbx * r.ib;
+    let bias = R::splat(k.bias_rate);
+    let (rx, ry) = (cdot_x + dx * bias, cdot_y + dy * bias);
+    // The 2x2 solve; zero where no body can move (a singular matrix).
+    let det = k11 * k22 - k12 * k12;
+    let zero = R::splat(0.0);
+    let regular = det.gt(zero) | det.lt(zero);
+    let inv = R::splat(1.0) / det;
+    let x = R::select(regular, inv * (k22 * rx - k12 * ry), zero);
+    let y = R::select(regular, inv * (k11 * ry - k12 * rx), zero);
+    let (old_x, old_y) = (c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
+    let (ms, is) = (R::splat(-k.mass_scale), R::splat(k.impulse_scale));
+    let total_x = old_x + (x * ms - old_x * is);
+    let total_y = old_y + (y * ms - old_y * is);
+    c.set(|c| &mut c.impulse_x, total_x);
+    c.set(|c| &mut c.impulse_y, total_y);
+    apply(&r, a, b, total_x - old_x, total_y - old_y);
+}
+
+/// Whether the pins write a lane's body back: it has a state and can move.
+#[inline(always)]
+fn moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
+    index != NULL_BODY && inv_mass + inv_inertia > 0.0
+}
+
+/// The f32x8 kernels: one call handles the eight pins of a batch.
+///
+/// Safety, for every function: the batch's non-null body indices are in bounds of `states`, and
+/// no other thread accesses the bodies the batch moves during the call (the joint coloring
+/// guarantees it). Results match the scalar twins bit for bit.
+pub mod simd {
+    use super::*;
+
+    #[inline(always)]
+    unsafe fn run(
+        c: &mut PinBatch,
+        states: States,
+        kernel: impl FnOnce(&mut PinBatch, &mut BodyLanes<f32x8>, &mut BodyLanes<f32x8>),
+    ) {
+        let mut a = BodyLanes::from_states(&c.body_a.map(|i| states.read(i)));
+        let mut b = BodyLanes::from_states(&c.body_b.map(|i| states.read(i)));
+        kernel(c, &mut a, &mut b);
+        let (a, b) = (a.to_states(), b.to_states());
+        for l in 0..LANES {
+            if moves(c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) {
+                states.write_velocity(c.body_a[l], &a[l]);
+            }
+            if moves(c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) {
+                states.write_velocity(c.body_b[l], &b[l]);
+            }
+        }
+    }
+
+    /// Applies the accumulated impulses again.
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
+        run(c, states, |c, a, b| warm_start_lanes(c, a, b));
+    }
+
+    /// One solve or relax pass.
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
+        run(c, states, |c, a, b| solve_lanes(c, a, b, params));
+    }
+}
+
+/// The one-lane twins of [`simd`], lane after lane.
+///
+/// Safety, for every function: as for [`simd`].
+pub mod scalar {
+    use super::*;
+
+    #[inline(always)]
+    unsafe fn each_lane(
+        c: &mut PinBatch,
+        states: States,
+        mut kernel: impl FnMut(&mut Lane, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
+    ) {
+        for l in 0..LANES {
+            let (ia, ib) = (c.body_a[l], c.body_b[l]);
+            if ia == NULL_BODY && ib == NULL_BODY {
+                continue;
+            }
+            let mut a = BodyLanes::from_state(&states.read(ia));
+            let mut b = BodyLanes::from_state(&states.read(ib));
+            kernel(&mut Lane(c, l), &mut a, &mut b);
+            if moves(ia, c.inv_mass_a[l], c.inv_inertia_a[l]) {
+                states.write_velocity(ia, &a.to_state());
+            }
+            if moves(ib, c.inv_mass_b[l], c.inv_inertia_b[l]) {
+                states.write_velocity(ib, &b.to_state());
+            }
+        }
+    }
+
+    /// Scalar twin of [`simd::warm_start`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
+        each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+    }
+
+    /// Scalar twin of [`simd::solve`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
+        each_lane(c, states, |c, a, b| solve_lanes(c, a, b, params));
+    }
+}
