@@ -8,8 +8,8 @@
 use crate::body::BodyStore;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::math::{Transform, Vec2};
+use crate::settings::MixRule;
 use crate::shape::{Shape, LINEAR_SLOP, MAX_COMPOUND_SHAPES};
-use crate::world::MixRule;
 use rayon::prelude::*;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which

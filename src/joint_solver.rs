@@ -18,8 +18,8 @@
 use crate::body::BodyStore;
 use crate::joint::{Impulses, Joint, JointKind, JointStore, NO_BODY};
 use crate::math::{Rot, Vec2};
+use crate::settings::WorldSettings;
 use crate::solver::Softness;
-use crate::world::WorldSettings;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;

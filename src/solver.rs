@@ -26,7 +26,7 @@ use crate::joint_solver::JointOp;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
-use crate::world::{Backend, WorldSettings};
+use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
