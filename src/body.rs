@@ -581,7 +581,7 @@ impl BodyStore {
         self.sensor_count += usize::from(first.sensor);
         self.min_extent[slot] = shapes
             .iter()
-            .map(|s| crate::continuous::smallest_extent(&s.shape))
+            .map(|s| s.shape.smallest_extent())
             .fold(f32::MAX, f32::min);
         if shapes.len() > 1 {
             let xf = self.transform(slot);

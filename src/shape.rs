@@ -236,6 +236,25 @@ impl Shape {
         }
     }
 
+    /// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
+    /// the narrowest of its widths across its edge normals (where the minimum width of a convex
+    /// polygon is always found), plus the rounding on both sides.
+    pub(crate) fn smallest_extent(&self) -> f32 {
+        match self {
+            Shape::Circle(c) => 2.0 * c.radius,
+            Shape::Polygon(p) => {
+                let vertices = &p.vertices[..p.count];
+                let width = |i: usize| {
+                    vertices
+                        .iter()
+                        .map(|&v| p.normals[i].dot(vertices[i] - v))
+                        .fold(0.0, f32::max)
+                };
+                (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
+            }
+        }
+    }
+
     /// The tight world box of the shape when its body origin is placed by `xf`, rounding
     /// radius included.
     #[inline(always)]
