@@ -19,7 +19,7 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
-use crate::island::find_root;
+use crate::union_find::find_root;
 use batch2d_kernels::LANES;
 use std::ops::Range;
 

@@ -11,7 +11,7 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
-use crate::island::find_root;
+use crate::union_find::find_root;
 use rayon::prelude::*;
 use std::ops::Range;
 

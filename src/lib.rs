@@ -61,6 +61,7 @@ mod sleep;
 mod solver;
 mod stepper;
 mod teleport;
+mod union_find;
 mod user_data;
 mod world;
 
