@@ -12,6 +12,7 @@
 //! are few of them.
 
 use crate::math::{Aabb, Vec2};
+use crate::sorted_pairs::merge_sorted;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -316,7 +317,7 @@ impl FatProxies {
             }
         }
         fresh.sort_unstable();
-        merge_into(&mut self.pairs, &fresh);
+        merge_sorted(&mut self.pairs, &fresh);
         self.fresh = fresh;
     }
 
@@ -378,23 +379,6 @@ fn inside(aabb: &Aabb, fat: &Aabb) -> bool {
         & (fat.min.y <= aabb.min.y)
         & (aabb.max.x <= fat.max.x)
         & (aabb.max.y <= fat.max.y)
-}
-
-/// Merges the sorted `fresh` into the sorted `pairs`, from the back, so that no pair moves
-/// twice and nothing is allocated once `pairs` has grown.
-fn merge_into(pairs: &mut Vec<(u32, u32)>, fresh: &[(u32, u32)]) {
-    let mut i = pairs.len();
-    pairs.resize(i + fresh.len(), (0, 0));
-    let mut out = pairs.len();
-    for &f in fresh.iter().rev() {
-        while i > 0 && pairs[i - 1] > f {
-            out -= 1;
-            i -= 1;
-            pairs[out] = pairs[i];
-        }
-        out -= 1;
-        pairs[out] = f;
-    }
 }
 
 impl BroadPhase {

@@ -30,8 +30,8 @@ use crate::contact::{split_children, Contact, ContactSet};
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
 use crate::removal::Removed;
-use crate::resting_grid::merge_sorted;
 use crate::sensor::SensorEvent;
+use crate::sorted_pairs::merge_sorted;
 use crate::world::World;
 use std::cmp::Ordering;
 

@@ -59,6 +59,7 @@ mod settings;
 pub mod shape;
 mod sleep;
 mod solver;
+mod sorted_pairs;
 mod stepper;
 mod teleport;
 mod union_find;

@@ -277,27 +277,6 @@ impl RestingGrid {
     }
 }
 
-/// Merges the sorted `extra` pairs into the sorted `pairs` (the two share no pair).
-pub(crate) fn merge_sorted(pairs: &mut Vec<(u32, u32)>, extra: &[(u32, u32)]) {
-    if extra.is_empty() {
-        return;
-    }
-    let old = std::mem::take(pairs);
-    pairs.reserve(old.len() + extra.len());
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() && j < extra.len() {
-        if old[i] < extra[j] {
-            pairs.push(old[i]);
-            i += 1;
-        } else {
-            pairs.push(extra[j]);
-            j += 1;
-        }
-    }
-    pairs.extend_from_slice(&old[i..]);
-    pairs.extend_from_slice(&extra[j..]);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,12 +365,5 @@ mod tests {
                 "seed {seed}: too few pairs to test anything"
             );
         }
-    }
-
-    #[test]
-    fn merge_sorted_keeps_order() {
-        let mut pairs = vec![(0, 3), (1, 2), (4, 9)];
-        merge_sorted(&mut pairs, &[(0, 1), (1, 5), (7, 8)]);
-        assert_eq!(pairs, [(0, 1), (0, 3), (1, 2), (1, 5), (4, 9), (7, 8)]);
     }
 }

@@ -25,7 +25,8 @@ use crate::contact::{ContactSet, FrozenContact};
 use crate::error::Error;
 use crate::island::Islands;
 use crate::math::Vec2;
-use crate::resting_grid::{merge_sorted, QueryInput, RestingGrid};
+use crate::resting_grid::{QueryInput, RestingGrid};
+use crate::sorted_pairs::merge_sorted;
 use crate::world::World;
 use crate::BodyId;
 
