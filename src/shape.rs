@@ -264,6 +264,17 @@ impl Shape {
             Shape::Polygon(polygon) => polygon.aabb(xf),
         }
     }
+
+    /// The broadphase box of the shape placed by `xf`: its tight box grown by `grow` on every
+    /// side, then stretched along `motion` so that a moving body's box covers its path
+    /// through the step.
+    pub(crate) fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
+        let grown = self.aabb(xf).fattened(grow);
+        Aabb::new(
+            grown.min + motion.min(Vec2::ZERO),
+            grown.max + motion.max(Vec2::ZERO),
+        )
+    }
 }
 
 impl Circle {

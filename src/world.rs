@@ -10,7 +10,7 @@ use crate::direct_islands::DirectIslands;
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::joint::JointStore;
-use crate::math::{Aabb, Rot, Transform, Vec2};
+use crate::math::{Rot, Transform, Vec2};
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::query::new_query_grid;
 use crate::query_grid::QueryGrid;
@@ -301,12 +301,7 @@ impl World {
                     }
                     let xf = Transform::new(center - q.rotate(local_center), q);
                     let turn = w.abs() * dt * reach;
-                    let sweep = v * dt;
-                    let grown = shape.aabb(xf).fattened(margin + turn);
-                    *aabb = Aabb::new(
-                        grown.min + sweep.min(Vec2::ZERO),
-                        grown.max + sweep.max(Vec2::ZERO),
-                    );
+                    *aabb = shape.swept_aabb(xf, margin + turn, v * dt);
                 },
             );
     }
