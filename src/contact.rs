@@ -6,6 +6,7 @@
 //! [`collide`](crate::manifold::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
+use crate::index::NONE;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::math::{Transform, Vec2};
 use crate::settings::MixRule;
@@ -246,8 +247,6 @@ impl BaseSlots {
         &self.items[..self.count]
     }
 }
-
-const NONE: u32 = u32::MAX;
 
 /// A vector's buffer written from several threads at disjoint indices.
 #[derive(Clone, Copy)]

@@ -14,13 +14,11 @@
 use crate::body::BodyStore;
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
+use crate::index::NONE;
 use crate::lcp::{Lcp, Row};
 use batch2d_kernels::body::States;
 use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
-
-/// A body the island does not move (static or kinematic).
-const NONE: u32 = u32::MAX;
 
 /// What the solve of one contact point needs, taken from the contact when the step begins.
 #[derive(Clone, Copy, Debug, Default)]

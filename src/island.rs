@@ -15,9 +15,8 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
+use crate::index::NONE;
 use crate::union_find::find_root;
-
-const NONE: u32 = u32::MAX;
 
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
 #[derive(Default)]

@@ -33,15 +33,13 @@
 
 use crate::body::BodyId;
 use crate::error::{check_finite, check_non_negative, Error};
+use crate::index::NONE;
 use crate::joint_solver::Prepared;
 use crate::math::{Rot, Vec2};
 use crate::solver::Softness;
 use crate::world::World;
 use std::f32::consts::PI;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// No body: the missing body A of a mouse joint.
-pub(crate) const NO_BODY: u32 = u32::MAX;
 
 /// Handle of a joint. Stays valid until the joint, or one of its bodies, is removed; a removed
 /// or foreign handle gives `Err(Error::InvalidJoint)`.
@@ -368,7 +366,7 @@ pub(crate) struct Impulses {
 #[derive(Clone, Debug)]
 pub(crate) struct Joint {
     pub kind: JointKind,
-    /// Body slots; `a` is `NO_BODY` for a mouse joint.
+    /// Body slots; `a` is `NONE` for a mouse joint.
     pub a: u32,
     pub b: u32,
     /// Anchors relative to the centres of mass, in the bodies' frames. A mouse joint's
@@ -407,7 +405,7 @@ impl Joint {
             b.center[s] + b.rotation[s].rotate(local)
         };
         let (anchor_a, qa) = match self.a {
-            NO_BODY => (self.local_a, Rot::IDENTITY),
+            NONE => (self.local_a, Rot::IDENTITY),
             a => (point(a, self.local_a), b.rotation[a as usize]),
         };
         (
@@ -542,7 +540,7 @@ impl JointStore {
         self.jointed.resize(body_slots, false);
         for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
             self.jointed[j.b as usize] = true;
-            if j.a != NO_BODY {
+            if j.a != NONE {
                 self.jointed[j.a as usize] = true;
                 self.pairs.push((j.a, j.b));
                 if !j.collide {
@@ -572,7 +570,7 @@ impl World {
         let b = self.bodies.slot(def.body_b)? as u32;
         let a = match def.body_a {
             Some(id) => self.bodies.slot(id)? as u32,
-            None => NO_BODY,
+            None => NONE,
         };
         if a == b {
             return Err(Error::InvalidParameter(
@@ -594,7 +592,7 @@ impl World {
             bodies.rotation[s].inv_rotate(p - bodies.center[s])
         };
         let qa = match a {
-            NO_BODY => Rot::IDENTITY,
+            NONE => Rot::IDENTITY,
             a => bodies.rotation[a as usize],
         };
         let qb = bodies.rotation[b as usize];
@@ -609,7 +607,7 @@ impl World {
             a,
             b,
             local_a: match a {
-                NO_BODY => def.anchor_a,
+                NONE => def.anchor_a,
                 a => local(a, def.anchor_a),
             },
             local_b: local(b, def.anchor_b),
@@ -628,7 +626,7 @@ impl World {
             prep: Prepared::default(),
         };
         for slot in [a, b] {
-            if slot != NO_BODY && self.sleep.asleep[slot as usize] {
+            if slot != NONE && self.sleep.asleep[slot as usize] {
                 self.wake_touching(slot as usize);
             }
         }
@@ -641,12 +639,12 @@ impl World {
         self.joints.get(id)?;
         let joint = self.joints.remove(id.slot).expect("checked above");
         for slot in [joint.a, joint.b] {
-            if slot != NO_BODY && self.sleep.asleep[slot as usize] {
+            if slot != NONE && self.sleep.asleep[slot as usize] {
                 self.wake_touching(slot as usize);
             }
         }
         for slot in [joint.a, joint.b] {
-            if slot != NO_BODY {
+            if slot != NONE {
                 self.sleep.joint_removed(slot, &self.bodies);
             }
         }
@@ -756,7 +754,7 @@ impl World {
     /// `Err(InvalidJoint)` for a stale or foreign handle.
     pub fn joint_bodies(&self, id: JointId) -> Result<(JointKind, Option<BodyId>, BodyId), Error> {
         let j = self.joints.get(id)?;
-        let a = (j.a != NO_BODY).then(|| self.bodies.id(j.a as usize));
+        let a = (j.a != NONE).then(|| self.bodies.id(j.a as usize));
         Ok((j.kind, a, self.bodies.id(j.b as usize)))
     }
 

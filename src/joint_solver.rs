@@ -16,7 +16,8 @@
 //! every thread count.
 
 use crate::body::BodyStore;
-use crate::joint::{Impulses, Joint, JointKind, JointStore, NO_BODY};
+use crate::index::NONE;
+use crate::joint::{Impulses, Joint, JointKind, JointStore};
 use crate::math::{Rot, Vec2};
 use crate::settings::WorldSettings;
 use crate::solver::Softness;
@@ -336,7 +337,7 @@ impl Joint {
     /// Takes the step's constants from the bodies as the step begins.
     fn prepare(&mut self, bodies: &BodyStore, state_of: &[u32], h: f32) {
         let side = |slot: u32| {
-            if slot == NO_BODY {
+            if slot == NONE {
                 return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
             }
             let s = slot as usize;
@@ -353,7 +354,7 @@ impl Joint {
         let (sa, ma, ia, qa) = side(self.a);
         let (sb, mb, ib, qb) = side(self.b);
         let (ca, ra) = match self.a {
-            NO_BODY => (self.local_a, Vec2::ZERO),
+            NONE => (self.local_a, Vec2::ZERO),
             a => (bodies.center[a as usize], qa.rotate(self.local_a)),
         };
         let (spring, spin) = match self.spring {

@@ -38,6 +38,7 @@ pub mod distance;
 mod error;
 mod exact_overlap;
 mod forces;
+mod index;
 mod island;
 mod joint;
 mod joint_solver;

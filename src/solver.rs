@@ -16,11 +16,12 @@
 //! separate piles then cost what one small pile costs per contact.
 
 use crate::body::BodyStore;
-use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
+use crate::constraint_graph::ConstraintGraph;
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::forces::Forces;
+use crate::index::NONE;
 use crate::joint::JointStore;
 use crate::joint_solver::JointOp;
 use crate::math::{Rot, Vec2};
@@ -164,7 +165,8 @@ pub(crate) struct Solver {
     /// The moving bodies' slots in state order, when there are tiles (else the states follow
     /// the step's list of moving bodies).
     order: Vec<u32>,
-    /// Batch lane (`batch * LANES + lane`) of each contact.
+    /// Batch lane (`batch * LANES + lane`) of each contact, `NONE` for one that the direct
+    /// solver has.
     contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
     /// (static, sleeping, or a free slot).
@@ -191,9 +193,6 @@ pub(crate) struct Solver {
     /// The islands solved exactly instead of by the batches.
     direct: DirectSolver,
 }
-
-/// `contact_lane` of a contact that the direct solver has.
-const NO_LANE: u32 = u32::MAX;
 
 /// What one step solves.
 pub(crate) struct StepInput<'a> {
@@ -648,14 +647,14 @@ impl Solver {
                 // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
                 // overlaps those cache misses with this batch's work.
                 for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != EMPTY_LANE {
+                    if ci != NONE {
                         contacts[ci as usize].prefetch();
                     }
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == EMPTY_LANE {
+                    if ci == NONE {
                         batch.clear(l);
                     } else {
                         let c = &contacts[ci as usize];
@@ -690,10 +689,10 @@ impl Solver {
         );
 
         self.contact_lane.clear();
-        self.contact_lane.resize(contacts.len(), NO_LANE);
+        self.contact_lane.resize(contacts.len(), NONE);
         for (b, lanes) in graph.lanes.iter().enumerate() {
             for (l, &ci) in lanes.iter().enumerate() {
-                if ci != EMPTY_LANE {
+                if ci != NONE {
                     self.contact_lane[ci as usize] = (b * LANES + l) as u32;
                 }
             }
@@ -817,7 +816,7 @@ impl Solver {
             .par_iter_mut()
             .zip(self.contact_lane.par_iter())
             .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .filter(|(_, &at)| at != NO_LANE)
+            .filter(|(_, &at)| at != NONE)
             .for_each(|(c, &at)| {
                 let (b, l) = (at as usize / LANES, at as usize % LANES);
                 let m = &mut c.manifold;
