@@ -6,6 +6,7 @@
 //! [`collide`](crate::manifold::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
 use crate::index::NONE;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::math::{Transform, Vec2};
@@ -248,21 +249,6 @@ impl BaseSlots {
     }
 }
 
-/// A vector's buffer written from several threads at disjoint indices.
-#[derive(Clone, Copy)]
-struct SharedMut<T>(*mut T);
-// SAFETY: only used for writes to disjoint, in-bounds indices (see `keep_touching`).
-unsafe impl<T: Send> Send for SharedMut<T> {}
-unsafe impl<T: Send> Sync for SharedMut<T> {}
-
-impl<T> SharedMut<T> {
-    /// # Safety
-    /// `i` is in bounds, and no other thread reads or writes index `i` meanwhile.
-    unsafe fn write(self, i: usize, value: T) {
-        self.0.add(i).write(value);
-    }
-}
-
 /// Pairs per parallel task. Within a task the shapes of the pair `PREFETCH_AHEAD` places on
 /// are prefetched: pairs join bodies far apart in memory (a pile's neighbours are a row of
 /// bodies apart), and the shape is the one large record a pair reads per body.
@@ -377,9 +363,9 @@ impl ContactSet {
         }
         self.keys.resize(total, (0, 0, 0));
         self.base_of.resize(total, NONE);
-        let contacts = SharedMut(self.contacts.as_mut_ptr());
-        let keys = SharedMut(self.keys.as_mut_ptr());
-        let base_of = SharedMut(self.base_of.as_mut_ptr());
+        let contacts = DisjointMut::new(&mut self.contacts);
+        let keys = DisjointMut::new(&mut self.keys);
+        let base_of = DisjointMut::new(&mut self.base_of);
         let candidates = &self.candidates;
         self.found
             .par_chunks(CHUNK)
@@ -401,10 +387,10 @@ impl ContactSet {
                     // written to).
                     unsafe {
                         if !all_touch {
-                            contacts.write(at, candidates[k * CHUNK + i]);
+                            *contacts.get(at) = candidates[k * CHUNK + i];
                         }
-                        keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
-                        base_of.write(at, base);
+                        *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
+                        *base_of.get(at) = base;
                     }
                 }
             });

@@ -34,6 +34,7 @@ mod continuous;
 mod debug_draw;
 mod direct_islands;
 mod direct_solver;
+mod disjoint;
 pub mod distance;
 mod error;
 mod exact_overlap;

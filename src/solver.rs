@@ -20,6 +20,7 @@ use crate::constraint_graph::ConstraintGraph;
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
+use crate::disjoint::DisjointMut;
 use crate::forces::Forces;
 use crate::index::NONE;
 use crate::joint::JointStore;
@@ -101,29 +102,6 @@ enum Stage {
         per_block: usize,
         color: bool,
     },
-}
-
-/// The batches, shared with the workers of a stage.
-#[derive(Clone, Copy)]
-struct BatchPtr(*mut ContactBatch);
-// SAFETY: workers only reach batches through the blocks of a stage, which are disjoint.
-unsafe impl Send for BatchPtr {}
-unsafe impl Sync for BatchPtr {}
-
-impl BatchPtr {
-    /// # Safety
-    /// `i` is in bounds and no other thread accesses batch `i` while the reference lives.
-    unsafe fn get<'a>(self, i: usize) -> &'a mut ContactBatch {
-        &mut *self.0.add(i)
-    }
-
-    /// Batches `i` and `i + 1`.
-    ///
-    /// # Safety
-    /// As for [`BatchPtr::get`], for both.
-    unsafe fn pair<'a>(self, i: usize) -> &'a mut [ContactBatch; 2] {
-        &mut *(self.0.add(i) as *mut [ContactBatch; 2])
-    }
 }
 
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
@@ -273,7 +251,7 @@ impl Solver {
         let islands = self.direct.islands();
         let body_count = self.states.len();
         let states = States::new(&mut self.states);
-        let batches = BatchPtr(self.batches.as_mut_ptr());
+        let batches = DisjointMut::new(&mut self.batches);
         let one_point = &self.one_point[..];
         let stages = &self.stages;
         let gravity_scale = &self.gravity_scale[..];
