@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+mod backend;
 mod body;
 pub mod broad_phase;
 mod chain;

@@ -28,11 +28,10 @@ use crate::joint_solver::JointOp;
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
-use crate::settings::{Backend, WorldSettings};
+use crate::settings::WorldSettings;
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
-use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NATIVE_PAIRS, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 use rayon::prelude::*;
@@ -209,7 +208,7 @@ impl Solver {
         let substeps = settings.substeps;
         let h = dt / substeps as f32;
         let inv_h = 1.0 / h;
-        let backend = settings.backend;
+        let kernels = settings.backend.kernels();
 
         let integrate = IntegrateParams {
             h,
@@ -270,26 +269,13 @@ impl Solver {
         // meanwhile.
         let run_batch = |op, i: usize| unsafe {
             let b = batches.get(i);
-            match (op, backend) {
-                (ContactOp::Prepare, Backend::Simd) => simd::prepare(b),
-                (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b),
-                (ContactOp::Impact, _) if !b.is_bouncy() => {}
-                (ContactOp::Impact, Backend::Simd) => simd::impact(b, states, &impact),
-                (ContactOp::Impact, Backend::Scalar) => scalar::impact(b, states, &impact),
-                (ContactOp::WarmStart, _) => match (one_point[i], backend) {
-                    (true, Backend::Simd) => simd::warm_start_one_point(b, states),
-                    (true, Backend::Scalar) => scalar::warm_start_one_point(b, states),
-                    (false, Backend::Simd) => simd::warm_start(b, states),
-                    (false, Backend::Scalar) => scalar::warm_start(b, states),
-                },
-                (ContactOp::Solve | ContactOp::Relax, _) => {
-                    let params = pass(op);
-                    match (one_point[i], backend) {
-                        (true, Backend::Simd) => simd::solve_one_point(b, states, params),
-                        (true, Backend::Scalar) => scalar::solve_one_point(b, states, params),
-                        (false, Backend::Simd) => simd::solve(b, states, params),
-                        (false, Backend::Scalar) => scalar::solve(b, states, params),
-                    }
+            match op {
+                ContactOp::Prepare => kernels.prepare(b),
+                ContactOp::Impact if !b.is_bouncy() => {}
+                ContactOp::Impact => kernels.impact(b, states, &impact),
+                ContactOp::WarmStart => kernels.warm_start(b, states, one_point[i]),
+                ContactOp::Solve | ContactOp::Relax => {
+                    kernels.solve(b, states, pass(op), one_point[i])
                 }
             }
         };
@@ -300,14 +286,13 @@ impl Solver {
         // kernel for one-point batches was faster alone but not in particle_pile.)
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
-            let paired = NATIVE_PAIRS
+            let paired = kernels.solves_pairs()
                 && color
-                && backend == Backend::Simd
                 && matches!(op, ContactOp::Solve | ContactOp::Relax);
             let mut i = range.start;
             while i < range.end {
                 if paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1] {
-                    pair::solve(batches.pair(i), states, pass(op));
+                    kernels.solve_pair(batches.pair(i), states, pass(op));
                     i += 2;
                 } else {
                     run_batch(op, i);
@@ -331,17 +316,9 @@ impl Solver {
                             angular: &acceleration_angular[range],
                         }),
                     };
-                    match backend {
-                        Backend::Simd => kbody::integrate_velocities_simd(chunk, body, &integrate),
-                        Backend::Scalar => {
-                            kbody::integrate_velocities_scalar(chunk, body, &integrate)
-                        }
-                    }
+                    kernels.integrate_velocities(chunk, body, &integrate)
                 }
-                BodyOp::IntegratePositions => match backend {
-                    Backend::Simd => kbody::integrate_positions_simd(chunk, h),
-                    Backend::Scalar => kbody::integrate_positions_scalar(chunk, h),
-                },
+                BodyOp::IntegratePositions => kernels.integrate_positions(chunk, h),
             }
         };
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
