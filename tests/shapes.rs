@@ -1,9 +1,12 @@
 //! Shapes and narrowphase checked against closed forms: mass properties, convex hulls, bad
 //! input, and contact manifolds for each pair kind.
 
+mod common;
+
 use batch2d::manifold::{collide, Manifold, MAX_MANIFOLD_POINTS};
 use batch2d::shape::{Polygon, Shape, MAX_POLYGON_VERTICES};
 use batch2d::{Error, Rot, Transform, Vec2};
+use common::Rng;
 use std::f32::consts::PI;
 
 /// Speculative distance of the default world settings (4 x linear slop).
@@ -35,25 +38,6 @@ fn as_polygon(shape: &Shape) -> &Polygon {
 }
 
 /// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
-struct Rng(u32);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next_f32() * n as f32) as usize).min(n - 1)
-    }
-}
-
 fn is_invalid_shape<T: std::fmt::Debug>(result: Result<T, Error>) -> bool {
     matches!(result, Err(Error::InvalidShape(_)))
 }
