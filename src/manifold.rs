@@ -130,7 +130,7 @@ impl LocalManifold {
 /// `xf_b`. Points whose separation exceeds `speculative_distance` are dropped
 /// (`point_count == 0` means no contact). Two concentric circles get the normal (0, 1).
 /// Deterministic and allocation free.
-pub fn collide(
+pub(crate) fn collide(
     a: &Shape,
     xf_a: Transform,
     b: &Shape,

@@ -3,7 +3,8 @@
 
 mod common;
 
-use batch2d::manifold::{collide, Manifold};
+use batch2d::internals::collide;
+use batch2d::manifold::Manifold;
 use batch2d::shape::Shape;
 use batch2d::{BodyDef, Error, Rot, ShapeDef, Transform, Vec2, World, WorldSettings};
 use common::{point_segment_distance, Rng};

@@ -3,7 +3,8 @@
 
 mod common;
 
-use batch2d::manifold::{collide, Manifold, MAX_MANIFOLD_POINTS};
+use batch2d::internals::collide;
+use batch2d::manifold::{Manifold, MAX_MANIFOLD_POINTS};
 use batch2d::shape::{Polygon, Shape, MAX_POLYGON_VERTICES};
 use batch2d::{Error, Rot, Transform, Vec2};
 use common::Rng;
