@@ -28,8 +28,8 @@ fn core(shape: &Shape, xf: Transform) -> Core {
             radius: c.radius,
         },
         Shape::Polygon(p) => Core {
-            points: p.vertices[..p.count].iter().map(|&v| xf.apply(v)).collect(),
-            radius: p.radius,
+            points: p.vertices().iter().map(|&v| xf.apply(v)).collect(),
+            radius: p.radius(),
         },
     }
 }

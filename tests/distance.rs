@@ -44,7 +44,7 @@ fn poly(shape: &Shape) -> &Polygon {
 /// World vertices of a polygon's core.
 fn world_vertices(shape: &Shape, xf: Transform) -> Vec<Vec2> {
     let p = poly(shape);
-    p.vertices[..p.count].iter().map(|&q| xf.apply(q)).collect()
+    p.vertices().iter().map(|&q| xf.apply(q)).collect()
 }
 
 /// Outward unit normals of a counter-clockwise polygon's edges.

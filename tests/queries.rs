@@ -3,7 +3,6 @@
 
 mod common;
 
-use batch2d::shape::Polygon;
 use batch2d::{
     Aabb, BodyDef, BodyId, Error, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2, World,
     WorldSettings,
@@ -54,14 +53,9 @@ impl Solid {
                 core: vec![xf.apply(c.center)],
                 radius: c.radius,
             },
-            Shape::Polygon(Polygon {
-                vertices,
-                count,
-                radius,
-                ..
-            }) => Solid {
-                core: vertices[..*count].iter().map(|&p| xf.apply(p)).collect(),
-                radius: *radius,
+            Shape::Polygon(p) => Solid {
+                core: p.vertices().iter().map(|&v| xf.apply(v)).collect(),
+                radius: p.radius(),
             },
         }
     }
