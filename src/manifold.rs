@@ -62,13 +62,13 @@ pub struct ManifoldPoint {
     /// Feature key, stable while the same pair of features touches; used to carry warm-start
     /// impulses from one step to the next.
     pub id: u32,
-    /// Accumulated normal impulse; 0 from [`collide`], filled by the solver.
+    /// Accumulated normal impulse; 0 from the narrowphase, filled by the solver.
     pub normal_impulse: f32,
-    /// Accumulated friction impulse; 0 from [`collide`], filled by the solver.
+    /// Accumulated friction impulse; 0 from the narrowphase, filled by the solver.
     pub tangent_impulse: f32,
     /// Normal impulse of the bounce this point took in the last step (restitution above zero,
     /// an approach faster than `WorldSettings::restitution_threshold`); 0 if it did not
-    /// bounce, and 0 from [`collide`].
+    /// bounce, and 0 from the narrowphase.
     pub impact_impulse: f32,
 }
 
