@@ -30,13 +30,7 @@ pub(crate) trait Kernels: Sync {
     ///
     /// # Safety
     /// See the trait documentation.
-    unsafe fn solve(
-        &self,
-        c: &mut ContactBatch,
-        states: States,
-        params: &SolveParams,
-        one_point: bool,
-    );
+    unsafe fn solve(&self, c: &mut ContactBatch, states: States, p: &SolveParams, one_point: bool);
 
     /// Whether [`Kernels::solve_pair`] is faster than two solves: true only where the SIMD
     /// backend has a native two-batch kernel.
@@ -70,118 +64,96 @@ struct SimdKernels;
 /// The one-lane reference kernels.
 struct ScalarKernels;
 
-impl Kernels for SimdKernels {
-    fn prepare(&self, c: &mut ContactBatch) {
-        simd::prepare(c)
-    }
-
-    unsafe fn impact(&self, c: &mut ContactBatch, states: States, params: &ImpactParams) {
-        // SAFETY: the caller's promise.
-        unsafe { simd::impact(c, states, params) }
-    }
-
-    unsafe fn warm_start(&self, c: &mut ContactBatch, states: States, one_point: bool) {
-        // SAFETY: the caller's promise.
-        unsafe {
-            if one_point {
-                simd::warm_start_one_point(c, states)
-            } else {
-                simd::warm_start(c, states)
+/// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
+/// `$contact` and the body kernels `$velocities` and `$positions`; `$extra` holds the methods
+/// that only this backend overrides.
+macro_rules! impl_kernels {
+    ($backend:ty, $contact:ident, $velocities:path, $positions:path, { $($extra:tt)* }) => {
+        impl Kernels for $backend {
+            fn prepare(&self, c: &mut ContactBatch) {
+                $contact::prepare(c)
             }
-        }
-    }
 
-    unsafe fn solve(
-        &self,
-        c: &mut ContactBatch,
-        states: States,
-        params: &SolveParams,
-        one_point: bool,
-    ) {
-        // SAFETY: the caller's promise.
-        unsafe {
-            if one_point {
-                simd::solve_one_point(c, states, params)
-            } else {
-                simd::solve(c, states, params)
+            unsafe fn impact(&self, c: &mut ContactBatch, states: States, params: &ImpactParams) {
+                // SAFETY: the caller's promise.
+                unsafe { $contact::impact(c, states, params) }
             }
+
+            unsafe fn warm_start(&self, c: &mut ContactBatch, states: States, one_point: bool) {
+                // SAFETY: the caller's promise.
+                unsafe {
+                    if one_point {
+                        $contact::warm_start_one_point(c, states)
+                    } else {
+                        $contact::warm_start(c, states)
+                    }
+                }
+            }
+
+            unsafe fn solve(
+                &self,
+                c: &mut ContactBatch,
+                states: States,
+                params: &SolveParams,
+                one_point: bool,
+            ) {
+                // SAFETY: the caller's promise.
+                unsafe {
+                    if one_point {
+                        $contact::solve_one_point(c, states, params)
+                    } else {
+                        $contact::solve(c, states, params)
+                    }
+                }
+            }
+
+            fn integrate_velocities(
+                &self,
+                states: &mut [BodyState],
+                body: BodyParams,
+                p: &IntegrateParams,
+            ) {
+                $velocities(states, body, p)
+            }
+
+            fn integrate_positions(&self, states: &mut [BodyState], h: f32) {
+                $positions(states, h)
+            }
+
+            $($extra)*
         }
-    }
-
-    fn solves_pairs(&self) -> bool {
-        NATIVE_PAIRS
-    }
-
-    unsafe fn solve_pair(&self, c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
-        // SAFETY: the caller's promise.
-        unsafe { pair::solve(c, states, params) }
-    }
-
-    fn integrate_velocities(
-        &self,
-        states: &mut [BodyState],
-        body: BodyParams,
-        p: &IntegrateParams,
-    ) {
-        kbody::integrate_velocities_simd(states, body, p)
-    }
-
-    fn integrate_positions(&self, states: &mut [BodyState], h: f32) {
-        kbody::integrate_positions_simd(states, h)
-    }
+    };
 }
 
-impl Kernels for ScalarKernels {
-    fn prepare(&self, c: &mut ContactBatch) {
-        scalar::prepare(c)
-    }
+impl_kernels!(
+    SimdKernels,
+    simd,
+    kbody::integrate_velocities_simd,
+    kbody::integrate_positions_simd,
+    {
+        fn solves_pairs(&self) -> bool {
+            NATIVE_PAIRS
+        }
 
-    unsafe fn impact(&self, c: &mut ContactBatch, states: States, params: &ImpactParams) {
-        // SAFETY: the caller's promise.
-        unsafe { scalar::impact(c, states, params) }
-    }
-
-    unsafe fn warm_start(&self, c: &mut ContactBatch, states: States, one_point: bool) {
-        // SAFETY: the caller's promise.
-        unsafe {
-            if one_point {
-                scalar::warm_start_one_point(c, states)
-            } else {
-                scalar::warm_start(c, states)
-            }
+        unsafe fn solve_pair(
+            &self,
+            c: &mut [ContactBatch; 2],
+            states: States,
+            params: &SolveParams,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { pair::solve(c, states, params) }
         }
     }
+);
 
-    unsafe fn solve(
-        &self,
-        c: &mut ContactBatch,
-        states: States,
-        params: &SolveParams,
-        one_point: bool,
-    ) {
-        // SAFETY: the caller's promise.
-        unsafe {
-            if one_point {
-                scalar::solve_one_point(c, states, params)
-            } else {
-                scalar::solve(c, states, params)
-            }
-        }
-    }
-
-    fn integrate_velocities(
-        &self,
-        states: &mut [BodyState],
-        body: BodyParams,
-        p: &IntegrateParams,
-    ) {
-        kbody::integrate_velocities_scalar(states, body, p)
-    }
-
-    fn integrate_positions(&self, states: &mut [BodyState], h: f32) {
-        kbody::integrate_positions_scalar(states, h)
-    }
-}
+impl_kernels!(
+    ScalarKernels,
+    scalar,
+    kbody::integrate_velocities_scalar,
+    kbody::integrate_positions_scalar,
+    {}
+);
 
 impl Backend {
     /// This backend's kernels.
