@@ -3,7 +3,7 @@
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
-//! [`collide`](crate::manifold::collide) again: see [`RECYCLE_DISTANCE`].
+//! [`collide`](crate::internals::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
@@ -15,7 +15,7 @@ use crate::shape::{Shape, LINEAR_SLOP, MAX_COMPOUND_SHAPES};
 use rayon::prelude::*;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`collide`](crate::manifold::collide) is reused.
+/// the manifold of the pair's last full [`collide`](crate::internals::collide) is reused.
 ///
 /// A recycled manifold keeps the points, normal and ids of that collide; each point's
 /// separation moves by the relative motion of the two bodies at the point along the normal.
@@ -867,7 +867,7 @@ fn recycle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::collide;
+    use crate::internals::collide;
     use crate::math::{Rot, Vec2};
 
     const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;

@@ -112,6 +112,8 @@ mod error;
 mod exact_overlap;
 mod forces;
 mod index;
+#[doc(hidden)]
+pub mod internals;
 mod island;
 mod joint;
 mod joint_solver;
@@ -158,27 +160,3 @@ pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use stepper::{FixedStepper, StepReport};
 pub use world::World;
-
-/// Engine internals that the crate's own integration tests and benches drive directly, to
-/// check them against brute force: the broadphase and the narrowphase's manifold of two
-/// shapes. Not part of the API: hidden from the documentation and free to change in any
-/// release; a [`World`] runs both for every step.
-#[doc(hidden)]
-pub mod internals {
-    pub use crate::broad_phase::{BroadPhase, Proxies, ProxyKind};
-    use crate::manifold::Manifold;
-    use crate::{Shape, Transform};
-
-    /// The contact manifold of shape `a` placed by `xf_a` and shape `b` placed by `xf_b`,
-    /// keeping points that are at most `speculative_distance` apart, as the narrowphase
-    /// computes it for a pair of bodies.
-    pub fn collide(
-        a: &Shape,
-        xf_a: Transform,
-        b: &Shape,
-        xf_b: Transform,
-        speculative_distance: f32,
-    ) -> Manifold {
-        crate::manifold::collide(a, xf_a, b, xf_b, speculative_distance)
-    }
-}
