@@ -111,6 +111,7 @@ pub mod distance;
 mod error;
 mod exact_overlap;
 mod forces;
+mod grid_cells;
 mod index;
 #[doc(hidden)]
 pub mod internals;
