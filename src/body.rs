@@ -62,7 +62,10 @@ pub struct BodyDef {
     /// held at 0. Default false.
     pub fixed_rotation: bool,
     /// Continuous collision against static bodies on every step, however slowly the body
-    /// moves (fast bodies get it anyway, see `continuous.rs`). Default false.
+    /// moves. Default false. Without it a body is swept only in a step in which it moves more
+    /// than half its smallest extent: after the solver, such a body is swept from its pose at
+    /// the start of the step to its new one against the static bodies near its path, and moved
+    /// back to the first time of impact, so that it cannot end a step beyond a thin wall.
     pub bullet: bool,
     /// Speed (m/s) under which the body counts as resting, >= 0: its island may sleep once
     /// every member has rested for `WorldSettings::time_to_sleep`. The speed is the larger of
@@ -581,7 +584,7 @@ impl BodyStore {
         self.sensor_count += usize::from(first.sensor);
         self.min_extent[slot] = shapes
             .iter()
-            .map(|s| crate::continuous::smallest_extent(&s.shape))
+            .map(|s| s.shape.smallest_extent())
             .fold(f32::MAX, f32::min);
         if shapes.len() > 1 {
             let xf = self.transform(slot);

@@ -11,7 +11,9 @@
 //! against everything directly: inserting them would cost thousands of cells each, and there
 //! are few of them.
 
+use crate::grid_cells::CellRect;
 use crate::math::{Aabb, Vec2};
+use crate::sorted_pairs::merge_sorted;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -93,11 +95,6 @@ const MAX_CELL_SIZE: f32 = 1e30;
 /// A proxy covering more than this many cells along x or y is "large" and stays out of the grid.
 const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
 
-/// Cell coordinates are clamped to `[-LIMIT, LIMIT]` so that far-away or huge boxes cannot
-/// overflow `i32`, not even in the difference of two coordinates. Clamping keeps the mapping
-/// monotonic, which is all the pair rules need.
-const CELL_COORD_LIMIT: f32 = (1u32 << 29) as f32;
-
 /// The smallest range of proxies handed to one rayon task: below this, splitting costs more than
 /// it saves.
 const MIN_CHUNK: usize = 1024;
@@ -116,39 +113,11 @@ enum Class {
     Large,
 }
 
-/// The inclusive range of cells an AABB overlaps.
-#[derive(Clone, Copy, Debug, Default)]
-struct CellRect {
-    x0: i32,
-    y0: i32,
-    x1: i32,
-    y1: i32,
-}
-
 impl CellRect {
     /// Whether the rectangle covers more than `MAX_SMALL_CELLS_PER_AXIS` cells along x or y.
-    /// The cells `aabb` overlaps.
-    #[inline]
-    fn of(aabb: &Aabb, inv_cell: f32) -> CellRect {
-        CellRect {
-            x0: cell_coord(aabb.min.x, inv_cell),
-            y0: cell_coord(aabb.min.y, inv_cell),
-            x1: cell_coord(aabb.max.x, inv_cell),
-            y1: cell_coord(aabb.max.y, inv_cell),
-        }
-    }
-
     fn is_large(&self) -> bool {
         self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
             || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
-    }
-
-    /// How many cells the rectangle covers. An inverted box (min > max) covers none; clamping
-    /// each side at zero keeps such invalid input from producing a negative, then huge, count.
-    fn cell_count(&self) -> usize {
-        let width = (self.x1 - self.x0 + 1).max(0) as usize;
-        let height = (self.y1 - self.y0 + 1).max(0) as usize;
-        width * height
     }
 }
 
@@ -316,7 +285,7 @@ impl FatProxies {
             }
         }
         fresh.sort_unstable();
-        merge_into(&mut self.pairs, &fresh);
+        merge_sorted(&mut self.pairs, &fresh);
         self.fresh = fresh;
     }
 
@@ -378,23 +347,6 @@ fn inside(aabb: &Aabb, fat: &Aabb) -> bool {
         & (fat.min.y <= aabb.min.y)
         & (aabb.max.x <= fat.max.x)
         & (aabb.max.y <= fat.max.y)
-}
-
-/// Merges the sorted `fresh` into the sorted `pairs`, from the back, so that no pair moves
-/// twice and nothing is allocated once `pairs` has grown.
-fn merge_into(pairs: &mut Vec<(u32, u32)>, fresh: &[(u32, u32)]) {
-    let mut i = pairs.len();
-    pairs.resize(i + fresh.len(), (0, 0));
-    let mut out = pairs.len();
-    for &f in fresh.iter().rev() {
-        while i > 0 && pairs[i - 1] > f {
-            out -= 1;
-            i -= 1;
-            pairs[out] = pairs[i];
-        }
-        out -= 1;
-        pairs[out] = f;
-    }
 }
 
 impl BroadPhase {
@@ -600,15 +552,6 @@ impl PairLimit {
     fn exceeded(&self) -> bool {
         self.found.load(Ordering::Relaxed) > self.max
     }
-}
-
-/// The cell coordinate of `v`. Monotonic in `v`, so the cell of the larger of two values is the
-/// larger of their cells.
-#[inline]
-fn cell_coord(v: f32, inv_cell: f32) -> i32 {
-    (v * inv_cell)
-        .floor()
-        .clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32
 }
 
 /// The hash bucket of cell `(cx, cy)`.

@@ -125,11 +125,7 @@ impl World {
             let sweep = b.linear_velocity[slot] * dt;
             let mut all: Option<Aabb> = None;
             for (aabb, shape) in compound.aabbs.iter_mut().zip(compound.shapes.iter()) {
-                let grown = shape.aabb(xf).fattened(margin + turn);
-                *aabb = Aabb::new(
-                    grown.min + sweep.min(Vec2::ZERO),
-                    grown.max + sweep.max(Vec2::ZERO),
-                );
+                *aabb = shape.swept_aabb(xf, margin + turn, sweep);
                 all = Some(all.map_or(*aabb, |u| u.union(aabb)));
             }
             if let Some(all) = all {

@@ -19,7 +19,8 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
-use crate::island::find_root;
+use crate::index::NONE;
+use crate::union_find::find_root;
 use batch2d_kernels::LANES;
 use std::ops::Range;
 
@@ -43,9 +44,6 @@ pub enum GraphColor {
     Unknown,
 }
 
-/// Marks an unused lane.
-pub(crate) const EMPTY_LANE: u32 = u32::MAX;
-
 /// Most contacts in one tile. At about 150 bytes of batch a contact, a tile's batches and
 /// bodies fit a core's L2 cache (512 KiB on the smallest we measured on) several times over.
 const TILE_CONTACTS: usize = 1024;
@@ -55,9 +53,6 @@ const TILE_CONTACTS: usize = 1024;
 /// each take one stretch of a color (see `schedule`): moving a contact only within its window
 /// keeps it in its stretch.
 const ONE_POINT_WINDOW: usize = 32 * LANES;
-
-/// The tile of a body or contact whose component is too large for a tile.
-const NO_TILE: u32 = u32::MAX;
 
 /// Colorings after one whose tiles held under half the colored contacts that do not look for
 /// tiles. The search costs about as much as the coloring itself (a union-find over the
@@ -77,7 +72,7 @@ pub(crate) struct ConstraintGraph {
     /// made, the union-find parents of the search for tiles.
     body_colors: Vec<u32>,
     /// Contact index of each lane of each batch: overflow batches first, one contact each,
-    /// then the tiles, then the colors of the large components.
+    /// then the tiles, then the colors of the large components; `NONE` in an unused lane.
     pub lanes: Vec<[u32; LANES]>,
     /// Per tile, its range of `tile_colors`.
     pub tiles: Vec<Range<usize>>,
@@ -89,7 +84,8 @@ pub(crate) struct ConstraintGraph {
     pub tile_bodies: Vec<u32>,
     /// Per tile, its range of `tile_bodies`.
     pub tile_body_ranges: Vec<Range<usize>>,
-    /// Per body slot its tile, or `NO_TILE`; per root its contact count during the search.
+    /// Per body slot its tile, or `NONE` where its component is too large for a tile; per root
+    /// its contact count during the search.
     slot_tile: Vec<u32>,
     /// Colorings left that skip the search for tiles (see `TILE_RETRY`).
     skip_tiles: u32,
@@ -206,7 +202,7 @@ impl ConstraintGraph {
             self.assign_tiles(bodies.slots());
             let colored: usize = self.colors.iter().map(Vec::len).sum();
             let tiled = self.colors.iter().flatten();
-            let tiled = tiled.filter(|&&i| self.contact_tile(i) != NO_TILE).count();
+            let tiled = tiled.filter(|&&i| self.contact_tile(i) != NONE).count();
             if tiled * 2 < colored {
                 self.skip_tiles = TILE_RETRY;
             }
@@ -281,7 +277,7 @@ impl ConstraintGraph {
             }
         }
         // Each root gets its tile at its first contact.
-        const UNSET: u32 = NO_TILE - 1;
+        const UNSET: u32 = NONE - 1;
         self.root_tile.clear();
         self.root_tile.resize(slots, UNSET);
         let (mut tiles, mut filled) = (0u32, TILE_CONTACTS);
@@ -292,7 +288,7 @@ impl ConstraintGraph {
             if self.root_tile[root] == UNSET {
                 let n = count[root] as usize;
                 self.root_tile[root] = if n > TILE_CONTACTS {
-                    NO_TILE
+                    NONE
                 } else {
                     if filled + n > TILE_CONTACTS {
                         tiles += 1;
@@ -309,10 +305,10 @@ impl ConstraintGraph {
         self.tile_body_ranges.resize(tiles, 0..0);
         for s in 0..slots {
             let tile = match self.root_tile[find_root(parent, s as u32) as usize] {
-                UNSET => NO_TILE,
+                UNSET => NONE,
                 tile => tile,
             };
-            if tile != NO_TILE {
+            if tile != NONE {
                 self.tile_body_ranges[tile as usize].end += 1;
             }
             self.slot_tile[s] = tile;
@@ -326,7 +322,7 @@ impl ConstraintGraph {
         self.tile_bodies.clear();
         self.tile_bodies.resize(start, 0);
         for (s, &tile) in self.slot_tile.iter().enumerate() {
-            if tile != NO_TILE {
+            if tile != NONE {
                 let at = &mut self.tile_body_ranges[tile as usize].end;
                 self.tile_bodies[*at] = s as u32;
                 *at += 1;
@@ -334,7 +330,8 @@ impl ConstraintGraph {
         }
     }
 
-    /// The tile of colored contact `i`, or `NO_TILE` (after `assign_tiles`).
+    /// The tile of colored contact `i`, or `NONE` where its component is too large for a tile
+    /// (after `assign_tiles`).
     fn contact_tile(&self, i: u32) -> u32 {
         let p = &self.colored[i as usize];
         self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
@@ -351,7 +348,7 @@ impl ConstraintGraph {
         self.tile_colors.clear();
         self.color_batches.clear();
         for &i in &self.overflow {
-            let mut lanes = [EMPTY_LANE; LANES];
+            let mut lanes = [NONE; LANES];
             lanes[0] = i;
             self.lanes.push(lanes);
         }
@@ -377,7 +374,7 @@ impl ConstraintGraph {
                 let first_batch = self.lanes.len();
                 let len = contacts.len();
                 self.lanes
-                    .resize(first_batch + len.div_ceil(LANES), [EMPTY_LANE; LANES]);
+                    .resize(first_batch + len.div_ceil(LANES), [NONE; LANES]);
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let one_point = &self.one_point;
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
@@ -411,7 +408,7 @@ impl ConstraintGraph {
     fn sort_by_tile(&mut self) {
         let tiles = self.tile_body_ranges.len();
         let key = |tile: u32, color: usize| match tile {
-            NO_TILE => tiles * COLOR_COUNT + color,
+            NONE => tiles * COLOR_COUNT + color,
             tile => tile as usize * COLOR_COUNT + color,
         };
         let keys = (tiles + 1) * COLOR_COUNT;
@@ -541,7 +538,7 @@ mod tests {
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
-                assert!(lanes[1..].iter().all(|&l| l == EMPTY_LANE));
+                assert!(lanes[1..].iter().all(|&l| l == NONE));
                 seen[lanes[0] as usize] += 1;
             }
             // Each color of each tile, then each color outside the tiles.
@@ -549,7 +546,7 @@ mod tests {
                 let mut used = vec![false; store.slots()];
                 let mut twos = false;
                 let color = graph.lanes[range.clone()].iter().flatten();
-                for (k, &ci) in color.filter(|&&l| l != EMPTY_LANE).enumerate() {
+                for (k, &ci) in color.filter(|&&l| l != NONE).enumerate() {
                     seen[ci as usize] += 1;
                     let c = &contacts[ci as usize];
                     // One-point contacts first in each window.
@@ -603,7 +600,7 @@ mod tests {
             graph.lanes[range]
                 .iter()
                 .flatten()
-                .filter(|&&ci| ci != EMPTY_LANE)
+                .filter(|&&ci| ci != NONE)
                 .map(|&ci| &contacts[ci as usize])
                 .collect::<Vec<_>>()
         };

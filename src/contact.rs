@@ -3,17 +3,19 @@
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
-//! [`collide`](crate::manifold::collide) again: see [`RECYCLE_DISTANCE`].
+//! [`collide`](crate::internals::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
+use crate::index::NONE;
 use crate::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::math::{Transform, Vec2};
+use crate::settings::MixRule;
 use crate::shape::{Shape, LINEAR_SLOP, MAX_COMPOUND_SHAPES};
-use crate::world::MixRule;
 use rayon::prelude::*;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`collide`](crate::manifold::collide) is reused.
+/// the manifold of the pair's last full [`collide`](crate::internals::collide) is reused.
 ///
 /// A recycled manifold keeps the points, normal and ids of that collide; each point's
 /// separation moves by the relative motion of the two bodies at the point along the normal.
@@ -247,23 +249,6 @@ impl BaseSlots {
     }
 }
 
-const NONE: u32 = u32::MAX;
-
-/// A vector's buffer written from several threads at disjoint indices.
-#[derive(Clone, Copy)]
-struct SharedMut<T>(*mut T);
-// SAFETY: only used for writes to disjoint, in-bounds indices (see `keep_touching`).
-unsafe impl<T: Send> Send for SharedMut<T> {}
-unsafe impl<T: Send> Sync for SharedMut<T> {}
-
-impl<T> SharedMut<T> {
-    /// # Safety
-    /// `i` is in bounds, and no other thread reads or writes index `i` meanwhile.
-    unsafe fn write(self, i: usize, value: T) {
-        self.0.add(i).write(value);
-    }
-}
-
 /// Pairs per parallel task. Within a task the shapes of the pair `PREFETCH_AHEAD` places on
 /// are prefetched: pairs join bodies far apart in memory (a pile's neighbours are a row of
 /// bodies apart), and the shape is the one large record a pair reads per body.
@@ -378,9 +363,9 @@ impl ContactSet {
         }
         self.keys.resize(total, (0, 0, 0));
         self.base_of.resize(total, NONE);
-        let contacts = SharedMut(self.contacts.as_mut_ptr());
-        let keys = SharedMut(self.keys.as_mut_ptr());
-        let base_of = SharedMut(self.base_of.as_mut_ptr());
+        let contacts = DisjointMut::new(&mut self.contacts);
+        let keys = DisjointMut::new(&mut self.keys);
+        let base_of = DisjointMut::new(&mut self.base_of);
         let candidates = &self.candidates;
         self.found
             .par_chunks(CHUNK)
@@ -402,10 +387,10 @@ impl ContactSet {
                     // written to).
                     unsafe {
                         if !all_touch {
-                            contacts.write(at, candidates[k * CHUNK + i]);
+                            *contacts.get(at) = candidates[k * CHUNK + i];
                         }
-                        keys.write(at, (a, b, children.get(i).copied().unwrap_or(0)));
-                        base_of.write(at, base);
+                        *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
+                        *base_of.get(at) = base;
                     }
                 }
             });
@@ -882,7 +867,7 @@ fn recycle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::collide;
+    use crate::internals::collide;
     use crate::math::{Rot, Vec2};
 
     const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;

@@ -30,8 +30,8 @@ use crate::contact::{split_children, Contact, ContactSet};
 use crate::manifold::{Manifold, ManifoldPoint};
 use crate::math::Vec2;
 use crate::removal::Removed;
-use crate::resting_grid::merge_sorted;
 use crate::sensor::SensorEvent;
+use crate::sorted_pairs::merge_sorted;
 use crate::world::World;
 use std::cmp::Ordering;
 
@@ -63,15 +63,14 @@ pub struct TouchBegin {
     /// Which of `b`'s shapes touches.
     pub shape_b: usize,
     /// Where they touch (m, world frame): the centroid of the contact's touching points (within
-    /// the slop, or bounced in the step before; see the module docs of `contact_events.rs`),
+    /// the slop, or bounced in the step before; see [`ContactEvents`]),
     /// each midway between the two surfaces.
     pub point: Vec2,
     /// Unit normal from `a` to `b`.
     pub normal: Vec2,
     /// How fast they met (m/s, >= 0): the speed at which `point` of `b` closed in on `a` along
-    /// the normal at the start of the step before, when they met (see the module docs of
-    /// `contact_events.rs`), or at the start of this step for bodies that did not close in
-    /// then. Bodies moving apart, or side by side, give 0.
+    /// the normal at the start of the step before, when they met, or at the start of this
+    /// step for bodies that did not close in then (created or moved into contact). Bodies moving apart, or side by side, give 0.
     pub approach_speed: f32,
 }
 
@@ -87,6 +86,17 @@ impl TouchBegin {
 
 /// The contact and sensor events of a step, each list sorted by the slots of its pairs (lower
 /// slot first).
+///
+/// A pair of shapes *touches* when a point of its contact is within
+/// [`WorldSettings::linear_slop`](crate::WorldSettings::linear_slop) (5 mm by default), or
+/// bounced in the step before (a point's
+/// [`impact_impulse`](crate::manifold::ManifoldPoint::impact_impulse) is above zero). Contacts
+/// are also kept for pairs that are only near each other, ready before they meet, so having a
+/// contact does not mean touching. Resting contacts sit at or below zero separation, well
+/// inside the slop, so they do not flicker; a body that bounces off another within one step,
+/// from a gap to a gap, still touched it. Contacts are computed at the start of a step, so a
+/// pair begins (or ends) touching in the step after the one in which the bodies met (or
+/// parted).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactEvents {
     begin: Vec<TouchBegin>,
@@ -397,8 +407,8 @@ impl ContactData<'_> {
 }
 
 impl World {
-    /// Pairs that began and stopped touching in the last step (see the module docs in
-    /// `contact_events.rs` for what touching means), plus the ends of contacts of bodies
+    /// Pairs that began and stopped touching in the last step (see [`ContactEvents`] for what
+    /// touching means), plus the ends of contacts of bodies
     /// removed before it, and the bodies that began and stopped overlapping sensors.
     /// Deterministic: sorted by slot, the same for any thread count and backend. A sleeping
     /// island's contacts are set aside, not ended: falling asleep and waking up produce no
@@ -407,8 +417,8 @@ impl World {
         &self.events.events
     }
 
-    /// The touching contacts after the last step (those the events report; see the module
-    /// docs in `contact_events.rs`), sorted by `(a.slot(), b.slot(), shape_a, shape_b)`: one
+    /// The touching contacts after the last step (those the events report; see
+    /// [`ContactEvents`]), sorted by `(a.slot(), b.slot(), shape_a, shape_b)`: one
     /// per touching pair of shapes, so a compound body (see [`World::add_compound_body`])
     /// resting on two feet has two contacts with the ground. [`World::contact_count`]
     /// also counts the speculative manifolds of pairs that do not touch yet. The contacts of

@@ -15,7 +15,6 @@ use crate::body::BodyStore;
 use crate::broad_phase::ProxyKind;
 use crate::distance::{advance, Proxy, Sweep, ToiState};
 use crate::math::{Aabb, Rot, Transform, Vec2};
-use crate::shape::Shape;
 use crate::world::World;
 use batch2d_kernels::BodyState;
 use rayon::prelude::*;
@@ -179,24 +178,5 @@ fn sweep_of(b: &BodyStore, slot: usize, (dp, dq): Motion) -> Sweep {
         c1: center,
         a0,
         a1: a0 + dq.angle(),
-    }
-}
-
-/// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
-/// the narrowest of its widths across its edge normals (where the minimum width of a convex
-/// polygon is always found), plus the rounding on both sides.
-pub(crate) fn smallest_extent(shape: &Shape) -> f32 {
-    match shape {
-        Shape::Circle(c) => 2.0 * c.radius,
-        Shape::Polygon(p) => {
-            let vertices = &p.vertices[..p.count];
-            let width = |i: usize| {
-                vertices
-                    .iter()
-                    .map(|&v| p.normals[i].dot(vertices[i] - v))
-                    .fold(0.0, f32::max)
-            };
-            (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
-        }
     }
 }

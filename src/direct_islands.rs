@@ -11,7 +11,8 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
-use crate::island::find_root;
+use crate::index::NONE;
+use crate::union_find::find_root;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -24,9 +25,6 @@ pub const MAX_BODIES: usize = 24;
 /// Most contact points of an island solved directly (two rows each: normal and friction). The
 /// dense solve grows with the cube of the rows, so this bounds what one such island costs.
 pub const MAX_POINTS: usize = 64;
-
-/// No island.
-const NONE: u32 = u32::MAX;
 
 /// True if `c` joins two dynamic bodies whose masses differ more than [`MASS_RATIO`] times.
 fn mass_ratio_exceeded(c: &Contact, bodies: &BodyStore) -> bool {

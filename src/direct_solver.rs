@@ -14,13 +14,12 @@
 use crate::body::BodyStore;
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
+use crate::disjoint::DisjointMut;
+use crate::index::NONE;
 use crate::lcp::{Lcp, Row};
 use batch2d_kernels::body::States;
 use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
-
-/// A body the island does not move (static or kinematic).
-const NONE: u32 = u32::MAX;
 
 /// What the solve of one contact point needs, taken from the contact when the step begins.
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,7 +54,7 @@ struct Point {
 
 /// One island's points, bodies and solver scratch, kept from step to step.
 #[derive(Default)]
-struct Island {
+pub(crate) struct Island {
     points: Vec<Point>,
     /// Solver states of the island's dynamic bodies.
     bodies: Vec<u32>,
@@ -136,13 +135,13 @@ impl DirectSolver {
     /// No other thread touches this island or its bodies' states meanwhile: each island is one
     /// block, and no colored contact touches its dynamic bodies.
     pub unsafe fn run(
-        islands: DirectPtr,
+        islands: DirectMut<'_>,
         island: usize,
         op: DirectOp,
         states: States,
         p: &DirectParams,
     ) {
-        let island = &mut *islands.0.add(island);
+        let island = islands.get(island);
         match op {
             DirectOp::Solve => island.solve(states, p, true),
             DirectOp::Relax => island.solve(states, p, false),
@@ -151,8 +150,8 @@ impl DirectSolver {
     }
 
     /// The islands, shared with the workers of a stage.
-    pub fn islands(&mut self) -> DirectPtr {
-        DirectPtr(self.islands.as_mut_ptr())
+    pub fn islands(&mut self) -> DirectMut<'_> {
+        DisjointMut::new(&mut self.islands)
     }
 
     /// Writes the islands' impulses back to their contacts.
@@ -168,12 +167,9 @@ impl DirectSolver {
     }
 }
 
-/// The islands, shared with the workers of a direct stage.
-#[derive(Clone, Copy)]
-pub(crate) struct DirectPtr(*mut Island);
-// SAFETY: each worker reaches only the island of its own block.
-unsafe impl Send for DirectPtr {}
-unsafe impl Sync for DirectPtr {}
+/// The islands, shared with the workers of a direct stage: each reaches only the island of its
+/// own block.
+pub(crate) type DirectMut<'a> = DisjointMut<'a, Island>;
 
 impl Island {
     /// # Safety

@@ -15,20 +15,8 @@
 
 use crate::body::BodyStore;
 use crate::contact::Contact;
-
-const NONE: u32 = u32::MAX;
-
-/// The root of `slot`'s tree in a union-find forest of parent links (a root is its own
-/// parent); path halving keeps later finds short.
-pub(crate) fn find_root(parent: &mut [u32], slot: u32) -> u32 {
-    let mut s = slot;
-    while parent[s as usize] != s {
-        let grandparent = parent[parent[s as usize] as usize];
-        parent[s as usize] = grandparent;
-        s = grandparent;
-    }
-    s
-}
+use crate::index::NONE;
+use crate::union_find::find_root;
 
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
 #[derive(Default)]

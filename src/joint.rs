@@ -35,15 +35,13 @@
 
 use crate::body::BodyId;
 use crate::error::{check_finite, check_non_negative, Error};
+use crate::index::NONE;
 use crate::joint_solver::JointBatches;
 use crate::math::{Rot, Vec2};
 use crate::solver::Softness;
 use crate::world::World;
 use std::f32::consts::PI;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// No body: the missing body A of a mouse joint.
-pub(crate) const NO_BODY: u32 = u32::MAX;
 
 /// Handle of a joint. Stays valid until the joint, or one of its bodies, is removed; a removed
 /// or foreign handle gives `Err(Error::InvalidJoint)`.
@@ -370,7 +368,7 @@ pub(crate) struct Impulses {
 #[derive(Clone, Debug)]
 pub(crate) struct Joint {
     pub kind: JointKind,
-    /// Body slots; `a` is `NO_BODY` for a mouse joint.
+    /// Body slots; `a` is `NONE` for a mouse joint.
     pub a: u32,
     pub b: u32,
     /// Anchors relative to the centres of mass, in the bodies' frames. A mouse joint's
@@ -408,7 +406,7 @@ impl Joint {
             b.center[s] + b.rotation[s].rotate(local)
         };
         let anchor_a = match self.a {
-            NO_BODY => self.local_a,
+            NONE => self.local_a,
             a => point(a, self.local_a),
         };
         (anchor_a, point(self.b, self.local_b))
@@ -417,7 +415,7 @@ impl Joint {
     /// The unit axis (world) at A's present pose: prismatic and wheel joints slide along it.
     pub(crate) fn axis(&self, world: &World) -> Vec2 {
         let qa = match self.a {
-            NO_BODY => Rot::IDENTITY,
+            NONE => Rot::IDENTITY,
             a => world.bodies.rotation[a as usize],
         };
         qa.rotate(self.local_axis)
@@ -425,7 +423,7 @@ impl Joint {
 
     /// Body A's slot, `None` for a mouse joint.
     pub(crate) fn body_a(&self) -> Option<u32> {
-        (self.a != NO_BODY).then_some(self.a)
+        (self.a != NONE).then_some(self.a)
     }
 
     /// B's anchor minus A's (world), and the world axis, at the bodies' present poses.
@@ -570,7 +568,7 @@ impl JointStore {
         self.jointed.resize(body_slots, false);
         for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
             self.jointed[j.b as usize] = true;
-            if j.a != NO_BODY {
+            if j.a != NONE {
                 self.jointed[j.a as usize] = true;
                 self.pairs.push((j.a, j.b));
                 if !j.collide {
@@ -600,7 +598,7 @@ impl World {
         let b = self.bodies.slot(def.body_b)? as u32;
         let a = match def.body_a {
             Some(id) => self.bodies.slot(id)? as u32,
-            None => NO_BODY,
+            None => NONE,
         };
         if a == b {
             return Err(Error::InvalidParameter(
@@ -622,7 +620,7 @@ impl World {
             bodies.rotation[s].inv_rotate(p - bodies.center[s])
         };
         let qa = match a {
-            NO_BODY => Rot::IDENTITY,
+            NONE => Rot::IDENTITY,
             a => bodies.rotation[a as usize],
         };
         let qb = bodies.rotation[b as usize];
@@ -637,7 +635,7 @@ impl World {
             a,
             b,
             local_a: match a {
-                NO_BODY => def.anchor_a,
+                NONE => def.anchor_a,
                 a => local(a, def.anchor_a),
             },
             local_b: local(b, def.anchor_b),
@@ -655,7 +653,7 @@ impl World {
             impulses: Impulses::default(),
         };
         for slot in [a, b] {
-            if slot != NO_BODY && self.sleep.asleep[slot as usize] {
+            if slot != NONE && self.sleep.asleep[slot as usize] {
                 self.wake_touching(slot as usize);
             }
         }
@@ -668,12 +666,12 @@ impl World {
         self.joints.get(id)?;
         let joint = self.joints.remove(id.slot).expect("checked above");
         for slot in [joint.a, joint.b] {
-            if slot != NO_BODY && self.sleep.asleep[slot as usize] {
+            if slot != NONE && self.sleep.asleep[slot as usize] {
                 self.wake_touching(slot as usize);
             }
         }
         for slot in [joint.a, joint.b] {
-            if slot != NO_BODY {
+            if slot != NONE {
                 self.sleep.joint_removed(slot, &self.bodies);
             }
         }
@@ -783,7 +781,7 @@ impl World {
     /// `Err(InvalidJoint)` for a stale or foreign handle.
     pub fn joint_bodies(&self, id: JointId) -> Result<(JointKind, Option<BodyId>, BodyId), Error> {
         let j = self.joints.get(id)?;
-        let a = (j.a != NO_BODY).then(|| self.bodies.id(j.a as usize));
+        let a = (j.a != NONE).then(|| self.bodies.id(j.a as usize));
         Ok((j.kind, a, self.bodies.id(j.b as usize)))
     }
 

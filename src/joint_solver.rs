@@ -29,11 +29,12 @@
 //! impulses go back to the joints when the step ends.
 
 use crate::body::BodyStore;
-use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot, NO_BODY};
+use crate::index::NONE;
+use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot};
 use crate::math::{Rot, Vec2};
+use crate::settings::Backend;
+use crate::settings::WorldSettings;
 use crate::solver::Softness;
-use crate::world::Backend;
-use crate::world::WorldSettings;
 use batch2d_kernels::body::States;
 use batch2d_kernels::joint as pin;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
@@ -64,9 +65,9 @@ const JOINT_COLORS: u32 = 64;
 const NO_COLOR: u8 = u8::MAX;
 
 /// A joint's body as the step sees it: its solver state, inverse mass and inertia (zero for
-/// a body the solver does not move) and rotation; `NO_BODY` is a fixed body at the origin.
+/// a body the solver does not move) and rotation; `NONE` is a fixed body at the origin.
 fn side(slot: u32, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32, Rot) {
-    if slot == NO_BODY {
+    if slot == NONE {
         return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
     }
     let s = slot as usize;
@@ -133,7 +134,7 @@ impl Default for Consts {
             inv_inertia: [0.0; 2],
             r: [Vec2::ZERO; 2],
             delta_center: Vec2::ZERO,
-            slot: NO_BODY,
+            slot: NONE,
             kind: JointKind::Revolute,
             moves: [false; 2],
             plain: true,
@@ -178,7 +179,7 @@ pub(crate) struct JointBatches {
     prepared: Vec<Prepared>,
     extra: Vec<Extra>,
     pins: Vec<PinBatch>,
-    /// The joint slot of each pin lane (`NO_BODY` for a padding lane).
+    /// The joint slot of each pin lane (`NONE` for a padding lane).
     pin_slots: Vec<[u32; LANES]>,
     /// The colors in order.
     colors: Vec<JointColor>,
@@ -512,7 +513,7 @@ impl Joint {
             return None;
         }
         let (ca, ra) = match self.a {
-            NO_BODY => (self.local_a, Vec2::ZERO),
+            NONE => (self.local_a, Vec2::ZERO),
             a => (bodies.center[a as usize], qa.rotate(self.local_a)),
         };
         let (spring, spin) = match self.spring {
@@ -865,7 +866,7 @@ impl JointBatches {
         self.prepared.resize(joints, Prepared::default());
         self.extra.resize(joints, Extra::default());
         self.pins.resize(pins, PinBatch::empty());
-        self.pin_slots.resize(pins, [NO_BODY; LANES]);
+        self.pin_slots.resize(pins, [NONE; LANES]);
         self.colors.clear();
         let (mut pins, mut joints) = (0, 0);
         for c in 0..=JOINT_COLORS as usize {
@@ -878,7 +879,7 @@ impl JointBatches {
                 let last = color.pins.end - 1;
                 for l in plain % LANES..LANES {
                     self.pins[last].clear(l);
-                    self.pin_slots[last][l] = NO_BODY;
+                    self.pin_slots[last][l] = NONE;
                 }
             }
             self.plain[c] = pins * LANES;

@@ -20,11 +20,83 @@
 //! assert!((world.position(ball)?.y - 0.5).abs() < 0.02);
 //! # Ok::<(), batch2d::Error>(())
 //! ```
+//!
+//! # The step
+//!
+//! [`World::step`] runs five stages, in order; [`World::profile`] times each of them, under the
+//! same names. What flows from one to the next:
+//!
+//! ```text
+//!  bodies: poses, velocities, shapes
+//!     |
+//!     v
+//! +---------------+  boxes grown by the speculative distance and swept along the velocity;
+//! | 1 broadphase  |  a grid hash keeps the pairs whose boxes overlap; moving bodies find the
+//! +---------------+  sleeping ones they reach; sensor and jointed pairs are set aside
+//!     |  body pairs (a, b), a < b, sorted
+//!     v
+//! +---------------+  one manifold (up to two points) per pair, in the frame of body A;
+//! | 2 narrowphase |  impulses carried over from last step's points with the same feature id;
+//! +---------------+  islands a moving body touches wake up
+//!     |  contacts, sorted by pair
+//!     v
+//! +---------------+  touch begin/end events; small islands of widely different masses go to
+//! | 3 coloring    |  an exact solver; the rest are colored so that no dynamic body appears
+//! +---------------+  twice in a color, and packed eight contacts to a batch
+//!     |  colors of batches, tiles of small piles, exact islands
+//!     v
+//! +---------------+  prepare; impact passes (bounces); then per substep: integrate
+//! | 4 solve       |  velocities, warm start, biased solve passes, integrate positions, relax;
+//! +---------------+  joints in the same substeps; the impulses go back to the contacts
+//!     |  solver body states
+//!     v
+//! +---------------+  poses and velocities written back; fast bodies and bullets swept
+//! | 5 finalize    |  against static bodies (continuous collision); resting islands
+//! +---------------+  fall asleep
+//!     |
+//!     v
+//!  bodies, contact events (World::contact_events), touching contacts (World::contacts)
+//! ```
+//!
+//! The colors are solved in order, and the batches of one color on all worker threads at once;
+//! no two workers touch the same body, so the result is the same for any thread count, and for
+//! both [`Backend`]s, whose kernels do the same float operations lane by lane.
+//!
+//! # Coming from Box2D or Rapier
+//!
+//! The same things under this crate's names (Box2D v3's C API; Rapier's `rapier2d`):
+//!
+//! | batch2d | Box2D v3 | Rapier |
+//! |---|---|---|
+//! | [`World::new`]`(`[`WorldSettings`]`::default())` | `b2CreateWorld(&b2DefaultWorldDef())` | `RigidBodySet`, `ColliderSet` and a `PhysicsPipeline` |
+//! | [`World::step`]`(dt)`, substeps in [`WorldSettings::substeps`] | `b2World_Step(world, dt, subStepCount)` | `PhysicsPipeline::step` with `IntegrationParameters` |
+//! | [`BodyDef::dynamic`], [`BodyDef::fixed`], [`BodyDef::kinematic`] | `b2DefaultBodyDef()` with `type` | `RigidBodyBuilder::dynamic`, `fixed`, `kinematic_velocity_based` |
+//! | [`World::add_body`]`(def, `[`ShapeDef`]`::new(shape))`: one call, body and shape | `b2CreateBody` then `b2CreatePolygonShape` | `RigidBodySet::insert` then `ColliderSet::insert_with_parent` |
+//! | [`World::add_compound_body`] | several shapes on one body | several colliders on one body |
+//! | [`Shape::rect`], [`Shape::circle`], [`Shape::capsule`], [`Shape::polygon`] | `b2MakeBox`, `b2Circle`, `b2Capsule`, `b2MakePolygon(b2ComputeHull(..))` | `ColliderBuilder::cuboid`, `ball`, `capsule_*`, `convex_hull` |
+//! | [`ShapeDef::density`], [`ShapeDef::friction`], [`ShapeDef::restitution`] | fields of `b2ShapeDef` | `ColliderBuilder::density`, `friction`, `restitution` |
+//! | [`World::position`] (centre of mass), [`World::transform`] (origin) | `b2Body_GetWorldCenterOfMass`, `b2Body_GetTransform` | `RigidBody::center_of_mass`, `RigidBody::position` |
+//! | [`World::apply_force`], [`World::apply_linear_impulse`] | `b2Body_ApplyForceToCenter`, `b2Body_ApplyLinearImpulseToCenter` | `RigidBody::add_force`, `RigidBody::apply_impulse` |
+//! | [`World::set_transform`], [`World::set_linear_velocity`] | `b2Body_SetTransform`, `b2Body_SetLinearVelocity` | `RigidBody::set_position`, `RigidBody::set_linvel` |
+//! | [`World::remove_body`] | `b2DestroyBody` | `RigidBodySet::remove` |
+//! | [`World::add_joint`]`(`[`JointDef`]`::revolute(a, b, anchor))` | `b2CreateRevoluteJoint` | `ImpulseJointSet::insert` with a `RevoluteJointBuilder` |
+//! | [`World::contact_events`], [`World::contacts`] | `b2World_GetContactEvents`, `b2Body_GetContactData` | an `EventHandler` such as `ChannelEventCollector`, `NarrowPhase::contact_pairs` |
+//! | [`ShapeDef::sensor`], [`ContactEvents::sensor_begin`] | `isSensor`, `b2World_GetSensorEvents` | `ColliderBuilder::sensor`, intersection events |
+//! | [`World::cast_ray`], [`World::overlap_aabb`], [`World::cast_shape`] | `b2World_CastRayClosest`, `b2World_OverlapAABB`, `b2World_CastShape` | the query pipeline's `cast_ray`, AABB intersection and `cast_shape` |
+//! | [`ShapeDef::layers`] and [`ShapeDef::mask`] | `b2Filter` `categoryBits` and `maskBits` | `InteractionGroups` |
+//! | [`WorldSettings::enable_sleep`], [`World::is_awake`] | `enableSleep`, `b2Body_IsAwake` | `RigidBody::is_sleeping` |
+//! | [`BodyDef::user_data`] (a `u64`) | `userData` (a pointer) | `user_data` (a `u128`) |
+//! | [`FixedStepper`] | a fixed-step loop of your own | a fixed-step loop of your own |
+//!
+//! Differences that matter when porting: every call that can fail returns a [`Result`] (a stale
+//! [`BodyId`] is an `Err`, not undefined behaviour); sleeping is off by default; contact events
+//! are sorted, and identical from run to run.
 
 #![warn(missing_docs)]
 
+mod backend;
 mod body;
-pub mod broad_phase;
+mod broad_phase;
 mod chain;
 mod compound;
 mod constraint_graph;
@@ -34,10 +106,15 @@ mod continuous;
 mod debug_draw;
 mod direct_islands;
 mod direct_solver;
+mod disjoint;
 pub mod distance;
 mod error;
 mod exact_overlap;
 mod forces;
+mod grid_cells;
+mod index;
+#[doc(hidden)]
+pub mod internals;
 mod island;
 mod joint;
 mod joint_solver;
@@ -55,11 +132,14 @@ mod resting_grid;
 pub mod scenes;
 mod schedule;
 mod sensor;
+mod settings;
 pub mod shape;
 mod sleep;
 mod solver;
+mod sorted_pairs;
 mod stepper;
 mod teleport;
+mod union_find;
 mod user_data;
 mod world;
 
@@ -77,6 +157,7 @@ pub use math::{Aabb, Rot, Transform, Vec2};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};
 pub use sensor::SensorEvent;
+pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use stepper::{FixedStepper, StepReport};
-pub use world::{Backend, MixRule, World, WorldSettings};
+pub use world::World;

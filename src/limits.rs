@@ -4,7 +4,6 @@
 use crate::error::Error;
 use crate::math::{Transform, Vec2};
 use crate::shape::Shape;
-use crate::world::WorldSettings;
 
 /// Longest time step (s) [`World::step`](crate::World::step) takes. The speed caps, the
 /// speculative contact margins and the continuous sweeps judge a step's motion from its start:
@@ -142,31 +141,3 @@ pub(crate) const MAX_THREADS: usize = 256;
 /// must be finite in f32 (1e36 against f32's 3.4e38, with room for the sum of two axes); beyond
 /// it the cap would never apply, and a cap of 1e38 made every step refuse its `dt`.
 pub(crate) const MAX_SPEED_CAP: f32 = 1.0e18;
-
-/// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
-/// out of range.
-pub(crate) fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
-    let counts = [
-        (
-            "substeps",
-            settings.substeps as usize,
-            1,
-            MAX_SUBSTEPS as usize,
-        ),
-        (
-            "solve_iterations",
-            settings.solve_iterations as usize,
-            1,
-            MAX_SOLVE_ITERATIONS as usize,
-        ),
-        ("threads", settings.threads, 0, MAX_THREADS),
-    ];
-    for (name, value, low, high) in counts {
-        if !(low..=high).contains(&value) {
-            return Err(Error::InvalidParameter(format!(
-                "{name} must be in {low}..={high}, got {value}"
-            )));
-        }
-    }
-    Ok(())
-}

@@ -4,7 +4,8 @@
 
 use crate::error::Error;
 use crate::math::Vec2;
-use crate::world::{check_gravity, World, WorldSettings};
+use crate::settings::{check_gravity, WorldSettings};
+use crate::world::World;
 
 impl World {
     /// Sets the gravity (m/s²) from the next step on, validated as [`World::try_new`] does

@@ -24,9 +24,10 @@ const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// Two clipped points closer than this along the face are kept as one (see `face_contact`).
 const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
 
-/// World normal [`collide`] gives two concentric circles, where no direction is better than
-/// another. The narrowphase picks one per pair instead (see `contact::concentric_normal`).
-const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
+/// World normal [`collide`](crate::internals::collide) gives two concentric circles, where no
+/// direction is better than another. The narrowphase picks one per pair instead (see
+/// `contact::concentric_normal`).
+pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
 
 // Feature id layout. Bits 0..8 hold the reference feature index (a face, or for circles the
 // polygon vertex or face), bits 8..16 the incident feature index; the flags below say what
@@ -62,13 +63,13 @@ pub struct ManifoldPoint {
     /// Feature key, stable while the same pair of features touches; used to carry warm-start
     /// impulses from one step to the next.
     pub id: u32,
-    /// Accumulated normal impulse; 0 from [`collide`], filled by the solver.
+    /// Accumulated normal impulse; 0 from the narrowphase, filled by the solver.
     pub normal_impulse: f32,
-    /// Accumulated friction impulse; 0 from [`collide`], filled by the solver.
+    /// Accumulated friction impulse; 0 from the narrowphase, filled by the solver.
     pub tangent_impulse: f32,
     /// Normal impulse of the bounce this point took in the last step (restitution above zero,
     /// an approach faster than `WorldSettings::restitution_threshold`); 0 if it did not
-    /// bounce, and 0 from [`collide`].
+    /// bounce, and 0 from the narrowphase.
     pub impact_impulse: f32,
 }
 
@@ -126,34 +127,9 @@ impl LocalManifold {
     }
 }
 
-/// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
-/// `xf_b`. Points whose separation exceeds `speculative_distance` are dropped
-/// (`point_count == 0` means no contact). Two concentric circles get the normal (0, 1).
-/// Deterministic and allocation free.
-pub fn collide(
-    a: &Shape,
-    xf_a: Transform,
-    b: &Shape,
-    xf_b: Transform,
-    speculative_distance: f32,
-) -> Manifold {
-    let mut manifold = Manifold::default();
-    let concentric = || FALLBACK_NORMAL;
-    collide_into(
-        a,
-        xf_a,
-        b,
-        xf_b,
-        speculative_distance,
-        concentric,
-        &mut manifold,
-    );
-    manifold
-}
-
-/// [`collide`] writing every field of `out` in place (the solver fields to 0), so the
-/// narrowphase can fill its contact array without copying manifolds around. `concentric`
-/// gives the world normal for two circles whose centres coincide.
+/// [`collide`](crate::internals::collide) writing every field of `out` in place (the solver
+/// fields to 0), so the narrowphase can fill its contact array without copying manifolds
+/// around. `concentric` gives the world normal for two circles whose centres coincide.
 ///
 /// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
 /// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own, and
@@ -739,6 +715,7 @@ fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::internals::collide;
 
     #[test]
     fn clip_end_keeps_inside_points_and_cuts_at_the_bounds() {

@@ -7,6 +7,7 @@
 //! it overlaps. At rest no body moves and the step asks nothing at all.
 
 use crate::broad_phase::ProxyKind;
+use crate::grid_cells::CellRect;
 use crate::math::{Aabb, Vec2};
 use rayon::prelude::*;
 
@@ -21,25 +22,8 @@ const MAX_CELL_SIZE: f32 = 1000.0;
 const MAX_CELLS_PER_AXIS: i32 = 8;
 /// A query box covering more cells than this is tested against every sleeping box instead.
 const MAX_QUERY_CELLS: usize = 256;
-/// Keeps cell coordinates of far away or huge boxes inside i32.
-const CELL_COORD_LIMIT: f32 = (1u32 << 29) as f32;
 /// Queries per parallel task.
 const QUERIES_PER_TASK: usize = 512;
-
-/// The cells a box covers, inclusive.
-#[derive(Clone, Copy, Debug)]
-struct CellRect {
-    x0: i32,
-    y0: i32,
-    x1: i32,
-    y1: i32,
-}
-
-impl CellRect {
-    fn cell_count(&self) -> usize {
-        (self.x1 - self.x0 + 1).max(0) as usize * (self.y1 - self.y0 + 1).max(0) as usize
-    }
-}
 
 /// One cell of one sleeping box. The box's first cell is kept so that a pair found in several
 /// shared cells is reported from one of them only.
@@ -93,12 +77,6 @@ pub(crate) struct RestingGrid {
     task_pairs: Vec<Vec<(u32, u32)>>,
 }
 
-fn cell_coord(v: f32, inv_cell: f32) -> i32 {
-    (v * inv_cell)
-        .floor()
-        .clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32
-}
-
 fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
     let h = (cx as u32).wrapping_mul(0x8DA6_B343) ^ (cy as u32).wrapping_mul(0xD816_3841);
     (h.rotate_left(7) & mask) as usize
@@ -115,15 +93,6 @@ impl RestingGrid {
         self.all.is_empty()
     }
 
-    fn rect(&self, aabb: &Aabb) -> CellRect {
-        CellRect {
-            x0: cell_coord(aabb.min.x, self.inv_cell),
-            y0: cell_coord(aabb.min.y, self.inv_cell),
-            x1: cell_coord(aabb.max.x, self.inv_cell),
-            y1: cell_coord(aabb.max.y, self.inv_cell),
-        }
-    }
-
     /// Rebuilds the grid from the sleeping slots if the sleeping set changed.
     pub fn refresh(&mut self, asleep: &[bool], aabbs: &[Aabb]) {
         if !self.stale {
@@ -138,7 +107,7 @@ impl RestingGrid {
         self.large.clear();
         let mut cells = Vec::with_capacity(self.all.len());
         for &s in &self.all {
-            let r = self.rect(&aabbs[s as usize]);
+            let r = CellRect::of(&aabbs[s as usize], self.inv_cell);
             if r.x1 - r.x0 >= MAX_CELLS_PER_AXIS || r.y1 - r.y0 >= MAX_CELLS_PER_AXIS {
                 self.large.push(s);
             } else {
@@ -255,7 +224,7 @@ impl RestingGrid {
                 out.push((q.min(s), q.max(s)));
             }
         };
-        let r = self.rect(aabb);
+        let r = CellRect::of(aabb, self.inv_cell);
         if r.cell_count() > MAX_QUERY_CELLS {
             self.all.iter().for_each(|&s| report(s));
             return;
@@ -275,27 +244,6 @@ impl RestingGrid {
         }
         self.large.iter().for_each(|&s| report(s));
     }
-}
-
-/// Merges the sorted `extra` pairs into the sorted `pairs` (the two share no pair).
-pub(crate) fn merge_sorted(pairs: &mut Vec<(u32, u32)>, extra: &[(u32, u32)]) {
-    if extra.is_empty() {
-        return;
-    }
-    let old = std::mem::take(pairs);
-    pairs.reserve(old.len() + extra.len());
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() && j < extra.len() {
-        if old[i] < extra[j] {
-            pairs.push(old[i]);
-            i += 1;
-        } else {
-            pairs.push(extra[j]);
-            j += 1;
-        }
-    }
-    pairs.extend_from_slice(&old[i..]);
-    pairs.extend_from_slice(&extra[j..]);
 }
 
 #[cfg(test)]
@@ -386,12 +334,5 @@ mod tests {
                 "seed {seed}: too few pairs to test anything"
             );
         }
-    }
-
-    #[test]
-    fn merge_sorted_keeps_order() {
-        let mut pairs = vec![(0, 3), (1, 2), (4, 9)];
-        merge_sorted(&mut pairs, &[(0, 1), (1, 5), (7, 8)]);
-        assert_eq!(pairs, [(0, 1), (0, 3), (1, 2), (1, 5), (4, 9), (7, 8)]);
     }
 }

@@ -40,22 +40,27 @@ pub struct Circle {
     pub radius: f32,
 }
 
-/// A convex polygon, optionally rounded: the set of points within `radius` of the convex hull
-/// of `vertices[..count]`. With two vertices it is a capsule (`radius > 0`) or a segment
-/// (`radius == 0`): its two "edges" run there and back, with opposite normals.
+/// A convex polygon, optionally rounded: the set of points within [`Polygon::radius`] of the
+/// convex hull of [`Polygon::vertices`]. With two vertices it is a capsule (`radius > 0`) or a
+/// segment (`radius == 0`): its two "edges" run there and back, with opposite normals.
+///
+/// Its fields are private, so that every polygon comes from [`Polygon::new`] or a [`Shape`]
+/// constructor and holds 2 to [`MAX_POLYGON_VERTICES`] vertices with their normals: a
+/// hand-built vertex count out of that range would index past the arrays or divide by a zero
+/// area. Read it through the accessors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Polygon {
     /// Vertices in the body frame, counter-clockwise; only the first `count` are used.
-    pub vertices: [Vec2; MAX_POLYGON_VERTICES],
+    pub(crate) vertices: [Vec2; MAX_POLYGON_VERTICES],
     /// `normals[i]` is the outward unit normal of the edge from vertex `i` to vertex `i + 1`.
-    pub normals: [Vec2; MAX_POLYGON_VERTICES],
+    pub(crate) normals: [Vec2; MAX_POLYGON_VERTICES],
     /// Number of vertices in use: 2 for a capsule or segment, else 3..=[`MAX_POLYGON_VERTICES`].
-    pub count: usize,
+    pub(crate) count: usize,
     /// Area centroid of the sharp core polygon (rounding excluded), body frame; the midpoint
     /// for two vertices.
-    pub centroid: Vec2,
+    pub(crate) centroid: Vec2,
     /// Rounding radius; 0 for sharp corners.
-    pub radius: f32,
+    pub(crate) radius: f32,
 }
 
 /// A collision shape attached to a body.
@@ -186,18 +191,7 @@ impl Shape {
     /// non-finite input, a negative radius, fewer than 3 distinct points, collinear points, or
     /// a hull with more than [`MAX_POLYGON_VERTICES`] vertices.
     pub fn rounded_polygon(points: &[Vec2], radius: f32) -> Result<Shape, Error> {
-        if !(radius.is_finite() && radius >= 0.0) {
-            return Err(invalid(format!(
-                "polygon radius must be finite and >= 0, got {radius}"
-            )));
-        }
-        let hull = convex_hull(points)?;
-        let polygon = Polygon::from_ccw_vertices(&hull, radius);
-        let shape = Shape::Polygon(polygon);
-        // The hull is clean by construction; this catches what floating point could still
-        // produce (overflowing coordinates, an area that rounds to zero).
-        shape.validate()?;
-        Ok(shape)
+        Polygon::new(points, radius).map(Shape::Polygon)
     }
 
     /// `Ok` when the shape can be simulated, else [`Error::InvalidShape`] saying why: non-finite
@@ -236,6 +230,25 @@ impl Shape {
         }
     }
 
+    /// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
+    /// the narrowest of its widths across its edge normals (where the minimum width of a convex
+    /// polygon is always found), plus the rounding on both sides.
+    pub(crate) fn smallest_extent(&self) -> f32 {
+        match self {
+            Shape::Circle(c) => 2.0 * c.radius,
+            Shape::Polygon(p) => {
+                let vertices = &p.vertices[..p.count];
+                let width = |i: usize| {
+                    vertices
+                        .iter()
+                        .map(|&v| p.normals[i].dot(vertices[i] - v))
+                        .fold(0.0, f32::max)
+                };
+                (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
+            }
+        }
+    }
+
     /// The tight world box of the shape when its body origin is placed by `xf`, rounding
     /// radius included.
     #[inline(always)]
@@ -244,6 +257,17 @@ impl Shape {
             Shape::Circle(circle) => circle.aabb(xf),
             Shape::Polygon(polygon) => polygon.aabb(xf),
         }
+    }
+
+    /// The broadphase box of the shape placed by `xf`: its tight box grown by `grow` on every
+    /// side, then stretched along `motion` so that a moving body's box covers its path
+    /// through the step.
+    pub(crate) fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
+        let grown = self.aabb(xf).fattened(grow);
+        Aabb::new(
+            grown.min + motion.min(Vec2::ZERO),
+            grown.max + motion.max(Vec2::ZERO),
+        )
     }
 }
 
@@ -282,6 +306,45 @@ impl Circle {
 }
 
 impl Polygon {
+    /// The convex hull of `points`, rounded by `radius` (0 for sharp corners): the checked
+    /// constructor behind [`Shape::rounded_polygon`], whose documentation lists the errors.
+    pub fn new(points: &[Vec2], radius: f32) -> Result<Polygon, Error> {
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(invalid(format!(
+                "polygon radius must be finite and >= 0, got {radius}"
+            )));
+        }
+        let hull = convex_hull(points)?;
+        let polygon = Polygon::from_ccw_vertices(&hull, radius);
+        // The hull is clean by construction; this catches what floating point could still
+        // produce (overflowing coordinates, an area that rounds to zero).
+        polygon.validate()?;
+        Ok(polygon)
+    }
+
+    /// The vertices in the body frame, counter-clockwise: 2 for a capsule or segment, else 3
+    /// to [`MAX_POLYGON_VERTICES`].
+    pub fn vertices(&self) -> &[Vec2] {
+        &self.vertices[..self.count]
+    }
+
+    /// `normals()[i]` is the outward unit normal of the edge from vertex `i` to vertex `i + 1`
+    /// (wrapping round); a capsule or segment has two, opposite.
+    pub fn normals(&self) -> &[Vec2] {
+        &self.normals[..self.count]
+    }
+
+    /// Area centroid of the sharp core polygon (rounding excluded), in the body frame; the
+    /// midpoint for two vertices.
+    pub fn centroid(&self) -> Vec2 {
+        self.centroid
+    }
+
+    /// Rounding radius; 0 for sharp corners.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
     /// Builds a polygon from vertices already known to be strictly convex and counter-clockwise
     /// (at most [`MAX_POLYGON_VERTICES`]), computing normals and centroid.
     fn from_ccw_vertices(points: &[Vec2], radius: f32) -> Polygon {
@@ -324,11 +387,6 @@ impl Polygon {
             centroid: (p1 + p2) * 0.5,
             radius,
         }
-    }
-
-    /// The used vertices.
-    fn points(&self) -> &[Vec2] {
-        &self.vertices[..self.count]
     }
 
     fn validate(&self) -> Result<(), Error> {
@@ -454,7 +512,7 @@ impl Polygon {
     /// is inside the polygon and close to the centroid, so the parallel-axis shift at the end
     /// subtracts two nearby numbers instead of two large ones.
     fn core_moments(&self) -> Moments {
-        let reference = vertex_average(self.points());
+        let reference = vertex_average(self.vertices());
         let mut moments = Moments::about(reference);
         for i in 0..self.count {
             let a = self.vertices[i] - reference;
@@ -521,7 +579,7 @@ impl Polygon {
         let first = xf.apply(self.vertices[0]);
         let mut lower = first;
         let mut upper = first;
-        for &v in &self.points()[1..] {
+        for &v in &self.vertices()[1..] {
             let p = xf.apply(v);
             lower = lower.min(p);
             upper = upper.max(p);
@@ -813,6 +871,63 @@ fn invalid(reason: String) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Polygons can only be built by the checked constructors; `validate` still guards the
+    /// invariants that the rest of the engine relies on, checked here on hand-made breakage.
+    #[test]
+    fn validate_rejects_hand_built_polygons() {
+        let Shape::Polygon(square) = Shape::rect(1.0, 1.0) else {
+            unreachable!()
+        };
+
+        let mut clockwise = square;
+        clockwise.vertices[..4].reverse();
+        let mut wrong_normal = square;
+        wrong_normal.normals[1] = Vec2::new(0.0, 1.0);
+        let mut too_few = square;
+        too_few.count = 2;
+        let mut too_many = square;
+        too_many.count = MAX_POLYGON_VERTICES + 1;
+        let mut negative_radius = square;
+        negative_radius.radius = -0.1;
+        let mut centroid_outside = square;
+        centroid_outside.centroid = Vec2::new(5.0, 0.0);
+        let mut collinear = square;
+        collinear.vertices[1] = Vec2::new(0.0, -1.0); // moves a corner onto the bottom edge line
+        collinear.normals[1] = Vec2::new(0.0, -1.0);
+
+        for polygon in [
+            clockwise,
+            wrong_normal,
+            too_few,
+            too_many,
+            negative_radius,
+            centroid_outside,
+            collinear,
+        ] {
+            assert!(
+                matches!(
+                    Shape::Polygon(polygon).validate(),
+                    Err(Error::InvalidShape(_))
+                ),
+                "accepted {polygon:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn polygon_new_checks_its_input_and_the_accessors_read_the_used_vertices() {
+        let square = [v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
+        let p = Polygon::new(&square, 0.25).unwrap();
+        assert_eq!(p.vertices(), &square);
+        assert_eq!(p.normals().len(), 4);
+        assert_eq!(p.normals()[0], v(0.0, -1.0));
+        assert_eq!(p.centroid(), Vec2::ZERO);
+        assert_eq!(p.radius(), 0.25);
+        assert!(Polygon::new(&square[..2], 0.0).is_err());
+        assert!(Polygon::new(&square, -1.0).is_err());
+        assert!(Polygon::new(&[v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)], 0.0).is_err());
+    }
 
     fn v(x: f32, y: f32) -> Vec2 {
         Vec2::new(x, y)

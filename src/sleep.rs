@@ -23,13 +23,13 @@ use crate::body::BodyStore;
 use crate::broad_phase::ProxyKind;
 use crate::contact::{ContactSet, FrozenContact};
 use crate::error::Error;
+use crate::index::NONE;
 use crate::island::Islands;
 use crate::math::Vec2;
-use crate::resting_grid::{merge_sorted, QueryInput, RestingGrid};
+use crate::resting_grid::{QueryInput, RestingGrid};
+use crate::sorted_pairs::merge_sorted;
 use crate::world::World;
 use crate::BodyId;
-
-const NONE: u32 = u32::MAX;
 
 /// Steps without splitting partly rested islands after a split that put nothing to sleep. A
 /// settling pile is one island that loses contacts every step while its bottom already rests:

@@ -16,21 +16,22 @@
 //! separate piles then cost what one small pile costs per contact.
 
 use crate::body::BodyStore;
-use crate::constraint_graph::{ConstraintGraph, EMPTY_LANE};
+use crate::constraint_graph::ConstraintGraph;
 use crate::contact::Contact;
 use crate::direct_islands::DirectIslands;
 use crate::direct_solver::{DirectOp, DirectParams, DirectSolver};
+use crate::disjoint::DisjointMut;
 use crate::forces::Forces;
+use crate::index::NONE;
 use crate::joint::JointStore;
 use crate::joint_solver::{JointOp, JointSet};
 use crate::math::{Rot, Vec2};
 use crate::profile::zone;
 use crate::schedule::{run_stages, Progress};
-use crate::world::{Backend, WorldSettings};
+use crate::settings::WorldSettings;
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
-use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NATIVE_PAIRS, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 use rayon::prelude::*;
@@ -121,29 +122,6 @@ enum Stage {
     },
 }
 
-/// The batches, shared with the workers of a stage.
-#[derive(Clone, Copy)]
-struct BatchPtr(*mut ContactBatch);
-// SAFETY: workers only reach batches through the blocks of a stage, which are disjoint.
-unsafe impl Send for BatchPtr {}
-unsafe impl Sync for BatchPtr {}
-
-impl BatchPtr {
-    /// # Safety
-    /// `i` is in bounds and no other thread accesses batch `i` while the reference lives.
-    unsafe fn get<'a>(self, i: usize) -> &'a mut ContactBatch {
-        &mut *self.0.add(i)
-    }
-
-    /// Batches `i` and `i + 1`.
-    ///
-    /// # Safety
-    /// As for [`BatchPtr::get`], for both.
-    unsafe fn pair<'a>(self, i: usize) -> &'a mut [ContactBatch; 2] {
-        &mut *(self.0.add(i) as *mut [ContactBatch; 2])
-    }
-}
-
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
 /// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
 /// step is `1 - mass_scale`).
@@ -183,7 +161,8 @@ pub(crate) struct Solver {
     /// The moving bodies' slots in state order, when there are tiles (else the states follow
     /// the step's list of moving bodies).
     order: Vec<u32>,
-    /// Batch lane (`batch * LANES + lane`) of each contact.
+    /// Batch lane (`batch * LANES + lane`) of each contact, `NONE` for one that the direct
+    /// solver has.
     contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
     /// (static, sleeping, or a free slot).
@@ -212,9 +191,6 @@ pub(crate) struct Solver {
     /// The islands solved exactly instead of by the batches.
     direct: DirectSolver,
 }
-
-/// `contact_lane` of a contact that the direct solver has.
-const NO_LANE: u32 = u32::MAX;
 
 /// What one step solves.
 pub(crate) struct StepInput<'a> {
@@ -253,7 +229,7 @@ impl Solver {
         let substeps = settings.substeps;
         let h = dt / substeps as f32;
         let inv_h = 1.0 / h;
-        let backend = settings.backend;
+        let kernels = settings.backend.kernels();
 
         let integrate = IntegrateParams {
             h,
@@ -295,7 +271,7 @@ impl Solver {
         let islands = self.direct.islands();
         let body_count = self.states.len();
         let states = States::new(&mut self.states);
-        let batches = BatchPtr(self.batches.as_mut_ptr());
+        let batches = DisjointMut::new(&mut self.batches);
         let one_point = &self.one_point[..];
         let stages = &self.stages;
         let gravity_scale = &self.gravity_scale[..];
@@ -314,26 +290,13 @@ impl Solver {
         // meanwhile.
         let run_batch = |op, i: usize| unsafe {
             let b = batches.get(i);
-            match (op, backend) {
-                (ContactOp::Prepare, Backend::Simd) => simd::prepare(b),
-                (ContactOp::Prepare, Backend::Scalar) => scalar::prepare(b),
-                (ContactOp::Impact, _) if !b.is_bouncy() => {}
-                (ContactOp::Impact, Backend::Simd) => simd::impact(b, states, &impact),
-                (ContactOp::Impact, Backend::Scalar) => scalar::impact(b, states, &impact),
-                (ContactOp::WarmStart, _) => match (one_point[i], backend) {
-                    (true, Backend::Simd) => simd::warm_start_one_point(b, states),
-                    (true, Backend::Scalar) => scalar::warm_start_one_point(b, states),
-                    (false, Backend::Simd) => simd::warm_start(b, states),
-                    (false, Backend::Scalar) => scalar::warm_start(b, states),
-                },
-                (ContactOp::Solve | ContactOp::Relax, _) => {
-                    let params = pass(op);
-                    match (one_point[i], backend) {
-                        (true, Backend::Simd) => simd::solve_one_point(b, states, params),
-                        (true, Backend::Scalar) => scalar::solve_one_point(b, states, params),
-                        (false, Backend::Simd) => simd::solve(b, states, params),
-                        (false, Backend::Scalar) => scalar::solve(b, states, params),
-                    }
+            match op {
+                ContactOp::Prepare => kernels.prepare(b),
+                ContactOp::Impact if !b.is_bouncy() => {}
+                ContactOp::Impact => kernels.impact(b, states, &impact),
+                ContactOp::WarmStart => kernels.warm_start(b, states, one_point[i]),
+                ContactOp::Solve | ContactOp::Relax => {
+                    kernels.solve(b, states, pass(op), one_point[i])
                 }
             }
         };
@@ -344,14 +307,13 @@ impl Solver {
         // kernel for one-point batches was faster alone but not in particle_pile.)
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
-            let paired = NATIVE_PAIRS
+            let paired = kernels.solves_pairs()
                 && color
-                && backend == Backend::Simd
                 && matches!(op, ContactOp::Solve | ContactOp::Relax);
             let mut i = range.start;
             while i < range.end {
                 if paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1] {
-                    pair::solve(batches.pair(i), states, pass(op));
+                    kernels.solve_pair(batches.pair(i), states, pass(op));
                     i += 2;
                 } else {
                     run_batch(op, i);
@@ -375,17 +337,9 @@ impl Solver {
                             angular: &acceleration_angular[range],
                         }),
                     };
-                    match backend {
-                        Backend::Simd => kbody::integrate_velocities_simd(chunk, body, &integrate),
-                        Backend::Scalar => {
-                            kbody::integrate_velocities_scalar(chunk, body, &integrate)
-                        }
-                    }
+                    kernels.integrate_velocities(chunk, body, &integrate)
                 }
-                BodyOp::IntegratePositions => match backend {
-                    Backend::Simd => kbody::integrate_positions_simd(chunk, h),
-                    Backend::Scalar => kbody::integrate_positions_scalar(chunk, h),
-                },
+                BodyOp::IntegratePositions => kernels.integrate_positions(chunk, h),
             }
         };
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
@@ -672,14 +626,14 @@ impl Solver {
                 // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
                 // overlaps those cache misses with this batch's work.
                 for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != EMPTY_LANE {
+                    if ci != NONE {
                         contacts[ci as usize].prefetch();
                     }
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == EMPTY_LANE {
+                    if ci == NONE {
                         batch.clear(l);
                     } else {
                         let c = &contacts[ci as usize];
@@ -714,10 +668,10 @@ impl Solver {
         );
 
         self.contact_lane.clear();
-        self.contact_lane.resize(contacts.len(), NO_LANE);
+        self.contact_lane.resize(contacts.len(), NONE);
         for (b, lanes) in graph.lanes.iter().enumerate() {
             for (l, &ci) in lanes.iter().enumerate() {
-                if ci != EMPTY_LANE {
+                if ci != NONE {
                     self.contact_lane[ci as usize] = (b * LANES + l) as u32;
                 }
             }
@@ -852,7 +806,7 @@ impl Solver {
             .par_iter_mut()
             .zip(self.contact_lane.par_iter())
             .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .filter(|(_, &at)| at != NO_LANE)
+            .filter(|(_, &at)| at != NONE)
             .for_each(|(c, &at)| {
                 let (b, l) = (at as usize / LANES, at as usize % LANES);
                 let m = &mut c.manifold;

@@ -1,7 +1,7 @@
 //! The broadphase against a brute-force reference on seeded random scenes, plus determinism
 //! across calls and thread counts.
 
-use batch2d::broad_phase::*;
+use batch2d::internals::{BroadPhase, Proxies, ProxyKind};
 use batch2d::math::*;
 
 /// A small seeded PRNG (SplitMix64), so scenes are reproducible without extra dependencies.

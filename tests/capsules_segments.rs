@@ -1,34 +1,17 @@
 //! Capsules and segments: mass against brute-force integration, bad input, and contact
 //! manifolds against brute-force distances for every pair kind they take part in.
 
-use batch2d::manifold::{collide, Manifold};
+mod common;
+
+use batch2d::internals::collide;
+use batch2d::manifold::Manifold;
 use batch2d::shape::Shape;
 use batch2d::{BodyDef, Error, Rot, ShapeDef, Transform, Vec2, World, WorldSettings};
+use common::{point_segment_distance, Rng};
 
 /// Small deterministic generator (xorshift32).
-struct Rng(u32);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-}
-
 fn v(x: f32, y: f32) -> Vec2 {
     Vec2::new(x, y)
-}
-
-fn distance_to_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let ab = b - a;
-    let t = (ab.dot(p - a) / ab.length_squared()).clamp(0.0, 1.0);
-    (p - (a + ab * t)).length()
 }
 
 /// The core (circle centre, segment or polygon) of a shape in world coordinates and its
@@ -45,8 +28,8 @@ fn core(shape: &Shape, xf: Transform) -> Core {
             radius: c.radius,
         },
         Shape::Polygon(p) => Core {
-            points: p.vertices[..p.count].iter().map(|&v| xf.apply(v)).collect(),
-            radius: p.radius,
+            points: p.vertices().iter().map(|&v| xf.apply(v)).collect(),
+            radius: p.radius(),
         },
     }
 }
@@ -59,12 +42,12 @@ impl Core {
             return (p - self.points[0]).length();
         }
         if n == 2 {
-            return distance_to_segment(p, self.points[0], self.points[1]);
+            return point_segment_distance(p, self.points[0], self.points[1]);
         }
         let edges = (0..n).map(|i| (self.points[i], self.points[(i + 1) % n]));
         let nearest = edges
             .clone()
-            .map(|(a, b)| distance_to_segment(p, a, b))
+            .map(|(a, b)| point_segment_distance(p, a, b))
             .fold(f32::INFINITY, f32::min);
         // Counter-clockwise: inside when left of every edge.
         let inside = edges.clone().all(|(a, b)| (b - a).cross(p - a) > 0.0);
@@ -257,7 +240,7 @@ fn capsule_mass_matches_brute_force_integration() {
     for i in 0..nx {
         for j in 0..ny {
             let p = lo + v((i as f32 + 0.5) * cell, (j as f32 + 0.5) * cell);
-            if distance_to_segment(p, p1, p2) <= r {
+            if point_segment_distance(p, p1, p2) <= r {
                 let (x, y) = (f64::from(p.x), f64::from(p.y));
                 area += 1.0;
                 first[0] += x;
@@ -446,7 +429,7 @@ fn a_ball_stays_on_a_segment_valley() {
         let c = world.position(ball).unwrap();
         let distance = points
             .windows(2)
-            .map(|e| distance_to_segment(c, e[0], e[1]))
+            .map(|e| point_segment_distance(c, e[0], e[1]))
             .fold(f32::INFINITY, f32::min);
         assert!(
             distance > r - 0.02,

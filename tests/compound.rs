@@ -7,7 +7,7 @@ use batch2d::{
     Backend, BodyDef, BodyId, Error, MassData, QueryFilter, Shape, ShapeDef, Vec2, World,
     WorldSettings, MAX_COMPOUND_SHAPES,
 };
-use common::ground;
+use common::{ground, Rng};
 use std::f32::consts::PI;
 
 const DT: f32 = 1.0 / 60.0;
@@ -615,17 +615,6 @@ fn compounds_sleep_and_wake_like_bodies() {
 }
 
 /// Small deterministic generator (xorshift32).
-struct Rng(u32);
-
-impl Rng {
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        lo + (hi - lo) * ((self.0 >> 8) as f32 / (1u32 << 24) as f32)
-    }
-}
-
 /// At the default settings, and at 5 substeps: there the angular speed cap of an eighth of a
 /// turn per substep alone would let the dumbbell turn more than a quarter turn in a step
 /// (launch 15 then left a ball inside the wall, with one or two solve passes).

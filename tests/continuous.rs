@@ -1,9 +1,12 @@
 //! Continuous collision: fast bodies never pass through a thin fixed wall, end up outside it,
 //! and do so identically on every thread count and backend.
 
+mod common;
+
 use batch2d::{
     distance, Backend, BodyDef, BodyId, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
 };
+use common::Rng;
 
 const DT: f32 = 1.0 / 60.0;
 /// The wall: 0.1 m thick, centred on x = 0, tall enough that nothing slides off its end
@@ -12,21 +15,6 @@ const WALL_HALF_WIDTH: f32 = 0.05;
 const WALL_HALF_HEIGHT: f32 = 200.0;
 
 /// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
-struct Rng(u32);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-}
-
 fn wall_world(settings: WorldSettings) -> World {
     let mut world = World::new(settings);
     world

@@ -103,8 +103,8 @@ fn surface_distance(world: &World, id: BodyId, xf: Transform, p: Vec2) -> f32 {
     match world.shape(id).unwrap() {
         Shape::Circle(c) => (local - c.center).length() - c.radius,
         Shape::Polygon(poly) => {
-            let vs = &poly.vertices[..poly.count];
-            let planes = (0..vs.len()).map(|i| poly.normals[i].dot(local - vs[i]));
+            let vs = poly.vertices();
+            let planes = (0..vs.len()).map(|i| poly.normals()[i].dot(local - vs[i]));
             let inside = planes.fold(f32::MIN, f32::max);
             // Outside the core the nearest point is on an edge (a corner's rounding is round).
             let core = if inside <= 0.0 {
@@ -114,7 +114,7 @@ fn surface_distance(world: &World, id: BodyId, xf: Transform, p: Vec2) -> f32 {
                     .map(|i| segment_distance(local, vs[i], vs[(i + 1) % vs.len()]))
                     .fold(f32::MAX, f32::min)
             };
-            core - poly.radius
+            core - poly.radius()
         }
     }
 }
@@ -149,11 +149,11 @@ fn one_shape_per_body_at_the_body_pose_in_slot_order() {
         let Shape::Polygon(p) = world.shape(body.id).unwrap() else {
             panic!("a polygon call for a circle body");
         };
-        assert_eq!(vertices.len(), p.count);
-        for (w, &l) in vertices.iter().zip(&p.vertices) {
+        assert_eq!(vertices.len(), p.vertices().len());
+        for (w, &l) in vertices.iter().zip(p.vertices()) {
             assert_eq!(*w, xf.apply(l));
         }
-        assert_eq!(*radius, p.radius);
+        assert_eq!(*radius, p.radius());
         assert_eq!(body.kind, world.body_kind(body.id).unwrap());
     }
     let kinds: Vec<BodyKind> = rec

@@ -1,25 +1,15 @@
 //! GJK distance, EPA penetration and time of impact against closed forms and brute force.
 
+mod common;
+
 use batch2d::shape::Polygon;
 use batch2d::{
     distance, penetration, time_of_impact, Error, Rot, Shape, Sweep, ToiState, Transform, Vec2,
 };
+use common::{point_segment_distance, Rng};
 
 /// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
-struct Rng(u32);
-
 impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
     /// A random convex polygon of 3..=8 hull points within `size` of its origin, rounded by
     /// `radius`.
     fn polygon(&mut self, size: f32, radius: f32) -> Shape {
@@ -54,13 +44,7 @@ fn poly(shape: &Shape) -> &Polygon {
 /// World vertices of a polygon's core.
 fn world_vertices(shape: &Shape, xf: Transform) -> Vec<Vec2> {
     let p = poly(shape);
-    p.vertices[..p.count].iter().map(|&q| xf.apply(q)).collect()
-}
-
-fn point_segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let e = b - a;
-    let t = ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
-    (p - (a + e * t)).length()
+    p.vertices().iter().map(|&q| xf.apply(q)).collect()
 }
 
 /// Outward unit normals of a counter-clockwise polygon's edges.

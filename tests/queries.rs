@@ -1,27 +1,16 @@
 //! World queries against brute force over every body: rays solved analytically per shape,
 //! overlaps by exact separating-axis and vertex-edge tests, shape casts by their invariants.
 
-use batch2d::shape::Polygon;
+mod common;
+
 use batch2d::{
     Aabb, BodyDef, BodyId, Error, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2, World,
     WorldSettings,
 };
+use common::{point_segment_distance, Rng};
 
 /// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
-struct Rng(u32);
-
 impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
     fn point(&mut self, half: f32) -> Vec2 {
         Vec2::new(self.range(-half, half), self.range(-half, half))
     }
@@ -64,14 +53,9 @@ impl Solid {
                 core: vec![xf.apply(c.center)],
                 radius: c.radius,
             },
-            Shape::Polygon(Polygon {
-                vertices,
-                count,
-                radius,
-                ..
-            }) => Solid {
-                core: vertices[..*count].iter().map(|&p| xf.apply(p)).collect(),
-                radius: *radius,
+            Shape::Polygon(p) => Solid {
+                core: p.vertices().iter().map(|&v| xf.apply(v)).collect(),
+                radius: p.radius(),
             },
         }
     }
@@ -113,7 +97,7 @@ impl Solid {
         }
         edges
             .iter()
-            .map(|&(a, b)| point_segment(p, a, b))
+            .map(|&(a, b)| point_segment_distance(p, a, b))
             .fold(f32::MAX, f32::min)
     }
 
@@ -179,12 +163,6 @@ fn project(points: &[Vec2], u: Vec2) -> (f32, f32) {
         let x = p.dot(u);
         (lo.min(x), hi.max(x))
     })
-}
-
-fn point_segment(p: Vec2, a: Vec2, b: Vec2) -> f32 {
-    let e = b - a;
-    let t = ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
-    (p - (a + e * t)).length()
 }
 
 /// Smaller root of `|o + t d - c| = r` if the ray starts outside the disc, solved in f64 so

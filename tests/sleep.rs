@@ -5,6 +5,7 @@
 mod common;
 
 use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::unit_box;
 
 const DT: f32 = 1.0 / 60.0;
 /// Default sleep threshold of `BodyDef` (m/s).
@@ -26,15 +27,6 @@ fn sleepy_world(backend: Backend, threads: usize) -> World {
         )
         .unwrap();
     world
-}
-
-fn unit_box(world: &mut World, at: Vec2) -> BodyId {
-    world
-        .add_body(
-            BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap()
 }
 
 fn column(world: &mut World, x: f32, height: usize) -> Vec<BodyId> {

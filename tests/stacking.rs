@@ -1,6 +1,9 @@
 //! Resting stacks stay put: a tall column does not lean, a small pyramid keeps every contact.
 
+mod common;
+
 use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::unit_box;
 
 fn world_with_ground(backend: Backend) -> World {
     let mut world = World::new(WorldSettings {
@@ -15,15 +18,6 @@ fn world_with_ground(backend: Backend) -> World {
         )
         .unwrap();
     world
-}
-
-fn unit_box(world: &mut World, at: Vec2) -> BodyId {
-    world
-        .add_body(
-            BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap()
 }
 
 /// Twenty unit boxes on top of each other are an unstable equilibrium for a solver that leans

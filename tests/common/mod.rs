@@ -27,3 +27,45 @@ pub fn ground(world: &mut World) -> BodyId {
         )
         .unwrap()
 }
+
+/// A dynamic unit box (1 m × 1 m, density 1) centred at `at`.
+pub fn unit_box(world: &mut World, at: Vec2) -> BodyId {
+    world
+        .add_body(
+            BodyDef::dynamic().position(at),
+            ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap()
+}
+
+/// The xorshift32 generator of the randomized tests: small, seeded, the same sequence on every
+/// platform, so that a failing case can be rerun from its seed. Test files add the methods
+/// that draw their own kinds of cases in `impl Rng` blocks of their own.
+pub struct Rng(pub u32);
+
+impl Rng {
+    /// Uniform in [0, 1), with 24 bits.
+    pub fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next_f32()
+    }
+
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_f32() * n as f32) as usize).min(n - 1)
+    }
+}
+
+/// Distance from `p` to the segment from `a` to `b` (not a point: `a != b`).
+pub fn point_segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let e = b - a;
+    let t = ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
+    (p - (a + e * t)).length()
+}

@@ -1,0 +1,206 @@
+//! The world's settings: [`WorldSettings`], the [`Backend`] that solves contacts, the
+//! [`MixRule`] of material coefficients, and their validation. Every stage that reads settings
+//! imports them from here, so none of them depends on the world itself.
+
+use crate::error::{check_non_negative, Error};
+use crate::limits::{MAX_SOLVE_ITERATIONS, MAX_SPEED_CAP, MAX_SUBSTEPS, MAX_THREADS};
+use crate::math::Vec2;
+
+/// Which kernels solve the contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// f32x8 kernels, eight contacts at a time.
+    #[default]
+    Simd,
+    /// The one-lane reference kernels: the same arithmetic, bit-identical results.
+    Scalar,
+}
+
+/// How two shapes' coefficients combine into the contact's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MixRule {
+    /// `sqrt(a * b)`.
+    GeometricMean,
+    /// `min(a, b)`.
+    Min,
+    /// `max(a, b)`.
+    Max,
+    /// `(a + b) / 2`.
+    Average,
+}
+
+impl MixRule {
+    /// Combines the coefficients `a` and `b` of two shapes into the contact's by this rule.
+    /// Finite for any finite `a` and `b`: the product and the sum are taken in f64, since in
+    /// f32 two large coefficients (a friction of 1e20 and one of 1e19) overflow to infinity,
+    /// and an infinite friction times a zero normal impulse is NaN.
+    pub fn mix(self, a: f32, b: f32) -> f32 {
+        let (a64, b64) = (f64::from(a), f64::from(b));
+        match self {
+            MixRule::GeometricMean => (a64 * b64).sqrt() as f32,
+            MixRule::Min => a.min(b),
+            MixRule::Max => a.max(b),
+            MixRule::Average => (0.5 * (a64 + b64)) as f32,
+        }
+    }
+}
+
+/// World-wide settings. Every field is public; start from `WorldSettings::default()`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldSettings {
+    /// Default (0, -10) m/s².
+    pub gravity: Vec2,
+    /// Solver substeps per step, 1..=256. Default 4.
+    pub substeps: u32,
+    /// Biased solve passes per substep (the unbiased relax pass runs once), 1..=256. Default 2:
+    /// on large_pyramid a second pass keeps all 14950 contacts and cuts the top box's drop
+    /// from 0.87 m to 0.37 m for a third more solver time.
+    pub solve_iterations: u32,
+    /// Worker threads of this world's own pool, 0..=256; 0 = one per core. Default 0. The
+    /// bound is the same on every machine (see [`WorldSettings::validate`]); more threads than
+    /// cores only add wake-up costs.
+    pub threads: usize,
+    /// Default `Backend::Simd`.
+    pub backend: Backend,
+    /// Contact stiffness in Hz, capped at a quarter of the substep rate; contacts with a static
+    /// or kinematic body use twice the capped value, since only one side gives. Default 45: a
+    /// 100-row pyramid then sags about half a metre under its own weight, and stiffer
+    /// springs let its middle rows shear further sideways while it settles.
+    pub contact_hertz: f32,
+    /// Contact damping ratio. Default 10.
+    pub contact_damping_ratio: f32,
+    /// Highest speed (m/s) at which overlapping bodies are pushed apart. Default 3. A body
+    /// overlapping several others by more than a quarter of its size (bodies created inside
+    /// each other) shares it evenly among those contacts, so that pushes adding up cannot
+    /// throw it out faster.
+    pub contact_push_max_velocity: f32,
+    /// Contact distance tolerance (m). Default 0.005. Contacts are created speculatively up to
+    /// 4x this distance before touching; a pair closer than it touches (contact events); the
+    /// exact solver of islands with widely different masses leaves overlap within it alone,
+    /// and a bounce counts a gap within it as closed.
+    pub linear_slop: f32,
+    /// Approach speed (m/s) under which contacts do not bounce. Default 1.
+    pub restitution_threshold: f32,
+    /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step, > 0 and at
+    /// most 1e18 (its square must stay finite in f32). Default 400.
+    /// Angular speed is capped too, at an eighth of a turn per substep and a quarter turn per
+    /// step (`PI * min(substeps / 2, 1) / (2 dt)` rad/s: 94 rad/s at 60 Hz and 2 substeps or
+    /// more), so that a substep's rotation stays small and a step's contacts stay near where
+    /// its manifolds put them.
+    pub max_linear_speed: f32,
+    /// Default `MixRule::GeometricMean`.
+    pub friction_mixing: MixRule,
+    /// Default `MixRule::Min`.
+    pub restitution_mixing: MixRule,
+    /// Let islands of resting bodies sleep (see [`World::is_awake`](crate::World::is_awake)). Default `false`: a step
+    /// then always does the full work, so figures, bit-exact checks and law tests do not
+    /// depend on when something fell asleep. Turn it on for scenes that come to rest.
+    pub enable_sleep: bool,
+    /// Seconds every body of an island must stay below its sleep threshold before the island
+    /// sleeps, >= 0. Default 0.5.
+    pub time_to_sleep: f32,
+    /// Most pairs of shapes whose boxes may overlap in one step, moving bodies against sleeping
+    /// ones included. Default 1,000,000. Each pair becomes a contact with its manifold, solver
+    /// rows and graph color, so this bounds a step's memory and time where bodies pile up: 1000
+    /// circles created at one point overlap in 499,500 pairs, 10,000 in 50 million. A step
+    /// with more returns [`Error::TooManyPairs`] without changing the world. Any value is
+    /// valid; `usize::MAX` lifts the limit.
+    pub max_pairs: usize,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        WorldSettings {
+            gravity: Vec2::new(0.0, -10.0),
+            substeps: 4,
+            solve_iterations: 2,
+            threads: 0,
+            backend: Backend::Simd,
+            contact_hertz: 45.0,
+            contact_damping_ratio: 10.0,
+            contact_push_max_velocity: 3.0,
+            linear_slop: 0.005,
+            restitution_threshold: 1.0,
+            max_linear_speed: 400.0,
+            friction_mixing: MixRule::GeometricMean,
+            restitution_mixing: MixRule::Min,
+            enable_sleep: false,
+            time_to_sleep: 0.5,
+            max_pairs: 1_000_000,
+        }
+    }
+}
+
+impl WorldSettings {
+    /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps` or
+    /// `solve_iterations` outside 1..=256, `threads` over 256, `contact_hertz`,
+    /// `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not finite and > 0, a
+    /// `max_linear_speed` over 1e18, or a negative or non-finite damping ratio, time to sleep or
+    /// restitution threshold. [`World::new`](crate::World::new) and
+    /// [`World::try_new`](crate::World::try_new) both run it.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_gravity(self.gravity)?;
+        check_work_limits(self)?;
+        let positive = [
+            ("contact_hertz", self.contact_hertz),
+            ("contact_push_max_velocity", self.contact_push_max_velocity),
+            ("linear_slop", self.linear_slop),
+            ("max_linear_speed", self.max_linear_speed),
+        ];
+        for (name, value) in positive {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(Error::InvalidParameter(format!(
+                    "{name} must be finite and > 0, got {value}"
+                )));
+            }
+        }
+        if self.max_linear_speed > MAX_SPEED_CAP {
+            return Err(Error::InvalidParameter(format!(
+                "max_linear_speed must be at most {} m/s, got {}",
+                MAX_SPEED_CAP, self.max_linear_speed
+            )));
+        }
+        check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
+        check_non_negative("time_to_sleep", self.time_to_sleep)?;
+        check_non_negative("restitution_threshold", self.restitution_threshold)
+    }
+}
+
+/// `Err(InvalidParameter)` unless both components of `gravity` are finite.
+pub(crate) fn check_gravity(gravity: Vec2) -> Result<(), Error> {
+    if gravity.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "gravity must be finite, got {gravity:?}"
+        )))
+    }
+}
+
+/// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
+/// out of range.
+fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
+    let counts = [
+        (
+            "substeps",
+            settings.substeps as usize,
+            1,
+            MAX_SUBSTEPS as usize,
+        ),
+        (
+            "solve_iterations",
+            settings.solve_iterations as usize,
+            1,
+            MAX_SOLVE_ITERATIONS as usize,
+        ),
+        ("threads", settings.threads, 0, MAX_THREADS),
+    ];
+    for (name, value, low, high) in counts {
+        if !(low..=high).contains(&value) {
+            return Err(Error::InvalidParameter(format!(
+                "{name} must be in {low}..={high}, got {value}"
+            )));
+        }
+    }
+    Ok(())
+}
