@@ -1,6 +1,8 @@
 //! Bad input: every public call answers `Err` with the right variant (never a panic) and leaves
 //! the world exactly as it was.
 
+mod common;
+
 use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 const BAD: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
@@ -33,12 +35,7 @@ fn snapshot(world: &World) -> Snapshot {
 /// A world with a ground and two moving bodies, stepped a little so it has contacts.
 fn sample_world() -> (World, BodyId) {
     let mut world = World::new(WorldSettings::default());
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(10.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 10.0);
     let ball = world
         .add_body(
             BodyDef::dynamic()

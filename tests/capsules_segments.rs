@@ -418,12 +418,7 @@ fn a_ball_stays_on_a_segment_valley() {
         )
         .unwrap();
     let r = 0.3;
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(v(-5.0, 3.5)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, v(-5.0, 3.5), r);
     for step in 0..600 {
         world.step(DT).unwrap();
         let c = world.position(ball).unwrap();

@@ -537,12 +537,7 @@ fn removing_a_compound_with_warm_contacts_leaves_its_neighbours_sane() {
             ShapeDef::new(Shape::rect(0.3, 0.3)),
         )
         .unwrap();
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.3)),
-            ShapeDef::new(Shape::circle(0.3)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, Vec2::new(0.0, 0.3), 0.3);
     for _ in 0..90 {
         world.step(DT).unwrap();
     }
@@ -557,12 +552,7 @@ fn removing_a_compound_with_warm_contacts_leaves_its_neighbours_sane() {
     assert!(ended.iter().any(|e| (e.a, e.b) == (floor, table)));
     assert!(ended.iter().any(|e| (e.a, e.b) == (table, crate_)));
     // A reused slot gets a plain body, which must not inherit the compound's shapes.
-    let newcomer = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(5.0, 0.5)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let newcomer = common::ball(&mut world, Vec2::new(5.0, 0.5), 0.5);
     assert_eq!(newcomer.slot(), table.slot());
     assert_eq!(world.shapes(newcomer).unwrap().len(), 1);
     for _ in 0..180 {
@@ -596,12 +586,7 @@ fn compounds_sleep_and_wake_like_bodies() {
     assert!(!world.is_awake(table).unwrap());
     let rest = world.position(table).unwrap();
     // A ball dropped on the top wakes it; it settles again on both legs.
-    world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.5, 3.0)),
-            ShapeDef::new(Shape::circle(0.2)),
-        )
-        .unwrap();
+    common::ball(&mut world, Vec2::new(0.5, 3.0), 0.2);
     let mut woke = false;
     for _ in 0..240 {
         world.step(DT).unwrap();

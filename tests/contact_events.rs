@@ -35,12 +35,7 @@ fn a_dropped_ball_begins_touching_once_on_landing() {
     let mut world = World::new(WorldSettings::default());
     let floor = ground(&mut world);
     let r = 0.5;
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 3.0)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, Vec2::new(0.0, 3.0), r);
     let mut begins = 0;
     for step in 0..180 {
         // Manifolds are made from the poses at the start of a step.
@@ -68,18 +63,8 @@ fn leaving_and_removal_end_the_contact() {
     let mut world = World::new(WorldSettings::default());
     let floor = ground(&mut world);
     let r = 0.5;
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, r)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
-    let other = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(3.0, r)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, Vec2::new(0.0, r), r);
+    let other = common::ball(&mut world, Vec2::new(3.0, r), r);
     world.step(DT).unwrap();
     assert_eq!(
         pairs(world.contact_events().begin()),
@@ -103,20 +88,10 @@ fn leaving_and_removal_end_the_contact() {
     world.step(DT).unwrap();
     assert_eq!(world.contact_events().end(), &[touch(floor, other)]);
     // A newcomer in the same slot, touching the same ground, begins a contact of its own.
-    let newcomer = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(3.0, r)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let newcomer = common::ball(&mut world, Vec2::new(3.0, r), r);
     assert_eq!(newcomer.slot(), other.slot());
     world.remove_body(newcomer).unwrap();
-    let third = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(3.0, r)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let third = common::ball(&mut world, Vec2::new(3.0, r), r);
     world.step(DT).unwrap();
     // The newcomer never touched anything in a step: no events for it.
     assert_eq!(pairs(world.contact_events().begin()), [touch(floor, third)]);
@@ -263,12 +238,7 @@ fn a_begin_event_says_where_along_which_normal_and_how_fast_the_bodies_met() {
     let mut world = World::new(WorldSettings::default());
     let floor = ground(&mut world);
     let (r, h, x) = (0.5, 2.5, 1.25);
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(x, r + h)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, Vec2::new(x, r + h), r);
     let mut begins = Vec::new();
     for _ in 0..120 {
         world.step(DT).unwrap();
@@ -298,18 +268,8 @@ fn a_begin_event_says_where_along_which_normal_and_how_fast_the_bodies_met() {
 fn a_flat_landing_touches_under_the_centre_and_a_resting_start_at_zero_speed() {
     let mut world = World::new(WorldSettings::default());
     let floor = ground(&mut world);
-    let dropped = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(-2.0, 1.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
-    let resting = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(3.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
+    let dropped = common::unit_box(&mut world, Vec2::new(-2.0, 1.5));
+    let resting = common::unit_box(&mut world, Vec2::new(3.0, 0.5));
     world.step(DT).unwrap();
     let begins = world.contact_events().begin().to_vec();
     assert_eq!(pairs(&begins), [touch(floor, resting)]);
@@ -446,12 +406,7 @@ fn removing_many_touching_bodies_ends_exactly_their_pairs() {
     for &id in &removed {
         world.remove_body(id).unwrap();
     }
-    let newcomer = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 20.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let newcomer = common::ball(&mut world, Vec2::new(0.0, 20.0), 0.5);
     assert!(removed.iter().any(|r| r.slot() == newcomer.slot()));
     world.remove_body(newcomer).unwrap();
     let gone = |e: &TouchEvent| removed.contains(&e.a) || removed.contains(&e.b);

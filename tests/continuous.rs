@@ -265,12 +265,7 @@ fn a_box_stays_on_the_ground_for_steps_up_to_a_second_and_longer_ones_are_refuse
         for half in [0.5f32, 0.05] {
             for height in [half, 5.0] {
                 let mut world = World::new(WorldSettings::default());
-                world
-                    .add_body(
-                        BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-                        ShapeDef::new(Shape::rect(50.0, 1.0)),
-                    )
-                    .unwrap();
+                common::ground(&mut world);
                 let def = BodyDef::dynamic().position(Vec2::new(0.0, height));
                 let id = world
                     .add_body(def, ShapeDef::new(Shape::rect(half, half)))

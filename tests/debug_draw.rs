@@ -3,6 +3,8 @@
 //! surfaces with colors that obey the coloring rule, and that joints are drawn at the points of
 //! their bodies they were made at.
 
+mod common;
+
 use batch2d::{
     BodyDef, BodyId, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint,
     Error, GraphColor, JointDef, JointKind, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
@@ -55,12 +57,7 @@ fn pile() -> World {
         threads: 1,
         ..WorldSettings::default()
     });
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 20.0);
     world
         .add_body(
             BodyDef::kinematic()

@@ -297,12 +297,7 @@ fn bodies_teleported_into_each_other_separate_without_nan() {
     let mut world = World::new(settings);
     let a = add_box(&mut world, Vec2::new(-3.0, 0.0), 0.5, 1.0);
     let b = add_box(&mut world, Vec2::new(3.0, 0.0), 0.5, 1.0);
-    let c = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 5.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let c = common::ball(&mut world, Vec2::new(0.0, 5.0), 0.5);
     step(&mut world, 2);
     // b and c both onto a: b exactly (coincident, same angle), c a little off.
     world.set_position(b, Vec2::new(-3.0, 0.0)).unwrap();

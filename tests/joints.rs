@@ -646,12 +646,7 @@ fn joined_bodies_collide_only_when_the_joint_lets_them() {
 fn pinned_light_box_under_a_heavy_one(w: &mut World, x: f32) -> [BodyId; 2] {
     let centre = Vec2::new(x, 0.5);
     let support = pin(w, Vec2::new(x + 3.0, 3.0));
-    let light = w
-        .add_body(
-            BodyDef::dynamic().position(centre),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
+    let light = common::unit_box(w, centre);
     let heavy = w
         .add_body(
             BodyDef::dynamic().position(centre + Vec2::new(0.0, 1.0)),
@@ -1140,18 +1135,8 @@ fn jointed_bodies_sleep_together_and_wake_together() {
     common::ground(&mut w);
     // A box resting on the ground and a ball hanging from it on a rod off the ground's edge
     // would need a ledge; instead: two boxes on the ground joined by a distance joint.
-    let left = w
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(-2.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
-    let right = w
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(2.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
+    let left = common::unit_box(&mut w, Vec2::new(-2.0, 0.5));
+    let right = common::unit_box(&mut w, Vec2::new(2.0, 0.5));
     w.add_joint(JointDef::distance(
         left,
         right,

@@ -2,6 +2,8 @@
 //! (resting contact, momentum, restitution, Coulomb friction, energy loss) and checks the engine
 //! against that, never against numbers it printed before.
 
+mod common;
+
 use batch2d::{BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
 use std::f32::consts::PI;
 
@@ -39,12 +41,7 @@ fn dropped_circle_comes_to_rest_on_the_ground_and_does_not_sink() {
     let mut world = world_with_gravity(Vec2::new(0.0, -G));
     add_ground(&mut world, 0.6, 0.0);
     let r = 0.5;
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 2.0)),
-            ShapeDef::new(Shape::circle(r)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, Vec2::new(0.0, 2.0), r);
 
     // It falls 1.5 m in about 0.55 s; one second is plenty to land and settle.
     step(&mut world, 60);

@@ -492,12 +492,7 @@ fn a_cast_polygon_meets_nothing_before_its_hit() {
 #[test]
 fn queries_see_bodies_where_they_are_now() {
     let mut world = World::new(WorldSettings::default());
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(v(0.0, 10.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let ball = common::ball(&mut world, v(0.0, 10.0), 0.5);
     let here = |world: &World, p: Vec2| world.overlap_point(p, QueryFilter::new()).unwrap();
     assert_eq!(here(&world, v(0.0, 10.0)), vec![ball]);
     for _ in 0..60 {

@@ -3,6 +3,8 @@
 //! passes through the ground; removal ends overlaps, sleeping inside a sensor does not, and
 //! layers filter sensors as they filter contacts.
 
+mod common;
+
 use batch2d::{BodyDef, BodyId, Error, SensorEvent, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 const DT: f32 = 1.0 / 60.0;
@@ -83,12 +85,7 @@ fn a_ball_falls_through_a_sensor_as_through_empty_space_with_one_begin_and_one_e
 #[test]
 fn a_falling_sensor_passes_through_the_ground_and_reports_it() {
     let mut world = World::new(WorldSettings::default());
-    let ground = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
+    let ground = common::ground_of(&mut world, 20.0);
     let sensor = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 1.0)),
@@ -113,12 +110,7 @@ fn removal_ends_overlaps_and_sleeping_inside_a_sensor_does_not() {
         enable_sleep: true,
         ..WorldSettings::default()
     });
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 20.0);
     // A zone on the ground, two balls resting in it.
     let zone = world
         .add_body(

@@ -44,12 +44,7 @@ fn new_gravity_wakes_sleeping_bodies() {
         ..WorldSettings::default()
     });
     ground(&mut world);
-    let block = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
-        )
-        .unwrap();
+    let block = common::unit_box(&mut world, Vec2::new(0.0, 0.5));
     for _ in 0..240 {
         world.step(DT).unwrap();
     }
@@ -73,12 +68,7 @@ fn turning_sleep_off_wakes_everything() {
     });
     ground(&mut world);
     for k in 0..3 {
-        world
-            .add_body(
-                BodyDef::dynamic().position(Vec2::new(2.0 * k as f32, 0.5)),
-                ShapeDef::new(Shape::rect(0.5, 0.5)),
-            )
-            .unwrap();
+        common::unit_box(&mut world, Vec2::new(2.0 * k as f32, 0.5));
     }
     for _ in 0..240 {
         world.step(DT).unwrap();
@@ -102,12 +92,7 @@ fn pile(settings: WorldSettings) -> World {
     ground(&mut world);
     for i in 0..12 {
         let p = Vec2::new((i % 4) as f32 * 1.05 - 2.0, 0.5 + (i / 4) as f32 * 1.05);
-        world
-            .add_body(
-                BodyDef::dynamic().position(p),
-                ShapeDef::new(Shape::rect(0.5, 0.5)),
-            )
-            .unwrap();
+        common::unit_box(&mut world, p);
     }
     world
         .add_body(

@@ -20,12 +20,7 @@ fn sleepy_world(backend: Backend, threads: usize) -> World {
         enable_sleep: true,
         ..WorldSettings::default()
     });
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(100.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 100.0);
     world
 }
 
@@ -78,12 +73,7 @@ fn sleeping_is_off_by_default_and_then_nothing_sleeps() {
     assert_eq!(WorldSettings::default().time_to_sleep, 0.5);
     assert_eq!(BodyDef::dynamic().sleep_threshold, THRESHOLD);
     let mut world = World::new(WorldSettings::default());
-    let ground = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(100.0, 1.0)),
-        )
-        .unwrap();
+    let ground = common::ground_of(&mut world, 100.0);
     let boxes = column(&mut world, 0.0, 3);
     for _ in 0..300 {
         world.step(DT).unwrap();
@@ -105,12 +95,7 @@ fn resting_stack_falls_asleep_about_time_to_sleep_after_settling() {
             threads: 1,
             ..WorldSettings::default()
         });
-        world
-            .add_body(
-                BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-                ShapeDef::new(Shape::rect(100.0, 1.0)),
-            )
-            .unwrap();
+        common::ground_of(&mut world, 100.0);
         // Dropped from 5 cm above its rest height so it has to settle first.
         let boxes: Vec<BodyId> = (0..4)
             .map(|i| unit_box(&mut world, Vec2::new(0.0, i as f32 + 0.55)))

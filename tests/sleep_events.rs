@@ -1,7 +1,9 @@
 //! Sleeping sets contacts aside without ending them: an island that falls asleep and wakes
 //! again reports no contact events, while a real parting still does.
 
-use batch2d::{BodyDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+mod common;
+
+use batch2d::{Vec2, World, WorldSettings};
 
 #[test]
 fn falling_asleep_and_waking_report_no_contact_events() {
@@ -9,18 +11,8 @@ fn falling_asleep_and_waking_report_no_contact_events() {
         enable_sleep: true,
         ..WorldSettings::default()
     });
-    let ground = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 1.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let ground = common::ground_of(&mut world, 20.0);
+    let ball = common::ball(&mut world, Vec2::new(0.0, 1.0), 0.5);
     let (mut begins, mut ends, mut slept) = (0, 0, false);
     for _ in 0..240 {
         world.step(1.0 / 60.0).unwrap();
@@ -63,18 +55,8 @@ fn teleporting_a_sleeping_body_wakes_it_and_it_falls_from_there() {
         enable_sleep: true,
         ..WorldSettings::default()
     });
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
-    let ball = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 20.0);
+    let ball = common::ball(&mut world, Vec2::new(0.0, 0.5), 0.5);
     for _ in 0..120 {
         world.step(1.0 / 60.0).unwrap();
     }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
 use common::unit_box;
 
 fn world_with_ground(backend: Backend) -> World {
@@ -11,12 +11,7 @@ fn world_with_ground(backend: Backend) -> World {
         threads: 1,
         ..WorldSettings::default()
     });
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(100.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 100.0);
     world
 }
 

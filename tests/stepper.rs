@@ -2,6 +2,8 @@
 //! reported as dropped), the backlog clamp, interpolation against uniform motion, and bit
 //! identity with stepping the world directly.
 
+mod common;
+
 use batch2d::{
     BodyDef, BodyId, Error, FixedStepper, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
 };
@@ -23,12 +25,7 @@ fn frame_times(count: usize) -> Vec<f32> {
 /// A small pile: ground, boxes and circles, so steps exercise contacts.
 fn pile(settings: WorldSettings) -> World {
     let mut world = World::new(settings);
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
-        )
-        .unwrap();
+    common::ground_of(&mut world, 20.0);
     for i in 0..30 {
         let p = Vec2::new((i % 6) as f32 * 1.1 - 3.0, 0.6 + (i / 6) as f32 * 1.1);
         let shape = if i % 2 == 0 {
@@ -197,12 +194,7 @@ fn bodies_without_a_previous_pose_are_drawn_where_they_are() {
     let (mut world, body) = free_body();
     let mut stepper = FixedStepper::new();
     stepper.advance(&mut world, 1.5 * DT).unwrap();
-    let late = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(5.0, 5.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let late = common::ball(&mut world, Vec2::new(5.0, 5.0), 0.5);
     let pose = stepper.interpolated_transform(&world, late).unwrap();
     assert_eq!(
         transform_bits(pose),
@@ -214,12 +206,7 @@ fn bodies_without_a_previous_pose_are_drawn_where_they_are() {
         stepper.interpolated_transform(&world, body),
         Err(Error::InvalidBody)
     );
-    let reused = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(-4.0, 0.0)),
-            ShapeDef::new(Shape::circle(0.5)),
-        )
-        .unwrap();
+    let reused = common::ball(&mut world, Vec2::new(-4.0, 0.0), 0.5);
     assert_eq!(reused.slot(), body.slot());
     let pose = stepper.interpolated_transform(&world, reused).unwrap();
     assert_eq!(

@@ -20,10 +20,15 @@ pub fn body_state_bits(world: &World) -> Vec<u32> {
 
 /// A fixed ground 100 m wide whose top face is at y = 0.
 pub fn ground(world: &mut World) -> BodyId {
+    ground_of(world, 50.0)
+}
+
+/// A fixed ground 2 m thick and `2 half_width` wide whose top face is at y = 0.
+pub fn ground_of(world: &mut World, half_width: f32) -> BodyId {
     world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0)),
+            ShapeDef::new(Shape::rect(half_width, 1.0)),
         )
         .unwrap()
 }
@@ -34,6 +39,16 @@ pub fn unit_box(world: &mut World, at: Vec2) -> BodyId {
         .add_body(
             BodyDef::dynamic().position(at),
             ShapeDef::new(Shape::rect(0.5, 0.5)),
+        )
+        .unwrap()
+}
+
+/// A dynamic circle of radius `radius` (density 1) centred at `at`.
+pub fn ball(world: &mut World, at: Vec2, radius: f32) -> BodyId {
+    world
+        .add_body(
+            BodyDef::dynamic().position(at),
+            ShapeDef::new(Shape::circle(radius)),
         )
         .unwrap()
 }
