@@ -4,63 +4,16 @@
 //! origin. Beyond any useful range (1e7 m, 1e30 m, the edge of f32) the engine must still never
 //! panic or produce NaN: it either refuses the body or simulates it coarsely.
 
-use batch2d::scenes::{large_pyramid_at, Scene};
-use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+mod common;
 
-/// What a standing pyramid looks like after its 500 steps.
-struct Outcome {
-    contacts: usize,
-    top_drop: f32,
-    /// Largest sideways drift of any box from where it started.
-    max_drift: f32,
-    /// Lowest box centre height above the ground's top face.
-    lowest: f32,
-}
-
-/// Runs the large pyramid built at `origin` for its 500 steps, measured relative to `origin`.
-fn run_pyramid(origin: Vec2) -> Outcome {
-    let settings = WorldSettings {
-        backend: Backend::Scalar,
-        ..WorldSettings::default()
-    };
-    let mut world = large_pyramid_at(origin, settings).unwrap();
-    // Slot 0 is the ground; the boxes follow.
-    let boxes: Vec<(BodyId, Vec2)> = world
-        .bodies()
-        .skip(1)
-        .map(|id| (id, world.position(id).unwrap() - origin))
-        .collect();
-    assert_eq!(boxes.len(), 5050);
-    let (top, top_start) = boxes
-        .iter()
-        .copied()
-        .max_by(|a, b| a.1.y.total_cmp(&b.1.y))
-        .unwrap();
-    for _ in 0..Scene::LargePyramid.steps() {
-        world.step(1.0 / 60.0).unwrap();
-    }
-    let mut max_drift = 0.0f32;
-    let mut lowest = f32::INFINITY;
-    for &(id, start) in &boxes {
-        let p = world.position(id).unwrap() - origin;
-        assert!(p.is_finite());
-        max_drift = max_drift.max((p.x - start.x).abs());
-        lowest = lowest.min(p.y);
-    }
-    Outcome {
-        contacts: world.contact_count(),
-        top_drop: top_start.y - (world.position(top).unwrap() - origin).y,
-        max_drift,
-        lowest,
-    }
-}
+use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 #[test]
 fn large_pyramid_stands_at_ten_kilometres_as_at_the_origin() {
-    let near = run_pyramid(Vec2::ZERO);
+    let near = common::run_large_pyramid(Vec2::ZERO);
     // Both coordinates at 1e4 m: positions are exact multiples of 0.5 there, so the scene
     // starts from the same layout and only the step's rounding differs.
-    let far = run_pyramid(Vec2::new(1.0e4, 1.0e4));
+    let far = common::run_large_pyramid(Vec2::new(1.0e4, 1.0e4));
     assert_eq!(
         far.contacts, near.contacts,
         "touching pairs: far {} vs origin {}",

@@ -2,7 +2,8 @@
 //! only part of it.
 #![allow(dead_code)]
 
-use batch2d::{BodyDef, BodyId, Shape, ShapeDef, Vec2, World};
+use batch2d::scenes::{large_pyramid_at, Scene};
+use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 /// Every body's position, rotation and velocities as raw bits, in creation order. Equal
 /// snapshots mean bit-identical worlds: NaN equals itself and -0 differs from 0.
@@ -83,4 +84,56 @@ pub fn point_segment_distance(p: Vec2, a: Vec2, b: Vec2) -> f32 {
     let e = b - a;
     let t = ((p - a).dot(e) / e.length_squared()).clamp(0.0, 1.0);
     (p - (a + e * t)).length()
+}
+
+/// What the large pyramid (docs/scenes.md) looks like after its 500 steps; lengths
+/// in metres.
+pub struct PyramidOutcome {
+    /// Touching pairs.
+    pub contacts: usize,
+    /// How far the top box sank.
+    pub top_drop: f32,
+    /// Largest sideways drift of any box from where it started.
+    pub max_drift: f32,
+    /// Lowest box centre height above the ground's top face.
+    pub lowest: f32,
+}
+
+/// Runs the large pyramid built at `origin` for its 500 steps on the reference path, measured
+/// relative to `origin`.
+pub fn run_large_pyramid(origin: Vec2) -> PyramidOutcome {
+    let settings = WorldSettings {
+        backend: Backend::Scalar,
+        ..WorldSettings::default()
+    };
+    let mut world = large_pyramid_at(origin, settings).unwrap();
+    // Slot 0 is the ground; the boxes follow.
+    let boxes: Vec<(BodyId, Vec2)> = world
+        .bodies()
+        .skip(1)
+        .map(|id| (id, world.position(id).unwrap() - origin))
+        .collect();
+    assert_eq!(boxes.len(), 5050);
+    let (top, top_start) = boxes
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.y.total_cmp(&b.1.y))
+        .unwrap();
+    for _ in 0..Scene::LargePyramid.steps() {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let mut max_drift = 0.0f32;
+    let mut lowest = f32::INFINITY;
+    for &(id, start) in &boxes {
+        let p = world.position(id).unwrap() - origin;
+        assert!(p.is_finite());
+        max_drift = max_drift.max((p.x - start.x).abs());
+        lowest = lowest.min(p.y);
+    }
+    PyramidOutcome {
+        contacts: world.contact_count(),
+        top_drop: top_start.y - (world.position(top).unwrap() - origin).y,
+        max_drift,
+        lowest,
+    }
 }
