@@ -1,11 +1,18 @@
-//! The kernels of each [`Backend`] behind one interface, [`Kernels`]: the solver names each
-//! operation once, and a backend is picked in one place, [`Backend::kernels`]. Both backends do
-//! the same float operations per lane, so they give the same bits.
+//! The kernels of each [`Backend`] and instruction set behind one interface, [`Kernels`]: the
+//! solver names each operation once, and the kernels are picked in one place,
+//! [`WorldSettings::kernels`]. All do the same float operations per lane, so they give the same
+//! bits.
 
-use crate::settings::Backend;
+use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
 use batch2d_kernels::contact::{pair, scalar, simd};
-use batch2d_kernels::{BodyState, ContactBatch, ImpactParams, SolveParams, NATIVE_PAIRS};
+use batch2d_kernels::joint as pin;
+#[cfg(target_arch = "x86_64")]
+use batch2d_kernels::x86::{avx2, avx512};
+use batch2d_kernels::{
+    BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinParams, SolveParams,
+    NATIVE_PAIRS,
+};
 
 /// The contact and body kernels of one backend. The contact kernels' safety contract is that
 /// of the kernels crate: no other thread accesses the batch or its dynamic bodies' states
@@ -56,19 +63,49 @@ pub(crate) trait Kernels: Sync {
 
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
+
+    /// Applies a pin batch's accumulated impulses again.
+    ///
+    /// # Safety
+    /// As for the pin kernels of the kernels crate: no other thread accesses the bodies the
+    /// batch moves meanwhile.
+    unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States);
+
+    /// One solve or relax pass of a pin batch.
+    ///
+    /// # Safety
+    /// As for [`Kernels::pin_warm_start`].
+    unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams);
 }
 
-/// f32x8 kernels, eight contacts at a time.
+/// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
 struct SimdKernels;
+
+/// The f32x8 kernels compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+struct Avx2Kernels;
+
+/// The f32x8 kernels compiled for AVX-512, and the two-batch solve.
+#[cfg(target_arch = "x86_64")]
+struct Avx512Kernels;
 
 /// The one-lane reference kernels.
 struct ScalarKernels;
 
 /// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
-/// `$contact` and the body kernels `$velocities` and `$positions`; `$extra` holds the methods
-/// that only this backend overrides.
+/// `$contact`, the body kernels `$velocities` and `$positions` and the pin kernels
+/// `$pin_warm_start` and `$pin_solve`; `$extra` holds the methods that only this backend
+/// overrides.
 macro_rules! impl_kernels {
-    ($backend:ty, $contact:ident, $velocities:path, $positions:path, { $($extra:tt)* }) => {
+    (
+        $backend:ty,
+        $contact:ident,
+        $velocities:path,
+        $positions:path,
+        $pin_warm_start:path,
+        $pin_solve:path,
+        { $($extra:tt)* }
+    ) => {
         impl Kernels for $backend {
             fn prepare(&self, c: &mut ContactBatch) {
                 $contact::prepare(c)
@@ -120,6 +157,16 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
+            unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States) {
+                // SAFETY: the caller's promise.
+                unsafe { $pin_warm_start(c, states) }
+            }
+
+            unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams) {
+                // SAFETY: the caller's promise.
+                unsafe { $pin_solve(c, states, params) }
+            }
+
             $($extra)*
         }
     };
@@ -130,6 +177,8 @@ impl_kernels!(
     simd,
     kbody::integrate_velocities_simd,
     kbody::integrate_positions_simd,
+    pin::simd::warm_start,
+    pin::simd::solve,
     {
         fn solves_pairs(&self) -> bool {
             NATIVE_PAIRS
@@ -152,15 +201,60 @@ impl_kernels!(
     scalar,
     kbody::integrate_velocities_scalar,
     kbody::integrate_positions_scalar,
+    pin::scalar::warm_start,
+    pin::scalar::solve,
     {}
 );
 
-impl Backend {
-    /// This backend's kernels.
-    pub(crate) fn kernels(self) -> &'static dyn Kernels {
-        match self {
-            Backend::Simd => &SimdKernels,
-            Backend::Scalar => &ScalarKernels,
+#[cfg(target_arch = "x86_64")]
+impl_kernels!(
+    Avx2Kernels,
+    avx2,
+    avx2::integrate_velocities,
+    avx2::integrate_positions,
+    avx2::pin_warm_start,
+    avx2::pin_solve,
+    {}
+);
+
+#[cfg(target_arch = "x86_64")]
+impl_kernels!(
+    Avx512Kernels,
+    avx512,
+    avx512::integrate_velocities,
+    avx512::integrate_positions,
+    avx512::pin_warm_start,
+    avx512::pin_solve,
+    {
+        fn solves_pairs(&self) -> bool {
+            true
+        }
+
+        unsafe fn solve_pair(
+            &self,
+            c: &mut [ContactBatch; 2],
+            states: States,
+            params: &SolveParams,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { avx512::solve_pair(c, states, params) }
+        }
+    }
+);
+
+impl WorldSettings {
+    /// The kernels of this backend and instruction set. (The AVX kernels check for their
+    /// instructions on every call too, so an unsupported set that got past `validate` panics.)
+    pub(crate) fn kernels(&self) -> &'static dyn Kernels {
+        if self.backend == Backend::Scalar {
+            return &ScalarKernels;
+        }
+        match self.instruction_set.unwrap_or_else(InstructionSet::widest) {
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx512 => &Avx512Kernels,
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx2 => &Avx2Kernels,
+            _ => &SimdKernels,
         }
     }
 }

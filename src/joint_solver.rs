@@ -28,15 +28,14 @@
 //! in color order (see [`JointBatches`]), and the joint itself only for its options. The
 //! impulses go back to the joints when the step ends.
 
+use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::index::NONE;
 use crate::joint::{Impulses, Joint, JointKind, JointStore, Slot};
 use crate::math::{Rot, Vec2};
-use crate::settings::Backend;
 use crate::settings::WorldSettings;
 use crate::solver::Softness;
 use batch2d_kernels::body::States;
-use batch2d_kernels::joint as pin;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;
 use std::marker::PhantomData;
@@ -185,7 +184,8 @@ pub(crate) struct JointBatches {
     colors: Vec<JointColor>,
     /// The joints that fit in no color, in `prepared` after the colors'.
     overflow: Range<usize>,
-    backend: Backend,
+    /// The kernels of the pin batches, from the settings of the last `prepare`.
+    kernels: Option<&'static dyn Kernels>,
     /// Scratch of the coloring: per joint slot its color (`NO_COLOR` for an empty slot or a
     /// joint with nothing to do); per solver state the colors its joints have taken; per
     /// color (and the overflow set) how many plain joints and others it has, then where its
@@ -748,7 +748,7 @@ impl JointStore {
         let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
         self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
         let batches = &mut self.batches;
-        batches.backend = settings.backend;
+        batches.kernels = Some(settings.kernels());
         batches.color_of.clear();
         batches.used.clear();
         batches.used.resize(states, 0);
@@ -844,7 +844,7 @@ impl JointStore {
             pins: batches.pins.as_mut_ptr(),
             colors: &batches.colors,
             overflow: &batches.overflow,
-            backend: batches.backend,
+            kernels: batches.kernels.expect("the joints are prepared"),
             rigid: (*rigid).into(),
             h: *h,
             inv_h: *inv_h,
@@ -905,7 +905,7 @@ pub(crate) struct Passes<'a> {
     pins: *mut PinBatch,
     colors: &'a [JointColor],
     overflow: &'a Range<usize>,
-    backend: Backend,
+    kernels: &'static dyn Kernels,
     /// The biased passes' rigid coefficients.
     rigid: Coeffs,
     h: f32,
@@ -962,11 +962,9 @@ impl Passes<'_> {
         };
         for i in range {
             let batch = &mut *self.pins.add(i);
-            match (op, self.backend) {
-                (JointOp::WarmStart, Backend::Simd) => pin::simd::warm_start(batch, states),
-                (JointOp::WarmStart, Backend::Scalar) => pin::scalar::warm_start(batch, states),
-                (_, Backend::Simd) => pin::simd::solve(batch, states, &params),
-                (_, Backend::Scalar) => pin::scalar::solve(batch, states, &params),
+            match op {
+                JointOp::WarmStart => self.kernels.pin_warm_start(batch, states),
+                _ => self.kernels.pin_solve(batch, states, &params),
             }
         }
     }
@@ -1036,6 +1034,8 @@ impl SetLane for PinBatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Backend;
+    use batch2d_kernels::joint as pin;
     use batch2d_kernels::StateRows;
 
     /// A small deterministic generator of floats in `-1..1`.

@@ -143,7 +143,7 @@ mod union_find;
 mod user_data;
 mod world;
 
-pub use batch2d_kernels::instruction_set;
+pub use batch2d_kernels::{instruction_set, InstructionSet};
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
 pub use constraint_graph::{GraphColor, COLOR_COUNT};
 pub use contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};

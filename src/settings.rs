@@ -5,11 +5,13 @@
 use crate::error::{check_non_negative, Error};
 use crate::limits::{MAX_SOLVE_ITERATIONS, MAX_SPEED_CAP, MAX_SUBSTEPS, MAX_THREADS};
 use crate::math::Vec2;
+use batch2d_kernels::InstructionSet;
 
 /// Which kernels solve the contacts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// f32x8 kernels, eight contacts at a time.
+    /// f32x8 kernels, eight contacts at a time, on the instruction set that
+    /// [`WorldSettings::instruction_set`] picks.
     #[default]
     Simd,
     /// The one-lane reference kernels: the same arithmetic, bit-identical results.
@@ -62,6 +64,11 @@ pub struct WorldSettings {
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,
+    /// The instruction set of the SIMD backend's kernels. Default `None`: the widest this CPU
+    /// has, detected at run time ([`instruction_set`](crate::instruction_set) names it). Every
+    /// set gives the same bits; `Some` picks one, for tests and benchmarks, and a set the CPU
+    /// lacks fails validation. `Backend::Scalar` ignores it.
+    pub instruction_set: Option<InstructionSet>,
     /// Contact stiffness in Hz, capped at a quarter of the substep rate; contacts with a static
     /// or kinematic body use twice the capped value, since only one side gives. Default 45: a
     /// 100-row pyramid then sags about half a metre under its own weight, and stiffer
@@ -116,6 +123,7 @@ impl Default for WorldSettings {
             solve_iterations: 2,
             threads: 0,
             backend: Backend::Simd,
+            instruction_set: None,
             contact_hertz: 45.0,
             contact_damping_ratio: 10.0,
             contact_push_max_velocity: 3.0,
@@ -136,7 +144,8 @@ impl WorldSettings {
     /// `solve_iterations` outside 1..=256, `threads` over 256, `contact_hertz`,
     /// `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not finite and > 0, a
     /// `max_linear_speed` over 1e18, or a negative or non-finite damping ratio, time to sleep or
-    /// restitution threshold. [`World::new`](crate::World::new) and
+    /// restitution threshold, or an `instruction_set` this CPU lacks.
+    /// [`World::new`](crate::World::new) and
     /// [`World::try_new`](crate::World::try_new) both run it.
     pub fn validate(&self) -> Result<(), Error> {
         check_gravity(self.gravity)?;
@@ -162,7 +171,15 @@ impl WorldSettings {
         }
         check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
         check_non_negative("time_to_sleep", self.time_to_sleep)?;
-        check_non_negative("restitution_threshold", self.restitution_threshold)
+        check_non_negative("restitution_threshold", self.restitution_threshold)?;
+        match self.instruction_set {
+            Some(set) if !set.is_supported() => Err(Error::InvalidParameter(format!(
+                "instruction_set {} is not supported by this CPU (the widest it has is {})",
+                set.name(),
+                InstructionSet::widest().name()
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 

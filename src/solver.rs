@@ -229,7 +229,7 @@ impl Solver {
         let substeps = settings.substeps;
         let h = dt / substeps as f32;
         let inv_h = 1.0 / h;
-        let kernels = settings.backend.kernels();
+        let kernels = settings.kernels();
 
         let integrate = IntegrateParams {
             h,

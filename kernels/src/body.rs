@@ -3,10 +3,10 @@
 //! The solver keeps one [`BodyState`] per body: 32 bytes, so eight of them transpose into eight
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
-use crate::real::{join, split, Real, LANES};
+use crate::real::{Lanes16, Lanes8, Real, LANES};
 use crate::trig::sin_cos_small;
 use bytemuck::{Pod, Zeroable};
-use wide::{f32x16, f32x8};
+use wide::f32x8;
 
 /// Index meaning "no body" in a contact lane: static bodies and padding lanes. Gathers read the
 /// identity state and scatters skip it.
@@ -95,11 +95,11 @@ impl BodyLanes<f32> {
     }
 }
 
-impl BodyLanes<f32x8> {
+impl<V: Lanes8> BodyLanes<V> {
     /// Transposes eight states into lanes.
     #[inline(always)]
     pub fn from_states(rows: &[BodyState; LANES]) -> Self {
-        let t = f32x8::transpose(bytemuck::cast::<_, [f32x8; LANES]>(*rows));
+        let t = V::transpose(rows.each_ref().map(|r| V::load(bytemuck::cast_ref(r))));
         BodyLanes {
             vx: t[0],
             vy: t[1],
@@ -118,20 +118,21 @@ impl BodyLanes<f32x8> {
             self.vx,
             self.vy,
             self.w,
-            f32x8::ZERO,
+            V::splat(0.0),
             self.dpx,
             self.dpy,
             self.dqc,
             self.dqs,
         ];
-        bytemuck::cast(f32x8::transpose(cols))
+        V::transpose(cols).map(|row| bytemuck::cast(row.store()))
     }
 }
 
-impl BodyLanes<f32x16> {
+impl<P: Lanes16> BodyLanes<P> {
     /// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
     #[inline(always)]
-    pub fn join(lo: &BodyLanes<f32x8>, hi: &BodyLanes<f32x8>) -> Self {
+    pub fn join(lo: &BodyLanes<P::Half>, hi: &BodyLanes<P::Half>) -> Self {
+        let join = P::join;
         BodyLanes {
             vx: join(lo.vx, hi.vx),
             vy: join(lo.vy, hi.vy),
@@ -145,7 +146,8 @@ impl BodyLanes<f32x16> {
 
     /// The two halves of [`join`](Self::join).
     #[inline(always)]
-    pub fn split(&self) -> [BodyLanes<f32x8>; 2] {
+    pub fn split(&self) -> [BodyLanes<P::Half>; 2] {
+        let split = P::split;
         let ([vx0, vx1], [vy0, vy1], [w0, w1]) = (split(self.vx), split(self.vy), split(self.w));
         let ([dpx0, dpx1], [dpy0, dpy1]) = (split(self.dpx), split(self.dpy));
         let ([dqc0, dqc1], [dqs0, dqs1]) = (split(self.dqc), split(self.dqs));
@@ -411,19 +413,23 @@ fn integrate_position<R: Real>(s: &mut BodyLanes<R>, h: f32) {
     s.dpy = s.dpy + h * s.vy;
 }
 
-fn lanes8(x: &[f32]) -> f32x8 {
-    f32x8::new(x.try_into().expect("a chunk of 8"))
+fn lanes8<V: Lanes8>(x: &[f32]) -> V {
+    V::load(x.try_into().expect("a chunk of 8"))
 }
 
-/// Adds gravity and user forces, applies damping and the speed caps: eight bodies at a time,
-/// the tail one by one.
-pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: &IntegrateParams) {
+/// [`integrate_velocities_simd`] with the vector type `V`.
+#[inline(always)]
+pub(crate) fn integrate_velocities_batches<V: Lanes8>(
+    states: &mut [BodyState],
+    body: BodyParams,
+    p: &IntegrateParams,
+) {
     let simd_len = states.len() / LANES * LANES;
     let (head, tail) = states.split_at_mut(simd_len);
     for (i, rows) in head.chunks_exact_mut(LANES).enumerate() {
         let r = i * LANES..(i + 1) * LANES;
         let rows: &mut [BodyState; LANES] = rows.try_into().expect("a chunk of 8");
-        let mut s = BodyLanes::from_states(rows);
+        let mut s = BodyLanes::<V>::from_states(rows);
         let acceleration = body.acceleration.map(|a| {
             let a = a.slice(r.clone());
             [lanes8(a.x), lanes8(a.y), lanes8(a.angular)]
@@ -447,6 +453,12 @@ pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: 
     integrate_velocities_scalar(tail, rest, p);
 }
 
+/// Adds gravity and user forces, applies damping and the speed caps: eight bodies at a time,
+/// the tail one by one.
+pub fn integrate_velocities_simd(states: &mut [BodyState], body: BodyParams, p: &IntegrateParams) {
+    integrate_velocities_batches::<f32x8>(states, body, p);
+}
+
 /// Scalar twin of [`integrate_velocities_simd`].
 pub fn integrate_velocities_scalar(
     states: &mut [BodyState],
@@ -467,17 +479,23 @@ pub fn integrate_velocities_scalar(
     }
 }
 
-/// Advances the accumulated translation and rotation by one substep of length `h`.
-pub fn integrate_positions_simd(states: &mut [BodyState], h: f32) {
+/// [`integrate_positions_simd`] with the vector type `V`.
+#[inline(always)]
+pub(crate) fn integrate_positions_batches<V: Lanes8>(states: &mut [BodyState], h: f32) {
     let simd_len = states.len() / LANES * LANES;
     let (head, tail) = states.split_at_mut(simd_len);
     for rows in head.chunks_exact_mut(LANES) {
         let rows: &mut [BodyState; LANES] = rows.try_into().expect("a chunk of 8");
-        let mut s = BodyLanes::from_states(rows);
+        let mut s = BodyLanes::<V>::from_states(rows);
         integrate_position(&mut s, h);
         *rows = s.to_states();
     }
     integrate_positions_scalar(tail, h);
+}
+
+/// Advances the accumulated translation and rotation by one substep of length `h`.
+pub fn integrate_positions_simd(states: &mut [BodyState], h: f32) {
+    integrate_positions_batches::<f32x8>(states, h);
 }
 
 /// Scalar twin of [`integrate_positions_simd`].

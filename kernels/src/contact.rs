@@ -3,9 +3,9 @@
 //! dynamic bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{self, Real, LANES};
+use crate::real::{Lanes16, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
-use wide::{f32x16, f32x8, u32x8};
+use wide::{f32x16, f32x8};
 
 type Lanes = [f32; LANES];
 
@@ -159,8 +159,8 @@ impl ContactBatch {
 }
 
 /// The contacts one kernel call works on, field by field as values of its [`Real`]: lane `l` of
-/// a batch (the scalar twins), a whole batch (f32x8), or two batches of one graph color side by
-/// side (f32x16, see [`pair`]). The kernels name a field by a function from a batch to it.
+/// a batch (the scalar twins), a whole batch ([`Lanes8`]), or two batches of one graph color
+/// side by side ([`Lanes16`], see [`pair`]). The kernels name a field by a function from a batch to it.
 trait Contacts<R: Real> {
     /// The lanes of `field`.
     fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> R;
@@ -182,27 +182,30 @@ impl Contacts<f32> for Lane<'_> {
     }
 }
 
-impl Contacts<f32x8> for ContactBatch {
+impl<V: Lanes8> Contacts<V> for ContactBatch {
     #[inline(always)]
-    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> f32x8 {
-        f32x8::new(*field(self))
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> V {
+        V::load(field(self))
     }
     #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: f32x8) {
-        *field(self) = v.to_array();
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: V) {
+        *field(self) = v.store();
     }
 }
 
-impl Contacts<f32x16> for [ContactBatch; 2] {
+impl<P: Lanes16> Contacts<P> for [ContactBatch; 2] {
     #[inline(always)]
-    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> f32x16 {
-        real::join(f32x8::new(*field(&self[0])), f32x8::new(*field(&self[1])))
+    fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> P {
+        P::join(
+            P::Half::load(field(&self[0])),
+            P::Half::load(field(&self[1])),
+        )
     }
     #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: f32x16) {
-        let [lo, hi] = real::split(v);
-        *field(&mut self[0]) = lo.to_array();
-        *field(&mut self[1]) = hi.to_array();
+    fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: P) {
+        let [lo, hi] = v.split();
+        *field(&mut self[0]) = lo.store();
+        *field(&mut self[1]) = hi.store();
     }
 }
 
@@ -698,8 +701,9 @@ fn impact_lanes<R: Real>(
         R::splat(p.gravity_reach),
         R::splat(p.margin),
     );
-    let point = |j: usize| {
-        let r = &arms[j];
+    // (A loop, not a closure: see `batches`.)
+    let mut points = [(zero, zero, zero); 2];
+    for (j, r) in arms.iter().enumerate() {
         let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
         let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
         let base = c.get(|b| &b.points[j].base_separation);
@@ -708,9 +712,9 @@ fn impact_lanes<R: Real>(
         let hit = c.get(|b| &b.points[j].active).gt(zero)
             & vn.lt(zero)
             & (separation + (vn - reach) * dt).lt(margin);
-        (vn, R::select(hit, one, zero), separation.max(zero))
-    };
-    let ((vn1, hit1, gap1), (vn2, hit2, gap2)) = (point(0), point(1));
+        points[j] = (vn, R::select(hit, one, zero), separation.max(zero));
+    }
+    let [(vn1, hit1, gap1), (vn2, hit2, gap2)] = points;
     let fast = R::splat(-p.threshold);
     let bounce = e.gt(zero) & ((hit1.gt(zero) & vn1.lt(fast)) | (hit2.gt(zero) & vn2.lt(fast)));
     // The velocities to reflect, half a substep on.
@@ -789,6 +793,121 @@ fn impact_lanes<R: Real>(
     vb.commit(vb0, b, &k);
 }
 
+/// The batch kernels, generic over the vector type: [`simd`] and [`pair`] instantiate them with
+/// `wide`'s types, the x86_64 entry points (`crate::x86`) with their own. Safety, for every
+/// function: as for [`simd`] (and [`pair`] for [`solve_pair`](batches::solve_pair)).
+pub(crate) mod batches {
+    use super::*;
+
+    #[inline(always)]
+    pub(crate) unsafe fn gather<V: Lanes8>(states: States, index: &[u32; LANES]) -> BodyLanes<V> {
+        let rows = index.map(|i| states.read(i));
+        BodyLanes::from_states(&rows)
+    }
+
+    /// Writes back the lanes whose body is dynamic (non-zero inverse mass).
+    #[inline(always)]
+    pub(crate) unsafe fn scatter<V: Lanes8>(
+        states: States,
+        index: &[u32; LANES],
+        inv_mass: &Lanes,
+        lanes: &BodyLanes<V>,
+    ) {
+        let rows = lanes.to_states();
+        // Two vector compares instead of loads and compares per lane.
+        let null = V::equal_mask(index, NULL_BODY);
+        let dynamic = V::bitmask(V::load(inv_mass).gt(V::splat(0.0))) & !null;
+        for l in 0..LANES {
+            if dynamic & (1 << l) != 0 {
+                states.write_velocity(index[l], &rows[l]);
+            }
+        }
+    }
+
+    /// The batch's bodies A and B.
+    #[inline(always)]
+    unsafe fn gather_both<V: Lanes8>(
+        c: &ContactBatch,
+        states: States,
+    ) -> (BodyLanes<V>, BodyLanes<V>) {
+        (gather(states, &c.body_a), gather(states, &c.body_b))
+    }
+
+    /// Writes back the batch's dynamic bodies.
+    #[inline(always)]
+    unsafe fn scatter_both<V: Lanes8>(
+        c: &ContactBatch,
+        states: States,
+        (a, b): (BodyLanes<V>, BodyLanes<V>),
+    ) {
+        scatter(states, &c.body_a, &c.inv_mass_a, &a);
+        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+    }
+
+    // (No closures here: a closure the compiler does not inline is a function of its own,
+    // compiled without the target features of the x86 entry points.)
+
+    #[inline(always)]
+    pub(crate) fn prepare<V: Lanes8>(c: &mut ContactBatch) {
+        prepare_lanes::<V>(c);
+    }
+
+    /// The warm start of the first `points` points (see [`warm_start_lanes`]).
+    #[inline(always)]
+    pub(crate) unsafe fn warm_start<V: Lanes8>(
+        c: &mut ContactBatch,
+        states: States,
+        points: usize,
+    ) {
+        let (mut a, mut b) = gather_both::<V>(c, states);
+        warm_start_lanes(c, &mut a, &mut b, points);
+        scatter_both(c, states, (a, b));
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn solve<V: Lanes8>(c: &mut ContactBatch, states: States, p: &SolveParams) {
+        let (mut a, mut b) = gather_both::<V>(c, states);
+        solve_lanes(c, &mut a, &mut b, p);
+        scatter_both(c, states, (a, b));
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn solve_one_point<V: Lanes8>(
+        c: &mut ContactBatch,
+        states: States,
+        p: &SolveParams,
+    ) {
+        let (mut a, mut b) = gather_both::<V>(c, states);
+        solve_one_lanes(c, &mut a, &mut b, p);
+        scatter_both(c, states, (a, b));
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn impact<V: Lanes8>(c: &mut ContactBatch, states: States, p: &ImpactParams) {
+        let (mut a, mut b) = gather_both::<V>(c, states);
+        impact_lanes(c, &mut a, &mut b, p);
+        scatter_both(c, states, (a, b));
+    }
+
+    /// [`solve`] on two batches at once.
+    #[inline(always)]
+    pub(crate) unsafe fn solve_pair<P: Lanes16>(
+        c: &mut [ContactBatch; 2],
+        states: States,
+        params: &SolveParams,
+    ) {
+        let a = [gather(states, &c[0].body_a), gather(states, &c[1].body_a)];
+        let b = [gather(states, &c[0].body_b), gather(states, &c[1].body_b)];
+        let mut a = BodyLanes::<P>::join(&a[0], &a[1]);
+        let mut b = BodyLanes::<P>::join(&b[0], &b[1]);
+        solve_lanes(c, &mut a, &mut b, params);
+        for (h, (a, b)) in a.split().iter().zip(&b.split()).enumerate() {
+            scatter(states, &c[h].body_a, &c[h].inv_mass_a, a);
+            scatter(states, &c[h].body_b, &c[h].inv_mass_b, b);
+        }
+    }
+}
+
 /// The f32x8 kernels: one call handles the eight lanes of a batch.
 ///
 /// Safety, for every function: the batch's non-null body indices are in bounds of `states`,
@@ -798,34 +917,9 @@ fn impact_lanes<R: Real>(
 pub mod simd {
     use super::*;
 
-    #[inline(always)]
-    pub(super) unsafe fn gather(states: States, index: &[u32; LANES]) -> BodyLanes<f32x8> {
-        let rows = index.map(|i| states.read(i));
-        BodyLanes::from_states(&rows)
-    }
-
-    /// Writes back the lanes whose body is dynamic (non-zero inverse mass).
-    #[inline(always)]
-    pub(super) unsafe fn scatter(
-        states: States,
-        index: &[u32; LANES],
-        inv_mass: &Lanes,
-        lanes: &BodyLanes<f32x8>,
-    ) {
-        let rows = lanes.to_states();
-        // Two vector compares instead of loads and compares per lane.
-        let null = u32x8::from(*index).simd_eq(u32x8::splat(NULL_BODY));
-        let dynamic = f32x8::from(*inv_mass).gt(f32x8::ZERO).to_bitmask() & !null.to_bitmask();
-        for l in 0..LANES {
-            if dynamic & (1 << l) != 0 {
-                states.write_velocity(index[l], &rows[l]);
-            }
-        }
-    }
-
     /// Computes effective masses and base separations (no body state needed).
     pub fn prepare(c: &mut ContactBatch) {
-        prepare_lanes(c);
+        batches::prepare::<f32x8>(c);
     }
 
     /// Applies last step's impulses.
@@ -833,11 +927,7 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
-        let mut a = gather(states, &c.body_a);
-        let mut b = gather(states, &c.body_b);
-        warm_start_lanes(c, &mut a, &mut b, 2);
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        batches::warm_start::<f32x8>(c, states, 2);
     }
 
     /// [`warm_start`] for a batch whose contacts all have one point, as for
@@ -846,11 +936,7 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
-        let mut a = gather(states, &c.body_a);
-        let mut b = gather(states, &c.body_b);
-        warm_start_lanes(c, &mut a, &mut b, 1);
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        batches::warm_start::<f32x8>(c, states, 1);
     }
 
     /// One iteration of normal and friction impulses.
@@ -858,11 +944,7 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        let mut a = gather(states, &c.body_a);
-        let mut b = gather(states, &c.body_b);
-        solve_lanes(c, &mut a, &mut b, params);
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        batches::solve::<f32x8>(c, states, params);
     }
 
     /// [`solve`] for a batch whose contacts all have one point (point 1 all zero, as the
@@ -871,11 +953,7 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, params: &SolveParams) {
-        let mut a = gather(states, &c.body_a);
-        let mut b = gather(states, &c.body_b);
-        solve_one_lanes(c, &mut a, &mut b, params);
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        batches::solve_one_point::<f32x8>(c, states, params);
     }
 
     /// One impact pass: bounces of the contacts hit this step (see [`ImpactParams`]).
@@ -883,59 +961,27 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn impact(c: &mut ContactBatch, states: States, params: &ImpactParams) {
-        let mut a = gather(states, &c.body_a);
-        let mut b = gather(states, &c.body_b);
-        impact_lanes(c, &mut a, &mut b, params);
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        batches::impact::<f32x8>(c, states, params);
     }
 }
 
 /// The f32x16 solve: one call handles two batches of one graph color, sixteen lanes. The
 /// batches share no dynamic body, so solving them together gives each the bits it gets alone
 /// (from the f32x8 kernel and the scalar twin); two dependency chains side by side keep more of
-/// the core busy than one. With AVX-512 (see [`NATIVE_PAIRS`](crate::NATIVE_PAIRS)) each
-/// operation is one instruction on 32 registers; the engine uses this kernel only there. (The
-/// warm start was slower in pairs: kernel bench, Zen 4, 40 -> 50 us per pass.)
+/// the core busy than one. With AVX-512 each operation is one instruction on 32 registers; the
+/// engine uses a pair kernel only there (see [`InstructionSet::Avx512`](crate::InstructionSet)).
+/// (The warm start was slower in pairs: kernel bench, Zen 4, 40 -> 50 us per pass.)
 ///
 /// Safety, for every function: as for [`simd`], and no dynamic body appears in both batches.
 pub mod pair {
     use super::*;
-
-    #[inline(always)]
-    unsafe fn gather(states: States, c: &[ContactBatch; 2]) -> [BodyLanes<f32x16>; 2] {
-        let a = [
-            simd::gather(states, &c[0].body_a),
-            simd::gather(states, &c[1].body_a),
-        ];
-        let b = [
-            simd::gather(states, &c[0].body_b),
-            simd::gather(states, &c[1].body_b),
-        ];
-        [BodyLanes::join(&a[0], &a[1]), BodyLanes::join(&b[0], &b[1])]
-    }
-
-    #[inline(always)]
-    unsafe fn scatter(
-        states: States,
-        c: &[ContactBatch; 2],
-        a: &BodyLanes<f32x16>,
-        b: &BodyLanes<f32x16>,
-    ) {
-        for (h, (a, b)) in a.split().iter().zip(&b.split()).enumerate() {
-            simd::scatter(states, &c[h].body_a, &c[h].inv_mass_a, a);
-            simd::scatter(states, &c[h].body_b, &c[h].inv_mass_b, b);
-        }
-    }
 
     /// [`simd::solve`] on two batches.
     ///
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve(c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
-        let [mut a, mut b] = gather(states, c);
-        solve_lanes(c, &mut a, &mut b, params);
-        scatter(states, c, &a, &b);
+        batches::solve_pair::<f32x16>(c, states, params);
     }
 }
 

@@ -7,7 +7,7 @@
 //! their scalar twins give the same bits.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{Real, LANES};
+use crate::real::{Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
@@ -96,20 +96,20 @@ pub struct PinParams {
     pub impulse_scale: f32,
 }
 
-/// A batch's lanes at one width: all eight (f32x8) or one (the scalar twins).
+/// A batch's lanes at one width: all eight ([`Lanes8`]) or one (the scalar twins).
 trait Pins<R> {
     fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> R;
     fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: R);
 }
 
-impl Pins<f32x8> for PinBatch {
+impl<V: Lanes8> Pins<V> for PinBatch {
     #[inline(always)]
-    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> f32x8 {
-        f32x8::new(*field(self))
+    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> V {
+        V::load(field(self))
     }
     #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: f32x8) {
-        *field(self) = v.to_array();
+    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: V) {
+        *field(self) = v.store();
     }
 }
 
@@ -222,23 +222,27 @@ fn moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
     index != NULL_BODY && inv_mass + inv_inertia > 0.0
 }
 
-/// The f32x8 kernels: one call handles the eight pins of a batch.
-///
-/// Safety, for every function: the batch's non-null body indices are in bounds of `states`, and
-/// no other thread accesses the bodies the batch moves during the call (the joint coloring
-/// guarantees it). Results match the scalar twins bit for bit.
-pub mod simd {
+/// The batch kernels, generic over the vector type: [`simd`] instantiates them with
+/// `wide::f32x8`, the x86_64 entry points (`crate::x86`) with their own. Safety: as for [`simd`].
+pub(crate) mod batches {
     use super::*;
 
+    // (No closures here: see `contact::batches`.)
+
     #[inline(always)]
-    unsafe fn run(
-        c: &mut PinBatch,
+    unsafe fn gather<V: Lanes8>(c: &PinBatch, states: States) -> (BodyLanes<V>, BodyLanes<V>) {
+        (
+            BodyLanes::from_states(&c.body_a.map(|i| states.read(i))),
+            BodyLanes::from_states(&c.body_b.map(|i| states.read(i))),
+        )
+    }
+
+    #[inline(always)]
+    unsafe fn scatter<V: Lanes8>(
+        c: &PinBatch,
         states: States,
-        kernel: impl FnOnce(&mut PinBatch, &mut BodyLanes<f32x8>, &mut BodyLanes<f32x8>),
+        (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
-        let mut a = BodyLanes::from_states(&c.body_a.map(|i| states.read(i)));
-        let mut b = BodyLanes::from_states(&c.body_b.map(|i| states.read(i)));
-        kernel(c, &mut a, &mut b);
         let (a, b) = (a.to_states(), b.to_states());
         for l in 0..LANES {
             if moves(c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) {
@@ -250,12 +254,35 @@ pub mod simd {
         }
     }
 
+    #[inline(always)]
+    pub(crate) unsafe fn warm_start<V: Lanes8>(c: &mut PinBatch, states: States) {
+        let (mut a, mut b) = gather::<V>(c, states);
+        warm_start_lanes(c, &mut a, &mut b);
+        scatter(c, states, (a, b));
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn solve<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
+        let (mut a, mut b) = gather::<V>(c, states);
+        solve_lanes(c, &mut a, &mut b, params);
+        scatter(c, states, (a, b));
+    }
+}
+
+/// The f32x8 kernels: one call handles the eight pins of a batch.
+///
+/// Safety, for every function: the batch's non-null body indices are in bounds of `states`, and
+/// no other thread accesses the bodies the batch moves during the call (the joint coloring
+/// guarantees it). Results match the scalar twins bit for bit.
+pub mod simd {
+    use super::*;
+
     /// Applies the accumulated impulses again.
     ///
     /// # Safety
     /// See the module documentation.
     pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
-        run(c, states, |c, a, b| warm_start_lanes(c, a, b));
+        batches::warm_start::<f32x8>(c, states);
     }
 
     /// One solve or relax pass.
@@ -263,7 +290,7 @@ pub mod simd {
     /// # Safety
     /// See the module documentation.
     pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
-        run(c, states, |c, a, b| solve_lanes(c, a, b, params));
+        batches::solve::<f32x8>(c, states, params);
     }
 }
 

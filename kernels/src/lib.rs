@@ -4,16 +4,24 @@
 //!
 //! Everything here is pure arithmetic over lane-packed (`bytemuck::Pod`) data; the engine
 //! decides what to pack, in which order, and on which thread to run it.
+//!
+//! The eight- and sixteen-lane kernels come in one portable build (`wide`'s vectors, as the crate
+//! is compiled) and, on x86_64, in builds for AVX2 and AVX-512 ([`x86`]) that the engine picks
+//! at run time (see [`InstructionSet`]).
 
 #![warn(missing_docs)]
 
 pub mod body;
 pub mod contact;
+mod isa;
 pub mod joint;
 mod real;
 pub mod trig;
+#[cfg(target_arch = "x86_64")]
+pub mod x86;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, ImpactParams, PointLanes, SolveParams};
+pub use isa::{instruction_set, InstructionSet, NATIVE_PAIRS};
 pub use joint::{PinBatch, PinParams};
-pub use real::{instruction_set, Real, LANES, NATIVE_PAIRS};
+pub use real::{Lanes16, Lanes8, Real, LANES};

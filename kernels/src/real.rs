@@ -8,7 +8,7 @@
 //! so the scalar twin reproduces the SIMD kernels bit for bit.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
-use wide::{f32x16, f32x8};
+use wide::{f32x16, f32x8, u32x8};
 
 /// Lanes in one SIMD batch.
 pub const LANES: usize = 8;
@@ -133,36 +133,62 @@ macro_rules! real_for_wide {
 real_for_wide!(f32x8, 0xff);
 real_for_wide!(f32x16, 0xffff);
 
-/// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
-#[inline(always)]
-pub(crate) fn join(lo: f32x8, hi: f32x8) -> f32x16 {
-    bytemuck::cast([lo, hi])
+/// A [`Real`] of eight lanes: one batch. The batch kernels are generic over it, so that each
+/// instruction set instantiates them with its own vector type.
+pub trait Lanes8: Real {
+    /// The eight floats of `x`.
+    fn load(x: &[f32; LANES]) -> Self;
+    /// The eight floats of `self`.
+    fn store(self) -> [f32; LANES];
+    /// Rows to columns: lane `j` of result `i` is lane `i` of `rows[j]`.
+    fn transpose(rows: [Self; LANES]) -> [Self; LANES];
+    /// Bit `l` set where lane `l` of `m` holds.
+    fn bitmask(m: Self::Mask) -> u32;
+    /// Bit `l` set where `x[l] == value`.
+    fn equal_mask(x: &[u32; LANES], value: u32) -> u32;
 }
 
-/// The two halves of [`join`].
-#[inline(always)]
-pub(crate) fn split(x: f32x16) -> [f32x8; 2] {
-    bytemuck::cast(x)
+/// A [`Real`] of sixteen lanes: two batches side by side (see [`pair`](crate::contact::pair)).
+pub trait Lanes16: Real {
+    /// The type of one batch.
+    type Half: Lanes8;
+    /// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
+    fn join(lo: Self::Half, hi: Self::Half) -> Self;
+    /// The two halves of [`join`](Lanes16::join).
+    fn split(self) -> [Self::Half; 2];
 }
 
-/// True where the kernel of [`pair`](crate::contact::pair) runs on 512-bit registers (AVX-512);
-/// elsewhere `wide` makes each f32x16 operation two f32x8 ones, which the engine does not use
-/// for speed.
-pub const NATIVE_PAIRS: bool = cfg!(target_feature = "avx512f");
+impl Lanes8 for f32x8 {
+    #[inline(always)]
+    fn load(x: &[f32; LANES]) -> f32x8 {
+        f32x8::new(*x)
+    }
+    #[inline(always)]
+    fn store(self) -> [f32; LANES] {
+        self.to_array()
+    }
+    #[inline(always)]
+    fn transpose(rows: [f32x8; LANES]) -> [f32x8; LANES] {
+        f32x8::transpose(rows)
+    }
+    #[inline(always)]
+    fn bitmask(m: f32x8) -> u32 {
+        m.to_bitmask()
+    }
+    #[inline(always)]
+    fn equal_mask(x: &[u32; LANES], value: u32) -> u32 {
+        u32x8::from(*x).simd_eq(u32x8::splat(value)).to_bitmask()
+    }
+}
 
-/// The instruction set the kernels were compiled for.
-pub fn instruction_set() -> &'static str {
-    if NATIVE_PAIRS {
-        "avx512 (f32x8 kernels with AVX-512VL, f32x16 solve pairs)"
-    } else if cfg!(target_feature = "avx2") {
-        "avx2"
-    } else if cfg!(target_feature = "avx") {
-        "avx"
-    } else if cfg!(target_feature = "sse2") {
-        "sse2 (f32x8 as two 128-bit halves)"
-    } else if cfg!(target_feature = "neon") {
-        "neon (f32x8 as two 128-bit halves)"
-    } else {
-        "scalar fallback"
+impl Lanes16 for f32x16 {
+    type Half = f32x8;
+    #[inline(always)]
+    fn join(lo: f32x8, hi: f32x8) -> f32x16 {
+        bytemuck::cast([lo, hi])
+    }
+    #[inline(always)]
+    fn split(self) -> [f32x8; 2] {
+        bytemuck::cast(self)
     }
 }

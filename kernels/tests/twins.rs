@@ -16,6 +16,10 @@ use batch2d_kernels::body::{
     integrate_velocities_simd, Accelerations, BodyParams, IntegrateParams, States,
 };
 use batch2d_kernels::contact::{pair, scalar, simd};
+#[cfg(target_arch = "x86_64")]
+use batch2d_kernels::x86::{avx2, avx512};
+#[cfg(target_arch = "x86_64")]
+use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
     BodyState, ContactBatch, ImpactParams, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
 };
@@ -372,8 +376,32 @@ fn assert_batches_valid(batches: &[ContactBatch], len: usize) {
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Backend {
+    /// The portable kernels (`wide`'s vectors).
     Simd,
     Scalar,
+    /// The same kernels compiled for AVX2 and AVX-512, called where the CPU has them.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+/// The instruction sets this CPU has besides the portable one: their kernels must give the
+/// portable kernels' bits too.
+fn other_instruction_sets() -> Vec<Backend> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sets = [
+            (InstructionSet::Avx2, Backend::Avx2),
+            (InstructionSet::Avx512, Backend::Avx512),
+        ];
+        sets.into_iter()
+            .filter(|(set, _)| set.is_supported())
+            .map(|(_, backend)| backend)
+            .collect()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Vec::new()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -414,19 +442,26 @@ fn run(
         // the other on this thread, and `states` is borrowed mutably for the whole call, so
         // nothing else touches the states meanwhile.
         unsafe {
-            match (backend, op) {
-                (Backend::Simd, Op::Prepare) => simd::prepare(c),
-                (Backend::Scalar, Op::Prepare) => scalar::prepare(c),
-                (Backend::Simd, Op::WarmStart) => simd::warm_start(c, view),
-                (Backend::Scalar, Op::WarmStart) => scalar::warm_start(c, view),
-                (Backend::Simd, Op::Solve(p)) => simd::solve(c, view, &p),
-                (Backend::Scalar, Op::Solve(p)) => scalar::solve(c, view, &p),
-                (Backend::Simd, Op::WarmStartOnePoint) => simd::warm_start_one_point(c, view),
-                (Backend::Scalar, Op::WarmStartOnePoint) => scalar::warm_start_one_point(c, view),
-                (Backend::Simd, Op::SolveOnePoint(p)) => simd::solve_one_point(c, view, &p),
-                (Backend::Scalar, Op::SolveOnePoint(p)) => scalar::solve_one_point(c, view, &p),
-                (Backend::Simd, Op::Impact(p)) => simd::impact(c, view, &p),
-                (Backend::Scalar, Op::Impact(p)) => scalar::impact(c, view, &p),
+            // The modules of every backend name their kernels alike.
+            macro_rules! kernel {
+                ($m:ident) => {
+                    match op {
+                        Op::Prepare => $m::prepare(c),
+                        Op::WarmStart => $m::warm_start(c, view),
+                        Op::Solve(p) => $m::solve(c, view, &p),
+                        Op::WarmStartOnePoint => $m::warm_start_one_point(c, view),
+                        Op::SolveOnePoint(p) => $m::solve_one_point(c, view, &p),
+                        Op::Impact(p) => $m::impact(c, view, &p),
+                    }
+                };
+            }
+            match backend {
+                Backend::Simd => kernel!(simd),
+                Backend::Scalar => kernel!(scalar),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2 => kernel!(avx2),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512 => kernel!(avx512),
             }
         }
         ran.push(true);
@@ -729,6 +764,19 @@ fn check_op(
         assert_friction_cone(what, &b_simd);
         assert_friction_cone(what, &b_scalar);
     }
+    for backend in other_instruction_sets() {
+        let (mut b_other, mut s_other) = (batches.to_vec(), states.to_vec());
+        let ran = run(backend, op, &mut b_other, &mut s_other);
+        assert_eq!(ran, ran_scalar, "{what}: {backend:?} runs other batches");
+        let what = format!("{what} ({backend:?})");
+        assert_twins(
+            &what,
+            inputs.cmp(),
+            (&b_other, &s_other),
+            (&b_scalar, &s_scalar),
+        );
+        assert_untouched(&what, batches, states, &s_other);
+    }
     (b_simd, s_simd)
 }
 
@@ -856,6 +904,10 @@ fn run_sequence(
             match backend {
                 Backend::Simd => integrate_velocities_simd(states, *body, p),
                 Backend::Scalar => integrate_velocities_scalar(states, *body, p),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2 => avx2::integrate_velocities(states, *body, p),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512 => avx512::integrate_velocities(states, *body, p),
             }
         }
         let (warm_start, solve): (_, fn(SolveParams) -> Op) = match one_point {
@@ -873,6 +925,10 @@ fn run_sequence(
             match backend {
                 Backend::Simd => integrate_positions_simd(states, p.h),
                 Backend::Scalar => integrate_positions_scalar(states, p.h),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2 => avx2::integrate_positions(states, p.h),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512 => avx512::integrate_positions(states, p.h),
             }
         }
         run(
@@ -1001,6 +1057,28 @@ fn sequence_case(seed: u64, inputs: Inputs, integrate: bool) -> usize {
         assert_untouched(&what, batches, &world.states, &s_scalar);
     }
     assert_padding_zero(&what, &b_simd);
+    for backend in other_instruction_sets() {
+        let (mut b_other, mut s_other) = (batches.clone(), world.states.clone());
+        let ran_other = run_sequence(
+            backend,
+            false,
+            inputs,
+            &mut b_other,
+            &mut s_other,
+            params_seed,
+            integrate,
+        );
+        assert_eq!(
+            ran_other, ran_scalar,
+            "{what}: {backend:?}: impact ran on other batches"
+        );
+        assert_twins(
+            &format!("{what} ({backend:?})"),
+            inputs.cmp(),
+            (&b_other, &s_other),
+            (&b_scalar, &s_scalar),
+        );
+    }
     ran
 }
 
@@ -1107,8 +1185,9 @@ fn one_point_kernels_give_the_two_point_bits() {
 // Pair kernels.
 // ---------------------------------------------------------------------------------------------
 
-/// Runs `op` (a solve) on both batches at once with the pair kernel.
-fn run_pair(op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
+/// Runs `op` (a solve) on both batches at once with the pair kernel: the portable one
+/// (`Backend::Simd`) or the AVX-512 one.
+fn run_pair(backend: Backend, op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
     assert_batches_valid(batches, states.len());
     let [first, second] = [&batches[..1], &batches[1..]].map(|b| writable(b, states.len()));
     assert!(
@@ -1120,9 +1199,11 @@ fn run_pair(op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
     // SAFETY: checked above: indices in bounds, written bodies distinct within each batch and
     // across the two; this thread alone touches the states.
     unsafe {
-        match op {
-            Op::Solve(p) => pair::solve(batches, view, &p),
-            _ => unreachable!("no pair kernel for {op:?}"),
+        match (backend, op) {
+            (Backend::Simd, Op::Solve(p)) => pair::solve(batches, view, &p),
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, Op::Solve(p)) => avx512::solve_pair(batches, view, &p),
+            _ => unreachable!("no pair kernel for {backend:?} {op:?}"),
         }
     }
     states.copy_from_slice(&rows);
@@ -1157,9 +1238,20 @@ fn pair_kernels_give_each_batch_the_twin_bits() {
                     what: &format!("pair {op:?} ({inputs:?})"),
                 };
                 let (mut b_pair, mut s_pair) = (batches, states.clone());
-                run_pair(op, &mut b_pair, &mut s_pair);
+                run_pair(Backend::Simd, op, &mut b_pair, &mut s_pair);
                 let (mut b_scalar, mut s_scalar) = (batches, states.clone());
                 run(Backend::Scalar, op, &mut b_scalar, &mut s_scalar);
+                #[cfg(target_arch = "x86_64")]
+                if InstructionSet::Avx512.is_supported() {
+                    let (mut b_avx, mut s_avx) = (batches, states.clone());
+                    run_pair(Backend::Avx512, op, &mut b_avx, &mut s_avx);
+                    assert_twins(
+                        &format!("{what} (avx512)"),
+                        inputs.cmp(),
+                        (&b_avx, &s_avx),
+                        (&b_scalar, &s_scalar),
+                    );
+                }
                 assert_twins(
                     &what,
                     inputs.cmp(),

@@ -1,0 +1,437 @@
+//! The batch kernels for AVX2 and AVX-512, whichever instruction set the crate is compiled for:
+//! [`avx2`] and [`avx512`] hold entry points compiled with those target features, which the
+//! engine calls where [`InstructionSet::is_supported`] says the CPU has them.
+//!
+//! The kernels are generic over [`Lanes8`] and [`Lanes16`]; here they are instantiated with
+//! `F32x8` (one `__m256`) and `F32x16` (one `__m512`), whose methods call the intrinsics and are
+//! always inlined. Inlined into an entry point, everything is compiled with the entry
+//! point's features, intrinsics included.
+//!
+//! Each operation is the IEEE operation of the scalar twin, lane by lane: `+ - * /` and `sqrt`
+//! correctly rounded, negation a sign flip, ordered non-signalling compares (false where either
+//! side is NaN), select by blend. No fused multiply-add (rustc never contracts `a * b + c`, and
+//! the kernels never ask for it) and no approximate reciprocals.
+
+use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
+use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
+use crate::isa::InstructionSet;
+use crate::joint::{self, PinBatch, PinParams};
+use crate::real::{Lanes16, Lanes8, Real, LANES};
+use core::arch::x86_64::*;
+use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
+
+/// Eight lanes in one 256-bit register.
+///
+/// Its values exist only inside the entry points of [`avx2`] and [`avx512`], which run only on
+/// CPUs with AVX2: that is what makes the intrinsic calls in its methods sound.
+#[derive(Clone, Copy)]
+pub(crate) struct F32x8(__m256);
+
+/// A lane mask of [`F32x8`]: all bits of a lane set or clear.
+#[derive(Clone, Copy)]
+pub(crate) struct Mask8(__m256);
+
+/// Sixteen lanes in one 512-bit register; its values exist only inside the entry points of
+/// [`avx512`], which run only on CPUs with AVX-512F.
+#[derive(Clone, Copy)]
+pub(crate) struct F32x16(__m512);
+
+/// Implements a binary operator trait on `$t` with the intrinsic `$intrinsic`.
+macro_rules! binary_op {
+    ($t:ident, $op:ident, $method:ident, $intrinsic:ident) => {
+        impl $op for $t {
+            type Output = $t;
+            #[inline(always)]
+            fn $method(self, o: $t) -> $t {
+                // SAFETY: the type's values exist only where the CPU has its instructions.
+                $t(unsafe { $intrinsic(self.0, o.0) })
+            }
+        }
+    };
+}
+
+binary_op!(F32x8, Add, add, _mm256_add_ps);
+binary_op!(F32x8, Sub, sub, _mm256_sub_ps);
+binary_op!(F32x8, Mul, mul, _mm256_mul_ps);
+binary_op!(F32x8, Div, div, _mm256_div_ps);
+binary_op!(Mask8, BitAnd, bitand, _mm256_and_ps);
+binary_op!(Mask8, BitOr, bitor, _mm256_or_ps);
+binary_op!(F32x16, Add, add, _mm512_add_ps);
+binary_op!(F32x16, Sub, sub, _mm512_sub_ps);
+binary_op!(F32x16, Mul, mul, _mm512_mul_ps);
+binary_op!(F32x16, Div, div, _mm512_div_ps);
+
+impl Neg for F32x8 {
+    type Output = F32x8;
+    #[inline(always)]
+    fn neg(self) -> F32x8 {
+        // SAFETY: as for the operators.
+        F32x8(unsafe { _mm256_xor_ps(self.0, _mm256_set1_ps(-0.0)) })
+    }
+}
+
+impl Neg for F32x16 {
+    type Output = F32x16;
+    #[inline(always)]
+    fn neg(self) -> F32x16 {
+        // SAFETY: as for the operators. (AVX-512F has no float xor; the integer one flips the
+        // same bit.)
+        F32x16(unsafe {
+            let sign = _mm512_set1_epi32(i32::MIN);
+            _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(self.0), sign))
+        })
+    }
+}
+
+impl Real for F32x8 {
+    type Mask = Mask8;
+
+    #[inline(always)]
+    fn splat(x: f32) -> F32x8 {
+        // SAFETY: as for the operators.
+        F32x8(unsafe { _mm256_set1_ps(x) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F32x8 {
+        // SAFETY: as for the operators.
+        F32x8(unsafe { _mm256_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn gt(self, o: F32x8) -> Mask8 {
+        // SAFETY: as for the operators.
+        Mask8(unsafe { _mm256_cmp_ps::<_CMP_GT_OQ>(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn lt(self, o: F32x8) -> Mask8 {
+        // SAFETY: as for the operators.
+        Mask8(unsafe { _mm256_cmp_ps::<_CMP_LT_OQ>(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn ge(self, o: F32x8) -> Mask8 {
+        // SAFETY: as for the operators.
+        Mask8(unsafe { _mm256_cmp_ps::<_CMP_GE_OQ>(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn select(m: Mask8, a: F32x8, b: F32x8) -> F32x8 {
+        // SAFETY: as for the operators. (Takes the second operand where the mask is set.)
+        F32x8(unsafe { _mm256_blendv_ps(b.0, a.0, m.0) })
+    }
+    #[inline(always)]
+    fn all(m: Mask8) -> bool {
+        // SAFETY: as for the operators.
+        unsafe { _mm256_movemask_ps(m.0) == 0xff }
+    }
+}
+
+impl Lanes8 for F32x8 {
+    #[inline(always)]
+    fn load(x: &[f32; LANES]) -> F32x8 {
+        // SAFETY: as for the operators; `x` holds the eight floats read.
+        F32x8(unsafe { _mm256_loadu_ps(x.as_ptr()) })
+    }
+    #[inline(always)]
+    fn store(self) -> [f32; LANES] {
+        let mut x = [0.0; LANES];
+        // SAFETY: as for the operators; `x` has room for the eight floats written.
+        unsafe { _mm256_storeu_ps(x.as_mut_ptr(), self.0) };
+        x
+    }
+    #[inline(always)]
+    fn transpose(rows: [F32x8; LANES]) -> [F32x8; LANES] {
+        let r = rows.map(|r| r.0);
+        // SAFETY: as for the operators.
+        unsafe {
+            // Pairs of rows interleaved: (r0[0], r1[0], r0[1], r1[1]) per 128-bit half...
+            let t = [
+                _mm256_unpacklo_ps(r[0], r[1]),
+                _mm256_unpackhi_ps(r[0], r[1]),
+                _mm256_unpacklo_ps(r[2], r[3]),
+                _mm256_unpackhi_ps(r[2], r[3]),
+                _mm256_unpacklo_ps(r[4], r[5]),
+                _mm256_unpackhi_ps(r[4], r[5]),
+                _mm256_unpacklo_ps(r[6], r[7]),
+                _mm256_unpackhi_ps(r[6], r[7]),
+            ];
+            // ...then four rows: u[c] holds columns c (low half) and c + 4 (high half) of rows
+            // 0..4, u[4 + c] the same of rows 4..8...
+            let u = [
+                _mm256_shuffle_ps::<0x44>(t[0], t[2]),
+                _mm256_shuffle_ps::<0xee>(t[0], t[2]),
+                _mm256_shuffle_ps::<0x44>(t[1], t[3]),
+                _mm256_shuffle_ps::<0xee>(t[1], t[3]),
+                _mm256_shuffle_ps::<0x44>(t[4], t[6]),
+                _mm256_shuffle_ps::<0xee>(t[4], t[6]),
+                _mm256_shuffle_ps::<0x44>(t[5], t[7]),
+                _mm256_shuffle_ps::<0xee>(t[5], t[7]),
+            ];
+            // ...then the halves of rows 0..4 and 4..8 side by side.
+            [
+                _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x20>(u[3], u[7]),
+                _mm256_permute2f128_ps::<0x31>(u[0], u[4]),
+                _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
+                _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
+                _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
+            ]
+            .map(F32x8)
+        }
+    }
+    #[inline(always)]
+    fn bitmask(m: Mask8) -> u32 {
+        // SAFETY: as for the operators.
+        unsafe { _mm256_movemask_ps(m.0) as u32 }
+    }
+    #[inline(always)]
+    fn equal_mask(x: &[u32; LANES], value: u32) -> u32 {
+        // SAFETY: as for the operators (AVX2); `x` holds the 32 bytes read.
+        unsafe {
+            let x = _mm256_loadu_si256(x.as_ptr().cast());
+            let equal = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(value as i32));
+            _mm256_movemask_ps(_mm256_castsi256_ps(equal)) as u32
+        }
+    }
+}
+
+impl Real for F32x16 {
+    /// One bit per lane, in a mask register.
+    type Mask = u16;
+
+    #[inline(always)]
+    fn splat(x: f32) -> F32x16 {
+        // SAFETY: as for the operators.
+        F32x16(unsafe { _mm512_set1_ps(x) })
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F32x16 {
+        // SAFETY: as for the operators.
+        F32x16(unsafe { _mm512_sqrt_ps(self.0) })
+    }
+    #[inline(always)]
+    fn gt(self, o: F32x16) -> u16 {
+        // SAFETY: as for the operators.
+        unsafe { _mm512_cmp_ps_mask::<_CMP_GT_OQ>(self.0, o.0) }
+    }
+    #[inline(always)]
+    fn lt(self, o: F32x16) -> u16 {
+        // SAFETY: as for the operators.
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OQ>(self.0, o.0) }
+    }
+    #[inline(always)]
+    fn ge(self, o: F32x16) -> u16 {
+        // SAFETY: as for the operators.
+        unsafe { _mm512_cmp_ps_mask::<_CMP_GE_OQ>(self.0, o.0) }
+    }
+    #[inline(always)]
+    fn select(m: u16, a: F32x16, b: F32x16) -> F32x16 {
+        // SAFETY: as for the operators. (Takes the second operand where the mask is set.)
+        F32x16(unsafe { _mm512_mask_blend_ps(m, b.0, a.0) })
+    }
+    #[inline(always)]
+    fn all(m: u16) -> bool {
+        m == u16::MAX
+    }
+}
+
+impl Lanes16 for F32x16 {
+    type Half = F32x8;
+    #[inline(always)]
+    fn join(lo: F32x8, hi: F32x8) -> F32x16 {
+        // SAFETY: as for the operators. (AVX-512F inserts 256 bits as four doubles; the bits
+        // are moved, not converted.)
+        F32x16(unsafe {
+            let lo = _mm512_castpd256_pd512(_mm256_castps_pd(lo.0));
+            _mm512_castpd_ps(_mm512_insertf64x4::<1>(lo, _mm256_castps_pd(hi.0)))
+        })
+    }
+    #[inline(always)]
+    fn split(self) -> [F32x8; 2] {
+        // SAFETY: as for the operators.
+        unsafe {
+            let hi = _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(self.0));
+            [
+                F32x8(_mm512_castps512_ps256(self.0)),
+                F32x8(_mm256_castpd_ps(hi)),
+            ]
+        }
+    }
+}
+
+/// Entry points that run the batch kernels with `F32x8` in a function compiled with the
+/// target features `$features`, after asserting that the CPU supports `$set`. Each wraps its
+/// kernel in an inner function with the features: the generic kernel and the vector methods
+/// are inlined into it, so that they are compiled with those features too.
+macro_rules! entry_points {
+    ($set:expr, $features:literal) => {
+        use super::*;
+
+        /// Panics unless the CPU has the instructions of this module.
+        #[inline(always)]
+        fn check() {
+            assert!($set.is_supported(), "the CPU lacks {}", $set.name());
+        }
+
+        /// [`contact::simd::prepare`] with this instruction set.
+        pub fn prepare(c: &mut ContactBatch) {
+            #[target_feature(enable = $features)]
+            fn kernel(c: &mut ContactBatch) {
+                contact::batches::prepare::<F32x8>(c)
+            }
+            check();
+            // SAFETY: `check` made sure that the CPU has the kernel's features.
+            unsafe { kernel(c) }
+        }
+
+        /// [`contact::simd::impact`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`].
+        pub unsafe fn impact(c: &mut ContactBatch, states: States, p: &ImpactParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut ContactBatch, states: States, p: &ImpactParams) {
+                contact::batches::impact::<F32x8>(c, states, p)
+            }
+            check();
+            // SAFETY: the caller's promise, and `check` made sure that the CPU has the
+            // kernel's features.
+            unsafe { kernel(c, states, p) }
+        }
+
+        /// [`contact::simd::warm_start`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`].
+        pub unsafe fn warm_start(c: &mut ContactBatch, states: States) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut ContactBatch, states: States) {
+                contact::batches::warm_start::<F32x8>(c, states, 2)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states) }
+        }
+
+        /// [`contact::simd::warm_start_one_point`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`].
+        pub unsafe fn warm_start_one_point(c: &mut ContactBatch, states: States) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut ContactBatch, states: States) {
+                contact::batches::warm_start::<F32x8>(c, states, 1)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states) }
+        }
+
+        /// [`contact::simd::solve`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`].
+        pub unsafe fn solve(c: &mut ContactBatch, states: States, p: &SolveParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut ContactBatch, states: States, p: &SolveParams) {
+                contact::batches::solve::<F32x8>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+
+        /// [`contact::simd::solve_one_point`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`].
+        pub unsafe fn solve_one_point(c: &mut ContactBatch, states: States, p: &SolveParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut ContactBatch, states: States, p: &SolveParams) {
+                contact::batches::solve_one_point::<F32x8>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+
+        /// [`body::integrate_velocities_simd`] with this instruction set.
+        pub fn integrate_velocities(
+            states: &mut [BodyState],
+            body: BodyParams,
+            p: &IntegrateParams,
+        ) {
+            #[target_feature(enable = $features)]
+            fn kernel(states: &mut [BodyState], body: BodyParams, p: &IntegrateParams) {
+                body::integrate_velocities_batches::<F32x8>(states, body, p)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(states, body, p) }
+        }
+
+        /// [`body::integrate_positions_simd`] with this instruction set.
+        pub fn integrate_positions(states: &mut [BodyState], h: f32) {
+            #[target_feature(enable = $features)]
+            fn kernel(states: &mut [BodyState], h: f32) {
+                body::integrate_positions_batches::<F32x8>(states, h)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(states, h) }
+        }
+
+        /// [`joint::simd::warm_start`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`joint::simd`].
+        pub unsafe fn pin_warm_start(c: &mut PinBatch, states: States) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut PinBatch, states: States) {
+                joint::batches::warm_start::<F32x8>(c, states)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states) }
+        }
+
+        /// [`joint::simd::solve`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`joint::simd`].
+        pub unsafe fn pin_solve(c: &mut PinBatch, states: States, p: &PinParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut PinBatch, states: States, p: &PinParams) {
+                joint::batches::solve::<F32x8>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+    };
+}
+
+/// The kernels on 256-bit AVX2 registers. Each function panics where the CPU lacks AVX2.
+pub mod avx2 {
+    entry_points!(InstructionSet::Avx2, "avx2");
+}
+
+/// The AVX2 kernels compiled with AVX-512F and AVX-512VL, and the two-batch solve on 512-bit
+/// registers. Each function panics where the CPU lacks them. (AVX-512F implies FMA for the
+/// compiler too; rustc still never fuses a multiply and an add.)
+pub mod avx512 {
+    entry_points!(InstructionSet::Avx512, "avx2,avx512f,avx512vl");
+
+    /// [`contact::pair::solve`] on 512-bit registers.
+    ///
+    /// # Safety
+    /// As for [`contact::pair`].
+    pub unsafe fn solve_pair(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+        #[target_feature(enable = "avx2,avx512f,avx512vl")]
+        unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+            contact::batches::solve_pair::<F32x16>(c, states, p)
+        }
+        check();
+        // SAFETY: as for `impact`.
+        unsafe { kernel(c, states, p) }
+    }
+}
