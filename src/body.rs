@@ -6,8 +6,8 @@
 
 use crate::broad_phase::ProxyKind;
 use crate::error::{check_finite, check_non_negative, Error};
-use crate::math::{Aabb, Rot, Transform, Vec2};
-use crate::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::geometry::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.

@@ -4,9 +4,9 @@
 //! release; a [`World`](crate::World) runs both for every step.
 
 pub use crate::broad_phase::{BroadPhase, Proxies, ProxyKind};
-use crate::manifold::{collide_into, Manifold, FALLBACK_NORMAL};
-use crate::math::Transform;
-use crate::shape::Shape;
+use crate::geometry::math::Transform;
+use crate::geometry::shape::Shape;
+use crate::narrow_phase::manifold::{collide_into, Manifold, FALLBACK_NORMAL};
 
 /// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
 /// `xf_b`, as the narrowphase computes it for a new pair. Points whose separation exceeds

@@ -2,8 +2,8 @@
 //! than simulated into infinities and NaN.
 
 use crate::error::Error;
-use crate::math::{Transform, Vec2};
-use crate::shape::Shape;
+use crate::geometry::math::{Transform, Vec2};
+use crate::geometry::shape::Shape;
 
 /// Longest time step (s) [`World::step`](crate::World::step) takes. The speed caps, the
 /// speculative contact margins and the continuous sweeps judge a step's motion from its start:
