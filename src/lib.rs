@@ -112,7 +112,11 @@ mod solver;
 mod world;
 
 pub use geometry::{distance, math, shape};
-pub use narrow_phase::manifold;
+
+/// The contact manifold of a touching pair of shapes, as [`World::contacts`] reports it.
+pub mod manifold {
+    pub use crate::narrow_phase::manifold::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
+}
 
 pub use batch2d_kernels::instruction_set;
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};

@@ -23,13 +23,11 @@ use crate::body::BodyStore;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::ProxyKind;
-use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
 use crate::islands::island::Islands;
 use crate::narrow_phase::contact::{ContactSet, FrozenContact};
-use crate::world::World;
-use crate::BodyId;
+use crate::settings::WorldSettings;
 
 /// Steps without splitting partly rested islands after a split that put nothing to sleep. A
 /// settling pile is one island that loses contacts every step while its bottom already rests:
@@ -373,52 +371,23 @@ impl Sleep {
     }
 }
 
-impl World {
-    /// Whether the body is awake: a dynamic body whose island does not sleep, or a kinematic
-    /// body (kinematic bodies never sleep). Static bodies are never awake. `Err(InvalidBody)`
-    /// for a stale or foreign handle.
-    pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
-        let slot = self.bodies.slot(id)?;
-        Ok(self.bodies.kind[slot] != ProxyKind::Static && !self.sleep.asleep[slot])
-    }
-
-    /// Wakes the island of a sleeping body, with its timers reset: it has `time_to_sleep` of
-    /// rest ahead before it can sleep again. No effect on an awake, static or kinematic body.
-    /// `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn wake(&mut self, id: BodyId) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        self.wake_touching(slot);
-        Ok(())
-    }
-
+impl Sleep {
     /// Wakes every sleeping island, with its timers reset.
-    pub(crate) fn wake_all(&mut self) {
-        let sleep = &mut self.sleep;
+    pub fn wake_all(&mut self, contacts: &mut ContactSet) {
+        let sleep = self;
         let indices: Vec<u32> = (0..sleep.sleeping.len() as u32)
             .filter(|&i| !sleep.sleeping[i as usize].bodies.is_empty())
             .collect();
-        sleep.wake_islands(&indices, &mut self.contacts);
-    }
-
-    /// How many bodies the next step moves: awake dynamic bodies and kinematic bodies.
-    pub fn awake_body_count(&self) -> usize {
-        self.bodies
-            .kind
-            .iter()
-            .zip(&self.sleep.asleep)
-            .filter(|&(&k, &asleep)| {
-                matches!(k, ProxyKind::Dynamic | ProxyKind::Kinematic) && !asleep
-            })
-            .count()
+        sleep.wake_islands(&indices, contacts);
     }
 
     /// Wakes everything that must notice a change to the body in `slot`: its own island if it
     /// sleeps, or, for a static or kinematic body, every sleeping island it touches.
-    pub(crate) fn wake_touching(&mut self, slot: usize) {
-        let sleep = &mut self.sleep;
+    pub fn wake_touching(&mut self, slot: usize, bodies: &BodyStore, contacts: &mut ContactSet) {
+        let sleep = self;
         let indices: Vec<u32> = if sleep.asleep[slot] {
             vec![sleep.island_of[slot]]
-        } else if self.bodies.is_dynamic(slot) {
+        } else if bodies.is_dynamic(slot) {
             // Awake, so its island is awake and so is every dynamic body touching it.
             Vec::new()
         } else {
@@ -432,41 +401,41 @@ impl World {
                 })
                 .collect()
         };
-        sleep.wake_islands(&indices, &mut self.contacts);
+        sleep.wake_islands(&indices, contacts);
     }
 
     /// Broadphase, second half: appends the pairs of a moving body and a sleeping one (the
     /// per-step grid holds awake bodies only), keeping `pairs` sorted.
-    pub(crate) fn add_resting_pairs(&mut self) {
-        let sleep = &mut self.sleep;
+    pub fn add_resting_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
+        let sleep = self;
         sleep.resting_pairs.clear();
-        sleep.resting.refresh(&sleep.asleep, &self.bodies.aabb);
+        sleep.resting.refresh(&sleep.asleep, &bodies.aabb);
         if sleep.resting.is_empty() {
             return;
         }
         let input = QueryInput {
-            aabbs: &self.bodies.aabb,
-            kinds: &self.bodies.kind,
-            layers: &self.bodies.layers,
-            masks: &self.bodies.mask,
-            linear_velocity: &self.bodies.linear_velocity,
-            angular_velocity: &self.bodies.angular_velocity,
+            aabbs: &bodies.aabb,
+            kinds: &bodies.kind,
+            layers: &bodies.layers,
+            masks: &bodies.mask,
+            linear_velocity: &bodies.linear_velocity,
+            angular_velocity: &bodies.angular_velocity,
         };
         sleep
             .resting
             .query(&sleep.moving, &input, &mut sleep.resting_pairs);
-        merge_sorted(&mut self.pairs, &sleep.resting_pairs);
+        merge_sorted(pairs, &sleep.resting_pairs);
     }
 
     /// Narrowphase, second half: wakes every sleeping island that a moving body now touches,
     /// so that it joins this step's solve with the contacts it had set aside.
-    pub(crate) fn wake_touched_islands(&mut self) {
-        let sleep = &mut self.sleep;
+    pub fn wake_touched_islands(&mut self, bodies: &BodyStore, contacts: &mut ContactSet) {
+        let sleep = self;
         if sleep.resting_pairs.is_empty() {
             return;
         }
         let mut indices: Vec<u32> = Vec::new();
-        for c in &self.contacts.contacts {
+        for c in &contacts.contacts {
             for s in [c.a as usize, c.b as usize] {
                 if sleep.asleep[s] {
                     indices.push(sleep.island_of[s]);
@@ -475,21 +444,27 @@ impl World {
         }
         indices.sort_unstable();
         indices.dedup();
-        sleep.wake_islands(&indices, &mut self.contacts);
-        sleep.refresh(&self.bodies);
+        sleep.wake_islands(&indices, contacts);
+        sleep.refresh(bodies);
     }
 
     /// After the solve: updates the islands with this step's contacts and the bodies' rest
     /// timers, splits at most one island that lost a contact and has a body wanting to sleep,
     /// and puts every island that has rested long enough to sleep.
-    pub(crate) fn update_sleep(&mut self, dt: f32) {
-        if !self.settings().enable_sleep {
+    pub fn update(
+        &mut self,
+        settings: &WorldSettings,
+        bodies: &mut BodyStore,
+        contacts: &mut ContactSet,
+        joints: &[(u32, u32)],
+        dt: f32,
+    ) {
+        if !settings.enable_sleep {
             return;
         }
-        let time_to_sleep = self.settings().time_to_sleep;
-        let margin = 4.0 * self.settings().linear_slop;
-        let (bodies, contacts, sleep) = (&mut self.bodies, &mut self.contacts, &mut self.sleep);
-        let joints = &self.joints.pairs[..];
+        let time_to_sleep = settings.time_to_sleep;
+        let margin = 4.0 * settings.linear_slop;
+        let sleep = self;
         sleep.islands.update(&contacts.contacts, bodies, joints);
         sleep.tick_timers(bodies, contacts, joints, dt);
         let times = sleep.island_times(bodies);

@@ -3,7 +3,7 @@
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
-//! [`collide`](crate::internals::collide) again: see [`RECYCLE_DISTANCE`].
+//! [`collide`](crate::narrow_phase::manifold::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
@@ -15,7 +15,7 @@ use crate::settings::MixRule;
 use rayon::prelude::*;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`collide`](crate::internals::collide) is reused.
+/// the manifold of the pair's last full [`collide`](crate::narrow_phase::manifold::collide) is reused.
 ///
 /// A recycled manifold keeps the points, normal and ids of that collide; each point's
 /// separation moves by the relative motion of the two bodies at the point along the normal.
@@ -868,7 +868,7 @@ fn recycle(
 mod tests {
     use super::*;
     use crate::geometry::math::{Rot, Vec2};
-    use crate::internals::collide;
+    use crate::narrow_phase::manifold::collide;
 
     const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
 
@@ -909,7 +909,9 @@ mod tests {
                         (xf.apply(centre), shape.reach_from(centre))
                     };
                     if out_of_reach(body(a, xf_a), body(b, xf_b), speculative) {
-                        let gap = crate::distance(a, xf_a, b, xf_b).unwrap().distance;
+                        let gap = crate::geometry::distance::distance(a, xf_a, b, xf_b)
+                            .unwrap()
+                            .distance;
                         assert!(gap > speculative, "gap {gap} within {speculative}");
                         turned_away += 1;
                         close_calls += (gap < speculative + 0.1) as usize;

@@ -32,7 +32,6 @@ use crate::narrow_phase::contact::{split_children, Contact, ContactSet};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::SensorEvent;
-use crate::world::World;
 use std::cmp::Ordering;
 
 /// Two bodies that began or stopped touching. `a` was created in a lower slot than `b`
@@ -209,6 +208,30 @@ fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
 }
 
 impl ContactLog {
+    /// The touching contacts of `set` (see [`ContactEvents`]), less those of bodies in
+    /// `removed`, sorted by `(a.slot(), b.slot(), shape_a, shape_b)`.
+    pub fn touching_contacts<'a>(
+        &self,
+        set: &'a ContactSet,
+        bodies: &'a BodyStore,
+        removed: &'a Removed,
+    ) -> impl Iterator<Item = ContactData<'a>> + 'a {
+        let (substep, threshold) = (self.substep, self.threshold);
+        let all = set.contacts.iter().zip(set.children());
+        all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
+            .map(move |(c, children)| (c, split_children(children)))
+            .map(move |(c, (shape_a, shape_b))| ContactData {
+                a: bodies.id(c.a as usize),
+                b: bodies.id(c.b as usize),
+                manifold: &c.manifold,
+                friction: c.friction,
+                restitution: c.restitution,
+                shape_a,
+                shape_b,
+                substep,
+            })
+    }
+
     /// Records the end of every touching pair of the bodies `gone` marks as removed, naming
     /// them by the handles they had.
     pub fn bodies_removed(&mut self, bodies: &BodyStore, gone: &Removed) {
@@ -403,41 +426,5 @@ impl ContactData<'_> {
     /// signed along the tangent `normal.right_perp()`; `a` feels the opposite.
     pub fn friction_force(&self) -> f32 {
         self.points().iter().map(|p| p.tangent_impulse).sum::<f32>() / self.substep
-    }
-}
-
-impl World {
-    /// Pairs that began and stopped touching in the last step (see [`ContactEvents`] for what
-    /// touching means), plus the ends of contacts of bodies
-    /// removed before it, and the bodies that began and stopped overlapping sensors.
-    /// Deterministic: sorted by slot, the same for any thread count and backend. A sleeping
-    /// island's contacts are set aside, not ended: falling asleep and waking up produce no
-    /// events. A [`FixedStepper`](crate::FixedStepper) keeps the events of every step it runs.
-    pub fn contact_events(&self) -> &ContactEvents {
-        &self.events.events
-    }
-
-    /// The touching contacts after the last step (those the events report; see
-    /// [`ContactEvents`]), sorted by `(a.slot(), b.slot(), shape_a, shape_b)`: one
-    /// per touching pair of shapes, so a compound body (see [`World::add_compound_body`])
-    /// resting on two feet has two contacts with the ground. [`World::contact_count`]
-    /// also counts the speculative manifolds of pairs that do not touch yet. The contacts of
-    /// sleeping islands are set aside and not listed until they wake.
-    pub fn contacts(&self) -> impl Iterator<Item = ContactData<'_>> + '_ {
-        let (substep, threshold) = (self.events.substep, self.events.threshold);
-        let all = self.contacts.contacts.iter().zip(self.contacts.children());
-        let removed = &self.removed;
-        all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
-            .map(move |(c, children)| (c, crate::narrow_phase::contact::split_children(children)))
-            .map(move |(c, (shape_a, shape_b))| ContactData {
-                a: self.bodies.id(c.a as usize),
-                b: self.bodies.id(c.b as usize),
-                manifold: &c.manifold,
-                friction: c.friction,
-                restitution: c.restitution,
-                shape_a,
-                shape_b,
-                substep,
-            })
     }
 }

@@ -26,7 +26,7 @@ const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// Two clipped points closer than this along the face are kept as one (see `face_contact`).
 const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
 
-/// World normal [`collide`](crate::internals::collide) gives two concentric circles, where no
+/// World normal [`collide`] gives two concentric circles, where no
 /// direction is better than another. The narrowphase picks one per pair instead (see
 /// `contact::concentric_normal`).
 pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
@@ -129,7 +129,32 @@ impl LocalManifold {
     }
 }
 
-/// [`collide`](crate::internals::collide) writing every field of `out` in place (the solver
+/// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
+/// `xf_b`, as the narrowphase computes it for a new pair. Points whose separation exceeds
+/// `speculative_distance` are dropped (`point_count == 0` means no contact). Two concentric
+/// circles get the normal (0, 1). Deterministic and allocation free.
+pub fn collide(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+) -> Manifold {
+    let mut manifold = Manifold::default();
+    let concentric = || FALLBACK_NORMAL;
+    collide_into(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        &mut manifold,
+    );
+    manifold
+}
+
+/// [`collide`] writing every field of `out` in place (the solver
 /// fields to 0), so the narrowphase can fill its contact array without copying manifolds
 /// around. `concentric` gives the world normal for two circles whose centres coincide.
 ///
@@ -717,7 +742,6 @@ fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::internals::collide;
 
     #[test]
     fn clip_end_keeps_inside_points_and_cuts_at_the_bounds() {

@@ -7,7 +7,9 @@
 //! anyway. Until then the few readers of contacts between steps skip the marked ones.
 
 use crate::body::BodyId;
-use crate::world::World;
+use crate::body::BodyStore;
+use crate::narrow_phase::contact::ContactSet;
+use crate::narrow_phase::contact_events::ContactLog;
 
 #[derive(Default)]
 pub(crate) struct Removed {
@@ -47,18 +49,24 @@ impl Removed {
     }
 }
 
-impl World {
+impl Removed {
     /// Drops the contacts and touching pairs of the bodies removed since the last step, noting
-    /// an end event for each touching pair: the first thing a step does.
-    pub(crate) fn drop_removed_contacts(&mut self) {
-        if self.removed.is_empty() {
+    /// an end event for each touching pair in `log`, and forgets the removals: the first thing
+    /// a step does.
+    pub fn drop_contacts(
+        &mut self,
+        contacts: &mut ContactSet,
+        log: &mut ContactLog,
+        bodies: &BodyStore,
+    ) {
+        if self.is_empty() {
             return;
         }
-        let removed = &self.removed;
-        self.contacts.remove_bodies(|a, b| removed.either(a, b));
-        self.events.bodies_removed(&self.bodies, removed);
-        for s in std::mem::take(&mut self.removed.slots) {
-            self.removed.ids[s as usize] = None;
+        let removed = &*self;
+        contacts.remove_bodies(|a, b| removed.either(a, b));
+        log.bodies_removed(bodies, removed);
+        for s in std::mem::take(&mut self.slots) {
+            self.ids[s as usize] = None;
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::body::{BodyId, BodyStore};
 use crate::geometry::exact_overlap::{self, Core};
-use crate::world::World;
+use crate::narrow_phase::contact_events::ContactEvents;
 use rayon::prelude::*;
 
 /// A body that began or stopped overlapping a sensor.
@@ -86,17 +86,17 @@ impl Sensors {
     }
 }
 
-impl World {
-    /// Broadphase, last part: moves the pairs with a sensor out of the broadphase pairs into
+impl Sensors {
+    /// Broadphase, last part: moves the pairs with a sensor out of the broadphase `pairs` into
     /// the sensors' own (pairs of two sensors are dropped).
-    pub(crate) fn take_sensor_pairs(&mut self) {
-        let sensors = &mut self.sensors;
+    pub fn take_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
+        let sensors = self;
         sensors.pairs.clear();
-        if self.bodies.sensor_count == 0 {
+        if bodies.sensor_count == 0 {
             return;
         }
-        let is_sensor = &self.bodies.sensor;
-        self.pairs.retain(|&(a, b)| {
+        let is_sensor = &bodies.sensor;
+        pairs.retain(|&(a, b)| {
             let (sa, sb) = (is_sensor[a as usize], is_sensor[b as usize]);
             if sa != sb {
                 sensors.pairs.push((a, b));
@@ -105,10 +105,10 @@ impl World {
         });
     }
 
-    /// Tests this step's sensor pairs for overlap and writes the sensor events.
-    pub(crate) fn update_sensors(&mut self) {
-        let (sensors, bodies) = (&mut self.sensors, &self.bodies);
-        let events = &mut self.events.events;
+    /// Tests this step's sensor pairs for overlap and writes the sensor events; `asleep` says
+    /// per slot which bodies sleep.
+    pub fn update(&mut self, bodies: &BodyStore, asleep: &[bool], events: &mut ContactEvents) {
+        let sensors = self;
         events.sensor_begin.clear();
         events.sensor_end.clear();
         events.sensor_end.append(&mut sensors.removed);
@@ -126,7 +126,6 @@ impl World {
                 .copied(),
         );
         // Overlaps of a sleeping body that were not tested stay: it has not moved.
-        let asleep = &self.sleep.asleep;
         let tested = &sensors.pairs;
         let resting = sensors.previous.iter().filter(|&&(a, b)| {
             (asleep[a as usize] || asleep[b as usize]) && tested.binary_search(&(a, b)).is_err()

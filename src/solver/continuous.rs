@@ -15,7 +15,7 @@ use crate::body::BodyStore;
 use crate::broad_phase::ProxyKind;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
-use crate::world::World;
+use crate::solver::Solver;
 use batch2d_kernels::BodyState;
 use rayon::prelude::*;
 
@@ -32,100 +32,98 @@ const CORE_PER_EXTENT: f32 = 0.25;
 /// time of impact is accepted.
 const TOLERANCE_PER_SLOP: f32 = 0.25;
 
-impl World {
-    /// Moves every fast (or bullet) dynamic body back to its earliest time of impact against
-    /// static bodies over the step just solved. Call after the solver has written the poses.
-    pub(crate) fn solve_continuous(&mut self) {
-        let slop = self.settings.linear_slop;
-        let bodies = &self.bodies;
-        let solver = &self.solver;
-        let fast: Vec<(usize, Motion)> = (0..bodies.slots())
-            .into_par_iter()
-            .with_min_len(1024)
-            .filter_map(|s| {
-                let motion = solver.motion(s)?;
-                fast_motion(self, s, motion, slop).map(|motion| (s, motion))
-            })
-            .collect();
-        if fast.is_empty() {
-            return;
-        }
-        let statics: Vec<(usize, Aabb)> = (0..bodies.slots())
-            .filter(|&s| bodies.kind[s] == ProxyKind::Static && !bodies.sensor[s])
-            .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
-            .collect();
-        if statics.is_empty() {
-            // Nothing to sweep against (a smash's flying debris): spare the sweeps' angles.
-            return;
-        }
-        let rewinds: Vec<(usize, Transform)> = fast
-            .par_iter()
-            .filter_map(|&(s, motion)| {
-                let sweep = sweep_of(bodies, s, motion);
-                let t = self.earliest_impact(s, &sweep, &statics, slop)?;
-                Some((s, sweep.transform_at(t)))
-            })
-            .collect();
-        for (s, xf) in rewinds {
-            let b = &mut self.bodies;
-            b.center[s] = xf.apply(b.local_center[s]);
-            b.rotation[s] = xf.q;
-        }
+/// Moves every fast (or bullet) dynamic body back to its earliest time of impact against static
+/// bodies over the step `solver` just solved, with the `slop` of the settings. Call after the
+/// solver has written the poses.
+pub(crate) fn solve_continuous(bodies: &mut BodyStore, solver: &Solver, slop: f32) {
+    let rewinds = rewinds(bodies, solver, slop);
+    for (s, xf) in rewinds {
+        bodies.center[s] = xf.apply(bodies.local_center[s]);
+        bodies.rotation[s] = xf.q;
     }
+}
 
-    /// The earliest fraction of `sweep` at which body `slot` comes within `slop` of a static
-    /// body it collides with, if before the end of the step.
-    ///
-    /// A static the body already touches at the start gives fraction 0: rewinding to it would
-    /// stop a body sliding along a wall dead, so the contact solver is trusted with it. That
-    /// trust fails when the contact's estimate of its gap is wrong (a body spinning by a large
-    /// angle per substep carries its contact anchors around with it), so the body's core, a
-    /// disc of a quarter of its smallest extent about its centre of mass, is swept as well:
-    /// the body may sink into the wall, but its centre never crosses it.
-    fn earliest_impact(
-        &self,
-        slot: usize,
-        sweep: &Sweep,
-        statics: &[(usize, Aabb)],
-        slop: f32,
-    ) -> Option<f32> {
-        let b = &self.bodies;
-        let reach = b.reach[slot];
-        let path = Aabb::new(sweep.c0.min(sweep.c1), sweep.c0.max(sweep.c1)).fattened(reach);
-        let shapes = b.shapes(slot);
-        let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
-        let tolerance = TOLERANCE_PER_SLOP * slop;
-        let mut earliest: Option<f32> = None;
-        for &(s, ref aabb) in statics {
-            let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
-            if filtered || !aabb.overlaps(&path) {
-                continue;
-            }
-            let fixed = Sweep::fixed(b.transform(s));
-            // Every shape of the body against every shape of the static body that it collides
-            // with (one of each unless one is a compound).
-            for (cs, other) in b.shapes(s).iter().enumerate() {
-                let other = Proxy::new(other);
-                let (layers_s, mask_s) = b.child_filter(s, cs);
-                for (c, shape) in shapes.iter().enumerate() {
-                    let (layers, mask) = b.child_filter(slot, c);
-                    if layers & mask_s == 0 || layers_s & mask == 0 {
-                        continue;
-                    }
-                    let proxy = Proxy::new(shape);
-                    let mut toi = advance(&proxy, sweep, &other, &fixed, 1.0, slop, tolerance);
-                    if toi.fraction == 0.0 {
-                        toi = advance(&core, sweep, &other, &fixed, 1.0, slop, tolerance);
-                    }
-                    let impact = matches!(toi.state, ToiState::Hit | ToiState::Unconverged);
-                    if impact && toi.fraction > 0.0 && earliest.is_none_or(|t| toi.fraction < t) {
-                        earliest = Some(toi.fraction);
-                    }
+/// The poses to which the fast bodies are moved back, by slot.
+fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transform)> {
+    let fast: Vec<(usize, Motion)> = (0..bodies.slots())
+        .into_par_iter()
+        .with_min_len(1024)
+        .filter_map(|s| {
+            let motion = solver.motion(s)?;
+            fast_motion(bodies, s, motion, slop).map(|motion| (s, motion))
+        })
+        .collect();
+    if fast.is_empty() {
+        return Vec::new();
+    }
+    let statics: Vec<(usize, Aabb)> = (0..bodies.slots())
+        .filter(|&s| bodies.kind[s] == ProxyKind::Static && !bodies.sensor[s])
+        .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
+        .collect();
+    if statics.is_empty() {
+        // Nothing to sweep against (a smash's flying debris): spare the sweeps' angles.
+        return Vec::new();
+    }
+    fast.par_iter()
+        .filter_map(|&(s, motion)| {
+            let sweep = sweep_of(bodies, s, motion);
+            let t = earliest_impact(bodies, s, &sweep, &statics, slop)?;
+            Some((s, sweep.transform_at(t)))
+        })
+        .collect()
+}
+
+/// The earliest fraction of `sweep` at which body `slot` comes within `slop` of a static
+/// body it collides with, if before the end of the step.
+///
+/// A static the body already touches at the start gives fraction 0: rewinding to it would
+/// stop a body sliding along a wall dead, so the contact solver is trusted with it. That
+/// trust fails when the contact's estimate of its gap is wrong (a body spinning by a large
+/// angle per substep carries its contact anchors around with it), so the body's core, a
+/// disc of a quarter of its smallest extent about its centre of mass, is swept as well:
+/// the body may sink into the wall, but its centre never crosses it.
+fn earliest_impact(
+    b: &BodyStore,
+    slot: usize,
+    sweep: &Sweep,
+    statics: &[(usize, Aabb)],
+    slop: f32,
+) -> Option<f32> {
+    let reach = b.reach[slot];
+    let path = Aabb::new(sweep.c0.min(sweep.c1), sweep.c0.max(sweep.c1)).fattened(reach);
+    let shapes = b.shapes(slot);
+    let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
+    let tolerance = TOLERANCE_PER_SLOP * slop;
+    let mut earliest: Option<f32> = None;
+    for &(s, ref aabb) in statics {
+        let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
+        if filtered || !aabb.overlaps(&path) {
+            continue;
+        }
+        let fixed = Sweep::fixed(b.transform(s));
+        // Every shape of the body against every shape of the static body that it collides
+        // with (one of each unless one is a compound).
+        for (cs, other) in b.shapes(s).iter().enumerate() {
+            let other = Proxy::new(other);
+            let (layers_s, mask_s) = b.child_filter(s, cs);
+            for (c, shape) in shapes.iter().enumerate() {
+                let (layers, mask) = b.child_filter(slot, c);
+                if layers & mask_s == 0 || layers_s & mask == 0 {
+                    continue;
+                }
+                let proxy = Proxy::new(shape);
+                let mut toi = advance(&proxy, sweep, &other, &fixed, 1.0, slop, tolerance);
+                if toi.fraction == 0.0 {
+                    toi = advance(&core, sweep, &other, &fixed, 1.0, slop, tolerance);
+                }
+                let impact = matches!(toi.state, ToiState::Hit | ToiState::Unconverged);
+                if impact && toi.fraction > 0.0 && earliest.is_none_or(|t| toi.fraction < t) {
+                    earliest = Some(toi.fraction);
                 }
             }
         }
-        earliest
     }
+    earliest
 }
 
 /// How far a body moved over the last step: its translation and turn.
@@ -138,8 +136,7 @@ type Motion = (Vec2, Rot);
 /// Always inlined into the pass over every body: left to LLVM, whether that pass got it inlined
 /// changed with unrelated code, and the pass was slower without.
 #[inline(always)]
-fn fast_motion(world: &World, slot: usize, motion: &BodyState, slop: f32) -> Option<Motion> {
-    let b = &world.bodies;
+fn fast_motion(b: &BodyStore, slot: usize, motion: &BodyState, slop: f32) -> Option<Motion> {
     if b.kind[slot] != ProxyKind::Dynamic {
         return None;
     }

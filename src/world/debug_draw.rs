@@ -148,7 +148,7 @@ impl World {
     fn draw_joints(&self, draw: &mut impl DebugDraw) {
         for id in self.joints.ids() {
             let j = self.joints.get(id).expect("a listed joint is live");
-            let (anchor_a, anchor_b) = j.anchors(self);
+            let (anchor_a, anchor_b) = j.anchors(&self.bodies);
             let slides = matches!(j.kind, JointKind::Prismatic | JointKind::Wheel);
             draw.draw_joint(&DebugJoint {
                 id,
@@ -157,7 +157,7 @@ impl World {
                 body_b: self.bodies.id(j.b as usize),
                 anchor_a,
                 anchor_b,
-                axis: slides.then(|| j.axis(self)),
+                axis: slides.then(|| j.axis(&self.bodies)),
             });
         }
     }

@@ -1,15 +1,20 @@
 //! The world: settings, bodies, and the step pipeline read top to bottom.
 
-pub(crate) mod chain;
+mod chain;
+mod compound;
+mod contacts;
 pub(crate) mod debug_draw;
-pub(crate) mod live_settings;
+mod forces;
+mod joints;
+mod live_settings;
 pub(crate) mod query;
+mod sleep;
 pub(crate) mod stepper;
-pub(crate) mod teleport;
-pub(crate) mod user_data;
+mod teleport;
+mod user_data;
 
 use crate::body::{BodyDef, BodyId, BodyKind, BodyStore, ShapeDef};
-use crate::broad_phase::compound::ShapePairs;
+use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
 use crate::broad_phase::query_grid::QueryGrid;
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::error::Error;
@@ -23,6 +28,7 @@ use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::settings::WorldSettings;
 use crate::solver::constraint_graph::ConstraintGraph;
+use crate::solver::continuous::solve_continuous;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::forces::Forces;
 use crate::solver::joint::JointStore;
@@ -33,29 +39,29 @@ use std::sync::RwLock;
 
 /// A physics world.
 pub struct World {
-    pub(crate) settings: WorldSettings,
+    settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
-    pub(crate) bodies: BodyStore,
+    bodies: BodyStore,
     broad_phase: BroadPhase,
-    pub(crate) pairs: Vec<(u32, u32)>,
+    pairs: Vec<(u32, u32)>,
     /// `pairs` expanded into shape pairs, in a world with compound bodies.
-    pub(crate) shape_pairs: ShapePairs,
-    pub(crate) contacts: ContactSet,
-    pub(crate) events: ContactLog,
+    shape_pairs: ShapePairs,
+    contacts: ContactSet,
+    events: ContactLog,
     /// The user's forces and torques for the next step.
-    pub(crate) forces: Forces,
-    pub(crate) sensors: Sensors,
-    pub(crate) sleep: Sleep,
-    pub(crate) graph: ConstraintGraph,
+    forces: Forces,
+    sensors: Sensors,
+    sleep: Sleep,
+    graph: ConstraintGraph,
     /// The small islands of widely different masses, solved exactly.
     direct: DirectIslands,
-    pub(crate) solver: Solver,
-    pub(crate) joints: JointStore,
+    solver: Solver,
+    joints: JointStore,
     profile: Profile,
     /// Where queries look for bodies; see `query.rs`.
-    pub(crate) query_grid: RwLock<QueryGrid>,
+    query_grid: RwLock<QueryGrid>,
     /// Bodies removed since the last step whose contacts are still listed; see `removal.rs`.
-    pub(crate) removed: Removed,
+    removed: Removed,
 }
 
 impl World {
@@ -141,7 +147,8 @@ impl World {
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         crate::limits::check_time_step(dt)?;
-        self.drop_removed_contacts();
+        self.removed
+            .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: waking its threads.
@@ -173,7 +180,8 @@ impl World {
             self.joints.refresh(self.bodies.slots());
             self.update_aabbs(speculative_distance, dt);
             if !self.bodies.compound_slots.is_empty() {
-                self.update_compound_aabbs(speculative_distance, dt);
+                let asleep = &self.sleep.asleep;
+                update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
             }
             // Sleeping bodies are not in this grid (their kind reads `None` here): moving
             // bodies find them in the sleeping bodies' own grid.
@@ -191,14 +199,14 @@ impl World {
             {
                 return too_many;
             }
-            self.add_resting_pairs();
+            self.sleep.add_resting_pairs(&self.bodies, &mut self.pairs);
             if self.pairs.len() > max_pairs {
                 return too_many;
             }
-            self.take_sensor_pairs();
+            self.sensors.take_pairs(&self.bodies, &mut self.pairs);
             self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
-                self.expand_shape_pairs();
+                self.shape_pairs.expand(&self.bodies, &self.pairs);
                 if self.shape_pairs.pairs.len() > max_pairs {
                     return too_many;
                 }
@@ -221,8 +229,11 @@ impl World {
                 let ShapePairs { pairs, children } = &self.shape_pairs;
                 self.contacts.update(pairs, children, &self.bodies, &params);
             }
-            self.wake_touched_islands();
-            self.update_sensors();
+            self.sleep
+                .wake_touched_islands(&self.bodies, &mut self.contacts);
+            let events = &mut self.events.events;
+            self.sensors
+                .update(&self.bodies, &self.sleep.asleep, events);
         }
         let narrow_phase = clock.lap();
 
@@ -267,8 +278,11 @@ impl World {
         {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
-            self.solve_continuous();
-            self.update_sleep(dt);
+            solve_continuous(&mut self.bodies, &self.solver, self.settings.linear_slop);
+            let joints = &self.joints.pairs[..];
+            let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
+            self.sleep
+                .update(&self.settings, bodies, contacts, joints, dt);
         }
         let finalize = clock.lap();
 
@@ -428,3 +442,6 @@ impl World {
         self.profile
     }
 }
+
+#[cfg(test)]
+mod tests;

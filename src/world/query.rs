@@ -321,7 +321,7 @@ impl World {
     }
 
     /// Marks the query grid stale: to be called by anything that moves, adds or removes bodies.
-    pub(crate) fn invalidate_queries(&mut self) {
+    pub(super) fn invalidate_queries(&mut self) {
         self.query_grid
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
@@ -444,7 +444,7 @@ impl World {
 }
 
 /// The query grid a world starts with: empty and stale.
-pub(crate) fn new_query_grid() -> RwLock<QueryGrid> {
+pub(super) fn new_query_grid() -> RwLock<QueryGrid> {
     RwLock::new(QueryGrid::default())
 }
 

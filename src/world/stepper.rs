@@ -269,7 +269,7 @@ impl FixedStepper {
 /// Positions are blended as `(1 - alpha) from + alpha to`. Note that the widely copied form
 /// `previous * alpha + current * (1 - alpha)` has the weights the wrong way round: it would
 /// draw the older state as `alpha` grows.
-pub(crate) fn interpolate(from: (Vec2, Rot), to: (Vec2, Rot), alpha: f32) -> (Vec2, Rot) {
+fn interpolate(from: (Vec2, Rot), to: (Vec2, Rot), alpha: f32) -> (Vec2, Rot) {
     if alpha <= 0.0 {
         return from;
     }
