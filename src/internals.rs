@@ -3,5 +3,6 @@
 //! shapes. Not part of the API: hidden from the documentation and free to change in any
 //! release; a [`World`](crate::World) runs both for every step.
 
-pub use crate::broad_phase::{BroadPhase, Proxies, ProxyKind};
+pub use crate::body::SlotKind;
+pub use crate::broad_phase::{BroadPhase, Proxies};
 pub use crate::narrow_phase::manifold::collide;

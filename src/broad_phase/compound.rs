@@ -23,7 +23,23 @@
 
 use crate::body::BodyStore;
 use crate::geometry::math::{Aabb, Transform};
-use crate::narrow_phase::contact::{join_children, Children};
+use crate::geometry::shape::MAX_COMPOUND_SHAPES;
+
+/// Which shapes of a body pair a contact joins: `shape of a * MAX_COMPOUND_SHAPES + shape of
+/// b`, so that sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between
+/// one-shape bodies.
+pub(crate) type Children = u32;
+
+/// Splits [`Children`] into the shape indices of `a` and `b`.
+pub(crate) fn split_children(children: Children) -> (usize, usize) {
+    let n = MAX_COMPOUND_SHAPES as u32;
+    ((children / n) as usize, (children % n) as usize)
+}
+
+/// [`Children`] of shape `child_a` of `a` and `child_b` of `b`.
+pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
+    (child_a * MAX_COMPOUND_SHAPES + child_b) as u32
+}
 
 /// What the narrowphase reads in a world with compound bodies: the broadphase's body pairs
 /// expanded into shape pairs (see the module docs).

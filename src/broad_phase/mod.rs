@@ -17,26 +17,13 @@ pub(crate) mod query_grid;
 pub(crate) mod resting_grid;
 pub(crate) mod sorted_pairs;
 
+use crate::body::SlotKind;
 use crate::broad_phase::grid_cells::CellRect;
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// What kind of body owns a proxy. `None` = empty slot (a removed body): never paired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum ProxyKind {
-    /// An empty slot: no body lives there.
-    None = 0,
-    /// A body that never moves.
-    Static = 1,
-    /// A body moved by its velocity only, unaffected by contacts.
-    Kinematic = 2,
-    /// A body moved by forces and contacts.
-    Dynamic = 3,
-}
 
 /// Proxies as parallel slices indexed by body slot (holes have kind None).
 ///
@@ -45,7 +32,7 @@ pub struct Proxies<'a> {
     /// The bounding box of each slot.
     pub aabbs: &'a [Aabb],
     /// The kind of body in each slot.
-    pub kinds: &'a [ProxyKind],
+    pub kinds: &'a [SlotKind],
     /// The collision layers each slot belongs to (bit set).
     pub layers: &'a [u32],
     /// The layers each slot collides with (bit set).
@@ -74,8 +61,7 @@ impl Proxies<'_> {
     /// The kind and layer filter; the AABB test is done by the caller.
     #[inline]
     fn may_collide(&self, a: usize, b: usize) -> bool {
-        let has_dynamic =
-            self.kinds[a] == ProxyKind::Dynamic || self.kinds[b] == ProxyKind::Dynamic;
+        let has_dynamic = self.kinds[a] == SlotKind::Dynamic || self.kinds[b] == SlotKind::Dynamic;
         has_dynamic && self.layers[a] & self.masks[b] != 0 && self.layers[b] & self.masks[a] != 0
     }
 }
@@ -208,7 +194,7 @@ pub struct BroadPhase {
 #[derive(Default)]
 struct FatProxies {
     aabbs: Vec<Aabb>,
-    kinds: Vec<ProxyKind>,
+    kinds: Vec<SlotKind>,
     layers: Vec<u32>,
     masks: Vec<u32>,
     /// The overlapping pairs of the fat boxes, sorted: while every box stays inside its fat
@@ -274,7 +260,7 @@ impl FatProxies {
         let fat = self.proxies();
         for &m in moved
             .iter()
-            .filter(|&&m| fat.kinds[m as usize] != ProxyKind::None)
+            .filter(|&&m| fat.kinds[m as usize] != SlotKind::Empty)
         {
             let (mu, aabb) = (m as usize, &fat.aabbs[m as usize]);
             for (j, other) in fat.aabbs.iter().enumerate() {
@@ -282,7 +268,7 @@ impl FatProxies {
                 // A pair of two moved proxies comes from the lower one only.
                 let seen = j32 == m || (j32 < m && is_moved(j32));
                 if !seen
-                    && fat.kinds[j] != ProxyKind::None
+                    && fat.kinds[j] != SlotKind::Empty
                     && overlaps(aabb, other)
                     && fat.may_collide(mu, j)
                 {
@@ -336,9 +322,9 @@ impl FatProxies {
 
 /// The fat box of a proxy: its box grown by `FAT_MARGIN` of its larger side, except for a
 /// static one, which does not move.
-fn fat_box(aabb: &Aabb, kind: ProxyKind) -> Aabb {
+fn fat_box(aabb: &Aabb, kind: SlotKind) -> Aabb {
     match kind {
-        ProxyKind::Static => *aabb,
+        SlotKind::Fixed => *aabb,
         _ => {
             let e = aabb.extents();
             aabb.fattened(FAT_MARGIN * e.x.max(e.y))
@@ -515,12 +501,12 @@ impl BroadPhase {
         let active = proxies
             .kinds
             .iter()
-            .filter(|&&k| k != ProxyKind::None)
+            .filter(|&&k| k != SlotKind::Empty)
             .count();
         let stride = active.div_ceil(SIZE_SAMPLE).max(1);
         self.sizes.clear();
         let sampled = (0..proxies.len())
-            .filter(|&i| proxies.kinds[i] != ProxyKind::None)
+            .filter(|&i| proxies.kinds[i] != SlotKind::Empty)
             .step_by(stride);
         for i in sampled {
             let e = proxies.aabbs[i].extents();
@@ -604,7 +590,7 @@ impl Grid {
             .with_min_len(MIN_CHUNK)
             .for_each(|(rect, class, aabb, &kind)| {
                 *rect = CellRect::of(aabb, inv_cell);
-                *class = if kind == ProxyKind::None {
+                *class = if kind == SlotKind::Empty {
                     Class::Empty
                 } else if rect.is_large() {
                     Class::Large

@@ -12,7 +12,7 @@
 //! never depend on how the grid happens to be laid out.
 
 use crate::body::BodyStore;
-use crate::broad_phase::ProxyKind;
+use crate::body::SlotKind;
 use crate::geometry::math::{Aabb, DVec2, Vec2};
 
 /// A body whose box spans more cells than this along an axis is kept out of the grid and
@@ -78,14 +78,14 @@ impl QueryGrid {
     pub fn rebuild(&mut self, bodies: &BodyStore) {
         self.aabbs.clear();
         self.aabbs.extend((0..bodies.slots()).map(|s| {
-            if bodies.kind[s] == ProxyKind::None {
+            if bodies.kind[s] == SlotKind::Empty {
                 Aabb::default()
             } else {
                 bodies.body_aabb(s, bodies.transform(s))
             }
         }));
         let live: Vec<u32> = (0..bodies.slots() as u32)
-            .filter(|&s| bodies.kind[s as usize] != ProxyKind::None)
+            .filter(|&s| bodies.kind[s as usize] != SlotKind::Empty)
             .collect();
         self.layout(&live);
         self.fill(&live);

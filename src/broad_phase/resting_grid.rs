@@ -6,8 +6,8 @@
 //! one, the contacts that wake islands: each moving body asks this grid for the sleeping boxes
 //! it overlaps. At rest no body moves and the step asks nothing at all.
 
+use crate::body::SlotKind;
 use crate::broad_phase::grid_cells::CellRect;
-use crate::broad_phase::ProxyKind;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 
@@ -39,7 +39,7 @@ struct Entry {
 /// What a query reads of the bodies, as columns indexed by slot.
 pub(crate) struct QueryInput<'a> {
     pub aabbs: &'a [Aabb],
-    pub kinds: &'a [ProxyKind],
+    pub kinds: &'a [SlotKind],
     pub layers: &'a [u32],
     pub masks: &'a [u32],
     pub linear_velocity: &'a [Vec2],
@@ -53,7 +53,7 @@ impl QueryInput<'_> {
 
     /// A kinematic body at rest cannot wake anything: it is not queried.
     fn moves(&self, slot: usize) -> bool {
-        self.kinds[slot] != ProxyKind::Kinematic
+        self.kinds[slot] != SlotKind::Kinematic
             || self.linear_velocity[slot] != Vec2::ZERO
             || self.angular_velocity[slot] != 0.0
     }
@@ -288,11 +288,11 @@ mod tests {
                 let min = Vec2::new(40.0 * rng.unit() - 20.0, 40.0 * rng.unit() - 20.0);
                 aabbs.push(Aabb::new(min, min + Vec2::new(size, size * rng.unit())));
                 let kind = match rng.next() % 6 {
-                    0 => ProxyKind::Kinematic,
-                    _ => ProxyKind::Dynamic,
+                    0 => SlotKind::Kinematic,
+                    _ => SlotKind::Dynamic,
                 };
                 kinds.push(kind);
-                asleep.push(kind == ProxyKind::Dynamic && rng.next().is_multiple_of(2));
+                asleep.push(kind == SlotKind::Dynamic && rng.next().is_multiple_of(2));
                 layers.push(1 + (rng.next() % 3) as u32);
                 masks.push(if i % 7 == 0 { 1 } else { u32::MAX });
                 velocity.push(if rng.next().is_multiple_of(2) {

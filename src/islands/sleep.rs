@@ -20,9 +20,9 @@
 //! order, so sleeping keeps results bit-identical across thread counts and backends.
 
 use crate::body::BodyStore;
+use crate::body::SlotKind;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
-use crate::broad_phase::ProxyKind;
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
 use crate::islands::island::Islands;
@@ -81,7 +81,7 @@ pub(crate) struct Sleep {
     /// The bodies the solver moves: awake dynamic and all kinematic bodies, ascending.
     pub moving: Vec<u32>,
     /// Body kinds as the per-step broadphase sees them: sleeping bodies are `None`.
-    pub broad_kinds: Vec<ProxyKind>,
+    pub broad_kinds: Vec<SlotKind>,
     /// `moving` and `broad_kinds` are out of date.
     stale: bool,
     /// Steps left before a partly rested island may be split again.
@@ -135,7 +135,7 @@ impl Sleep {
         self.broad_kinds
             .extend(bodies.kind.iter().zip(&self.asleep).map(|(&k, &asleep)| {
                 if asleep {
-                    ProxyKind::None
+                    SlotKind::Empty
                 } else {
                     k
                 }
@@ -144,7 +144,7 @@ impl Sleep {
         self.moving.extend((0..bodies.slots() as u32).filter(|&s| {
             matches!(
                 self.broad_kinds[s as usize],
-                ProxyKind::Dynamic | ProxyKind::Kinematic
+                SlotKind::Dynamic | SlotKind::Kinematic
             )
         }));
     }
@@ -185,7 +185,7 @@ impl Sleep {
             };
         }
         let moving_kinematic = |s: usize| {
-            bodies.kind[s] == ProxyKind::Kinematic
+            bodies.kind[s] == SlotKind::Kinematic
                 && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
         };
         if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {

@@ -6,9 +6,10 @@
 //! [`collide`](crate::narrow_phase::manifold::collide) again: see [`RECYCLE_DISTANCE`].
 
 use crate::body::BodyStore;
+use crate::broad_phase::compound::{split_children, Children};
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Transform, Vec2};
-use crate::geometry::shape::{Shape, LINEAR_SLOP, MAX_COMPOUND_SHAPES};
+use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::settings::MixRule;
@@ -39,22 +40,6 @@ const RECYCLE_DISTANCE: f32 = 0.2 * LINEAR_SLOP;
 /// true normal: 1 mrad keeps the normal within 0.06 degrees, and the motion of a point 1 m
 /// from a recycled one within the 1 mm of [`RECYCLE_DISTANCE`].
 const RECYCLE_ANGLE: f32 = 1.0e-3;
-
-/// Which shapes of a body pair a contact joins: `shape of a * MAX_COMPOUND_SHAPES + shape of
-/// b`, so that sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between
-/// one-shape bodies.
-pub(crate) type Children = u32;
-
-/// Splits [`Children`] into the shape indices of `a` and `b`.
-pub(crate) fn split_children(children: Children) -> (usize, usize) {
-    let n = MAX_COMPOUND_SHAPES as u32;
-    ((children / n) as usize, (children % n) as usize)
-}
-
-/// [`Children`] of shape `child_a` of `a` and `child_b` of `b`.
-pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
-    (child_a * MAX_COMPOUND_SHAPES + child_b) as u32
-}
 
 /// What contacts are sorted and matched by: the two body slots, then the shape pair.
 pub(crate) type ContactKey = (u32, u32, Children);

@@ -26,9 +26,10 @@
 //! closing speed at the start of the step in which it begins.
 
 use crate::body::{BodyId, BodyStore};
+use crate::broad_phase::compound::split_children;
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::Vec2;
-use crate::narrow_phase::contact::{split_children, Contact, ContactSet};
+use crate::narrow_phase::contact::{Contact, ContactSet};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::SensorEvent;

@@ -12,7 +12,7 @@
 //! outcome does not depend on the thread count.
 
 use crate::body::BodyStore;
-use crate::broad_phase::ProxyKind;
+use crate::body::SlotKind;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::solver::Solver;
@@ -57,7 +57,7 @@ fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transf
         return Vec::new();
     }
     let statics: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == ProxyKind::Static && !bodies.sensor[s])
+        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
     if statics.is_empty() {
@@ -137,7 +137,7 @@ type Motion = (Vec2, Rot);
 /// changed with unrelated code, and the pass was slower without.
 #[inline(always)]
 fn fast_motion(b: &BodyStore, slot: usize, motion: &BodyState, slop: f32) -> Option<Motion> {
-    if b.kind[slot] != ProxyKind::Dynamic {
+    if b.kind[slot] != SlotKind::Dynamic {
         return None;
     }
     let dp = Vec2::new(motion.dp[0], motion.dp[1]);

@@ -1,7 +1,7 @@
 //! The world's force, torque and impulse calls (see `solver::forces` for how forces act).
 
 use crate::body::BodyId;
-use crate::broad_phase::ProxyKind;
+use crate::body::SlotKind;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
 use crate::solver::forces::check_vector;
@@ -49,7 +49,7 @@ impl World {
 
     /// Adds a force and a torque to a dynamic body, waking it; nothing for other bodies.
     fn add_force(&mut self, slot: usize, force: Vec2, torque: f32) -> Result<(), Error> {
-        if self.bodies.kind[slot] != ProxyKind::Dynamic {
+        if self.bodies.kind[slot] != SlotKind::Dynamic {
             return Ok(());
         }
         // A fixed-rotation body has no inverse inertia to turn a torque into a spin.

@@ -1,7 +1,7 @@
 //! The world's sleep calls (see `islands::sleep` for how islands fall asleep and wake).
 
 use crate::body::BodyId;
-use crate::broad_phase::ProxyKind;
+use crate::body::SlotKind;
 use crate::error::Error;
 use crate::world::World;
 
@@ -11,7 +11,7 @@ impl World {
     /// for a stale or foreign handle.
     pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
         let slot = self.bodies.slot(id)?;
-        Ok(self.bodies.kind[slot] != ProxyKind::Static && !self.sleep.asleep[slot])
+        Ok(self.bodies.kind[slot] != SlotKind::Fixed && !self.sleep.asleep[slot])
     }
 
     /// Wakes the island of a sleeping body, with its timers reset: it has `time_to_sleep` of
@@ -30,7 +30,7 @@ impl World {
             .iter()
             .zip(&self.sleep.asleep)
             .filter(|&(&k, &asleep)| {
-                matches!(k, ProxyKind::Dynamic | ProxyKind::Kinematic) && !asleep
+                matches!(k, SlotKind::Dynamic | SlotKind::Kinematic) && !asleep
             })
             .count()
     }
