@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// How a body moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BodyKind {
-    /// Never moves (ground, walls). Infinite mass.
-    Static,
+    /// Never moves (ground, walls). Infinite mass. Made by [`BodyDef::fixed`].
+    Fixed,
     /// Moves with the velocity you set; pushes dynamic bodies, is never pushed. Infinite mass.
     Kinematic,
     /// Moved by gravity and contacts.
@@ -40,7 +40,7 @@ impl BodyId {
 /// [`BodyDef::kinematic`] and the builder methods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDef {
-    /// Static, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
+    /// Fixed, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
     /// [`BodyDef::fixed`] or [`BodyDef::kinematic`]).
     pub kind: BodyKind,
     /// World position of the body origin. Default (0, 0).
@@ -102,7 +102,7 @@ impl BodyDef {
 
     /// A body that never moves.
     pub fn fixed() -> BodyDef {
-        BodyDef::new(BodyKind::Static)
+        BodyDef::new(BodyKind::Fixed)
     }
 
     /// A body moved only by the velocity you give it.
@@ -513,7 +513,7 @@ impl BodyStore {
         };
         // Gravity and damping act on dynamic bodies only; a kinematic body keeps its velocity.
         let (kind, inv_mass, inv_inertia, gravity_scale, damping) = match def.kind {
-            BodyKind::Static => (SlotKind::Fixed, 0.0, 0.0, 0.0, (0.0, 0.0)),
+            BodyKind::Fixed => (SlotKind::Fixed, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Kinematic => (SlotKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Dynamic => {
                 if shapes.iter().any(|s| s.shape.is_segment()) {
@@ -561,7 +561,7 @@ impl BodyStore {
             crate::limits::check_placement(&s.shape, Transform::new(def.position, q), center)?;
         }
         let (v, w) = match def.kind {
-            BodyKind::Static => (Vec2::ZERO, 0.0),
+            BodyKind::Fixed => (Vec2::ZERO, 0.0),
             BodyKind::Dynamic if def.fixed_rotation => (def.linear_velocity, 0.0),
             _ => (def.linear_velocity, def.angular_velocity),
         };
@@ -741,7 +741,7 @@ impl BodyStore {
     /// The kind of the live body in `slot`.
     pub fn body_kind(&self, slot: usize) -> BodyKind {
         match self.kind[slot] {
-            SlotKind::Fixed => BodyKind::Static,
+            SlotKind::Fixed => BodyKind::Fixed,
             SlotKind::Kinematic => BodyKind::Kinematic,
             SlotKind::Dynamic => BodyKind::Dynamic,
             SlotKind::Empty => unreachable!("slot {slot} holds no body"),

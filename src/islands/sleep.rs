@@ -191,7 +191,7 @@ impl Sleep {
         if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {
             return;
         }
-        let links = contacts.contacts.iter().map(|c| (c.a, c.b));
+        let links = contacts.list.iter().map(|c| (c.a, c.b));
         for (a, b) in links.chain(joints.iter().copied()) {
             let (a, b) = (a as usize, b as usize);
             if moving_kinematic(a) {
@@ -265,7 +265,7 @@ impl Sleep {
         time_to_sleep: f32,
     ) -> Vec<u32> {
         let members = self.members_of(roots, bodies);
-        let roots = self.islands.split(&members, &contacts.contacts, joints);
+        let roots = self.islands.split(&members, &contacts.list, joints);
         let mut parts: Vec<(u32, f32)> = Vec::new();
         for (&s, &r) in members.iter().zip(&roots) {
             let t = self.sleep_time[s as usize];
@@ -435,7 +435,7 @@ impl Sleep {
             return;
         }
         let mut indices: Vec<u32> = Vec::new();
-        for c in &contacts.contacts {
+        for c in &contacts.list {
             for s in [c.a as usize, c.b as usize] {
                 if sleep.asleep[s] {
                     indices.push(sleep.island_of[s]);
@@ -465,7 +465,7 @@ impl Sleep {
         let time_to_sleep = settings.time_to_sleep;
         let margin = 4.0 * settings.linear_slop;
         let sleep = self;
-        sleep.islands.update(&contacts.contacts, bodies, joints);
+        sleep.islands.update(&contacts.list, bodies, joints);
         sleep.tick_timers(bodies, contacts, joints, dt);
         let times = sleep.island_times(bodies);
 

@@ -1,5 +1,6 @@
-//! Contacts: the narrowphase over the broadphase pairs, and persistence of contact points
-//! across steps so the solver can warm start from last step's impulses.
+//! The contact set: the narrowphase stage over the broadphase pairs (one manifold per pair,
+//! from `manifold.rs`), and the persistence of contact points across steps so the solver can
+//! warm start from last step's impulses.
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
@@ -140,7 +141,8 @@ pub(crate) struct NarrowPhaseParams {
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
 #[derive(Default)]
 pub(crate) struct ContactSet {
-    pub contacts: Vec<Contact>,
+    /// This step's contacts, sorted by pair (by [`ContactKey`]).
+    pub list: Vec<Contact>,
     /// `keys[i]` is `(contacts[i].a, contacts[i].b, children)`, packed so the merge-join with
     /// the new pairs reads 12 bytes per contact instead of a cache line. The shape pair lives
     /// only here.
@@ -275,7 +277,7 @@ impl ContactSet {
         // beyond last step's count.
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
-        let (old, old_base_of, thawed) = (&self.contacts, &self.base_of, &*thawed);
+        let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
         let old = |prev: u32| {
             (prev != NONE).then(|| {
                 let j = prev as usize;
@@ -344,11 +346,11 @@ impl ContactSet {
         }
         let all_touch = total == self.candidates.len();
         if !all_touch {
-            self.contacts.resize_with(total, Contact::empty);
+            self.list.resize_with(total, Contact::empty);
         }
         self.keys.resize(total, (0, 0, 0));
         self.base_of.resize(total, NONE);
-        let contacts = DisjointMut::new(&mut self.contacts);
+        let contacts = DisjointMut::new(&mut self.list);
         let keys = DisjointMut::new(&mut self.keys);
         let base_of = DisjointMut::new(&mut self.base_of);
         let candidates = &self.candidates;
@@ -380,7 +382,7 @@ impl ContactSet {
                 }
             });
         if all_touch {
-            std::mem::swap(&mut self.contacts, &mut self.candidates);
+            std::mem::swap(&mut self.list, &mut self.candidates);
         }
     }
 
@@ -389,21 +391,21 @@ impl ContactSet {
     /// slots until the next update overwrites them.
     fn retain(&mut self, keep: impl Fn(usize, ContactKey) -> bool) {
         let n = self.keys.len();
-        debug_assert!(self.contacts.len() == n && self.base_of.len() == n);
+        debug_assert!(self.list.len() == n && self.base_of.len() == n);
         let mut kept = 0;
         for i in 0..n {
             let key = self.keys[i];
             if keep(i, key) {
                 if kept != i {
                     self.keys[kept] = key;
-                    self.contacts[kept] = self.contacts[i];
+                    self.list[kept] = self.list[i];
                     self.base_of[kept] = self.base_of[i];
                 }
                 kept += 1;
             }
         }
         self.keys.truncate(kept);
-        self.contacts.truncate(kept);
+        self.list.truncate(kept);
         self.base_of.truncate(kept);
     }
 
@@ -445,15 +447,14 @@ impl ContactSet {
 
     /// Rebuilds `keys` and `base_of` if the contacts were changed behind their back.
     fn ensure_keys(&mut self) {
-        if self.keys.len() != self.contacts.len() || self.base_of.len() != self.contacts.len() {
+        if self.keys.len() != self.list.len() || self.base_of.len() != self.list.len() {
             // Only the methods of this set change the contacts; should anything else, start
             // over from them, with nothing to recycle (and the shape pairs of compound bodies
             // forgotten: their next contacts start cold).
             self.keys.clear();
-            self.keys
-                .extend(self.contacts.iter().map(|c| (c.a, c.b, 0)));
+            self.keys.extend(self.list.iter().map(|c| (c.a, c.b, 0)));
             self.base_of.clear();
-            self.base_of.resize(self.contacts.len(), NONE);
+            self.base_of.resize(self.list.len(), NONE);
         }
     }
 
@@ -462,7 +463,7 @@ impl ContactSet {
     /// recycling base included, for [`ContactSet::thaw`].
     pub fn freeze(&mut self, take: impl Fn(u32, u32) -> bool, out: &mut Vec<FrozenContact>) {
         self.ensure_keys();
-        for (i, (&(a, b, children), contact)) in self.keys.iter().zip(&self.contacts).enumerate() {
+        for (i, (&(a, b, children), contact)) in self.keys.iter().zip(&self.list).enumerate() {
             if take(a, b) {
                 out.push(FrozenContact {
                     contact: *contact,
@@ -480,7 +481,7 @@ impl ContactSet {
     pub fn thaw(&mut self, mut frozen: Vec<FrozenContact>) {
         self.ensure_keys();
         frozen.sort_unstable_by_key(FrozenContact::key);
-        let n = self.contacts.len() + frozen.len();
+        let n = self.list.len() + frozen.len();
         let (mut keys, mut contacts, mut base_of) = (
             Vec::with_capacity(n),
             Vec::with_capacity(n),
@@ -490,7 +491,7 @@ impl ContactSet {
         let mut old = self
             .keys
             .iter()
-            .zip(&self.contacts)
+            .zip(&self.list)
             .zip(&self.base_of)
             .peekable();
         for f in frozen {
@@ -515,13 +516,13 @@ impl ContactSet {
             contacts.push(c);
             base_of.push(base);
         }
-        (self.keys, self.contacts, self.base_of) = (keys, contacts, base_of);
+        (self.keys, self.list, self.base_of) = (keys, contacts, base_of);
     }
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
     pub fn remove_bodies(&mut self, gone: impl Fn(u32, u32) -> bool) {
-        if self.keys.len() != self.contacts.len() || self.base_of.len() != self.contacts.len() {
-            self.contacts.retain(|c| !gone(c.a, c.b));
+        if self.keys.len() != self.list.len() || self.base_of.len() != self.list.len() {
+            self.list.retain(|c| !gone(c.a, c.b));
             return;
         }
         self.retain(|_, (a, b, _)| !gone(a, b));
@@ -529,16 +530,16 @@ impl ContactSet {
 
     /// The shape pair of contact `i` (0 if its key was lost, see `ensure_keys`).
     pub fn shape_pair(&self, i: usize) -> Children {
-        let in_sync = self.keys.len() == self.contacts.len();
+        let in_sync = self.keys.len() == self.list.len();
         self.keys.get(i).filter(|_| in_sync).map_or(0, |k| k.2)
     }
 
     /// The shape pair of each contact, in contact order (0 for contacts whose key was lost, see
     /// `ensure_keys`).
     pub fn children(&self) -> impl Iterator<Item = Children> + '_ {
-        let in_sync = self.keys.len() == self.contacts.len();
+        let in_sync = self.keys.len() == self.list.len();
         let keys = if in_sync { &self.keys[..] } else { &[] };
-        (0..self.contacts.len()).map(move |i| keys.get(i).map_or(0, |k| k.2))
+        (0..self.list.len()).map(move |i| keys.get(i).map_or(0, |k| k.2))
     }
 }
 
@@ -1087,7 +1088,7 @@ mod tests {
         let first = set.base(0);
         let mut frozen = Vec::new();
         set.freeze(|_, _| true, &mut frozen);
-        assert!(set.contacts.is_empty());
+        assert!(set.list.is_empty());
         // Updates while the pair sleeps overwrite both sets of slots.
         set.update(&[], &[], &bodies, &PARAMS);
         set.update(&[], &[], &bodies, &PARAMS);
@@ -1108,10 +1109,10 @@ mod tests {
         let pairs = [(a, b)];
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &params);
-        assert_eq!(set.contacts.len(), 1);
+        assert_eq!(set.list.len(), 1);
         let first = set.base(0).relative;
         // Give the solver's impulses something to carry.
-        set.contacts[0].manifold.points[0].normal_impulse = 2.5;
+        set.list[0].manifold.points[0].normal_impulse = 2.5;
 
         let (sa, sb) = (a as usize, b as usize);
         let fresh = |bodies: &BodyStore| {
@@ -1129,7 +1130,7 @@ mod tests {
         bodies.center[sb].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.base(0).relative, first);
-        let m = set.contacts[0].manifold;
+        let m = set.list[0].manifold;
         assert_eq!(m.points[0].normal_impulse, 2.5);
         let exact = fresh(&bodies);
         for (p, q) in m.points.iter().zip(&exact.points).take(m.point_count) {
@@ -1139,14 +1140,14 @@ mod tests {
         bodies.center[sb].y -= 8e-4;
         set.update(&pairs, &[], &bodies, &params);
         assert_ne!(set.base(0).relative, first);
-        assert_eq!(set.contacts[0].manifold.points[0].normal_impulse, 2.5);
+        assert_eq!(set.list[0].manifold.points[0].normal_impulse, 2.5);
         let mut exact = fresh(&bodies);
         exact.points[0].normal_impulse = 2.5;
-        assert_eq!(set.contacts[0].manifold, exact);
+        assert_eq!(set.list[0].manifold, exact);
         // Lifted out of reach: the contact is dropped with its base.
         bodies.center[sb].y += 0.1;
         set.update(&pairs, &[], &bodies, &params);
-        assert!(set.contacts.is_empty() && set.keys.is_empty() && set.base_of.is_empty());
+        assert!(set.list.is_empty() && set.keys.is_empty() && set.base_of.is_empty());
     }
 
     #[test]
@@ -1166,11 +1167,11 @@ mod tests {
             }
         };
         let mut set = ContactSet {
-            contacts: (0..10).map(|i| contact(i, i + 1, i as f32)).collect(),
+            list: (0..10).map(|i| contact(i, i + 1, i as f32)).collect(),
             ..ContactSet::default()
         };
         let all: Vec<(u32, u32, f32)> = set
-            .contacts
+            .list
             .iter()
             .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
             .collect();
@@ -1178,24 +1179,24 @@ mod tests {
         set.freeze(|a, b| a % 3 == 0 || b == 5, &mut frozen);
         let taken: Vec<(u32, u32)> = frozen.iter().map(FrozenContact::bodies).collect();
         assert_eq!(taken, [(0, 1), (3, 4), (4, 5), (6, 7), (9, 10)]);
-        assert_eq!(set.contacts.len(), 5);
+        assert_eq!(set.list.len(), 5);
         assert_eq!(set.keys.len(), 5);
 
         // Pair (3, 4) was collided afresh meanwhile: the fresh contact wins.
-        set.contacts.push(contact(3, 4, 99.0));
-        set.contacts.sort_unstable_by_key(Contact::key);
+        set.list.push(contact(3, 4, 99.0));
+        set.list.sort_unstable_by_key(Contact::key);
         set.keys.clear();
         frozen.reverse();
         set.thaw(frozen);
         let back: Vec<(u32, u32, f32)> = set
-            .contacts
+            .list
             .iter()
             .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
             .collect();
         let mut expected = all.clone();
         expected[3].2 = 99.0;
         assert_eq!(back, expected);
-        assert_eq!(set.keys.len(), set.contacts.len());
-        assert_eq!(set.base_of.len(), set.contacts.len());
+        assert_eq!(set.keys.len(), set.list.len());
+        assert_eq!(set.base_of.len(), set.list.len());
     }
 }

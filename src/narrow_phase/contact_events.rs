@@ -218,7 +218,7 @@ impl ContactLog {
         removed: &'a Removed,
     ) -> impl Iterator<Item = ContactData<'a>> + 'a {
         let (substep, threshold) = (self.substep, self.threshold);
-        let all = set.contacts.iter().zip(set.children());
+        let all = set.list.iter().zip(set.children());
         all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
             .map(move |(c, children)| (c, split_children(children)))
             .map(move |(c, (shape_a, shape_b))| ContactData {
@@ -260,7 +260,7 @@ impl ContactLog {
         substep: f32,
         linear_slop: f32,
     ) {
-        let contacts = &set.contacts[..];
+        let contacts = &set.list[..];
         self.substep = substep;
         self.threshold = linear_slop;
         std::mem::swap(&mut self.touching, &mut self.previous);
@@ -349,7 +349,7 @@ fn begin_event(
     (a, b): (u32, u32),
     threshold: f32,
 ) -> TouchBegin {
-    let contacts = &set.contacts;
+    let contacts = &set.list;
     let first = contacts.partition_point(|c| (c.a, c.b) < (a, b));
     // The pair touches, so one of its contacts (one per shape pair) does.
     let index = (first..contacts.len())

@@ -1,4 +1,5 @@
-//! Narrowphase: the contact manifold between two shapes.
+//! The contact manifold of two shapes: the geometry the narrowphase (`contact.rs`) runs for
+//! each pair, a pure function of the two shapes and their poses.
 //!
 //! Every pair is solved in body A's local frame, with B brought in by `xf_a.inv_mul(xf_b)`:
 //! that transform subtracts the two positions before rotating, so two bodies touching far from

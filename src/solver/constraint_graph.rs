@@ -207,7 +207,7 @@ impl ConstraintGraph {
                 self.skip_tiles = TILE_RETRY;
             }
         }
-        self.pack();
+        self.layout_batches();
     }
 
     /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
@@ -337,12 +337,12 @@ impl ConstraintGraph {
         self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
     }
 
-    /// Packs the colors into batches: the overflow set, then per tile its colors, then the
+    /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
     /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
     /// one-point contacts (circles) come first, so that they fill batches of their own, which a
     /// faster kernel solves; the order within a color does not change the results, since its
     /// contacts share no dynamic body.
-    fn pack(&mut self) {
+    fn layout_batches(&mut self) {
         self.lanes.clear();
         self.tiles.clear();
         self.tile_colors.clear();

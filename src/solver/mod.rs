@@ -255,7 +255,7 @@ impl Solver {
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
         self.load_forces(bodies, forces);
-        self.pack(contacts, graph, direct, bodies, settings, h);
+        self.fill_batches(contacts, graph, direct, bodies, settings, h);
         joints.prepare(bodies, &self.state_of, self.states.len(), settings, h);
         self.plan(graph, settings, joints);
 
@@ -596,7 +596,7 @@ impl Solver {
 
     /// Fills the batches with the contacts' data and the contact-to-lane map, and hands the
     /// direct islands their contacts.
-    fn pack(
+    fn fill_batches(
         &mut self,
         contacts: &[Contact],
         graph: &ConstraintGraph,

@@ -45,7 +45,7 @@ impl Default for DebugDrawOptions {
 pub struct DebugBody {
     /// The body's handle; [`BodyId::slot`] gives its creation-order index among live slots.
     pub id: BodyId,
-    /// Static, kinematic or dynamic.
+    /// Fixed, kinematic or dynamic.
     pub kind: BodyKind,
 }
 
@@ -163,7 +163,7 @@ impl World {
     }
 
     fn draw_contacts(&self, draw: &mut impl DebugDraw) {
-        let contacts = &self.contacts.contacts;
+        let contacts = &self.contacts.list;
         // After a removal the listed contacts are not those the last step colored: their colors
         // are unknown, as after any change between steps.
         let colors = if self.removed.is_empty() {

@@ -242,7 +242,7 @@ impl World {
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
             let set = &self.contacts;
-            let contacts = &set.contacts;
+            let contacts = &set.list;
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
             let jointed = &self.joints.jointed[..];
@@ -263,7 +263,7 @@ impl World {
             zone!("solve");
             self.solver.step(StepInput {
                 bodies: &mut self.bodies,
-                contacts: &mut self.contacts.contacts,
+                contacts: &mut self.contacts.list,
                 graph: &self.graph,
                 direct: &self.direct,
                 settings: &self.settings,
@@ -369,7 +369,7 @@ impl World {
         Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
     }
 
-    /// Static, kinematic or dynamic. `Err(InvalidBody)` for a stale or foreign handle.
+    /// Fixed, kinematic or dynamic. `Err(InvalidBody)` for a stale or foreign handle.
     pub fn body_kind(&self, id: BodyId) -> Result<BodyKind, Error> {
         Ok(self.bodies.body_kind(self.bodies.slot(id)?))
     }
@@ -426,10 +426,10 @@ impl World {
         let gone = if removed.is_empty() {
             0
         } else {
-            let contacts = self.contacts.contacts.iter();
+            let contacts = self.contacts.list.iter();
             contacts.filter(|c| removed.either(c.a, c.b)).count()
         };
-        self.contacts.contacts.len() - gone + self.sleep.frozen_contact_count()
+        self.contacts.list.len() - gone + self.sleep.frozen_contact_count()
     }
 
     /// Non-empty graph colors of the last step.

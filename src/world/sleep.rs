@@ -7,7 +7,7 @@ use crate::world::World;
 
 impl World {
     /// Whether the body is awake: a dynamic body whose island does not sleep, or a kinematic
-    /// body (kinematic bodies never sleep). Static bodies are never awake. `Err(InvalidBody)`
+    /// body (kinematic bodies never sleep). Fixed bodies are never awake. `Err(InvalidBody)`
     /// for a stale or foreign handle.
     pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
         let slot = self.bodies.slot(id)?;
