@@ -13,7 +13,7 @@
 //!   bodies query it for the pairs that wake islands.
 //!
 //! An island wakes as a whole when an awake (or moving kinematic) body touches one of its
-//! bodies, on [`World::wake`], when the user changes one of its bodies (velocity, impulse), and
+//! bodies, on [`World::wake`](crate::World::wake), when the user changes one of its bodies (velocity, impulse), and
 //! when one of its bodies, or a body touching it, is removed.
 //!
 //! Islands fall asleep and wake in root-slot order and every scan walks slots or contacts in

@@ -9,7 +9,7 @@
 //! sit at or below zero separation, well inside the slop, so they do not flicker, and a body
 //! that bounces off another within one step, from a gap to a gap, still touched it.
 //! Manifolds are computed at the start of a step, so a contact begins (or ends) in the step
-//! after the one in which the bodies met (or parted); [`World::contacts`] lists a bounce
+//! after the one in which the bodies met (or parted); [`World::contacts`](crate::World::contacts) lists a bounce
 //! already after the step in which it happened.
 //!
 //! Events cost one pass over this step's contacts to list the touching pairs, and one
@@ -36,7 +36,7 @@ use crate::narrow_phase::sensor::SensorEvent;
 use std::cmp::Ordering;
 
 /// Two bodies that began or stopped touching. `a` was created in a lower slot than `b`
-/// (`a.slot() < b.slot()`), as in [`World::contacts`]. Events are per body pair: a compound
+/// (`a.slot() < b.slot()`), as in [`World::contacts`](crate::World::contacts). Events are per body pair: a compound
 /// body that touches another body with several of its shapes begins touching it once, when
 /// the first of its shapes does, and stops once, when the last one lets go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,14 +50,14 @@ pub struct TouchEvent {
 /// Two bodies that began touching: which, where, along which normal and how fast they met.
 /// `a` was created in a lower slot than `b`, as in [`TouchEvent`]. For a compound body the
 /// point and normal are those of the first touching pair of shapes (in the order of
-/// [`World::contacts`]).
+/// [`World::contacts`](crate::World::contacts)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TouchBegin {
     /// The body in the lower slot.
     pub a: BodyId,
     /// The body in the higher slot.
     pub b: BodyId,
-    /// Which of `a`'s shapes touches (the index into [`World::shapes`], 0 for a one-shape
+    /// Which of `a`'s shapes touches (the index into [`World::shapes`](crate::World::shapes), 0 for a one-shape
     /// body).
     pub shape_a: usize,
     /// Which of `b`'s shapes touches.
@@ -396,7 +396,7 @@ pub struct ContactData<'a> {
     pub friction: f32,
     /// Mixed restitution.
     pub restitution: f32,
-    /// Which of `a`'s shapes the contact is on: the index into [`World::shapes`] of `a`, 0
+    /// Which of `a`'s shapes the contact is on: the index into [`World::shapes`](crate::World::shapes) of `a`, 0
     /// for a one-shape body.
     pub shape_a: usize,
     /// Which of `b`'s shapes the contact is on (see [`ContactData::shape_a`]).

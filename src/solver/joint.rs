@@ -78,7 +78,7 @@ pub enum JointKind {
 /// How to make a joint: a constructor per kind ([`JointDef::revolute`],
 /// [`JointDef::distance`], [`JointDef::prismatic`], [`JointDef::weld`], [`JointDef::wheel`],
 /// [`JointDef::mouse`], [`JointDef::motor_joint`]) and builder methods for the options. Anchors and axes are in world
-/// space, as the bodies stand when [`World::add_joint`] is called. An option the kind does not
+/// space, as the bodies stand when [`World::add_joint`](crate::World::add_joint) is called. An option the kind does not
 /// have (limits on a weld) makes `add_joint` fail.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointDef {
@@ -167,7 +167,7 @@ impl JointDef {
     }
 
     /// Pulls `body`'s point now at `target` (world) towards the target, which
-    /// [`World::set_mouse_target`] moves, with a spring of 5 Hz and damping ratio 0.7 by
+    /// [`World::set_mouse_target`](crate::World::set_mouse_target) moves, with a spring of 5 Hz and damping ratio 0.7 by
     /// default ([`spring`](Self::spring)) and a force of at most
     /// [`max_force`](Self::max_force) (default unlimited); the body's spin is damped at twice
     /// the spring's frequency.
@@ -176,7 +176,7 @@ impl JointDef {
     }
 
     /// Drives `b` to the pose relative to `a` that it has now (its centre's place in `a`'s frame
-    /// and its angle relative to `a`), which [`World::set_motor_joint_target`] changes, with a
+    /// and its angle relative to `a`), which [`World::set_motor_joint_target`](crate::World::set_motor_joint_target) changes, with a
     /// force of at most [`max_force`](Self::max_force) and a torque of at most
     /// [`max_torque`](Self::max_torque) (both unlimited by default), correcting
     /// [`correction_factor`](Self::correction_factor) of the pose error per substep.

@@ -58,9 +58,9 @@ pub struct World {
     solver: Solver,
     joints: JointStore,
     profile: Profile,
-    /// Where queries look for bodies; see `query.rs`.
+    /// Where queries look for bodies; see `query.rs` and `broad_phase/query_grid.rs`.
     query_grid: RwLock<QueryGrid>,
-    /// Bodies removed since the last step whose contacts are still listed; see `removal.rs`.
+    /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
     removed: Removed,
 }
 
