@@ -11,6 +11,7 @@
 //! against everything directly: inserting them would cost thousands of cells each, and there
 //! are few of them.
 
+pub(crate) mod boxes;
 pub(crate) mod compound;
 pub(crate) mod grid_cells;
 pub(crate) mod query_grid;

@@ -24,4 +24,18 @@ impl World {
         self.events
             .touching_contacts(&self.contacts, &self.bodies, &self.removed)
     }
+
+    /// Touching contacts (manifolds with at least one point) found by the last step, those of
+    /// sleeping islands included: one per pair of shapes, so a compound body may have several
+    /// with the same body.
+    pub fn contact_count(&self) -> usize {
+        let removed = &self.removed;
+        let gone = if removed.is_empty() {
+            0
+        } else {
+            let contacts = self.contacts.list.iter();
+            contacts.filter(|c| removed.either(c.a, c.b)).count()
+        };
+        self.contacts.list.len() - gone + self.sleep.frozen_contact_count()
+    }
 }

@@ -1,5 +1,9 @@
-//! The world: settings, bodies, and the step pipeline read top to bottom.
+//! The world: the `World` struct, which owns the state of every stage, and the step pipeline
+//! read top to bottom (`run_step`). The public calls live in the files of their topic
+//! (`bodies.rs`, `joints.rs`, `query.rs`, ...); each hands the stages what they touch as
+//! arguments. `World`'s fields are private to this folder.
 
+mod bodies;
 mod chain;
 mod compound;
 mod contacts;
@@ -13,13 +17,12 @@ pub(crate) mod stepper;
 mod teleport;
 mod user_data;
 
-use crate::body::{BodyDef, BodyId, BodyKind, BodyStore, ShapeDef};
+use crate::body::BodyStore;
+use crate::broad_phase::boxes::update_aabbs;
 use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
 use crate::broad_phase::query_grid::QueryGrid;
 use crate::broad_phase::{BroadPhase, Proxies};
 use crate::error::Error;
-use crate::geometry::math::{Rot, Transform, Vec2};
-use crate::geometry::shape::Shape;
 use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::ContactLog;
@@ -34,7 +37,6 @@ use crate::solver::forces::Forces;
 use crate::solver::joint::JointStore;
 use crate::solver::{Solver, StepInput};
 use crate::world::query::new_query_grid;
-use rayon::prelude::*;
 use std::sync::RwLock;
 
 /// A physics world.
@@ -113,34 +115,6 @@ impl World {
         &self.settings
     }
 
-    /// Adds a body with one shape. `Err` for non-finite values, a bad shape, negative density
-    /// or friction, restitution outside 0..=1, a dynamic body without a finite mass and inverse
-    /// mass or heavier than 1e20 kg, or a placement that puts the shape beyond the range of f32.
-    pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
-        def.validate()?;
-        shape.validate()?;
-        self.invalidate_queries();
-        let id = self.bodies.insert(&def, &shape)?;
-        self.sleep.add_body(id.slot() as usize, def.sleep_threshold);
-        Ok(id)
-    }
-
-    /// Removes a body and its joints; its handle and those of its joints become invalid. Wakes
-    /// the bodies it touched and those it was joined to.
-    pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        self.wake_touching(slot);
-        self.removed.mark(slot as u32, id);
-        self.forces.remove_body(slot);
-        self.sensors.body_removed(&self.bodies, slot as u32);
-        let dynamic = self.bodies.is_dynamic(slot);
-        self.bodies.remove(slot);
-        self.joints.remove_body(slot as u32);
-        self.sleep.remove_body(slot, dynamic);
-        self.invalidate_queries();
-        Ok(())
-    }
-
     /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
     /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
@@ -178,7 +152,12 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.joints.refresh(self.bodies.slots());
-            self.update_aabbs(speculative_distance, dt);
+            update_aabbs(
+                &mut self.bodies,
+                &self.sleep.asleep,
+                speculative_distance,
+                dt,
+            );
             if !self.bodies.compound_slots.is_empty() {
                 let asleep = &self.sleep.asleep;
                 update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
@@ -297,139 +276,6 @@ impl World {
         // Forces act through one step: a refused step (above) keeps them for the next try.
         self.forces.clear();
         Ok(())
-    }
-
-    /// Bounding boxes at the current positions, grown by the speculative distance so that
-    /// contacts begin just before bodies touch, and swept along the motion the body's current
-    /// velocity would make in `dt`, so that a fast body meets what lies in its path. Sleeping
-    /// bodies keep the box they fell asleep with. Compound bodies get their first shape's box
-    /// here, replaced by `update_compound_aabbs`.
-    fn update_aabbs(&mut self, margin: f32, dt: f32) {
-        let b = &mut self.bodies;
-        (
-            b.aabb.par_iter_mut(),
-            b.shape.par_iter(),
-            (b.center.par_iter(), b.rotation.par_iter()),
-            (b.local_center.par_iter(), self.sleep.asleep.par_iter()),
-            (b.linear_velocity.par_iter(), b.angular_velocity.par_iter()),
-            b.reach.par_iter(),
-        )
-            .into_par_iter()
-            .with_min_len(1024)
-            .for_each(
-                |(aabb, shape, (&center, &q), (&local_center, &asleep), (&v, &w), &reach)| {
-                    if asleep {
-                        return;
-                    }
-                    let xf = Transform::new(center - q.rotate(local_center), q);
-                    let turn = w.abs() * dt * reach;
-                    *aabb = shape.swept_aabb(xf, margin + turn, v * dt);
-                },
-            );
-    }
-
-    /// Centre of mass in world coordinates (m). `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn position(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.center[self.bodies.slot(id)?])
-    }
-
-    /// Rotation in radians, in `(-pi, pi]`. `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn angle(&self, id: BodyId) -> Result<f32, Error> {
-        Ok(self.rotation(id)?.angle())
-    }
-
-    /// Rotation of the body as cosine and sine (the same about its origin and its centre of
-    /// mass). `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn rotation(&self, id: BodyId) -> Result<Rot, Error> {
-        Ok(self.bodies.rotation[self.bodies.slot(id)?])
-    }
-
-    /// Transform of the body origin, the frame its shape is defined in. `Err(InvalidBody)` for
-    /// a stale or foreign handle.
-    pub fn transform(&self, id: BodyId) -> Result<Transform, Error> {
-        Ok(self.bodies.transform(self.bodies.slot(id)?))
-    }
-
-    /// The body's shape, in the body frame, as it was added. `Err(InvalidBody)` for a stale or
-    /// foreign handle, and `Err(InvalidParameter)` for a compound body (one added by
-    /// [`World::add_compound_body`] with more than one shape), which has no single shape:
-    /// use [`World::shapes`], which works for every body.
-    pub fn shape(&self, id: BodyId) -> Result<&Shape, Error> {
-        match self.bodies.shapes(self.bodies.slot(id)?) {
-            [one] => Ok(one),
-            many => Err(Error::InvalidParameter(format!(
-                "a compound body has {} shapes, not one: use World::shapes",
-                many.len()
-            ))),
-        }
-    }
-
-    /// Velocity of the centre of mass (m/s). `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn linear_velocity(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
-    }
-
-    /// Fixed, kinematic or dynamic. `Err(InvalidBody)` for a stale or foreign handle.
-    pub fn body_kind(&self, id: BodyId) -> Result<BodyKind, Error> {
-        Ok(self.bodies.body_kind(self.bodies.slot(id)?))
-    }
-
-    /// Angular velocity (rad/s, counter-clockwise). `Err(InvalidBody)` for a stale or foreign
-    /// handle.
-    pub fn angular_velocity(&self, id: BodyId) -> Result<f32, Error> {
-        Ok(self.bodies.angular_velocity[self.bodies.slot(id)?])
-    }
-
-    /// Sets the velocity of a dynamic or kinematic body (static bodies stay at rest). `Err`
-    /// beyond 1e30 m/s per axis or non-finite.
-    pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec2) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        crate::limits::check_linear_velocity("linear velocity", v)?;
-        if self.bodies.kind[slot] != crate::body::SlotKind::Fixed {
-            if v != Vec2::ZERO {
-                self.wake_touching(slot);
-            }
-            self.bodies.linear_velocity[slot] = v;
-        }
-        Ok(())
-    }
-
-    /// Sets the angular velocity of a dynamic or kinematic body (static and fixed-rotation
-    /// bodies do not turn). `Err` beyond 1e30 rad/s or non-finite.
-    pub fn set_angular_velocity(&mut self, id: BodyId, w: f32) -> Result<(), Error> {
-        let slot = self.bodies.slot(id)?;
-        crate::limits::check_angular_velocity("angular velocity", w)?;
-        if self.bodies.can_turn(slot) {
-            if w != 0.0 {
-                self.wake_touching(slot);
-            }
-            self.bodies.angular_velocity[slot] = w;
-        }
-        Ok(())
-    }
-
-    /// Handles of all bodies, in slot order.
-    pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
-        self.bodies.ids()
-    }
-
-    /// Number of live bodies, sleeping ones included (removed ones are not counted).
-    pub fn body_count(&self) -> usize {
-        self.bodies.len()
-    }
-
-    /// Touching contacts (manifolds with at least one point) found by the last step, those of
-    /// sleeping islands included: one per pair of shapes, so a compound body may have several
-    /// with the same body.
-    pub fn contact_count(&self) -> usize {
-        let removed = &self.removed;
-        let gone = if removed.is_empty() {
-            0
-        } else {
-            let contacts = self.contacts.list.iter();
-            contacts.filter(|c| removed.either(c.a, c.b)).count()
-        };
-        self.contacts.list.len() - gone + self.sleep.frozen_contact_count()
     }
 
     /// Non-empty graph colors of the last step.
