@@ -1,7 +1,8 @@
 //! World queries: rays, shape casts and overlaps against the bodies where they are now.
 //!
-//! Queries search a grid (`broad_phase/query_grid.rs`) of the bodies' current tight boxes, rebuilt
-//! on the first query after a step, `add_body` or `remove_body` (see `query_grid.rs` for why).
+//! Queries search a grid (`broad_phase/query_grid.rs`) of the bodies' current tight boxes,
+//! rebuilt on the first query after a step, `add_body` or `remove_body` (see `query_grid.rs`
+//! for why).
 //! Each candidate is then tested exactly against its shape. Results are deterministic: ties are
 //! broken, and lists sorted, by body slot, which is creation order unless a body was removed
 //! and its slot reused.
