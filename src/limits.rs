@@ -141,3 +141,14 @@ pub(crate) const MAX_THREADS: usize = 256;
 /// must be finite in f32 (1e36 against f32's 3.4e38, with room for the sum of two axes); beyond
 /// it the cap would never apply, and a cap of 1e38 made every step refuse its `dt`.
 pub(crate) const MAX_SPEED_CAP: f32 = 1.0e18;
+
+/// `Err(InvalidParameter)` unless both components of `v` are finite.
+pub(crate) fn check_vector(name: &str, v: Vec2) -> Result<(), Error> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite, got {v:?}"
+        )))
+    }
+}

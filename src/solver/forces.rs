@@ -90,14 +90,3 @@ impl Forces {
         self.pending.clear();
     }
 }
-
-/// `Err(InvalidParameter)` unless both components of `v` are finite.
-pub(crate) fn check_vector(name: &str, v: Vec2) -> Result<(), Error> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter(format!(
-            "{name} must be finite, got {v:?}"
-        )))
-    }
-}

@@ -4,7 +4,7 @@ use crate::body::BodyId;
 use crate::body::SlotKind;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
-use crate::solver::forces::check_vector;
+use crate::limits::check_vector;
 use crate::world::World;
 
 impl World {

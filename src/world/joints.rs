@@ -4,6 +4,7 @@ use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
+use crate::limits::check_vector;
 use crate::solver::joint::{Joint, JointDef, JointId, JointKind};
 use crate::world::World;
 
@@ -21,11 +22,7 @@ impl World {
             None => NONE,
         };
         let joint = Joint::new(def, a, b, &self.bodies)?;
-        for slot in [a, b] {
-            if slot != NONE && self.sleep.asleep[slot as usize] {
-                self.wake_touching(slot as usize);
-            }
-        }
+        self.wake_sleeping([a, b]);
         Ok(self.joints.insert(joint))
     }
 
@@ -33,11 +30,7 @@ impl World {
     /// handle (a joint is also removed with either of its bodies).
     pub fn remove_joint(&mut self, id: JointId) -> Result<(), Error> {
         let joint = self.joints.take(id)?;
-        for slot in [joint.a, joint.b] {
-            if slot != NONE && self.sleep.asleep[slot as usize] {
-                self.wake_touching(slot as usize);
-            }
-        }
+        self.wake_sleeping([joint.a, joint.b]);
         for slot in [joint.a, joint.b] {
             if slot != NONE {
                 self.sleep.joint_removed(slot, &self.bodies);
@@ -50,23 +43,11 @@ impl World {
     /// stale or foreign handle, `Err(InvalidParameter)` for another kind of joint or a
     /// non-finite target.
     pub fn set_mouse_target(&mut self, id: JointId, target: Vec2) -> Result<(), Error> {
-        let joint = self.joints.get(id)?;
-        if joint.kind != JointKind::Mouse {
-            return Err(Error::InvalidParameter(format!(
-                "set_mouse_target needs a mouse joint, got a {:?} joint",
-                joint.kind
-            )));
-        }
-        if !target.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "mouse target must be finite, got {target:?}"
-            )));
-        }
-        let b = joint.b as usize;
+        let joint = self.joint_of_kind(id, JointKind::Mouse, "set_mouse_target")?;
+        check_vector("mouse target", target)?;
+        let slots = [joint.a, joint.b];
         self.joints.get_mut(id)?.local_a = target;
-        if self.sleep.asleep[b] {
-            self.wake_touching(b);
-        }
+        self.wake_sleeping(slots);
         Ok(())
     }
 
@@ -80,28 +61,14 @@ impl World {
         linear_offset: Vec2,
         angular_offset: f32,
     ) -> Result<(), Error> {
-        let joint = self.joints.get(id)?;
-        if joint.kind != JointKind::Motor {
-            return Err(Error::InvalidParameter(format!(
-                "set_motor_joint_target needs a motor joint, got a {:?} joint",
-                joint.kind
-            )));
-        }
-        if !linear_offset.is_finite() {
-            return Err(Error::InvalidParameter(format!(
-                "linear offset must be finite, got {linear_offset:?}"
-            )));
-        }
+        let joint = self.joint_of_kind(id, JointKind::Motor, "set_motor_joint_target")?;
+        check_vector("linear offset", linear_offset)?;
         check_finite("angular offset", angular_offset)?;
         let (a, b) = (joint.a, joint.b);
         let joint = self.joints.get_mut(id)?;
         joint.local_a = linear_offset;
         joint.reference_angle = angular_offset;
-        for slot in [a, b] {
-            if self.sleep.asleep[slot as usize] {
-                self.wake_touching(slot as usize);
-            }
-        }
+        self.wake_sleeping([a, b]);
         Ok(())
     }
 
@@ -173,10 +140,34 @@ impl World {
     pub fn joint_anchors(&self, id: JointId) -> Result<(Vec2, Vec2), Error> {
         Ok(self.joints.get(id)?.anchors(&self.bodies))
     }
+
+    /// The joint `id`, which `call` needs to be of `kind`. `Err(InvalidJoint)` for a stale or
+    /// foreign handle, `Err(InvalidParameter)` for another kind of joint.
+    fn joint_of_kind(&self, id: JointId, kind: JointKind, call: &str) -> Result<&Joint, Error> {
+        let joint = self.joints.get(id)?;
+        if joint.kind != kind {
+            let needed = format!("{kind:?}").to_lowercase();
+            return Err(Error::InvalidParameter(format!(
+                "{call} needs a {needed} joint, got a {:?} joint",
+                joint.kind
+            )));
+        }
+        Ok(joint)
+    }
+
+    /// Wakes the islands of the sleeping bodies among a joint's `slots` (`NONE`: no body).
+    fn wake_sleeping(&mut self, slots: [u32; 2]) {
+        for slot in slots {
+            if slot != NONE && self.sleep.asleep[slot as usize] {
+                self.wake_touching(slot as usize);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::world::tests::snapshot;
     use crate::{BodyDef, JointDef, Shape, ShapeDef, Vec2, World, WorldSettings};
 
     /// Small pyramids on the ground (tiles), every other one with its top box hung from a pin
@@ -219,18 +210,6 @@ mod tests {
         world
     }
 
-    fn bits(world: &World) -> Vec<u32> {
-        world
-            .bodies()
-            .flat_map(|id| {
-                let (p, q) = (world.position(id).unwrap(), world.rotation(id).unwrap());
-                let v = world.linear_velocity(id).unwrap();
-                let w = world.angular_velocity(id).unwrap();
-                [p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits)
-            })
-            .collect()
-    }
-
     /// A tile runs no joint stage: the pyramids with a joint stay with the world's stages,
     /// the others fill tiles, and the results are those of a world without tiles.
     #[test]
@@ -241,7 +220,7 @@ mod tests {
             plain.step(1.0 / 60.0).unwrap();
             for world in &mut tiled {
                 world.step(1.0 / 60.0).unwrap();
-                assert_eq!(bits(world), bits(&plain), "step {step}");
+                assert_eq!(snapshot(world), snapshot(&plain), "step {step}");
             }
         }
         let world = &tiled[0];

@@ -8,7 +8,7 @@
 use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::{Rot, Transform, Vec2};
-use crate::limits::check_placement;
+use crate::limits::{check_placement, check_vector};
 use crate::world::World;
 
 impl World {
@@ -21,7 +21,7 @@ impl World {
     /// body moved this way is simply somewhere else from the next step on.
     pub fn set_position(&mut self, id: BodyId, position: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        check_point("position", position)?;
+        check_vector("position", position)?;
         let q = self.bodies.rotation[slot];
         let origin = position - q.rotate(self.bodies.local_center[slot]);
         for shape in self.bodies.shapes(slot) {
@@ -40,7 +40,7 @@ impl World {
     /// the world is unchanged on `Err`.
     pub fn set_transform(&mut self, id: BodyId, origin: Vec2, angle: f32) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        check_point("origin", origin)?;
+        check_vector("origin", origin)?;
         check_finite("angle", angle)?;
         let q = Rot::from_angle(angle);
         let center = Transform::new(origin, q).apply(self.bodies.local_center[slot]);
@@ -64,16 +64,5 @@ impl World {
         self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
         self.wake_touching(slot);
         self.invalidate_queries();
-    }
-}
-
-/// `Err(InvalidParameter)` unless both coordinates of `p` are finite.
-fn check_point(name: &str, p: Vec2) -> Result<(), Error> {
-    if p.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidParameter(format!(
-            "{name} must be finite, got {p:?}"
-        )))
     }
 }

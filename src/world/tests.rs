@@ -1,4 +1,4 @@
-//! Tests of the solver's tiles through whole worlds.
+//! Tests of the solver's tiles through whole worlds, and what other tests of `world/` share.
 
 use crate::{Backend, BodyDef, BodyKind, Shape, ShapeDef, Vec2, World, WorldSettings};
 
@@ -59,7 +59,7 @@ fn scene(backend: Backend, threads: usize, tiles: bool) -> World {
 }
 
 /// Every body's position, rotation and velocities, as bits.
-fn snapshot(world: &World) -> Vec<u32> {
+pub(super) fn snapshot(world: &World) -> Vec<u32> {
     world
         .bodies()
         .flat_map(|id| {
