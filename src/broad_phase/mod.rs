@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Proxies as parallel slices indexed by body slot (holes have kind None).
+/// Proxies as parallel slices indexed by body slot (holes have kind `SlotKind::Empty`).
 ///
 /// All four slices must have the same length.
 pub struct Proxies<'a> {

@@ -80,7 +80,7 @@ pub(crate) struct Sleep {
     resting_pairs: Vec<(u32, u32)>,
     /// The bodies the solver moves: awake dynamic and all kinematic bodies, ascending.
     pub moving: Vec<u32>,
-    /// Body kinds as the per-step broadphase sees them: sleeping bodies are `None`.
+    /// Body kinds as the per-step broadphase sees them: sleeping bodies are `Empty`.
     pub broad_kinds: Vec<SlotKind>,
     /// `moving` and `broad_kinds` are out of date.
     stale: bool,

@@ -744,7 +744,7 @@ impl JointStore {
     ) -> bool {
         self.h = h;
         self.inv_h = 1.0 / h;
-        // As stiff as a contact with a static body (see `Solver::pack`).
+        // As stiff as a contact with a static body (see `Solver::fill_batches`).
         let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
         self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
         let batches = &mut self.batches;

@@ -874,7 +874,7 @@ impl PushCap<'_> {
     }
 }
 
-/// How many batches ahead [`Solver::pack`] prefetches contacts: far enough for the loads to
+/// How many batches ahead [`Solver::fill_batches`] prefetches contacts: far enough for the loads to
 /// arrive, near enough to stay in cache.
 const PACK_AHEAD: usize = 2;
 

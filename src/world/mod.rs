@@ -162,7 +162,7 @@ impl World {
                 let asleep = &self.sleep.asleep;
                 update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
             }
-            // Sleeping bodies are not in this grid (their kind reads `None` here): moving
+            // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
             // bodies find them in the sleeping bodies' own grid.
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
