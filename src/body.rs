@@ -4,17 +4,16 @@
 //! hole that a later body reuses with a new generation, so other handles never move and
 //! iteration in slot order is deterministic.
 
-use crate::broad_phase::ProxyKind;
 use crate::error::{check_finite, check_non_negative, Error};
-use crate::math::{Aabb, Rot, Transform, Vec2};
-use crate::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::geometry::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BodyKind {
-    /// Never moves (ground, walls). Infinite mass.
-    Static,
+    /// Never moves (ground, walls). Infinite mass. Made by [`BodyDef::fixed`].
+    Fixed,
     /// Moves with the velocity you set; pushes dynamic bodies, is never pushed. Infinite mass.
     Kinematic,
     /// Moved by gravity and contacts.
@@ -41,7 +40,7 @@ impl BodyId {
 /// [`BodyDef::kinematic`] and the builder methods.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDef {
-    /// Static, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
+    /// Fixed, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
     /// [`BodyDef::fixed`] or [`BodyDef::kinematic`]).
     pub kind: BodyKind,
     /// World position of the body origin. Default (0, 0).
@@ -103,7 +102,7 @@ impl BodyDef {
 
     /// A body that never moves.
     pub fn fixed() -> BodyDef {
-        BodyDef::new(BodyKind::Static)
+        BodyDef::new(BodyKind::Fixed)
     }
 
     /// A body moved only by the velocity you give it.
@@ -338,13 +337,29 @@ pub(crate) struct Compound {
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
 
+/// What a body slot holds, as the stages read it: no body, or a body of one of the three
+/// [`BodyKind`]s. The body store's `kind` column; a stage's own copy of it may mark more slots
+/// `Empty` (the broadphase's marks the sleeping bodies, which it does not pair).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum SlotKind {
+    /// No body: a free slot, never paired.
+    Empty = 0,
+    /// A fixed body: it never moves.
+    Fixed = 1,
+    /// A body moved by its velocity only, unaffected by contacts.
+    Kinematic = 2,
+    /// A body moved by forces and contacts.
+    Dynamic = 3,
+}
+
 /// Structure-of-arrays storage of all bodies, indexed by slot.
 #[derive(Debug)]
 pub(crate) struct BodyStore {
     world: u32,
     pub generation: Vec<u32>,
-    /// `ProxyKind::None` marks a free slot.
-    pub kind: Vec<ProxyKind>,
+    /// `SlotKind::Empty` marks a free slot.
+    pub kind: Vec<SlotKind>,
     /// World position of the centre of mass.
     pub center: Vec<Vec2>,
     pub rotation: Vec<Rot>,
@@ -442,7 +457,7 @@ impl BodyStore {
         if id.world == self.world
             && s < self.slots()
             && self.generation[s] == id.generation
-            && self.kind[s] != ProxyKind::None
+            && self.kind[s] != SlotKind::Empty
         {
             Ok(s)
         } else {
@@ -462,7 +477,7 @@ impl BodyStore {
     /// Handles of live bodies in slot order.
     pub fn ids(&self) -> impl Iterator<Item = BodyId> + '_ {
         (0..self.slots())
-            .filter(|&s| self.kind[s] != ProxyKind::None)
+            .filter(|&s| self.kind[s] != SlotKind::Empty)
             .map(|s| self.id(s))
     }
 
@@ -498,8 +513,8 @@ impl BodyStore {
         };
         // Gravity and damping act on dynamic bodies only; a kinematic body keeps its velocity.
         let (kind, inv_mass, inv_inertia, gravity_scale, damping) = match def.kind {
-            BodyKind::Static => (ProxyKind::Static, 0.0, 0.0, 0.0, (0.0, 0.0)),
-            BodyKind::Kinematic => (ProxyKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
+            BodyKind::Fixed => (SlotKind::Fixed, 0.0, 0.0, 0.0, (0.0, 0.0)),
+            BodyKind::Kinematic => (SlotKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
             BodyKind::Dynamic => {
                 if shapes.iter().any(|s| s.shape.is_segment()) {
                     return Err(Error::InvalidShape(
@@ -532,7 +547,7 @@ impl BodyStore {
                     )));
                 }
                 (
-                    ProxyKind::Dynamic,
+                    SlotKind::Dynamic,
                     1.0 / mass.mass,
                     inv_inertia,
                     def.gravity_scale,
@@ -546,7 +561,7 @@ impl BodyStore {
             crate::limits::check_placement(&s.shape, Transform::new(def.position, q), center)?;
         }
         let (v, w) = match def.kind {
-            BodyKind::Static => (Vec2::ZERO, 0.0),
+            BodyKind::Fixed => (Vec2::ZERO, 0.0),
             BodyKind::Dynamic if def.fixed_rotation => (def.linear_velocity, 0.0),
             _ => (def.linear_velocity, def.angular_velocity),
         };
@@ -663,7 +678,7 @@ impl BodyStore {
 
     fn push_empty_slot(&mut self) {
         self.generation.push(0);
-        self.kind.push(ProxyKind::None);
+        self.kind.push(SlotKind::Empty);
         self.center.push(Vec2::ZERO);
         self.rotation.push(Rot::IDENTITY);
         self.local_center.push(Vec2::ZERO);
@@ -690,7 +705,7 @@ impl BodyStore {
 
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
-        self.kind[slot] = ProxyKind::None;
+        self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);
         self.linear_velocity[slot] = Vec2::ZERO;
         self.angular_velocity[slot] = 0.0;
@@ -711,8 +726,8 @@ impl BodyStore {
     /// rotation (whose only zero inverse inertia it is).
     pub fn can_turn(&self, slot: usize) -> bool {
         match self.kind[slot] {
-            ProxyKind::Kinematic => true,
-            ProxyKind::Dynamic => self.inv_inertia[slot] > 0.0,
+            SlotKind::Kinematic => true,
+            SlotKind::Dynamic => self.inv_inertia[slot] > 0.0,
             _ => false,
         }
     }
@@ -726,18 +741,18 @@ impl BodyStore {
     /// The kind of the live body in `slot`.
     pub fn body_kind(&self, slot: usize) -> BodyKind {
         match self.kind[slot] {
-            ProxyKind::Static => BodyKind::Static,
-            ProxyKind::Kinematic => BodyKind::Kinematic,
-            ProxyKind::Dynamic => BodyKind::Dynamic,
-            ProxyKind::None => unreachable!("slot {slot} holds no body"),
+            SlotKind::Fixed => BodyKind::Fixed,
+            SlotKind::Kinematic => BodyKind::Kinematic,
+            SlotKind::Dynamic => BodyKind::Dynamic,
+            SlotKind::Empty => unreachable!("slot {slot} holds no body"),
         }
     }
 
     pub fn is_dynamic(&self, slot: usize) -> bool {
-        self.kind[slot] == ProxyKind::Dynamic
+        self.kind[slot] == SlotKind::Dynamic
     }
 
     pub fn is_kinematic(&self, slot: usize) -> bool {
-        self.kind[slot] == ProxyKind::Kinematic
+        self.kind[slot] == SlotKind::Kinematic
     }
 }

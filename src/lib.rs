@@ -94,70 +94,45 @@
 
 #![warn(missing_docs)]
 
-mod backend;
 mod body;
 mod broad_phase;
-mod chain;
-mod compound;
-mod constraint_graph;
-mod contact;
-mod contact_events;
-mod continuous;
-mod debug_draw;
-mod direct_islands;
-mod direct_solver;
 mod disjoint;
-pub mod distance;
 mod error;
-mod exact_overlap;
-mod forces;
-mod grid_cells;
+mod geometry;
 mod index;
 #[doc(hidden)]
 pub mod internals;
-mod island;
-mod joint;
-mod joint_solver;
-mod lcp;
+mod islands;
 mod limits;
-mod live_settings;
-pub mod manifold;
-pub mod math;
+mod narrow_phase;
 mod profile;
-mod query;
-mod query_grid;
-mod ray;
-mod removal;
-mod resting_grid;
 pub mod scenes;
-mod schedule;
-mod sensor;
 mod settings;
-pub mod shape;
-mod sleep;
 mod solver;
-mod sorted_pairs;
-mod stepper;
-mod teleport;
-mod union_find;
-mod user_data;
 mod world;
+
+pub use geometry::{distance, math, shape};
+
+/// The contact manifold of a touching pair of shapes, as [`World::contacts`] reports it.
+pub mod manifold {
+    pub use crate::narrow_phase::manifold::{Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS};
+}
 
 pub use batch2d_kernels::{instruction_set, InstructionSet};
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
-pub use constraint_graph::{GraphColor, COLOR_COUNT};
-pub use contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
-pub use debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };
 pub use error::Error;
-pub use joint::{JointDef, JointId, JointKind};
 pub use math::{Aabb, Rot, Transform, Vec2};
+pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
+pub use narrow_phase::sensor::SensorEvent;
 pub use profile::Profile;
-pub use query::{QueryFilter, RayHit, ShapeHit};
-pub use sensor::SensorEvent;
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
-pub use stepper::{FixedStepper, StepReport};
+pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
+pub use solver::joint::{JointDef, JointId, JointKind};
+pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
+pub use world::query::{QueryFilter, RayHit, ShapeHit};
+pub use world::stepper::{FixedStepper, StepReport};
 pub use world::World;

@@ -2,8 +2,8 @@
 //! than simulated into infinities and NaN.
 
 use crate::error::Error;
-use crate::math::{Transform, Vec2};
-use crate::shape::Shape;
+use crate::geometry::math::{Transform, Vec2};
+use crate::geometry::shape::Shape;
 
 /// Longest time step (s) [`World::step`](crate::World::step) takes. The speed caps, the
 /// speculative contact margins and the continuous sweeps judge a step's motion from its start:
@@ -141,3 +141,14 @@ pub(crate) const MAX_THREADS: usize = 256;
 /// must be finite in f32 (1e36 against f32's 3.4e38, with room for the sum of two axes); beyond
 /// it the cap would never apply, and a cap of 1e38 made every step refuse its `dt`.
 pub(crate) const MAX_SPEED_CAP: f32 = 1.0e18;
+
+/// `Err(InvalidParameter)` unless both components of `v` are finite.
+pub(crate) fn check_vector(name: &str, v: Vec2) -> Result<(), Error> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "{name} must be finite, got {v:?}"
+        )))
+    }
+}

@@ -375,7 +375,7 @@ mod tests {
         let (mut world, joints) = joint_grid(n, WorldSettings::default()).unwrap();
         let fixed: Vec<Vec2> = world
             .bodies()
-            .filter(|&id| world.body_kind(id) == Ok(crate::BodyKind::Static))
+            .filter(|&id| world.body_kind(id) == Ok(crate::BodyKind::Fixed))
             .map(|id| world.position(id).unwrap())
             .collect();
         let expect: Vec<Vec2> = (3..=9).map(|c| Vec2::new(c as f32, 0.0)).collect();

@@ -3,8 +3,8 @@
 //! imports them from here, so none of them depends on the world itself.
 
 use crate::error::{check_non_negative, Error};
+use crate::geometry::math::Vec2;
 use crate::limits::{MAX_SOLVE_ITERATIONS, MAX_SPEED_CAP, MAX_SUBSTEPS, MAX_THREADS};
-use crate::math::Vec2;
 use batch2d_kernels::InstructionSet;
 
 /// Which kernels solve the contacts.

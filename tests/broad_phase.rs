@@ -1,7 +1,7 @@
 //! The broadphase against a brute-force reference on seeded random scenes, plus determinism
 //! across calls and thread counts.
 
-use batch2d::internals::{BroadPhase, Proxies, ProxyKind};
+use batch2d::internals::{BroadPhase, Proxies, SlotKind};
 use batch2d::math::*;
 
 /// A small seeded PRNG (SplitMix64), so scenes are reproducible without extra dependencies.
@@ -39,17 +39,17 @@ impl Rng {
 #[derive(Default)]
 struct Scene {
     aabbs: Vec<Aabb>,
-    kinds: Vec<ProxyKind>,
+    kinds: Vec<SlotKind>,
     layers: Vec<u32>,
     masks: Vec<u32>,
 }
 
 impl Scene {
-    fn push(&mut self, aabb: Aabb, kind: ProxyKind) {
+    fn push(&mut self, aabb: Aabb, kind: SlotKind) {
         self.push_filtered(aabb, kind, 1, u32::MAX);
     }
 
-    fn push_filtered(&mut self, aabb: Aabb, kind: ProxyKind, layer: u32, mask: u32) {
+    fn push_filtered(&mut self, aabb: Aabb, kind: SlotKind, layer: u32, mask: u32) {
         self.aabbs.push(aabb);
         self.kinds.push(kind);
         self.layers.push(layer);
@@ -71,12 +71,12 @@ fn boxed(center: Vec2, half_w: f32, half_h: f32) -> Aabb {
     Aabb::new(center - h, center + h)
 }
 
-fn random_kind(rng: &mut Rng) -> ProxyKind {
+fn random_kind(rng: &mut Rng) -> SlotKind {
     match rng.below(10) {
-        0 => ProxyKind::None,
-        1 => ProxyKind::Static,
-        2 => ProxyKind::Kinematic,
-        _ => ProxyKind::Dynamic,
+        0 => SlotKind::Empty,
+        1 => SlotKind::Fixed,
+        2 => SlotKind::Kinematic,
+        _ => SlotKind::Dynamic,
     }
 }
 
@@ -103,7 +103,7 @@ fn mixed_scene(seed: u64, count: usize, origin: Vec2, span: f32) -> Scene {
         scene.push_filtered(aabb, random_kind(&mut rng), layer, mask);
         if rng.below(500) == 0 {
             let ground = origin + Vec2::new(rng.range(0.0, span), rng.range(0.0, span));
-            scene.push(boxed(ground, 250.0, 1.0), ProxyKind::Static);
+            scene.push(boxed(ground, 250.0, 1.0), SlotKind::Fixed);
         }
     }
     scene
@@ -116,8 +116,8 @@ fn brute_force(p: &Proxies) -> Vec<(u32, u32)> {
     for a in 0..n {
         for b in a + 1..n {
             let kinds = [p.kinds[a], p.kinds[b]];
-            if kinds.contains(&ProxyKind::None)
-                || !kinds.contains(&ProxyKind::Dynamic)
+            if kinds.contains(&SlotKind::Empty)
+                || !kinds.contains(&SlotKind::Dynamic)
                 || p.layers[a] & p.masks[b] == 0
                 || p.layers[b] & p.masks[a] == 0
                 || !p.aabbs[a].overlaps(&p.aabbs[b])
@@ -147,13 +147,13 @@ fn assert_matches_brute_force(scene: &Scene) {
 fn pyramid_scene(with_ground: bool) -> Scene {
     let mut scene = Scene::default();
     if with_ground {
-        scene.push(boxed(Vec2::new(0.0, -1.0), 100.0, 1.0), ProxyKind::Static);
+        scene.push(boxed(Vec2::new(0.0, -1.0), 100.0, 1.0), SlotKind::Fixed);
     }
     for row in 0..100 {
         for col in 0..100 - row {
             let x = col as f32 - 0.5 * (100 - row) as f32 + 0.5;
             let center = Vec2::new(x, 0.5 + row as f32);
-            scene.push(boxed(center, 0.52, 0.52), ProxyKind::Dynamic);
+            scene.push(boxed(center, 0.52, 0.52), SlotKind::Dynamic);
         }
     }
     scene
@@ -163,16 +163,16 @@ fn pyramid_scene(with_ground: bool) -> Scene {
 fn circles_scene() -> Scene {
     let mut rng = Rng(7);
     let mut scene = Scene::default();
-    scene.push(boxed(Vec2::new(0.0, -0.5), 41.0, 0.5), ProxyKind::Static);
-    scene.push(boxed(Vec2::new(-40.5, 40.0), 0.5, 40.0), ProxyKind::Static);
-    scene.push(boxed(Vec2::new(40.5, 40.0), 0.5, 40.0), ProxyKind::Static);
+    scene.push(boxed(Vec2::new(0.0, -0.5), 41.0, 0.5), SlotKind::Fixed);
+    scene.push(boxed(Vec2::new(-40.5, 40.0), 0.5, 40.0), SlotKind::Fixed);
+    scene.push(boxed(Vec2::new(40.5, 40.0), 0.5, 40.0), SlotKind::Fixed);
     for i in 0..20_000 {
         let jitter = Vec2::new(rng.range(-0.02, 0.02), rng.range(-0.02, 0.02));
         let center = Vec2::new(
             -39.75 + (i % 160) as f32 * 0.5,
             0.25 + (i / 160) as f32 * 0.5,
         );
-        scene.push(boxed(center + jitter, 0.26, 0.26), ProxyKind::Dynamic);
+        scene.push(boxed(center + jitter, 0.26, 0.26), SlotKind::Dynamic);
     }
     scene
 }
@@ -205,8 +205,8 @@ fn huge_coordinates_match_brute_force() {
         scene.push(boxed(center, half, half), random_kind(&mut rng));
     }
     // Boxes reaching far past any cell coordinate an i32 can hold.
-    scene.push(boxed(Vec2::ZERO, 1e30, 1e30), ProxyKind::Static);
-    scene.push(boxed(Vec2::new(1e30, -1e30), 1.0, 1.0), ProxyKind::Dynamic);
+    scene.push(boxed(Vec2::ZERO, 1e30, 1e30), SlotKind::Fixed);
+    scene.push(boxed(Vec2::new(1e30, -1e30), 1.0, 1.0), SlotKind::Dynamic);
     assert_matches_brute_force(&scene);
 }
 
@@ -235,7 +235,7 @@ fn points_match_brute_force() {
     // A few sized boxes among the points: points must not drive the cell size.
     for _ in 0..50 {
         let c = Vec2::new(rng.range(0.0, 15.0), rng.range(0.0, 15.0));
-        scene.push(boxed(c, 0.5, 0.5), ProxyKind::Dynamic);
+        scene.push(boxed(c, 0.5, 0.5), SlotKind::Dynamic);
     }
     assert_matches_brute_force(&scene);
 }
@@ -272,7 +272,7 @@ fn empty_inputs_give_no_pairs() {
 
     let mut holes = Scene::default();
     for _ in 0..100 {
-        holes.push(boxed(Vec2::ZERO, 1.0, 1.0), ProxyKind::None);
+        holes.push(boxed(Vec2::ZERO, 1.0, 1.0), SlotKind::Empty);
     }
     bp.find_pairs(&holes.proxies(), &mut pairs);
     assert!(pairs.is_empty());
@@ -283,15 +283,15 @@ fn empty_inputs_give_no_pairs() {
 fn no_pairs_without_a_dynamic_body() {
     let mut scene = Scene::default();
     for kind in [
-        ProxyKind::Static,
-        ProxyKind::Kinematic,
-        ProxyKind::Static,
-        ProxyKind::Kinematic,
+        SlotKind::Fixed,
+        SlotKind::Kinematic,
+        SlotKind::Fixed,
+        SlotKind::Kinematic,
     ] {
         scene.push(boxed(Vec2::ZERO, 1.0, 1.0), kind);
     }
     assert!(find(&mut BroadPhase::new(), &scene).is_empty());
-    scene.push(boxed(Vec2::ZERO, 1.0, 1.0), ProxyKind::Dynamic);
+    scene.push(boxed(Vec2::ZERO, 1.0, 1.0), SlotKind::Dynamic);
     assert_eq!(
         find(&mut BroadPhase::new(), &scene),
         [(0, 4), (1, 4), (2, 4), (3, 4)]
@@ -380,7 +380,7 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
         assert_eq!(bp.rebuild_count(), 1 + changes, "call {call}");
         assert_eq!(bp.refit_count(), moves, "call {call}");
         for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
-            if scene.kinds[i] != ProxyKind::Static {
+            if scene.kinds[i] != SlotKind::Fixed {
                 let e = home.extents();
                 let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
                 *aabb = Aabb::new(home.min + d, home.max + d);
@@ -398,7 +398,7 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
                     moves += 1;
                     continue;
                 }
-                1 => scene.kinds[a] = ProxyKind::None,
+                1 => scene.kinds[a] = SlotKind::Empty,
                 2 => scene.layers[a] = 0,
                 _ => scene.masks[a] = 0,
             }
@@ -414,14 +414,14 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
 fn a_few_movers_refit_the_kept_pairs_like_brute_force() {
     let mut scene = Scene::default();
     let big = Vec2::new(-12.0, 0.0);
-    scene.push(boxed(big, 4.0, 4.0), ProxyKind::Dynamic);
+    scene.push(boxed(big, 4.0, 4.0), SlotKind::Dynamic);
     // Overlaps the big box all along, so the two movers pair with each other too.
     let mover = Vec2::new(-8.5, 3.5);
-    scene.push(boxed(mover, 0.3, 0.3), ProxyKind::Kinematic);
+    scene.push(boxed(mover, 0.3, 0.3), SlotKind::Kinematic);
     for i in 0..60 {
         for j in 0..40 {
             let c = Vec2::new(0.4 * i as f32, 0.4 * (j as f32 - 20.0));
-            scene.push(boxed(c, 0.2, 0.2), ProxyKind::Dynamic);
+            scene.push(boxed(c, 0.2, 0.2), SlotKind::Dynamic);
         }
     }
     let mut bp = BroadPhase::new();

@@ -158,7 +158,7 @@ fn one_shape_per_body_at_the_body_pose_in_slot_order() {
         .iter()
         .map(|&id| world.body_kind(id).unwrap())
         .collect();
-    assert_eq!(kinds[0], BodyKind::Static);
+    assert_eq!(kinds[0], BodyKind::Fixed);
     assert_eq!(kinds[1], BodyKind::Kinematic);
     assert!(kinds[2..].iter().all(|&k| k == BodyKind::Dynamic));
 }
@@ -446,7 +446,7 @@ fn body_kind_reports_each_kind_and_rejects_foreign_handles() {
     let s = world.add_body(BodyDef::fixed(), shape()).unwrap();
     let k = world.add_body(BodyDef::kinematic(), shape()).unwrap();
     let d = world.add_body(BodyDef::dynamic(), shape()).unwrap();
-    assert_eq!(world.body_kind(s), Ok(BodyKind::Static));
+    assert_eq!(world.body_kind(s), Ok(BodyKind::Fixed));
     assert_eq!(world.body_kind(k), Ok(BodyKind::Kinematic));
     assert_eq!(world.body_kind(d), Ok(BodyKind::Dynamic));
     let other = World::new(WorldSettings::default());

@@ -307,7 +307,7 @@ impl Painter {
     /// The fill index of a body; bodies arrive in slot order, so dynamic ones are counted.
     fn fill_of(&mut self, body: DebugBody) -> usize {
         match body.kind {
-            BodyKind::Static => BANDS.len(),
+            BodyKind::Fixed => BANDS.len(),
             BodyKind::Kinematic => BANDS.len() + 1,
             BodyKind::Dynamic => {
                 self.dynamic_seen += 1;

@@ -1,0 +1,115 @@
+//! Compound bodies: bodies made of several shapes.
+//!
+//! A compound body is one rigid body, with one pose, velocity, mass and inertia (its shapes'
+//! combined by [`MassData::combine`](crate::MassData::combine)), whose shapes each keep their
+//! own material and filter. Everything that works on body slots keeps doing so: the
+//! broadphase finds body pairs by the union of the shapes' boxes and filters them by the
+//! union of their layers and masks; islands, sleep, the constraint graph and the solver see
+//! bodies. Only the narrowphase looks inside:
+//!
+//! - In a world with at least one compound body, each body pair of the broadphase expands into
+//!   its shape pairs, in a fixed order (shape of `a`, then shape of `b`), skipping shape pairs
+//!   whose boxes do not overlap or whose layers and masks exclude each other. A contact is
+//!   keyed by `(a, b, shape pair)`, the shape pair packed as
+//!   `shape of a * MAX_COMPOUND_SHAPES + shape of b` (always 0 between one-shape bodies), so
+//!   the contact list stays sorted and last step's contacts are matched by one merge-join, as
+//!   before: each shape pair warm starts and recycles its own manifold.
+//! - A world without compound bodies skips the expansion: its pairs go to the narrowphase as
+//!   they are, which reads shapes and materials from the body columns exactly as before.
+//!
+//! Several contacts between the same two bodies are several constraints on the same two
+//! bodies, so the graph coloring (which never puts a body twice in one color) gives them
+//! different colors, and the solver handles them like any other contacts.
+
+use crate::body::BodyStore;
+use crate::geometry::math::{Aabb, Transform};
+use crate::geometry::shape::MAX_COMPOUND_SHAPES;
+
+/// Which shapes of a body pair a contact joins: `shape of a * MAX_COMPOUND_SHAPES + shape of
+/// b`, so that sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between
+/// one-shape bodies.
+pub(crate) type Children = u32;
+
+/// Splits [`Children`] into the shape indices of `a` and `b`.
+pub(crate) fn split_children(children: Children) -> (usize, usize) {
+    let n = MAX_COMPOUND_SHAPES as u32;
+    ((children / n) as usize, (children % n) as usize)
+}
+
+/// [`Children`] of shape `child_a` of `a` and `child_b` of `b`.
+pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
+    (child_a * MAX_COMPOUND_SHAPES + child_b) as u32
+}
+
+/// What the narrowphase reads in a world with compound bodies: the broadphase's body pairs
+/// expanded into shape pairs (see the module docs).
+#[derive(Default)]
+pub(crate) struct ShapePairs {
+    /// The body pair of each shape pair, sorted with `children`.
+    pub pairs: Vec<(u32, u32)>,
+    /// `children[i]`: which shapes of `pairs[i]`.
+    pub children: Vec<Children>,
+}
+
+/// The broadphase boxes of the awake compound bodies, as `update_aabbs` computes the
+/// others' (grown by `margin` plus the turn of the step, swept along the step's motion),
+/// shape by shape; the body's box is their union.
+pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
+    for &s in &b.compound_slots {
+        let slot = s as usize;
+        if asleep[slot] {
+            continue;
+        }
+        let Some(compound) = b.compound[slot].as_mut() else {
+            continue;
+        };
+        let q = b.rotation[slot];
+        let xf = Transform::new(b.center[slot] - q.rotate(b.local_center[slot]), q);
+        let turn = b.angular_velocity[slot].abs() * dt * b.reach[slot];
+        let sweep = b.linear_velocity[slot] * dt;
+        let mut all: Option<Aabb> = None;
+        for (aabb, shape) in compound.aabbs.iter_mut().zip(compound.shapes.iter()) {
+            *aabb = shape.swept_aabb(xf, margin + turn, sweep);
+            all = Some(all.map_or(*aabb, |u| u.union(aabb)));
+        }
+        if let Some(all) = all {
+            b.aabb[slot] = all;
+        }
+    }
+}
+
+impl ShapePairs {
+    /// Expands this step's body pairs into shape pairs (see the module docs). Only called in a
+    /// world with compound bodies.
+    pub(crate) fn expand(&mut self, b: &BodyStore, pairs: &[(u32, u32)]) {
+        let out = self;
+        out.pairs.clear();
+        out.children.clear();
+        for &(a, bb) in pairs {
+            let (sa, sb) = (a as usize, bb as usize);
+            if b.compound[sa].is_none() && b.compound[sb].is_none() {
+                out.pairs.push((a, bb));
+                out.children.push(0);
+                continue;
+            }
+            let boxes = |slot: usize| -> &[Aabb] {
+                match &b.compound[slot] {
+                    Some(c) => &c.aabbs,
+                    None => std::slice::from_ref(&b.aabb[slot]),
+                }
+            };
+            let (boxes_a, boxes_b) = (boxes(sa), boxes(sb));
+            for (ca, box_a) in boxes_a.iter().enumerate() {
+                let (layers_a, mask_a) = b.child_filter(sa, ca);
+                for (cb, box_b) in boxes_b.iter().enumerate() {
+                    let (layers_b, mask_b) = b.child_filter(sb, cb);
+                    let collide = layers_a & mask_b != 0 && layers_b & mask_a != 0;
+                    if collide && box_a.overlaps(box_b) {
+                        out.pairs.push((a, bb));
+                        out.children.push(join_children(ca, cb));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,762 @@
+//! Broadphase: every pair of proxies whose AABBs overlap, found with a uniform grid hash.
+//!
+//! The grid is built from fattened boxes and its pairs are kept: while every proxy's box stays
+//! inside its fat box (and no proxy changes kind, layers or mask), the kept pairs are a
+//! superset of the overlapping ones, and a filter over them gives the answer without touching
+//! the grid. When only a few proxies left their fat boxes (a large body moving through a field
+//! of resting ones), those get new fat boxes and their pairs are found again by testing them
+//! against every proxy. Otherwise the grid is rebuilt from scratch: a few linear passes with no
+//! incremental bookkeeping. Either way the result is the same pure function of the inputs.
+//! Proxies much larger than a cell (a ground, a wall) are kept out of the grid and tested
+//! against everything directly: inserting them would cost thousands of cells each, and there
+//! are few of them.
+
+pub(crate) mod boxes;
+pub(crate) mod compound;
+pub(crate) mod grid_cells;
+pub(crate) mod query_grid;
+pub(crate) mod resting_grid;
+pub(crate) mod sorted_pairs;
+
+use crate::body::SlotKind;
+use crate::broad_phase::grid_cells::CellRect;
+use crate::broad_phase::sorted_pairs::merge_sorted;
+use crate::geometry::math::{Aabb, Vec2};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Proxies as parallel slices indexed by body slot (holes have kind `SlotKind::Empty`).
+///
+/// All four slices must have the same length.
+pub struct Proxies<'a> {
+    /// The bounding box of each slot.
+    pub aabbs: &'a [Aabb],
+    /// The kind of body in each slot.
+    pub kinds: &'a [SlotKind],
+    /// The collision layers each slot belongs to (bit set).
+    pub layers: &'a [u32],
+    /// The layers each slot collides with (bit set).
+    pub masks: &'a [u32],
+}
+
+impl Proxies<'_> {
+    /// The number of slots, holes included.
+    fn len(&self) -> usize {
+        self.aabbs.len()
+    }
+
+    /// Panics on mismatched slice lengths: a silent truncation would drop pairs.
+    fn check(&self) {
+        let n = self.len();
+        assert!(
+            self.kinds.len() == n && self.layers.len() == n && self.masks.len() == n,
+            "Proxies: aabbs, kinds, layers and masks must have the same length"
+        );
+        assert!(
+            u32::try_from(n).is_ok(),
+            "Proxies: too many slots for u32 ids"
+        );
+    }
+
+    /// The kind and layer filter; the AABB test is done by the caller.
+    #[inline]
+    fn may_collide(&self, a: usize, b: usize) -> bool {
+        let has_dynamic = self.kinds[a] == SlotKind::Dynamic || self.kinds[b] == SlotKind::Dynamic;
+        has_dynamic && self.layers[a] & self.masks[b] != 0 && self.layers[b] & self.masks[a] != 0
+    }
+}
+
+/// How many non-empty proxies are measured to choose the cell size: enough for a robust median,
+/// few enough to cost nothing next to the grid build.
+const SIZE_SAMPLE: usize = 256;
+
+/// The cell size as a multiple of the median proxy size: a typical proxy then touches 1 to 4
+/// cells, and a cell holds only a handful of proxies. 1.5 rather than 2: fewer proxies per
+/// cell to scan: in runs taking turns with 2 the broadphase of particle_pile (rebuilt every
+/// step) was faster, with the same peak memory.
+const CELL_PER_TYPICAL_SIZE: f32 = 1.5;
+
+/// Cell size when no sampled proxy has a positive size (all points): any value is correct then.
+const FALLBACK_CELL_SIZE: f32 = 1.0;
+
+/// Smallest cell size: keeps `1 / cell_size`, and so the cell coordinates, finite.
+const MIN_CELL_SIZE: f32 = 1e-30;
+/// Largest cell size: keeps a multiple of a (finite) median size from overflowing to infinity.
+const MAX_CELL_SIZE: f32 = 1e30;
+
+/// A proxy covering more than this many cells along x or y is "large" and stays out of the grid.
+const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
+
+/// The smallest range of proxies handed to one rayon task: below this, splitting costs more than
+/// it saves.
+const MIN_CHUNK: usize = 1024;
+
+/// Tasks per thread, so that uneven ranges (a range holding a large proxy) balance out.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Where a proxy lives relative to the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// A hole: never paired.
+    Empty,
+    /// Inserted into every cell its AABB overlaps.
+    Small,
+    /// Kept out of the grid; tested against every proxy directly.
+    Large,
+}
+
+impl CellRect {
+    /// Whether the rectangle covers more than `MAX_SMALL_CELLS_PER_AXIS` cells along x or y.
+    fn is_large(&self) -> bool {
+        self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
+            || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
+    }
+}
+
+/// One (cell, small proxy) incidence in the grid.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    /// The cell, kept so that cells sharing a hash bucket are told apart.
+    cx: i32,
+    cy: i32,
+    /// The proxy slot.
+    id: u32,
+    /// Whether this cell is in the proxy's first column / first row of cells; see
+    /// `Grid::small_partners` for why that is all the pair rule needs.
+    first_col: bool,
+    first_row: bool,
+}
+
+/// The grid hash of one call, plus the per-proxy data the queries need.
+#[derive(Default)]
+struct Grid {
+    /// `1 / cell_size`: one multiply per coordinate instead of a divide.
+    inv_cell: f32,
+    /// Per slot: which list the proxy is in.
+    class: Vec<Class>,
+    /// Per slot: the cells its AABB overlaps (meaningful for small proxies only).
+    rects: Vec<CellRect>,
+    /// Slots of the large proxies, ascending.
+    large: Vec<u32>,
+    /// `bucket_mask + 1` is the table size, a power of two.
+    bucket_mask: u32,
+    /// Bucket `h` holds `entries[starts[h]..starts[h + 1]]`.
+    starts: Vec<u32>,
+    entries: Vec<Entry>,
+}
+
+/// A fat grid must answer this many later calls to be worth its extra pairs; one that does not
+/// (bodies on the move: a pile falling, a smash) gives way to grids of the plain boxes for
+/// [`PLAIN_RUN`] calls before fat boxes are tried again.
+const MIN_FAT_USES: u32 = 2;
+
+/// See [`MIN_FAT_USES`].
+const PLAIN_RUN: u32 = 15;
+
+/// At most this many proxies may have left their fat boxes for the kept pairs to be refitted
+/// (each one tested against every proxy) rather than the grid rebuilt.
+const MAX_REFITS: usize = 4;
+
+/// New pairs a refit may add without allocating (reserved when the grid is built).
+const REFIT_RESERVE: usize = 256;
+
+/// How far a moving proxy's fat box reaches beyond its box, as a fraction of the box's larger
+/// side: a resting body's box jitters well within it, and the extra pairs it admits cost a
+/// filter test each.
+const FAT_MARGIN: f32 = 0.1;
+
+/// Finds overlapping proxy pairs with a uniform grid hash, rebuilt when a proxy leaves its fat
+/// box.
+///
+/// Holds only reusable buffers: once they have grown to the scene, a call allocates nothing.
+#[derive(Default)]
+pub struct BroadPhase {
+    cell_size: f32,
+    grid: Grid,
+    /// Scratch for the cell size sample.
+    sizes: Vec<f32>,
+    /// One output buffer per parallel task, concatenated in range order.
+    chunk_pairs: Vec<Vec<(u32, u32)>>,
+    fat: FatProxies,
+    /// Calls answered by the current fat grid since it was built.
+    fat_uses: u32,
+    /// Calls left that build a grid of the plain boxes, without trying fat ones.
+    plain_left: u32,
+    /// How many calls rebuilt the grid.
+    rebuilds: u64,
+    /// How many calls refitted the kept pairs to a few escaped proxies.
+    refits: u64,
+    /// Scratch of a refit: the proxies that left their fat boxes, ascending.
+    escaped: Vec<u32>,
+}
+
+/// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
+#[derive(Default)]
+struct FatProxies {
+    aabbs: Vec<Aabb>,
+    kinds: Vec<SlotKind>,
+    layers: Vec<u32>,
+    masks: Vec<u32>,
+    /// The overlapping pairs of the fat boxes, sorted: while every box stays inside its fat
+    /// box, every overlapping pair is among them.
+    pairs: Vec<(u32, u32)>,
+    /// Scratch of a refit: the new pairs of the refitted proxies.
+    fresh: Vec<(u32, u32)>,
+}
+
+impl FatProxies {
+    fn proxies(&self) -> Proxies<'_> {
+        Proxies {
+            aabbs: &self.aabbs,
+            kinds: &self.kinds,
+            layers: &self.layers,
+            masks: &self.masks,
+        }
+    }
+
+    /// Whether the fat proxies are of the same slots as `proxies`, with the same kinds and
+    /// filters.
+    fn same_filters(&self, proxies: &Proxies) -> bool {
+        proxies.len() == self.aabbs.len()
+            && proxies.kinds == &self.kinds[..]
+            && proxies.layers == &self.layers[..]
+            && proxies.masks == &self.masks[..]
+    }
+
+    /// Whether every box of `proxies` is inside its fat box (of the same slots).
+    fn hold(&self, proxies: &Proxies) -> bool {
+        (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .all(|(aabb, fat)| inside(aabb, fat))
+    }
+
+    /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless there
+    /// are more than `MAX_REFITS` of them.
+    fn escaped(&self, proxies: &Proxies, escaped: &mut Vec<u32>) -> bool {
+        escaped.clear();
+        for (i, (aabb, fat)) in proxies.aabbs.iter().zip(&self.aabbs).enumerate() {
+            if !inside(aabb, fat) {
+                if escaped.len() == MAX_REFITS {
+                    return false;
+                }
+                escaped.push(i as u32);
+            }
+        }
+        true
+    }
+
+    /// New fat boxes for the `moved` slots (ascending), and their pairs found again by testing
+    /// them against every proxy. The other pairs stand: neither of their fat boxes changed.
+    fn refit(&mut self, proxies: &Proxies, moved: &[u32]) {
+        for &m in moved {
+            let m = m as usize;
+            self.aabbs[m] = fat_box(&proxies.aabbs[m], proxies.kinds[m]);
+        }
+        let is_moved = |i: u32| moved.contains(&i);
+        self.pairs.retain(|&(a, b)| !is_moved(a) && !is_moved(b));
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
+        let fat = self.proxies();
+        for &m in moved
+            .iter()
+            .filter(|&&m| fat.kinds[m as usize] != SlotKind::Empty)
+        {
+            let (mu, aabb) = (m as usize, &fat.aabbs[m as usize]);
+            for (j, other) in fat.aabbs.iter().enumerate() {
+                let j32 = j as u32;
+                // A pair of two moved proxies comes from the lower one only.
+                let seen = j32 == m || (j32 < m && is_moved(j32));
+                if !seen
+                    && fat.kinds[j] != SlotKind::Empty
+                    && overlaps(aabb, other)
+                    && fat.may_collide(mu, j)
+                {
+                    fresh.push((m.min(j32), m.max(j32)));
+                }
+            }
+        }
+        fresh.sort_unstable();
+        merge_sorted(&mut self.pairs, &fresh);
+        self.fresh = fresh;
+    }
+
+    /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
+    /// sorted like them.
+    fn overlapping(&self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+        pairs.clear();
+        let aabbs = proxies.aabbs;
+        pairs.extend(
+            self.pairs
+                .iter()
+                .filter(|&&(a, b)| overlaps(&aabbs[a as usize], &aabbs[b as usize])),
+        );
+    }
+
+    /// Forgets the fat proxies (keeping the buffers): the next `hold` is false.
+    fn clear(&mut self) {
+        self.aabbs.clear();
+        self.pairs.clear();
+    }
+
+    /// Copies `proxies`, fattening the boxes of all but static ones (which do not move).
+    fn fatten(&mut self, proxies: &Proxies) {
+        self.kinds.clear();
+        self.kinds.extend_from_slice(proxies.kinds);
+        self.layers.clear();
+        self.layers.extend_from_slice(proxies.layers);
+        self.masks.clear();
+        self.masks.extend_from_slice(proxies.masks);
+        self.aabbs
+            .resize(proxies.len(), Aabb::new(Vec2::ZERO, Vec2::ZERO));
+        (
+            self.aabbs.par_iter_mut(),
+            proxies.aabbs.par_iter(),
+            proxies.kinds.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .for_each(|(fat, aabb, &kind)| *fat = fat_box(aabb, kind));
+    }
+}
+
+/// The fat box of a proxy: its box grown by `FAT_MARGIN` of its larger side, except for a
+/// static one, which does not move.
+fn fat_box(aabb: &Aabb, kind: SlotKind) -> Aabb {
+    match kind {
+        SlotKind::Fixed => *aabb,
+        _ => {
+            let e = aabb.extents();
+            aabb.fattened(FAT_MARGIN * e.x.max(e.y))
+        }
+    }
+}
+
+/// Whether `aabb` is inside `fat` (false for a NaN box).
+#[inline]
+fn inside(aabb: &Aabb, fat: &Aabb) -> bool {
+    (fat.min.x <= aabb.min.x)
+        & (fat.min.y <= aabb.min.y)
+        & (aabb.max.x <= fat.max.x)
+        & (aabb.max.y <= fat.max.y)
+}
+
+impl BroadPhase {
+    /// An empty broadphase; buffers grow on first use.
+    pub fn new() -> BroadPhase {
+        BroadPhase::default()
+    }
+
+    /// Clears `pairs` and fills it with every pair (a, b), a < b, whose AABBs overlap
+    /// (`Aabb::overlaps`, touching counts), where at least one of the two is Dynamic, neither is
+    /// None, and `(layers[a] & masks[b]) != 0 && (layers[b] & masks[a]) != 0`.
+    ///
+    /// Sorted ascending by (a, b); each pair exactly once. The result depends only on the inputs
+    /// (never on thread count or timing). Runs on the current rayon pool. Every AABB must have
+    /// `min <= max` on both axes.
+    ///
+    /// # Panics
+    /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
+    pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+        self.find_pairs_at_most(proxies, pairs, usize::MAX);
+    }
+
+    /// [`BroadPhase::find_pairs`], unless more than `max_pairs` pairs overlap: then it stops
+    /// early, leaves an unspecified part of them in `pairs` and returns `false`. The work and
+    /// memory it spends stay bounded by `max_pairs` (times a small factor for the pairs of the
+    /// fattened boxes it keeps), where listing them all could take any amount (10,000 bodies
+    /// at one point overlap in 50 million pairs). Whether it returns `false` depends only on
+    /// the inputs.
+    ///
+    /// # Panics
+    /// As [`BroadPhase::find_pairs`].
+    pub fn find_pairs_at_most(
+        &mut self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        max_pairs: usize,
+    ) -> bool {
+        proxies.check();
+        if self.fat.same_filters(proxies) {
+            let held = self.fat.hold(proxies);
+            if held || self.fat.escaped(proxies, &mut self.escaped) {
+                if !held {
+                    self.refits += 1;
+                    self.fat.refit(proxies, &self.escaped);
+                }
+                self.fat_uses += 1;
+                self.fat.overlapping(proxies, pairs);
+                return pairs.len() <= max_pairs;
+            }
+        }
+        self.rebuilds += 1;
+        let had_fat = !self.fat.aabbs.is_empty();
+        if had_fat && self.fat_uses < MIN_FAT_USES {
+            self.plain_left = PLAIN_RUN;
+        }
+        if self.plain_left > 0 {
+            self.plain_left -= 1;
+            self.fat.clear();
+            return self.grid_pairs(proxies, pairs, max_pairs);
+        }
+        let mut fat = std::mem::take(&mut self.fat);
+        let mut fat_pairs = std::mem::take(&mut fat.pairs);
+        fat.fatten(proxies);
+        if !self.grid_pairs(&fat.proxies(), &mut fat_pairs, max_pairs) {
+            // The fattened boxes overlap in too many pairs; the boxes themselves may not.
+            fat.pairs = fat_pairs;
+            self.fat = fat;
+            self.fat.clear();
+            return self.grid_pairs(proxies, pairs, max_pairs);
+        }
+        fat.pairs = fat_pairs;
+        // Room for what refits add, so that steady steps allocate nothing.
+        fat.pairs.reserve(REFIT_RESERVE);
+        fat.fresh.reserve(REFIT_RESERVE);
+        self.escaped.reserve(MAX_REFITS);
+        self.fat = fat;
+        self.fat_uses = 0;
+        self.fat.overlapping(proxies, pairs);
+        pairs.len() <= max_pairs
+    }
+
+    /// How many calls so far rebuilt the grid rather than filtering the kept pairs (for
+    /// tests/diagnostics).
+    pub fn rebuild_count(&self) -> u64 {
+        self.rebuilds
+    }
+
+    /// How many calls so far refitted the kept pairs to a few proxies that left their fat
+    /// boxes, rather than rebuilding the grid (for tests/diagnostics).
+    pub fn refit_count(&self) -> u64 {
+        self.refits
+    }
+
+    /// Every overlapping pair of `proxies`, from a grid built for them; `false`, with part of
+    /// them, once more than `max_pairs` were found.
+    fn grid_pairs(
+        &mut self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        max_pairs: usize,
+    ) -> bool {
+        pairs.clear();
+        let limit = PairLimit {
+            max: max_pairs,
+            found: AtomicUsize::new(0),
+        };
+        self.cell_size = self.choose_cell_size(proxies);
+        self.grid.build(proxies, self.cell_size);
+
+        let n = proxies.len();
+        let threads = rayon::current_num_threads();
+        let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
+        if threads == 1 || n <= chunk {
+            // Straight into the output: no task overhead and no copy.
+            self.grid.collect(proxies, 0..n, pairs, &limit);
+            return !limit.exceeded();
+        }
+        // Each task owns a range of `a`; since each range's output is sorted and the ranges
+        // ascend, concatenating in range order gives the sorted list whatever the thread count.
+        let chunks = n.div_ceil(chunk);
+        if self.chunk_pairs.len() < chunks {
+            self.chunk_pairs.resize_with(chunks, Vec::new);
+        }
+        let grid = &self.grid;
+        self.chunk_pairs[..chunks]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, out)| {
+                out.clear();
+                grid.collect(proxies, i * chunk..((i + 1) * chunk).min(n), out, &limit);
+            });
+        if limit.exceeded() {
+            return false;
+        }
+        for out in &self.chunk_pairs[..chunks] {
+            pairs.extend_from_slice(out);
+        }
+        true
+    }
+
+    /// The cell size used by the last call (for tests/diagnostics).
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// How many (cell, proxy) entries the last call put into the grid (for tests/diagnostics).
+    pub fn grid_entry_count(&self) -> usize {
+        self.grid.entries.len()
+    }
+
+    /// How many proxies the last call kept out of the grid as large (for tests/diagnostics).
+    pub fn large_proxy_count(&self) -> usize {
+        self.grid.large.len()
+    }
+
+    /// [`CELL_PER_TYPICAL_SIZE`] times the median size of an evenly strided sample of non-empty
+    /// proxies. A median ignores the few huge bodies (a ground) and the few tiny ones; the
+    /// stride keeps the sample deterministic and spread over the whole slot range.
+    fn choose_cell_size(&mut self, proxies: &Proxies) -> f32 {
+        let active = proxies
+            .kinds
+            .iter()
+            .filter(|&&k| k != SlotKind::Empty)
+            .count();
+        let stride = active.div_ceil(SIZE_SAMPLE).max(1);
+        self.sizes.clear();
+        let sampled = (0..proxies.len())
+            .filter(|&i| proxies.kinds[i] != SlotKind::Empty)
+            .step_by(stride);
+        for i in sampled {
+            let e = proxies.aabbs[i].extents();
+            let size = e.x.max(e.y);
+            // Points say nothing about scale; sizing cells from them would make every other
+            // proxy large.
+            if size > 0.0 {
+                self.sizes.push(size);
+            }
+        }
+        if self.sizes.is_empty() {
+            return FALLBACK_CELL_SIZE;
+        }
+        let mid = self.sizes.len() / 2;
+        let (_, median, _) = self.sizes.select_nth_unstable_by(mid, f32::total_cmp);
+        (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
+    }
+}
+
+/// How many pairs the tasks of one search found together, and how many they may.
+struct PairLimit {
+    max: usize,
+    found: AtomicUsize,
+}
+
+impl PairLimit {
+    /// Counts `n` more pairs; `true` once the total is past the limit. The total only grows
+    /// and every task adds all it found before it looks, so the search as a whole ends past
+    /// the limit exactly when the full list would be: the outcome does not depend on timing.
+    fn add(&self, n: usize) -> bool {
+        let total = self.found.fetch_add(n, Ordering::Relaxed) + n;
+        total > self.max
+    }
+
+    fn exceeded(&self) -> bool {
+        self.found.load(Ordering::Relaxed) > self.max
+    }
+}
+
+/// The hash bucket of cell `(cx, cy)`.
+#[inline]
+fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
+    // Linear in `cx`, so cells next to each other along x share cache lines and neighbouring
+    // queries reuse them. Rows are offset by a golden-ratio multiple, which spreads the rows of
+    // a compact scene evenly over the table and keeps collisions between nearby cells rare.
+    let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
+    (h & mask) as usize
+}
+
+/// `Aabb::overlaps` without short-circuits, for the hot loops (see `Grid::small_partners`).
+#[inline]
+fn overlaps(a: &Aabb, b: &Aabb) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
+
+impl Grid {
+    /// Rebuilds the grid for `proxies` with cells of `cell_size`.
+    fn build(&mut self, proxies: &Proxies, cell_size: f32) {
+        self.inv_cell = 1.0 / cell_size;
+        let entry_count = self.classify(proxies);
+        let table_size = (2 * entry_count).max(1).next_power_of_two();
+        self.bucket_mask = (table_size - 1) as u32;
+        self.fill_table(entry_count);
+    }
+
+    /// Sorts proxies into holes, small and large, records the cells of each, and returns how
+    /// many grid entries the small ones need. Per-proxy work runs in parallel; only the list
+    /// of large proxies (a scan of one byte per proxy) is built in order.
+    fn classify(&mut self, proxies: &Proxies) -> usize {
+        let n = proxies.len();
+        let inv_cell = self.inv_cell;
+        self.rects.resize(n, CellRect::default());
+        self.class.resize(n, Class::Empty);
+        (
+            self.rects.par_iter_mut(),
+            self.class.par_iter_mut(),
+            proxies.aabbs.par_iter(),
+            proxies.kinds.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .for_each(|(rect, class, aabb, &kind)| {
+                *rect = CellRect::of(aabb, inv_cell);
+                *class = if kind == SlotKind::Empty {
+                    Class::Empty
+                } else if rect.is_large() {
+                    Class::Large
+                } else {
+                    Class::Small
+                };
+            });
+        self.large.clear();
+        let large = self
+            .class
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c == Class::Large);
+        self.large.extend(large.map(|(i, _)| i as u32));
+        (self.rects.par_iter(), self.class.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .map(|(rect, &class)| match class {
+                Class::Small => rect.cell_count(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// Counting sort of every (cell, small proxy) incidence into its bucket: count per bucket,
+    /// turn counts into bucket ends, then scatter while stepping each end back to its start.
+    /// Scattering slots in ascending order backwards leaves every bucket in descending slot
+    /// order, which the queries rely on.
+    fn fill_table(&mut self, entry_count: usize) {
+        let table_size = self.bucket_mask as usize + 1;
+        self.starts.clear();
+        self.starts.resize(table_size + 1, 0);
+        self.for_each_small_cell(|starts, _, h| starts[h] += 1);
+        let mut end = 0;
+        for s in &mut self.starts[..table_size] {
+            end += *s;
+            *s = end;
+        }
+        self.starts[table_size] = end;
+
+        self.entries.clear();
+        self.entries.resize(entry_count, Entry::default());
+        let mut entries = std::mem::take(&mut self.entries);
+        self.for_each_small_cell(|starts, entry, h| {
+            starts[h] -= 1;
+            entries[starts[h] as usize] = entry;
+        });
+        self.entries = entries;
+    }
+
+    /// Calls `f(starts, entry, bucket)` for every cell of every small proxy, in slot order.
+    fn for_each_small_cell(&mut self, mut f: impl FnMut(&mut [u32], Entry, usize)) {
+        for (i, (&class, r)) in self.class.iter().zip(&self.rects).enumerate() {
+            if class != Class::Small {
+                continue;
+            }
+            for cy in r.y0..=r.y1 {
+                for cx in r.x0..=r.x1 {
+                    let entry = Entry {
+                        cx,
+                        cy,
+                        id: i as u32,
+                        first_col: cx == r.x0,
+                        first_row: cy == r.y0,
+                    };
+                    f(&mut self.starts, entry, bucket(cx, cy, self.bucket_mask));
+                }
+            }
+        }
+    }
+
+    /// Appends the pairs (a, b), b > a, of every `a` in `range`, sorted.
+    fn collect(
+        &self,
+        proxies: &Proxies,
+        range: Range<usize>,
+        out: &mut Vec<(u32, u32)>,
+        limit: &PairLimit,
+    ) {
+        for a in range {
+            let before = out.len();
+            match self.class[a] {
+                Class::Empty => {}
+                Class::Small => {
+                    let start = out.len();
+                    self.small_partners(proxies, a, out);
+                    self.large_partners(proxies, a, out);
+                    // Few partners per proxy: sorting them here keeps the whole output sorted
+                    // without a global sort.
+                    out[start..].sort_unstable_by_key(|&(_, b)| b);
+                }
+                Class::Large => self.partners_of_large(proxies, a, out),
+            }
+            if out.len() > before && limit.add(out.len() - before) {
+                return;
+            }
+        }
+    }
+
+    /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps.
+    ///
+    /// Two overlapping proxies share every cell of the intersection of their cell rectangles;
+    /// the pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
+    /// by monotonicity of `cell_coord` is the cell of the min corner of the AABB intersection.
+    /// Within shared cells, `cx == max(x0a, x0b)` holds exactly when `cx` is the first column
+    /// of `a` or of `b`; likewise for rows. So each pair comes out once, with no dedup set.
+    fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let r = self.rects[a];
+        let aabb = &proxies.aabbs[a];
+        let start = out.len();
+        for cy in r.y0..=r.y1 {
+            for cx in r.x0..=r.x1 {
+                let h = bucket(cx, cy, self.bucket_mask);
+                let bucket_entries =
+                    &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize];
+                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
+                // Buckets are filled in descending slot order: past `a`, no entry can be a
+                // partner b > a.
+                for e in bucket_entries.iter().take_while(|e| e.id as usize > a) {
+                    // These tests pass or fail unpredictably: every entry is written, and
+                    // kept by advancing the length when all of them pass, with no branch.
+                    let hit = (e.cx == cx) as usize
+                        & (e.cy == cy) as usize
+                        & (e.first_col | first_col) as usize
+                        & (e.first_row | first_row) as usize
+                        & overlaps(aabb, &proxies.aabbs[e.id as usize]) as usize;
+                    out.push((a as u32, e.id));
+                    out.truncate(out.len() - 1 + hit);
+                }
+            }
+        }
+        // The filters almost always pass (both proxies dynamic, default layers).
+        let mut kept = start;
+        for i in start..out.len() {
+            let pair = out[i];
+            if proxies.may_collide(a, pair.1 as usize) {
+                out[kept] = pair;
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+
+    /// Large partners b > a of small proxy `a`.
+    fn large_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let first = self.large.partition_point(|&b| b as usize <= a);
+        let aabb = &proxies.aabbs[a];
+        for &b in &self.large[first..] {
+            if aabb.overlaps(&proxies.aabbs[b as usize]) && proxies.may_collide(a, b as usize) {
+                out.push((a as u32, b));
+            }
+        }
+    }
+
+    /// Partners b > a of large proxy `a`: every later non-empty proxy, tested directly. Comes
+    /// out sorted.
+    fn partners_of_large(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+        let aabb = &proxies.aabbs[a];
+        for b in a + 1..proxies.len() {
+            if self.class[b] != Class::Empty
+                && aabb.overlaps(&proxies.aabbs[b])
+                && proxies.may_collide(a, b)
+            {
+                out.push((a as u32, b as u32));
+            }
+        }
+    }
+}

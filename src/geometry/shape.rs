@@ -1,0 +1,1030 @@
+//! Collision shapes in a body's local frame: circles and convex, optionally rounded, polygons.
+//! Capsules and segments are two-vertex polygons (a segment's core with or without rounding),
+//! so every routine that handles polygons handles them, with a few two-vertex cases where a
+//! segment has no inside.
+//!
+//! Constructors never fail except where they must compute something from user data (the convex
+//! hull); everything else is checked by [`Shape::validate`], so a shape built with bad sizes is
+//! caught at the single place where shapes enter the world.
+
+use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::Error;
+use std::cmp::Ordering;
+use std::f32::consts::PI;
+
+/// Most vertices a polygon may have. Fixed so polygons are `Copy` and narrowphase never allocates.
+pub const MAX_POLYGON_VERTICES: usize = 8;
+
+/// Collision tolerance in metres: features closer than a fraction of this are not worth keeping
+/// apart, because the solver lets shapes overlap by about this much anyway.
+pub(crate) const LINEAR_SLOP: f32 = 0.005;
+
+/// Hull points closer than this are welded into one, so no polygon edge is too short for a
+/// stable normal.
+const WELD_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
+
+/// A hull vertex closer than this to the line through its neighbours is dropped as collinear:
+/// it would add an edge whose normal barely differs from its neighbours' and flickers in SAT.
+const COLLINEAR_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
+
+/// Largest accepted gap between a stored normal and the unit normal computed from its edge.
+/// Loose enough for normals rotated by `Rot::from_angle`, tight enough to catch a wrong winding.
+const NORMAL_TOLERANCE: f32 = 1.0e-4;
+
+/// A solid disc.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Circle {
+    /// Centre in the body frame.
+    pub center: Vec2,
+    /// Radius in metres, > 0 for a valid circle.
+    pub radius: f32,
+}
+
+/// A convex polygon, optionally rounded: the set of points within [`Polygon::radius`] of the
+/// convex hull of [`Polygon::vertices`]. With two vertices it is a capsule (`radius > 0`) or a
+/// segment (`radius == 0`): its two "edges" run there and back, with opposite normals.
+///
+/// Its fields are private, so that every polygon comes from [`Polygon::new`] or a [`Shape`]
+/// constructor and holds 2 to [`MAX_POLYGON_VERTICES`] vertices with their normals: a
+/// hand-built vertex count out of that range would index past the arrays or divide by a zero
+/// area. Read it through the accessors.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Polygon {
+    /// Vertices in the body frame, counter-clockwise; only the first `count` are used.
+    pub(crate) vertices: [Vec2; MAX_POLYGON_VERTICES],
+    /// `normals[i]` is the outward unit normal of the edge from vertex `i` to vertex `i + 1`.
+    pub(crate) normals: [Vec2; MAX_POLYGON_VERTICES],
+    /// Number of vertices in use: 2 for a capsule or segment, else 3..=[`MAX_POLYGON_VERTICES`].
+    pub(crate) count: usize,
+    /// Area centroid of the sharp core polygon (rounding excluded), body frame; the midpoint
+    /// for two vertices.
+    pub(crate) centroid: Vec2,
+    /// Rounding radius; 0 for sharp corners.
+    pub(crate) radius: f32,
+}
+
+/// A collision shape attached to a body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// A disc.
+    Circle(Circle),
+    /// A convex, optionally rounded, polygon.
+    Polygon(Polygon),
+}
+
+/// Mass properties of a shape for a given density.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MassData {
+    /// Mass in kilograms.
+    pub mass: f32,
+    /// Centre of mass in the body frame.
+    pub center: Vec2,
+    /// Rotational inertia about `center`.
+    pub rotational_inertia: f32,
+}
+
+/// Most shapes one body may have: see
+/// [`World::add_compound_body`](crate::World::add_compound_body). A body pair expands into at
+/// most `MAX_COMPOUND_SHAPES²` shape pairs in the narrowphase, so the bound keeps that
+/// expansion small and lets a pair of shape indices pack into one small key.
+pub const MAX_COMPOUND_SHAPES: usize = 8;
+
+impl MassData {
+    /// The mass data of a rigid union of parts, each given about its own centre of mass in one
+    /// common frame (a compound body's shapes in the body frame).
+    ///
+    /// The mass is the sum of the parts' masses; the centre of mass is their mass-weighted
+    /// mean, `C = Σ (m_i / M) c_i`; the rotational inertia about `C` follows from the
+    /// parallel-axis theorem, `I = Σ (I_i + m_i |c_i - C|²)`. With weights `m_i / M` a single
+    /// part comes back unchanged, bit for bit. When the total mass is 0 (shapes of density 0
+    /// on a static or kinematic body) the centre is the plain mean of the parts' centres and the
+    /// inertia 0. An empty slice gives `MassData::default()`.
+    ///
+    /// ```
+    /// use batch2d::{MassData, Shape, Vec2};
+    ///
+    /// // A dumbbell: two unit discs 2 m either side of the origin.
+    /// let left = Shape::circle_at(Vec2::new(-2.0, 0.0), 1.0).mass_data(1.0);
+    /// let right = Shape::circle_at(Vec2::new(2.0, 0.0), 1.0).mass_data(1.0);
+    /// let both = MassData::combine(&[left, right]);
+    /// assert_eq!(both.center, Vec2::ZERO);
+    /// let expected = 2.0 * (left.rotational_inertia + left.mass * 4.0);
+    /// assert!((both.rotational_inertia - expected).abs() <= 1e-5 * expected);
+    /// ```
+    pub fn combine(parts: &[MassData]) -> MassData {
+        let mass: f32 = parts.iter().map(|p| p.mass).sum();
+        let center = if mass > 0.0 {
+            parts
+                .iter()
+                .fold(Vec2::ZERO, |sum, p| sum + p.center * (p.mass / mass))
+        } else if parts.is_empty() {
+            Vec2::ZERO
+        } else {
+            let sum = parts.iter().fold(Vec2::ZERO, |sum, p| sum + p.center);
+            sum * (1.0 / parts.len() as f32)
+        };
+        let rotational_inertia = parts
+            .iter()
+            .map(|p| p.rotational_inertia + p.mass * (p.center - center).length_squared())
+            .sum();
+        MassData {
+            mass,
+            center,
+            rotational_inertia,
+        }
+    }
+}
+
+impl Shape {
+    /// A circle of `radius` centred on the body origin. Validity is checked by [`Shape::validate`].
+    pub fn circle(radius: f32) -> Shape {
+        Shape::circle_at(Vec2::ZERO, radius)
+    }
+
+    /// A circle of `radius` centred at `center` in the body frame.
+    pub fn circle_at(center: Vec2, radius: f32) -> Shape {
+        Shape::Circle(Circle { center, radius })
+    }
+
+    /// An axis-aligned box centred on the body origin, vertices counter-clockwise from
+    /// `(-half_width, -half_height)`. Non-positive sizes are rejected by [`Shape::validate`].
+    pub fn rect(half_width: f32, half_height: f32) -> Shape {
+        Shape::Polygon(box_polygon(half_width, half_height, Transform::IDENTITY))
+    }
+
+    /// A box centred at `center` in the body frame and rotated by `angle` radians.
+    pub fn offset_rect(half_width: f32, half_height: f32, center: Vec2, angle: f32) -> Shape {
+        let xf = Transform::new(center, Rot::from_angle(angle));
+        Shape::Polygon(box_polygon(half_width, half_height, xf))
+    }
+
+    /// A capsule: the points within `radius` of the segment `p1 -> p2` (body frame). Its mass
+    /// is that of a `|p2 - p1| x 2 radius` rectangle plus a disc. Radius 0 makes it a
+    /// [`Shape::segment`]. A length under 2.5 mm, a negative radius or non-finite input are
+    /// rejected by [`Shape::validate`].
+    pub fn capsule(p1: Vec2, p2: Vec2, radius: f32) -> Shape {
+        Shape::Polygon(Polygon::two_vertex(p1, p2, radius))
+    }
+
+    /// A segment `p1 -> p2` (body frame) without thickness, for static terrain: it has no area
+    /// and so no mass, and only static and kinematic bodies may use it (`Err` on a dynamic
+    /// body). Both sides collide. A length under 2.5 mm or non-finite points are rejected by
+    /// [`Shape::validate`].
+    pub fn segment(p1: Vec2, p2: Vec2) -> Shape {
+        Shape::Polygon(Polygon::two_vertex(p1, p2, 0.0))
+    }
+
+    /// True for a [`Shape::segment`]: no area, so no mass.
+    pub fn is_segment(&self) -> bool {
+        matches!(self, Shape::Polygon(p) if p.count == 2 && p.radius == 0.0)
+    }
+
+    /// The convex hull of `points` as a sharp polygon. See [`Shape::rounded_polygon`].
+    pub fn polygon(points: &[Vec2]) -> Result<Shape, Error> {
+        Shape::rounded_polygon(points, 0.0)
+    }
+
+    /// The convex hull of `points`, rounded by `radius` (0 for sharp corners).
+    ///
+    /// Points closer than 2.5 mm are welded and vertices (nearly) on the line through their
+    /// neighbours are dropped. Fails with [`Error::InvalidShape`] for fewer than 3 points,
+    /// non-finite input, a negative radius, fewer than 3 distinct points, collinear points, or
+    /// a hull with more than [`MAX_POLYGON_VERTICES`] vertices.
+    pub fn rounded_polygon(points: &[Vec2], radius: f32) -> Result<Shape, Error> {
+        Polygon::new(points, radius).map(Shape::Polygon)
+    }
+
+    /// `Ok` when the shape can be simulated, else [`Error::InvalidShape`] saying why: non-finite
+    /// values, a circle radius <= 0, a negative rounding radius, a polygon that is not
+    /// strictly convex and counter-clockwise with matching normals and positive area (a box
+    /// built with a half-extent <= 0 fails here), or a capsule or segment shorter than 2.5 mm.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self {
+            Shape::Circle(circle) => circle.validate(),
+            Shape::Polygon(polygon) => polygon.validate(),
+        }
+    }
+
+    /// Mass, centre of mass and rotational inertia for `density` (kg/m², assumed >= 0).
+    ///
+    /// Rounded polygons are integrated exactly, rounding included: core polygon, plus an
+    /// `edge x radius` strip on every edge, plus a circular sector at every corner.
+    pub fn mass_data(&self, density: f32) -> MassData {
+        match self {
+            Shape::Circle(circle) => circle.mass_data(density),
+            Shape::Polygon(polygon) => polygon.mass_data(density),
+        }
+    }
+
+    /// Farthest distance from `point` (body frame) to any point of the shape.
+    pub(crate) fn reach_from(&self, point: Vec2) -> f32 {
+        match self {
+            Shape::Circle(c) => (c.center - point).length() + c.radius,
+            Shape::Polygon(p) => {
+                let far = p.vertices[..p.count]
+                    .iter()
+                    .map(|&v| (v - point).length())
+                    .fold(0.0, f32::max);
+                far + p.radius
+            }
+        }
+    }
+
+    /// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
+    /// the narrowest of its widths across its edge normals (where the minimum width of a convex
+    /// polygon is always found), plus the rounding on both sides.
+    pub(crate) fn smallest_extent(&self) -> f32 {
+        match self {
+            Shape::Circle(c) => 2.0 * c.radius,
+            Shape::Polygon(p) => {
+                let vertices = &p.vertices[..p.count];
+                let width = |i: usize| {
+                    vertices
+                        .iter()
+                        .map(|&v| p.normals[i].dot(vertices[i] - v))
+                        .fold(0.0, f32::max)
+                };
+                (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
+            }
+        }
+    }
+
+    /// The tight world box of the shape when its body origin is placed by `xf`, rounding
+    /// radius included.
+    #[inline(always)]
+    pub fn aabb(&self, xf: Transform) -> Aabb {
+        match self {
+            Shape::Circle(circle) => circle.aabb(xf),
+            Shape::Polygon(polygon) => polygon.aabb(xf),
+        }
+    }
+
+    /// The broadphase box of the shape placed by `xf`: its tight box grown by `grow` on every
+    /// side, then stretched along `motion` so that a moving body's box covers its path
+    /// through the step.
+    pub(crate) fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
+        let grown = self.aabb(xf).fattened(grow);
+        Aabb::new(
+            grown.min + motion.min(Vec2::ZERO),
+            grown.max + motion.max(Vec2::ZERO),
+        )
+    }
+}
+
+impl Circle {
+    fn validate(&self) -> Result<(), Error> {
+        if !self.center.is_finite() {
+            return Err(invalid(format!(
+                "circle center must be finite, got {:?}",
+                self.center
+            )));
+        }
+        if !(self.radius.is_finite() && self.radius > 0.0) {
+            return Err(invalid(format!(
+                "circle radius must be finite and > 0, got {}",
+                self.radius
+            )));
+        }
+        Ok(())
+    }
+
+    fn mass_data(&self, density: f32) -> MassData {
+        let rr = self.radius * self.radius;
+        let mass = density * PI * rr;
+        MassData {
+            mass,
+            center: self.center,
+            rotational_inertia: 0.5 * mass * rr,
+        }
+    }
+
+    fn aabb(&self, xf: Transform) -> Aabb {
+        let p = xf.apply(self.center);
+        let r = Vec2::new(self.radius, self.radius);
+        Aabb::new(p - r, p + r)
+    }
+}
+
+impl Polygon {
+    /// The convex hull of `points`, rounded by `radius` (0 for sharp corners): the checked
+    /// constructor behind [`Shape::rounded_polygon`], whose documentation lists the errors.
+    pub fn new(points: &[Vec2], radius: f32) -> Result<Polygon, Error> {
+        if !(radius.is_finite() && radius >= 0.0) {
+            return Err(invalid(format!(
+                "polygon radius must be finite and >= 0, got {radius}"
+            )));
+        }
+        let hull = convex_hull(points)?;
+        let polygon = Polygon::from_ccw_vertices(&hull, radius);
+        // The hull is clean by construction; this catches what floating point could still
+        // produce (overflowing coordinates, an area that rounds to zero).
+        polygon.validate()?;
+        Ok(polygon)
+    }
+
+    /// The vertices in the body frame, counter-clockwise: 2 for a capsule or segment, else 3
+    /// to [`MAX_POLYGON_VERTICES`].
+    pub fn vertices(&self) -> &[Vec2] {
+        &self.vertices[..self.count]
+    }
+
+    /// `normals()[i]` is the outward unit normal of the edge from vertex `i` to vertex `i + 1`
+    /// (wrapping round); a capsule or segment has two, opposite.
+    pub fn normals(&self) -> &[Vec2] {
+        &self.normals[..self.count]
+    }
+
+    /// Area centroid of the sharp core polygon (rounding excluded), in the body frame; the
+    /// midpoint for two vertices.
+    pub fn centroid(&self) -> Vec2 {
+        self.centroid
+    }
+
+    /// Rounding radius; 0 for sharp corners.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    /// Builds a polygon from vertices already known to be strictly convex and counter-clockwise
+    /// (at most [`MAX_POLYGON_VERTICES`]), computing normals and centroid.
+    fn from_ccw_vertices(points: &[Vec2], radius: f32) -> Polygon {
+        let count = points.len();
+        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        vertices[..count].copy_from_slice(points);
+        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        for (i, normal) in normals[..count].iter_mut().enumerate() {
+            let edge = vertices[next_index(i, count)] - vertices[i];
+            // A zero edge cannot come out of the hull (points are welded); if it did, the zero
+            // normal makes `validate` reject the polygon instead of panicking here.
+            *normal = edge.right_perp().normalized().unwrap_or(Vec2::ZERO);
+        }
+        let mut polygon = Polygon {
+            vertices,
+            normals,
+            count,
+            centroid: Vec2::ZERO,
+            radius,
+        };
+        polygon.centroid = polygon.core_moments().centroid();
+        polygon
+    }
+
+    /// A capsule (`radius > 0`) or segment (`radius == 0`) from `p1` to `p2`: edge 0 runs
+    /// `p1 -> p2` with the normal on its right, edge 1 runs back with the opposite normal.
+    fn two_vertex(p1: Vec2, p2: Vec2, radius: f32) -> Polygon {
+        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        vertices[0] = p1;
+        vertices[1] = p2;
+        // A zero-length segment gets zero normals, which `validate` rejects.
+        let normal = (p2 - p1).right_perp().normalized().unwrap_or(Vec2::ZERO);
+        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        normals[0] = normal;
+        normals[1] = -normal;
+        Polygon {
+            vertices,
+            normals,
+            count: 2,
+            centroid: (p1 + p2) * 0.5,
+            radius,
+        }
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if self.count == 2 {
+            return self.validate_two_vertex();
+        }
+        if !(3..=MAX_POLYGON_VERTICES).contains(&self.count) {
+            return Err(invalid(format!(
+                "polygon must have 3..={MAX_POLYGON_VERTICES} vertices, got {}",
+                self.count
+            )));
+        }
+        if !(self.radius.is_finite() && self.radius >= 0.0) {
+            return Err(invalid(format!(
+                "polygon radius must be finite and >= 0, got {}",
+                self.radius
+            )));
+        }
+        let n = self.count;
+        let all_finite = self.vertices[..n]
+            .iter()
+            .chain(&self.normals[..n])
+            .all(|v| v.is_finite());
+        if !all_finite {
+            return Err(invalid(
+                "polygon has a non-finite vertex or normal".to_string(),
+            ));
+        }
+        self.validate_edges()?;
+        let area = self.core_moments().area;
+        if !(area.is_finite() && area > 0.0) {
+            return Err(invalid(format!(
+                "polygon area must be finite and > 0, got {area}"
+            )));
+        }
+        let outside = (0..n).any(|i| self.plane_distance(i, self.centroid) >= 0.0);
+        if !self.centroid.is_finite() || outside {
+            return Err(invalid(format!(
+                "polygon centroid must be finite and inside the polygon, got {:?}",
+                self.centroid
+            )));
+        }
+        Ok(())
+    }
+
+    /// A capsule or segment: finite, at least [`WELD_DISTANCE`] long (shorter, its normal
+    /// would be noise; use a circle), normals right of `p1 -> p2` and opposite, centroid at
+    /// the midpoint.
+    fn validate_two_vertex(&self) -> Result<(), Error> {
+        let [p1, p2] = [self.vertices[0], self.vertices[1]];
+        let all_finite = [p1, p2, self.normals[0], self.normals[1], self.centroid]
+            .iter()
+            .all(|v| v.is_finite());
+        if !(all_finite && self.radius.is_finite()) {
+            return Err(invalid(
+                "capsule or segment has a non-finite point, normal or radius".to_string(),
+            ));
+        }
+        if self.radius < 0.0 {
+            return Err(invalid(format!(
+                "capsule radius must be >= 0, got {}",
+                self.radius
+            )));
+        }
+        let length = (p2 - p1).length();
+        if !length.is_finite() || length < WELD_DISTANCE {
+            return Err(invalid(format!(
+                "capsule or segment must be at least {WELD_DISTANCE} m long, got {length}"
+            )));
+        }
+        let expected = (p2 - p1).right_perp() * (1.0 / length);
+        let normals_match = (self.normals[0] - expected).length() <= NORMAL_TOLERANCE
+            && (self.normals[1] + expected).length() <= NORMAL_TOLERANCE;
+        if !normals_match {
+            return Err(invalid(
+                "capsule or segment normals must be right of p1 -> p2 and opposite".to_string(),
+            ));
+        }
+        let midpoint = (p1 + p2) * 0.5;
+        if (self.centroid - midpoint).length() > NORMAL_TOLERANCE * length {
+            return Err(invalid(format!(
+                "capsule or segment centroid must be the midpoint {midpoint:?}, got {:?}",
+                self.centroid
+            )));
+        }
+        Ok(())
+    }
+
+    /// Every normal is the outward unit normal of its edge, and every other vertex lies strictly
+    /// behind every edge. Together these mean strictly convex and counter-clockwise: a clockwise
+    /// polygon has its vertices in front of its (right-hand) normals, a self-intersecting or
+    /// twice-winding one has vertices on both sides of some edge, and a collinear vertex lies
+    /// on its neighbour's edge line.
+    fn validate_edges(&self) -> Result<(), Error> {
+        let n = self.count;
+        for i in 0..n {
+            let edge = self.vertices[next_index(i, n)] - self.vertices[i];
+            let Some(expected) = edge.right_perp().normalized() else {
+                return Err(invalid(format!("polygon edge {i} has zero length")));
+            };
+            if (self.normals[i] - expected).length() > NORMAL_TOLERANCE {
+                return Err(invalid(format!(
+                    "polygon normal {i} is not the outward unit normal of its edge \
+                     (vertices must be counter-clockwise)"
+                )));
+            }
+            let mut others = (0..n).filter(|&j| j != i && j != next_index(i, n));
+            if others.any(|j| self.plane_distance(i, self.vertices[j]) >= 0.0) {
+                return Err(invalid(
+                    "polygon is not strictly convex and counter-clockwise".to_string(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Signed distance of `p` in front of the line of edge `i`.
+    fn plane_distance(&self, i: usize, p: Vec2) -> f32 {
+        self.normals[i].dot(p - self.vertices[i])
+    }
+
+    /// Area moments of the sharp core, by a triangle fan about the vertex average. The fan apex
+    /// is inside the polygon and close to the centroid, so the parallel-axis shift at the end
+    /// subtracts two nearby numbers instead of two large ones.
+    fn core_moments(&self) -> Moments {
+        let reference = vertex_average(self.vertices());
+        let mut moments = Moments::about(reference);
+        for i in 0..self.count {
+            let a = self.vertices[i] - reference;
+            let b = self.vertices[next_index(i, self.count)] - reference;
+            moments.add_fan_triangle(a, b);
+        }
+        moments
+    }
+
+    /// Mass properties of the rounded polygon, computed exactly: the rounded shape is the core
+    /// polygon plus, on each edge, an outward rectangle `edge length x radius` and, at each
+    /// vertex, a circular sector of `radius` spanning the turn between the two edge normals.
+    /// These pieces do not overlap for a convex core and their sectors add up to one full disc.
+    fn mass_data(&self, density: f32) -> MassData {
+        if self.count == 2 {
+            return self.capsule_mass_data(density);
+        }
+        let mut moments = self.core_moments();
+        if self.radius > 0.0 {
+            self.add_rounding(&mut moments);
+        }
+        let offset = moments.first * (1.0 / moments.area);
+        let polar = moments.second - moments.area * offset.length_squared();
+        MassData {
+            mass: density * moments.area,
+            center: moments.reference + offset,
+            rotational_inertia: density * polar,
+        }
+    }
+
+    /// Mass of a capsule in closed form: a `length x 2 radius` rectangle plus two half discs,
+    /// one on each end, whose polar moment about the centre is
+    /// `pi r^4 / 2 + 4 L r^3 / 3 + pi r^2 L^2 / 4` (each half disc's moment about its flat
+    /// edge's centre, `pi r^4 / 4`, shifted by `L / 2` through its centroid at `4 r / 3 pi`).
+    /// A segment (`radius == 0`) has no mass.
+    fn capsule_mass_data(&self, density: f32) -> MassData {
+        let (r, center) = (self.radius, self.centroid);
+        let length = (self.vertices[1] - self.vertices[0]).length();
+        let rect_area = 2.0 * r * length;
+        let rect_second = rect_area * (length * length + 4.0 * r * r) / 12.0;
+        let rr = r * r;
+        let discs_area = PI * rr;
+        let discs_second =
+            0.5 * PI * rr * rr + 4.0 * length * rr * r / 3.0 + 0.25 * PI * rr * length * length;
+        MassData {
+            mass: density * (rect_area + discs_area),
+            center,
+            rotational_inertia: density * (rect_second + discs_second),
+        }
+    }
+
+    fn add_rounding(&self, moments: &mut Moments) {
+        let n = self.count;
+        for i in 0..n {
+            let a = self.vertices[i] - moments.reference;
+            let b = self.vertices[next_index(i, n)] - moments.reference;
+            moments.add_edge_slab(a, b, self.normals[i], self.radius);
+            let previous_normal = self.normals[(i + n - 1) % n];
+            moments.add_corner_sector(a, previous_normal, self.normals[i], self.radius);
+        }
+    }
+
+    fn aabb(&self, xf: Transform) -> Aabb {
+        let first = xf.apply(self.vertices[0]);
+        let mut lower = first;
+        let mut upper = first;
+        for &v in &self.vertices()[1..] {
+            let p = xf.apply(v);
+            lower = lower.min(p);
+            upper = upper.max(p);
+        }
+        Aabb::new(lower, upper).fattened(self.radius)
+    }
+}
+
+/// Running area integrals of a region relative to a reference point: area, first moment
+/// `∫ x dA` and polar second moment `∫ |x|² dA`.
+struct Moments {
+    reference: Vec2,
+    area: f32,
+    first: Vec2,
+    second: f32,
+}
+
+impl Moments {
+    fn about(reference: Vec2) -> Moments {
+        Moments {
+            reference,
+            area: 0.0,
+            first: Vec2::ZERO,
+            second: 0.0,
+        }
+    }
+
+    /// The centroid of everything added, in the same frame as `reference`.
+    fn centroid(&self) -> Vec2 {
+        self.reference + self.first * (1.0 / self.area)
+    }
+
+    /// Adds the triangle `(reference, reference + a, reference + b)`; the area is signed, so a
+    /// counter-clockwise fan sums to the polygon.
+    fn add_fan_triangle(&mut self, a: Vec2, b: Vec2) {
+        let area = 0.5 * a.cross(b);
+        self.area += area;
+        self.first += (a + b) * (area / 3.0);
+        // For a triangle with one vertex at the origin: ∫|x|² = A/6 (a·a + a·b + b·b).
+        self.second += (area / 6.0) * (a.dot(a) + a.dot(b) + b.dot(b));
+    }
+
+    /// Adds the rectangle swept by moving edge `a -> b` outward by `radius` along `normal`.
+    fn add_edge_slab(&mut self, a: Vec2, b: Vec2, normal: Vec2, radius: f32) {
+        let length_sq = (b - a).length_squared();
+        let area = length_sq.sqrt() * radius;
+        let center = (a + b) * 0.5 + normal * (0.5 * radius);
+        self.area += area;
+        self.first += center * area;
+        // Rectangle about its own centre, then shifted (parallel axis).
+        self.second += area * ((length_sq + radius * radius) / 12.0 + center.length_squared());
+    }
+
+    /// Adds the circular sector of `radius` with apex `apex`, turning counter-clockwise from
+    /// `from_normal` to `to_normal` (the rounded corner of a convex polygon).
+    fn add_corner_sector(&mut self, apex: Vec2, from_normal: Vec2, to_normal: Vec2, radius: f32) {
+        // The crate's own atan2 and sine: mass data feeds the step, which must give the same
+        // bits on every platform.
+        let half_angle = 0.5
+            * batch2d_kernels::trig::atan2(
+                from_normal.cross(to_normal),
+                from_normal.dot(to_normal),
+            );
+        if half_angle <= 0.0 {
+            // Only a degenerate (unvalidated) polygon has a corner that does not turn left.
+            return;
+        }
+        let rr = radius * radius;
+        let area = half_angle * rr;
+        // Sector centroid lies on the bisector at 2 r sin(h) / (3 h) from the apex.
+        let half_turn = Rot::from_angle(half_angle);
+        let bisector = half_turn.rotate(from_normal);
+        let centroid_distance = 2.0 * radius * half_turn.s / (3.0 * half_angle);
+        let center = apex + bisector * centroid_distance;
+        // ∫|x - apex|² over the sector is h r⁴ / 2; move it to the sector centroid, then to
+        // the reference point.
+        let about_apex = 0.5 * half_angle * rr * rr;
+        let about_center = about_apex - area * centroid_distance * centroid_distance;
+        self.area += area;
+        self.first += center * area;
+        self.second += about_center + area * center.length_squared();
+    }
+}
+
+/// Box with the given half extents placed by `xf` inside the body frame. Normals are the fixed
+/// box normals rather than computed from edges, so negative sizes (which still give a
+/// counter-clockwise vertex loop when both are negative) disagree with their edges and fail
+/// validation.
+fn box_polygon(half_width: f32, half_height: f32, xf: Transform) -> Polygon {
+    let corners = [
+        Vec2::new(-half_width, -half_height),
+        Vec2::new(half_width, -half_height),
+        Vec2::new(half_width, half_height),
+        Vec2::new(-half_width, half_height),
+    ];
+    let box_normals = [
+        Vec2::new(0.0, -1.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(0.0, 1.0),
+        Vec2::new(-1.0, 0.0),
+    ];
+    let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    vertices[..4].copy_from_slice(&corners.map(|c| xf.apply(c)));
+    normals[..4].copy_from_slice(&box_normals.map(|n| xf.q.rotate(n)));
+    Polygon {
+        vertices,
+        normals,
+        count: 4,
+        centroid: xf.p,
+        radius: 0.0,
+    }
+}
+
+/// The convex hull of `points`, counter-clockwise, welded and without collinear vertices;
+/// every returned vertex is one of the input points.
+fn convex_hull(points: &[Vec2]) -> Result<Vec<Vec2>, Error> {
+    if points.len() < 3 {
+        return Err(invalid(format!(
+            "polygon needs at least 3 points, got {}",
+            points.len()
+        )));
+    }
+    if let Some(bad) = points.iter().find(|p| !p.is_finite()) {
+        return Err(invalid(format!(
+            "polygon point must be finite, got {bad:?}"
+        )));
+    }
+    let mut hull = monotone_chain(points);
+    weld_hull(&mut hull);
+    drop_collinear(&mut hull);
+    if hull.len() < 3 {
+        return Err(invalid(if has_three_distinct(points) {
+            "polygon points are collinear (zero area)".to_string()
+        } else {
+            format!("polygon needs at least 3 points more than {WELD_DISTANCE} m apart")
+        }));
+    }
+    if hull.len() > MAX_POLYGON_VERTICES {
+        return Err(invalid(format!(
+            "convex hull has {} vertices, at most {MAX_POLYGON_VERTICES} allowed",
+            hull.len()
+        )));
+    }
+    Ok(hull)
+}
+
+/// Andrew's monotone chain: sort by x then y, build the lower and upper chains keeping only
+/// left turns. Orientation is evaluated in f64, where products of f32 coordinates are exact,
+/// so nearly collinear input cannot produce a wrong turn.
+fn monotone_chain(points: &[Vec2]) -> Vec<Vec2> {
+    let mut sorted = points.to_vec();
+    // Inputs are finite, so partial_cmp never fails; -0.0 and 0.0 compare equal as they should.
+    sorted.sort_by(|a, b| {
+        let by_x = a.x.partial_cmp(&b.x).unwrap_or(Ordering::Equal);
+        by_x.then(a.y.partial_cmp(&b.y).unwrap_or(Ordering::Equal))
+    });
+    sorted.dedup();
+    let mut hull: Vec<Vec2> = Vec::with_capacity(sorted.len() + 1);
+    for &p in &sorted {
+        push_left_turn(&mut hull, 2, p);
+    }
+    let lower_len = hull.len() + 1;
+    for &p in sorted.iter().rev().skip(1) {
+        push_left_turn(&mut hull, lower_len, p);
+    }
+    // The upper chain ends where the lower one began.
+    hull.pop();
+    hull
+}
+
+/// Pops chain vertices that would not make a strict left turn towards `p`, then pushes `p`.
+/// `min_len` protects the vertices of the already finished lower chain.
+fn push_left_turn(hull: &mut Vec<Vec2>, min_len: usize, p: Vec2) {
+    while hull.len() >= min_len && orientation(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+    {
+        hull.pop();
+    }
+    hull.push(p);
+}
+
+/// Twice the signed area of triangle `abc` in f64: > 0 for a left turn.
+fn orientation(a: Vec2, b: Vec2, c: Vec2) -> f64 {
+    let (abx, aby) = (
+        f64::from(b.x) - f64::from(a.x),
+        f64::from(b.y) - f64::from(a.y),
+    );
+    let (acx, acy) = (
+        f64::from(c.x) - f64::from(a.x),
+        f64::from(c.y) - f64::from(a.y),
+    );
+    abx * acy - aby * acx
+}
+
+/// Welds hull neighbours closer than [`WELD_DISTANCE`], keeping the one nearer the hull's
+/// start. Dropping a vertex of a convex polygon keeps it convex.
+fn weld_hull(hull: &mut Vec<Vec2>) {
+    let mut i = 0;
+    while hull.len() > 1 && i < hull.len() {
+        let following = next_index(i, hull.len());
+        if (hull[following] - hull[i]).length() < WELD_DISTANCE {
+            // Keep the vertex that comes first from the hull's start, then look again from the
+            // kept one: its new neighbour may be close too.
+            if following == 0 {
+                hull.remove(i);
+                i -= 1;
+            } else {
+                hull.remove(following);
+            }
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Repeatedly removes the vertex nearest the line through its two neighbours while that
+/// distance is below [`COLLINEAR_DISTANCE`]. Removing the nearest first keeps the result
+/// independent of where the loop starts.
+fn drop_collinear(hull: &mut Vec<Vec2>) {
+    while hull.len() >= 3 {
+        let n = hull.len();
+        let mut flattest = None;
+        let mut smallest = COLLINEAR_DISTANCE;
+        for i in 0..n {
+            let previous = hull[(i + n - 1) % n];
+            let d = distance_to_line(hull[i], previous, hull[next_index(i, n)]);
+            if d < smallest {
+                smallest = d;
+                flattest = Some(i);
+            }
+        }
+        match flattest {
+            Some(i) => {
+                hull.remove(i);
+            }
+            None => return,
+        }
+    }
+}
+
+/// Distance from `p` to the infinite line through `a` and `b` (`a != b` after welding).
+fn distance_to_line(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    (ab.cross(p - a) / ab.length()).abs()
+}
+
+/// Whether `points` holds at least three points pairwise further apart than [`WELD_DISTANCE`]
+/// (greedy, so it reads at most every point against two others).
+fn has_three_distinct(points: &[Vec2]) -> bool {
+    let mut found: [Vec2; 3] = [Vec2::ZERO; 3];
+    let mut count = 0;
+    for &p in points {
+        if found[..count]
+            .iter()
+            .all(|&q| (p - q).length() >= WELD_DISTANCE)
+        {
+            found[count] = p;
+            count += 1;
+            if count == 3 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn vertex_average(points: &[Vec2]) -> Vec2 {
+    let mut sum = Vec2::ZERO;
+    for &p in points {
+        sum += p;
+    }
+    sum * (1.0 / points.len() as f32)
+}
+
+/// Index after `i` in a cyclic sequence of `n` (polygon vertices and edges).
+#[inline]
+pub(crate) fn next_index(i: usize, n: usize) -> usize {
+    if i + 1 == n {
+        0
+    } else {
+        i + 1
+    }
+}
+
+fn invalid(reason: String) -> Error {
+    Error::InvalidShape(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Polygons can only be built by the checked constructors; `validate` still guards the
+    /// invariants that the rest of the engine relies on, checked here on hand-made breakage.
+    #[test]
+    fn validate_rejects_hand_built_polygons() {
+        let Shape::Polygon(square) = Shape::rect(1.0, 1.0) else {
+            unreachable!()
+        };
+
+        let mut clockwise = square;
+        clockwise.vertices[..4].reverse();
+        let mut wrong_normal = square;
+        wrong_normal.normals[1] = Vec2::new(0.0, 1.0);
+        let mut too_few = square;
+        too_few.count = 2;
+        let mut too_many = square;
+        too_many.count = MAX_POLYGON_VERTICES + 1;
+        let mut negative_radius = square;
+        negative_radius.radius = -0.1;
+        let mut centroid_outside = square;
+        centroid_outside.centroid = Vec2::new(5.0, 0.0);
+        let mut collinear = square;
+        collinear.vertices[1] = Vec2::new(0.0, -1.0); // moves a corner onto the bottom edge line
+        collinear.normals[1] = Vec2::new(0.0, -1.0);
+
+        for polygon in [
+            clockwise,
+            wrong_normal,
+            too_few,
+            too_many,
+            negative_radius,
+            centroid_outside,
+            collinear,
+        ] {
+            assert!(
+                matches!(
+                    Shape::Polygon(polygon).validate(),
+                    Err(Error::InvalidShape(_))
+                ),
+                "accepted {polygon:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn polygon_new_checks_its_input_and_the_accessors_read_the_used_vertices() {
+        let square = [v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
+        let p = Polygon::new(&square, 0.25).unwrap();
+        assert_eq!(p.vertices(), &square);
+        assert_eq!(p.normals().len(), 4);
+        assert_eq!(p.normals()[0], v(0.0, -1.0));
+        assert_eq!(p.centroid(), Vec2::ZERO);
+        assert_eq!(p.radius(), 0.25);
+        assert!(Polygon::new(&square[..2], 0.0).is_err());
+        assert!(Polygon::new(&square, -1.0).is_err());
+        assert!(Polygon::new(&[v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.0)], 0.0).is_err());
+    }
+
+    fn v(x: f32, y: f32) -> Vec2 {
+        Vec2::new(x, y)
+    }
+
+    #[test]
+    fn monotone_chain_keeps_corners_counter_clockwise() {
+        let points = [
+            v(1.0, 1.0),
+            v(0.0, 0.0),
+            v(0.5, 0.5),
+            v(1.0, 0.0),
+            v(0.0, 1.0),
+            v(1.0, 0.0),
+        ];
+        let hull = monotone_chain(&points);
+        assert_eq!(
+            hull,
+            vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)]
+        );
+    }
+
+    #[test]
+    fn weld_hull_merges_close_neighbours_across_the_wrap() {
+        let mut hull = vec![
+            v(0.0, 0.0),
+            v(1.0, 0.0),
+            v(1.001, 0.0005),
+            v(1.0, 1.0),
+            v(0.001, 0.0),
+        ];
+        weld_hull(&mut hull);
+        assert_eq!(hull, vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0)]);
+    }
+
+    #[test]
+    fn drop_collinear_removes_only_flat_vertices() {
+        let mut hull = vec![
+            v(0.0, 0.0),
+            v(0.5, -0.001),
+            v(1.0, 0.0),
+            v(1.0, 1.0),
+            v(0.0, 1.0),
+        ];
+        drop_collinear(&mut hull);
+        assert_eq!(
+            hull,
+            vec![v(0.0, 0.0), v(1.0, 0.0), v(1.0, 1.0), v(0.0, 1.0)]
+        );
+        let mut flat = vec![v(0.0, 0.0), v(1.0, 0.0), v(2.0, 0.001)];
+        drop_collinear(&mut flat);
+        assert!(flat.len() < 3);
+    }
+
+    #[test]
+    fn three_distinct_points_ignore_near_duplicates() {
+        assert!(!has_three_distinct(&[
+            v(0.0, 0.0),
+            v(0.001, 0.0),
+            v(1.0, 0.0),
+            v(1.0, 0.002)
+        ]));
+        assert!(has_three_distinct(&[
+            v(0.0, 0.0),
+            v(0.001, 0.0),
+            v(1.0, 0.0),
+            v(0.0, 1.0)
+        ]));
+    }
+
+    #[test]
+    fn moments_of_pieces_match_closed_forms() {
+        // Unit square as a fan about its centre: polar moment (1 + 1) / 12.
+        let mut square = Moments::about(v(0.5, 0.5));
+        let corners = [v(-0.5, -0.5), v(0.5, -0.5), v(0.5, 0.5), v(-0.5, 0.5)];
+        for i in 0..4 {
+            square.add_fan_triangle(corners[i], corners[(i + 1) % 4]);
+        }
+        assert!((square.area - 1.0).abs() < 1e-6);
+        assert!(square.first.length() < 1e-6);
+        assert!((square.second - 1.0 / 6.0).abs() < 1e-6);
+
+        // Quarter disc of radius 2 at the origin: area pi, polar moment pi r^4 / 8, centroid at
+        // 4 r / (3 pi) on both axes.
+        let mut quarter = Moments::about(Vec2::ZERO);
+        quarter.add_corner_sector(Vec2::ZERO, v(1.0, 0.0), v(0.0, 1.0), 2.0);
+        assert!((quarter.area - PI).abs() < 1e-5);
+        assert!((quarter.second - 2.0 * PI).abs() < 1e-5);
+        let expected = 8.0 / (3.0 * PI);
+        assert!((quarter.centroid() - v(expected, expected)).length() < 1e-5);
+
+        // Slab 2 x 0.5 on the edge (0,0) -> (2,0), pushed out along -y.
+        let mut slab = Moments::about(Vec2::ZERO);
+        slab.add_edge_slab(v(0.0, 0.0), v(2.0, 0.0), v(0.0, -1.0), 0.5);
+        assert!((slab.area - 1.0).abs() < 1e-6);
+        assert!((slab.centroid() - v(1.0, -0.25)).length() < 1e-6);
+        let about_center = (4.0 + 0.25) / 12.0;
+        assert!((slab.second - (about_center + 1.0 + 0.0625)).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,511 @@
+//! Sleeping: islands that have rested long enough leave the step until something touches them.
+//!
+//! A dynamic body is *sleepy* while its speed, `max(|v|, |w| * reach)`, stays below its
+//! [`BodyDef::sleep_threshold`](crate::BodyDef::sleep_threshold); an island falls asleep once
+//! every member has been sleepy for [`WorldSettings::time_to_sleep`](crate::WorldSettings).
+//! Its bodies then stop at rest (velocities zeroed) and drop out of every per-step stage:
+//!
+//! - they get no solver state, so no integration and no contact lanes;
+//! - their touching contacts are set aside with their impulses ([`FrozenContact`]), so nothing
+//!   collides them and they warm start where they left off on waking;
+//! - their bounding boxes are not recomputed, and they leave the grid the broadphase rebuilds
+//!   every step for a [`RestingGrid`] rebuilt only when islands fall asleep or wake; moving
+//!   bodies query it for the pairs that wake islands.
+//!
+//! An island wakes as a whole when an awake (or moving kinematic) body touches one of its
+//! bodies, on [`World::wake`](crate::World::wake), when the user changes one of its bodies (velocity, impulse), and
+//! when one of its bodies, or a body touching it, is removed.
+//!
+//! Islands fall asleep and wake in root-slot order and every scan walks slots or contacts in
+//! order, so sleeping keeps results bit-identical across thread counts and backends.
+
+use crate::body::BodyStore;
+use crate::body::SlotKind;
+use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
+use crate::broad_phase::sorted_pairs::merge_sorted;
+use crate::geometry::math::Vec2;
+use crate::index::NONE;
+use crate::islands::island::Islands;
+use crate::narrow_phase::contact::{ContactSet, FrozenContact};
+use crate::settings::WorldSettings;
+
+/// Steps without splitting partly rested islands after a split that put nothing to sleep. A
+/// settling pile is one island that loses contacts every step while its bottom already rests:
+/// splitting it every step costs a good part of a particle_pile step, for nothing until the
+/// whole pile rests (a wholly rested island is split at once regardless). A
+/// part that could sleep waits at most this many steps longer.
+const FUTILE_SPLIT_PAUSE: u32 = 15;
+
+/// Whether `seconds` of rest are enough to sleep. A body that was fast at the end of the last
+/// step has 0 s of rest and never counts, even with a `time_to_sleep` of 0.
+fn rested(seconds: f32, time_to_sleep: f32) -> bool {
+    seconds > 0.0 && seconds >= time_to_sleep
+}
+
+/// A sleeping island: its bodies and the contacts set aside with it.
+#[derive(Default)]
+struct SleepingIsland {
+    bodies: Vec<u32>,
+    contacts: Vec<FrozenContact>,
+}
+
+/// Rest time of an island's members: the island can sleep once `min` reaches the time to
+/// sleep; a member with `max` that high wants to sleep.
+#[derive(Clone, Copy, Debug)]
+struct IslandTimes {
+    root: u32,
+    min: f32,
+    max: f32,
+}
+
+/// Which bodies sleep, the islands, and what the step needs to leave sleeping bodies out.
+#[derive(Default)]
+pub(crate) struct Sleep {
+    /// Per slot: the body sleeps.
+    pub asleep: Vec<bool>,
+    /// Per slot: seconds the body has been sleepy.
+    sleep_time: Vec<f32>,
+    /// Per slot: the body's sleep threshold (m/s).
+    threshold: Vec<f32>,
+    /// Per sleeping slot: its island's index in `sleeping`.
+    island_of: Vec<u32>,
+    /// Sleeping islands; entries of woken islands are empty and reused.
+    sleeping: Vec<SleepingIsland>,
+    free_islands: Vec<u32>,
+    /// Contacts set aside in all sleeping islands.
+    frozen_count: usize,
+    islands: Islands,
+    resting: RestingGrid,
+    /// Pairs of a moving and a sleeping body found this step.
+    resting_pairs: Vec<(u32, u32)>,
+    /// The bodies the solver moves: awake dynamic and all kinematic bodies, ascending.
+    pub moving: Vec<u32>,
+    /// Body kinds as the per-step broadphase sees them: sleeping bodies are `Empty`.
+    pub broad_kinds: Vec<SlotKind>,
+    /// `moving` and `broad_kinds` are out of date.
+    stale: bool,
+    /// Steps left before a partly rested island may be split again.
+    split_pause: u32,
+    /// Per-slot scratch, `NONE` between uses.
+    scratch: Vec<u32>,
+}
+
+impl Sleep {
+    /// A new body in `slot`, awake.
+    pub fn add_body(&mut self, slot: usize, threshold: f32) {
+        if self.asleep.len() <= slot {
+            let n = slot + 1;
+            self.asleep.resize(n, false);
+            self.sleep_time.resize(n, 0.0);
+            self.threshold.resize(n, 0.0);
+            self.island_of.resize(n, NONE);
+            self.scratch.resize(n, NONE);
+        }
+        self.asleep[slot] = false;
+        self.sleep_time[slot] = 0.0;
+        self.threshold[slot] = threshold;
+        self.islands.add_body(slot);
+        self.stale = true;
+    }
+
+    /// A joint of the awake body in `slot` was removed: its island may be in parts now.
+    pub fn joint_removed(&mut self, slot: u32, bodies: &BodyStore) {
+        if bodies.is_dynamic(slot as usize) {
+            self.islands.mark_split(slot);
+        }
+    }
+
+    /// Forgets the removed body in `slot` (its island must be awake).
+    pub fn remove_body(&mut self, slot: usize, was_dynamic: bool) {
+        if was_dynamic {
+            self.islands.remove_body(slot);
+        }
+        self.stale = true;
+    }
+
+    /// Brings `moving`, `broad_kinds` and the islands up to date after bodies were added,
+    /// removed, fell asleep or woke.
+    pub fn refresh(&mut self, bodies: &BodyStore) {
+        if !self.stale {
+            return;
+        }
+        self.stale = false;
+        self.islands.dissolve_removed(bodies);
+        self.broad_kinds.clear();
+        self.broad_kinds
+            .extend(bodies.kind.iter().zip(&self.asleep).map(|(&k, &asleep)| {
+                if asleep {
+                    SlotKind::Empty
+                } else {
+                    k
+                }
+            }));
+        self.moving.clear();
+        self.moving.extend((0..bodies.slots() as u32).filter(|&s| {
+            matches!(
+                self.broad_kinds[s as usize],
+                SlotKind::Dynamic | SlotKind::Kinematic
+            )
+        }));
+    }
+
+    /// Starts every body's rest time from 0 (sleeping was turned on: time spent while it was
+    /// off does not count).
+    pub fn reset_rest_times(&mut self) {
+        self.sleep_time.fill(0.0);
+    }
+
+    /// Touching contacts set aside by sleeping islands.
+    pub fn frozen_contact_count(&self) -> usize {
+        self.frozen_count
+    }
+
+    /// Sets the seconds of rest of every body that moves: reset when it is faster than its
+    /// threshold or touches or is joined to a moving kinematic body (which would carry it
+    /// along), else grown by `dt`.
+    fn tick_timers(
+        &mut self,
+        bodies: &BodyStore,
+        contacts: &ContactSet,
+        joints: &[(u32, u32)],
+        dt: f32,
+    ) {
+        for &s in &self.moving {
+            let s = s as usize;
+            if !bodies.is_dynamic(s) {
+                continue;
+            }
+            let speed = bodies.linear_velocity[s]
+                .length()
+                .max(bodies.angular_velocity[s].abs() * bodies.reach[s]);
+            self.sleep_time[s] = if speed < self.threshold[s] {
+                self.sleep_time[s] + dt
+            } else {
+                0.0
+            };
+        }
+        let moving_kinematic = |s: usize| {
+            bodies.kind[s] == SlotKind::Kinematic
+                && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
+        };
+        if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {
+            return;
+        }
+        let links = contacts.list.iter().map(|c| (c.a, c.b));
+        for (a, b) in links.chain(joints.iter().copied()) {
+            let (a, b) = (a as usize, b as usize);
+            if moving_kinematic(a) {
+                self.sleep_time[b] = 0.0;
+            }
+            if moving_kinematic(b) {
+                self.sleep_time[a] = 0.0;
+            }
+        }
+    }
+
+    /// The shortest and longest rest of the members of each island with a moving body, in
+    /// the order of their lowest awake slot.
+    fn island_times(&mut self, bodies: &BodyStore) -> Vec<IslandTimes> {
+        let mut times: Vec<IslandTimes> = Vec::new();
+        for &s in &self.moving {
+            if !bodies.is_dynamic(s as usize) {
+                continue;
+            }
+            let root = self.islands.find(s);
+            let t = self.sleep_time[s as usize];
+            let k = &mut self.scratch[root as usize];
+            if *k == NONE {
+                *k = times.len() as u32;
+                times.push(IslandTimes {
+                    root,
+                    min: t,
+                    max: t,
+                });
+            } else {
+                let entry = &mut times[*k as usize];
+                entry.min = entry.min.min(t);
+                entry.max = entry.max.max(t);
+            }
+        }
+        for t in &times {
+            self.scratch[t.root as usize] = NONE;
+        }
+        times
+    }
+
+    /// The awake members of the island rooted at `root`, ascending.
+    fn members_of(&mut self, roots: &[u32], bodies: &BodyStore) -> Vec<u32> {
+        for &r in roots {
+            self.scratch[r as usize] = 0;
+        }
+        let moving = std::mem::take(&mut self.moving);
+        let members = moving
+            .iter()
+            .copied()
+            .filter(|&s| {
+                bodies.is_dynamic(s as usize) && self.scratch[self.islands.find(s) as usize] == 0
+            })
+            .collect();
+        self.moving = moving;
+        for &r in roots {
+            self.scratch[r as usize] = NONE;
+        }
+        members
+    }
+
+    /// Splits the islands rooted at `roots` into their connected parts, all in one flood fill
+    /// (no contact joins two islands); returns the roots of the parts whose members have all
+    /// rested for `time_to_sleep`.
+    fn split_ready(
+        &mut self,
+        roots: &[u32],
+        bodies: &BodyStore,
+        contacts: &ContactSet,
+        joints: &[(u32, u32)],
+        time_to_sleep: f32,
+    ) -> Vec<u32> {
+        let members = self.members_of(roots, bodies);
+        let roots = self.islands.split(&members, &contacts.list, joints);
+        let mut parts: Vec<(u32, f32)> = Vec::new();
+        for (&s, &r) in members.iter().zip(&roots) {
+            let t = self.sleep_time[s as usize];
+            let k = &mut self.scratch[r as usize];
+            if *k == NONE {
+                *k = parts.len() as u32;
+                parts.push((r, t));
+            } else {
+                let min = &mut parts[*k as usize].1;
+                *min = min.min(t);
+            }
+        }
+        for &(r, _) in &parts {
+            self.scratch[r as usize] = NONE;
+        }
+        parts
+            .into_iter()
+            .filter(|&(_, min)| rested(min, time_to_sleep))
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    /// Puts the islands rooted at `roots` (ascending) to sleep: bodies stop, their boxes shrink
+    /// to the resting margin, their contacts are set aside.
+    fn fall_asleep(
+        &mut self,
+        roots: &[u32],
+        bodies: &mut BodyStore,
+        contacts: &mut ContactSet,
+        margin: f32,
+    ) {
+        for &root in roots {
+            let index = match self.free_islands.pop() {
+                Some(i) => i,
+                None => {
+                    self.sleeping.push(SleepingIsland::default());
+                    self.sleeping.len() as u32 - 1
+                }
+            };
+            self.scratch[root as usize] = index;
+        }
+        let moving = std::mem::take(&mut self.moving);
+        for &s in &moving {
+            let slot = s as usize;
+            if !bodies.is_dynamic(slot) {
+                continue;
+            }
+            let index = self.scratch[self.islands.find(s) as usize];
+            if index == NONE {
+                continue;
+            }
+            self.sleeping[index as usize].bodies.push(s);
+            self.asleep[slot] = true;
+            self.island_of[slot] = index;
+            bodies.linear_velocity[slot] = Vec2::ZERO;
+            bodies.angular_velocity[slot] = 0.0;
+            // At rest the box needs no sweep: the margin alone, as long as it sleeps.
+            let xf = bodies.transform(slot);
+            bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
+        }
+        self.moving = moving;
+        for &root in roots {
+            self.scratch[root as usize] = NONE;
+        }
+
+        let mut frozen = Vec::new();
+        let asleep = &self.asleep;
+        contacts.freeze(|a, b| asleep[a as usize] || asleep[b as usize], &mut frozen);
+        self.frozen_count += frozen.len();
+        for f in frozen {
+            // Static and kinematic bodies never sleep: the sleeping one is a dynamic member.
+            let (a, b) = f.bodies();
+            let s = if self.asleep[a as usize] { a } else { b };
+            let index = self.island_of[s as usize];
+            self.sleeping[index as usize].contacts.push(f);
+        }
+        self.islands.forget_links(&self.asleep);
+        self.stale = true;
+        self.resting.mark_stale();
+    }
+
+    /// Wakes the sleeping islands of `indices` (ascending, no repeats) and gives their contacts
+    /// back to `contacts`.
+    fn wake_islands(&mut self, indices: &[u32], contacts: &mut ContactSet) {
+        if indices.is_empty() {
+            return;
+        }
+        let mut thawed = Vec::new();
+        for &i in indices {
+            let island = std::mem::take(&mut self.sleeping[i as usize]);
+            for &s in &island.bodies {
+                self.asleep[s as usize] = false;
+                self.sleep_time[s as usize] = 0.0;
+                self.island_of[s as usize] = NONE;
+            }
+            self.frozen_count -= island.contacts.len();
+            thawed.extend(island.contacts);
+            self.free_islands.push(i);
+        }
+        contacts.thaw(thawed);
+        self.stale = true;
+        self.resting.mark_stale();
+    }
+}
+
+impl Sleep {
+    /// Wakes every sleeping island, with its timers reset.
+    pub fn wake_all(&mut self, contacts: &mut ContactSet) {
+        let sleep = self;
+        let indices: Vec<u32> = (0..sleep.sleeping.len() as u32)
+            .filter(|&i| !sleep.sleeping[i as usize].bodies.is_empty())
+            .collect();
+        sleep.wake_islands(&indices, contacts);
+    }
+
+    /// Wakes everything that must notice a change to the body in `slot`: its own island if it
+    /// sleeps, or, for a static or kinematic body, every sleeping island it touches.
+    pub fn wake_touching(&mut self, slot: usize, bodies: &BodyStore, contacts: &mut ContactSet) {
+        let sleep = self;
+        let indices: Vec<u32> = if sleep.asleep[slot] {
+            vec![sleep.island_of[slot]]
+        } else if bodies.is_dynamic(slot) {
+            // Awake, so its island is awake and so is every dynamic body touching it.
+            Vec::new()
+        } else {
+            let s = slot as u32;
+            (0..sleep.sleeping.len() as u32)
+                .filter(|&i| {
+                    sleep.sleeping[i as usize].contacts.iter().any(|c| {
+                        let (a, b) = c.bodies();
+                        a == s || b == s
+                    })
+                })
+                .collect()
+        };
+        sleep.wake_islands(&indices, contacts);
+    }
+
+    /// Broadphase, second half: appends the pairs of a moving body and a sleeping one (the
+    /// per-step grid holds awake bodies only), keeping `pairs` sorted.
+    pub fn add_resting_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
+        let sleep = self;
+        sleep.resting_pairs.clear();
+        sleep.resting.refresh(&sleep.asleep, &bodies.aabb);
+        if sleep.resting.is_empty() {
+            return;
+        }
+        let input = QueryInput {
+            aabbs: &bodies.aabb,
+            kinds: &bodies.kind,
+            layers: &bodies.layers,
+            masks: &bodies.mask,
+            linear_velocity: &bodies.linear_velocity,
+            angular_velocity: &bodies.angular_velocity,
+        };
+        sleep
+            .resting
+            .query(&sleep.moving, &input, &mut sleep.resting_pairs);
+        merge_sorted(pairs, &sleep.resting_pairs);
+    }
+
+    /// Narrowphase, second half: wakes every sleeping island that a moving body now touches,
+    /// so that it joins this step's solve with the contacts it had set aside.
+    pub fn wake_touched_islands(&mut self, bodies: &BodyStore, contacts: &mut ContactSet) {
+        let sleep = self;
+        if sleep.resting_pairs.is_empty() {
+            return;
+        }
+        let mut indices: Vec<u32> = Vec::new();
+        for c in &contacts.list {
+            for s in [c.a as usize, c.b as usize] {
+                if sleep.asleep[s] {
+                    indices.push(sleep.island_of[s]);
+                }
+            }
+        }
+        indices.sort_unstable();
+        indices.dedup();
+        sleep.wake_islands(&indices, contacts);
+        sleep.refresh(bodies);
+    }
+
+    /// After the solve: updates the islands with this step's contacts and the bodies' rest
+    /// timers, splits at most one island that lost a contact and has a body wanting to sleep,
+    /// and puts every island that has rested long enough to sleep.
+    pub fn update(
+        &mut self,
+        settings: &WorldSettings,
+        bodies: &mut BodyStore,
+        contacts: &mut ContactSet,
+        joints: &[(u32, u32)],
+        dt: f32,
+    ) {
+        if !settings.enable_sleep {
+            return;
+        }
+        let time_to_sleep = settings.time_to_sleep;
+        let margin = 4.0 * settings.linear_slop;
+        let sleep = self;
+        sleep.islands.update(&contacts.list, bodies, joints);
+        sleep.tick_timers(bodies, contacts, joints, dt);
+        let times = sleep.island_times(bodies);
+
+        // Islands that lost a contact may be in parts, each of which may sleep on its own. A
+        // wholly rested island is split at once: each part then sleeps. A partly rested one
+        // may hold a part that can sleep; the flood fill that finds out costs a pass over the
+        // island, so one such island a step (the one with the body that has rested longest,
+        // ties: the first found), and after a split that put nothing to sleep none for
+        // `FUTILE_SPLIT_PAUSE` steps.
+        let mut ready = Vec::new();
+        let mut to_split = Vec::new();
+        let mut candidate: Option<IslandTimes> = None;
+        for t in &times {
+            let pending = sleep.islands.split_pending(t.root);
+            if rested(t.min, time_to_sleep) {
+                // Every part of a wholly rested island sleeps: worth splitting at once.
+                if pending { &mut to_split } else { &mut ready }.push(t.root);
+            } else if pending
+                && rested(t.max, time_to_sleep)
+                && sleep.split_pause == 0
+                && candidate.is_none_or(|c| t.max > c.max)
+            {
+                candidate = Some(*t);
+            }
+        }
+        sleep.split_pause = sleep.split_pause.saturating_sub(1);
+        if !to_split.is_empty() {
+            ready.extend(sleep.split_ready(&to_split, bodies, contacts, joints, time_to_sleep));
+        }
+        if let Some(c) = candidate {
+            let parts = sleep.split_ready(&[c.root], bodies, contacts, joints, time_to_sleep);
+            if parts.is_empty() {
+                // No part of it could sleep: it still moves as a whole.
+                sleep.split_pause = FUTILE_SPLIT_PAUSE;
+            }
+            ready.extend(parts);
+        }
+        ready.sort_unstable();
+        if !ready.is_empty() {
+            sleep.fall_asleep(&ready, bodies, contacts, margin);
+        }
+    }
+}

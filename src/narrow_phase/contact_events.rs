@@ -1,0 +1,431 @@
+//! Contact events and contact data for users: which pairs began and stopped touching in the
+//! last step, and the touching contacts with their points and solver impulses.
+//!
+//! The narrowphase keeps a manifold for every pair within the speculative reach (2 cm plus the
+//! distance the pair can close in one step, which is large for fast bodies, even when they
+//! move apart), so a manifold alone does not mean two shapes touch. Here a pair *touches* when
+//! a point of its manifold is within the linear slop (`WorldSettings::linear_slop`, 5 mm by
+//! default), or bounced in the step before (its points' `impact_impulse`): resting contacts
+//! sit at or below zero separation, well inside the slop, so they do not flicker, and a body
+//! that bounces off another within one step, from a gap to a gap, still touched it.
+//! Manifolds are computed at the start of a step, so a contact begins (or ends) in the step
+//! after the one in which the bodies met (or parted); [`World::contacts`](crate::World::contacts) lists a bounce
+//! already after the step in which it happened.
+//!
+//! Events cost one pass over this step's contacts to list the touching pairs, and one
+//! merge-join of that sorted list with last step's. Marking pairs as touching in the
+//! narrowphase instead, to skip the pass over the manifolds, measured no faster: the marks
+//! then have to be read for every candidate pair, several times as many as contacts.
+//!
+//! A begin event says how fast the bodies met. By the step in which their manifold touches,
+//! the solver has already stopped them (a speculative contact halts a body at the surface in
+//! the step it arrives), so their velocities then say little. The same pass therefore notes,
+//! for every pair that is not touching yet but closing, its closing speed at the start of the
+//! step; a pair that begins touching in the next step reports that speed. A pair that begins
+//! without having closed in on the step before (created or moved into contact) reports its
+//! closing speed at the start of the step in which it begins.
+
+use crate::body::{BodyId, BodyStore};
+use crate::broad_phase::compound::split_children;
+use crate::broad_phase::sorted_pairs::merge_sorted;
+use crate::geometry::math::Vec2;
+use crate::narrow_phase::contact::{Contact, ContactSet};
+use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
+use crate::narrow_phase::removal::Removed;
+use crate::narrow_phase::sensor::SensorEvent;
+use std::cmp::Ordering;
+
+/// Two bodies that began or stopped touching. `a` was created in a lower slot than `b`
+/// (`a.slot() < b.slot()`), as in [`World::contacts`](crate::World::contacts). Events are per body pair: a compound
+/// body that touches another body with several of its shapes begins touching it once, when
+/// the first of its shapes does, and stops once, when the last one lets go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TouchEvent {
+    /// The body in the lower slot.
+    pub a: BodyId,
+    /// The body in the higher slot.
+    pub b: BodyId,
+}
+
+/// Two bodies that began touching: which, where, along which normal and how fast they met.
+/// `a` was created in a lower slot than `b`, as in [`TouchEvent`]. For a compound body the
+/// point and normal are those of the first touching pair of shapes (in the order of
+/// [`World::contacts`](crate::World::contacts)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TouchBegin {
+    /// The body in the lower slot.
+    pub a: BodyId,
+    /// The body in the higher slot.
+    pub b: BodyId,
+    /// Which of `a`'s shapes touches (the index into [`World::shapes`](crate::World::shapes), 0 for a one-shape
+    /// body).
+    pub shape_a: usize,
+    /// Which of `b`'s shapes touches.
+    pub shape_b: usize,
+    /// Where they touch (m, world frame): the centroid of the contact's touching points (within
+    /// the slop, or bounced in the step before; see [`ContactEvents`]),
+    /// each midway between the two surfaces.
+    pub point: Vec2,
+    /// Unit normal from `a` to `b`.
+    pub normal: Vec2,
+    /// How fast they met (m/s, >= 0): the speed at which `point` of `b` closed in on `a` along
+    /// the normal at the start of the step before, when they met, or at the start of this
+    /// step for bodies that did not close in then (created or moved into contact). Bodies moving apart, or side by side, give 0.
+    pub approach_speed: f32,
+}
+
+impl TouchBegin {
+    /// The pair, as end events report it.
+    pub fn pair(&self) -> TouchEvent {
+        TouchEvent {
+            a: self.a,
+            b: self.b,
+        }
+    }
+}
+
+/// The contact and sensor events of a step, each list sorted by the slots of its pairs (lower
+/// slot first).
+///
+/// A pair of shapes *touches* when a point of its contact is within
+/// [`WorldSettings::linear_slop`](crate::WorldSettings::linear_slop) (5 mm by default), or
+/// bounced in the step before (a point's
+/// [`impact_impulse`](crate::narrow_phase::manifold::ManifoldPoint::impact_impulse) is above zero). Contacts
+/// are also kept for pairs that are only near each other, ready before they meet, so having a
+/// contact does not mean touching. Resting contacts sit at or below zero separation, well
+/// inside the slop, so they do not flicker; a body that bounces off another within one step,
+/// from a gap to a gap, still touched it. Contacts are computed at the start of a step, so a
+/// pair begins (or ends) touching in the step after the one in which the bodies met (or
+/// parted).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContactEvents {
+    begin: Vec<TouchBegin>,
+    end: Vec<TouchEvent>,
+    pub(crate) sensor_begin: Vec<SensorEvent>,
+    pub(crate) sensor_end: Vec<SensorEvent>,
+}
+
+impl ContactEvents {
+    /// Pairs that touch after the step and did not before it.
+    pub fn begin(&self) -> &[TouchBegin] {
+        &self.begin
+    }
+
+    /// Pairs that touched before the step and do not after it, including the contacts of
+    /// bodies removed since the step before (their handles are stale by then, but still say
+    /// which bodies they were).
+    pub fn end(&self) -> &[TouchEvent] {
+        &self.end
+    }
+
+    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](method@crate::ShapeDef::sensor)) at
+    /// the start of the step and did not at the start of the step before.
+    pub fn sensor_begin(&self) -> &[SensorEvent] {
+        &self.sensor_begin
+    }
+
+    /// Bodies that overlapped a sensor at the start of the step before and do not at the start
+    /// of the step, including those of sensors and bodies removed since (their handles are
+    /// stale by then).
+    pub fn sensor_end(&self) -> &[SensorEvent] {
+        &self.sensor_end
+    }
+
+    /// Whether the step began and ended no contact and no sensor overlap.
+    pub fn is_empty(&self) -> bool {
+        self.begin.is_empty()
+            && self.end.is_empty()
+            && self.sensor_begin.is_empty()
+            && self.sensor_end.is_empty()
+    }
+
+    /// Makes `self` a copy of `other`, reusing `self`'s buffers.
+    pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
+        self.begin.clone_from(&other.begin);
+        self.end.clone_from(&other.end);
+        self.sensor_begin.clone_from(&other.sensor_begin);
+        self.sensor_end.clone_from(&other.sensor_end);
+    }
+}
+
+/// The events of the last step and what the next step's events need.
+#[derive(Default)]
+pub(crate) struct ContactLog {
+    pub events: ContactEvents,
+    /// Touching pairs after the last step, sorted, less those of bodies removed since.
+    touching: Vec<(u32, u32)>,
+    /// Scratch: the touching pairs of the step before.
+    previous: Vec<(u32, u32)>,
+    /// Scratch: touching pairs of sleeping bodies, carried over.
+    sleeping: Vec<(u32, u32)>,
+    /// End events of removed bodies, reported with the next step.
+    removed: Vec<TouchEvent>,
+    /// Pairs that had a manifold but did not touch in the last step, with the speed at which
+    /// they were closing in (only those closing in), sorted by pair.
+    approaching: Vec<(u32, u32, f32)>,
+    /// Scratch: `approaching` of the step before.
+    previous_approaching: Vec<(u32, u32, f32)>,
+    /// Substep length of the last step, to turn impulses into forces.
+    substep: f32,
+    /// Separation below which a manifold point touches: the last step's linear slop.
+    threshold: f32,
+}
+
+/// Whether a contact touches: a manifold point within `threshold` of touching, or one that
+/// bounced in the last step.
+fn touches(contact: &Contact, threshold: f32) -> bool {
+    let m = &contact.manifold;
+    m.points[..m.point_count]
+        .iter()
+        .any(|p| point_touches(p, threshold))
+}
+
+/// Whether a manifold point touches: within `threshold` of touching, or bounced in the last
+/// step.
+fn point_touches(p: &ManifoldPoint, threshold: f32) -> bool {
+    p.separation < threshold || p.impact_impulse > 0.0
+}
+
+/// The centroid of the points of `contact` that satisfy `include`.
+fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bool) -> Vec2 {
+    let m = &contact.manifold;
+    let (sum, count) = m.points[..m.point_count]
+        .iter()
+        .filter(|p| include(p))
+        .fold((Vec2::ZERO, 0.0f32), |(sum, n), p| (sum + p.point, n + 1.0));
+    sum * (1.0 / count.max(1.0))
+}
+
+/// The speed (m/s) at which the point `at` of body `b` moves towards body `a` along the
+/// contact's normal, with the bodies' current velocities; negative when they move apart.
+fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
+    let velocity_at = |slot: u32| {
+        let s = slot as usize;
+        let r = at - bodies.center[s];
+        bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
+    };
+    let relative = velocity_at(contact.b) - velocity_at(contact.a);
+    -relative.dot(contact.manifold.normal)
+}
+
+impl ContactLog {
+    /// The touching contacts of `set` (see [`ContactEvents`]), less those of bodies in
+    /// `removed`, sorted by `(a.slot(), b.slot(), shape_a, shape_b)`.
+    pub fn touching_contacts<'a>(
+        &self,
+        set: &'a ContactSet,
+        bodies: &'a BodyStore,
+        removed: &'a Removed,
+    ) -> impl Iterator<Item = ContactData<'a>> + 'a {
+        let (substep, threshold) = (self.substep, self.threshold);
+        let all = set.list.iter().zip(set.children());
+        all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
+            .map(move |(c, children)| (c, split_children(children)))
+            .map(move |(c, (shape_a, shape_b))| ContactData {
+                a: bodies.id(c.a as usize),
+                b: bodies.id(c.b as usize),
+                manifold: &c.manifold,
+                friction: c.friction,
+                restitution: c.restitution,
+                shape_a,
+                shape_b,
+                substep,
+            })
+    }
+
+    /// Records the end of every touching pair of the bodies `gone` marks as removed, naming
+    /// them by the handles they had.
+    pub fn bodies_removed(&mut self, bodies: &BodyStore, gone: &Removed) {
+        let mut removed = std::mem::take(&mut self.removed);
+        let id = |s: u32| gone.id(s).unwrap_or_else(|| bodies.id(s as usize));
+        self.touching.retain(|&(a, b)| {
+            let involved = gone.either(a, b);
+            if involved {
+                removed.push(TouchEvent { a: id(a), b: id(b) });
+            }
+            !involved
+        });
+        self.removed = removed;
+        self.approaching.retain(|&(a, b, _)| !gone.either(a, b));
+    }
+
+    /// Replaces the events with those of the step whose (sorted) `contacts` were just made.
+    /// `asleep`, when some island sleeps, says per slot whether the body sleeps: the contacts
+    /// of sleeping islands are set aside, not ended, so their pairs stay touching.
+    pub fn step_done(
+        &mut self,
+        set: &ContactSet,
+        bodies: &BodyStore,
+        asleep: Option<&[bool]>,
+        substep: f32,
+        linear_slop: f32,
+    ) {
+        let contacts = &set.list[..];
+        self.substep = substep;
+        self.threshold = linear_slop;
+        std::mem::swap(&mut self.touching, &mut self.previous);
+        std::mem::swap(&mut self.approaching, &mut self.previous_approaching);
+        self.touching.clear();
+        self.approaching.clear();
+        for c in contacts {
+            if touches(c, linear_slop) {
+                self.touching.push((c.a, c.b));
+            } else {
+                let speed = closing_speed(c, bodies, centroid(c, |_| true));
+                if speed > 0.0 {
+                    self.approaching.push((c.a, c.b, speed));
+                }
+            }
+        }
+        if !bodies.compound_slots.is_empty() {
+            // A compound body touches another body through any of its shapes: events are per
+            // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
+            self.touching.dedup();
+        }
+        if let Some(asleep) = asleep {
+            // A moving body touching a sleeping one has woken it before this point, so these
+            // pairs are not among `contacts`.
+            let sleeping = self.previous.iter().filter(|&&(a, b)| {
+                asleep.get(a as usize) == Some(&true) || asleep.get(b as usize) == Some(&true)
+            });
+            self.sleeping.clear();
+            self.sleeping.extend(sleeping);
+            merge_sorted(&mut self.touching, &self.sleeping);
+        }
+
+        let events = &mut self.events;
+        events.begin.clear();
+        events.end.clear();
+        events.end.append(&mut self.removed);
+        let (old, new) = (&self.previous, &self.touching);
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            let order = match (old.get(i), new.get(j)) {
+                (Some(o), Some(n)) => o.cmp(n),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            match order {
+                Ordering::Less => {
+                    events.end.push(event(bodies, old[i].0, old[i].1));
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    let (a, b) = new[j];
+                    events.begin.push(begin_event(
+                        set,
+                        bodies,
+                        &self.previous_approaching,
+                        (a, b),
+                        linear_slop,
+                    ));
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        // Removal events came first; both parts are sorted, and a stable sort keeps a removed
+        // body's event before that of a newcomer in its slot.
+        events.end.sort_by_key(|e| (e.a.slot(), e.b.slot()));
+    }
+}
+
+fn event(bodies: &BodyStore, a: u32, b: u32) -> TouchEvent {
+    TouchEvent {
+        a: bodies.id(a as usize),
+        b: bodies.id(b as usize),
+    }
+}
+
+/// The begin event of the pair `(a, b)`, which touches in this step's contacts `set`;
+/// `approaching` is the last step's list of pairs closing in.
+fn begin_event(
+    set: &ContactSet,
+    bodies: &BodyStore,
+    approaching: &[(u32, u32, f32)],
+    (a, b): (u32, u32),
+    threshold: f32,
+) -> TouchBegin {
+    let contacts = &set.list;
+    let first = contacts.partition_point(|c| (c.a, c.b) < (a, b));
+    // The pair touches, so one of its contacts (one per shape pair) does.
+    let index = (first..contacts.len())
+        .find(|&i| touches(&contacts[i], threshold))
+        .unwrap_or(first);
+    let contact = &contacts[index];
+    let point = centroid(contact, |p| point_touches(p, threshold));
+    let at = approaching.partition_point(|&(pa, pb, _)| (pa, pb) < (a, b));
+    // A compound pair may have several entries, one per shape pair: the fastest counts.
+    let earlier = approaching[at..]
+        .iter()
+        .take_while(|&&(pa, pb, _)| (pa, pb) == (a, b))
+        .map(|&(_, _, speed)| speed)
+        .reduce(f32::max);
+    let approach_speed = earlier.unwrap_or_else(|| closing_speed(contact, bodies, point));
+    let (shape_a, shape_b) = split_children(set.shape_pair(index));
+    TouchBegin {
+        a: bodies.id(a as usize),
+        b: bodies.id(b as usize),
+        shape_a,
+        shape_b,
+        point,
+        normal: contact.manifold.normal,
+        approach_speed: approach_speed.max(0.0),
+    }
+}
+
+/// A touching contact after the last step: the two bodies, the manifold (normal from `a` to
+/// `b`, points with separations, feature ids and the solver's impulses) and the mixed
+/// material.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactData<'a> {
+    /// The body in the lower slot.
+    pub a: BodyId,
+    /// The body in the higher slot.
+    pub b: BodyId,
+    /// Normal, points and impulses. [`ManifoldPoint::normal_impulse`] and
+    /// [`ManifoldPoint::tangent_impulse`] are the solver's accumulated impulses of the last
+    /// substep (the soft step re-applies them every substep to warm start), so a steady
+    /// contact transmits `substeps` times that over the step: see
+    /// [`ContactData::normal_force`].
+    pub manifold: &'a Manifold,
+    /// Mixed friction coefficient.
+    pub friction: f32,
+    /// Mixed restitution.
+    pub restitution: f32,
+    /// Which of `a`'s shapes the contact is on: the index into [`World::shapes`](crate::World::shapes) of `a`, 0
+    /// for a one-shape body.
+    pub shape_a: usize,
+    /// Which of `b`'s shapes the contact is on (see [`ContactData::shape_a`]).
+    pub shape_b: usize,
+    substep: f32,
+}
+
+impl ContactData<'_> {
+    /// The points in use.
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.manifold.points[..self.manifold.point_count]
+    }
+
+    /// Unit normal from `a` to `b`.
+    pub fn normal(&self) -> Vec2 {
+        self.manifold.normal
+    }
+
+    /// Force (N) with which `a` pushes `b` along the normal in the last substep (`b` is
+    /// pushed along `normal`, `a` the opposite way): the points'
+    /// normal impulses over the substep length. Times the step length, the impulse over the
+    /// step for a steady contact (`m g dt` for a body of mass `m` resting on the ground).
+    pub fn normal_force(&self) -> f32 {
+        self.points().iter().map(|p| p.normal_impulse).sum::<f32>() / self.substep
+    }
+
+    /// Friction force (N) on `b` in the last substep, from the points' tangent impulses,
+    /// signed along the tangent `normal.right_perp()`; `a` feels the opposite.
+    pub fn friction_force(&self) -> f32 {
+        self.points().iter().map(|p| p.tangent_impulse).sum::<f32>() / self.substep
+    }
+}

@@ -1,0 +1,816 @@
+//! The contact manifold of two shapes: the geometry the narrowphase (`contact.rs`) runs for
+//! each pair, a pure function of the two shapes and their poses.
+//!
+//! Every pair is solved in body A's local frame, with B brought in by `xf_a.inv_mul(xf_b)`:
+//! that transform subtracts the two positions before rotating, so two bodies touching far from
+//! the world origin keep the precision of their small relative offset. Results go back to world
+//! orientation only at the end, anchored on the body origins.
+
+use crate::geometry::math::{Rot, Transform, Vec2};
+use crate::geometry::shape::{
+    next_index, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
+};
+
+/// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
+pub const MAX_MANIFOLD_POINTS: usize = 2;
+
+/// B's best face must beat A's by this much to become the reference face. Without the margin
+/// two nearly equal separations would swap the reference back and forth between steps, and
+/// with it the contact ids, losing warm starting.
+const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
+
+/// How much the true gap between separated edges may exceed their gap along the face normal
+/// before the closest points replace the face contact. Parallel edges agree up to rounding and
+/// must keep their two-point face contact.
+const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
+
+/// Two clipped points closer than this along the face are kept as one (see `face_contact`).
+const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
+
+/// World normal [`collide`] gives two concentric circles, where no
+/// direction is better than another. The narrowphase picks one per pair instead (see
+/// `contact::concentric_normal`).
+pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
+
+// Feature id layout. Bits 0..8 hold the reference feature index (a face, or for circles the
+// polygon vertex or face), bits 8..16 the incident feature index; the flags below say what
+// kind of feature pair that is. Indices are < MAX_POLYGON_VERTICES, so they fit in 8 bits.
+//
+// A clipped face point keeps the id of the incident vertex at its end of the edge, whether or
+// not a side plane cut it: two equal boxes stacked flush jitter across the side planes by
+// rounding errors, and an id that changed with the cut would drop their warm start each time.
+
+/// The reference feature belongs to shape B.
+const ID_FLIP: u32 = 1 << 16;
+/// The polygon feature is a vertex (polygon vs circle), or the point joins the closest points
+/// of two edges (separated polygons meeting corner first).
+const ID_VERTEX: u32 = 1 << 17;
+
+const _: () = assert!(
+    MAX_POLYGON_VERTICES <= 256,
+    "feature indices must fit in 8 bits"
+);
+
+/// One contact point.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldPoint {
+    /// World point midway between the two surfaces.
+    pub point: Vec2,
+    /// `point - xf_a.p`: world orientation, relative to body A's origin.
+    pub anchor_a: Vec2,
+    /// `point - xf_b.p`: world orientation, relative to body B's origin.
+    pub anchor_b: Vec2,
+    /// Distance between the surfaces along the normal, negative when overlapping (radii
+    /// included).
+    pub separation: f32,
+    /// Feature key, stable while the same pair of features touches; used to carry warm-start
+    /// impulses from one step to the next.
+    pub id: u32,
+    /// Accumulated normal impulse; 0 from the narrowphase, filled by the solver.
+    pub normal_impulse: f32,
+    /// Accumulated friction impulse; 0 from the narrowphase, filled by the solver.
+    pub tangent_impulse: f32,
+    /// Normal impulse of the bounce this point took in the last step (restitution above zero,
+    /// an approach faster than `WorldSettings::restitution_threshold`); 0 if it did not
+    /// bounce, and 0 from the narrowphase.
+    pub impact_impulse: f32,
+}
+
+/// Contact points between two shapes sharing one normal.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold {
+    /// Unit world normal pointing from shape A to shape B.
+    pub normal: Vec2,
+    /// The first `point_count` entries are in use.
+    pub points: [ManifoldPoint; MAX_MANIFOLD_POINTS],
+    /// Number of points; 0 means no contact.
+    pub point_count: usize,
+}
+
+/// One contact point in the frame a manifold was solved in, before [`to_world`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LocalPoint {
+    /// Midway between the two surfaces.
+    pub point: Vec2,
+    pub separation: f32,
+    pub id: u32,
+}
+
+/// A manifold in the frame it was solved in: the few fields the narrowphase computes, kept
+/// small so the routines below pass it around in registers instead of copying a whole
+/// [`Manifold`] (with its solver fields) through memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LocalManifold {
+    pub normal: Vec2,
+    pub points: [LocalPoint; MAX_MANIFOLD_POINTS],
+    pub point_count: usize,
+}
+
+impl LocalManifold {
+    /// Appends a point.
+    #[inline]
+    fn push(&mut self, point: Vec2, separation: f32, id: u32) {
+        self.points[self.point_count] = LocalPoint {
+            point,
+            separation,
+            id,
+        };
+        self.point_count += 1;
+    }
+
+    /// A manifold with a single point.
+    #[inline]
+    fn single(normal: Vec2, point: Vec2, separation: f32, id: u32) -> LocalManifold {
+        let mut manifold = LocalManifold {
+            normal,
+            ..LocalManifold::default()
+        };
+        manifold.push(point, separation, id);
+        manifold
+    }
+}
+
+/// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
+/// `xf_b`, as the narrowphase computes it for a new pair. Points whose separation exceeds
+/// `speculative_distance` are dropped (`point_count == 0` means no contact). Two concentric
+/// circles get the normal (0, 1). Deterministic and allocation free.
+pub fn collide(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+) -> Manifold {
+    let mut manifold = Manifold::default();
+    let concentric = || FALLBACK_NORMAL;
+    collide_into(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        &mut manifold,
+    );
+    manifold
+}
+
+/// [`collide`] writing every field of `out` in place (the solver
+/// fields to 0), so the narrowphase can fill its contact array without copying manifolds
+/// around. `concentric` gives the world normal for two circles whose centres coincide.
+///
+/// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
+/// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own, and
+/// the narrowphase of large_pyramid and particle_pile slowed.
+#[inline(always)]
+pub(crate) fn collide_into(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+    concentric: impl FnOnce() -> Vec2,
+    out: &mut Manifold,
+) {
+    match (a, b) {
+        (Shape::Polygon(pa), Shape::Polygon(pb)) => {
+            let local = polygons(pa, pb, xf_a.inv_mul(xf_b), speculative_distance);
+            to_world(&local, xf_a, xf_b, out);
+        }
+        (Shape::Circle(ca), Shape::Circle(cb)) => {
+            let fallback = || xf_a.q.inv_rotate(concentric());
+            let local = circles(ca, cb, xf_a.inv_mul(xf_b), fallback, speculative_distance);
+            to_world(&local, xf_a, xf_b, out);
+        }
+        (Shape::Polygon(pa), Shape::Circle(cb)) => {
+            let local = polygon_circle(pa, cb, xf_a.inv_mul(xf_b), speculative_distance);
+            to_world(&local, xf_a, xf_b, out);
+        }
+        (Shape::Circle(ca), Shape::Polygon(pb)) => {
+            // Same routine with the roles swapped, solved in B's frame, then turned around.
+            let local = polygon_circle(pb, ca, xf_b.inv_mul(xf_a), speculative_distance);
+            to_world(&local, xf_b, xf_a, out);
+            swap_roles(out);
+        }
+    }
+}
+
+/// Writes the world form of `local`, whose normal and points are in A's body frame, to every
+/// field of `out`.
+#[inline]
+pub(crate) fn to_world(
+    local: &LocalManifold,
+    xf_a: Transform,
+    xf_b: Transform,
+    out: &mut Manifold,
+) {
+    out.normal = xf_a.q.rotate(local.normal);
+    out.point_count = local.point_count;
+    // Taken once, from the exact origins, so anchor_b does not inherit the rounding of a large
+    // world point.
+    let origin_offset = xf_a.p - xf_b.p;
+    for (i, (mp, lp)) in out.points.iter_mut().zip(&local.points).enumerate() {
+        *mp = if i < local.point_count {
+            let anchor_a = xf_a.q.rotate(lp.point);
+            ManifoldPoint {
+                point: xf_a.p + anchor_a,
+                anchor_a,
+                anchor_b: anchor_a + origin_offset,
+                separation: lp.separation,
+                id: lp.id,
+                ..ManifoldPoint::default()
+            }
+        } else {
+            ManifoldPoint::default()
+        };
+    }
+}
+
+/// Turns a world manifold computed for (B, A) into one for (A, B).
+fn swap_roles(manifold: &mut Manifold) {
+    manifold.normal = -manifold.normal;
+    for mp in &mut manifold.points[..manifold.point_count] {
+        std::mem::swap(&mut mp.anchor_a, &mut mp.anchor_b);
+        mp.id |= ID_FLIP;
+    }
+}
+
+/// Midpoint of two surface points.
+fn midpoint(p: Vec2, q: Vec2) -> Vec2 {
+    (p + q) * 0.5
+}
+
+fn feature_id(reference: usize, incident: usize) -> u32 {
+    reference as u32 | (incident as u32) << 8
+}
+
+/// Circle `a` in its own frame against circle `b` placed by `xf` in that frame; `fallback`
+/// gives the normal, in that frame, if their centres coincide.
+fn circles(
+    a: &Circle,
+    b: &Circle,
+    xf: Transform,
+    fallback: impl FnOnce() -> Vec2,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let center_a = a.center;
+    let center_b = xf.apply(b.center);
+    let delta = center_b - center_a;
+    let separation = delta.length() - a.radius - b.radius;
+    if separation > speculative_distance {
+        return LocalManifold::default();
+    }
+    let normal = delta.normalized().unwrap_or_else(fallback);
+    let on_a = center_a + normal * a.radius;
+    let on_b = center_b - normal * b.radius;
+    LocalManifold::single(normal, midpoint(on_a, on_b), separation, 0)
+}
+
+/// The feature of a polygon core closest to a point outside or inside it.
+struct ClosestFeature {
+    /// Unit direction from the core towards the point.
+    normal: Vec2,
+    /// Closest point on the core's boundary (for a point inside, its projection on the face).
+    on_core: Vec2,
+    /// Signed distance from the core to the point along `normal`.
+    distance: f32,
+    id: u32,
+}
+
+/// Polygon `poly` in its own frame against circle `circle` placed by `xf` in that frame.
+fn polygon_circle(
+    poly: &Polygon,
+    circle: &Circle,
+    xf: Transform,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let center = xf.apply(circle.center);
+    let radius = poly.radius + circle.radius;
+    if poly.count == 2 {
+        return segment_circle(poly, center, radius, circle.radius, speculative_distance);
+    }
+    let (face, face_separation) = deepest_face(poly, center);
+    // Every face separation is a lower bound of the distance, so this test is safe.
+    if face_separation - radius > speculative_distance {
+        return LocalManifold::default();
+    }
+    let feature = closest_feature(poly, face, face_separation, center);
+    let separation = feature.distance - radius;
+    if separation > speculative_distance {
+        return LocalManifold::default();
+    }
+    let on_poly = feature.on_core + feature.normal * poly.radius;
+    let on_circle = center - feature.normal * circle.radius;
+    LocalManifold::single(
+        feature.normal,
+        midpoint(on_poly, on_circle),
+        separation,
+        feature.id,
+    )
+}
+
+/// A capsule or segment `poly` against a circle of radius `circle_radius` centred at `center`
+/// (both radii sum to `radius`). A segment has no inside, so a centre beyond an end is closest
+/// to that end even when it lies on the segment's line, where both face planes pass through it.
+fn segment_circle(
+    poly: &Polygon,
+    center: Vec2,
+    radius: f32,
+    circle_radius: f32,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let (v1, v2) = (poly.vertices[0], poly.vertices[1]);
+    let along = (center - v1).dot(v2 - v1);
+    let (closest, vertex) = if along <= 0.0 {
+        (v1, Some(0))
+    } else if along >= (v2 - v1).length_squared() {
+        (v2, Some(1))
+    } else {
+        (closest_on_segment(center, v1, v2), None)
+    };
+    let delta = center - closest;
+    let separation = delta.length() - radius;
+    if separation > speculative_distance {
+        return LocalManifold::default();
+    }
+    // The side the centre is on names the face (the centre on the core: face 0's side).
+    let face = usize::from(poly.normals[0].dot(delta) < 0.0);
+    let normal = delta.normalized().unwrap_or(poly.normals[face]);
+    let id = match vertex {
+        Some(index) => feature_id(index, 0) | ID_VERTEX,
+        None => feature_id(face, 0),
+    };
+    let on_poly = closest + normal * poly.radius;
+    let on_circle = center - normal * circle_radius;
+    LocalManifold::single(normal, midpoint(on_poly, on_circle), separation, id)
+}
+
+/// The face whose plane `p` is furthest in front of, and that signed distance.
+#[inline]
+fn deepest_face(poly: &Polygon, p: Vec2) -> (usize, f32) {
+    let count = poly.count;
+    let mut best = (0, f32::MIN);
+    for (i, (&n, &v)) in poly.normals[..count]
+        .iter()
+        .zip(&poly.vertices[..count])
+        .enumerate()
+    {
+        let s = n.dot(p - v);
+        if s > best.1 {
+            best = (i, s);
+        }
+    }
+    best
+}
+
+/// Closest feature of the core to `p`, given the face of largest separation. A point outside
+/// the core is closest either to that face or to one of its two end vertices (the other faces
+/// cannot do better, by convexity), so checking the face's end Voronoi regions is enough.
+fn closest_feature(poly: &Polygon, face: usize, face_separation: f32, p: Vec2) -> ClosestFeature {
+    let end = next_index(face, poly.count);
+    let v1 = poly.vertices[face];
+    let v2 = poly.vertices[end];
+    if face_separation > 0.0 {
+        if (p - v1).dot(v2 - v1) < 0.0 {
+            if let Some(feature) = vertex_feature(v1, face, p) {
+                return feature;
+            }
+        } else if (p - v2).dot(v1 - v2) < 0.0 {
+            if let Some(feature) = vertex_feature(v2, end, p) {
+                return feature;
+            }
+        }
+    }
+    let normal = poly.normals[face];
+    ClosestFeature {
+        normal,
+        on_core: p - normal * face_separation,
+        distance: face_separation,
+        id: feature_id(face, 0),
+    }
+}
+
+/// The vertex `v` (index `index`) as closest feature to `p`; `None` when `p` sits on it and
+/// gives no direction, in which case the face normal serves.
+fn vertex_feature(v: Vec2, index: usize, p: Vec2) -> Option<ClosestFeature> {
+    let delta = p - v;
+    let normal = delta.normalized()?;
+    Some(ClosestFeature {
+        normal,
+        on_core: v,
+        distance: delta.length(),
+        id: feature_id(index, 0) | ID_VERTEX,
+    })
+}
+
+/// A polygon core as the narrowphase reads it: `vertices[i]` and the outward unit normal
+/// `normals[i]` of the edge to the next vertex, both slices `count` long, in one frame.
+#[derive(Clone, Copy)]
+struct Hull<'a> {
+    vertices: &'a [Vec2],
+    normals: &'a [Vec2],
+    radius: f32,
+}
+
+impl Hull<'_> {
+    #[inline]
+    fn count(&self) -> usize {
+        self.vertices.len()
+    }
+}
+
+/// `points` moved by `xf`, written to the front of `out`.
+#[inline(always)]
+fn transform_points(xf: Transform, points: &[Vec2], out: &mut [Vec2]) {
+    for (out, &p) in out.iter_mut().zip(points) {
+        *out = xf.apply(p);
+    }
+}
+
+/// `vectors` turned by `q`, written to the front of `out`.
+#[inline(always)]
+fn rotate_vectors(q: Rot, vectors: &[Vec2], out: &mut [Vec2]) {
+    for (out, &v) in out.iter_mut().zip(vectors) {
+        *out = q.rotate(v);
+    }
+}
+
+/// Separating-axis test of the faces `(normals[i], vertices[i])` against the points `others`:
+/// the face whose plane the deepest of `others` is furthest in front of, and that separation
+/// (cores only, radii not subtracted). Ties keep the lowest face index.
+#[inline(always)]
+fn max_separation(normals: &[Vec2], vertices: &[Vec2], others: &[Vec2]) -> (usize, f32) {
+    let mut best = (0, f32::MIN);
+    for (i, (&n, &v)) in normals.iter().zip(vertices).enumerate() {
+        // A plain compare instead of `f32::min`: the same minimum (inputs are finite, and a
+        // NaN would be skipped by both), without the NaN bookkeeping in the loop.
+        let mut deepest = f32::INFINITY;
+        for &w in others {
+            let s = n.dot(w - v);
+            if s < deepest {
+                deepest = s;
+            }
+        }
+        if deepest > best.1 {
+            best = (i, deepest);
+        }
+    }
+    best
+}
+
+/// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
+fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    // Boxes are by far the most common polygons: with the counts known at compile time the
+    // loops below unroll and lose their bounds checks.
+    if a.count == 4 && b.count == 4 {
+        polygon_cores(
+            Hull {
+                vertices: &a.vertices[..4],
+                normals: &a.normals[..4],
+                radius: a.radius,
+            },
+            Hull {
+                vertices: &b.vertices[..4],
+                normals: &b.normals[..4],
+                radius: b.radius,
+            },
+            xf,
+            speculative_distance,
+        )
+    } else {
+        polygon_cores(
+            Hull {
+                vertices: &a.vertices[..a.count],
+                normals: &a.normals[..a.count],
+                radius: a.radius,
+            },
+            Hull {
+                vertices: &b.vertices[..b.count],
+                normals: &b.normals[..b.count],
+                radius: b.radius,
+            },
+            xf,
+            speculative_distance,
+        )
+    }
+}
+
+/// [`polygons`] on hulls: `a` in its own frame, `b` in its own frame placed by `xf` in `a`'s.
+///
+/// Only B is brought into A's frame, and lazily: its vertices first (A's axes need them), its
+/// normals only once A's axes have failed to separate the pair.
+#[inline(always)]
+fn polygon_cores(a: Hull, b: Hull, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    let count = b.count();
+    let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    let vertices = &mut vertices[..count];
+    transform_points(xf, b.vertices, vertices);
+    let radius = a.radius + b.radius;
+    let (face_a, separation_a) = max_separation(a.normals, a.vertices, vertices);
+    if separation_a - radius > speculative_distance {
+        return LocalManifold::default();
+    }
+    let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    let normals = &mut normals[..count];
+    rotate_vectors(xf.q, b.normals, normals);
+    let b = Hull {
+        vertices,
+        normals,
+        radius: b.radius,
+    };
+    let (face_b, separation_b) = max_separation(b.normals, b.vertices, a.vertices);
+    if separation_b - radius > speculative_distance {
+        return LocalManifold::default();
+    }
+    if separation_b > separation_a + REFERENCE_TOLERANCE {
+        let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
+        // The normal must point from A to B, and the ids must not collide with A-referenced ones.
+        manifold.normal = -manifold.normal;
+        for mp in &mut manifold.points[..manifold.point_count] {
+            mp.id |= ID_FLIP;
+        }
+        manifold
+    } else {
+        face_contact(a, face_a, separation_a, b, speculative_distance)
+    }
+}
+
+/// The edge of `hull` whose normal is most anti-parallel to `normal`.
+#[inline]
+fn incident_edge(hull: Hull, normal: Vec2) -> usize {
+    let mut best = (0, f32::MAX);
+    for (i, n) in hull.normals.iter().enumerate() {
+        let d = n.dot(normal);
+        if d < best.1 {
+            best = (i, d);
+        }
+    }
+    best.0
+}
+
+/// Moves endpoint `p` of segment `p -> q` along the segment into the slab
+/// `lower <= tangent · x <= upper`. `None` when the whole segment is out on one side.
+fn clip_end(p: Vec2, q: Vec2, tangent: Vec2, lower: f32, upper: f32) -> Option<Vec2> {
+    let tp = tangent.dot(p);
+    let tq = tangent.dot(q);
+    let bound = if tp < lower {
+        // q on the same outer side (or exactly on the bound) leaves nothing to keep.
+        if tq <= lower {
+            return None;
+        }
+        lower
+    } else if tp > upper {
+        if tq >= upper {
+            return None;
+        }
+        upper
+    } else {
+        return Some(p);
+    };
+    // q is strictly on the inner side of `bound` while p is outside, so tq != tp.
+    Some(p + (q - p) * ((bound - tp) / (tq - tp)))
+}
+
+/// Contact of `incident` against face `face` of `reference` (both in one frame), whose cores
+/// are `face_separation` apart along the face normal: clip the incident edge to the reference
+/// face's side planes and keep the endpoints within `speculative_distance`. Normal from
+/// reference to incident.
+#[inline]
+fn face_contact(
+    reference: Hull,
+    face: usize,
+    face_separation: f32,
+    incident: Hull,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let normal = reference.normals[face];
+    let v1 = reference.vertices[face];
+    let v2 = reference.vertices[next_index(face, reference.count())];
+    let edge = incident_edge(incident, normal);
+    let end = next_index(edge, incident.count());
+    let w1 = incident.vertices[edge];
+    let w2 = incident.vertices[end];
+    let radii = (reference.radius, incident.radius);
+    let edge_pair_id = feature_id(face, edge) | ID_VERTEX;
+
+    // Separated cores may be closest corner to corner, off to the side of the face: the gap
+    // along the face normal then understates the true gap, and speculative points built on it
+    // would let the shapes close in too far. The two edges' closest points tell; with a
+    // segment core, all edge pairs' (see `closest_edges`).
+    let has_segment = reference.count() == 2 || incident.count() == 2;
+    let separated = face_separation > 0.0;
+    let segment_closest = (separated && has_segment).then(|| closest_edges(reference, incident));
+    if separated {
+        let (closest, id) =
+            segment_closest.unwrap_or((closest_points_of_segments(v1, v2, w1, w2), edge_pair_id));
+        if (closest.1 - closest.0).length() > face_separation + GAP_TOLERANCE {
+            return closest_points_contact(closest, normal, radii, id, speculative_distance);
+        }
+    }
+
+    // Counter-clockwise edges run along the normal turned left, so t·v1 < t·v2.
+    let tangent = normal.left_perp();
+    let (lower, upper) = (tangent.dot(v1), tangent.dot(v2));
+    let clipped =
+        clip_end(w1, w2, tangent, lower, upper).zip(clip_end(w2, w1, tangent, lower, upper));
+    let Some((p1, p2)) = clipped else {
+        // The incident edge lies wholly beside the face, so the edges do not cross.
+        let (closest, id) =
+            segment_closest.unwrap_or((closest_points_of_segments(v1, v2, w1, w2), edge_pair_id));
+        return closest_points_contact(closest, normal, radii, id, speculative_distance);
+    };
+
+    let mut manifold = LocalManifold {
+        normal,
+        ..LocalManifold::default()
+    };
+    let ends = [(p1, feature_id(face, edge)), (p2, feature_id(face, end))];
+    for (p, id) in ends {
+        let core_separation = normal.dot(p - v1);
+        let separation = core_separation - radii.0 - radii.1;
+        if separation <= speculative_distance {
+            let on_reference = p + normal * (radii.0 - core_separation);
+            let on_incident = p - normal * radii.1;
+            manifold.push(midpoint(on_reference, on_incident), separation, id);
+        }
+    }
+    if manifold.point_count == 2 && tangent.dot(p2 - p1).abs() < MERGE_DISTANCE {
+        // An incident edge that overlaps the face by a mere corner (boxes touching corner to
+        // corner) clips to two points in one place. They hold the pair against turning no
+        // better than one, and cost the solver a two-point contact whose 2x2 system is
+        // singular. The deeper one stays.
+        let [first, second] = manifold.points;
+        manifold.points[0] = if second.separation < first.separation {
+            second
+        } else {
+            first
+        };
+        manifold.point_count = 1;
+    }
+    if let Some((closest, id)) = segment_closest {
+        // A segment end clipped off by a side plane leaves points whose gap along the face
+        // normal overstates the true gap at that end: then the closest points serve.
+        let gap = (closest.1 - closest.0).length() - radii.0 - radii.1;
+        let points = &manifold.points[..manifold.point_count];
+        let deepest = points
+            .iter()
+            .map(|p| p.separation)
+            .fold(f32::INFINITY, f32::min);
+        if deepest > gap + GAP_TOLERANCE {
+            return closest_points_contact(closest, normal, radii, id, speculative_distance);
+        }
+    }
+    manifold
+}
+
+/// Closest points `(on reference core, on incident core)` of two separated cores, one of them
+/// a segment, over all their edge pairs, and the id of that edge pair.
+///
+/// A segment offers SAT only the one axis of its normal, so the face and incident edge that
+/// SAT picks can miss where an end of the segment is closest to the other core, and the gap
+/// along the face normal then overstates the true gap: the solver would let a fast capsule
+/// close in too far. Against a segment there are at most 8 edge pairs.
+fn closest_edges(reference: Hull, incident: Hull) -> ((Vec2, Vec2), u32) {
+    // A segment's second edge is its first run backwards: one is enough.
+    let edges = |hull: Hull| if hull.count() == 2 { 1 } else { hull.count() };
+    let mut best = ((Vec2::ZERO, Vec2::ZERO), 0, f32::INFINITY);
+    for i in 0..edges(reference) {
+        let v1 = reference.vertices[i];
+        let v2 = reference.vertices[next_index(i, reference.count())];
+        for j in 0..edges(incident) {
+            let w1 = incident.vertices[j];
+            let w2 = incident.vertices[next_index(j, incident.count())];
+            let closest = closest_points_of_segments(v1, v2, w1, w2);
+            let distance = (closest.1 - closest.0).length_squared();
+            if distance < best.2 {
+                best = (closest, feature_id(i, j) | ID_VERTEX, distance);
+            }
+        }
+    }
+    (best.0, best.1)
+}
+
+/// Single point joining the closest points `(on reference core, on incident core)` of two
+/// separated edges, with `radii` `(reference, incident)` taken off. `face_normal` stands in
+/// for the direction when the points coincide.
+fn closest_points_contact(
+    (on_reference_core, on_incident_core): (Vec2, Vec2),
+    face_normal: Vec2,
+    radii: (f32, f32),
+    id: u32,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let delta = on_incident_core - on_reference_core;
+    let separation = delta.length() - radii.0 - radii.1;
+    if separation > speculative_distance {
+        return LocalManifold::default();
+    }
+    let normal = delta.normalized().unwrap_or(face_normal);
+    let on_reference = on_reference_core + normal * radii.0;
+    let on_incident = on_incident_core - normal * radii.1;
+    LocalManifold::single(normal, midpoint(on_reference, on_incident), separation, id)
+}
+
+/// Closest points `(on ab, on cd)` of two segments known not to cross. For such segments one
+/// of the two closest points is an endpoint, so trying the four endpoints is exact.
+fn closest_points_of_segments(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> (Vec2, Vec2) {
+    let candidates = [
+        (a, closest_on_segment(a, c, d)),
+        (b, closest_on_segment(b, c, d)),
+        (closest_on_segment(c, a, b), c),
+        (closest_on_segment(d, a, b), d),
+    ];
+    let mut best = candidates[0];
+    for candidate in &candidates[1..] {
+        if (candidate.1 - candidate.0).length_squared() < (best.1 - best.0).length_squared() {
+            best = *candidate;
+        }
+    }
+    best
+}
+
+/// The point of segment `a -> b` closest to `p`.
+fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
+    let ab = b - a;
+    let length_sq = ab.length_squared();
+    if length_sq <= 0.0 {
+        return a;
+    }
+    let t = (ab.dot(p - a) / length_sq).clamp(0.0, 1.0);
+    a + ab * t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_end_keeps_inside_points_and_cuts_at_the_bounds() {
+        let t = Vec2::new(1.0, 0.0);
+        let inside = Vec2::new(0.2, 1.0);
+        assert_eq!(
+            clip_end(inside, Vec2::new(0.8, 1.0), t, 0.0, 1.0),
+            Some(inside)
+        );
+        let beyond_upper = clip_end(Vec2::new(2.0, 2.0), Vec2::ZERO, t, 0.0, 1.0);
+        assert_eq!(beyond_upper, Some(Vec2::new(1.0, 1.0)));
+        let beyond_lower = clip_end(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 2.0), t, 0.0, 1.0);
+        assert_eq!(beyond_lower, Some(Vec2::new(0.0, 1.0)));
+        assert_eq!(
+            clip_end(Vec2::new(2.0, 0.0), Vec2::new(1.5, 0.0), t, 0.0, 1.0),
+            None
+        );
+        assert_eq!(
+            clip_end(Vec2::new(-2.0, 0.0), Vec2::new(0.0, 0.0), t, 0.0, 1.0),
+            None
+        );
+    }
+
+    #[test]
+    fn closest_points_of_separated_segments() {
+        let v = Vec2::new;
+        // Overlapping sideways: an endpoint straight across from the other segment.
+        let (p, q) = closest_points_of_segments(v(0.0, 0.0), v(1.0, 0.0), v(0.5, 1.0), v(2.0, 1.0));
+        assert_eq!((q - p).length(), 1.0);
+        assert_eq!((p.y, q.y), (0.0, 1.0));
+        // Corner to corner.
+        let (p, q) = closest_points_of_segments(v(0.0, 0.0), v(1.0, 0.0), v(2.0, 1.0), v(3.0, 2.0));
+        assert_eq!((p, q), (v(1.0, 0.0), v(2.0, 1.0)));
+        // Endpoint against the other's interior.
+        let (p, q) = closest_points_of_segments(v(0.0, 0.0), v(0.0, 2.0), v(1.0, 1.0), v(3.0, 1.0));
+        assert_eq!((p, q), (v(0.0, 1.0), v(1.0, 1.0)));
+    }
+
+    #[test]
+    fn ids_tell_feature_kind_and_reference_side() {
+        let block = Shape::rect(1.0, 1.0);
+        let ball = Shape::circle(0.5);
+        let at = |x: f32, y: f32| Transform::new(Vec2::new(x, y), Rot::IDENTITY);
+        let face = collide(&block, at(0.0, 0.0), &ball, at(0.0, 1.4), 0.0).points[0].id;
+        let corner = collide(&block, at(0.0, 0.0), &ball, at(1.3, 1.3), 0.0).points[0].id;
+        let swapped = collide(&ball, at(0.0, 1.4), &block, at(0.0, 0.0), 0.0).points[0].id;
+        assert_eq!(face & (ID_VERTEX | ID_FLIP), 0);
+        assert_eq!(corner & (ID_VERTEX | ID_FLIP), ID_VERTEX);
+        assert_eq!(swapped, face | ID_FLIP);
+    }
+
+    #[test]
+    fn transformed_polygon_moves_vertices_and_turns_normals() {
+        let Shape::Polygon(square) = Shape::rect(1.0, 1.0) else {
+            unreachable!()
+        };
+        let xf = Transform::new(
+            Vec2::new(3.0, 0.0),
+            Rot::from_angle(std::f32::consts::FRAC_PI_2),
+        );
+        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+        let mut centroid = [Vec2::ZERO];
+        transform_points(xf, &square.vertices[..square.count], &mut vertices);
+        rotate_vectors(xf.q, &square.normals[..square.count], &mut normals);
+        transform_points(xf, &[square.centroid], &mut centroid);
+        assert!((vertices[0] - Vec2::new(4.0, -1.0)).length() < 1e-6);
+        assert!((normals[0] - Vec2::new(1.0, 0.0)).length() < 1e-6);
+        assert!((centroid[0] - Vec2::new(3.0, 0.0)).length() < 1e-6);
+    }
+}

@@ -1,0 +1,9 @@
+//! Stage 2, the narrowphase: for each broadphase pair, the contact manifold of its two shapes,
+//! matched against last step's contacts so the solver can warm start; then what the step
+//! reports about contacts: touch events, sensor overlaps, and the contacts of removed bodies.
+
+pub(crate) mod contact;
+pub(crate) mod contact_events;
+pub mod manifold;
+pub(crate) mod removal;
+pub(crate) mod sensor;

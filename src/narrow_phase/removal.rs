@@ -1,0 +1,72 @@
+//! Bodies removed since the last step whose contacts are still listed.
+//!
+//! Dropping a removed body's contacts and touching pairs at once meant a pass over every
+//! contact per removal: removing the bodies of a resting pile one by one was quadratic. Instead
+//! a removal only marks its slot here, and the step that follows drops the contacts and
+//! touching pairs of every marked slot in one pass, with the end events that the step reports
+//! anyway. Until then the few readers of contacts between steps skip the marked ones.
+
+use crate::body::BodyId;
+use crate::body::BodyStore;
+use crate::narrow_phase::contact::ContactSet;
+use crate::narrow_phase::contact_events::ContactLog;
+
+#[derive(Default)]
+pub(crate) struct Removed {
+    /// Per slot: the handle of the body removed from it since the last step began, whose
+    /// contacts are still listed. A slot reused and emptied again keeps the first handle: the
+    /// newer body had no contacts yet.
+    ids: Vec<Option<BodyId>>,
+    /// The marked slots, to clear them.
+    slots: Vec<u32>,
+}
+
+impl Removed {
+    /// Marks the body `id` in `slot` as removed.
+    pub fn mark(&mut self, slot: u32, id: BodyId) {
+        let s = slot as usize;
+        if self.ids.len() <= s {
+            self.ids.resize(s + 1, None);
+        }
+        if self.ids[s].is_none() {
+            self.ids[s] = Some(id);
+            self.slots.push(slot);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The handle of the removed body whose contacts slot `slot` still lists, if any.
+    pub fn id(&self, slot: u32) -> Option<BodyId> {
+        self.ids.get(slot as usize).copied().flatten()
+    }
+
+    /// Whether the contact of slots `a` and `b` belongs to a removed body.
+    pub fn either(&self, a: u32, b: u32) -> bool {
+        self.id(a).is_some() || self.id(b).is_some()
+    }
+}
+
+impl Removed {
+    /// Drops the contacts and touching pairs of the bodies removed since the last step, noting
+    /// an end event for each touching pair in `log`, and forgets the removals: the first thing
+    /// a step does.
+    pub fn drop_contacts(
+        &mut self,
+        contacts: &mut ContactSet,
+        log: &mut ContactLog,
+        bodies: &BodyStore,
+    ) {
+        if self.is_empty() {
+            return;
+        }
+        let removed = &*self;
+        contacts.remove_bodies(|a, b| removed.either(a, b));
+        log.bodies_removed(bodies, removed);
+        for s in std::mem::take(&mut self.slots) {
+            self.ids[s as usize] = None;
+        }
+    }
+}

@@ -1,0 +1,664 @@
+//! Graph coloring of contact constraints, so that the constraints of one color share no dynamic
+//! body and can be solved in parallel, eight lanes at a time.
+//!
+//! Greedy, in contact order: a constraint takes the first color in which none of its dynamic
+//! bodies is used yet. Static and kinematic bodies are never written by the solver, so they take
+//! no color. Constraints touching a static body search from the last color down: solved last,
+//! they have the final word, which keeps stacks from sinking into the ground. What fits in no
+//! color goes to the overflow set, solved one constraint at a time on one thread.
+//!
+//! Packing groups the batches by connected component first. Components of at most
+//! `TILE_CONTACTS` contacts are packed together into tiles, each tile's colors side by side,
+//! and the tile lists its bodies: one worker then runs a tile's whole step (every substep's
+//! integration and passes over its colors) while its batches and bodies stay in its cache, with
+//! no wait for the other workers. Larger components (one big pile), and those touching a
+//! kinematic body (integrated with the world's stages) or holding an overflow contact (solved
+//! in the world's overflow stage), are packed by color across the whole world. Components share
+//! no dynamic body, so each body and contact goes through the same operations in the same
+//! order either way, and the results are the same bit for bit.
+
+use crate::body::BodyStore;
+use crate::index::NONE;
+use crate::islands::union_find::find_root;
+use crate::narrow_phase::contact::Contact;
+use batch2d_kernels::LANES;
+use std::ops::Range;
+
+/// Number of graph colors before constraints overflow.
+pub const COLOR_COUNT: usize = 24;
+
+/// One bit per color.
+const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
+const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
+
+/// Where the coloring of the last step put a contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GraphColor {
+    /// Color `0..COLOR_COUNT`: solved in parallel with the other contacts of that color.
+    Color(usize),
+    /// Fit no color: solved one at a time on one thread before the colors.
+    Overflow,
+    /// In a small island of widely different masses, solved exactly by the direct solver.
+    Direct,
+    /// A body was removed since the last step, so the coloring no longer matches the contacts.
+    Unknown,
+}
+
+/// Most contacts in one tile. At about 150 bytes of batch a contact, a tile's batches and
+/// bodies fit a core's L2 cache (512 KiB on the smallest we measured on) several times over.
+const TILE_CONTACTS: usize = 1024;
+
+/// Contacts of a color among which the packing puts the one-point ones first (a multiple of
+/// `LANES`). Contacts come in creation order, which in a pile follows space, and the workers
+/// each take one stretch of a color (see `schedule`): moving a contact only within its window
+/// keeps it in its stretch.
+const ONE_POINT_WINDOW: usize = 32 * LANES;
+
+/// Colorings after one whose tiles held under half the colored contacts that do not look for
+/// tiles. The search costs about as much as the coloring itself (a union-find over the
+/// contacts), more than tiles save where most contacts are in one large pile, and such a
+/// world seldom breaks into small piles at once.
+const TILE_RETRY: u32 = 30;
+
+/// The colors of the last step and their packing into batches of `LANES` contacts.
+#[derive(Default)]
+pub(crate) struct ConstraintGraph {
+    /// Contact indices of each color, in contact order.
+    colors: Vec<Vec<u32>>,
+    /// Contact indices that fit no color.
+    pub overflow: Vec<u32>,
+    /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
+    /// first free color is then one bit scan of its two bodies' masks. Once the colors are
+    /// made, the union-find parents of the search for tiles.
+    body_colors: Vec<u32>,
+    /// Contact index of each lane of each batch: overflow batches first, one contact each,
+    /// then the tiles, then the colors of the large components; `NONE` in an unused lane.
+    pub lanes: Vec<[u32; LANES]>,
+    /// Per tile, its range of `tile_colors`.
+    pub tiles: Vec<Range<usize>>,
+    /// Batch ranges of each tile's non-empty colors, tile after tile, in solve order.
+    pub tile_colors: Vec<Range<usize>>,
+    /// Batch ranges of the large components' non-empty colors, in solve order.
+    pub color_batches: Vec<Range<usize>>,
+    /// The dynamic bodies (slots) of each tile, tile after tile, ascending within a tile.
+    pub tile_bodies: Vec<u32>,
+    /// Per tile, its range of `tile_bodies`.
+    pub tile_body_ranges: Vec<Range<usize>>,
+    /// Per body slot its tile, or `NONE` where its component is too large for a tile; per root
+    /// its contact count during the search.
+    slot_tile: Vec<u32>,
+    /// Colorings left that skip the search for tiles (see `TILE_RETRY`).
+    skip_tiles: u32,
+    /// Tests turn tiles off to compare with the order of the world's stages.
+    #[cfg(test)]
+    pub no_tiles: bool,
+    /// Scratch of the search, per body slot: tree sizes, then each root's tile; and the sort
+    /// of the contacts by (tile, color).
+    root_tile: Vec<u32>,
+    key_start: Vec<u32>,
+    sorted: Vec<u32>,
+    /// What the colors were made from: per contact, its two body slots and whether each is
+    /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
+    /// same one (a resting scene), last step's colors and batches stand.
+    colored: Vec<ColoredPair>,
+    /// Per contact, whether it has one point, for the packing.
+    one_point: Vec<bool>,
+    /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
+    /// jointed bodies stay out of tiles, so a change redoes the tiles.
+    jointed: Vec<bool>,
+}
+
+/// A contact as the coloring sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ColoredPair {
+    a: u32,
+    b: u32,
+    a_dynamic: bool,
+    b_dynamic: bool,
+    /// Left to the direct solver: takes no color.
+    direct: bool,
+    /// A or B is kinematic.
+    kinematic: bool,
+}
+
+impl ConstraintGraph {
+    /// Colors `contacts` and packs the colors into batches, unless they pair the same bodies
+    /// as last time. Contacts marked in `direct` (empty: none) take no color: the direct
+    /// solver has them. Bodies marked in `jointed` (per slot; empty: none) are in no tile.
+    pub fn build(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &BodyStore,
+        direct: &[bool],
+        jointed: &[bool],
+    ) {
+        let pair = |i: usize, c: &Contact| ColoredPair {
+            a: c.a,
+            b: c.b,
+            a_dynamic: bodies.is_dynamic(c.a as usize),
+            b_dynamic: bodies.is_dynamic(c.b as usize),
+            direct: direct.get(i).copied().unwrap_or(false),
+            kinematic: bodies.is_kinematic(c.a as usize) || bodies.is_kinematic(c.b as usize),
+        };
+        let unchanged = self.colored.len() == contacts.len()
+            && self.jointed == jointed
+            && contacts
+                .iter()
+                .zip(&self.colored)
+                .enumerate()
+                .all(|(i, (c, &p))| pair(i, c) == p);
+        if unchanged {
+            return;
+        }
+        self.colors.resize_with(COLOR_COUNT, Vec::new);
+        for color in &mut self.colors {
+            color.clear();
+        }
+        self.jointed.clear();
+        self.jointed.extend_from_slice(jointed);
+        self.body_colors.clear();
+        self.body_colors.resize(bodies.slots(), 0);
+        self.overflow.clear();
+        self.colored.resize(contacts.len(), ColoredPair::default());
+        self.one_point.resize(contacts.len(), false);
+
+        let body_colors = &mut self.body_colors;
+        let contact_data = contacts
+            .iter()
+            .zip(&mut self.colored)
+            .zip(&mut self.one_point);
+        for (i, ((c, colored), one_point)) in contact_data.enumerate() {
+            let p = pair(i, c);
+            *colored = p;
+            *one_point = c.manifold.point_count <= 1;
+            if p.direct {
+                continue;
+            }
+            let (a, b) = (p.a as usize, p.b as usize);
+            let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
+            let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
+            if free == 0 {
+                self.overflow.push(i as u32);
+                continue;
+            }
+            let color = if p.a_dynamic && p.b_dynamic {
+                free.trailing_zeros()
+            } else {
+                31 - free.leading_zeros()
+            };
+            for (dynamic, s) in [(p.a_dynamic, a), (p.b_dynamic, b)] {
+                if dynamic {
+                    body_colors[s] |= 1 << color;
+                }
+            }
+            self.colors[color as usize].push(i as u32);
+        }
+        if self.skip_tiles > 0 {
+            self.skip_tiles -= 1;
+            self.slot_tile.clear();
+            self.tile_bodies.clear();
+            self.tile_body_ranges.clear();
+        } else {
+            self.assign_tiles(bodies.slots());
+            let colored: usize = self.colors.iter().map(Vec::len).sum();
+            let tiled = self.colors.iter().flatten();
+            let tiled = tiled.filter(|&&i| self.contact_tile(i) != NONE).count();
+            if tiled * 2 < colored {
+                self.skip_tiles = TILE_RETRY;
+            }
+        }
+        self.layout_batches();
+    }
+
+    /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
+    /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
+    /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
+    fn assign_tiles(&mut self, slots: usize) {
+        let parent = &mut self.body_colors;
+        parent.clear();
+        parent.extend(0..slots as u32);
+        // Union by size (`root_tile` holds the sizes for now) keeps the trees shallow; ties go
+        // to the smaller slot, so the forest depends on the contacts alone.
+        let size = &mut self.root_tile;
+        size.clear();
+        size.resize(slots, 1);
+        let colored = |p: &ColoredPair| !p.direct && (p.a_dynamic || p.b_dynamic);
+        for p in self.colored.iter().filter(|p| colored(p)) {
+            if p.a_dynamic && p.b_dynamic {
+                let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
+                if ra != rb {
+                    let (sa, sb) = (size[ra as usize], size[rb as usize]);
+                    let (big, small) = if sa > sb || (sa == sb && ra < rb) {
+                        (ra, rb)
+                    } else {
+                        (rb, ra)
+                    };
+                    parent[small as usize] = big;
+                    size[big as usize] = sa + sb;
+                }
+            }
+        }
+        // A colored contact's component: the root of its dynamic body (either, if both).
+        let root_of = |parent: &mut [u32], p: &ColoredPair| match (colored(p), p.a_dynamic) {
+            (false, _) => None,
+            (true, true) => Some(find_root(parent, p.a) as usize),
+            (true, false) => Some(find_root(parent, p.b) as usize),
+        };
+        // Per root its contact count (in `slot_tile` for now).
+        let count = &mut self.slot_tile;
+        count.clear();
+        count.resize(slots, 0);
+        for p in &self.colored {
+            if let Some(root) = root_of(parent, p) {
+                count[root] += 1;
+            }
+        }
+        // Components that must stay with the world's stages count as too large.
+        let too_large = TILE_CONTACTS as u32 + 1;
+        #[cfg(test)]
+        if self.no_tiles {
+            count.fill(too_large);
+        }
+        // Jointed bodies' components too: a tile runs no joint stage.
+        let jointed = |s: u32| self.jointed.get(s as usize).copied().unwrap_or(false);
+        for p in self.colored.iter().filter(|p| jointed(p.a) || jointed(p.b)) {
+            if let Some(root) = root_of(parent, p) {
+                count[root] = too_large;
+            }
+        }
+        for p in self.colored.iter().filter(|p| p.kinematic) {
+            if let Some(root) = root_of(parent, p) {
+                count[root] = too_large;
+            }
+        }
+        for &i in &self.overflow {
+            if let Some(root) = root_of(parent, &self.colored[i as usize]) {
+                count[root] = too_large;
+            }
+        }
+        // Each root gets its tile at its first contact.
+        const UNSET: u32 = NONE - 1;
+        self.root_tile.clear();
+        self.root_tile.resize(slots, UNSET);
+        let (mut tiles, mut filled) = (0u32, TILE_CONTACTS);
+        for p in &self.colored {
+            let Some(root) = root_of(parent, p) else {
+                continue;
+            };
+            if self.root_tile[root] == UNSET {
+                let n = count[root] as usize;
+                self.root_tile[root] = if n > TILE_CONTACTS {
+                    NONE
+                } else {
+                    if filled + n > TILE_CONTACTS {
+                        tiles += 1;
+                        filled = 0;
+                    }
+                    filled += n;
+                    tiles - 1
+                };
+            }
+        }
+        // Each slot's tile, and the tiles' bodies by a counting sort of the slots on it.
+        let tiles = tiles as usize;
+        self.tile_body_ranges.clear();
+        self.tile_body_ranges.resize(tiles, 0..0);
+        for s in 0..slots {
+            let tile = match self.root_tile[find_root(parent, s as u32) as usize] {
+                UNSET => NONE,
+                tile => tile,
+            };
+            if tile != NONE {
+                self.tile_body_ranges[tile as usize].end += 1;
+            }
+            self.slot_tile[s] = tile;
+        }
+        let mut start = 0;
+        for range in &mut self.tile_body_ranges {
+            let len = range.end;
+            *range = start..start;
+            start += len;
+        }
+        self.tile_bodies.clear();
+        self.tile_bodies.resize(start, 0);
+        for (s, &tile) in self.slot_tile.iter().enumerate() {
+            if tile != NONE {
+                let at = &mut self.tile_body_ranges[tile as usize].end;
+                self.tile_bodies[*at] = s as u32;
+                *at += 1;
+            }
+        }
+    }
+
+    /// The tile of colored contact `i`, or `NONE` where its component is too large for a tile
+    /// (after `assign_tiles`).
+    fn contact_tile(&self, i: u32) -> u32 {
+        let p = &self.colored[i as usize];
+        self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
+    }
+
+    /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
+    /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
+    /// one-point contacts (circles) come first, so that they fill batches of their own, which a
+    /// faster kernel solves; the order within a color does not change the results, since its
+    /// contacts share no dynamic body.
+    fn layout_batches(&mut self) {
+        self.lanes.clear();
+        self.tiles.clear();
+        self.tile_colors.clear();
+        self.color_batches.clear();
+        for &i in &self.overflow {
+            let mut lanes = [NONE; LANES];
+            lanes[0] = i;
+            self.lanes.push(lanes);
+        }
+        let tiles = self.tile_body_ranges.len();
+        if tiles > 0 {
+            self.sort_by_tile();
+        }
+        for tile in 0..=tiles {
+            let first_color = self.tile_colors.len();
+            for k in 0..COLOR_COUNT {
+                // Without tiles, the colors themselves.
+                let contacts = match tiles {
+                    0 => &self.colors[k][..],
+                    _ => {
+                        let at = tile * COLOR_COUNT + k;
+                        let first = at.checked_sub(1).map_or(0, |prev| self.key_start[prev]);
+                        &self.sorted[first as usize..self.key_start[at] as usize]
+                    }
+                };
+                if contacts.is_empty() {
+                    continue;
+                }
+                let first_batch = self.lanes.len();
+                let len = contacts.len();
+                self.lanes
+                    .resize(first_batch + len.div_ceil(LANES), [NONE; LANES]);
+                let flat = self.lanes[first_batch..].as_flattened_mut();
+                let one_point = &self.one_point;
+                let windows = contacts.chunks(ONE_POINT_WINDOW);
+                for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
+                    let ones = window.iter().filter(|&&i| one_point[i as usize]);
+                    // (A stable partition, without branches: the kinds mix unpredictably.)
+                    let (mut front, mut back) = (0, ones.count());
+                    for &i in window {
+                        let one = one_point[i as usize];
+                        out[if one { front } else { back }] = i;
+                        front += one as usize;
+                        back += !one as usize;
+                    }
+                }
+                let batches = first_batch..self.lanes.len();
+                if tile < tiles {
+                    self.tile_colors.push(batches);
+                } else {
+                    self.color_batches.push(batches);
+                }
+            }
+            if tile < tiles {
+                self.tiles.push(first_color..self.tile_colors.len());
+            }
+        }
+    }
+
+    /// Counting sort of the colored contacts into `sorted` by (tile, color), the colors of
+    /// contacts in no tile last, keeping contact order within each key. `key_start[k]` counts,
+    /// then is the cursor that places key k's contacts, and ends as the end of key k.
+    fn sort_by_tile(&mut self) {
+        let tiles = self.tile_body_ranges.len();
+        let key = |tile: u32, color: usize| match tile {
+            NONE => tiles * COLOR_COUNT + color,
+            tile => tile as usize * COLOR_COUNT + color,
+        };
+        let keys = (tiles + 1) * COLOR_COUNT;
+        self.key_start.clear();
+        self.key_start.resize(keys + 1, 0);
+        for (k, color) in self.colors.iter().enumerate() {
+            for &i in color {
+                let tile = self.contact_tile(i);
+                self.key_start[key(tile, k) + 1] += 1;
+            }
+        }
+        for k in 0..keys {
+            self.key_start[k + 1] += self.key_start[k];
+        }
+        self.sorted.clear();
+        self.sorted.resize(self.key_start[keys] as usize, 0);
+        for (k, color) in self.colors.iter().enumerate() {
+            for &i in color {
+                let tile = self.contact_tile(i);
+                let at = &mut self.key_start[key(tile, k)];
+                self.sorted[*at as usize] = i;
+                *at += 1;
+            }
+        }
+    }
+
+    /// Batch range of the overflow constraints (solved first, on one thread).
+    pub fn overflow_batches(&self) -> Range<usize> {
+        0..self.overflow.len()
+    }
+
+    /// The color of each of the `contact_count` contacts, or `None` when the graph does not
+    /// cover exactly that many: contacts were removed with a body since it was built, and
+    /// its indices no longer name them. (Removal only drops contacts, so an unchanged count
+    /// means unchanged indices.)
+    pub fn contact_colors(&self, contact_count: usize) -> Option<Vec<GraphColor>> {
+        if self.colored.len() != contact_count {
+            return None;
+        }
+        let mut out: Vec<GraphColor> = self
+            .colored
+            .iter()
+            .map(|p| match p.direct {
+                true => GraphColor::Direct,
+                false => GraphColor::Overflow,
+            })
+            .collect();
+        for (k, color) in self.colors.iter().enumerate() {
+            for &i in color {
+                out[i as usize] = GraphColor::Color(k);
+            }
+        }
+        Some(out)
+    }
+
+    /// Number of colors in use, in tiles or not.
+    pub fn color_count(&self) -> usize {
+        self.colors.iter().filter(|c| !c.is_empty()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::{BodyDef, BodyKind, ShapeDef};
+    use crate::geometry::shape::Shape;
+    use crate::narrow_phase::manifold::Manifold;
+
+    /// Random bodies of every kind and random pairs between them, many sharing bodies.
+    fn random_graph(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut store = BodyStore::new();
+        for _ in 0..bodies {
+            let def = match next() % 5 {
+                0 => BodyDef::fixed(),
+                1 => BodyDef::kinematic(),
+                _ => BodyDef::dynamic(),
+            };
+            store
+                .insert(&def, &ShapeDef::new(Shape::circle(0.5)))
+                .unwrap();
+        }
+        let mut contacts = Vec::new();
+        while contacts.len() < pairs {
+            let (a, b) = (
+                (next() % bodies as u64) as u32,
+                (next() % bodies as u64) as u32,
+            );
+            let dynamic = store.is_dynamic(a as usize) || store.is_dynamic(b as usize);
+            if a < b && dynamic {
+                let manifold = Manifold {
+                    point_count: 1 + (next() % 2) as usize,
+                    ..Manifold::default()
+                };
+                contacts.push(Contact {
+                    a,
+                    b,
+                    manifold,
+                    friction: 0.6,
+                    restitution: 0.0,
+                });
+            }
+        }
+        (store, contacts)
+    }
+
+    #[test]
+    fn colors_never_share_a_dynamic_body_and_cover_every_contact_once() {
+        for seed in 1..40u64 {
+            // Few bodies and many pairs force some contacts into the overflow set; many
+            // bodies and pairs make one large component and small ones; under one pair per
+            // body, the components are small and fill tiles.
+            let (bodies, pairs) = match seed % 3 {
+                0 => (30, 400),
+                1 => (2000, 3000),
+                _ => (20000, 8000),
+            };
+            let (store, contacts) = random_graph(seed, bodies, pairs);
+            let mut graph = ConstraintGraph::default();
+            graph.build(&contacts, &store, &[], &[]);
+
+            let mut seen = vec![0u32; contacts.len()];
+            for lanes in &graph.lanes[graph.overflow_batches()] {
+                assert!(lanes[1..].iter().all(|&l| l == NONE));
+                seen[lanes[0] as usize] += 1;
+            }
+            // Each color of each tile, then each color outside the tiles.
+            for range in graph.tile_colors.iter().chain(&graph.color_batches) {
+                let mut used = vec![false; store.slots()];
+                let mut twos = false;
+                let color = graph.lanes[range.clone()].iter().flatten();
+                for (k, &ci) in color.filter(|&&l| l != NONE).enumerate() {
+                    seen[ci as usize] += 1;
+                    let c = &contacts[ci as usize];
+                    // One-point contacts first in each window.
+                    let one_point = c.manifold.point_count == 1;
+                    twos &= k % ONE_POINT_WINDOW != 0;
+                    assert!(
+                        !(twos && one_point),
+                        "a one-point contact after a two-point one"
+                    );
+                    twos |= !one_point;
+                    for s in [c.a as usize, c.b as usize] {
+                        if store.is_dynamic(s) {
+                            assert!(!used[s], "body {s} twice in one color (seed {seed})");
+                            used[s] = true;
+                        }
+                    }
+                }
+            }
+            assert!(
+                seen.iter().all(|&n| n == 1),
+                "a contact is not in exactly one place"
+            );
+            match seed % 3 {
+                0 => assert!(!graph.overflow.is_empty(), "dense graph should overflow"),
+                1 => assert!(
+                    !graph.color_batches.is_empty(),
+                    "a component should be large"
+                ),
+                _ => assert!(graph.tiles.len() > 1, "sparse graph should make tiles"),
+            }
+            assert_tiles_are_closed(&graph, &store, &contacts);
+        }
+    }
+
+    /// Every contact of a tile has its dynamic bodies among the tile's bodies, no body is in
+    /// two tiles, and no contact outside the tiles (overflow, colors of the world) touches a
+    /// tile's body or a tile holds a kinematic body.
+    fn assert_tiles_are_closed(graph: &ConstraintGraph, store: &BodyStore, contacts: &[Contact]) {
+        let mut tile_of_body = vec![None; store.slots()];
+        for (t, range) in graph.tile_body_ranges.iter().enumerate() {
+            for &s in &graph.tile_bodies[range.clone()] {
+                assert!(
+                    store.is_dynamic(s as usize),
+                    "tile {t} holds non-dynamic body {s}"
+                );
+                assert_eq!(tile_of_body[s as usize], None, "body {s} in two tiles");
+                tile_of_body[s as usize] = Some(t);
+            }
+        }
+        let batch_contacts = |range: Range<usize>| {
+            graph.lanes[range]
+                .iter()
+                .flatten()
+                .filter(|&&ci| ci != NONE)
+                .map(|&ci| &contacts[ci as usize])
+                .collect::<Vec<_>>()
+        };
+        for (t, colors) in graph.tiles.iter().enumerate() {
+            for range in &graph.tile_colors[colors.clone()] {
+                for c in batch_contacts(range.clone()) {
+                    for s in [c.a as usize, c.b as usize] {
+                        let kind = store.body_kind(s);
+                        assert_ne!(kind, BodyKind::Kinematic, "tile {t} touches a kinematic");
+                        if kind == BodyKind::Dynamic {
+                            assert_eq!(tile_of_body[s], Some(t), "body {s} outside tile {t}");
+                        }
+                    }
+                }
+            }
+        }
+        let outside = graph
+            .overflow_batches()
+            .chain(graph.color_batches.iter().flat_map(|r| r.clone()));
+        for c in outside.flat_map(|b| batch_contacts(b..b + 1)) {
+            for s in [c.a as usize, c.b as usize] {
+                assert_eq!(tile_of_body[s], None, "body {s} is in a tile and outside");
+            }
+        }
+    }
+
+    /// A build from the same contacts over bodies of the same kinds keeps last build's colors;
+    /// any change (other kinds for the same pairs, other pairs) colors afresh. Each build
+    /// matches a fresh graph's.
+    #[test]
+    fn a_repeated_build_keeps_its_colors_and_a_changed_one_colors_afresh() {
+        let (store, contacts) = random_graph(3, 200, 600);
+        let (other_kinds, _) = random_graph(4, 200, 1);
+        let kinds_differ = contacts
+            .iter()
+            .any(|c| store.is_dynamic(c.a as usize) != other_kinds.is_dynamic(c.a as usize));
+        assert!(
+            kinds_differ,
+            "the two stores should differ on some contact's body"
+        );
+        // The colors; the packing may differ, as a build may skip the search for tiles.
+        let result = |g: &ConstraintGraph| g.contact_colors(g.colored.len());
+        let fresh = |store: &BodyStore, contacts: &[Contact]| {
+            let mut g = ConstraintGraph::default();
+            g.build(contacts, store, &[], &[]);
+            result(&g)
+        };
+        let mut graph = ConstraintGraph::default();
+        let steps = [
+            (&store, &contacts[..]),
+            (&store, &contacts[..]),
+            (&other_kinds, &contacts[..]),
+            (&store, &contacts[..300]),
+            (&store, &contacts[..]),
+        ];
+        for (i, (store, contacts)) in steps.into_iter().enumerate() {
+            graph.build(contacts, store, &[], &[]);
+            assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
+        }
+    }
+}

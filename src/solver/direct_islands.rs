@@ -1,0 +1,171 @@
+//! Which contacts the direct solver takes: small islands whose masses differ widely.
+//!
+//! A soft contact is a spring whose stiffness scales with the effective mass of its pair, and
+//! Gauss-Seidel needs a number of passes that grows with the mass ratio (a column of light
+//! bodies under a heavy one is a nearly singular system): at the default settings a 1000 kg
+//! box on a column of 1 kg boxes sinks through them. So an island (bodies joined by contacts
+//! between dynamic bodies) that holds a contact between two dynamic bodies whose masses differ
+//! more than [`MASS_RATIO`] times, and that is small ([`MAX_BODIES`], [`MAX_POINTS`]), leaves the
+//! graph coloring and goes to the direct solver. Larger islands with a large mass ratio stay
+//! with the iterative solver.
+
+use crate::body::BodyStore;
+use crate::index::NONE;
+use crate::islands::union_find::find_root;
+use crate::narrow_phase::contact::Contact;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Mass ratio between two touching dynamic bodies from which their island is solved directly.
+/// Gauss-Seidel holds a 1:100 column within a few centimetres at the default settings.
+pub const MASS_RATIO: f32 = 10.0;
+/// Most dynamic bodies of an island solved directly: a heavy box on a column of twenty light
+/// ones, with room to spare.
+pub const MAX_BODIES: usize = 24;
+/// Most contact points of an island solved directly (two rows each: normal and friction). The
+/// dense solve grows with the cube of the rows, so this bounds what one such island costs.
+pub const MAX_POINTS: usize = 64;
+
+/// True if `c` joins two dynamic bodies whose masses differ more than [`MASS_RATIO`] times.
+fn mass_ratio_exceeded(c: &Contact, bodies: &BodyStore) -> bool {
+    let (ia, ib) = (bodies.inv_mass[c.a as usize], bodies.inv_mass[c.b as usize]);
+    ia > 0.0 && ib > 0.0 && ia.max(ib) > MASS_RATIO * ia.min(ib)
+}
+
+/// The islands of one step that are solved directly.
+#[derive(Default)]
+pub(crate) struct DirectIslands {
+    /// Per contact, whether a direct island holds it; empty when none does.
+    pub is_direct: Vec<bool>,
+    /// The contacts of each island, island after island, each in contact order.
+    pub contacts: Vec<u32>,
+    /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
+    pub ranges: Vec<Range<usize>>,
+    /// Union-find over body slots.
+    parent: Vec<u32>,
+    /// Per root: dynamic bodies, contact points, and whether a contact exceeds the mass ratio.
+    body_count: Vec<u32>,
+    points: Vec<u32>,
+    uneven: Vec<bool>,
+    /// Per contact: the root of its island.
+    root: Vec<u32>,
+    /// Roots of the islands with a contact that exceeds the mass ratio.
+    uneven_roots: Vec<u32>,
+    /// Per root: its island, or `NONE`.
+    island_of: Vec<u32>,
+}
+
+impl DirectIslands {
+    /// Finds the islands of `contacts` to solve directly. Costs one parallel scan when no
+    /// contact exceeds the mass ratio, as in every standard scene but smash.
+    pub fn find(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        self.is_direct.clear();
+        self.contacts.clear();
+        self.ranges.clear();
+        if !contacts
+            .par_iter()
+            .with_min_len(1024)
+            .any(|c| mass_ratio_exceeded(c, bodies))
+        {
+            return;
+        }
+        let n = bodies.slots();
+        self.parent.clear();
+        self.parent.extend(0..n as u32);
+        for list in [&mut self.body_count, &mut self.points] {
+            list.clear();
+            list.resize(n, 0);
+        }
+        self.body_count.fill(1);
+        self.uneven.clear();
+        self.uneven.resize(n, false);
+        let dynamic = |s: u32| bodies.inv_mass[s as usize] > 0.0;
+
+        for c in contacts {
+            if dynamic(c.a) && dynamic(c.b) {
+                let (ra, rb) = (
+                    find_root(&mut self.parent, c.a),
+                    find_root(&mut self.parent, c.b),
+                );
+                if ra != rb {
+                    // Union by size: the smaller tree goes under the larger.
+                    let (big, small) =
+                        if self.body_count[ra as usize] >= self.body_count[rb as usize] {
+                            (ra, rb)
+                        } else {
+                            (rb, ra)
+                        };
+                    self.parent[small as usize] = big;
+                    self.body_count[big as usize] += self.body_count[small as usize];
+                }
+            }
+        }
+        // Per contact its island's root; per root its points and whether a contact in it
+        // exceeds the ratio. Most steps that get here (smash) have no small uneven island.
+        self.root.clear();
+        self.uneven_roots.clear();
+        for c in contacts {
+            let r = self.root_of(c, bodies);
+            self.root.push(r);
+            let r = r as usize;
+            self.points[r] += c.manifold.point_count as u32;
+            if !self.uneven[r] && mass_ratio_exceeded(c, bodies) {
+                self.uneven[r] = true;
+                self.uneven_roots.push(r as u32);
+            }
+        }
+        let small = |r: usize, islands: &Self| {
+            islands.body_count[r] as usize <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS
+        };
+        if !self.uneven_roots.iter().any(|&r| small(r as usize, self)) {
+            return;
+        }
+
+        // Number the qualifying islands by first contact; count their contacts in `ranges`,
+        // then turn the counts into ranges and fill them.
+        self.island_of.clear();
+        self.island_of.resize(n, NONE);
+        self.is_direct.resize(contacts.len(), false);
+        for i in 0..contacts.len() {
+            let r = self.root[i] as usize;
+            if !self.uneven[r] || !small(r, self) {
+                continue;
+            }
+            if self.island_of[r] == NONE {
+                self.island_of[r] = self.ranges.len() as u32;
+                self.ranges.push(0..0);
+            }
+            self.ranges[self.island_of[r] as usize].end += 1;
+            self.is_direct[i] = true;
+        }
+        let mut start = 0;
+        for range in &mut self.ranges {
+            let count = range.end;
+            *range = start..start;
+            start += count;
+        }
+        self.contacts.resize(start, 0);
+        for i in 0..contacts.len() {
+            if self.is_direct[i] {
+                let range = &mut self.ranges[self.island_of[self.root[i] as usize] as usize];
+                self.contacts[range.end] = i as u32;
+                range.end += 1;
+            }
+        }
+    }
+
+    /// The island root of a contact's dynamic body (B when both are; same root then).
+    fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> u32 {
+        let s = if bodies.inv_mass[c.b as usize] > 0.0 {
+            c.b
+        } else {
+            c.a
+        };
+        find_root(&mut self.parent, s)
+    }
+
+    /// Number of islands solved directly this step.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+}

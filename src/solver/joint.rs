@@ -1,0 +1,656 @@
+//! Joints: definitions, handles and storage, and the world's joint calls.
+//!
+//! A joint holds two bodies together: a revolute joint (hinge) pins a point of one to a point
+//! of the other, a distance joint keeps two points at a distance (a rod, a spring or a rope), a
+//! weld glues two bodies, a prismatic joint lets them slide along an axis, a wheel joint lets
+//! them slide along a sprung axis and turn freely, a mouse joint pulls a point of one body to
+//! a target, and a motor joint drives one body to a pose relative to another. Anchors and axes
+//! are given in world space when the joint is made; the joint keeps them in the bodies'
+//! frames.
+//!
+//! # How joints are solved
+//!
+//! Joints are solved in the substeps of the contact solve, as soft constraints: per substep
+//! the joints warm start before the contacts, every biased solve pass of the contacts is
+//! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
+//! `joint_solver`). The joints are colored so that no dynamic body appears twice in a color,
+//! and each joint pass runs its colors one after another, a color's joints in parallel; plain
+//! revolute joints (no limits, no motor) are solved eight at a time by SIMD kernels whose
+//! scalar twins give the same bits: results stay bit-identical across backends and thread
+//! counts. Bodies with a joint are left out of the
+//! solver's tiles (a tile runs a component's whole step on one worker, without the joint
+//! stages).
+//!
+//! # Joints and sleeping
+//!
+//! Two dynamic bodies held by a joint are one island, as if they touched: they fall asleep
+//! together, and anything that wakes one wakes the other. Adding or removing a joint, and
+//! moving a mouse or motor joint's target, wakes its bodies. A body held to a moving kinematic body
+//! does not fall asleep.
+//!
+//! # Collisions
+//!
+//! A joint's two bodies do not collide with each other unless the joint is made with
+//! [`JointDef::collide_connected`].
+
+use crate::body::BodyId;
+use crate::body::BodyStore;
+use crate::error::{check_finite, check_non_negative, Error};
+use crate::geometry::math::{Rot, Vec2};
+use crate::index::NONE;
+use crate::solver::joint_solver::JointBatches;
+use crate::solver::Softness;
+use std::f32::consts::PI;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Handle of a joint. Stays valid until the joint, or one of its bodies, is removed; a removed
+/// or foreign handle gives `Err(Error::InvalidJoint)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JointId {
+    world: u32,
+    slot: u32,
+    generation: u32,
+}
+
+/// What a joint does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JointKind {
+    /// A hinge: pins a point of B to a point of A, leaving the relative turn free (within
+    /// optional limits, driven by an optional motor).
+    Revolute,
+    /// Keeps two anchor points at the distance they had when the joint was made: rigid, sprung,
+    /// or slack within a range.
+    Distance,
+    /// A slider: B moves along an axis fixed in A and does not turn relative to A.
+    Prismatic,
+    /// Glues B to A: no relative motion (optionally soft).
+    Weld,
+    /// Pulls a point of one body towards a target point with a spring of limited force.
+    Mouse,
+    /// A wheel on a suspension: B slides along an axis fixed in A against an optional spring
+    /// and turns freely, driven by an optional motor.
+    Wheel,
+    /// Drives B towards a pose relative to A (a position in A's frame and an angle) with a
+    /// force and a torque of limited size.
+    Motor,
+}
+
+/// How to make a joint: a constructor per kind ([`JointDef::revolute`],
+/// [`JointDef::distance`], [`JointDef::prismatic`], [`JointDef::weld`], [`JointDef::wheel`],
+/// [`JointDef::mouse`], [`JointDef::motor_joint`]) and builder methods for the options. Anchors and axes are in world
+/// space, as the bodies stand when [`World::add_joint`](crate::World::add_joint) is called. An option the kind does not
+/// have (limits on a weld) makes `add_joint` fail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointDef {
+    kind: JointKind,
+    body_a: Option<BodyId>,
+    body_b: BodyId,
+    anchor_a: Vec2,
+    anchor_b: Vec2,
+    axis: Vec2,
+    limits: Option<(f32, f32)>,
+    motor: Option<(f32, f32)>,
+    spring: Option<(f32, f32)>,
+    length_range: Option<(f32, f32)>,
+    max_force: Option<f32>,
+    max_torque: Option<f32>,
+    correction: Option<f32>,
+    collide: bool,
+}
+
+/// Default fraction of a motor joint's pose error it corrects per substep.
+const MOTOR_CORRECTION: f32 = 0.3;
+
+/// Default stiffness of a mouse joint (Hz) and its damping ratio.
+const MOUSE_SPRING: (f32, f32) = (5.0, 0.7);
+
+impl JointDef {
+    fn new(kind: JointKind, a: Option<BodyId>, b: BodyId, anchor_a: Vec2, anchor_b: Vec2) -> Self {
+        JointDef {
+            kind,
+            body_a: a,
+            body_b: b,
+            anchor_a,
+            anchor_b,
+            axis: Vec2::new(1.0, 0.0),
+            limits: None,
+            motor: None,
+            spring: None,
+            length_range: None,
+            max_force: None,
+            max_torque: None,
+            correction: None,
+            collide: false,
+        }
+    }
+
+    /// A hinge of `a` and `b` at `anchor` (world): the point stays shared, the bodies turn
+    /// freely about it. Options: [`limits`](Self::limits), [`motor`](Self::motor).
+    pub fn revolute(a: BodyId, b: BodyId, anchor: Vec2) -> Self {
+        JointDef::new(JointKind::Revolute, Some(a), b, anchor, anchor)
+    }
+
+    /// Keeps `anchor_a` (a point of `a`, world) and `anchor_b` (of `b`) at their present
+    /// distance, which must be above zero: a rigid rod by default. Options:
+    /// [`spring`](Self::spring), [`length_range`](Self::length_range).
+    pub fn distance(a: BodyId, b: BodyId, anchor_a: Vec2, anchor_b: Vec2) -> Self {
+        JointDef::new(JointKind::Distance, Some(a), b, anchor_a, anchor_b)
+    }
+
+    /// A slider: `b` moves along `axis` (world, any non-zero length; fixed in `a`'s frame)
+    /// through `anchor`, and keeps its angle relative to `a`. Options: [`limits`](Self::limits)
+    /// (metres along the axis from where `b` is now), [`motor`](Self::motor) (m/s, N).
+    pub fn prismatic(a: BodyId, b: BodyId, anchor: Vec2, axis: Vec2) -> Self {
+        JointDef {
+            axis,
+            ..JointDef::new(JointKind::Prismatic, Some(a), b, anchor, anchor)
+        }
+    }
+
+    /// Glues `a` and `b` together at `anchor` (world): rigid by default, or soft with
+    /// [`spring`](Self::spring).
+    pub fn weld(a: BodyId, b: BodyId, anchor: Vec2) -> Self {
+        JointDef::new(JointKind::Weld, Some(a), b, anchor, anchor)
+    }
+
+    /// A wheel `tyre` on `chassis`: the tyre's point `centre` (world) stays on the line through
+    /// it along `axis` (world, fixed in the chassis' frame) and the tyre turns freely. Without
+    /// a [`spring`](Self::spring) the tyre slides freely along the axis. Options:
+    /// [`spring`](Self::spring) (holds the tyre at its present place on the axis),
+    /// [`limits`](Self::limits) (metres along the axis), [`motor`](Self::motor) (rad/s, N m,
+    /// on the tyre's turn relative to the chassis).
+    pub fn wheel(chassis: BodyId, tyre: BodyId, centre: Vec2, axis: Vec2) -> Self {
+        JointDef {
+            axis,
+            ..JointDef::new(JointKind::Wheel, Some(chassis), tyre, centre, centre)
+        }
+    }
+
+    /// Pulls `body`'s point now at `target` (world) towards the target, which
+    /// [`World::set_mouse_target`](crate::World::set_mouse_target) moves, with a spring of 5 Hz and damping ratio 0.7 by
+    /// default ([`spring`](Self::spring)) and a force of at most
+    /// [`max_force`](Self::max_force) (default unlimited); the body's spin is damped at twice
+    /// the spring's frequency.
+    pub fn mouse(body: BodyId, target: Vec2) -> Self {
+        JointDef::new(JointKind::Mouse, None, body, target, target)
+    }
+
+    /// Drives `b` to the pose relative to `a` that it has now (its centre's place in `a`'s frame
+    /// and its angle relative to `a`), which [`World::set_motor_joint_target`](crate::World::set_motor_joint_target) changes, with a
+    /// force of at most [`max_force`](Self::max_force) and a torque of at most
+    /// [`max_torque`](Self::max_torque) (both unlimited by default), correcting
+    /// [`correction_factor`](Self::correction_factor) of the pose error per substep.
+    pub fn motor_joint(a: BodyId, b: BodyId) -> Self {
+        // The anchors are B's centre, known when the joint is added.
+        JointDef::new(JointKind::Motor, Some(a), b, Vec2::ZERO, Vec2::ZERO)
+    }
+
+    /// The kind of joint this makes.
+    pub fn kind(&self) -> JointKind {
+        self.kind
+    }
+
+    /// Limits of a revolute joint's angle (radians, B's turn relative to A since the joint was
+    /// made, within `-pi..=pi`), or of a prismatic or wheel joint's translation along its axis
+    /// (metres from where B was when the joint was made). `lower <= upper`. Default: none.
+    pub fn limits(mut self, lower: f32, upper: f32) -> Self {
+        self.limits = Some((lower, upper));
+        self
+    }
+
+    /// A motor: drives a revolute or wheel joint's relative turn to `speed` (rad/s) with at
+    /// most `max` torque (N m), or a prismatic joint's relative speed along its axis to
+    /// `speed` (m/s) with at most `max` force (N). `max >= 0`. Default: none.
+    pub fn motor(mut self, speed: f32, max: f32) -> Self {
+        self.motor = Some((speed, max));
+        self
+    }
+
+    /// A spring of `hertz` (>= 0) and `damping_ratio` (>= 0): a distance joint pulls towards
+    /// its length (with `hertz` 0 it is slack within its [`length_range`](Self::length_range)),
+    /// a weld turns soft (0 Hz: rigid), a wheel joint's tyre is held at its place on the axis
+    /// (0 Hz: free), a mouse joint pulls with it. Default: none (mouse joint: 5 Hz, 0.7).
+    pub fn spring(mut self, hertz: f32, damping_ratio: f32) -> Self {
+        self.spring = Some((hertz, damping_ratio));
+        self
+    }
+
+    /// Shortest and longest length of a distance joint (m, `0 <= min <= max`): the joint's
+    /// length is its present one clamped to the range, and with a range of `min < max` and no
+    /// spring, the joint is slack within it (a rope). Default: none.
+    pub fn length_range(mut self, min: f32, max: f32) -> Self {
+        self.length_range = Some((min, max));
+        self
+    }
+
+    /// Whether the joint's two bodies still collide with each other (any kind). Default
+    /// `false`: shapes that overlap at a hinge do not push each other apart.
+    pub fn collide_connected(mut self, collide: bool) -> Self {
+        self.collide = collide;
+        self
+    }
+
+    /// Largest force (N, >= 0, may be infinite) of a mouse or motor joint. Default: unlimited.
+    pub fn max_force(mut self, force: f32) -> Self {
+        self.max_force = Some(force);
+        self
+    }
+
+    /// Largest torque (N m, >= 0, may be infinite) of a motor joint. Default: unlimited.
+    pub fn max_torque(mut self, torque: f32) -> Self {
+        self.max_torque = Some(torque);
+        self
+    }
+
+    /// Fraction of a motor joint's pose error (0..=1) it drives away per substep. Default 0.3.
+    pub fn correction_factor(mut self, factor: f32) -> Self {
+        self.correction = Some(factor);
+        self
+    }
+
+    /// `Err(InvalidParameter)` for bad values or options the kind does not have.
+    /// Bodies A (`None` for a mouse joint) and B.
+    pub(crate) fn bodies(&self) -> (Option<BodyId>, BodyId) {
+        (self.body_a, self.body_b)
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        use JointKind::*;
+        let kind = self.kind;
+        let refuse = |option: &str| {
+            Err(Error::InvalidParameter(format!(
+                "a {kind:?} joint has no {option}"
+            )))
+        };
+        for (name, p) in [("anchor", self.anchor_a), ("anchor_b", self.anchor_b)] {
+            if !p.is_finite() {
+                return Err(Error::InvalidParameter(format!(
+                    "joint {name} must be finite, got {p:?}"
+                )));
+            }
+        }
+        let bad_axis = !self.axis.is_finite() || self.axis.normalized().is_none();
+        if matches!(kind, Prismatic | Wheel) && bad_axis {
+            return Err(Error::InvalidParameter(format!(
+                "joint axis must be finite and of non-zero length, got {:?}",
+                self.axis
+            )));
+        }
+        if let Some((lower, upper)) = self.limits {
+            if !matches!(kind, Revolute | Prismatic | Wheel) {
+                return refuse("limits");
+            }
+            check_finite("lower limit", lower)?;
+            check_finite("upper limit", upper)?;
+            if lower > upper {
+                return Err(Error::InvalidParameter(format!(
+                    "joint limits crossed: lower {lower} > upper {upper}"
+                )));
+            }
+            if kind == Revolute && (lower < -PI || upper > PI) {
+                return Err(Error::InvalidParameter(format!(
+                    "revolute limits must lie within -pi..=pi, got {lower}..={upper}"
+                )));
+            }
+        }
+        if let Some((speed, max)) = self.motor {
+            if !matches!(kind, Revolute | Prismatic | Wheel) {
+                return refuse("motor");
+            }
+            check_finite("motor speed", speed)?;
+            check_non_negative("motor maximum torque or force", max)?;
+        }
+        if let Some((hertz, damping)) = self.spring {
+            if !matches!(kind, Distance | Weld | Wheel | Mouse) {
+                return refuse("spring");
+            }
+            check_non_negative("spring frequency", hertz)?;
+            check_non_negative("spring damping ratio", damping)?;
+        }
+        if let Some((min, max)) = self.length_range {
+            if kind != Distance {
+                return refuse("length range");
+            }
+            check_non_negative("minimum length", min)?;
+            check_non_negative("maximum length", max)?;
+            if min > max {
+                return Err(Error::InvalidParameter(format!(
+                    "length range crossed: min {min} > max {max}"
+                )));
+            }
+        }
+        for (name, cap, kinds) in [
+            ("maximum force", self.max_force, &[Mouse, Motor][..]),
+            ("maximum torque", self.max_torque, &[Motor][..]),
+        ] {
+            let Some(cap) = cap else { continue };
+            if !kinds.contains(&kind) {
+                return refuse(name);
+            }
+            if cap.is_nan() || cap < 0.0 {
+                return Err(Error::InvalidParameter(format!(
+                    "{name} must be >= 0, got {cap}"
+                )));
+            }
+        }
+        if let Some(factor) = self.correction {
+            if kind != Motor {
+                return refuse("correction factor");
+            }
+            if !(0.0..=1.0).contains(&factor) {
+                return Err(Error::InvalidParameter(format!(
+                    "correction factor must lie within 0..=1, got {factor}"
+                )));
+            }
+        }
+        if kind == Distance && (self.anchor_b - self.anchor_a).length() <= f32::EPSILON {
+            return Err(Error::InvalidParameter(format!(
+                "the anchors of a distance joint must be apart, got {:?} twice (a revolute joint pins two points together)",
+                self.anchor_a
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The accumulated impulses of a joint over one substep, kept from step to step to warm start
+/// the next.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Impulses {
+    /// Point constraint (revolute, weld, mouse, motor joint): world frame. Prismatic and
+    /// wheel: `x` along the perpendicular of the axis, `y` unused.
+    pub linear: Vec2,
+    /// Angular constraint (weld, prismatic, motor joint), spin damping (mouse).
+    pub angular: f32,
+    /// Along the axis: the rigid distance, the spring (distance, wheel).
+    pub axial: f32,
+    pub motor: f32,
+    pub lower: f32,
+    pub upper: f32,
+}
+
+/// A joint as the world keeps it: bodies by slot, anchors and axis in the bodies' frames.
+#[derive(Clone, Debug)]
+pub(crate) struct Joint {
+    pub kind: JointKind,
+    /// Body slots; `a` is `NONE` for a mouse joint.
+    pub a: u32,
+    pub b: u32,
+    /// Anchors relative to the centres of mass, in the bodies' frames. A mouse joint's
+    /// `local_a` is its target, in world space; a motor joint's, its target for B's centre.
+    /// (Its `local_b` is zero.)
+    pub local_a: Vec2,
+    pub local_b: Vec2,
+    /// Unit axis in A's frame (prismatic, wheel).
+    pub local_axis: Vec2,
+    /// B's angle minus A's when the joint was made (a motor joint: its target).
+    pub reference_angle: f32,
+    /// Distance joint: the length it holds; min and max.
+    pub length: f32,
+    pub length_range: Option<(f32, f32)>,
+    pub limits: Option<(f32, f32)>,
+    pub motor: Option<(f32, f32)>,
+    pub spring: Option<(f32, f32)>,
+    /// Mouse and motor joints' caps.
+    pub max_force: f32,
+    pub max_torque: f32,
+    /// Motor joint: fraction of the pose error corrected per substep.
+    pub correction: f32,
+    /// The bodies still collide with each other.
+    pub collide: bool,
+    pub impulses: Impulses,
+}
+
+impl Joint {
+    /// The joint `def` makes between the bodies in slots `a` (`NONE` for a mouse joint) and
+    /// `b`, at their present poses. `Err(InvalidParameter)` as [`World::add_joint`](crate::World::add_joint) says.
+    pub(crate) fn new(def: JointDef, a: u32, b: u32, bodies: &BodyStore) -> Result<Joint, Error> {
+        if a == b {
+            return Err(Error::InvalidParameter(
+                "a joint needs two different bodies, got the same one twice".into(),
+            ));
+        }
+        def.validate()?;
+        let def = match def.kind {
+            JointKind::Motor => JointDef {
+                anchor_a: bodies.center[b as usize],
+                anchor_b: bodies.center[b as usize],
+                ..def
+            },
+            _ => def,
+        };
+        let local = |slot: u32, p: Vec2| {
+            let s = slot as usize;
+            bodies.rotation[s].inv_rotate(p - bodies.center[s])
+        };
+        let qa = match a {
+            NONE => Rot::IDENTITY,
+            a => bodies.rotation[a as usize],
+        };
+        let qb = bodies.rotation[b as usize];
+        let axis = def.axis.normalized().unwrap_or(Vec2::new(1.0, 0.0));
+        let (min, max) = def.length_range.unwrap_or((0.0, f32::INFINITY));
+        let spring = match def.kind {
+            JointKind::Mouse => Some(def.spring.unwrap_or(MOUSE_SPRING)),
+            _ => def.spring,
+        };
+        Ok(Joint {
+            kind: def.kind,
+            a,
+            b,
+            local_a: match a {
+                NONE => def.anchor_a,
+                a => local(a, def.anchor_a),
+            },
+            local_b: local(b, def.anchor_b),
+            local_axis: qa.inv_rotate(axis),
+            reference_angle: qa.inv_mul(qb).angle(),
+            length: (def.anchor_b - def.anchor_a).length().clamp(min, max),
+            length_range: def.length_range,
+            limits: def.limits,
+            motor: def.motor,
+            spring,
+            max_force: def.max_force.unwrap_or(f32::INFINITY),
+            max_torque: def.max_torque.unwrap_or(f32::INFINITY),
+            correction: def.correction.unwrap_or(MOTOR_CORRECTION),
+            collide: def.collide,
+            impulses: Impulses::default(),
+        })
+    }
+
+    /// A's and B's anchors (world) at the bodies' present poses; a mouse joint's A anchor is
+    /// its target.
+    pub(crate) fn anchors(&self, bodies: &BodyStore) -> (Vec2, Vec2) {
+        let b = bodies;
+        let point = |slot: u32, local: Vec2| {
+            let s = slot as usize;
+            b.center[s] + b.rotation[s].rotate(local)
+        };
+        let anchor_a = match self.a {
+            NONE => self.local_a,
+            a => point(a, self.local_a),
+        };
+        (anchor_a, point(self.b, self.local_b))
+    }
+
+    /// The unit axis (world) at A's present pose: prismatic and wheel joints slide along it.
+    pub(crate) fn axis(&self, bodies: &BodyStore) -> Vec2 {
+        let qa = match self.a {
+            NONE => Rot::IDENTITY,
+            a => bodies.rotation[a as usize],
+        };
+        qa.rotate(self.local_axis)
+    }
+
+    /// Body A's slot, `None` for a mouse joint.
+    pub(crate) fn body_a(&self) -> Option<u32> {
+        (self.a != NONE).then_some(self.a)
+    }
+
+    /// B's anchor minus A's (world), and the world axis, at the bodies' present poses.
+    pub(crate) fn frame(&self, bodies: &BodyStore) -> (Vec2, Vec2) {
+        let (anchor_a, anchor_b) = self.anchors(bodies);
+        (anchor_b - anchor_a, self.axis(bodies))
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Slot {
+    generation: u32,
+    pub joint: Option<Joint>,
+}
+
+/// Gives each store a distinct id so handles of one world are rejected by another.
+static NEXT_STORE_ID: AtomicU32 = AtomicU32::new(1);
+
+/// The world's joints, by slot; removed joints leave holes that later joints reuse.
+pub(crate) struct JointStore {
+    world: u32,
+    pub(crate) slots: Vec<Slot>,
+    free: Vec<u32>,
+    count: usize,
+    /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
+    pub jointed: Vec<bool>,
+    /// The bodies of every joint with two, in joint slot order (after `refresh`).
+    pub pairs: Vec<(u32, u32)>,
+    /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
+    /// (after `refresh`).
+    no_collide: Vec<(u32, u32)>,
+    /// Substep length of the last step and its inverse (impulses per substep to forces).
+    pub h: f32,
+    pub inv_h: f32,
+    /// The rigid constraints' softness for the last step's substeps.
+    pub rigid: Softness,
+    /// The step's joints in color order, as the passes read them (see `joint_solver`).
+    pub batches: JointBatches,
+}
+
+impl Default for JointStore {
+    fn default() -> Self {
+        JointStore {
+            world: NEXT_STORE_ID.fetch_add(1, Ordering::Relaxed),
+            slots: Vec::new(),
+            free: Vec::new(),
+            count: 0,
+            jointed: Vec::new(),
+            pairs: Vec::new(),
+            no_collide: Vec::new(),
+            h: 0.0,
+            inv_h: 0.0,
+            rigid: Softness::default(),
+            batches: JointBatches::default(),
+        }
+    }
+}
+
+impl JointStore {
+    /// Number of joints.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// The live joint `id` names. `Err(InvalidJoint)` for a stale or foreign handle.
+    pub fn get(&self, id: JointId) -> Result<&Joint, Error> {
+        match self.slots.get(id.slot as usize) {
+            Some(Slot {
+                generation,
+                joint: Some(j),
+            }) if id.world == self.world && *generation == id.generation => Ok(j),
+            _ => Err(Error::InvalidJoint),
+        }
+    }
+
+    pub fn get_mut(&mut self, id: JointId) -> Result<&mut Joint, Error> {
+        self.get(id)?;
+        Ok(self.slots[id.slot as usize]
+            .joint
+            .as_mut()
+            .expect("checked above"))
+    }
+
+    pub fn insert(&mut self, joint: Joint) -> JointId {
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(Slot::default());
+                self.slots.len() as u32 - 1
+            }
+        };
+        let s = &mut self.slots[slot as usize];
+        s.joint = Some(joint);
+        self.count += 1;
+        JointId {
+            world: self.world,
+            slot,
+            generation: s.generation,
+        }
+    }
+
+    /// Removes the joint `id`. `Err(InvalidJoint)` for a stale or foreign handle.
+    pub fn take(&mut self, id: JointId) -> Result<Joint, Error> {
+        self.get(id)?;
+        Ok(self.remove(id.slot).expect("checked above"))
+    }
+
+    fn remove(&mut self, slot: u32) -> Option<Joint> {
+        let s = &mut self.slots[slot as usize];
+        let joint = s.joint.take()?;
+        s.generation = s.generation.wrapping_add(1);
+        self.free.push(slot);
+        self.count -= 1;
+        Some(joint)
+    }
+
+    /// Removes every joint of the body in `slot`.
+    pub fn remove_body(&mut self, slot: u32) {
+        for i in 0..self.slots.len() as u32 {
+            if let Some(j) = &self.slots[i as usize].joint {
+                if j.a == slot || j.b == slot {
+                    self.remove(i);
+                }
+            }
+        }
+    }
+
+    /// The handles of the joints in slot order.
+    pub fn ids(&self) -> impl Iterator<Item = JointId> + '_ {
+        self.slots.iter().enumerate().filter_map(|(slot, s)| {
+            s.joint.as_ref().map(|_| JointId {
+                world: self.world,
+                slot: slot as u32,
+                generation: s.generation,
+            })
+        })
+    }
+
+    /// Brings `jointed` (sized for `body_slots`), `pairs` and the pairs that do not collide
+    /// up to date.
+    pub fn refresh(&mut self, body_slots: usize) {
+        self.jointed.clear();
+        self.pairs.clear();
+        self.no_collide.clear();
+        if self.count == 0 {
+            return;
+        }
+        self.jointed.resize(body_slots, false);
+        for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
+            self.jointed[j.b as usize] = true;
+            if j.a != NONE {
+                self.jointed[j.a as usize] = true;
+                self.pairs.push((j.a, j.b));
+                if !j.collide {
+                    self.no_collide.push((j.a.min(j.b), j.a.max(j.b)));
+                }
+            }
+        }
+        self.no_collide.sort_unstable();
+    }
+
+    /// Drops from the broadphase's `pairs` (lower slot first) those of bodies joined by a
+    /// joint that does not let them collide.
+    pub fn filter_pairs(&self, pairs: &mut Vec<(u32, u32)>) {
+        if !self.no_collide.is_empty() {
+            pairs.retain(|p| self.no_collide.binary_search(p).is_err());
+        }
+    }
+}

@@ -1,0 +1,934 @@
+//! The soft step: prepare contacts, bounce the contacts hit this step (impact passes), then
+//! per substep integrate velocities, warm start, solve with soft bias, integrate positions and
+//! relax; then store impulses.
+//!
+//! Every contact stage walks the overflow set on one thread and the colors, forward or
+//! backward by substep (see `Sweep`); the batches of one color go to the rayon workers. Within a color no dynamic body appears twice, so the
+//! workers' order cannot change any result: output is identical for any thread count, and for
+//! both backends, whose kernels do the same float operations per lane. Small islands of widely
+//! different masses are not in the colors: the direct solver gives each an exact solve beside
+//! the colored solve and relax stages (see `direct_solver`).
+//!
+//! Small components of the contact graph are grouped into tiles (see `constraint_graph`): a
+//! tile is one block of a single stage in which a worker runs the whole step's operations
+//! over the tile's bodies and colors, in the order the stages run them for the rest of the
+//! world, with its data in that worker's cache and without waiting between stages. Many
+//! separate piles then cost what one small pile costs per contact.
+
+pub(crate) mod backend;
+pub(crate) mod constraint_graph;
+pub(crate) mod continuous;
+pub(crate) mod direct_islands;
+pub(crate) mod direct_solver;
+pub(crate) mod forces;
+pub(crate) mod joint;
+pub(crate) mod joint_solver;
+pub(crate) mod lcp;
+pub(crate) mod schedule;
+
+use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
+use crate::geometry::math::{Rot, Vec2};
+use crate::index::NONE;
+use crate::narrow_phase::contact::Contact;
+use crate::profile::zone;
+use crate::settings::WorldSettings;
+use crate::solver::constraint_graph::ConstraintGraph;
+use crate::solver::direct_islands::DirectIslands;
+use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
+use crate::solver::forces::Forces;
+use crate::solver::joint::JointStore;
+use crate::solver::joint_solver::{JointOp, JointSet};
+use crate::solver::schedule::{run_stages, Progress};
+use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
+use batch2d_kernels::{
+    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
+};
+use bytemuck::Zeroable;
+use rayon::prelude::*;
+use std::f32::consts::PI;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
+/// balance the workers.
+const BATCHES_PER_BLOCK: usize = 4;
+/// Impact passes over the colors in a step with bouncy contacts. Each pass carries an impact
+/// one or two contacts further through bodies that touch (Newton's cradle, a pool break), so
+/// this bounds how far an impact travels within one step; what is left approaching is caught
+/// by the soft solve as an inelastic contact.
+const IMPACT_PASSES: usize = 8;
+/// Bodies per block of an integration stage (a multiple of `LANES`).
+const BODIES_PER_BLOCK: usize = 1024;
+
+/// Overlap, as a fraction of the smaller body's reach, beyond which a contact is deep and
+/// shares its body's push-out cap (see `PushCap`).
+const DEEP_OVERLAP: f32 = 0.25;
+
+/// What a stage does to the contact batches.
+#[derive(Clone, Copy, Debug)]
+enum ContactOp {
+    Prepare,
+    Impact,
+    WarmStart,
+    Solve,
+    Relax,
+}
+
+/// What a stage does to the body states.
+#[derive(Clone, Copy, Debug)]
+enum BodyOp {
+    IntegrateVelocities,
+    IntegratePositions,
+}
+
+/// The order in which a contact operation walks the graph colors.
+///
+/// Gauss-Seidel over the colors in one fixed order leaves an error that leans the same way in
+/// every substep: a tall pyramid, symmetric in everything but the order in which its contacts
+/// were created, settled with its middle rows sheared 5 cm towards one side. Walking the
+/// colors forward and backward in turn (symmetric Gauss-Seidel) lets each sweep's lean undo
+/// the last one's, at no cost: the same batches run, in the other order. The warm start and
+/// the solve turn every substep. The relax passes, whose velocities the positions carry into
+/// the next substep, turn every step: turned every substep too, they let a pyramid's rows
+/// spread apart while it settles (side gaps twice as wide).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Sweep {
+    /// The overflow set, then the colors from the first.
+    #[default]
+    Forward,
+    /// The colors from the last, then the overflow set.
+    Backward,
+}
+
+/// One operation of the step, in the order of `Solver::program`.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Bodies(BodyOp),
+    Contacts(ContactOp, Sweep),
+    Direct(DirectOp),
+    Joints(JointOp),
+}
+
+/// One stage of the step, cut into blocks for the workers.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Blocks of `BODIES_PER_BLOCK` bodies.
+    Bodies(BodyOp),
+    /// One block per island of the direct solver.
+    Direct(DirectOp),
+    /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
+    Joints(JointOp, JointSet),
+    /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
+    /// bodies and colors.
+    Tiles,
+    /// Blocks of `per_block` batches of `start..end`; `color` when they are one graph color's,
+    /// which share no dynamic body.
+    Contacts {
+        op: ContactOp,
+        start: usize,
+        end: usize,
+        per_block: usize,
+        color: bool,
+    },
+}
+
+/// Coefficients of a soft constraint for one substep length: a damped spring of the given
+/// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
+/// step is `1 - mass_scale`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
+}
+
+impl Softness {
+    pub(crate) fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
+        let omega = 2.0 * std::f32::consts::PI * hertz;
+        let a1 = 2.0 * damping_ratio + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Softness {
+            bias_rate: omega / a1,
+            mass_scale: a2 * a3,
+        }
+    }
+}
+
+/// Reused buffers of the solver.
+#[derive(Default)]
+pub(crate) struct Solver {
+    states: StateRows,
+    batches: Vec<ContactBatch>,
+    /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
+    one_point: Vec<bool>,
+    /// The step's operations after prepare: the world's stages and each tile follow it.
+    program: Vec<Op>,
+    stages: Vec<Stage>,
+    /// Block count of each stage.
+    blocks: Vec<usize>,
+    /// Scratch of `run_stages`: how far the workers are in each stage.
+    progress: Progress,
+    /// The moving bodies' slots in state order, when there are tiles (else the states follow
+    /// the step's list of moving bodies).
+    order: Vec<u32>,
+    /// Batch lane (`batch * LANES + lane`) of each contact, `NONE` for one that the direct
+    /// solver has.
+    contact_lane: Vec<u32>,
+    /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
+    /// (static, sleeping, or a free slot).
+    state_of: Vec<u32>,
+    /// The states of each tile of the graph; they come first, tile after tile.
+    tile_states: Vec<Range<usize>>,
+    /// The first state in no tile: the world's body stages integrate the states from here.
+    free_states: usize,
+    /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
+    deep_contacts: Vec<AtomicU32>,
+    /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
+    gravity_scale: Vec<f32>,
+    linear_damping: Vec<f32>,
+    angular_damping: Vec<f32>,
+    /// Per state: the acceleration of the user's forces (x, y) and torque, when some body has
+    /// one this step (`forced`).
+    acceleration: [Vec<f32>; 3],
+    forced: bool,
+    /// The step's linear (m/s) and angular (rad/s) speed caps.
+    speed_caps: (f32, f32),
+    /// Whether any contact of the step has a restitution above zero; without one the step has
+    /// no impact stages.
+    bouncy: bool,
+    /// The direction of this step's relax passes; it turns after every step (see [`Sweep`]).
+    relax_sweep: Sweep,
+    /// The islands solved exactly instead of by the batches.
+    direct: DirectSolver,
+}
+
+/// What one step solves.
+pub(crate) struct StepInput<'a> {
+    pub bodies: &'a mut BodyStore,
+    pub contacts: &'a mut [Contact],
+    pub graph: &'a ConstraintGraph,
+    /// The contacts the graph left to the direct solver.
+    pub direct: &'a DirectIslands,
+    pub settings: &'a WorldSettings,
+    /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
+    /// these get a state: sleeping and static bodies cost the solver nothing.
+    pub moving: &'a [u32],
+    /// The user's forces and torques, acting through this step.
+    pub forces: &'a Forces,
+    /// The joints: prepared and solved with the contacts, their impulses kept for the next
+    /// step.
+    pub joints: &'a mut JointStore,
+    pub dt: f32,
+}
+
+impl Solver {
+    /// Solves one step: leaves the new body states in the solver (see [`Solver::finalize`])
+    /// and the new impulses in `contacts`.
+    pub fn step(&mut self, input: StepInput) {
+        let StepInput {
+            bodies,
+            contacts,
+            graph,
+            direct,
+            settings,
+            moving,
+            forces,
+            joints,
+            dt,
+        } = input;
+        let substeps = settings.substeps;
+        let h = dt / substeps as f32;
+        let inv_h = 1.0 / h;
+        let kernels = settings.kernels();
+
+        let integrate = IntegrateParams {
+            h,
+            gravity: [settings.gravity.x, settings.gravity.y],
+            max_linear_speed: settings.max_linear_speed,
+            // An eighth of a turn per substep keeps each substep's rotation small. A quarter
+            // turn per step bounds how far a contact's anchors, fixed on the body when the
+            // step's manifold was made, carry round: with more, a fast spinning dumbbell's ball
+            // slips into a thin wall it touches.
+            max_angular_speed: (0.25 * PI * inv_h).min(0.5 * PI / dt),
+        };
+        self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
+        self.load_states(bodies, moving, graph);
+        self.load_forces(bodies, forces);
+        self.fill_batches(contacts, graph, direct, bodies, settings, h);
+        joints.prepare(bodies, &self.state_of, self.states.len(), settings, h);
+        self.plan(graph, settings, joints);
+
+        let solve = SolveParams {
+            inv_h,
+            use_bias: true,
+        };
+        let relax = SolveParams {
+            use_bias: false,
+            ..solve
+        };
+        let impact = ImpactParams {
+            dt,
+            h,
+            margin: settings.linear_slop,
+            threshold: settings.restitution_threshold,
+            gravity_reach: settings.gravity.length() * dt,
+        };
+        let direct_params = DirectParams {
+            inv_h,
+            linear_slop: settings.linear_slop,
+            impact,
+        };
+        let islands = self.direct.islands();
+        let body_count = self.states.len();
+        let states = States::new(&mut self.states);
+        let batches = DisjointMut::new(&mut self.batches);
+        let one_point = &self.one_point[..];
+        let stages = &self.stages;
+        let gravity_scale = &self.gravity_scale[..];
+        let linear_damping = &self.linear_damping[..];
+        let angular_damping = &self.angular_damping[..];
+        let [acceleration_x, acceleration_y, acceleration_angular] = &self.acceleration;
+        let forced = self.forced;
+
+        // The constants of a solve or relax pass.
+        let pass = |op| match op {
+            ContactOp::Solve => &solve,
+            _ => &relax,
+        };
+        // Runs `op` on batch `i`.
+        // SAFETY (for callers): no other thread accesses the batch or its dynamic bodies
+        // meanwhile.
+        let run_batch = |op, i: usize| unsafe {
+            let b = batches.get(i);
+            match op {
+                ContactOp::Prepare => kernels.prepare(b),
+                ContactOp::Impact if !b.is_bouncy() => {}
+                ContactOp::Impact => kernels.impact(b, states, &impact),
+                ContactOp::WarmStart => kernels.warm_start(b, states, one_point[i]),
+                ContactOp::Solve | ContactOp::Relax => {
+                    kernels.solve(b, states, pass(op), one_point[i])
+                }
+            }
+        };
+        // Runs `op` on the batches of `range`, in order; `color` when they are one graph
+        // color's. The solve and relax passes take a color's two-point batches two at a time
+        // where the pair kernel is faster (AVX-512: two dependency chains side by side keep the
+        // core busier), with the same bits, as the two batches share no dynamic body. (A pair
+        // kernel for one-point batches was faster alone but not in particle_pile.)
+        // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
+        let run_batches = |op, range: Range<usize>, color: bool| unsafe {
+            let paired = kernels.solves_pairs()
+                && color
+                && matches!(op, ContactOp::Solve | ContactOp::Relax);
+            let mut i = range.start;
+            while i < range.end {
+                if paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1] {
+                    kernels.solve_pair(batches.pair(i), states, pass(op));
+                    i += 2;
+                } else {
+                    run_batch(op, i);
+                    i += 1;
+                }
+            }
+        };
+        // Integrates the states of `range`.
+        // SAFETY (for callers): no other thread accesses these states meanwhile.
+        let integrate_bodies = |op, range: Range<usize>| unsafe {
+            let chunk = states.slice_mut(range.start, range.len());
+            match op {
+                BodyOp::IntegrateVelocities => {
+                    let body = BodyParams {
+                        gravity_scale: &gravity_scale[range.clone()],
+                        linear_damping: &linear_damping[range.clone()],
+                        angular_damping: &angular_damping[range.clone()],
+                        acceleration: forced.then(|| Accelerations {
+                            x: &acceleration_x[range.clone()],
+                            y: &acceleration_y[range.clone()],
+                            angular: &acceleration_angular[range],
+                        }),
+                    };
+                    kernels.integrate_velocities(chunk, body, &integrate)
+                }
+                BodyOp::IntegratePositions => kernels.integrate_positions(chunk, h),
+            }
+        };
+        let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
+        let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
+        let program = &self.program[..];
+        let joint_passes = joints.passes();
+
+        zone!("solver stages");
+        run_stages(&self.blocks, &mut self.progress, |stage, block| {
+            // SAFETY: the blocks of one stage cover disjoint batches, joints, bodies, tiles or
+            // direct islands; within a color no dynamic body appears in two batches or joints
+            // (the coloring invariant), a tile's bodies appear in no other tile and no batch outside it, and a
+            // direct island's dynamic bodies appear in no batch, so no two workers touch the same
+            // data at once; a stage ends before the next begins.
+            unsafe {
+                match stages[stage] {
+                    Stage::Direct(op) => {
+                        DirectSolver::run(islands, block, op, states, &direct_params)
+                    }
+                    Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
+                    Stage::Bodies(op) => {
+                        let start = free_states + block * BODIES_PER_BLOCK;
+                        integrate_bodies(op, start..(start + BODIES_PER_BLOCK).min(body_count));
+                    }
+                    Stage::Contacts {
+                        op,
+                        start,
+                        end,
+                        per_block,
+                        color,
+                    } => {
+                        let first = start + block * per_block;
+                        run_batches(op, first..(first + per_block).min(end), color);
+                    }
+                    Stage::Tiles => {
+                        let colors = &tile_colors[tiles[block].clone()];
+                        for &op in program {
+                            match op {
+                                Op::Bodies(op) => integrate_bodies(op, tile_states[block].clone()),
+                                Op::Contacts(op, Sweep::Forward) => {
+                                    for range in colors {
+                                        run_batches(op, range.clone(), true);
+                                    }
+                                }
+                                Op::Contacts(op, Sweep::Backward) => {
+                                    for range in colors.iter().rev() {
+                                        run_batches(op, range.clone(), true);
+                                    }
+                                }
+                                // Direct islands and jointed bodies are in no tile.
+                                Op::Direct(_) | Op::Joints(_) => {}
+                            }
+                        }
+                    }
+                }
+            }
+        });
+
+        joints.store_impulses();
+        self.relax_sweep = match self.relax_sweep {
+            Sweep::Forward => Sweep::Backward,
+            Sweep::Backward => Sweep::Forward,
+        };
+        zone!("store impulses");
+        self.store_impulses(contacts);
+        self.direct.store_impulses(contacts);
+    }
+
+    /// Writes positions, rotations and velocities back to the bodies that have a state, the
+    /// velocities within the speed caps.
+    pub fn finalize(&self, bodies: &mut BodyStore) {
+        let states = &self.states;
+        let (max_linear, max_angular) = self.speed_caps;
+        (
+            bodies.center.par_iter_mut(),
+            bodies.rotation.par_iter_mut(),
+            bodies.linear_velocity.par_iter_mut(),
+            bodies.angular_velocity.par_iter_mut(),
+            self.state_of.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(|(center, rotation, v, w, &state)| {
+                if state != NULL_BODY {
+                    let s = &states[state as usize];
+                    center.x += s.dp[0];
+                    center.y += s.dp[1];
+                    let dq = Rot {
+                        c: s.dq[0],
+                        s: s.dq[1],
+                    };
+                    *rotation = dq.compose(*rotation).normalized();
+                    let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
+                    *v = Vec2::new(capped_v[0], capped_v[1]);
+                    *w = capped_w;
+                }
+            });
+    }
+
+    /// The motion of the body in `slot` over the last step (valid after [`Solver::step`]):
+    /// `dp` and `dq` are the translation and rotation from the pose the step began with.
+    /// `None` for a body the solver did not move (static or asleep).
+    pub fn motion(&self, slot: usize) -> Option<&BodyState> {
+        match self.state_of.get(slot) {
+            Some(&i) if i != NULL_BODY => self.states.get(i as usize),
+            _ => None,
+        }
+    }
+
+    /// One state per moving body, with the per-body constants beside it: the bodies of the
+    /// graph's tiles first, tile after tile (a tile integrates one range of states), then the
+    /// others in slot order.
+    fn load_states(&mut self, bodies: &BodyStore, moving: &[u32], graph: &ConstraintGraph) {
+        self.state_of.clear();
+        self.state_of.resize(bodies.slots(), NULL_BODY);
+        self.order.clear();
+        self.tile_states.clear();
+        if !graph.tiles.is_empty() {
+            // While ordering, `state_of` is 0 for a moving body not yet placed and its place
+            // + 1 once placed. A tile body that does not move (asleep) gets no state.
+            for &slot in moving {
+                self.state_of[slot as usize] = 0;
+            }
+            for range in &graph.tile_body_ranges {
+                let start = self.order.len();
+                for &slot in &graph.tile_bodies[range.clone()] {
+                    if self.state_of[slot as usize] == 0 {
+                        self.state_of[slot as usize] = self.order.len() as u32 + 1;
+                        self.order.push(slot);
+                    }
+                }
+                self.tile_states.push(start..self.order.len());
+            }
+        }
+        self.free_states = self.order.len();
+        // Without tiles the states are `moving` itself; `order` stays empty.
+        let moving = if self.tile_states.is_empty() {
+            moving
+        } else {
+            for &slot in moving {
+                if self.state_of[slot as usize] == 0 {
+                    self.order.push(slot);
+                }
+            }
+            &self.order[..]
+        };
+        for (i, &slot) in moving.iter().enumerate() {
+            self.state_of[slot as usize] = i as u32;
+        }
+        // One parallel gather into buffers resized in place: no allocation once they are large
+        // enough, and each row depends only on its own body.
+        let n = moving.len();
+        self.gravity_scale.resize(n, 0.0);
+        self.linear_damping.resize(n, 0.0);
+        self.angular_damping.resize(n, 0.0);
+        self.states.resize(n);
+        let (max_linear, max_angular) = self.speed_caps;
+        (
+            self.states.par_iter_mut(),
+            self.gravity_scale.par_iter_mut(),
+            self.linear_damping.par_iter_mut(),
+            self.angular_damping.par_iter_mut(),
+            moving.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(
+                |(state, gravity_scale, linear_damping, angular_damping, &s)| {
+                    let s = s as usize;
+                    *gravity_scale = bodies.gravity_scale[s];
+                    *linear_damping = bodies.linear_damping[s];
+                    *angular_damping = bodies.angular_damping[s];
+                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
+                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_angular);
+                    *state = BodyState::with_velocity(v, w);
+                },
+            );
+    }
+
+    /// Turns the user's forces into per-state accelerations (after [`Solver::load_states`]).
+    /// Each is clamped to f32's finite range, which only an enormous force on a very light
+    /// body leaves, so that the integration's sum with gravity cannot be infinity minus
+    /// infinity.
+    fn load_forces(&mut self, bodies: &BodyStore, forces: &Forces) {
+        self.forced = !forces.is_empty();
+        if !self.forced {
+            return;
+        }
+        let n = self.states.len();
+        let finite = |x: f32| x.clamp(-f32::MAX, f32::MAX);
+        let [x, y, angular] = &mut self.acceleration;
+        for column in [&mut *x, &mut *y, &mut *angular] {
+            column.clear();
+            column.resize(n, 0.0);
+        }
+        for slot in forces.slots() {
+            let state = self.state_of[slot];
+            if state == NULL_BODY {
+                continue;
+            }
+            let (force, torque) = forces.get(slot);
+            let i = state as usize;
+            x[i] = finite(force.x * bodies.inv_mass[slot]);
+            y[i] = finite(force.y * bodies.inv_mass[slot]);
+            angular[i] = finite(torque * bodies.inv_inertia[slot]);
+        }
+    }
+
+    /// Counts, per state, its deep contacts at the start of the step: those whose overlap is
+    /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
+    /// below; bodies created inside each other do not. Counts are sums of ones, so the
+    /// parallel order does not change them.
+    fn count_deep_contacts(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        let n = self.states.len();
+        if self.deep_contacts.len() < n {
+            self.deep_contacts.resize_with(n, AtomicU32::default);
+        }
+        self.deep_contacts[..n]
+            .par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(|count| count.store(0, Ordering::Relaxed));
+        let (counts, state_of) = (&self.deep_contacts[..n], &self.state_of[..]);
+        contacts
+            .par_iter()
+            .with_min_len(BATCHES_PER_BLOCK * LANES)
+            .for_each(|c| {
+                let m = &c.manifold;
+                let overlap = m.points[..m.point_count]
+                    .iter()
+                    .fold(0.0f32, |o, p| o.max(-p.separation));
+                let size = bodies.reach[c.a as usize].min(bodies.reach[c.b as usize]);
+                if overlap <= DEEP_OVERLAP * size {
+                    return;
+                }
+                for slot in [c.a, c.b] {
+                    let state = state_of[slot as usize];
+                    if state != NULL_BODY {
+                        counts[state as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+    }
+
+    /// Fills the batches with the contacts' data and the contact-to-lane map, and hands the
+    /// direct islands their contacts.
+    fn fill_batches(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        direct: &DirectIslands,
+        bodies: &BodyStore,
+        settings: &WorldSettings,
+        h: f32,
+    ) {
+        // Stiffness is capped at a quarter of the substep rate to stay stable; contacts with a
+        // static or kinematic body are twice as stiff since only one side can move.
+        let hertz = settings.contact_hertz.min(0.25 / h);
+        let zeta = settings.contact_damping_ratio;
+        let soft = Softness::new(hertz, zeta, h);
+        let rigid_soft = Softness::new(2.0 * hertz, zeta, h);
+
+        self.count_deep_contacts(contacts, bodies);
+        let params = PackParams {
+            gravity: settings.gravity,
+            soft,
+            rigid_soft,
+            push: PushCap {
+                max_velocity: settings.contact_push_max_velocity,
+                deep_contacts: &self.deep_contacts,
+            },
+        };
+        self.batches
+            .resize(graph.lanes.len(), ContactBatch::zeroed());
+        self.one_point.resize(graph.lanes.len(), false);
+        let state_of = &self.state_of[..];
+        self.bouncy = self
+            .batches
+            .par_iter_mut()
+            .zip(&mut self.one_point)
+            .zip(graph.lanes.par_iter().enumerate())
+            .with_min_len(BATCHES_PER_BLOCK)
+            .map(|((batch, one_point), (i, lanes))| {
+                // Batches come in color order and contacts in pair order, so each lane reads a
+                // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
+                // overlaps those cache misses with this batch's work.
+                for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
+                    if ci != NONE {
+                        contacts[ci as usize].prefetch();
+                    }
+                }
+                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
+                *one_point = true;
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci == NONE {
+                        batch.clear(l);
+                    } else {
+                        let c = &contacts[ci as usize];
+                        pack_lane(batch, l, c, bodies, state_of, &params);
+                        *one_point &= c.manifold.point_count <= 1;
+                    }
+                }
+                batch.is_bouncy()
+            })
+            .reduce(|| false, |a, b| a | b);
+        self.bouncy |= direct
+            .contacts
+            .iter()
+            .any(|&ci| contacts[ci as usize].restitution > 0.0);
+
+        let softness = |c: &Contact| {
+            let s = params.softness(c, bodies);
+            (
+                s.bias_rate,
+                params
+                    .push
+                    .of(state_of[c.a as usize], state_of[c.b as usize]),
+            )
+        };
+        self.direct.load(
+            direct,
+            contacts,
+            bodies,
+            state_of,
+            States::new(&mut self.states),
+            &softness,
+        );
+
+        self.contact_lane.clear();
+        self.contact_lane.resize(contacts.len(), NONE);
+        for (b, lanes) in graph.lanes.iter().enumerate() {
+            for (l, &ci) in lanes.iter().enumerate() {
+                if ci != NONE {
+                    self.contact_lane[ci as usize] = (b * LANES + l) as u32;
+                }
+            }
+        }
+    }
+
+    /// Lists the step's program: the impact passes, if any contact bounces; then per substep
+    /// integrate velocities, warm start, solve (`solve_iterations` times), integrate
+    /// positions, relax (the warm start and solve forward in the first substep, backward in
+    /// the second and so on, the relax passes in the step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
+    /// followed by theirs; with `joints`, each warm start and solve is preceded by the
+    /// joints', and the joints relax after all contacts. Then the stages and their block
+    /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
+    /// program over the rest of the world, each body stage over the states in no tile, each
+    /// contact stage the overflow set (one block, so one thread solves it in order) and the
+    /// colors in its sweep's order, each direct stage one block per island, each joint pass
+    /// the joint colors in order and then the joint overflow set (one block).
+    fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: &JointStore) {
+        self.stages.clear();
+        let joint_batches = &joints.batches;
+        let joint_stages = |stages: &mut Vec<Stage>, op| {
+            stages.extend(joint_batches.sets().map(|set| Stage::Joints(op, set)));
+        };
+        let joints = joint_batches.sets().next().is_some();
+        let contacts = |stages: &mut Vec<Stage>, op, sweep| {
+            let overflow = graph.overflow_batches();
+            let overflow = (!overflow.is_empty()).then(|| Stage::Contacts {
+                op,
+                start: overflow.start,
+                end: overflow.end,
+                per_block: overflow.len(),
+                color: false,
+            });
+            let colors = graph.color_batches.iter().map(|range| Stage::Contacts {
+                op,
+                start: range.start,
+                end: range.end,
+                per_block: BATCHES_PER_BLOCK,
+                color: true,
+            });
+            match sweep {
+                Sweep::Forward => stages.extend(overflow.into_iter().chain(colors)),
+                Sweep::Backward => stages.extend(colors.rev().chain(overflow)),
+            }
+        };
+        let direct = self.direct.len() > 0;
+        let program = &mut self.program;
+        program.clear();
+        if self.bouncy {
+            for _ in 0..IMPACT_PASSES {
+                program.push(Op::Contacts(ContactOp::Impact, Sweep::Forward));
+            }
+            if direct {
+                program.push(Op::Direct(DirectOp::Impact));
+            }
+        }
+        for substep in 0..settings.substeps {
+            let sweep = if substep.is_multiple_of(2) {
+                Sweep::Forward
+            } else {
+                Sweep::Backward
+            };
+            program.push(Op::Bodies(BodyOp::IntegrateVelocities));
+            if joints {
+                program.push(Op::Joints(JointOp::WarmStart));
+            }
+            program.push(Op::Contacts(ContactOp::WarmStart, sweep));
+            for _ in 0..settings.solve_iterations {
+                if joints {
+                    program.push(Op::Joints(JointOp::Solve));
+                }
+                program.push(Op::Contacts(ContactOp::Solve, sweep));
+            }
+            if direct {
+                program.push(Op::Direct(DirectOp::Solve));
+            }
+            program.push(Op::Bodies(BodyOp::IntegratePositions));
+            program.push(Op::Contacts(ContactOp::Relax, self.relax_sweep));
+            if direct {
+                program.push(Op::Direct(DirectOp::Relax));
+            }
+            // Last: a direct island's relax starts again from the velocities it saved before
+            // its solve, and would undo a joint relax before it.
+            if joints {
+                program.push(Op::Joints(JointOp::Relax));
+            }
+        }
+        let stages = &mut self.stages;
+        // Prepare only reads body states: all batches at once.
+        stages.push(Stage::Contacts {
+            op: ContactOp::Prepare,
+            start: 0,
+            end: graph.lanes.len(),
+            per_block: BATCHES_PER_BLOCK,
+            color: false,
+        });
+        if !graph.tiles.is_empty() {
+            stages.push(Stage::Tiles);
+        }
+        let free_bodies = self.free_states < self.states.len();
+        for &op in program.iter() {
+            match op {
+                Op::Bodies(op) if free_bodies => stages.push(Stage::Bodies(op)),
+                Op::Bodies(_) => {}
+                Op::Contacts(op, sweep) => contacts(stages, op, sweep),
+                Op::Direct(op) => stages.push(Stage::Direct(op)),
+                Op::Joints(op) => joint_stages(stages, op),
+            }
+        }
+
+        let bodies = self.states.len();
+        let islands = self.direct.len();
+        self.blocks.clear();
+        self.blocks
+            .extend(self.stages.iter().map(|stage| match *stage {
+                Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
+                Stage::Direct(_) => islands,
+                Stage::Joints(_, set) => joint_batches.blocks(set),
+                Stage::Tiles => graph.tiles.len(),
+                Stage::Contacts {
+                    start,
+                    end,
+                    per_block,
+                    ..
+                } => (end - start).div_ceil(per_block.max(1)),
+            }));
+    }
+
+    fn store_impulses(&self, contacts: &mut [Contact]) {
+        let batches = &self.batches;
+        contacts
+            .par_iter_mut()
+            .zip(self.contact_lane.par_iter())
+            .with_min_len(BATCHES_PER_BLOCK * LANES)
+            .filter(|(_, &at)| at != NONE)
+            .for_each(|(c, &at)| {
+                let (b, l) = (at as usize / LANES, at as usize % LANES);
+                let m = &mut c.manifold;
+                for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
+                    p.normal_impulse = lanes.normal_impulse[l];
+                    p.tangent_impulse = lanes.tangent_impulse[l];
+                    p.impact_impulse = lanes.impact_impulse[l];
+                }
+            });
+    }
+}
+
+/// What the lanes of one step share: soft-contact coefficients and the push-out cap.
+struct PackParams<'a> {
+    gravity: Vec2,
+    /// Between two dynamic bodies.
+    soft: Softness,
+    /// Against a static or kinematic body.
+    rigid_soft: Softness,
+    push: PushCap<'a>,
+}
+
+/// The push-out speed cap and how bodies share it.
+struct PushCap<'a> {
+    /// `WorldSettings::contact_push_max_velocity`.
+    max_velocity: f32,
+    /// Per state: how many of its contacts are deep.
+    deep_contacts: &'a [AtomicU32],
+}
+
+impl PackParams<'_> {
+    /// The soft coefficients of a contact: stiffer against a body that cannot move.
+    fn softness(&self, c: &Contact, bodies: &BodyStore) -> Softness {
+        if bodies.inv_mass[c.a as usize] == 0.0 || bodies.inv_mass[c.b as usize] == 0.0 {
+            self.rigid_soft
+        } else {
+            self.soft
+        }
+    }
+}
+
+impl PushCap<'_> {
+    /// The cap of one contact between solver states `a` and `b` (`NULL_BODY` for static
+    /// bodies): the cap shared evenly among the deep contacts of the busier body. Gauss-Seidel
+    /// adds up the pushes a body gets, so with a per-contact cap a thousand bodies created at
+    /// one point left at over five times the cap; shared, they leave no faster than the cap,
+    /// more slowly (about 4.5 s instead of 0.5 s to come apart).
+    fn of(&self, a: u32, b: u32) -> f32 {
+        let count = |s: u32| match s {
+            NULL_BODY => 0,
+            s => self.deep_contacts[s as usize].load(Ordering::Relaxed),
+        };
+        self.max_velocity / count(a).max(count(b)).max(1) as f32
+    }
+}
+
+/// How many batches ahead [`Solver::fill_batches`] prefetches contacts: far enough for the loads to
+/// arrive, near enough to stay in cache.
+const PACK_AHEAD: usize = 2;
+
+/// Copies one contact into lane `l` of a batch, writing every field of the lane: those of a
+/// point the manifold lacks are zero, and the ones [`simd::prepare`] derives (effective
+/// masses, approach speed, largest impulse) are left for it.
+fn pack_lane(
+    batch: &mut ContactBatch,
+    l: usize,
+    c: &Contact,
+    bodies: &BodyStore,
+    state_of: &[u32],
+    params: &PackParams,
+) {
+    let push = &params.push;
+    let (a, b) = (c.a as usize, c.b as usize);
+    batch.body_a[l] = state_of[a];
+    batch.body_b[l] = state_of[b];
+    let n = c.manifold.normal;
+    batch.normal_x[l] = n.x;
+    batch.normal_y[l] = n.y;
+    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
+    batch.friction[l] = c.friction + 0.0;
+    batch.restitution[l] = c.restitution;
+    batch.inv_mass_a[l] = bodies.inv_mass[a];
+    batch.inv_inertia_a[l] = bodies.inv_inertia[a];
+    batch.inv_mass_b[l] = bodies.inv_mass[b];
+    batch.inv_inertia_b[l] = bodies.inv_inertia[b];
+    let s = params.softness(c, bodies);
+    batch.bias_rate[l] = s.bias_rate;
+    batch.mass_scale[l] = s.mass_scale;
+    batch.max_push[l] = push.of(state_of[a], state_of[b]);
+    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+        true => bodies.gravity_scale[s],
+        false => 0.0,
+    };
+    batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
+
+    // Manifold anchors are relative to the body origins; the solver wants them relative to
+    // the centres of mass.
+    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
+    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
+    let m = &c.manifold;
+    for (j, lanes) in batch.points.iter_mut().enumerate() {
+        let Some(p) = m.points[..m.point_count].get(j) else {
+            lanes.clear(l);
+            continue;
+        };
+        let ra = p.anchor_a - offset_a;
+        let rb = p.anchor_b - offset_b;
+        lanes.active[l] = 1.0;
+        lanes.set_anchors(l, [ra.x, ra.y], [rb.x, rb.y], [n.x, n.y]);
+        lanes.base_separation[l] = p.separation;
+        lanes.normal_impulse[l] = p.normal_impulse;
+        lanes.tangent_impulse[l] = p.tangent_impulse;
+    }
+}

@@ -1,0 +1,293 @@
+//! The world: the `World` struct, which owns the state of every stage, and the step pipeline
+//! read top to bottom (`run_step`). The public calls live in the files of their topic
+//! (`bodies.rs`, `joints.rs`, `query.rs`, ...); each hands the stages what they touch as
+//! arguments. `World`'s fields are private to this folder.
+
+mod bodies;
+mod chain;
+mod compound;
+mod contacts;
+pub(crate) mod debug_draw;
+mod forces;
+mod joints;
+mod live_settings;
+pub(crate) mod query;
+mod sleep;
+pub(crate) mod stepper;
+mod teleport;
+mod user_data;
+
+use crate::body::BodyStore;
+use crate::broad_phase::boxes::update_aabbs;
+use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
+use crate::broad_phase::query_grid::QueryGrid;
+use crate::broad_phase::{BroadPhase, Proxies};
+use crate::error::Error;
+use crate::islands::sleep::Sleep;
+use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
+use crate::narrow_phase::contact_events::ContactLog;
+use crate::narrow_phase::removal::Removed;
+use crate::narrow_phase::sensor::Sensors;
+use crate::profile::{start_tracy, zone, Profile, Stopwatch};
+use crate::settings::WorldSettings;
+use crate::solver::constraint_graph::ConstraintGraph;
+use crate::solver::continuous::solve_continuous;
+use crate::solver::direct_islands::DirectIslands;
+use crate::solver::forces::Forces;
+use crate::solver::joint::JointStore;
+use crate::solver::{Solver, StepInput};
+use crate::world::query::new_query_grid;
+use std::sync::RwLock;
+
+/// A physics world.
+pub struct World {
+    settings: WorldSettings,
+    pool: Option<rayon::ThreadPool>,
+    bodies: BodyStore,
+    broad_phase: BroadPhase,
+    pairs: Vec<(u32, u32)>,
+    /// `pairs` expanded into shape pairs, in a world with compound bodies.
+    shape_pairs: ShapePairs,
+    contacts: ContactSet,
+    events: ContactLog,
+    /// The user's forces and torques for the next step.
+    forces: Forces,
+    sensors: Sensors,
+    sleep: Sleep,
+    graph: ConstraintGraph,
+    /// The small islands of widely different masses, solved exactly.
+    direct: DirectIslands,
+    solver: Solver,
+    joints: JointStore,
+    profile: Profile,
+    /// Where queries look for bodies; see `query.rs` and `broad_phase/query_grid.rs`.
+    query_grid: RwLock<QueryGrid>,
+    /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
+    removed: Removed,
+}
+
+impl World {
+    /// A world with `settings`.
+    ///
+    /// # Panics
+    ///
+    /// With the error's message when [`WorldSettings::validate`] refuses the settings; use
+    /// [`World::try_new`] to get the error as a value instead.
+    pub fn new(settings: WorldSettings) -> World {
+        World::try_new(settings).unwrap_or_else(|e| panic!("World::new: {e}"))
+    }
+
+    /// A world with `settings`, or the error of [`WorldSettings::validate`].
+    pub fn try_new(settings: WorldSettings) -> Result<World, Error> {
+        settings.validate()?;
+        start_tracy();
+        // Without a pool of its own (the system refused the threads) the world runs on rayon's
+        // global pool.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(settings.threads)
+            .build()
+            .ok();
+        Ok(World {
+            settings,
+            pool,
+            bodies: BodyStore::new(),
+            broad_phase: BroadPhase::new(),
+            pairs: Vec::new(),
+            shape_pairs: ShapePairs::default(),
+            contacts: ContactSet::default(),
+            events: ContactLog::default(),
+            forces: Forces::default(),
+            sensors: Sensors::default(),
+            sleep: Sleep::default(),
+            graph: ConstraintGraph::default(),
+            direct: DirectIslands::default(),
+            solver: Solver::default(),
+            joints: JointStore::default(),
+            profile: Profile::default(),
+            query_grid: new_query_grid(),
+            removed: Removed::default(),
+        })
+    }
+
+    /// The settings of the world: those it was created with, or changed since by
+    /// [`World::set_settings`] or [`World::set_gravity`]; valid by construction.
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
+    /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
+    /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
+    /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
+    pub fn step(&mut self, dt: f32) -> Result<(), Error> {
+        crate::limits::check_time_step(dt)?;
+        self.removed
+            .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
+        if self.bodies.len() == 0 {
+            // Nothing can move or touch (removing a body drops its contacts), and handing the
+            // step to the worker pool would cost more than the rest of it: waking its threads.
+            self.graph.build(&[], &self.bodies, &[], &[]);
+            self.profile = Profile::default();
+            return Ok(());
+        }
+        match self.pool.take() {
+            Some(pool) => {
+                let done = pool.install(|| self.run_step(dt));
+                self.pool = Some(pool);
+                done
+            }
+            None => self.run_step(dt),
+        }
+    }
+
+    /// The pipeline of one step. `Err` only from the broadphase, before anything the world
+    /// shows has changed.
+    fn run_step(&mut self, dt: f32) -> Result<(), Error> {
+        zone!("step");
+        self.invalidate_queries();
+        let mut clock = Stopwatch::start();
+        let speculative_distance = 4.0 * self.settings.linear_slop;
+
+        {
+            zone!("broad phase");
+            self.sleep.refresh(&self.bodies);
+            self.joints.refresh(self.bodies.slots());
+            update_aabbs(
+                &mut self.bodies,
+                &self.sleep.asleep,
+                speculative_distance,
+                dt,
+            );
+            if !self.bodies.compound_slots.is_empty() {
+                let asleep = &self.sleep.asleep;
+                update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
+            }
+            // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
+            // bodies find them in the sleeping bodies' own grid.
+            let proxies = Proxies {
+                aabbs: &self.bodies.aabb,
+                kinds: &self.sleep.broad_kinds,
+                layers: &self.bodies.layers,
+                masks: &self.bodies.mask,
+            };
+            let max_pairs = self.settings.max_pairs;
+            let too_many = Err(Error::TooManyPairs { max_pairs });
+            if !self
+                .broad_phase
+                .find_pairs_at_most(&proxies, &mut self.pairs, max_pairs)
+            {
+                return too_many;
+            }
+            self.sleep.add_resting_pairs(&self.bodies, &mut self.pairs);
+            if self.pairs.len() > max_pairs {
+                return too_many;
+            }
+            self.sensors.take_pairs(&self.bodies, &mut self.pairs);
+            self.joints.filter_pairs(&mut self.pairs);
+            if !self.bodies.compound_slots.is_empty() {
+                self.shape_pairs.expand(&self.bodies, &self.pairs);
+                if self.shape_pairs.pairs.len() > max_pairs {
+                    return too_many;
+                }
+            }
+        }
+        let broad_phase = clock.lap();
+
+        let params = NarrowPhaseParams {
+            speculative_distance,
+            dt,
+            friction_mixing: self.settings.friction_mixing,
+            restitution_mixing: self.settings.restitution_mixing,
+        };
+        {
+            zone!("narrow phase");
+            if self.bodies.compound_slots.is_empty() {
+                self.contacts
+                    .update(&self.pairs, &[], &self.bodies, &params);
+            } else {
+                let ShapePairs { pairs, children } = &self.shape_pairs;
+                self.contacts.update(pairs, children, &self.bodies, &params);
+            }
+            self.sleep
+                .wake_touched_islands(&self.bodies, &mut self.contacts);
+            let events = &mut self.events.events;
+            self.sensors
+                .update(&self.bodies, &self.sleep.asleep, events);
+        }
+        let narrow_phase = clock.lap();
+
+        {
+            zone!("coloring");
+            let substep = dt / self.settings.substeps as f32;
+            let slop = self.settings.linear_slop;
+            let set = &self.contacts;
+            let contacts = &set.list;
+            let bodies = &self.bodies;
+            let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
+            let jointed = &self.joints.jointed[..];
+            let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
+            // On two threads the events hide behind the longer coloring; on one they go first,
+            // while the contacts the narrowphase wrote are still in cache.
+            rayon::join(
+                || events.step_done(set, bodies, asleep, substep, slop),
+                || {
+                    direct.find(contacts, bodies);
+                    graph.build(contacts, bodies, &direct.is_direct, jointed);
+                },
+            );
+        }
+        let coloring = clock.lap();
+
+        {
+            zone!("solve");
+            self.solver.step(StepInput {
+                bodies: &mut self.bodies,
+                contacts: &mut self.contacts.list,
+                graph: &self.graph,
+                direct: &self.direct,
+                settings: &self.settings,
+                moving: &self.sleep.moving,
+                forces: &self.forces,
+                joints: &mut self.joints,
+                dt,
+            });
+        }
+        let solve = clock.lap();
+
+        {
+            zone!("finalize");
+            self.solver.finalize(&mut self.bodies);
+            solve_continuous(&mut self.bodies, &self.solver, self.settings.linear_slop);
+            let joints = &self.joints.pairs[..];
+            let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
+            self.sleep
+                .update(&self.settings, bodies, contacts, joints, dt);
+        }
+        let finalize = clock.lap();
+
+        self.profile = Profile {
+            broad_phase,
+            narrow_phase,
+            coloring,
+            solve,
+            finalize,
+            total: clock.total(),
+        };
+        // Forces act through one step: a refused step (above) keeps them for the next try.
+        self.forces.clear();
+        Ok(())
+    }
+
+    /// Non-empty graph colors of the last step.
+    pub fn color_count(&self) -> usize {
+        self.graph.color_count()
+    }
+
+    /// Per-stage milliseconds of the last step.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+}
+
+#[cfg(test)]
+mod tests;

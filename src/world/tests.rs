@@ -1,0 +1,107 @@
+//! Tests of the solver's tiles through whole worlds, and what other tests of `world/` share.
+
+use crate::{Backend, BodyDef, BodyKind, Shape, ShapeDef, Vec2, World, WorldSettings};
+
+/// Small pyramids (tiles), one pushed by a kinematic paddle, a ball bouncing on another
+/// (a tile with restitution), a large pyramid (too large for a tile), a heavy box on a
+/// light one (a direct island) and a few free falling circles.
+fn scene(backend: Backend, threads: usize, tiles: bool) -> World {
+    let mut world = World::new(WorldSettings {
+        backend,
+        threads,
+        ..WorldSettings::default()
+    });
+    world.graph.no_tiles = !tiles;
+    let boxed = |h: f32| ShapeDef::new(Shape::rect(h, h));
+    let ground = ShapeDef::new(Shape::rect(200.0, 1.0));
+    world
+        .add_body(BodyDef::fixed().position(Vec2::new(0.0, -1.0)), ground)
+        .unwrap();
+    let pyramid = |world: &mut World, x0: f32, base: usize| {
+        for i in 0..base {
+            for j in i..base {
+                let x = x0 + (i + 1) as f32 * 0.5 + (j - i) as f32;
+                let p = Vec2::new(x, i as f32 + 0.5);
+                world
+                    .add_body(BodyDef::dynamic().position(p), boxed(0.5))
+                    .unwrap();
+            }
+        }
+    };
+    for k in 0..24 {
+        pyramid(&mut world, -190.0 + 9.0 * k as f32, 8);
+    }
+    pyramid(&mut world, 40.0, 28);
+    let paddle = BodyDef::kinematic()
+        .position(Vec2::new(-191.0, 1.0))
+        .linear_velocity(Vec2::new(0.5, 0.0));
+    world.add_body(paddle, boxed(1.0)).unwrap();
+    // Restitution mixes by the minimum: the ball bounces off another bouncy ball.
+    let bouncy = ShapeDef::new(Shape::circle(0.3)).restitution(0.7);
+    for y in [0.3, 4.0] {
+        let ball = BodyDef::dynamic().position(Vec2::new(-198.0, y));
+        world.add_body(ball, bouncy.clone()).unwrap();
+    }
+    let light = BodyDef::dynamic().position(Vec2::new(80.0, 0.5));
+    world.add_body(light, boxed(0.5)).unwrap();
+    let heavy = BodyDef::dynamic().position(Vec2::new(80.0, 1.5));
+    world.add_body(heavy, boxed(0.5).density(100.0)).unwrap();
+    for k in 0..5 {
+        let p = Vec2::new(90.0 + 2.0 * k as f32, 3.0 + k as f32);
+        world
+            .add_body(
+                BodyDef::dynamic().position(p),
+                ShapeDef::new(Shape::circle(0.4)),
+            )
+            .unwrap();
+    }
+    world
+}
+
+/// Every body's position, rotation and velocities, as bits.
+pub(super) fn snapshot(world: &World) -> Vec<u32> {
+    world
+        .bodies()
+        .flat_map(|id| {
+            let (p, q) = (world.position(id).unwrap(), world.rotation(id).unwrap());
+            let (v, w) = (
+                world.linear_velocity(id).unwrap(),
+                world.angular_velocity(id).unwrap(),
+            );
+            [p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits)
+        })
+        .collect()
+}
+
+/// A tile runs every operation of the step on its bodies and contacts in the order the
+/// world's stages would: the results are the same bit for bit, with either backend and
+/// any thread count.
+#[test]
+fn tiles_give_the_same_bits_as_the_world_stages() {
+    for backend in [Backend::Simd, Backend::Scalar] {
+        let mut plain = scene(backend, 1, false);
+        let mut tiled = [1, 2, 3].map(|threads| scene(backend, threads, true));
+        for step in 0..90 {
+            plain.step(1.0 / 60.0).unwrap();
+            let expected = snapshot(&plain);
+            for world in &mut tiled {
+                world.step(1.0 / 60.0).unwrap();
+                assert_eq!(snapshot(world), expected, "{backend:?} step {step}");
+            }
+        }
+        let graph = &tiled[0].graph;
+        assert!(
+            graph.tiles.len() > 1,
+            "the small pyramids should fill tiles"
+        );
+        assert!(
+            !graph.color_batches.is_empty(),
+            "the large pyramid is in no tile"
+        );
+        assert!(plain.graph.tiles.is_empty());
+        let kinematic = plain
+            .bodies()
+            .filter(|&id| plain.body_kind(id) == Ok(BodyKind::Kinematic));
+        assert_eq!(kinematic.count(), 1);
+    }
+}
