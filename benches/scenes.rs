@@ -1,9 +1,9 @@
 //! Milliseconds per step of the standard scenes of `docs/scenes.md`, optionally beside rapier2d.
 //!
 //! ```text
-//! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
-//!     [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep]
-//!     [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
+//! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] [--threads 1,2]
+//!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
+//!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -119,9 +119,9 @@ struct Options {
     memory_probe: Option<String>,
 }
 
-const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
-[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] \
-[--pile ROWSxCOLS] [--sleep] \
+const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] \
+[--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
+[--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
 [--substeps N] [--solve-iterations N] [--contact-hertz HZ]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
