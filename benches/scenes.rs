@@ -505,84 +505,98 @@ fn batch2d_round(
     Ok(())
 }
 
-/// What a round of another engine leaves in `stats` beside its times: its bodies, touching
-/// pairs and joints, on large_pyramid the top box's drop and the widest side gap, and on
-/// joint_grid the largest joint anchor gap.
-fn record_reference(
+/// What the scenes bench reads from another engine's build of a scene after its steps.
+trait ReferenceScene {
+    fn body_count(&self) -> usize;
+    fn touching_pairs(&self) -> usize;
+    fn joint_count(&self) -> usize;
+    /// large_pyramid: initial y - final y of the top box.
+    fn top_drop(&self) -> Option<f32>;
+    /// Every dynamic body's centre at the start and now.
+    fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>);
+    /// Each joint's two anchors in world space, as [`largest_anchor_gap`] takes them.
+    fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])>;
+}
+
+/// Implements [`ReferenceScene`] with the scene type's own methods of the same names.
+macro_rules! reference_scene {
+    ($scene:ty) => {
+        impl ReferenceScene for $scene {
+            fn body_count(&self) -> usize {
+                self.body_count()
+            }
+            fn touching_pairs(&self) -> usize {
+                self.touching_pairs()
+            }
+            fn joint_count(&self) -> usize {
+                self.joint_count()
+            }
+            fn top_drop(&self) -> Option<f32> {
+                self.top_drop()
+            }
+            fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+                self.dynamic_centres()
+            }
+            fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])> {
+                self.joint_anchors()
+            }
+        }
+    };
+}
+
+reference_scene!(rapier_scenes::RapierScene);
+reference_scene!(box2d_scenes::Box2dScene);
+
+/// One round of another engine on a freshly built `scene`: `step` it `steps` times, timing
+/// each, then record its bodies, touching pairs and joints, on large_pyramid the top box's
+/// drop and the widest side gap, and on joint_grid the largest joint anchor gap.
+fn reference_round<S: ReferenceScene>(
     w: Workload,
+    mut scene: S,
+    steps: usize,
     stats: &mut Stats,
-    (bodies, pairs, joints): (usize, usize, usize),
-    top_drop: Option<f32>,
-    centres: impl FnOnce() -> (Vec<[f32; 2]>, Vec<[f32; 2]>),
-    anchors: impl FnOnce() -> Vec<([f32; 2], [f32; 2])>,
+    mut step: impl FnMut(&mut S),
 ) {
-    stats.bodies = bodies;
-    stats.pairs = pairs;
-    stats.joints = joints;
+    let mut times = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = Instant::now();
+        step(&mut scene);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    stats.record_round(&times);
+    stats.bodies = scene.body_count();
+    stats.pairs = scene.touching_pairs();
+    stats.joints = scene.joint_count();
     stats.colors = None;
     if w.is_joint_grid() {
-        stats.joint_gap.push(largest_anchor_gap(&anchors()));
+        stats
+            .joint_gap
+            .push(largest_anchor_gap(&scene.joint_anchors()));
     }
     if w.is_large_pyramid() {
-        if let Some(d) = top_drop {
+        if let Some(d) = scene.top_drop() {
             stats.top_drop.push(d);
         }
-        let (start, end) = centres();
+        let (start, end) = scene.dynamic_centres();
         stats.side_gap.push(widest_side_gap(&start, &end));
     }
 }
 
 /// One round of rapier2d on `pool`: build, step `steps` times, record.
 fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut Stats) -> Res<()> {
-    let mut scene = w.build_rapier()?;
-    let mut times = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        // rapier's `parallel` feature runs on rayon's current pool: make it `pool`. Installing
-        // per step mirrors batch2d, whose `World::step` installs its own pool every step.
-        let t = Instant::now();
-        pool.install(|| scene.step());
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    stats.record_round(&times);
-    let counts = (
-        scene.body_count(),
-        scene.touching_pairs(),
-        scene.joint_count(),
-    );
-    record_reference(
-        w,
-        stats,
-        counts,
-        scene.top_drop(),
-        || scene.dynamic_centres(),
-        || scene.joint_anchors(),
-    );
+    // rapier's `parallel` feature runs on rayon's current pool: make it `pool`. Installing per
+    // step mirrors batch2d, whose `World::step` installs its own pool every step.
+    reference_round(w, w.build_rapier()?, steps, stats, |scene| {
+        pool.install(|| scene.step())
+    });
     Ok(())
 }
 
 /// One round of Box2D on `threads` workers: build, step `steps` times, record.
 fn box2d_round(w: Workload, threads: usize, steps: usize, stats: &mut Stats) -> Res<()> {
-    let mut scene = w.build_box2d(threads)?;
-    let mut times = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let t = Instant::now();
-        scene.step(DT);
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    stats.record_round(&times);
-    let counts = (
-        scene.body_count(),
-        scene.touching_pairs(),
-        scene.joint_count(),
-    );
-    record_reference(
-        w,
-        stats,
-        counts,
-        scene.top_drop(),
-        || scene.dynamic_centres(),
-        || scene.joint_anchors(),
-    );
+    reference_round(w, w.build_box2d(threads)?, steps, stats, |scene| {
+        scene.step(DT)
+    });
     Ok(())
 }
 
