@@ -4,6 +4,7 @@
 //! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] [--threads 1,2]
 //!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
 //!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
+//!     [--sweep [--sweep-png PATH]]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -30,11 +31,16 @@
 //! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
 //! `--soak MINUTES` fills, steps and empties one world for that long and prints its memory and
 //! time per cycle instead (benches/soak/mod.rs).
+//! `--sweep` runs batch2d over a handful of solver settings on large_pyramid and smash, beside
+//! Box2D's and rapier2d's defaults, prints ms/step against stability and draws the plot
+//! `docs/frontier.png` (benches/sweep/mod.rs).
 
 mod box2d_scenes;
 mod rapier_scenes;
 // `--soak MINUTES`: a mode of its own, see benches/soak/mod.rs.
 mod soak;
+// `--sweep`: batch2d over solver settings beside the other engines, see benches/sweep/mod.rs.
+mod sweep;
 
 use batch2d::scenes::{self, Scene};
 use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
@@ -45,6 +51,9 @@ use std::time::Instant;
 type Res<T> = Result<T, Box<dyn Error>>;
 
 const DT: f32 = 1.0 / 60.0;
+
+/// large_pyramid's touching pairs while every box rests on its neighbours below.
+const LARGE_PYRAMID_PAIRS: usize = 14950;
 
 /// What one configuration steps.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +124,10 @@ struct Options {
     settings: WorldSettings,
     /// Those flags as given, for the memory probe's child process.
     settings_args: Vec<String>,
+    /// `--sweep`: the speed-stability sweep instead (benches/sweep/mod.rs).
+    sweep: bool,
+    /// `--sweep-png PATH`: where the sweep draws its plot.
+    sweep_png: Option<String>,
     /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
     memory_probe: Option<String>,
 }
@@ -122,7 +135,7 @@ struct Options {
 const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] \
 [--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
 [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
-[--substeps N] [--solve-iterations N] [--contact-hertz HZ]";
+[--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--sweep [--sweep-png PATH]]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -145,6 +158,8 @@ fn parse_args() -> Res<Options> {
         settings: WorldSettings::default(),
         settings_args: Vec::new(),
         memory_probe: None,
+        sweep: false,
+        sweep_png: None,
     };
     let mut scene_arg: Option<String> = None;
     let mut args = std::env::args().skip(1);
@@ -196,6 +211,8 @@ fn parse_args() -> Res<Options> {
                 o.pile = true;
             }
             "--memory-probe" => o.memory_probe = Some(value()?),
+            "--sweep" => o.sweep = true,
+            "--sweep-png" => o.sweep_png = Some(value()?),
             "--sleep" => {
                 o.settings.enable_sleep = true;
                 o.settings_args.push(arg);
@@ -693,7 +710,7 @@ fn print_extras(w: Workload, engine: &str, s: &Stats) {
             .collect();
         println!(
             "    {engine} large_pyramid stability: top box drop {} m, widest side gap {} mm \
-             (per round), touching pairs {} (expect 14950)",
+             (per round), touching pairs {} (expect {LARGE_PYRAMID_PAIRS})",
             drops.join(" / "),
             gaps.join(" / "),
             s.pairs
@@ -770,6 +787,9 @@ fn run() -> Res<()> {
     let o = parse_args()?;
     if let Some(engine) = &o.memory_probe {
         return run_memory_probe(&o, engine);
+    }
+    if o.sweep {
+        return sweep::run(&o);
     }
     let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
     let isa_full = batch2d::instruction_set();
