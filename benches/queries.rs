@@ -1,7 +1,7 @@
 //! Criterion timings of world queries on `particle_pile` (20,000 circles) after 120 steps.
 //!
-//! `cargo bench --bench queries [-- FILTER]`. Each iteration runs a batch of 1000 queries of
-//! one kind (fixed pseudo-random inputs spread over the container), so the figures are per
+//! `cargo bench -p batch2d-bench --bench queries [-- FILTER]`. Each iteration runs a batch of
+//! 1000 queries of one kind (fixed pseudo-random inputs spread over the container), so the figures are per
 //! 1000 queries. `rebuild` is the first query after the world changed: an add and a remove
 //! (which mark the query grid stale) and one point query that rebuilds it.
 

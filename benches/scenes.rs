@@ -1,9 +1,10 @@
 //! Milliseconds per step of the standard scenes of `docs/scenes.md`, optionally beside rapier2d.
 //!
 //! ```text
-//! cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] [--backend simd,scalar]
-//!     [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep]
-//!     [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
+//! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] [--threads 1,2]
+//!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
+//!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
+//!     [--sweep [--sweep-png PATH]]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -30,11 +31,16 @@
 //! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
 //! `--soak MINUTES` fills, steps and empties one world for that long and prints its memory and
 //! time per cycle instead (benches/soak/mod.rs).
+//! `--sweep` runs batch2d over a handful of solver settings on large_pyramid and smash, beside
+//! Box2D's and rapier2d's defaults, prints ms/step against stability and draws the plot
+//! `docs/frontier.png` (benches/sweep/mod.rs).
 
 mod box2d_scenes;
 mod rapier_scenes;
 // `--soak MINUTES`: a mode of its own, see benches/soak/mod.rs.
 mod soak;
+// `--sweep`: batch2d over solver settings beside the other engines, see benches/sweep/mod.rs.
+mod sweep;
 
 use batch2d::scenes::{self, Scene};
 use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
@@ -45,6 +51,9 @@ use std::time::Instant;
 type Res<T> = Result<T, Box<dyn Error>>;
 
 const DT: f32 = 1.0 / 60.0;
+
+/// large_pyramid's touching pairs while every box rests on its neighbours below.
+const LARGE_PYRAMID_PAIRS: usize = 14950;
 
 /// What one configuration steps.
 #[derive(Clone, Copy, Debug)]
@@ -115,14 +124,18 @@ struct Options {
     settings: WorldSettings,
     /// Those flags as given, for the memory probe's child process.
     settings_args: Vec<String>,
+    /// `--sweep`: the speed-stability sweep instead (benches/sweep/mod.rs).
+    sweep: bool,
+    /// `--sweep-png PATH`: where the sweep draws its plot.
+    sweep_png: Option<String>,
     /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
     memory_probe: Option<String>,
 }
 
-const USAGE: &str = "usage: cargo bench --bench scenes -- [--scene NAME|all] [--threads 1,2] \
-[--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier] \
-[--pile ROWSxCOLS] [--sleep] \
-[--substeps N] [--solve-iterations N] [--contact-hertz HZ]";
+const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] \
+[--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
+[--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
+[--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--sweep [--sweep-png PATH]]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -145,6 +158,8 @@ fn parse_args() -> Res<Options> {
         settings: WorldSettings::default(),
         settings_args: Vec::new(),
         memory_probe: None,
+        sweep: false,
+        sweep_png: None,
     };
     let mut scene_arg: Option<String> = None;
     let mut args = std::env::args().skip(1);
@@ -196,6 +211,8 @@ fn parse_args() -> Res<Options> {
                 o.pile = true;
             }
             "--memory-probe" => o.memory_probe = Some(value()?),
+            "--sweep" => o.sweep = true,
+            "--sweep-png" => o.sweep_png = Some(value()?),
             "--sleep" => {
                 o.settings.enable_sleep = true;
                 o.settings_args.push(arg);
@@ -505,84 +522,98 @@ fn batch2d_round(
     Ok(())
 }
 
-/// What a round of another engine leaves in `stats` beside its times: its bodies, touching
-/// pairs and joints, on large_pyramid the top box's drop and the widest side gap, and on
-/// joint_grid the largest joint anchor gap.
-fn record_reference(
+/// What the scenes bench reads from another engine's build of a scene after its steps.
+trait ReferenceScene {
+    fn body_count(&self) -> usize;
+    fn touching_pairs(&self) -> usize;
+    fn joint_count(&self) -> usize;
+    /// large_pyramid: initial y - final y of the top box.
+    fn top_drop(&self) -> Option<f32>;
+    /// Every dynamic body's centre at the start and now.
+    fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>);
+    /// Each joint's two anchors in world space, as [`largest_anchor_gap`] takes them.
+    fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])>;
+}
+
+/// Implements [`ReferenceScene`] with the scene type's own methods of the same names.
+macro_rules! reference_scene {
+    ($scene:ty) => {
+        impl ReferenceScene for $scene {
+            fn body_count(&self) -> usize {
+                self.body_count()
+            }
+            fn touching_pairs(&self) -> usize {
+                self.touching_pairs()
+            }
+            fn joint_count(&self) -> usize {
+                self.joint_count()
+            }
+            fn top_drop(&self) -> Option<f32> {
+                self.top_drop()
+            }
+            fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>) {
+                self.dynamic_centres()
+            }
+            fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])> {
+                self.joint_anchors()
+            }
+        }
+    };
+}
+
+reference_scene!(rapier_scenes::RapierScene);
+reference_scene!(box2d_scenes::Box2dScene);
+
+/// One round of another engine on a freshly built `scene`: `step` it `steps` times, timing
+/// each, then record its bodies, touching pairs and joints, on large_pyramid the top box's
+/// drop and the widest side gap, and on joint_grid the largest joint anchor gap.
+fn reference_round<S: ReferenceScene>(
     w: Workload,
+    mut scene: S,
+    steps: usize,
     stats: &mut Stats,
-    (bodies, pairs, joints): (usize, usize, usize),
-    top_drop: Option<f32>,
-    centres: impl FnOnce() -> (Vec<[f32; 2]>, Vec<[f32; 2]>),
-    anchors: impl FnOnce() -> Vec<([f32; 2], [f32; 2])>,
+    mut step: impl FnMut(&mut S),
 ) {
-    stats.bodies = bodies;
-    stats.pairs = pairs;
-    stats.joints = joints;
+    let mut times = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = Instant::now();
+        step(&mut scene);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    stats.record_round(&times);
+    stats.bodies = scene.body_count();
+    stats.pairs = scene.touching_pairs();
+    stats.joints = scene.joint_count();
     stats.colors = None;
     if w.is_joint_grid() {
-        stats.joint_gap.push(largest_anchor_gap(&anchors()));
+        stats
+            .joint_gap
+            .push(largest_anchor_gap(&scene.joint_anchors()));
     }
     if w.is_large_pyramid() {
-        if let Some(d) = top_drop {
+        if let Some(d) = scene.top_drop() {
             stats.top_drop.push(d);
         }
-        let (start, end) = centres();
+        let (start, end) = scene.dynamic_centres();
         stats.side_gap.push(widest_side_gap(&start, &end));
     }
 }
 
 /// One round of rapier2d on `pool`: build, step `steps` times, record.
 fn rapier_round(w: Workload, pool: &rayon::ThreadPool, steps: usize, stats: &mut Stats) -> Res<()> {
-    let mut scene = w.build_rapier()?;
-    let mut times = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        // rapier's `parallel` feature runs on rayon's current pool: make it `pool`. Installing
-        // per step mirrors batch2d, whose `World::step` installs its own pool every step.
-        let t = Instant::now();
-        pool.install(|| scene.step());
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    stats.record_round(&times);
-    let counts = (
-        scene.body_count(),
-        scene.touching_pairs(),
-        scene.joint_count(),
-    );
-    record_reference(
-        w,
-        stats,
-        counts,
-        scene.top_drop(),
-        || scene.dynamic_centres(),
-        || scene.joint_anchors(),
-    );
+    // rapier's `parallel` feature runs on rayon's current pool: make it `pool`. Installing per
+    // step mirrors batch2d, whose `World::step` installs its own pool every step.
+    reference_round(w, w.build_rapier()?, steps, stats, |scene| {
+        pool.install(|| scene.step())
+    });
     Ok(())
 }
 
 /// One round of Box2D on `threads` workers: build, step `steps` times, record.
 fn box2d_round(w: Workload, threads: usize, steps: usize, stats: &mut Stats) -> Res<()> {
-    let mut scene = w.build_box2d(threads)?;
-    let mut times = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let t = Instant::now();
-        scene.step(DT);
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    stats.record_round(&times);
-    let counts = (
-        scene.body_count(),
-        scene.touching_pairs(),
-        scene.joint_count(),
-    );
-    record_reference(
-        w,
-        stats,
-        counts,
-        scene.top_drop(),
-        || scene.dynamic_centres(),
-        || scene.joint_anchors(),
-    );
+    reference_round(w, w.build_box2d(threads)?, steps, stats, |scene| {
+        scene.step(DT)
+    });
     Ok(())
 }
 
@@ -679,7 +710,7 @@ fn print_extras(w: Workload, engine: &str, s: &Stats) {
             .collect();
         println!(
             "    {engine} large_pyramid stability: top box drop {} m, widest side gap {} mm \
-             (per round), touching pairs {} (expect 14950)",
+             (per round), touching pairs {} (expect {LARGE_PYRAMID_PAIRS})",
             drops.join(" / "),
             gaps.join(" / "),
             s.pairs
@@ -756,6 +787,9 @@ fn run() -> Res<()> {
     let o = parse_args()?;
     if let Some(engine) = &o.memory_probe {
         return run_memory_probe(&o, engine);
+    }
+    if o.sweep {
+        return sweep::run(&o);
     }
     let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
     let isa_full = batch2d::instruction_set();

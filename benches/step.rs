@@ -1,6 +1,6 @@
 //! Criterion timings of one `World::step` of each standard scene of `docs/scenes.md`.
 //!
-//! `cargo bench --bench step [-- FILTER]`, e.g. `-- large_pyramid/simd`.
+//! `cargo bench -p batch2d-bench --bench step [-- FILTER]`, e.g. `-- large_pyramid/simd`.
 //!
 //! One group per scene, three configurations each: SIMD and scalar kernels on 1 thread, SIMD on
 //! 2 threads. `World` is not `Clone`, so a configuration cannot restart from the same state each
@@ -8,7 +8,8 @@
 //! iteration steps the same world on. The scene keeps evolving while criterion samples (the
 //! warm-up and measurement together run a few hundred steps, past the scene's own step count for
 //! some scenes), so these figures describe a window of the scene's life after step 60, not the
-//! whole run: use `cargo bench --bench scenes` for the standard per-scene figures.
+//! whole run: use `cargo bench -p batch2d-bench --bench scenes` for the standard per-scene
+//! figures.
 
 use batch2d::scenes::Scene;
 use batch2d::{Backend, WorldSettings};

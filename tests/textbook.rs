@@ -2,9 +2,10 @@
 //! restitution (with the minimum rule and the threshold), elastic collisions that keep energy,
 //! momentum and angular momentum, free rotation, Coulomb friction while sliding, rolling,
 //! resting stacks that stay put, and a heavy body on light ones. The situations are shared
-//! with `cargo run --release --example textbook`, which prints them as a table.
+//! with `cargo run --release -p batch2d-bench --example textbook`, which prints them as a table
+//! beside rapier2d's and Box2D v3's answers.
 
-#[path = "../examples/textbook/cases.rs"]
+#[path = "textbook/cases.rs"]
 mod cases;
 
 use batch2d::Backend;

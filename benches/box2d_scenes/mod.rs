@@ -1,9 +1,6 @@
 //! The standard scenes of `SCENES.md`, built in Box2D v3 (the C library, through `boxdd-sys`)
 //! for `--compare box2d`.
 //!
-//! (A folder module like `rapier_scenes`: Cargo would take a top-level file in `benches/` for a
-//! bench target of its own.)
-//!
 //! Written from the spec, like the rapier2d scenes: same bodies in the same places, same sizes,
 //! density 1 (8 for smash's projectile), friction 0.6, restitution 0, and joint_grid's revolute
 //! joints with the same anchors. Sleeping is off for the world and every body. The rest of
@@ -414,7 +411,7 @@ pub fn version() -> String {
 }
 
 /// Box2D's SIMD path as compiled: boxdd-sys's `simd-avx2` feature is on exactly where the
-/// root crate is built with AVX2 (see Cargo.toml).
+/// bench crate is built with AVX2 (see benches/Cargo.toml).
 pub fn simd() -> &'static str {
     if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
         "avx2"

@@ -1,8 +1,5 @@
 //! The standard scenes of `docs/scenes.md`, built in rapier2d for `--compare rapier`.
 //!
-//! (A folder module, not `benches/rapier_scenes.rs`: Cargo would take a top-level file in
-//! `benches/` for a bench target of its own.)
-//!
 //! Written from the spec (not from batch2d's `scenes.rs`) so that both engines' scenes come from
 //! the same description: same bodies in the same places, same sizes, density 1 (8 for smash's
 //! projectile), friction 0.6, restitution 0, and joint_grid's revolute joints with the same

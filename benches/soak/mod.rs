@@ -3,7 +3,8 @@
 //! (slots, contact lists, islands, graph colors and buffers that are reused or not).
 //!
 //! ```text
-//! cargo bench --bench scenes -- --soak MINUTES [--soak-bodies N] [--soak-steps N] [--threads N]
+//! cargo bench -p batch2d-bench --bench scenes -- --soak MINUTES [--soak-bodies N]
+//!     [--soak-steps N] [--threads N]
 //! ```
 //!
 //! Each cycle tops the world up to N bodies (default 100,000: circles, boxes, capsules and
@@ -27,8 +28,8 @@ const CELL: f32 = 1.0;
 /// One cell in this many survives a cycle.
 const KEEP_ONE_IN: usize = 10;
 
-const USAGE: &str = "usage: cargo bench --bench scenes -- --soak MINUTES [--soak-bodies N] \
-[--soak-steps N] [--threads N]";
+const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- --soak MINUTES \
+[--soak-bodies N] [--soak-steps N] [--threads N]";
 
 struct Options {
     minutes: f64,

@@ -1,8 +1,8 @@
-//! The situations of `cases.rs` set up again in Box2D v3 (the C library, through `boxdd-sys`),
-//! one function per case with the same name, bodies, sizes, densities, friction, restitution,
-//! speeds, gravity and number of steps, each measured the way its batch2d twin measures it, so
-//! that the `textbook` example can print Box2D's answer beside batch2d's and rapier2d's. Built
-//! in the style of `benches/box2d_scenes`.
+//! The situations of `tests/textbook/cases.rs` set up again in Box2D v3 (the C library, through
+//! `boxdd-sys`), one function per case with the same name, bodies, sizes, densities, friction,
+//! restitution, speeds, gravity and number of steps, each measured the way its batch2d twin
+//! measures it, so that the `textbook` example can print Box2D's answer beside batch2d's and
+//! rapier2d's. Built in the style of the scenes bench's `box2d_scenes`.
 //!
 //! Every world steps at dt = `DT` with 4 substeps (Box2D's recommended count and batch2d's
 //! default), on one worker, with sleeping off for the world and every body. The rest of

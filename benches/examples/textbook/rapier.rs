@@ -1,7 +1,8 @@
-//! The situations of `cases.rs` set up again in rapier2d, one function per case with the same
-//! name, bodies, sizes, densities, friction, restitution, speeds, gravity and number of steps,
-//! each measured the way its batch2d twin measures it, so that the `textbook` example can
-//! print rapier2d's answer beside batch2d's. Built in the style of `benches/rapier_scenes`.
+//! The situations of `tests/textbook/cases.rs` set up again in rapier2d, one function per case
+//! with the same name, bodies, sizes, densities, friction, restitution, speeds, gravity and
+//! number of steps, each measured the way its batch2d twin measures it, so that the `textbook`
+//! example can print rapier2d's answer beside batch2d's. Built in the style of the scenes
+//! bench's `rapier_scenes`.
 //!
 //! Rapier keeps its default `IntegrationParameters` apart from dt = `DT` and
 //! `num_solver_iterations` = 4, which is set although it is the default: rapier's solver

@@ -1,5 +1,6 @@
 //! The textbook's situations, each set up in batch2d and measured the way its law is stated.
-//! Shared by the `textbook` example, which prints them beside the analytic answers, and by
+//! Shared by the `textbook` example of the bench crate (`benches/examples/textbook`), which
+//! prints them beside the analytic answers and the reference engines' answers, and by
 //! `tests/textbook.rs`, which asserts each against the answer it computes itself.
 
 use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
