@@ -102,6 +102,7 @@ impl Workload {
     }
 
     fn build_box2d(self, threads: usize) -> Res<box2d_scenes::Box2dScene> {
+        box2d_scenes::check_cpu()?;
         match self {
             Workload::Standard(s) => box2d_scenes::build(s.name(), threads)
                 .ok_or_else(|| format!("no Box2D build of scene {}", s.name()).into()),

@@ -410,18 +410,25 @@ pub fn version() -> String {
     format!("{}.{}.{}", v.major, v.minor, v.revision)
 }
 
-/// Box2D's SIMD path as compiled: boxdd-sys's `simd-avx2` feature is on exactly where the
-/// bench crate is built with AVX2 (see benches/Cargo.toml).
+/// Box2D's SIMD path as compiled: boxdd-sys's `simd-avx2` feature is on for every x86-64 build
+/// (see benches/Cargo.toml).
 pub fn simd() -> &'static str {
-    if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+    if cfg!(target_arch = "x86_64") {
         "avx2"
-    } else if cfg!(target_arch = "x86_64") {
-        "sse2"
     } else if cfg!(target_arch = "aarch64") {
         "neon"
     } else {
         "scalar"
     }
+}
+
+/// Err where this CPU cannot run the AVX2 build of Box2D that x86-64 machines link.
+pub fn check_cpu() -> Result<(), String> {
+    #[cfg(target_arch = "x86_64")]
+    if !is_x86_feature_detected!("avx2") {
+        return Err("--compare box2d needs a CPU with AVX2: Box2D is built with it".into());
+    }
+    Ok(())
 }
 
 /// The C flags the bench was built with (from `.cargo/config.toml` or the environment); cc
