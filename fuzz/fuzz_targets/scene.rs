@@ -26,7 +26,6 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use batch2d::shape::Polygon;
 use batch2d::{
     Aabb, Backend, BodyDef, BodyId, Error, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2,
     World, WorldSettings, MAX_COMPOUND_SHAPES,
@@ -759,12 +758,7 @@ impl Solid {
         };
         let (local, r): (Vec<Vec2>, f32) = match shape {
             Shape::Circle(circle) => (vec![circle.center], circle.radius),
-            Shape::Polygon(Polygon {
-                vertices,
-                count,
-                radius,
-                ..
-            }) => (vertices[..*count].to_vec(), *radius),
+            Shape::Polygon(polygon) => (polygon.vertices().to_vec(), polygon.radius()),
         };
         let reach = local.iter().map(|&v| norm(p64(v))).fold(0.0, f64::max) + f64::from(r);
         let magnitude = p[0].abs().max(p[1].abs()) + reach;
