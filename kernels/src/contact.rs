@@ -970,7 +970,7 @@ pub mod simd {
 /// (from the f32x8 kernel and the scalar twin); two dependency chains side by side keep more of
 /// the core busy than one. With AVX-512 each operation is one instruction on 32 registers; the
 /// engine uses a pair kernel only there (see [`InstructionSet::Avx512`](crate::InstructionSet)).
-/// (The warm start was slower in pairs: kernel bench, Zen 4, 40 -> 50 us per pass.)
+/// The warm start stays single: it measured slower in pairs.
 ///
 /// Safety, for every function: as for [`simd`], and no dynamic body appears in both batches.
 pub mod pair {
