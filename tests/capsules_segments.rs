@@ -24,8 +24,8 @@ struct Core {
 fn core(shape: &Shape, xf: Transform) -> Core {
     match shape {
         Shape::Circle(c) => Core {
-            points: vec![xf.apply(c.center)],
-            radius: c.radius,
+            points: vec![xf.apply(c.center())],
+            radius: c.radius(),
         },
         Shape::Polygon(p) => Core {
             points: p.vertices().iter().map(|&v| xf.apply(v)).collect(),

@@ -659,7 +659,7 @@ fn dumbbells_at_a_thin_wall(substeps: u32, solve_iterations: u32) {
                 let Shape::Circle(c) = shape else {
                     unreachable!()
                 };
-                let at = xf.apply(c.center);
+                let at = xf.apply(c.center());
                 assert!(
                     at.x < 0.0,
                     "{substeps} x {solve_iterations}, launch {i}: a ball at {at:?} past the wall at \

@@ -98,7 +98,7 @@ fn pile() -> World {
 fn surface_distance(world: &World, id: BodyId, xf: Transform, p: Vec2) -> f32 {
     let local = xf.inv_apply(p);
     match world.shape(id).unwrap() {
-        Shape::Circle(c) => (local - c.center).length() - c.radius,
+        Shape::Circle(c) => (local - c.center()).length() - c.radius(),
         Shape::Polygon(poly) => {
             let vs = poly.vertices();
             let planes = (0..vs.len()).map(|i| poly.normals()[i].dot(local - vs[i]));

@@ -106,7 +106,7 @@ fn circles_match_the_closed_form() {
         let (ca, cb) = (xf_a.apply(v(0.0, 0.0)), xf_b.apply(v(0.0, 0.0)));
         let ca = ca
             + xf_a.q.rotate(match &a {
-                Shape::Circle(c) => c.center,
+                Shape::Circle(c) => c.center(),
                 _ => unreachable!(),
             });
         let gap = (cb - ca).length() - ra - rb;

@@ -50,8 +50,8 @@ impl Solid {
     fn of(shape: &Shape, xf: Transform) -> Solid {
         match shape {
             Shape::Circle(c) => Solid {
-                core: vec![xf.apply(c.center)],
-                radius: c.radius,
+                core: vec![xf.apply(c.center())],
+                radius: c.radius(),
             },
             Shape::Polygon(p) => Solid {
                 core: p.vertices().iter().map(|&v| xf.apply(v)).collect(),

@@ -757,7 +757,7 @@ impl Solid {
             [p[0] + c * v[0] - s * v[1], p[1] + s * v[0] + c * v[1]]
         };
         let (local, r): (Vec<Vec2>, f32) = match shape {
-            Shape::Circle(circle) => (vec![circle.center], circle.radius),
+            Shape::Circle(circle) => (vec![circle.center()], circle.radius()),
             Shape::Polygon(polygon) => (polygon.vertices().to_vec(), polygon.radius()),
         };
         let reach = local.iter().map(|&v| norm(p64(v))).fold(0.0, f64::max) + f64::from(r);
@@ -1339,10 +1339,10 @@ impl Sim {
                 }
                 // The brute force knows a circle's path; other shapes get the checks above.
                 let Shape::Circle(circle) = shape else { return };
-                if circle.center != Vec2::ZERO {
+                if circle.center() != Vec2::ZERO {
                     return;
                 }
-                let (o, d, r) = (p64(origin), p64(translation), f64::from(circle.radius));
+                let (o, d, r) = (p64(origin), p64(translation), f64::from(circle.radius()));
                 let ftol = 4.0 * f64::from(f32::EPSILON);
                 let band = f64_band(&[origin, translation]) + TOL_PER_MAGNITUDE * r;
                 let truths: Vec<_> = solids

@@ -32,12 +32,16 @@ const COLLINEAR_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
 const NORMAL_TOLERANCE: f32 = 1.0e-4;
 
 /// A solid disc.
+///
+/// Its fields are private, so that every circle comes from [`Circle::new`] (or
+/// [`Shape::circle`], [`Shape::circle_at`]) with a finite centre and a finite positive radius.
+/// Read it through the accessors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Circle {
     /// Centre in the body frame.
-    pub center: Vec2,
-    /// Radius in metres, > 0 for a valid circle.
-    pub radius: f32,
+    pub(crate) center: Vec2,
+    /// Radius in metres, finite and > 0.
+    pub(crate) radius: f32,
 }
 
 /// A convex polygon, optionally rounded: the set of points within [`Polygon::radius`] of the
@@ -272,6 +276,28 @@ impl Shape {
 }
 
 impl Circle {
+    /// A disc of `radius` metres centred at `center` (m) in the body frame.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when `center` is not finite or `radius` is not finite and > 0.
+    pub fn new(center: Vec2, radius: f32) -> Result<Circle, Error> {
+        let circle = Circle { center, radius };
+        circle.validate()?;
+        Ok(circle)
+    }
+
+    /// Centre in the body frame (m).
+    pub fn center(&self) -> Vec2 {
+        self.center
+    }
+
+    /// Radius in metres, finite and > 0.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    /// `Ok` when the circle can be simulated: a finite centre and a finite radius > 0.
     fn validate(&self) -> Result<(), Error> {
         if !self.center.is_finite() {
             return Err(invalid(format!(
