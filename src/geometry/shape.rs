@@ -999,6 +999,54 @@ mod tests {
         }
     }
 
+    /// `checked_box` refuses a half extent that is not finite and > 0 before it builds the
+    /// polygon, for a message that names it. The polygon check alone, which decided before,
+    /// must refuse every such box too, wherever it is placed: the early check changes the
+    /// message, never the verdict.
+    #[test]
+    fn the_half_extent_check_refuses_only_boxes_the_polygon_check_refuses() {
+        let extents = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            -1.0e-30,
+            -1.0e-3,
+            -1.0,
+            -3.0e38,
+            1.0e-30,
+            1.0e-3,
+            1.0,
+            3.0e38,
+        ];
+        let centers = [
+            Vec2::ZERO,
+            v(1.0, 2.0),
+            v(1.0e7, -3.0e5),
+            v(-1.0e30, 1.0e30),
+        ];
+        let angles = [0.0, 0.3, 0.5 * PI, PI, -2.5, 1.0e6];
+        for &hw in &extents {
+            for &hh in &extents {
+                let positive = |h: f32| h.is_finite() && h > 0.0;
+                if positive(hw) && positive(hh) {
+                    continue;
+                }
+                for &center in &centers {
+                    for &angle in &angles {
+                        let xf = Transform::new(center, Rot::from_angle(angle));
+                        assert!(
+                            box_polygon(hw, hh, xf).validate().is_err(),
+                            "box {hw} x {hh} at {center:?}, {angle} rad"
+                        );
+                        assert!(checked_box(hw, hh, xf).is_err());
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn polygon_new_checks_its_input_and_the_accessors_read_the_used_vertices() {
         let square = [v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
