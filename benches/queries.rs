@@ -56,7 +56,7 @@ fn queries(c: &mut Criterion) {
             let id = world
                 .add_body(
                     BodyDef::fixed().position(Vec2::new(0.0, 70.0)),
-                    ShapeDef::new(Shape::circle(0.25)),
+                    ShapeDef::new(Shape::circle(0.25).unwrap()),
                 )
                 .unwrap();
             world.remove_body(id).unwrap();
@@ -92,7 +92,7 @@ fn queries(c: &mut Criterion) {
             }
         })
     });
-    let disc = Shape::circle(1.0);
+    let disc = Shape::circle(1.0).unwrap();
     group.bench_function("overlap_shape_circle_1m", |b| {
         b.iter(|| {
             for &p in &origins {
@@ -101,7 +101,7 @@ fn queries(c: &mut Criterion) {
             }
         })
     });
-    let probe = Shape::rect(0.3, 0.2);
+    let probe = Shape::rect(0.3, 0.2).unwrap();
     group.bench_function("cast_shape_box_10m", |b| {
         b.iter(|| {
             for &(o, d) in &rays {

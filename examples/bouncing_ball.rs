@@ -32,13 +32,13 @@ fn main() -> ExitCode {
         world
             .add_body(
                 BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
-                ShapeDef::new(Shape::rect(5.0, 0.5)).restitution(1.0),
+                ShapeDef::new(Shape::rect(5.0, 0.5).unwrap()).restitution(1.0),
             )
             .map_err(err)?;
         let mut balls = Vec::new();
         for (i, &e) in RESTITUTION.iter().enumerate() {
             let p = Vec2::new(2.0 * i as f32 - 3.0, DROP + RADIUS);
-            let shape = ShapeDef::new(Shape::circle(RADIUS)).restitution(e);
+            let shape = ShapeDef::new(Shape::circle(RADIUS).unwrap()).restitution(e);
             balls.push(
                 world
                     .add_body(BodyDef::dynamic().position(p), shape)

@@ -15,13 +15,13 @@ fn main() -> Result<(), batch2d::Error> {
     world.add_body(
         BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
         // Restitution mixes by `min`, so both sides need it for a bounce.
-        ShapeDef::new(Shape::rect(50.0, 1.0)).restitution(0.6),
+        ShapeDef::new(Shape::rect(50.0, 1.0)?).restitution(0.6),
     )?;
     let ball = world.add_body(
         BodyDef::dynamic()
             .position(Vec2::new(-4.0, 3.0))
             .linear_velocity(Vec2::new(2.0, 0.0)),
-        ShapeDef::new(Shape::circle(0.5)).restitution(0.6),
+        ShapeDef::new(Shape::circle(0.5)?).restitution(0.6),
     )?;
 
     let mut stepper = FixedStepper::new().dt(1.0 / 60.0).max_steps_per_frame(4);

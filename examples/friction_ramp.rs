@@ -41,13 +41,13 @@ fn main() -> ExitCode {
         world
             .add_body(
                 BodyDef::fixed().angle(-ANGLE),
-                ShapeDef::new(Shape::rect(12.0, ramp_half_height)).friction(1.0),
+                ShapeDef::new(Shape::rect(12.0, ramp_half_height).unwrap()).friction(1.0),
             )
             .map_err(err)?;
         let mut boxes = Vec::new();
         for &(mu, s) in &BOXES {
             let def = BodyDef::dynamic().position(on_ramp(s, HALF)).angle(-ANGLE);
-            let shape = ShapeDef::new(Shape::rect(HALF, HALF)).friction(mu);
+            let shape = ShapeDef::new(Shape::rect(HALF, HALF).unwrap()).friction(mu);
             boxes.push((mu, world.add_body(def, shape).map_err(err)?));
         }
         let starts: Vec<Vec2> = boxes

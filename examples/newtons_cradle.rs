@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         world
             .add_body(
                 BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
-                elastic(Shape::rect(12.0, 0.5)),
+                elastic(Shape::rect(12.0, 0.5).unwrap()),
             )
             .map_err(err)?;
         let mut balls = vec![world
@@ -56,7 +56,7 @@ fn main() -> ExitCode {
                 BodyDef::dynamic()
                     .position(Vec2::new(-4.0, RADIUS))
                     .linear_velocity(Vec2::new(SPEED, 0.0)),
-                elastic(Shape::circle(RADIUS)),
+                elastic(Shape::circle(RADIUS).unwrap()),
             )
             .map_err(err)?];
         for i in 0..4 {
@@ -64,7 +64,7 @@ fn main() -> ExitCode {
             let def = BodyDef::dynamic().position(Vec2::new(x, RADIUS));
             balls.push(
                 world
-                    .add_body(def, elastic(Shape::circle(RADIUS)))
+                    .add_body(def, elastic(Shape::circle(RADIUS).unwrap()))
                     .map_err(err)?,
             );
         }

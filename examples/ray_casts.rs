@@ -35,12 +35,12 @@ fn build(threads: usize) -> Result<World, batch2d::Error> {
     let fixed = |p: Vec2| BodyDef::fixed().position(p);
     world.add_body(
         fixed(Vec2::new(0.0, -0.5)),
-        ShapeDef::new(Shape::rect(9.0, 0.5)),
+        ShapeDef::new(Shape::rect(9.0, 0.5)?),
     )?;
     for x in [-8.5, 8.5] {
         world.add_body(
             fixed(Vec2::new(x, 4.0)),
-            ShapeDef::new(Shape::rect(0.5, 4.0)),
+            ShapeDef::new(Shape::rect(0.5, 4.0)?),
         )?;
     }
     // Rows of alternating circles and boxes dropped into it.
@@ -51,9 +51,9 @@ fn build(threads: usize) -> Result<World, batch2d::Error> {
                 1.0 + 0.8 * row as f32,
             );
             let shape = if (row + col) % 2 == 0 {
-                Shape::circle(0.3)
+                Shape::circle(0.3)?
             } else {
-                Shape::rect(0.3, 0.25)
+                Shape::rect(0.3, 0.25)?
             };
             world.add_body(BodyDef::dynamic().position(p), ShapeDef::new(shape))?;
         }

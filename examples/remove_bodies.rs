@@ -40,7 +40,7 @@ fn main() -> Result<(), String> {
         world
             .add_body(
                 BodyDef::fixed().position(Vec2::new(width / 2.0, -0.5)),
-                ShapeDef::new(Shape::rect(width / 2.0 + 1.0, 0.5)),
+                ShapeDef::new(Shape::rect(width / 2.0 + 1.0, 0.5).map_err(|e| e.to_string())?),
             )
             .map_err(|e| e.to_string())?;
         (0..bodies)
@@ -48,7 +48,7 @@ fn main() -> Result<(), String> {
                 let at = Vec2::new((i / 10) as f32 * 1.5, (i % 10) as f32 + 0.5);
                 world.add_body(
                     BodyDef::dynamic().position(at),
-                    ShapeDef::new(Shape::rect(0.5, 0.5)),
+                    ShapeDef::new(Shape::rect(0.5, 0.5)?),
                 )
             })
             .collect::<Result<_, _>>()
@@ -58,7 +58,7 @@ fn main() -> Result<(), String> {
                 let at = Vec2::new((i % side) as f32, (i / side) as f32);
                 world.add_body(
                     BodyDef::dynamic().position(at).gravity_scale(0.0),
-                    ShapeDef::new(Shape::circle(0.25)),
+                    ShapeDef::new(Shape::circle(0.25)?),
                 )
             })
             .collect::<Result<_, _>>()

@@ -108,27 +108,27 @@ fn playground(settings: WorldSettings) -> Result<World, batch2d::Error> {
     let mut world = World::new(settings);
     world.add_body(
         BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-        ShapeDef::new(Shape::rect(30.0, 1.0)),
+        ShapeDef::new(Shape::rect(30.0, 1.0)?),
     )?;
     world.add_body(
         BodyDef::kinematic()
             .position(Vec2::new(-14.0, 6.0))
             .angular_velocity(1.0),
-        ShapeDef::new(Shape::rect(3.0, 0.25)),
+        ShapeDef::new(Shape::rect(3.0, 0.25)?),
     )?;
     for row in 0..10 {
         for i in 0..10 - row {
             let x = 4.0 + (i as f32 - (9 - row) as f32 * 0.5) * 1.05;
             world.add_body(
                 BodyDef::dynamic().position(Vec2::new(x, 0.5 + row as f32)),
-                ShapeDef::new(Shape::rect(0.5, 0.5)),
+                ShapeDef::new(Shape::rect(0.5, 0.5)?),
             )?;
         }
     }
     for i in 0..12 {
         world.add_body(
             BodyDef::dynamic().position(Vec2::new(-8.0 + 0.3 * (i % 3) as f32, 2.0 + i as f32)),
-            ShapeDef::new(Shape::circle(0.4)).restitution(0.3),
+            ShapeDef::new(Shape::circle(0.4)?).restitution(0.3),
         )?;
     }
     Ok(world)
@@ -303,8 +303,8 @@ impl Viewer {
                 Key::G => self.layers.graph_colors = !self.layers.graph_colors,
                 Key::A => self.layers.aabbs = !self.layers.aabbs,
                 Key::J => self.layers.joints = !self.layers.joints,
-                Key::C => self.spawn(Shape::circle(0.5))?,
-                Key::B => self.spawn(Shape::rect(0.5, 0.5))?,
+                Key::C => self.spawn(Shape::circle(0.5).map_err(|e| e.to_string())?)?,
+                Key::B => self.spawn(Shape::rect(0.5, 0.5).map_err(|e| e.to_string())?)?,
                 _ => {}
             }
         }

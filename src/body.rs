@@ -297,7 +297,6 @@ impl ShapeDef {
     }
 
     pub(crate) fn validate(&self) -> Result<(), Error> {
-        self.shape.validate()?;
         crate::limits::check_shape_reach(&self.shape)?;
         check_non_negative("density", self.density)?;
         check_non_negative("friction", self.friction)?;
@@ -689,7 +688,7 @@ impl BodyStore {
         self.gravity_scale.push(0.0);
         self.linear_damping.push(0.0);
         self.angular_damping.push(0.0);
-        self.shape.push(Shape::circle(1.0));
+        self.shape.push(Shape::UNIT_CIRCLE);
         self.friction.push(0.0);
         self.restitution.push(0.0);
         self.layers.push(0);

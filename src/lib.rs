@@ -8,11 +8,11 @@
 //! let mut world = World::new(WorldSettings::default());
 //! world.add_body(
 //!     BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-//!     ShapeDef::new(Shape::rect(100.0, 1.0)),
+//!     ShapeDef::new(Shape::rect(100.0, 1.0)?),
 //! )?;
 //! let ball = world.add_body(
 //!     BodyDef::dynamic().position(Vec2::new(0.0, 4.0)),
-//!     ShapeDef::new(Shape::circle(0.5)),
+//!     ShapeDef::new(Shape::circle(0.5)?),
 //! )?;
 //! for _ in 0..120 {
 //!     world.step(1.0 / 60.0)?;

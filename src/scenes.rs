@@ -135,7 +135,7 @@ pub fn joint_grid(n: usize, settings: WorldSettings) -> Result<(World, Vec<GridJ
     let mut joints = Vec::with_capacity(2 * n * n.saturating_sub(1));
     let fixed_from = (n / 2).saturating_sub(JOINT_GRID_FIXED / 2);
     let fixed = fixed_from..=n / 2 + JOINT_GRID_FIXED / 2;
-    let shape = ShapeDef::new(Shape::circle(0.4)).layers(2).mask(!2);
+    let shape = ShapeDef::new(Shape::circle(0.4)?).layers(2).mask(!2);
     for c in 0..n {
         for r in 0..n {
             let p = Vec2::new(c as f32, -(r as f32));
@@ -197,7 +197,7 @@ pub fn particle_pile(rows: usize, cols: usize, settings: WorldSettings) -> Resul
 fn add_fixed_box(world: &mut World, center: Vec2, half: Vec2) -> Result<(), Error> {
     world.add_body(
         BodyDef::fixed().position(center),
-        ShapeDef::new(Shape::rect(half.x, half.y)),
+        ShapeDef::new(Shape::rect(half.x, half.y)?),
     )?;
     Ok(())
 }
@@ -206,7 +206,7 @@ fn add_fixed_box(world: &mut World, center: Vec2, half: Vec2) -> Result<(), Erro
 fn add_box(world: &mut World, p: Vec2, half: f32) -> Result<(), Error> {
     world.add_body(
         BodyDef::dynamic().position(p),
-        ShapeDef::new(Shape::rect(half, half)),
+        ShapeDef::new(Shape::rect(half, half)?),
     )?;
     Ok(())
 }
@@ -267,7 +267,7 @@ fn smash(settings: WorldSettings) -> Result<World, Error> {
         BodyDef::dynamic()
             .position(Vec2::new(-20.0, 0.0))
             .linear_velocity(Vec2::new(40.0, 0.0)),
-        ShapeDef::new(Shape::rect(4.0, 4.0)).density(8.0),
+        ShapeDef::new(Shape::rect(4.0, 4.0)?).density(8.0),
     )?;
     for i in 0..120 {
         for j in 0..80 {
@@ -310,9 +310,9 @@ fn pile(rows: usize, cols: usize, mixed: bool, settings: WorldSettings) -> Resul
                 1.0 + PILE_PITCH * r as f32,
             );
             let shape = if mixed && (r + c) % 2 == 0 {
-                Shape::rect(PILE_RADIUS, PILE_RADIUS)
+                Shape::rect(PILE_RADIUS, PILE_RADIUS)?
             } else {
-                Shape::circle(PILE_RADIUS)
+                Shape::circle(PILE_RADIUS)?
             };
             world.add_body(
                 BodyDef::dynamic().position(p),
@@ -398,7 +398,7 @@ mod tests {
         world
             .add_body(
                 BodyDef::dynamic().position(onto + Vec2::new(0.0, -0.3)),
-                ShapeDef::new(Shape::circle(0.4)),
+                ShapeDef::new(Shape::circle(0.4).unwrap()),
             )
             .unwrap();
         world.step(1.0 / 60.0).unwrap();

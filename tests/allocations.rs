@@ -54,9 +54,9 @@ fn allocations_per_run(
     let mut world = Scene::LargePyramid.build(settings).unwrap();
     if compounds {
         let table = [
-            ShapeDef::new(Shape::offset_rect(0.6, 0.1, Vec2::new(0.0, 0.6), 0.0)),
-            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.4, 0.0), 0.0)),
-            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(0.4, 0.0), 0.0)),
+            ShapeDef::new(Shape::offset_rect(0.6, 0.1, Vec2::new(0.0, 0.6), 0.0).unwrap()),
+            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.4, 0.0), 0.0).unwrap()),
+            ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(0.4, 0.0), 0.0).unwrap()),
         ];
         for i in 0..20 {
             let at = Vec2::new(60.0 + 1.5 * i as f32, 0.52);

@@ -3,6 +3,7 @@
 
 mod common;
 
+use batch2d::shape::Circle;
 use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
 
 const BAD: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
@@ -41,13 +42,13 @@ fn sample_world() -> (World, BodyId) {
             BodyDef::dynamic()
                 .position(Vec2::new(0.0, 0.6))
                 .linear_velocity(Vec2::new(1.0, 0.0)),
-            ShapeDef::new(Shape::circle(0.5)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
         )
         .unwrap();
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(3.0, 2.0)).angle(0.2),
-            ShapeDef::new(Shape::rect(0.5, 0.25)),
+            ShapeDef::new(Shape::rect(0.5, 0.25).unwrap()),
         )
         .unwrap();
     for _ in 0..5 {
@@ -61,7 +62,7 @@ fn ok_body() -> BodyDef {
 }
 
 fn ok_shape() -> ShapeDef {
-    ShapeDef::new(Shape::circle(0.5))
+    ShapeDef::new(Shape::circle(0.5).unwrap())
 }
 
 /// Asserts that `add_body(body, shape)` fails with an error accepted by `want` and changes
@@ -144,25 +145,177 @@ fn negative_damping_is_rejected() {
     );
 }
 
-#[test]
-fn degenerate_circles_and_boxes_are_rejected() {
-    let cases = [
-        ("circle(0)", Shape::circle(0.0)),
-        ("circle(-1)", Shape::circle(-1.0)),
-        ("circle(NaN)", Shape::circle(f32::NAN)),
-        ("circle(inf)", Shape::circle(f32::INFINITY)),
-        ("rect(0, 1)", Shape::rect(0.0, 1.0)),
-        ("rect(1, 0)", Shape::rect(1.0, 0.0)),
-        ("rect(-1, 1)", Shape::rect(-1.0, 1.0)),
-        ("rect(1, -1)", Shape::rect(1.0, -1.0)),
-        ("rect(NaN, 1)", Shape::rect(f32::NAN, 1.0)),
-        ("rect(1, inf)", Shape::rect(1.0, f32::INFINITY)),
-    ];
-    for (what, shape) in cases {
-        assert_add_rejected(ok_body(), ShapeDef::new(shape.clone()), is_shape, what);
-        // A fixed body gets no mass from its shape, but the shape is still checked.
-        assert_add_rejected(BodyDef::fixed(), ShapeDef::new(shape), is_shape, what);
+/// `Ok` is a failure; `Err(InvalidShape)` must name `word` so that the user learns which input
+/// was wrong.
+fn assert_shape_refused(what: &str, made: Result<Shape, Error>, word: &str) {
+    match made {
+        Err(Error::InvalidShape(why)) => assert!(why.contains(word), "{what}: {why}"),
+        other => panic!("{what}: expected Err(InvalidShape), got {other:?}"),
     }
+}
+
+/// Sizes and radii that are NaN, infinite, zero or negative.
+const BAD_SIZES: [f32; 6] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, -1.0];
+
+#[test]
+fn circle_constructors_refuse_bad_radii_and_centres() {
+    let ok = Vec2::new(0.5, -0.25);
+    for r in BAD_SIZES {
+        assert_shape_refused(&format!("circle({r})"), Shape::circle(r), "radius");
+        assert_shape_refused(
+            &format!("circle_at(ok, {r})"),
+            Shape::circle_at(ok, r),
+            "radius",
+        );
+        assert!(
+            matches!(Circle::new(ok, r), Err(Error::InvalidShape(_))),
+            "Circle::new(ok, {r})"
+        );
+    }
+    for x in BAD {
+        for center in [Vec2::new(x, 0.0), Vec2::new(0.0, x)] {
+            assert_shape_refused(
+                &format!("circle_at({center:?}, 1)"),
+                Shape::circle_at(center, 1.0),
+                "center",
+            );
+        }
+    }
+    let circle = Circle::new(ok, 0.75).unwrap();
+    assert_eq!((circle.center(), circle.radius()), (ok, 0.75));
+    assert_eq!(Shape::circle_at(ok, 0.75), Ok(Shape::Circle(circle)));
+}
+
+#[test]
+fn box_constructors_refuse_bad_half_extents() {
+    for h in BAD_SIZES {
+        assert_shape_refused(&format!("rect({h}, 1)"), Shape::rect(h, 1.0), "half_width");
+        assert_shape_refused(&format!("rect(1, {h})"), Shape::rect(1.0, h), "half_height");
+        assert_shape_refused(&format!("rect({h}, {h})"), Shape::rect(h, h), "half_width");
+        let at = Vec2::new(1.0, 2.0);
+        assert_shape_refused(
+            &format!("offset_rect({h}, 1)"),
+            Shape::offset_rect(h, 1.0, at, 0.3),
+            "half_width",
+        );
+        assert_shape_refused(
+            &format!("offset_rect(1, {h})"),
+            Shape::offset_rect(1.0, h, at, 0.3),
+            "half_height",
+        );
+    }
+    for x in BAD {
+        assert_shape_refused(
+            &format!("offset_rect at x = {x}"),
+            Shape::offset_rect(1.0, 1.0, Vec2::new(x, 0.0), 0.0),
+            "non-finite",
+        );
+        assert!(
+            matches!(
+                Shape::offset_rect(1.0, 1.0, Vec2::ZERO, x),
+                Err(Error::InvalidShape(_))
+            ),
+            "offset_rect at angle {x}"
+        );
+    }
+    // Sizes f32 cannot give a positive, finite area, though each half extent is positive.
+    for (hw, hh) in [(3e38, 3e38), (1e-30, 1e-30)] {
+        assert!(
+            matches!(Shape::rect(hw, hh), Err(Error::InvalidShape(_))),
+            "rect({hw}, {hh})"
+        );
+    }
+}
+
+#[test]
+fn capsule_and_segment_constructors_refuse_bad_radii_and_ends() {
+    let (p1, p2) = (Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.5));
+    for r in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        assert_shape_refused(
+            &format!("capsule radius {r}"),
+            Shape::capsule(p1, p2, r),
+            "non-finite",
+        );
+    }
+    for r in [-1.0, -1e-6] {
+        assert_shape_refused(
+            &format!("capsule radius {r}"),
+            Shape::capsule(p1, p2, r),
+            "radius",
+        );
+    }
+    for x in BAD {
+        for end in [Vec2::new(x, 0.0), Vec2::new(0.0, x)] {
+            assert_shape_refused(
+                &format!("capsule end {end:?}"),
+                Shape::capsule(end, p2, 0.2),
+                "non-finite",
+            );
+            assert_shape_refused(
+                &format!("segment end {end:?}"),
+                Shape::segment(p1, end),
+                "non-finite",
+            );
+        }
+    }
+    // Coincident or nearly coincident ends: no direction for the normal (use a circle).
+    for gap in [0.0, 0.001] {
+        let near = p1 + Vec2::new(gap, 0.0);
+        assert_shape_refused(
+            &format!("capsule gap {gap}"),
+            Shape::capsule(p1, near, 0.2),
+            "long",
+        );
+        assert_shape_refused(
+            &format!("segment gap {gap}"),
+            Shape::segment(p1, near),
+            "long",
+        );
+    }
+    // Radius 0 is a segment, and 3 mm is long enough.
+    assert_eq!(Shape::capsule(p1, p2, 0.0), Shape::segment(p1, p2));
+    assert!(Shape::segment(Vec2::ZERO, Vec2::new(0.003, 0.0)).is_ok());
+}
+
+/// The shape checks that depend on where the shape goes rather than on its own numbers stay at
+/// insertion: a shape reaching beyond 1e6 m of its body origin, a segment on a dynamic body, a
+/// chain edge too short to be a segment.
+#[test]
+fn insertion_still_refuses_valid_shapes_that_do_not_fit_the_body() {
+    let far = [
+        Shape::circle(2e6).unwrap(),
+        Shape::circle_at(Vec2::new(0.0, 2e6), 1.0).unwrap(),
+        Shape::rect(2e6, 1.0).unwrap(),
+        Shape::capsule(Vec2::ZERO, Vec2::new(2e6, 0.0), 0.1).unwrap(),
+    ];
+    for shape in far {
+        let what = format!("{shape:?}");
+        assert_add_rejected(ok_body(), ShapeDef::new(shape.clone()), is_shape, &what);
+        assert_add_rejected(
+            BodyDef::fixed(),
+            ShapeDef::new(shape.clone()),
+            is_shape,
+            &what,
+        );
+        let (mut world, _) = sample_world();
+        let before = snapshot(&world);
+        let compound = world.add_compound_body(ok_body(), &[ok_shape(), ShapeDef::new(shape)]);
+        assert!(matches!(compound, Err(Error::InvalidShape(_))), "{what}");
+        assert_eq!(snapshot(&world), before, "{what}: world changed");
+    }
+    let segment = ShapeDef::new(Shape::segment(Vec2::ZERO, Vec2::new(1.0, 0.0)).unwrap());
+    assert_add_rejected(ok_body(), segment, is_shape, "segment on a dynamic body");
+
+    let (mut world, _) = sample_world();
+    let before = snapshot(&world);
+    let points = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(1.001, 0.0),
+    ];
+    let chain = world.add_segment_chain(BodyDef::fixed(), &points, &ok_shape());
+    assert!(matches!(chain, Err(Error::InvalidShape(_))), "{chain:?}");
+    assert_eq!(snapshot(&world), before, "short chain edge: world changed");
 }
 
 #[test]

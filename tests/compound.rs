@@ -19,16 +19,16 @@ fn close(a: f32, b: f32, rel: f32) -> bool {
 /// A table: a top 2 m x 0.2 m and two legs 0.2 m x 1 m, origin at the middle of the legs.
 fn table() -> Vec<ShapeDef> {
     vec![
-        ShapeDef::new(Shape::offset_rect(1.0, 0.1, Vec2::new(0.0, 0.6), 0.0)),
-        ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.8, 0.0), 0.0)),
-        ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(0.8, 0.0), 0.0)),
+        ShapeDef::new(Shape::offset_rect(1.0, 0.1, Vec2::new(0.0, 0.6), 0.0).unwrap()),
+        ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.8, 0.0), 0.0).unwrap()),
+        ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(0.8, 0.0), 0.0).unwrap()),
     ]
 }
 
 fn dumbbell(radius: f32, half_length: f32) -> Vec<ShapeDef> {
     vec![
-        ShapeDef::new(Shape::circle_at(Vec2::new(-half_length, 0.0), radius)).density(2.0),
-        ShapeDef::new(Shape::circle_at(Vec2::new(half_length, 0.0), radius)).density(2.0),
+        ShapeDef::new(Shape::circle_at(Vec2::new(-half_length, 0.0), radius).unwrap()).density(2.0),
+        ShapeDef::new(Shape::circle_at(Vec2::new(half_length, 0.0), radius).unwrap()).density(2.0),
     ]
 }
 
@@ -64,8 +64,8 @@ fn l_shape_mass_data_by_hand() {
     // An L: a 2 x 1 foot with its centre at (1, 0.5) and a 1 x 2 upright centred at (0.5, 2),
     // density 3. Areas 2 and 2, so the centre of mass is the midpoint (0.75, 1.25).
     let density = 3.0;
-    let foot = Shape::offset_rect(1.0, 0.5, Vec2::new(1.0, 0.5), 0.0);
-    let upright = Shape::offset_rect(0.5, 1.0, Vec2::new(0.5, 2.0), 0.0);
+    let foot = Shape::offset_rect(1.0, 0.5, Vec2::new(1.0, 0.5), 0.0).unwrap();
+    let upright = Shape::offset_rect(0.5, 1.0, Vec2::new(0.5, 2.0), 0.0).unwrap();
     let parts = [foot.mass_data(density), upright.mass_data(density)];
     let l = MassData::combine(&parts);
     let m = 2.0 * density; // each part
@@ -79,7 +79,7 @@ fn l_shape_mass_data_by_hand() {
 
     // The same through a polygon of the whole L, cut into two convex halves another way:
     // the lower 1 x 3 column and the 1 x 1 block to its right. Same body, same mass data.
-    let column = Shape::offset_rect(0.5, 1.5, Vec2::new(0.5, 1.5), 0.0);
+    let column = Shape::offset_rect(0.5, 1.5, Vec2::new(0.5, 1.5), 0.0).unwrap();
     let block = Shape::polygon(&[
         Vec2::new(1.0, 0.0),
         Vec2::new(2.0, 0.0),
@@ -108,8 +108,8 @@ fn l_shape_mass_data_by_hand() {
 #[test]
 fn a_compound_of_one_shape_is_that_shape() {
     let shapes = [
-        Shape::circle_at(Vec2::new(0.3, -0.2), 0.7),
-        Shape::offset_rect(0.4, 0.2, Vec2::new(1.0, 2.0), 0.3),
+        Shape::circle_at(Vec2::new(0.3, -0.2), 0.7).unwrap(),
+        Shape::offset_rect(0.4, 0.2, Vec2::new(1.0, 2.0), 0.3).unwrap(),
         Shape::rounded_polygon(
             &[
                 Vec2::new(0.0, 0.0),
@@ -119,7 +119,7 @@ fn a_compound_of_one_shape_is_that_shape() {
             0.05,
         )
         .unwrap(),
-        Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.5), 0.25),
+        Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.5), 0.25).unwrap(),
     ];
     for shape in shapes {
         let own = shape.mass_data(1.7);
@@ -227,10 +227,10 @@ fn an_off_centre_hit_spins_the_compound_and_keeps_momentum() {
             ..WorldSettings::default()
         });
         let l_shape = [
-            ShapeDef::new(Shape::offset_rect(1.0, 0.25, Vec2::new(0.0, 0.0), 0.0))
+            ShapeDef::new(Shape::offset_rect(1.0, 0.25, Vec2::new(0.0, 0.0), 0.0).unwrap())
                 .density(2.0)
                 .restitution(restitution),
-            ShapeDef::new(Shape::offset_rect(0.25, 0.75, Vec2::new(-0.75, 1.0), 0.0))
+            ShapeDef::new(Shape::offset_rect(0.25, 0.75, Vec2::new(-0.75, 1.0), 0.0).unwrap())
                 .density(1.0)
                 .restitution(restitution),
         ];
@@ -242,7 +242,7 @@ fn an_off_centre_hit_spins_the_compound_and_keeps_momentum() {
         let l = world
             .add_compound_body(BodyDef::dynamic().position(Vec2::new(0.0, 0.0)), &l_shape)
             .unwrap();
-        let ball_shape = ShapeDef::new(Shape::circle(0.2))
+        let ball_shape = ShapeDef::new(Shape::circle(0.2).unwrap())
             .density(4.0)
             .restitution(restitution);
         let ball_mass = ball_shape.shape.mass_data(4.0);
@@ -291,8 +291,9 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
     });
     ground(&mut world);
     let l_shape = [
-        ShapeDef::new(Shape::offset_rect(0.5, 0.1, Vec2::new(0.0, 0.0), 0.0)),
-        ShapeDef::new(Shape::offset_rect(0.1, 0.4, Vec2::new(-0.4, 0.5), 0.0)).friction(0.2),
+        ShapeDef::new(Shape::offset_rect(0.5, 0.1, Vec2::new(0.0, 0.0), 0.0).unwrap()),
+        ShapeDef::new(Shape::offset_rect(0.1, 0.4, Vec2::new(-0.4, 0.5), 0.0).unwrap())
+            .friction(0.2),
     ];
     for row in 0..6 {
         for col in 0..8 {
@@ -304,8 +305,11 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
                 0 => world.add_compound_body(def, &table()),
                 1 => world.add_compound_body(def, &dumbbell(0.3, 0.6)),
                 2 => world.add_compound_body(def, &l_shape),
-                3 => world.add_body(def, ShapeDef::new(Shape::rect(0.4, 0.3))),
-                _ => world.add_body(def, ShapeDef::new(Shape::circle(0.35)).restitution(0.3)),
+                3 => world.add_body(def, ShapeDef::new(Shape::rect(0.4, 0.3).unwrap())),
+                _ => world.add_body(
+                    def,
+                    ShapeDef::new(Shape::circle(0.35).unwrap()).restitution(0.3),
+                ),
             }
             .unwrap();
         }
@@ -360,23 +364,13 @@ fn bad_compounds_are_rejected_and_change_nothing() {
     }
     let before = state(&world);
     let at = BodyDef::dynamic().position(Vec2::new(0.0, 5.0));
-    let circle = || ShapeDef::new(Shape::circle(0.5));
+    let circle = || ShapeDef::new(Shape::circle(0.5).unwrap());
     let too_many: Vec<ShapeDef> = (0..=MAX_COMPOUND_SHAPES)
-        .map(|i| ShapeDef::new(Shape::circle_at(Vec2::new(i as f32, 0.0), 0.4)))
+        .map(|i| ShapeDef::new(Shape::circle_at(Vec2::new(i as f32, 0.0), 0.4).unwrap()))
         .collect();
     let cases: Vec<(&str, BodyDef, Vec<ShapeDef>)> = vec![
         ("no shapes", at.clone(), vec![]),
         ("too many shapes", at.clone(), too_many),
-        (
-            "an invalid child",
-            at.clone(),
-            vec![circle(), ShapeDef::new(Shape::circle(-1.0))],
-        ),
-        (
-            "a degenerate box",
-            at.clone(),
-            vec![circle(), ShapeDef::new(Shape::rect(0.0, 1.0))],
-        ),
         (
             "negative density",
             at.clone(),
@@ -397,7 +391,7 @@ fn bad_compounds_are_rejected_and_change_nothing() {
             at.clone(),
             vec![
                 circle(),
-                ShapeDef::new(Shape::segment(Vec2::ZERO, Vec2::new(1.0, 0.0))),
+                ShapeDef::new(Shape::segment(Vec2::ZERO, Vec2::new(1.0, 0.0)).unwrap()),
             ],
         ),
         (
@@ -415,7 +409,7 @@ fn bad_compounds_are_rejected_and_change_nothing() {
             at.clone(),
             vec![
                 circle(),
-                ShapeDef::new(Shape::circle_at(Vec2::new(2e6, 0.0), 1.0)),
+                ShapeDef::new(Shape::circle_at(Vec2::new(2e6, 0.0), 1.0).unwrap()),
             ],
         ),
     ];
@@ -433,8 +427,8 @@ fn bad_compounds_are_rejected_and_change_nothing() {
     // Still a working world, and the same valid input is accepted: segments on a static body,
     // zero density on a kinematic one.
     let segments = [
-        ShapeDef::new(Shape::segment(Vec2::new(-1.0, 0.0), Vec2::new(0.0, 0.5))),
-        ShapeDef::new(Shape::segment(Vec2::new(0.0, 0.5), Vec2::new(1.0, 0.0))),
+        ShapeDef::new(Shape::segment(Vec2::new(-1.0, 0.0), Vec2::new(0.0, 0.5)).unwrap()),
+        ShapeDef::new(Shape::segment(Vec2::new(0.0, 0.5), Vec2::new(1.0, 0.0)).unwrap()),
     ];
     world
         .add_compound_body(BodyDef::fixed().position(Vec2::new(0.0, 20.0)), &segments)
@@ -456,8 +450,8 @@ fn a_ray_hits_the_shape_in_its_path_and_names_the_compound() {
         .add_compound_body(
             BodyDef::fixed().position(Vec2::new(10.0, 0.0)),
             &[
-                ShapeDef::new(Shape::circle_at(Vec2::new(-2.0, 0.0), 0.5)),
-                ShapeDef::new(Shape::circle_at(Vec2::new(2.0, 0.0), 0.5)).layers(2),
+                ShapeDef::new(Shape::circle_at(Vec2::new(-2.0, 0.0), 0.5).unwrap()),
+                ShapeDef::new(Shape::circle_at(Vec2::new(2.0, 0.0), 0.5).unwrap()).layers(2),
             ],
         )
         .unwrap();
@@ -509,7 +503,7 @@ fn a_ray_hits_the_shape_in_its_path_and_names_the_compound() {
     // A shape cast meets the near disc too.
     let cast = world
         .cast_shape(
-            &Shape::circle(0.25),
+            &Shape::circle(0.25).unwrap(),
             batch2d::Transform::new(Vec2::new(12.0, 5.0), batch2d::Rot::IDENTITY),
             down,
             all,
@@ -534,7 +528,7 @@ fn removing_a_compound_with_warm_contacts_leaves_its_neighbours_sane() {
     let crate_ = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.3, 1.5)),
-            ShapeDef::new(Shape::rect(0.3, 0.3)),
+            ShapeDef::new(Shape::rect(0.3, 0.3).unwrap()),
         )
         .unwrap();
     let ball = common::ball(&mut world, Vec2::new(0.0, 0.3), 0.3);
@@ -631,8 +625,12 @@ fn dumbbells_at_a_thin_wall(substeps: u32, solve_iterations: u32) {
             .add_compound_body(
                 BodyDef::fixed(),
                 &[
-                    ShapeDef::new(Shape::offset_rect(0.05, 100.0, Vec2::new(0.0, 100.0), 0.0)),
-                    ShapeDef::new(Shape::offset_rect(0.05, 100.0, Vec2::new(0.0, -100.0), 0.0)),
+                    ShapeDef::new(
+                        Shape::offset_rect(0.05, 100.0, Vec2::new(0.0, 100.0), 0.0).unwrap(),
+                    ),
+                    ShapeDef::new(
+                        Shape::offset_rect(0.05, 100.0, Vec2::new(0.0, -100.0), 0.0).unwrap(),
+                    ),
                 ],
             )
             .unwrap();
@@ -659,7 +657,7 @@ fn dumbbells_at_a_thin_wall(substeps: u32, solve_iterations: u32) {
                 let Shape::Circle(c) = shape else {
                     unreachable!()
                 };
-                let at = xf.apply(c.center);
+                let at = xf.apply(c.center());
                 assert!(
                     at.x < 0.0,
                     "{substeps} x {solve_iterations}, launch {i}: a ball at {at:?} past the wall at \

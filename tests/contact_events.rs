@@ -110,7 +110,7 @@ fn a_resting_box_presses_with_its_weight() {
     let block = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(1.0, half)),
-            ShapeDef::new(Shape::rect(half, half)).density(density),
+            ShapeDef::new(Shape::rect(half, half).unwrap()).density(density),
         )
         .unwrap();
     let m = density * 4.0 * half * half;
@@ -143,7 +143,7 @@ fn a_box_held_by_friction_on_a_slope_feels_the_split_weight() {
     let slope = world
         .add_body(
             BodyDef::fixed().angle(theta),
-            ShapeDef::new(Shape::rect(20.0, 1.0)),
+            ShapeDef::new(Shape::rect(20.0, 1.0).unwrap()),
         )
         .unwrap();
     let half = 0.5;
@@ -152,7 +152,7 @@ fn a_box_held_by_friction_on_a_slope_feels_the_split_weight() {
     let block = world
         .add_body(
             BodyDef::dynamic().position(up * (1.0 + half)).angle(theta),
-            ShapeDef::new(Shape::rect(half, half)),
+            ShapeDef::new(Shape::rect(half, half).unwrap()),
         )
         .unwrap();
     let m = 4.0 * half * half;
@@ -302,24 +302,20 @@ fn fixed_step_scene() -> World {
                 Vec2::new(0.0, 0.0),
                 Vec2::new(5.0, 2.0),
             ],
-            &ShapeDef::new(Shape::circle(1.0)).friction(0.8),
+            &ShapeDef::new(Shape::circle(1.0).unwrap()).friction(0.8),
         )
         .unwrap();
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 2.0)),
-            ShapeDef::new(Shape::capsule(
-                Vec2::new(-0.5, 0.0),
-                Vec2::new(0.5, 0.0),
-                0.2,
-            )),
+            ShapeDef::new(Shape::capsule(Vec2::new(-0.5, 0.0), Vec2::new(0.5, 0.0), 0.2).unwrap()),
         )
         .unwrap();
     for k in 0..3 {
         world
             .add_body(
                 BodyDef::dynamic().position(Vec2::new(-3.0 + 3.0 * k as f32, 4.0)),
-                ShapeDef::new(Shape::circle(0.3)).restitution(0.5),
+                ShapeDef::new(Shape::circle(0.3).unwrap()).restitution(0.5),
             )
             .unwrap();
     }
@@ -392,7 +388,7 @@ fn removing_many_touching_bodies_ends_exactly_their_pairs() {
             let at = Vec2::new((i / 5) as f32 * 1.5, (i % 5) as f32 + 0.5);
             let def = BodyDef::dynamic().position(at);
             world
-                .add_body(def, ShapeDef::new(Shape::rect(0.5, 0.5)))
+                .add_body(def, ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()))
                 .unwrap()
         })
         .collect();

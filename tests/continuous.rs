@@ -20,7 +20,7 @@ fn wall_world(settings: WorldSettings) -> World {
     world
         .add_body(
             BodyDef::fixed(),
-            ShapeDef::new(Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT)),
+            ShapeDef::new(Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT).unwrap()),
         )
         .unwrap();
     world
@@ -58,7 +58,7 @@ fn launch(
 /// Steps `world` and checks after every step that `body` is still left of the wall and not
 /// sunk into it by more than `sink`.
 fn assert_never_passes(world: &mut World, body: BodyId, steps: usize, sink: f32, what: &str) {
-    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT);
+    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT).unwrap();
     for step in 0..steps {
         world.step(DT).unwrap();
         let p = world.position(body).unwrap();
@@ -86,7 +86,7 @@ fn a_fast_circle_never_passes_through_a_thin_wall() {
         let ball = launch(
             &mut world,
             &mut rng,
-            Shape::circle(0.05),
+            Shape::circle(0.05).unwrap(),
             300.0,
             0.0,
             false,
@@ -105,7 +105,7 @@ fn a_fast_spinning_box_never_passes_through_a_thin_wall() {
         let crate_ = launch(
             &mut world,
             &mut rng,
-            Shape::rect(0.1, 0.1),
+            Shape::rect(0.1, 0.1).unwrap(),
             200.0,
             spin,
             false,
@@ -117,7 +117,7 @@ fn a_fast_spinning_box_never_passes_through_a_thin_wall() {
 
 /// How deep `shape` at `xf` is inside the wall.
 fn wall_depth(shape: &Shape, xf: Transform) -> f32 {
-    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT);
+    let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT).unwrap();
     batch2d::penetration(shape, xf, &wall, Transform::IDENTITY)
         .unwrap()
         .map_or(0.0, |p| p.depth)
@@ -136,9 +136,9 @@ fn a_head_on_body_stops_at_the_wall_surface() {
     for i in 0..40 {
         let mut world = wall_world(zero_gravity());
         let shape = if i % 2 == 0 {
-            Shape::circle(0.05)
+            Shape::circle(0.05).unwrap()
         } else {
-            Shape::rect(0.1, 0.1)
+            Shape::rect(0.1, 0.1).unwrap()
         };
         let start = Vec2::new(
             -1.0 - 300.0 * DT * rng.range(0.0, 2.0),
@@ -160,7 +160,7 @@ fn a_head_on_body_stops_at_the_wall_surface() {
         let gap = distance(
             &shape,
             xf,
-            &Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT),
+            &Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT).unwrap(),
             Transform::IDENTITY,
         )
         .unwrap()
@@ -180,9 +180,9 @@ fn a_body_stopped_at_the_wall_is_free_to_leave_it() {
     for i in 0..50 {
         let mut world = wall_world(zero_gravity());
         let shape = if i % 2 == 0 {
-            Shape::circle(0.05)
+            Shape::circle(0.05).unwrap()
         } else {
-            Shape::rect(0.1, 0.1)
+            Shape::rect(0.1, 0.1).unwrap()
         };
         let body = launch(&mut world, &mut rng, shape.clone(), 300.0, 0.0, true, 1.3);
         for _ in 0..6 {
@@ -223,9 +223,9 @@ fn continuous_collision_is_identical_across_threads_and_backends() {
         let bodies: Vec<BodyId> = (0..300)
             .map(|i| {
                 let shape = if i % 2 == 0 {
-                    Shape::circle(0.05)
+                    Shape::circle(0.05).unwrap()
                 } else {
-                    Shape::rect(0.1, 0.1)
+                    Shape::rect(0.1, 0.1).unwrap()
                 };
                 let spin = rng.range(-40.0, 40.0);
                 launch(&mut world, &mut rng, shape, 250.0, spin, i % 3 == 0, 1.3)
@@ -268,7 +268,7 @@ fn a_box_stays_on_the_ground_for_steps_up_to_a_second_and_longer_ones_are_refuse
                 common::ground(&mut world);
                 let def = BodyDef::dynamic().position(Vec2::new(0.0, height));
                 let id = world
-                    .add_body(def, ShapeDef::new(Shape::rect(half, half)))
+                    .add_body(def, ShapeDef::new(Shape::rect(half, half).unwrap()))
                     .unwrap();
                 for step in 0..10 {
                     world.step(dt).unwrap();

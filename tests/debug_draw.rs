@@ -63,14 +63,14 @@ fn pile() -> World {
             BodyDef::kinematic()
                 .position(Vec2::new(-8.0, 3.0))
                 .angular_velocity(0.5),
-            ShapeDef::new(Shape::rect(1.0, 0.2)),
+            ShapeDef::new(Shape::rect(1.0, 0.2).unwrap()),
         )
         .unwrap();
     for row in 0..6 {
         for col in 0..8 {
             let p = Vec2::new(col as f32 * 1.1 - 4.0 + 0.05 * row as f32, 0.6 + row as f32);
             let shape = if (row + col) % 2 == 0 {
-                Shape::circle(0.5)
+                Shape::circle(0.5).unwrap()
             } else {
                 Shape::rounded_polygon(
                     &[
@@ -98,7 +98,7 @@ fn pile() -> World {
 fn surface_distance(world: &World, id: BodyId, xf: Transform, p: Vec2) -> f32 {
     let local = xf.inv_apply(p);
     match world.shape(id).unwrap() {
-        Shape::Circle(c) => (local - c.center).length() - c.radius,
+        Shape::Circle(c) => (local - c.center()).length() - c.radius(),
         Shape::Polygon(poly) => {
             let vs = poly.vertices();
             let planes = (0..vs.len()).map(|i| poly.normals()[i].dot(local - vs[i]));
@@ -333,14 +333,14 @@ fn joints_are_drawn_at_the_points_of_their_bodies_they_were_made_at() {
         world
             .add_body(
                 BodyDef::dynamic().position(p).angle(0.3),
-                ShapeDef::new(Shape::circle(0.3)),
+                ShapeDef::new(Shape::circle(0.3).unwrap()),
             )
             .unwrap()
     };
     let support = world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, 10.0)),
-            ShapeDef::new(Shape::circle(0.1)),
+            ShapeDef::new(Shape::circle(0.1).unwrap()),
         )
         .unwrap();
     let arm = ball(&mut world, Vec2::new(1.0, 10.0));
@@ -442,7 +442,7 @@ fn joints_are_drawn_at_the_points_of_their_bodies_they_were_made_at() {
 #[test]
 fn body_kind_reports_each_kind_and_rejects_foreign_handles() {
     let mut world = World::new(WorldSettings::default());
-    let shape = || ShapeDef::new(Shape::circle(0.5));
+    let shape = || ShapeDef::new(Shape::circle(0.5).unwrap());
     let s = world.add_body(BodyDef::fixed(), shape()).unwrap();
     let k = world.add_body(BodyDef::kinematic(), shape()).unwrap();
     let d = world.add_body(BodyDef::dynamic(), shape()).unwrap();

@@ -40,14 +40,14 @@ fn small_scene(origin: Vec2) -> Result<(World, Vec<BodyId>), Error> {
     let mut world = World::new(WorldSettings::default());
     let mut ids = vec![world.add_body(
         BodyDef::fixed().position(origin + Vec2::new(0.0, -1.0)),
-        ShapeDef::new(Shape::rect(20.0, 1.0)),
+        ShapeDef::new(Shape::rect(20.0, 1.0)?),
     )?];
     for k in 0..4 {
         let p = origin + Vec2::new(0.3 * k as f32, 0.5 + 1.0 * k as f32);
         let shape = if k % 2 == 0 {
-            Shape::rect(0.5, 0.5)
+            Shape::rect(0.5, 0.5)?
         } else {
-            Shape::circle(0.5)
+            Shape::circle(0.5)?
         };
         ids.push(
             world.add_body(

@@ -29,7 +29,7 @@ fn block(world: &mut World, p: Vec2) -> BodyId {
     world
         .add_body(
             BodyDef::dynamic().position(p),
-            ShapeDef::new(Shape::rect(HALF.0, HALF.1)).density(DENSITY),
+            ShapeDef::new(Shape::rect(HALF.0, HALF.1).unwrap()).density(DENSITY),
         )
         .unwrap()
 }
@@ -157,7 +157,7 @@ fn a_force_off_the_centre_pushes_and_turns() {
 #[test]
 fn an_impulse_at_a_point_changes_the_velocities_at_once_by_j_over_m_and_r_cross_j_over_i() {
     let mut world = weightless();
-    let shape = Shape::rect(HALF.0, HALF.1);
+    let shape = Shape::rect(HALF.0, HALF.1).unwrap();
     let (v0, w0) = (Vec2::new(1.0, -2.0), 0.5);
     let body = world
         .add_body(
@@ -215,13 +215,13 @@ fn friction_holds_a_pushed_box_below_mu_m_g_and_lets_it_slide_above() {
         world
             .add_body(
                 BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-                ShapeDef::new(Shape::rect(50.0, 1.0)).friction(mu),
+                ShapeDef::new(Shape::rect(50.0, 1.0).unwrap()).friction(mu),
             )
             .unwrap();
         let body = world
             .add_body(
                 BodyDef::dynamic().position(Vec2::new(0.0, HALF.1)),
-                ShapeDef::new(Shape::rect(HALF.0, HALF.1))
+                ShapeDef::new(Shape::rect(HALF.0, HALF.1).unwrap())
                     .density(DENSITY)
                     .friction(mu),
             )
@@ -255,14 +255,17 @@ fn friction_holds_a_pushed_box_below_mu_m_g_and_lets_it_slide_above() {
 fn static_and_kinematic_bodies_ignore_forces_and_impulses() {
     let mut world = weightless();
     let wall = world
-        .add_body(BodyDef::fixed(), ShapeDef::new(Shape::rect(1.0, 1.0)))
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
+        )
         .unwrap();
     let lift = world
         .add_body(
             BodyDef::kinematic()
                 .position(Vec2::new(5.0, 0.0))
                 .linear_velocity(Vec2::new(0.0, 1.0)),
-            ShapeDef::new(Shape::rect(1.0, 1.0)),
+            ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
         )
         .unwrap();
     let before = body_state_bits(&world);
@@ -296,7 +299,7 @@ fn a_fixed_rotation_body_takes_the_force_but_not_the_torque() {
     let body = world
         .add_body(
             BodyDef::dynamic().fixed_rotation(true),
-            ShapeDef::new(Shape::rect(HALF.0, HALF.1)).density(DENSITY),
+            ShapeDef::new(Shape::rect(HALF.0, HALF.1).unwrap()).density(DENSITY),
         )
         .unwrap();
     world

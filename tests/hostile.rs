@@ -32,7 +32,7 @@ fn add_box(world: &mut World, p: Vec2, half: f32, density: f32) -> BodyId {
     world
         .add_body(
             BodyDef::dynamic().position(p),
-            ShapeDef::new(Shape::rect(half, half)).density(density),
+            ShapeDef::new(Shape::rect(half, half).unwrap()).density(density),
         )
         .unwrap()
 }
@@ -44,7 +44,7 @@ fn coincident_circles(world: &mut World, n: usize) -> Vec<BodyId> {
             world
                 .add_body(
                     BodyDef::dynamic().position(Vec2::new(3.0, 7.0)),
-                    ShapeDef::new(Shape::circle(0.05)),
+                    ShapeDef::new(Shape::circle(0.05).unwrap()),
                 )
                 .unwrap()
         })
@@ -377,7 +377,7 @@ fn without_gravity_free_bodies_coast_and_collisions_conserve_momentum() {
                 .position(Vec2::new(0.0, 50.0))
                 .linear_velocity(Vec2::new(2.0, -1.0))
                 .angular_velocity(0.5),
-            ShapeDef::new(Shape::rect(0.3, 0.2)),
+            ShapeDef::new(Shape::rect(0.3, 0.2).unwrap()),
         )
         .unwrap();
     // Two bodies of different mass collide head on, off centre.
@@ -386,7 +386,7 @@ fn without_gravity_free_bodies_coast_and_collisions_conserve_momentum() {
             BodyDef::dynamic()
                 .position(Vec2::new(-3.0, 0.0))
                 .linear_velocity(Vec2::new(4.0, 0.0)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).density(3.0),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).density(3.0),
         )
         .unwrap();
     let b = world
@@ -394,7 +394,7 @@ fn without_gravity_free_bodies_coast_and_collisions_conserve_momentum() {
             BodyDef::dynamic()
                 .position(Vec2::new(3.0, 0.3))
                 .linear_velocity(Vec2::new(-2.0, 0.0)),
-            ShapeDef::new(Shape::circle(0.5)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
         )
         .unwrap();
     let (ma, mb) = (3.0f32, std::f32::consts::PI * 0.25);
@@ -426,9 +426,9 @@ fn a_world_of_static_bodies_never_moves() {
         .map(|i| {
             let p = Vec2::new((i % 10) as f32 * 0.7, (i / 10) as f32 * 0.7);
             let shape = if i % 2 == 0 {
-                Shape::rect(0.5, 0.5)
+                Shape::rect(0.5, 0.5).unwrap()
             } else {
-                Shape::circle(0.5)
+                Shape::circle(0.5).unwrap()
             };
             world
                 .add_body(
@@ -620,7 +620,7 @@ fn the_pair_limit_counts_overlapping_pairs_exactly() {
                 let at = Vec2::new((k / size) as f32 * 3.0, 0.0);
                 let def = BodyDef::dynamic().position(at);
                 world
-                    .add_body(def, ShapeDef::new(Shape::circle(0.5)))
+                    .add_body(def, ShapeDef::new(Shape::circle(0.5).unwrap()))
                     .unwrap();
             }
             let before = state(&world);

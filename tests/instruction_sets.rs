@@ -41,9 +41,9 @@ fn bouncy_pile(settings: WorldSettings) -> World {
             let x = col as f32 * 1.1 - 13.0 + 0.3 * (row % 2) as f32;
             let at = Vec2::new(x, 2.0 + row as f32 * 1.2);
             let shape = if (row + col) % 3 == 0 {
-                Shape::rect(0.4, 0.3)
+                Shape::rect(0.4, 0.3).unwrap()
             } else {
-                Shape::circle(0.45)
+                Shape::circle(0.45).unwrap()
             };
             world
                 .add_body(

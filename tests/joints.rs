@@ -32,7 +32,7 @@ fn pin(world: &mut World, at: Vec2) -> BodyId {
     world
         .add_body(
             BodyDef::fixed().position(at),
-            ShapeDef::new(Shape::circle(0.05)),
+            ShapeDef::new(Shape::circle(0.05).unwrap()),
         )
         .unwrap()
 }
@@ -41,7 +41,7 @@ fn ball(world: &mut World, at: Vec2, radius: f32, density: f32) -> BodyId {
     world
         .add_body(
             BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::circle(radius)).density(density),
+            ShapeDef::new(Shape::circle(radius).unwrap()).density(density),
         )
         .unwrap()
 }
@@ -82,7 +82,7 @@ fn a_small_swing_of_a_pendulum_has_the_physical_pendulum_period() {
         .unwrap();
 
     // Physical pendulum: T = 2 pi sqrt(I_pivot / (m g d)), I_pivot = m r^2 / 2 + m d^2.
-    let m = Shape::circle(radius).mass_data(density);
+    let m = Shape::circle(radius).unwrap().mass_data(density);
     let i_pivot = m.rotational_inertia + m.mass * length * length;
     let expected = 2.0 * PI * (i_pivot / (m.mass * G * length)).sqrt();
 
@@ -112,7 +112,7 @@ fn hanging_chain(w: &mut World, top: Vec2, n: usize) -> (Vec<BodyId>, Vec<(Joint
         let link = w
             .add_body(
                 BodyDef::dynamic().position(top - Vec2::new(0.0, i as f32 + 0.5)),
-                ShapeDef::new(Shape::rect(0.05, 0.4)),
+                ShapeDef::new(Shape::rect(0.05, 0.4).unwrap()),
             )
             .unwrap();
         let anchor = top - Vec2::new(0.0, i as f32);
@@ -159,7 +159,10 @@ fn a_revolute_motor_accelerates_at_its_torque_cap_and_holds_its_speed() {
     let support = pin(&mut w, Vec2::new(10.0, 10.0));
     let (radius, density) = (0.5, 2.0);
     let wheel = ball(&mut w, centre, radius, density);
-    let inertia = Shape::circle(radius).mass_data(density).rotational_inertia;
+    let inertia = Shape::circle(radius)
+        .unwrap()
+        .mass_data(density)
+        .rotational_inertia;
     let (speed, alpha) = (2.0f32, 2.5f32);
     let torque = alpha * inertia;
     let hinge = w
@@ -197,7 +200,7 @@ fn a_revolute_limit_stops_a_swinging_arm() {
     let arm = w
         .add_body(
             BodyDef::dynamic().position(pivot + Vec2::new(1.0, 0.0)),
-            ShapeDef::new(Shape::rect(0.8, 0.05)),
+            ShapeDef::new(Shape::rect(0.8, 0.05).unwrap()),
         )
         .unwrap();
     let lower = -0.5f32;
@@ -227,7 +230,7 @@ fn a_prismatic_limit_holds_a_load_and_the_slider_stays_on_its_axis() {
     let load = w
         .add_body(
             BodyDef::dynamic().position(start).angle(0.0),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).density(3.0),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).density(3.0),
         )
         .unwrap();
     // A slanted axis: gravity pulls the load down along it to the lower limit.
@@ -247,7 +250,7 @@ fn a_prismatic_limit_holds_a_load_and_the_slider_stays_on_its_axis() {
     assert!(across.abs() < 0.005, "{across} m off the axis");
     assert!(w.angle(load).unwrap().abs() < 1e-3, "the slider turned");
     // The joint carries the whole weight.
-    let m = Shape::rect(0.5, 0.5).mass_data(3.0).mass;
+    let m = Shape::rect(0.5, 0.5).unwrap().mass_data(3.0).mass;
     let f = w.joint_reaction_force(slider).unwrap();
     assert!(
         (f - Vec2::new(0.0, m * G)).length() < 0.01 * m * G,
@@ -264,10 +267,10 @@ fn a_prismatic_motor_pushes_at_its_force_cap_up_to_its_speed() {
     let block = w
         .add_body(
             BodyDef::dynamic().position(start),
-            ShapeDef::new(Shape::rect(0.5, 0.25)),
+            ShapeDef::new(Shape::rect(0.5, 0.25).unwrap()),
         )
         .unwrap();
-    let m = Shape::rect(0.5, 0.25).mass_data(1.0).mass;
+    let m = Shape::rect(0.5, 0.25).unwrap().mass_data(1.0).mass;
     let (speed, force) = (1.5f32, 0.5f32);
     w.add_joint(
         JointDef::prismatic(support, block, start, Vec2::new(1.0, 0.0)).motor(speed, force),
@@ -293,7 +296,7 @@ fn the_reaction_force_of_a_hanging_mass_is_its_weight() {
     let top = Vec2::new(0.0, 10.0);
     let support = pin(&mut w, top);
     let (radius, density) = (0.3, 4.0);
-    let m = Shape::circle(radius).mass_data(density).mass;
+    let m = Shape::circle(radius).unwrap().mass_data(density).mass;
     let weight = Vec2::new(0.0, m * G);
     let bob = ball(&mut w, top - Vec2::new(0.0, 1.5), radius, density);
     let hinge = w.add_joint(JointDef::revolute(support, bob, top)).unwrap();
@@ -415,7 +418,7 @@ fn a_wheel_spring_sags_by_its_static_deflection_and_its_motor_spins_the_tyre() {
         (spin - speed).abs() < 1e-3,
         "spin {spin}, motor speed {speed}"
     );
-    let m = Shape::circle(0.4).mass_data(1.0).mass;
+    let m = Shape::circle(0.4).unwrap().mass_data(1.0).mass;
     let f = w.joint_reaction_force(wheel).unwrap();
     assert!((f.y - m * G).abs() < 0.01 * m * G, "spring holds {f:?}");
 }
@@ -428,7 +431,7 @@ fn a_weld_holds_a_beam_out_level_and_a_soft_weld_gives() {
         let beam = w
             .add_body(
                 BodyDef::dynamic().position(Vec2::new(1.0, 10.0)),
-                ShapeDef::new(Shape::rect(0.9, 0.1)),
+                ShapeDef::new(Shape::rect(0.9, 0.1).unwrap()),
             )
             .unwrap();
         let anchor = Vec2::new(0.0, 10.0);
@@ -439,7 +442,7 @@ fn a_weld_holds_a_beam_out_level_and_a_soft_weld_gives() {
         }
         let weld = w.add_joint(def).unwrap();
         step(&mut w, 600);
-        let m = Shape::rect(0.9, 0.1).mass_data(1.0).mass;
+        let m = Shape::rect(0.9, 0.1).unwrap().mass_data(1.0).mass;
         // The weld carries the weight at the beam's anchor and, as a torque, the weight's
         // moment about that anchor.
         let torque = w.joint_reaction_torque(weld).unwrap();
@@ -470,7 +473,7 @@ fn a_mouse_joint_pulls_at_its_force_cap_and_reaches_its_target() {
     // Capped: the spring asks for far more than 2 N, so the body accelerates at F / m
     // towards the target.
     let capped = ball(&mut w, Vec2::ZERO, 0.5, 1.0);
-    let m = Shape::circle(0.5).mass_data(1.0).mass;
+    let m = Shape::circle(0.5).unwrap().mass_data(1.0).mass;
     let max_force = 2.0;
     let drag = w
         .add_joint(JointDef::mouse(capped, grip).max_force(max_force))
@@ -516,7 +519,7 @@ fn a_mouse_joint_pulls_at_its_force_cap_and_reaches_its_target() {
 fn a_motor_joint_drives_a_body_to_its_target_within_its_caps() {
     let mut w = world(Vec2::ZERO);
     let support = pin(&mut w, Vec2::new(0.0, -5.0));
-    let shape = Shape::rect(0.5, 0.25);
+    let shape = Shape::rect(0.5, 0.25).unwrap();
     let mass = shape.mass_data(1.0);
     let body = |w: &mut World, at: Vec2| {
         w.add_body(
@@ -605,7 +608,7 @@ fn joined_bodies_collide_only_when_the_joint_lets_them() {
     for collide in [false, true] {
         let mut w = world(Vec2::ZERO);
         // Two boxes overlapping by half their width, hinged in the overlap.
-        let shape = ShapeDef::new(Shape::rect(0.5, 0.5));
+        let shape = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());
         let ids: Vec<BodyId> = [-0.25f32, 0.25]
             .iter()
             .map(|&x| {
@@ -650,7 +653,7 @@ fn pinned_light_box_under_a_heavy_one(w: &mut World, x: f32) -> [BodyId; 2] {
     let heavy = w
         .add_body(
             BodyDef::dynamic().position(centre + Vec2::new(0.0, 1.0)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).density(100.0),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).density(100.0),
         )
         .unwrap();
     w.add_joint(JointDef::revolute(support, light, centre))
@@ -765,7 +768,7 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
                 let p = Vec2::new(x, 0.5 + row as f32);
                 w.add_body(
                     BodyDef::dynamic().position(p),
-                    ShapeDef::new(Shape::rect(0.5, 0.5)),
+                    ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
                 )
                 .unwrap();
             }
@@ -776,7 +779,7 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
         .unwrap();
     w.add_body(
         BodyDef::dynamic().position(Vec2::new(12.0, 0.5)),
-        ShapeDef::new(Shape::rect(0.5, 0.5)),
+        ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
     )
     .unwrap();
     let ids: Vec<BodyId> = (0..5)
@@ -816,7 +819,7 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
     let chassis = w
         .add_body(
             BodyDef::dynamic().position(Vec2::new(34.0, 2.0)),
-            ShapeDef::new(Shape::rect(1.0, 0.2)),
+            ShapeDef::new(Shape::rect(1.0, 0.2).unwrap()),
         )
         .unwrap();
     w.add_joint(
@@ -886,7 +889,7 @@ fn swaying_grid(backend: Backend, threads: usize) -> World {
                 .position(Vec2::new(0.5 * n as f32, n as f32 + 1.0))
                 .linear_velocity(Vec2::new(2.0, 0.0))
                 .angular_velocity(0.1),
-            ShapeDef::new(Shape::rect(0.5 * n as f32, 0.1)),
+            ShapeDef::new(Shape::rect(0.5 * n as f32, 0.1).unwrap()),
         )
         .unwrap();
     let mut ids: Vec<BodyId> = Vec::new();

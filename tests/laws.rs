@@ -23,7 +23,7 @@ fn add_ground(world: &mut World, friction: f32, restitution: f32) -> BodyId {
     world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0))
+            ShapeDef::new(Shape::rect(50.0, 1.0).unwrap())
                 .friction(friction)
                 .restitution(restitution),
         )
@@ -76,7 +76,7 @@ fn head_on(density: [f32; 2], restitution: f32, velocity: [f32; 2]) -> [Vec2; 2]
                     BodyDef::dynamic()
                         .position(Vec2::new(x, 0.0))
                         .linear_velocity(Vec2::new(v, 0.0)),
-                    ShapeDef::new(Shape::circle(0.5))
+                    ShapeDef::new(Shape::circle(0.5).unwrap())
                         .density(rho)
                         .friction(0.0)
                         .restitution(restitution),
@@ -147,7 +147,7 @@ fn column_with_zero_restitution_does_not_bounce_off_the_ground() {
                     BodyDef::dynamic()
                         .position(Vec2::new(0.0, 1.0 + 0.6 * i as f32))
                         .linear_velocity(Vec2::new(0.0, -v0)),
-                    ShapeDef::new(Shape::circle(r)).restitution(0.0),
+                    ShapeDef::new(Shape::circle(r).unwrap()).restitution(0.0),
                 )
                 .unwrap()
         })
@@ -171,7 +171,7 @@ fn rebound_height(e: f32, h: f32) -> f32 {
     let ball = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, h + r)),
-            ShapeDef::new(Shape::circle(r)).restitution(e),
+            ShapeDef::new(Shape::circle(r).unwrap()).restitution(e),
         )
         .unwrap();
     let mut bounced = false;
@@ -215,7 +215,7 @@ fn box_on_slope(theta: f32, mu: f32) -> (World, BodyId) {
     world
         .add_body(
             BodyDef::fixed().position(normal * -half_thick).angle(theta),
-            ShapeDef::new(Shape::rect(30.0, half_thick)).friction(mu),
+            ShapeDef::new(Shape::rect(30.0, half_thick).unwrap()).friction(mu),
         )
         .unwrap();
     let b = world
@@ -223,7 +223,7 @@ fn box_on_slope(theta: f32, mu: f32) -> (World, BodyId) {
             BodyDef::dynamic()
                 .position(along * 5.0 + normal * 0.5)
                 .angle(theta),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).friction(mu),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(mu),
         )
         .unwrap();
     (world, b)
@@ -273,7 +273,7 @@ fn spinning_box_dropped_on_the_ground_settles_flat() {
                 .position(Vec2::new(0.0, 3.0))
                 .angle(0.3)
                 .angular_velocity(10.0),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap();
     step(&mut world, 300);
@@ -306,7 +306,9 @@ fn fly_through(a: (u32, u32), b: (u32, u32)) -> (f32, f32) {
                 BodyDef::dynamic()
                     .position(Vec2::new(x, 0.0))
                     .linear_velocity(Vec2::new(v, 0.0)),
-                ShapeDef::new(Shape::circle(0.5)).layers(layers).mask(mask),
+                ShapeDef::new(Shape::circle(0.5).unwrap())
+                    .layers(layers)
+                    .mask(mask),
             )
             .unwrap()
     };
@@ -345,7 +347,7 @@ fn kinematic_body_keeps_its_velocity_whatever_its_damping() {
                 .angular_velocity(0.25)
                 .linear_damping(5.0)
                 .angular_damping(5.0),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap();
     step(&mut world, 60);
@@ -365,7 +367,7 @@ fn fixed_rotation_body_never_turns() {
             BodyDef::dynamic()
                 .fixed_rotation(true)
                 .angular_velocity(3.0),
-            ShapeDef::new(Shape::rect(1.0, 0.25)),
+            ShapeDef::new(Shape::rect(1.0, 0.25).unwrap()),
         )
         .unwrap();
     // A ball hits the end of the plank, off its centre of mass.
@@ -374,7 +376,7 @@ fn fixed_rotation_body_never_turns() {
             BodyDef::dynamic()
                 .position(Vec2::new(0.8, 2.0))
                 .linear_velocity(Vec2::new(0.0, -10.0)),
-            ShapeDef::new(Shape::circle(0.2)),
+            ShapeDef::new(Shape::circle(0.2).unwrap()),
         )
         .unwrap();
     assert_eq!(world.angular_velocity(fixed).unwrap(), 0.0);

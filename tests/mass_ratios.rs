@@ -17,7 +17,7 @@ fn add_box(world: &mut World, p: Vec2, density: f32, friction: f32, restitution:
     world
         .add_body(
             BodyDef::dynamic().position(p),
-            ShapeDef::new(Shape::rect(0.5, 0.5))
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap())
                 .density(density)
                 .friction(friction)
                 .restitution(restitution),
@@ -113,7 +113,7 @@ fn a_heavy_box_sliding_on_a_light_one_slows_at_the_coulomb_rate() {
     let plank = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 0.25)),
-            ShapeDef::new(Shape::rect(1.0, 0.25)).friction(1.0),
+            ShapeDef::new(Shape::rect(1.0, 0.25).unwrap()).friction(1.0),
         )
         .unwrap();
     let heavy = add_box(&mut world, Vec2::new(0.0, 1.0), 1000.0, 0.1, 0.0);
@@ -282,7 +282,7 @@ fn islands_beyond_the_direct_limit_are_colored_as_usual() {
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 1.25)),
-            ShapeDef::new(Shape::rect(10.0, 0.25)).density(10.0),
+            ShapeDef::new(Shape::rect(10.0, 0.25).unwrap()).density(10.0),
         )
         .unwrap();
     for _ in 0..10 {

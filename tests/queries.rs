@@ -18,8 +18,8 @@ impl Rng {
     /// A circle, box, convex polygon or rounded polygon of size about `size`.
     fn shape(&mut self, size: f32) -> Shape {
         match (self.next_f32() * 4.0) as u32 {
-            0 => Shape::circle(self.range(0.3, 1.0) * size),
-            1 => Shape::rect(self.range(0.3, 1.0) * size, self.range(0.3, 1.0) * size),
+            0 => Shape::circle(self.range(0.3, 1.0) * size).unwrap(),
+            1 => Shape::rect(self.range(0.3, 1.0) * size, self.range(0.3, 1.0) * size).unwrap(),
             k => loop {
                 let points: Vec<Vec2> = (0..6).map(|_| self.point(size)).collect();
                 let radius = if k == 3 {
@@ -50,8 +50,8 @@ impl Solid {
     fn of(shape: &Shape, xf: Transform) -> Solid {
         match shape {
             Shape::Circle(c) => Solid {
-                core: vec![xf.apply(c.center)],
-                radius: c.radius,
+                core: vec![xf.apply(c.center())],
+                radius: c.radius(),
             },
             Shape::Polygon(p) => Solid {
                 core: p.vertices().iter().map(|&v| xf.apply(v)).collect(),
@@ -204,7 +204,7 @@ fn random_world(seed: u32) -> (World, Vec<BodyId>) {
     let mut ids = vec![world
         .add_body(
             BodyDef::fixed().position(v(0.0, -21.0)),
-            ShapeDef::new(Shape::rect(30.0, 1.0)),
+            ShapeDef::new(Shape::rect(30.0, 1.0).unwrap()),
         )
         .unwrap()];
     for _ in 0..400 {
@@ -403,7 +403,7 @@ fn a_cast_circle_stops_just_short_of_the_first_body_it_meets() {
         let r = rng.range(0.05, 0.5);
         let start = rng.point(22.0);
         let translation = rng.point(20.0);
-        let circle = Shape::circle(r);
+        let circle = Shape::circle(r).unwrap();
         let xf = Transform::new(start, Rot::IDENTITY);
         let blocked = ids.iter().any(|&id| {
             let s = solid(&world, id);
@@ -513,7 +513,7 @@ fn queries_see_bodies_where_they_are_now() {
     let crate_ = world
         .add_body(
             BodyDef::fixed().position(p),
-            ShapeDef::new(Shape::rect(1.0, 1.0)),
+            ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
         )
         .unwrap();
     assert_eq!(here(&world, p), vec![crate_]);
@@ -525,7 +525,9 @@ fn filters_follow_the_layer_rule() {
     let mut bodies = Vec::new();
     for layers in [1u32, 2, 4] {
         for mask in [u32::MAX, 1, 6] {
-            let def = ShapeDef::new(Shape::circle(1.0)).layers(layers).mask(mask);
+            let def = ShapeDef::new(Shape::circle(1.0).unwrap())
+                .layers(layers)
+                .mask(mask);
             bodies.push((world.add_body(BodyDef::fixed(), def).unwrap(), layers, mask));
         }
     }
@@ -569,14 +571,11 @@ fn bad_query_input_is_an_error() {
     assert!(bad(world
         .overlap_aabb(Aabb::new(nan, v(0.0, 0.0)), f)
         .map(|_| ())));
-    let c = Shape::circle(1.0);
+    let c = Shape::circle(1.0).unwrap();
     let skew = Transform::new(v(0.0, 0.0), Rot { c: 0.0, s: 0.0 });
     assert!(bad(world.overlap_shape(&c, skew, f).map(|_| ())));
     assert!(bad(world
         .cast_shape(&c, Transform::IDENTITY, v(0.0, 0.0), f)
         .map(|_| ())));
-    assert!(matches!(
-        world.overlap_shape(&Shape::circle(0.0), Transform::IDENTITY, f),
-        Err(Error::InvalidShape(_))
-    ));
+    assert!(matches!(Shape::circle(0.0), Err(Error::InvalidShape(_))));
 }

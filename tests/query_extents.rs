@@ -274,8 +274,8 @@ enum BodyShape {
 impl BodyShape {
     fn shape(self) -> Shape {
         match self {
-            BodyShape::Circle(r) => Shape::circle(r),
-            BodyShape::Rect(hx, hy) => Shape::rect(hx, hy),
+            BodyShape::Circle(r) => Shape::circle(r).unwrap(),
+            BodyShape::Rect(hx, hy) => Shape::rect(hx, hy).unwrap(),
         }
     }
 }
@@ -529,7 +529,7 @@ proptest! {
         prop_assume!(translation != Vec2::ZERO && translation.is_finite());
         let radius = 10f32.powf(radius);
         let xf = Transform::new(origin, Rot::default());
-        let hit = world.cast_shape(&Shape::circle(radius), xf, translation, all()).unwrap();
+        let hit = world.cast_shape(&Shape::circle(radius).unwrap(), xf, translation, all()).unwrap();
         let (o, d) = (p64(origin), p64(translation));
         let ftol = 4.0 * f64::from(f32::EPSILON);
         let r = f64::from(radius);

@@ -110,8 +110,8 @@ fn action() -> impl Strategy<Value = Action> {
 
 fn shape(spec: &ShapeSpec) -> Shape {
     match spec {
-        ShapeSpec::Circle(r) => Shape::circle(*r),
-        ShapeSpec::Rect(w, h) => Shape::rect(*w, *h),
+        ShapeSpec::Circle(r) => Shape::circle(*r).unwrap(),
+        ShapeSpec::Rect(w, h) => Shape::rect(*w, *h).unwrap(),
         ShapeSpec::Polygon { radii, turn } => {
             let n = radii.len() as f32;
             let points: Vec<Vec2> = radii

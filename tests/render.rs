@@ -48,7 +48,7 @@ fn ground(world: &mut World) {
     world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(10.0, 1.0)),
+            ShapeDef::new(Shape::rect(10.0, 1.0).unwrap()),
         )
         .unwrap();
 }
@@ -60,7 +60,7 @@ fn camera_frames_every_body_with_the_aspect_kept() {
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(3.0, 6.0)),
-            ShapeDef::new(Shape::circle(1.0)),
+            ShapeDef::new(Shape::circle(1.0).unwrap()),
         )
         .unwrap();
     let bounds = world_bounds(&world).unwrap();
@@ -85,7 +85,7 @@ fn the_ground_is_drawn_where_it_lies() {
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 5.0)),
-            ShapeDef::new(Shape::circle(0.5)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
         )
         .unwrap();
     let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
@@ -119,14 +119,14 @@ fn each_body_colour_covers_its_shape_and_nothing_else() {
     world
         .add_body(
             BodyDef::dynamic().position(center),
-            ShapeDef::new(Shape::circle(radius)),
+            ShapeDef::new(Shape::circle(radius).unwrap()),
         )
         .unwrap();
     let (box_center, half) = (Vec2::new(4.0, 2.0), Vec2::new(1.0, 2.0));
     world
         .add_body(
             BodyDef::dynamic().position(box_center),
-            ShapeDef::new(Shape::rect(half.x, half.y)),
+            ShapeDef::new(Shape::rect(half.x, half.y).unwrap()),
         )
         .unwrap();
     let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
@@ -162,7 +162,7 @@ fn a_rotated_box_has_its_corners_where_geometry_puts_them() {
     world
         .add_body(
             BodyDef::fixed().position(c).angle(angle),
-            ShapeDef::new(Shape::rect(half.x, half.y)),
+            ShapeDef::new(Shape::rect(half.x, half.y).unwrap()),
         )
         .unwrap();
     let camera = Camera::framing(world_bounds(&world).unwrap(), WIDTH);
@@ -204,7 +204,7 @@ fn contact_marks_appear_only_at_contact_points_and_only_when_asked() {
         world
             .add_body(
                 BodyDef::dynamic().position(Vec2::new(2.0 * i as f32 - 4.0, 0.6)),
-                ShapeDef::new(Shape::rect(0.5, 0.5)),
+                ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
             )
             .unwrap();
     }
@@ -254,13 +254,13 @@ fn an_animation_keeps_every_pixel_of_every_frame() {
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 3.0)).angle(0.3),
-            ShapeDef::new(Shape::rect(0.7, 0.4)),
+            ShapeDef::new(Shape::rect(0.7, 0.4).unwrap()),
         )
         .unwrap();
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(2.0, 2.0)),
-            ShapeDef::new(Shape::circle(0.5)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
         )
         .unwrap();
     let camera = Camera::framing(world_bounds(&world).unwrap(), 200);
@@ -326,13 +326,13 @@ fn joints_are_drawn_between_their_anchors_and_only_when_asked() {
     let pin = world
         .add_body(
             BodyDef::fixed().position(pin_at),
-            ShapeDef::new(Shape::circle(0.1)),
+            ShapeDef::new(Shape::circle(0.1).unwrap()),
         )
         .unwrap();
     let bob = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 6.0)),
-            ShapeDef::new(Shape::circle(0.4)),
+            ShapeDef::new(Shape::circle(0.4).unwrap()),
         )
         .unwrap();
     // A rope from the pin to the bob's edge: its anchors are 2.6 m apart, a line between them.
@@ -379,7 +379,7 @@ fn segments_are_drawn_as_lines_along_them() {
         Vec2::new(0.0, 2.0),
         Vec2::new(5.0, 1.0),
     ];
-    let material = ShapeDef::new(Shape::circle(1.0));
+    let material = ShapeDef::new(Shape::circle(1.0).unwrap());
     world
         .add_segment_chain(BodyDef::fixed(), &points, &material)
         .unwrap();

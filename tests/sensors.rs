@@ -15,7 +15,7 @@ fn ball_def(y: f32) -> (BodyDef, ShapeDef) {
     // sensor that continuous collision saw would stop it.
     (
         BodyDef::dynamic().position(Vec2::new(0.0, y)).bullet(true),
-        ShapeDef::new(Shape::circle(R)),
+        ShapeDef::new(Shape::circle(R).unwrap()),
     )
 }
 
@@ -44,7 +44,7 @@ fn a_ball_falls_through_a_sensor_as_through_empty_space_with_one_begin_and_one_e
     let sensor = world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, top - half_height)),
-            ShapeDef::new(Shape::rect(2.0, half_height)).sensor(true),
+            ShapeDef::new(Shape::rect(2.0, half_height).unwrap()).sensor(true),
         )
         .unwrap();
     let ball = world.add_body(def, shape).unwrap();
@@ -89,7 +89,7 @@ fn a_falling_sensor_passes_through_the_ground_and_reports_it() {
     let sensor = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 1.0)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).sensor(true),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).sensor(true),
         )
         .unwrap();
     let (mut begins, mut ends) = (Vec::new(), Vec::new());
@@ -115,7 +115,7 @@ fn removal_ends_overlaps_and_sleeping_inside_a_sensor_does_not() {
     let zone = world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, 1.0)),
-            ShapeDef::new(Shape::rect(3.0, 1.0)).sensor(true),
+            ShapeDef::new(Shape::rect(3.0, 1.0).unwrap()).sensor(true),
         )
         .unwrap();
     let balls: Vec<BodyId> = [-1.0, 1.0]
@@ -124,7 +124,7 @@ fn removal_ends_overlaps_and_sleeping_inside_a_sensor_does_not() {
             world
                 .add_body(
                     BodyDef::dynamic().position(Vec2::new(x, R)),
-                    ShapeDef::new(Shape::circle(R)),
+                    ShapeDef::new(Shape::circle(R).unwrap()),
                 )
                 .unwrap()
         })
@@ -158,7 +158,9 @@ fn layers_filter_sensors_and_a_sensor_must_be_alone_on_its_body() {
     world
         .add_body(
             BodyDef::fixed(),
-            ShapeDef::new(Shape::rect(2.0, 2.0)).sensor(true).mask(2),
+            ShapeDef::new(Shape::rect(2.0, 2.0).unwrap())
+                .sensor(true)
+                .mask(2),
         )
         .unwrap();
     let (def, shape) = ball_def(0.0);
@@ -168,8 +170,8 @@ fn layers_filter_sensors_and_a_sensor_must_be_alone_on_its_body() {
         assert!(world.contact_events().is_empty(), "masked out");
     }
     let parts = [
-        ShapeDef::new(Shape::rect(0.5, 0.5)),
-        ShapeDef::new(Shape::circle(0.5)).sensor(true),
+        ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
+        ShapeDef::new(Shape::circle(0.5).unwrap()).sensor(true),
     ];
     let count = world.body_count();
     assert!(matches!(

@@ -13,7 +13,10 @@ const DT: f32 = 1.0 / 60.0;
 fn new_gravity_acts_from_the_next_step() {
     let mut world = World::new(WorldSettings::default());
     let ball = world
-        .add_body(BodyDef::dynamic(), ShapeDef::new(Shape::circle(0.5)))
+        .add_body(
+            BodyDef::dynamic(),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
+        )
         .unwrap();
     for _ in 0..30 {
         world.step(DT).unwrap();
@@ -97,7 +100,7 @@ fn pile(settings: WorldSettings) -> World {
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(4.0, 3.0)),
-            ShapeDef::new(Shape::circle(0.4)).restitution(0.8),
+            ShapeDef::new(Shape::circle(0.4).unwrap()).restitution(0.8),
         )
         .unwrap();
     world

@@ -172,7 +172,7 @@ fn ball_dropped_on_sleeping_pyramid_wakes_the_boxes_it_hits() {
             BodyDef::dynamic()
                 .position(top_before + Vec2::new(0.3, 3.0))
                 .linear_velocity(Vec2::new(0.0, -5.0)),
-            ShapeDef::new(Shape::circle(0.5)).density(20.0),
+            ShapeDef::new(Shape::circle(0.5).unwrap()).density(20.0),
         )
         .unwrap();
     let mut woke = false;
@@ -270,7 +270,7 @@ fn a_part_left_behind_sleeps_while_the_rest_moves_on() {
     let slides = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(1.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).friction(0.0),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(0.0),
         )
         .unwrap();
     step_until_asleep(&mut world, &[stays, slides], 600);
@@ -306,7 +306,7 @@ fn removing_a_static_body_wakes_the_islands_resting_on_it() {
     let floor = world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
-            ShapeDef::new(Shape::rect(5.0, 0.5)),
+            ShapeDef::new(Shape::rect(5.0, 0.5).unwrap()),
         )
         .unwrap();
     let boxes = column(&mut world, 0.0, 2);
@@ -330,14 +330,14 @@ fn moving_kinematic_body_wakes_what_it_pushes() {
     let pusher = world
         .add_body(
             BodyDef::kinematic().position(Vec2::new(-3.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap();
     let leaning = unit_box(&mut world, Vec2::new(3.0, 0.5));
     let wall = world
         .add_body(
             BodyDef::kinematic().position(Vec2::new(4.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap();
     let target = unit_box(&mut world, Vec2::new(0.0, 0.5));
@@ -377,7 +377,7 @@ fn steady_motion_above_the_threshold_never_sleeps() {
                     .position(Vec2::new(0.0, y))
                     .linear_velocity(Vec2::new(v, 0.0))
                     .angular_velocity(w),
-                ShapeDef::new(Shape::rect(0.5, 0.5)),
+                ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
             )
             .unwrap()
     };
@@ -416,7 +416,7 @@ fn zero_time_to_sleep_still_needs_rest() {
         threads: 1,
         ..WorldSettings::default()
     });
-    let shape = ShapeDef::new(Shape::circle(0.5));
+    let shape = ShapeDef::new(Shape::circle(0.5).unwrap());
     let fast = world
         .add_body(
             BodyDef::dynamic().linear_velocity(Vec2::new(1.0, 0.0)),
@@ -444,7 +444,7 @@ fn zero_threshold_keeps_the_island_awake() {
             BodyDef::dynamic()
                 .position(Vec2::new(0.0, 1.5))
                 .sleep_threshold(0.0),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap();
     let alone = unit_box(&mut world, Vec2::new(10.0, 0.5));
@@ -477,7 +477,7 @@ fn sleep_and_wake_run(backend: Backend, threads: usize) -> (Vec<Vec<u32>>, Vec<u
         world
             .add_body(
                 BodyDef::dynamic().position(Vec2::new(x, 30.0 + 10.0 * k as f32)),
-                ShapeDef::new(Shape::circle(0.6)).density(5.0),
+                ShapeDef::new(Shape::circle(0.6).unwrap()).density(5.0),
             )
             .unwrap();
     }
@@ -528,7 +528,7 @@ fn bad_sleep_settings_and_handles_are_errors() {
     for bad in [-0.1, f32::NAN, f32::INFINITY] {
         let mut world = World::new(WorldSettings::default());
         let def = BodyDef::dynamic().sleep_threshold(bad);
-        let shape = ShapeDef::new(Shape::circle(0.5));
+        let shape = ShapeDef::new(Shape::circle(0.5).unwrap());
         assert!(matches!(
             world.add_body(def, shape),
             Err(Error::InvalidParameter(_))

@@ -29,9 +29,9 @@ fn pile(settings: WorldSettings) -> World {
     for i in 0..30 {
         let p = Vec2::new((i % 6) as f32 * 1.1 - 3.0, 0.6 + (i / 6) as f32 * 1.1);
         let shape = if i % 2 == 0 {
-            Shape::rect(0.5, 0.5)
+            Shape::rect(0.5, 0.5).unwrap()
         } else {
-            Shape::circle(0.5)
+            Shape::circle(0.5).unwrap()
         };
         world
             .add_body(
@@ -152,7 +152,7 @@ fn free_body() -> (World, BodyId) {
                 .angular_velocity(2.0),
             // Centre of mass off the origin: interpolation must move the centre, not the origin,
             // along the straight line.
-            ShapeDef::new(Shape::offset_rect(0.5, 0.25, Vec2::new(0.4, 0.1), 0.0)),
+            ShapeDef::new(Shape::offset_rect(0.5, 0.25, Vec2::new(0.4, 0.1), 0.0).unwrap()),
         )
         .unwrap();
     (world, body)

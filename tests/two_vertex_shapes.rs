@@ -18,17 +18,13 @@ fn a_ray_meets_a_capsule_on_its_rounded_side_and_a_segment_on_its_line() {
     let capsule = w
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, 2.0)),
-            ShapeDef::new(Shape::capsule(
-                Vec2::new(-half, 0.0),
-                Vec2::new(half, 0.0),
-                r,
-            )),
+            ShapeDef::new(Shape::capsule(Vec2::new(-half, 0.0), Vec2::new(half, 0.0), r).unwrap()),
         )
         .unwrap();
     let segment = w
         .add_body(
             BodyDef::fixed(),
-            ShapeDef::new(Shape::segment(Vec2::new(-2.0, 0.0), Vec2::new(2.0, 0.0))),
+            ShapeDef::new(Shape::segment(Vec2::new(-2.0, 0.0), Vec2::new(2.0, 0.0)).unwrap()),
         )
         .unwrap();
     let filter = QueryFilter::default();
@@ -78,8 +74,8 @@ fn a_ray_meets_a_capsule_on_its_rounded_side_and_a_segment_on_its_line() {
 
 #[test]
 fn distance_between_capsules_is_the_gap_between_their_axes_minus_both_radii() {
-    let a = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.2);
-    let b = Shape::capsule(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0), 0.3);
+    let a = Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.2).unwrap();
+    let b = Shape::capsule(Vec2::new(0.0, -1.0), Vec2::new(0.0, 1.0), 0.3).unwrap();
     // B's lower end 1.5 m above A's axis: the axes are 1.5 m apart.
     let xf_b = Transform::new(Vec2::new(0.5, 2.5), batch2d::Rot::IDENTITY);
     let out = distance(&a, Transform::IDENTITY, &b, xf_b).unwrap();
@@ -98,11 +94,7 @@ fn debug_draw_hands_out_both_ends_and_the_radius_of_a_capsule() {
     let mut w = world();
     w.add_body(
         BodyDef::fixed().position(Vec2::new(3.0, 1.0)),
-        ShapeDef::new(Shape::capsule(
-            Vec2::new(-1.0, 0.0),
-            Vec2::new(1.0, 0.0),
-            0.25,
-        )),
+        ShapeDef::new(Shape::capsule(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0), 0.25).unwrap()),
     )
     .unwrap();
     let mut record = Record(Vec::new());
@@ -125,7 +117,7 @@ fn a_fast_capsule_does_not_pass_through_a_thin_wall() {
         });
         w.add_body(
             BodyDef::fixed().position(Vec2::new(5.0, 0.0)),
-            ShapeDef::new(Shape::rect(0.05, 10.0)),
+            ShapeDef::new(Shape::rect(0.05, 10.0).unwrap()),
         )
         .unwrap();
         let pill = w
@@ -134,11 +126,9 @@ fn a_fast_capsule_does_not_pass_through_a_thin_wall() {
                     .angle(angle)
                     .linear_velocity(Vec2::new(250.0, 0.0))
                     .angular_velocity(20.0),
-                ShapeDef::new(Shape::capsule(
-                    Vec2::new(-0.1, 0.0),
-                    Vec2::new(0.1, 0.0),
-                    0.05,
-                )),
+                ShapeDef::new(
+                    Shape::capsule(Vec2::new(-0.1, 0.0), Vec2::new(0.1, 0.0), 0.05).unwrap(),
+                ),
             )
             .unwrap();
         for _ in 0..20 {

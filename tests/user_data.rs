@@ -9,7 +9,7 @@ use common::body_state_bits;
 fn ball(x: f32) -> (BodyDef, ShapeDef) {
     (
         BodyDef::dynamic().position(Vec2::new(x, 2.0)),
-        ShapeDef::new(Shape::circle(0.5)),
+        ShapeDef::new(Shape::circle(0.5).unwrap()),
     )
 }
 
@@ -30,8 +30,8 @@ fn user_data_is_kept_per_body() {
 
     // A compound body and every segment of a chain carry theirs too.
     let parts = [
-        ShapeDef::new(Shape::rect(0.5, 0.1)),
-        ShapeDef::new(Shape::circle_at(Vec2::new(0.0, 0.5), 0.2)),
+        ShapeDef::new(Shape::rect(0.5, 0.1).unwrap()),
+        ShapeDef::new(Shape::circle_at(Vec2::new(0.0, 0.5), 0.2).unwrap()),
     ];
     let compound = world
         .add_compound_body(BodyDef::dynamic().user_data(7), &parts)
@@ -41,7 +41,7 @@ fn user_data_is_kept_per_body() {
         .add_segment_chain(
             BodyDef::fixed().user_data(9),
             &[Vec2::new(-5.0, 0.0), Vec2::ZERO, Vec2::new(5.0, 1.0)],
-            &ShapeDef::new(Shape::circle(1.0)),
+            &ShapeDef::new(Shape::circle(1.0).unwrap()),
         )
         .unwrap();
     for id in chain {
@@ -67,7 +67,7 @@ fn user_data_changes_no_result() {
                 BodyDef::fixed()
                     .position(Vec2::new(0.0, -1.0))
                     .user_data(data),
-                ShapeDef::new(Shape::rect(10.0, 1.0)),
+                ShapeDef::new(Shape::rect(10.0, 1.0).unwrap()),
             )
             .unwrap();
         for k in 0..5 {

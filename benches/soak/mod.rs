@@ -107,12 +107,12 @@ impl Soak {
         let half = 0.5 * width + 1.0;
         world.add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(half + 1.0, 1.0)),
+            ShapeDef::new(Shape::rect(half + 1.0, 1.0).unwrap()),
         )?;
         for side in [-1.0, 1.0] {
             world.add_body(
                 BodyDef::fixed().position(Vec2::new(side * (half + 0.5), height)),
-                ShapeDef::new(Shape::rect(0.5, height + 1.0)),
+                ShapeDef::new(Shape::rect(0.5, height + 1.0).unwrap()),
             )?;
         }
         Ok(Soak {
@@ -124,7 +124,7 @@ impl Soak {
 
     /// Fills every empty cell; returns how many bodies it added.
     fn fill(&mut self) -> Res<usize> {
-        let capsule = Shape::capsule(Vec2::new(-0.25, 0.0), Vec2::new(0.25, 0.0), 0.2);
+        let capsule = Shape::capsule(Vec2::new(-0.25, 0.0), Vec2::new(0.25, 0.0), 0.2).unwrap();
         let hexagon: Vec<Vec2> = (0..6)
             .map(|k| {
                 let a = k as f32 * std::f32::consts::PI / 3.0;
@@ -132,8 +132,8 @@ impl Soak {
             })
             .collect();
         let shapes = [
-            Shape::circle(0.45),
-            Shape::rect(0.4, 0.4),
+            Shape::circle(0.45).unwrap(),
+            Shape::rect(0.4, 0.4).unwrap(),
             capsule,
             Shape::rounded_polygon(&hexagon, 0.05)?,
         ];

@@ -81,7 +81,7 @@ fn new_world(settings: WorldSettings) -> World {
 fn fixed_box(world: &mut World, center: Vec2, half: Vec2) -> Result<BodyId, Error> {
     world.add_body(
         BodyDef::fixed().position(center),
-        ShapeDef::new(Shape::rect(half.x, half.y)),
+        ShapeDef::new(Shape::rect(half.x, half.y)?),
     )
 }
 
@@ -164,8 +164,8 @@ fn ragdoll(
             ShapeDef::new(shape),
         )
     };
-    let torso = part(world, Vec2::new(0.0, 0.35), vertical(0.2, 0.15), spin)?;
-    let head = part(world, Vec2::new(0.0, 0.92), Shape::circle(0.13), 0.0)?;
+    let torso = part(world, Vec2::new(0.0, 0.35), vertical(0.2, 0.15)?, spin)?;
+    let head = part(world, Vec2::new(0.0, 0.92), Shape::circle(0.13)?, 0.0)?;
     let mut hinges = Vec::new();
     let mut hinge = |world: &mut World, a: BodyId, b: BodyId, at: Vec2, lower: f32, upper: f32| {
         let def = JointDef::revolute(a, b, pelvis + at).limits(lower, upper);
@@ -184,25 +184,25 @@ fn ragdoll(
         let upper_arm = part(
             world,
             Vec2::new(0.34 * side, 0.6),
-            horizontal(0.1, 0.06),
+            horizontal(0.1, 0.06)?,
             0.0,
         )?;
         let forearm = part(
             world,
             Vec2::new(0.65 * side, 0.6),
-            horizontal(0.09, 0.05),
+            horizontal(0.09, 0.05)?,
             0.0,
         )?;
         let thigh = part(
             world,
             Vec2::new(0.09 * side, -0.22),
-            vertical(0.14, 0.08),
+            vertical(0.14, 0.08)?,
             0.0,
         )?;
         let shin = part(
             world,
             Vec2::new(0.09 * side, -0.66),
-            vertical(0.14, 0.07),
+            vertical(0.14, 0.07)?,
             0.0,
         )?;
         hinge(
@@ -274,7 +274,7 @@ pub fn car(settings: WorldSettings) -> Result<Car, Error> {
             Vec2::new(x, terrain_height(x))
         })
         .collect();
-    let ground = ShapeDef::new(Shape::circle(1.0)).friction(0.9);
+    let ground = ShapeDef::new(Shape::circle(1.0)?).friction(0.9);
     world.add_segment_chain(BodyDef::fixed(), &points, &ground)?;
 
     let start = Vec2::new(-10.0, 1.1);
@@ -297,7 +297,7 @@ pub fn car(settings: WorldSettings) -> Result<Car, Error> {
         let centre = start + Vec2::new(dx, -0.45);
         let wheel = world.add_body(
             BodyDef::dynamic().position(centre),
-            ShapeDef::new(Shape::circle(WHEEL_RADIUS))
+            ShapeDef::new(Shape::circle(WHEEL_RADIUS)?)
                 .density(2.0)
                 .friction(0.9),
         )?;
@@ -384,7 +384,7 @@ pub fn bridge(settings: WorldSettings) -> Result<Bridge, Error> {
         Vec2::new(1.0, 2.5),
     )?;
     let hinges = deck_arc(5.0 - PLANK_HALF.y);
-    let plank = ShapeDef::new(Shape::rect(PLANK_HALF.x, PLANK_HALF.y)).friction(0.8);
+    let plank = ShapeDef::new(Shape::rect(PLANK_HALF.x, PLANK_HALF.y)?).friction(0.8);
     let mut masses = Vec::new();
     let mut planks = Vec::new();
     for pair in hinges.windows(2) {
@@ -404,13 +404,13 @@ pub fn bridge(settings: WorldSettings) -> Result<Bridge, Error> {
     }
     let mut load = Vec::new();
     let drops = [
-        (Shape::rect(0.5, 0.5), Vec2::new(-3.0, 8.0), 2.0),
-        (Shape::circle(0.5), Vec2::new(-1.0, 10.0), 2.0),
-        (Shape::rect(0.7, 0.4), Vec2::new(1.0, 8.5), 2.0),
-        (Shape::circle(0.4), Vec2::new(3.0, 11.0), 2.0),
-        (Shape::rect(0.4, 0.4), Vec2::new(0.0, 13.0), 4.0),
-        (Shape::circle(0.6), Vec2::new(-5.0, 12.0), 1.0),
-        (Shape::rect(0.5, 0.3), Vec2::new(5.0, 9.0), 2.0),
+        (Shape::rect(0.5, 0.5)?, Vec2::new(-3.0, 8.0), 2.0),
+        (Shape::circle(0.5)?, Vec2::new(-1.0, 10.0), 2.0),
+        (Shape::rect(0.7, 0.4)?, Vec2::new(1.0, 8.5), 2.0),
+        (Shape::circle(0.4)?, Vec2::new(3.0, 11.0), 2.0),
+        (Shape::rect(0.4, 0.4)?, Vec2::new(0.0, 13.0), 4.0),
+        (Shape::circle(0.6)?, Vec2::new(-5.0, 12.0), 1.0),
+        (Shape::rect(0.5, 0.3)?, Vec2::new(5.0, 9.0), 2.0),
     ];
     for (shape, at, density) in drops {
         let def = ShapeDef::new(shape).density(density).friction(0.8);
@@ -461,13 +461,13 @@ pub fn chain(settings: WorldSettings) -> Result<Chain, Error> {
     let pin = Vec2::new(0.0, 20.0);
     let support = world.add_body(
         BodyDef::fixed().position(pin),
-        ShapeDef::new(Shape::circle(0.15)),
+        ShapeDef::new(Shape::circle(0.15)?),
     )?;
     let link = ShapeDef::new(Shape::capsule(
         Vec2::new(-0.4, 0.0),
         Vec2::new(0.4, 0.0),
         0.1,
-    ));
+    )?);
     let mut links = Vec::new();
     let mut joints = Vec::new();
     let mut previous = support;
@@ -484,7 +484,7 @@ pub fn chain(settings: WorldSettings) -> Result<Chain, Error> {
     let end = pin + Vec2::new(LINKS as f32, 0.0);
     let weight = world.add_body(
         BodyDef::dynamic().position(end + Vec2::new(WEIGHT_RADIUS, 0.0)),
-        ShapeDef::new(Shape::circle(WEIGHT_RADIUS)).density(4.0),
+        ShapeDef::new(Shape::circle(WEIGHT_RADIUS)?).density(4.0),
     )?;
     joints.push(world.add_joint(JointDef::revolute(previous, weight, end))?);
     let mut tower = Vec::new();
@@ -492,7 +492,7 @@ pub fn chain(settings: WorldSettings) -> Result<Chain, Error> {
         let at = Vec2::new(-4.0, 0.5 + row as f32);
         tower.push(world.add_body(
             BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5)?),
         )?);
     }
     Ok(Chain {

@@ -62,7 +62,7 @@ fn vec2(u: &mut Unstructured) -> Result<Vec2> {
 }
 
 fn shape(u: &mut Unstructured) -> Result<Shape> {
-    Ok(match u.int_in_range(0u8..=5)? {
+    let made = match u.int_in_range(0u8..=5)? {
         0 => Shape::circle(float(u)?),
         1 => Shape::circle_at(vec2(u)?, float(u)?),
         2 => Shape::rect(float(u)?, float(u)?),
@@ -70,15 +70,15 @@ fn shape(u: &mut Unstructured) -> Result<Shape> {
         kind => {
             let n = u.int_in_range(0usize..=12)?;
             let points = (0..n).map(|_| vec2(u)).collect::<Result<Vec<_>>>()?;
-            let made = if kind == 4 {
+            if kind == 4 {
                 Shape::polygon(&points)
             } else {
                 Shape::rounded_polygon(&points, float(u)?)
-            };
-            // A refused polygon is itself a finding only if it panicked; try a box instead.
-            made.unwrap_or_else(|_| Shape::rect(0.5, 0.5))
+            }
         }
-    })
+    };
+    // A refused shape is itself a finding only if it panicked; try a box instead.
+    Ok(made.unwrap_or_else(|_| Shape::rect(0.5, 0.5).expect("a 1 m box is valid")))
 }
 
 fn body_def(u: &mut Unstructured) -> Result<BodyDef> {

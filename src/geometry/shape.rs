@@ -3,9 +3,11 @@
 //! so every routine that handles polygons handles them, with a few two-vertex cases where a
 //! segment has no inside.
 //!
-//! Constructors never fail except where they must compute something from user data (the convex
-//! hull); everything else is checked by [`Shape::validate`], so a shape built with bad sizes is
-//! caught at the single place where shapes enter the world.
+//! Shapes are valid by construction: every constructor checks its input and returns
+//! [`Error::InvalidShape`] for what cannot be simulated, and the fields are private, so the rest
+//! of the engine never meets a degenerate shape. The checks live in `validate` methods that the
+//! constructors run on what they built: one definition of the limits, applied to the very floats
+//! that will be simulated.
 
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::Error;
@@ -32,12 +34,16 @@ const COLLINEAR_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
 const NORMAL_TOLERANCE: f32 = 1.0e-4;
 
 /// A solid disc.
+///
+/// Its fields are private, so that every circle comes from [`Circle::new`] (or
+/// [`Shape::circle`], [`Shape::circle_at`]) with a finite centre and a finite positive radius.
+/// Read it through the accessors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Circle {
     /// Centre in the body frame.
-    pub center: Vec2,
-    /// Radius in metres, > 0 for a valid circle.
-    pub radius: f32,
+    pub(crate) center: Vec2,
+    /// Radius in metres, finite and > 0.
+    pub(crate) radius: f32,
 }
 
 /// A convex polygon, optionally rounded: the set of points within [`Polygon::radius`] of the
@@ -104,12 +110,13 @@ impl MassData {
     /// use batch2d::{MassData, Shape, Vec2};
     ///
     /// // A dumbbell: two unit discs 2 m either side of the origin.
-    /// let left = Shape::circle_at(Vec2::new(-2.0, 0.0), 1.0).mass_data(1.0);
-    /// let right = Shape::circle_at(Vec2::new(2.0, 0.0), 1.0).mass_data(1.0);
+    /// let left = Shape::circle_at(Vec2::new(-2.0, 0.0), 1.0)?.mass_data(1.0);
+    /// let right = Shape::circle_at(Vec2::new(2.0, 0.0), 1.0)?.mass_data(1.0);
     /// let both = MassData::combine(&[left, right]);
     /// assert_eq!(both.center, Vec2::ZERO);
     /// let expected = 2.0 * (left.rotational_inertia + left.mass * 4.0);
     /// assert!((both.rotational_inertia - expected).abs() <= 1e-5 * expected);
+    /// # Ok::<(), batch2d::Error>(())
     /// ```
     pub fn combine(parts: &[MassData]) -> MassData {
         let mass: f32 = parts.iter().map(|p| p.mass).sum();
@@ -136,42 +143,82 @@ impl MassData {
 }
 
 impl Shape {
-    /// A circle of `radius` centred on the body origin. Validity is checked by [`Shape::validate`].
-    pub fn circle(radius: f32) -> Shape {
+    /// A unit circle on the body origin, for the shape columns' slots that hold no body.
+    pub(crate) const UNIT_CIRCLE: Shape = Shape::Circle(Circle {
+        center: Vec2::ZERO,
+        radius: 1.0,
+    });
+
+    /// A circle of `radius` metres centred on the body origin.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when `radius` is not finite and > 0.
+    pub fn circle(radius: f32) -> Result<Shape, Error> {
         Shape::circle_at(Vec2::ZERO, radius)
     }
 
-    /// A circle of `radius` centred at `center` in the body frame.
-    pub fn circle_at(center: Vec2, radius: f32) -> Shape {
-        Shape::Circle(Circle { center, radius })
+    /// A circle of `radius` metres centred at `center` (m) in the body frame.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when `center` is not finite or `radius` is not finite and > 0.
+    pub fn circle_at(center: Vec2, radius: f32) -> Result<Shape, Error> {
+        Circle::new(center, radius).map(Shape::Circle)
     }
 
-    /// An axis-aligned box centred on the body origin, vertices counter-clockwise from
-    /// `(-half_width, -half_height)`. Non-positive sizes are rejected by [`Shape::validate`].
-    pub fn rect(half_width: f32, half_height: f32) -> Shape {
-        Shape::Polygon(box_polygon(half_width, half_height, Transform::IDENTITY))
+    /// An axis-aligned box of half extents `half_width` x `half_height` (m) centred on the body
+    /// origin, vertices counter-clockwise from `(-half_width, -half_height)`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when a half extent is not finite and > 0, or the box is too
+    /// small or too large for f32 to give it a positive, finite area.
+    pub fn rect(half_width: f32, half_height: f32) -> Result<Shape, Error> {
+        checked_box(half_width, half_height, Transform::IDENTITY)
     }
 
-    /// A box centred at `center` in the body frame and rotated by `angle` radians.
-    pub fn offset_rect(half_width: f32, half_height: f32, center: Vec2, angle: f32) -> Shape {
+    /// A box of half extents `half_width` x `half_height` (m) centred at `center` (m) in the
+    /// body frame and rotated by `angle` radians.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when a half extent is not finite and > 0, `center` or `angle` is
+    /// not finite, or the placed box's corners round to a degenerate or infinite polygon in
+    /// f32.
+    pub fn offset_rect(
+        half_width: f32,
+        half_height: f32,
+        center: Vec2,
+        angle: f32,
+    ) -> Result<Shape, Error> {
         let xf = Transform::new(center, Rot::from_angle(angle));
-        Shape::Polygon(box_polygon(half_width, half_height, xf))
+        checked_box(half_width, half_height, xf)
     }
 
-    /// A capsule: the points within `radius` of the segment `p1 -> p2` (body frame). Its mass
-    /// is that of a `|p2 - p1| x 2 radius` rectangle plus a disc. Radius 0 makes it a
-    /// [`Shape::segment`]. A length under 2.5 mm, a negative radius or non-finite input are
-    /// rejected by [`Shape::validate`].
-    pub fn capsule(p1: Vec2, p2: Vec2, radius: f32) -> Shape {
-        Shape::Polygon(Polygon::two_vertex(p1, p2, radius))
+    /// A capsule: the points within `radius` metres of the segment `p1 -> p2` (body frame, m).
+    /// Its mass is that of a `|p2 - p1| x 2 radius` rectangle plus a disc. Radius 0 makes it a
+    /// [`Shape::segment`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] for a non-finite point or radius, a negative radius, or ends
+    /// less than 2.5 mm apart (coincident ends included): such a capsule is a circle.
+    pub fn capsule(p1: Vec2, p2: Vec2, radius: f32) -> Result<Shape, Error> {
+        let capsule = Polygon::two_vertex(p1, p2, radius);
+        capsule.validate_two_vertex()?;
+        Ok(Shape::Polygon(capsule))
     }
 
-    /// A segment `p1 -> p2` (body frame) without thickness, for static terrain: it has no area
-    /// and so no mass, and only static and kinematic bodies may use it (`Err` on a dynamic
-    /// body). Both sides collide. A length under 2.5 mm or non-finite points are rejected by
-    /// [`Shape::validate`].
-    pub fn segment(p1: Vec2, p2: Vec2) -> Shape {
-        Shape::Polygon(Polygon::two_vertex(p1, p2, 0.0))
+    /// A segment `p1 -> p2` (body frame, m) without thickness, for static terrain: it has no
+    /// area and so no mass, and only static and kinematic bodies may use it (`Err` on a dynamic
+    /// body). Both sides collide.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] for a non-finite point or ends less than 2.5 mm apart.
+    pub fn segment(p1: Vec2, p2: Vec2) -> Result<Shape, Error> {
+        Shape::capsule(p1, p2, 0.0)
     }
 
     /// True for a [`Shape::segment`]: no area, so no mass.
@@ -192,17 +239,6 @@ impl Shape {
     /// a hull with more than [`MAX_POLYGON_VERTICES`] vertices.
     pub fn rounded_polygon(points: &[Vec2], radius: f32) -> Result<Shape, Error> {
         Polygon::new(points, radius).map(Shape::Polygon)
-    }
-
-    /// `Ok` when the shape can be simulated, else [`Error::InvalidShape`] saying why: non-finite
-    /// values, a circle radius <= 0, a negative rounding radius, a polygon that is not
-    /// strictly convex and counter-clockwise with matching normals and positive area (a box
-    /// built with a half-extent <= 0 fails here), or a capsule or segment shorter than 2.5 mm.
-    pub fn validate(&self) -> Result<(), Error> {
-        match self {
-            Shape::Circle(circle) => circle.validate(),
-            Shape::Polygon(polygon) => polygon.validate(),
-        }
     }
 
     /// Mass, centre of mass and rotational inertia for `density` (kg/m², assumed >= 0).
@@ -272,6 +308,29 @@ impl Shape {
 }
 
 impl Circle {
+    /// A disc of `radius` metres centred at `center` (m) in the body frame: the checked
+    /// constructor behind [`Shape::circle_at`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] when `center` is not finite or `radius` is not finite and > 0.
+    pub fn new(center: Vec2, radius: f32) -> Result<Circle, Error> {
+        let circle = Circle { center, radius };
+        circle.validate()?;
+        Ok(circle)
+    }
+
+    /// Centre in the body frame (m).
+    pub fn center(&self) -> Vec2 {
+        self.center
+    }
+
+    /// Radius in metres, finite and > 0.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    /// `Ok` when the circle can be simulated: a finite centre and a finite radius > 0.
     fn validate(&self) -> Result<(), Error> {
         if !self.center.is_finite() {
             return Err(invalid(format!(
@@ -306,8 +365,12 @@ impl Circle {
 }
 
 impl Polygon {
-    /// The convex hull of `points`, rounded by `radius` (0 for sharp corners): the checked
-    /// constructor behind [`Shape::rounded_polygon`], whose documentation lists the errors.
+    /// The convex hull of `points` (body frame, m), rounded by `radius` metres (0 for sharp
+    /// corners): the checked constructor behind [`Shape::rounded_polygon`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] in the cases listed by [`Shape::rounded_polygon`].
     pub fn new(points: &[Vec2], radius: f32) -> Result<Polygon, Error> {
         if !(radius.is_finite() && radius >= 0.0) {
             return Err(invalid(format!(
@@ -375,7 +438,7 @@ impl Polygon {
         let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
         vertices[0] = p1;
         vertices[1] = p2;
-        // A zero-length segment gets zero normals, which `validate` rejects.
+        // A zero-length segment gets zero normals, which `validate_two_vertex` rejects.
         let normal = (p2 - p1).right_perp().normalized().unwrap_or(Vec2::ZERO);
         let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
         normals[0] = normal;
@@ -389,6 +452,9 @@ impl Polygon {
         }
     }
 
+    /// `Ok` when the polygon can be simulated: 3 to [`MAX_POLYGON_VERTICES`] finite vertices
+    /// with a finite rounding radius >= 0, strictly convex and counter-clockwise with matching
+    /// normals, a positive area and the centroid inside; or a valid capsule or segment.
     fn validate(&self) -> Result<(), Error> {
         if self.count == 2 {
             return self.validate_two_vertex();
@@ -664,10 +730,31 @@ impl Moments {
     }
 }
 
+/// The box with half extents `half_width` x `half_height` placed by `xf` in the body frame, or
+/// why it cannot be simulated.
+///
+/// The half extents are checked first, for an error that names them. The polygon check then
+/// catches what rounding still produces (corners that coincide once placed, an infinite area).
+/// It rejects every half extent the first check does, so that check changes the message, never
+/// the verdict: a zero extent gives a zero-length edge, a non-finite one non-finite corners, and
+/// a negative one reverses an edge against its fixed normal (rounding is monotone, so the placed
+/// edge at best collapses).
+fn checked_box(half_width: f32, half_height: f32, xf: Transform) -> Result<Shape, Error> {
+    for (name, half_extent) in [("half_width", half_width), ("half_height", half_height)] {
+        if !(half_extent.is_finite() && half_extent > 0.0) {
+            return Err(invalid(format!(
+                "box {name} must be finite and > 0, got {half_extent}"
+            )));
+        }
+    }
+    let polygon = box_polygon(half_width, half_height, xf);
+    polygon.validate()?;
+    Ok(Shape::Polygon(polygon))
+}
+
 /// Box with the given half extents placed by `xf` inside the body frame. Normals are the fixed
-/// box normals rather than computed from edges, so negative sizes (which still give a
-/// counter-clockwise vertex loop when both are negative) disagree with their edges and fail
-/// validation.
+/// box normals rather than computed from edges, so that a box whose placed corners rounding has
+/// moved off a rectangle disagrees with them and fails validation.
 fn box_polygon(half_width: f32, half_height: f32, xf: Transform) -> Polygon {
     let corners = [
         Vec2::new(-half_width, -half_height),
@@ -876,7 +963,7 @@ mod tests {
     /// invariants that the rest of the engine relies on, checked here on hand-made breakage.
     #[test]
     fn validate_rejects_hand_built_polygons() {
-        let Shape::Polygon(square) = Shape::rect(1.0, 1.0) else {
+        let Ok(Shape::Polygon(square)) = Shape::rect(1.0, 1.0) else {
             unreachable!()
         };
 
@@ -906,12 +993,57 @@ mod tests {
             collinear,
         ] {
             assert!(
-                matches!(
-                    Shape::Polygon(polygon).validate(),
-                    Err(Error::InvalidShape(_))
-                ),
+                matches!(polygon.validate(), Err(Error::InvalidShape(_))),
                 "accepted {polygon:?}"
             );
+        }
+    }
+
+    /// `checked_box` refuses a half extent that is not finite and > 0 before it builds the
+    /// polygon, for a message that names it. The polygon check alone, which decided before,
+    /// must refuse every such box too, wherever it is placed: the early check changes the
+    /// message, never the verdict.
+    #[test]
+    fn the_half_extent_check_refuses_only_boxes_the_polygon_check_refuses() {
+        let extents = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            -1.0e-30,
+            -1.0e-3,
+            -1.0,
+            -3.0e38,
+            1.0e-30,
+            1.0e-3,
+            1.0,
+            3.0e38,
+        ];
+        let centers = [
+            Vec2::ZERO,
+            v(1.0, 2.0),
+            v(1.0e7, -3.0e5),
+            v(-1.0e30, 1.0e30),
+        ];
+        let angles = [0.0, 0.3, 0.5 * PI, PI, -2.5, 1.0e6];
+        for &hw in &extents {
+            for &hh in &extents {
+                let positive = |h: f32| h.is_finite() && h > 0.0;
+                if positive(hw) && positive(hh) {
+                    continue;
+                }
+                for &center in &centers {
+                    for &angle in &angles {
+                        let xf = Transform::new(center, Rot::from_angle(angle));
+                        assert!(
+                            box_polygon(hw, hh, xf).validate().is_err(),
+                            "box {hw} x {hh} at {center:?}, {angle} rad"
+                        );
+                        assert!(checked_box(hw, hh, xf).is_err());
+                    }
+                }
+            }
         }
     }
 

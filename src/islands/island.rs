@@ -276,11 +276,17 @@ mod tests {
     fn store(dynamic: usize) -> BodyStore {
         let mut bodies = BodyStore::new();
         bodies
-            .insert(&BodyDef::fixed(), &ShapeDef::new(Shape::circle(1.0)))
+            .insert(
+                &BodyDef::fixed(),
+                &ShapeDef::new(Shape::circle(1.0).unwrap()),
+            )
             .unwrap();
         for _ in 0..dynamic {
             bodies
-                .insert(&BodyDef::dynamic(), &ShapeDef::new(Shape::circle(1.0)))
+                .insert(
+                    &BodyDef::dynamic(),
+                    &ShapeDef::new(Shape::circle(1.0).unwrap()),
+                )
                 .unwrap();
         }
         bodies
@@ -425,7 +431,7 @@ mod tests {
             }
             for _ in 0..(next() % 60) {
                 let def = BodyDef::dynamic();
-                let id = bodies.insert(&def, &ShapeDef::new(Shape::circle(1.0)));
+                let id = bodies.insert(&def, &ShapeDef::new(Shape::circle(1.0).unwrap()));
                 islands.add_body(id.unwrap().slot() as usize);
             }
             islands.dissolve_removed(&bodies);

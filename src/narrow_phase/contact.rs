@@ -870,9 +870,9 @@ mod tests {
             Vec2::new(0.2, 0.7),
         ];
         let shapes = [
-            Shape::rect(0.2, 0.2),
-            Shape::offset_rect(0.4, 0.1, Vec2::new(0.3, -0.2), 0.7),
-            Shape::circle_at(Vec2::new(0.25, 0.1), 0.15),
+            Shape::rect(0.2, 0.2).unwrap(),
+            Shape::offset_rect(0.4, 0.1, Vec2::new(0.3, -0.2), 0.7).unwrap(),
+            Shape::circle_at(Vec2::new(0.25, 0.1), 0.15).unwrap(),
             Shape::polygon(&triangle).unwrap(),
             Shape::rounded_polygon(&triangle, 0.05).unwrap(),
         ];
@@ -949,9 +949,9 @@ mod tests {
 
     #[test]
     fn recycled_manifold_tracks_a_fresh_one_for_small_motions() {
-        let ground = Shape::rect(5.0, 0.5);
-        let block = Shape::rect(0.5, 0.5);
-        let ball = Shape::circle(0.25);
+        let ground = Shape::rect(5.0, 0.5).unwrap();
+        let block = Shape::rect(0.5, 0.5).unwrap();
+        let ball = Shape::circle(0.25).unwrap();
         // Box on ground (A's face), box under a tilted box (B's face is the reference), ball
         // on a box, two balls; far from the origin too.
         let cases = [
@@ -988,8 +988,8 @@ mod tests {
 
     #[test]
     fn larger_motions_trigger_a_full_collide() {
-        let ground = Shape::rect(5.0, 0.5);
-        let block = Shape::rect(0.5, 0.5);
+        let ground = Shape::rect(5.0, 0.5).unwrap();
+        let block = Shape::rect(0.5, 0.5).unwrap();
         let (xf_a, xf_b) = (xf(0.0, 0.0, 0.0), xf(0.3, 0.995, 0.0));
         let old = fresh(&ground, xf_a, &block, xf_b);
         // Sliding 2 mm, sinking 2 mm, turning 2 mrad: each beyond the tolerance.
@@ -1023,7 +1023,7 @@ mod tests {
 
     #[test]
     fn recycling_refuses_non_finite_transforms() {
-        let block = Shape::rect(0.5, 0.5);
+        let block = Shape::rect(0.5, 0.5).unwrap();
         let (xf_a, xf_b) = (xf(0.0, 0.0, 0.0), xf(0.0, 0.999, 0.0));
         let old = fresh(&block, xf_a, &block, xf_b);
         let nan = Transform::new(Vec2::new(f32::NAN, 0.999), Rot::IDENTITY);
@@ -1049,8 +1049,8 @@ mod tests {
     fn only_pairs_with_a_polygon_keep_a_base() {
         use crate::body::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
-        let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
-        let ball = ShapeDef::new(Shape::circle(0.5));
+        let ground = ShapeDef::new(Shape::rect(5.0, 0.5).unwrap());
+        let ball = ShapeDef::new(Shape::circle(0.5).unwrap());
         let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
         let at = |x: f32, y: f32| BodyDef::dynamic().position(Vec2::new(x, y));
         let a = bodies.insert(&at(0.0, 0.999), &ball).unwrap().slot();
@@ -1071,8 +1071,8 @@ mod tests {
     fn box_on_ground() -> (BodyStore, u32, u32) {
         use crate::body::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
-        let ground = ShapeDef::new(Shape::rect(5.0, 0.5));
-        let block = ShapeDef::new(Shape::rect(0.5, 0.5));
+        let ground = ShapeDef::new(Shape::rect(5.0, 0.5).unwrap());
+        let block = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());
         let a = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
         let def = BodyDef::dynamic().position(Vec2::new(0.3, 0.995));
         let b = bodies.insert(&def, &block).unwrap().slot();

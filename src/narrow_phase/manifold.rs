@@ -783,8 +783,8 @@ mod tests {
 
     #[test]
     fn ids_tell_feature_kind_and_reference_side() {
-        let block = Shape::rect(1.0, 1.0);
-        let ball = Shape::circle(0.5);
+        let block = Shape::rect(1.0, 1.0).unwrap();
+        let ball = Shape::circle(0.5).unwrap();
         let at = |x: f32, y: f32| Transform::new(Vec2::new(x, y), Rot::IDENTITY);
         let face = collide(&block, at(0.0, 0.0), &ball, at(0.0, 1.4), 0.0).points[0].id;
         let corner = collide(&block, at(0.0, 0.0), &ball, at(1.3, 1.3), 0.0).points[0].id;
@@ -796,7 +796,7 @@ mod tests {
 
     #[test]
     fn transformed_polygon_moves_vertices_and_turns_normals() {
-        let Shape::Polygon(square) = Shape::rect(1.0, 1.0) else {
+        let Shape::Polygon(square) = Shape::rect(1.0, 1.0).unwrap() else {
             unreachable!()
         };
         let xf = Transform::new(

@@ -494,7 +494,7 @@ mod tests {
                 _ => BodyDef::dynamic(),
             };
             store
-                .insert(&def, &ShapeDef::new(Shape::circle(0.5)))
+                .insert(&def, &ShapeDef::new(Shape::circle(0.5).unwrap()))
                 .unwrap();
         }
         let mut contacts = Vec::new();

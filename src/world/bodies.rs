@@ -7,9 +7,10 @@ use crate::geometry::shape::Shape;
 use crate::world::World;
 
 impl World {
-    /// Adds a body with one shape. `Err` for non-finite values, a bad shape, negative density
-    /// or friction, restitution outside 0..=1, a dynamic body without a finite mass and inverse
-    /// mass or heavier than 1e20 kg, or a placement that puts the shape beyond the range of f32.
+    /// Adds a body with one shape. `Err` for non-finite values, a shape reaching more than
+    /// 1e6 m from the body origin, a segment on a dynamic body, negative density or friction,
+    /// restitution outside 0..=1, a dynamic body without a finite mass and inverse mass or
+    /// heavier than 1e20 kg, or a placement that puts the shape beyond the range of f32.
     pub fn add_body(&mut self, def: BodyDef, shape: ShapeDef) -> Result<BodyId, Error> {
         def.validate()?;
         shape.validate()?;

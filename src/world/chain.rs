@@ -38,15 +38,17 @@ impl World {
                 "a segment chain must be static or kinematic: segments have no mass".into(),
             ));
         }
-        let edges: Vec<ShapeDef> = points
-            .windows(2)
-            .map(|edge| ShapeDef {
-                shape: Shape::segment(edge[0], edge[1]),
-                ..material.clone()
-            })
-            .collect();
         // Everything is checked before the first body goes in, so an error adds nothing.
         def.validate()?;
+        let edges = points
+            .windows(2)
+            .map(|edge| {
+                Ok(ShapeDef {
+                    shape: Shape::segment(edge[0], edge[1])?,
+                    ..material.clone()
+                })
+            })
+            .collect::<Result<Vec<ShapeDef>, Error>>()?;
         for edge in &edges {
             edge.validate()?;
         }

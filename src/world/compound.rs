@@ -30,8 +30,8 @@ impl World {
     /// let hammer = world.add_compound_body(
     ///     BodyDef::dynamic().position(Vec2::new(0.0, 2.0)),
     ///     &[
-    ///         ShapeDef::new(Shape::offset_rect(0.05, 0.4, Vec2::ZERO, 0.0)).density(0.5),
-    ///         ShapeDef::new(Shape::offset_rect(0.2, 0.08, Vec2::new(0.0, 0.45), 0.0)).density(8.0),
+    ///         ShapeDef::new(Shape::offset_rect(0.05, 0.4, Vec2::ZERO, 0.0)?).density(0.5),
+    ///         ShapeDef::new(Shape::offset_rect(0.2, 0.08, Vec2::new(0.0, 0.45), 0.0)?).density(8.0),
     ///     ],
     /// )?;
     /// assert_eq!(world.shapes(hammer)?.len(), 2);

@@ -178,7 +178,7 @@ mod tests {
             ..WorldSettings::default()
         });
         world.graph.no_tiles = !tiles;
-        let ground = ShapeDef::new(Shape::rect(100.0, 1.0));
+        let ground = ShapeDef::new(Shape::rect(100.0, 1.0).unwrap());
         world
             .add_body(BodyDef::fixed().position(Vec2::new(0.0, -1.0)), ground)
             .unwrap();
@@ -190,7 +190,7 @@ mod tests {
                     let p = Vec2::new(x0 + col as f32 - 0.5 * row as f32, 0.5 + row as f32);
                     let body = BodyDef::dynamic().position(p);
                     let id = world
-                        .add_body(body, ShapeDef::new(Shape::rect(0.5, 0.5)))
+                        .add_body(body, ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()))
                         .unwrap();
                     top = Some((id, p));
                 }
@@ -200,7 +200,7 @@ mod tests {
                 let hook = Vec2::new(p.x + 1.0, p.y + 2.0);
                 let pin = BodyDef::fixed().position(hook);
                 let pin = world
-                    .add_body(pin, ShapeDef::new(Shape::circle(0.05)))
+                    .add_body(pin, ShapeDef::new(Shape::circle(0.05).unwrap()))
                     .unwrap();
                 world
                     .add_joint(JointDef::distance(pin, id, hook, p))

@@ -201,14 +201,13 @@ impl World {
     }
 
     /// Bodies whose shape overlaps or touches `shape` with its origin at `transform`, in slot
-    /// order. `Err` for an invalid shape or a non-finite or non-unit transform.
+    /// order. `Err` for a non-finite or non-unit transform.
     pub fn overlap_shape(
         &self,
         shape: &Shape,
         transform: Transform,
         filter: QueryFilter,
     ) -> Result<Vec<BodyId>, Error> {
-        shape.validate()?;
         check_transform("transform", transform)?;
         let query = Core::of(shape, transform);
         Ok(self.overlaps(shape.aabb(transform), filter, |slot| {
@@ -221,7 +220,7 @@ impl World {
     /// The first body `shape` meets when moved from `transform` by `translation` without
     /// turning (conservative advancement on the GJK distance). Ties go to the lowest slot.
     ///
-    /// `Err` for an invalid shape, a non-finite or non-unit transform, or a non-finite or zero
+    /// `Err` for a non-finite or non-unit transform, or a non-finite or zero
     /// translation (use [`World::overlap_shape`] for a shape at rest).
     pub fn cast_shape(
         &self,
@@ -230,7 +229,6 @@ impl World {
         translation: Vec2,
         filter: QueryFilter,
     ) -> Result<Option<ShapeHit>, Error> {
-        shape.validate()?;
         check_transform("transform", transform)?;
         check_translation(translation)?;
         let candidates = self.cast_candidates(shape, transform, translation, filter);

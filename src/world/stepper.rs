@@ -10,7 +10,7 @@
 //! use batch2d::{BodyDef, FixedStepper, Shape, ShapeDef, Vec2, World, WorldSettings};
 //!
 //! let mut world = World::new(WorldSettings::default());
-//! let ball = world.add_body(BodyDef::dynamic(), ShapeDef::new(Shape::circle(0.5)))?;
+//! let ball = world.add_body(BodyDef::dynamic(), ShapeDef::new(Shape::circle(0.5)?))?;
 //! let mut stepper = FixedStepper::new().dt(1.0 / 60.0).max_steps_per_frame(4);
 //! for frame_time in [0.016, 0.020, 0.033, 0.007] {
 //!     let report = stepper.advance(&mut world, frame_time)?;

@@ -12,8 +12,8 @@ fn scene(backend: Backend, threads: usize, tiles: bool) -> World {
         ..WorldSettings::default()
     });
     world.graph.no_tiles = !tiles;
-    let boxed = |h: f32| ShapeDef::new(Shape::rect(h, h));
-    let ground = ShapeDef::new(Shape::rect(200.0, 1.0));
+    let boxed = |h: f32| ShapeDef::new(Shape::rect(h, h).unwrap());
+    let ground = ShapeDef::new(Shape::rect(200.0, 1.0).unwrap());
     world
         .add_body(BodyDef::fixed().position(Vec2::new(0.0, -1.0)), ground)
         .unwrap();
@@ -37,7 +37,7 @@ fn scene(backend: Backend, threads: usize, tiles: bool) -> World {
         .linear_velocity(Vec2::new(0.5, 0.0));
     world.add_body(paddle, boxed(1.0)).unwrap();
     // Restitution mixes by the minimum: the ball bounces off another bouncy ball.
-    let bouncy = ShapeDef::new(Shape::circle(0.3)).restitution(0.7);
+    let bouncy = ShapeDef::new(Shape::circle(0.3).unwrap()).restitution(0.7);
     for y in [0.3, 4.0] {
         let ball = BodyDef::dynamic().position(Vec2::new(-198.0, y));
         world.add_body(ball, bouncy.clone()).unwrap();
@@ -51,7 +51,7 @@ fn scene(backend: Backend, threads: usize, tiles: bool) -> World {
         world
             .add_body(
                 BodyDef::dynamic().position(p),
-                ShapeDef::new(Shape::circle(0.4)),
+                ShapeDef::new(Shape::circle(0.4).unwrap()),
             )
             .unwrap();
     }

@@ -29,7 +29,7 @@ pub fn ground_of(world: &mut World, half_width: f32) -> BodyId {
     world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(half_width, 1.0)),
+            ShapeDef::new(Shape::rect(half_width, 1.0).unwrap()),
         )
         .unwrap()
 }
@@ -39,7 +39,7 @@ pub fn unit_box(world: &mut World, at: Vec2) -> BodyId {
     world
         .add_body(
             BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::rect(0.5, 0.5)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
         )
         .unwrap()
 }
@@ -49,7 +49,7 @@ pub fn ball(world: &mut World, at: Vec2, radius: f32) -> BodyId {
     world
         .add_body(
             BodyDef::dynamic().position(at),
-            ShapeDef::new(Shape::circle(radius)),
+            ShapeDef::new(Shape::circle(radius).unwrap()),
         )
         .unwrap()
 }

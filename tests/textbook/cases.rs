@@ -31,7 +31,7 @@ fn floor(world: &mut World, friction: f32, restitution: f32) {
     world
         .add_body(
             BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(200.0, 1.0))
+            ShapeDef::new(Shape::rect(200.0, 1.0).unwrap())
                 .friction(friction)
                 .restitution(restitution),
         )
@@ -103,7 +103,7 @@ pub fn flat_bounce(hx: f32, hy: f32, speed: f32) -> (Vec2, f32) {
             BodyDef::dynamic()
                 .position(Vec2::new(0.0, hy + 0.5))
                 .linear_velocity(Vec2::new(0.0, -speed)),
-            ShapeDef::new(Shape::rect(hx, hy))
+            ShapeDef::new(Shape::rect(hx, hy).unwrap())
                 .friction(0.0)
                 .restitution(1.0),
         )
@@ -130,7 +130,7 @@ pub fn rebound_ratio(e_ball: f32, e_floor: f32, speed: f32, threshold: f32) -> f
             BodyDef::dynamic()
                 .position(Vec2::new(0.0, 1.0))
                 .linear_velocity(Vec2::new(0.0, -speed)),
-            ShapeDef::new(Shape::circle(0.25))
+            ShapeDef::new(Shape::circle(0.25).unwrap())
                 .friction(0.0)
                 .restitution(e_ball),
         )
@@ -145,7 +145,7 @@ pub fn rebound_ratio(e_ball: f32, e_floor: f32, speed: f32, threshold: f32) -> f
 /// after (it is zero before).
 pub fn box_hit(offset: f32, e: f32) -> (f64, [f64; 2]) {
     let mut world = space();
-    let shape = Shape::rect(0.5, 0.5);
+    let shape = Shape::rect(0.5, 0.5).unwrap();
     let mass = mass_of(&shape, 1.0);
     let def = ShapeDef::new(shape).friction(0.0).restitution(e);
     let mut add = |x: f32, y: f32, vx: f32| {
@@ -171,7 +171,7 @@ pub fn free_spin(w: f32, steps: usize) -> f64 {
     let b = world
         .add_body(
             BodyDef::dynamic().angular_velocity(w),
-            ShapeDef::new(Shape::rect(0.5, 0.1)),
+            ShapeDef::new(Shape::rect(0.5, 0.1).unwrap()),
         )
         .unwrap();
     let mut turned = 0.0f64;
@@ -192,8 +192,8 @@ pub fn free_spin(w: f32, steps: usize) -> f64 {
 /// before, and kinetic energy after over before.
 pub fn corner_hit(offset: f32) -> (f64, f64) {
     let mut world = space();
-    let ball_shape = Shape::circle(0.25);
-    let box_shape = Shape::rect(0.5, 0.5);
+    let ball_shape = Shape::circle(0.25).unwrap();
+    let box_shape = Shape::rect(0.5, 0.5).unwrap();
     let ball = world
         .add_body(
             BodyDef::dynamic()
@@ -229,7 +229,7 @@ pub fn corner_hit(offset: f32) -> (f64, f64) {
 /// Equal balls of radius 0.5 (density 1, restitution 1, no friction) at the given positions
 /// and velocities, without gravity.
 fn balls(world: &mut World, at: &[(Vec2, Vec2)]) -> Vec<(BodyId, (f64, f64))> {
-    let shape = Shape::circle(0.5);
+    let shape = Shape::circle(0.5).unwrap();
     at.iter()
         .map(|&(p, v)| {
             let def = ShapeDef::new(shape.clone()).friction(0.0).restitution(1.0);
@@ -298,7 +298,9 @@ pub fn bounce_heights(e: f32, height: f32, bounces: usize) -> Vec<f32> {
     let ball = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, r + height)),
-            ShapeDef::new(Shape::circle(r)).friction(0.0).restitution(e),
+            ShapeDef::new(Shape::circle(r).unwrap())
+                .friction(0.0)
+                .restitution(e),
         )
         .unwrap();
     let mut apexes = Vec::new();
@@ -332,7 +334,7 @@ pub fn sliding_deceleration(mu: f32, speed: f32) -> f32 {
             BodyDef::dynamic()
                 .position(Vec2::new(0.0, 0.5))
                 .linear_velocity(Vec2::new(speed, 0.0)),
-            ShapeDef::new(Shape::rect(0.5, 0.5)).friction(mu),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(mu),
         )
         .unwrap();
     run(&mut world, 5);
@@ -357,14 +359,14 @@ pub fn rolling(theta: f32) -> (f32, f32) {
     world
         .add_body(
             BodyDef::fixed().position(normal * -0.5).angle(theta),
-            ShapeDef::new(Shape::rect(100.0, 0.5)).friction(1.0),
+            ShapeDef::new(Shape::rect(100.0, 0.5).unwrap()).friction(1.0),
         )
         .unwrap();
     let r = 0.5;
     let disk = world
         .add_body(
             BodyDef::dynamic().position(along * 20.0 + normal * r),
-            ShapeDef::new(Shape::circle(r)).friction(1.0),
+            ShapeDef::new(Shape::circle(r).unwrap()).friction(1.0),
         )
         .unwrap();
     let down = -along;
@@ -395,7 +397,10 @@ pub fn pyramid_drift(rows: usize, steps: usize, backend: Backend, threads: usize
             let def = BodyDef::dynamic().position(Vec2::new(x, 0.5 + row as f32));
             top = Some(
                 world
-                    .add_body(def, ShapeDef::new(Shape::rect(0.5, 0.5)).friction(0.6))
+                    .add_body(
+                        def,
+                        ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(0.6),
+                    )
                     .unwrap(),
             );
         }
@@ -416,7 +421,7 @@ pub fn heavy_on_light(heavy: f32, count: usize, steps: usize) -> f32 {
             world
                 .add_body(
                     BodyDef::dynamic().position(Vec2::new(0.0, 0.5 + k as f32)),
-                    ShapeDef::new(Shape::rect(0.5, 0.5))
+                    ShapeDef::new(Shape::rect(0.5, 0.5).unwrap())
                         .density(density)
                         .friction(0.6),
                 )
