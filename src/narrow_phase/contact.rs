@@ -11,7 +11,7 @@ use crate::broad_phase::compound::{split_children, Children};
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
-use crate::index::NONE;
+use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -153,8 +153,8 @@ pub(crate) struct ContactSet {
     /// The last full collides of the contacts that recycle. Only pairs with a polygon have
     /// one, so a pile of circles keeps none.
     bases: Bases,
-    /// Scratch: for each new pair, the index of the same pair's contact last step.
-    previous: Vec<u32>,
+    /// Scratch: for each new pair, the same pair's contact last step, or `NONE`.
+    previous: Vec<ContactIndex>,
     /// Scratch: the new contacts before non-touching ones are dropped, a slot per pair.
     candidates: Vec<Contact>,
     /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
@@ -278,9 +278,9 @@ impl ContactSet {
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
-        let old = |prev: u32| {
-            (prev != NONE).then(|| {
-                let j = prev as usize;
+        let old = |prev: ContactIndex| {
+            (prev != ContactIndex::NONE).then(|| {
+                let j = prev.index();
                 let base = old_base_of[j];
                 (&old[j], (base != NONE).then(|| base_at(read, thawed, base)))
             })
@@ -420,7 +420,7 @@ impl ContactSet {
     /// Merge-joins the sorted new pairs with the sorted old contacts.
     fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.ensure_keys();
-        self.previous.resize(pairs.len(), NONE);
+        self.previous.resize(pairs.len(), ContactIndex::NONE);
         let keys = &self.keys;
         let key = |i: usize| {
             let (a, b) = pairs[i];
@@ -440,7 +440,11 @@ impl ContactSet {
                         j += 1;
                     }
                     let found = j < keys.len() && keys[j] == pair;
-                    *prev = if found { j as u32 } else { NONE };
+                    *prev = if found {
+                        ContactIndex::new(j)
+                    } else {
+                        ContactIndex::NONE
+                    };
                 }
             });
     }

@@ -18,7 +18,7 @@
 //! order either way, and the results are the same bit for bit.
 
 use crate::body::BodyStore;
-use crate::index::NONE;
+use crate::index::{ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 use batch2d_kernels::LANES;
@@ -63,17 +63,17 @@ const TILE_RETRY: u32 = 30;
 /// The colors of the last step and their packing into batches of `LANES` contacts.
 #[derive(Default)]
 pub(crate) struct ConstraintGraph {
-    /// Contact indices of each color, in contact order.
-    colors: Vec<Vec<u32>>,
-    /// Contact indices that fit no color.
-    pub overflow: Vec<u32>,
+    /// The contacts of each color, in contact order.
+    colors: Vec<Vec<ContactIndex>>,
+    /// The contacts that fit no color.
+    pub overflow: Vec<ContactIndex>,
     /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
     /// first free color is then one bit scan of its two bodies' masks. Once the colors are
     /// made, the union-find parents of the search for tiles.
     body_colors: Vec<u32>,
-    /// Contact index of each lane of each batch: overflow batches first, one contact each,
-    /// then the tiles, then the colors of the large components; `NONE` in an unused lane.
-    pub lanes: Vec<[u32; LANES]>,
+    /// The contact of each lane of each batch: overflow batches first, one contact each, then
+    /// the tiles, then the colors of the large components; `NONE` in an unused lane.
+    pub lanes: Vec<[ContactIndex; LANES]>,
     /// Per tile, its range of `tile_colors`.
     pub tiles: Vec<Range<usize>>,
     /// Batch ranges of each tile's non-empty colors, tile after tile, in solve order.
@@ -96,7 +96,7 @@ pub(crate) struct ConstraintGraph {
     /// of the contacts by (tile, color).
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
-    sorted: Vec<u32>,
+    sorted: Vec<ContactIndex>,
     /// What the colors were made from: per contact, its two body slots and whether each is
     /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
     /// same one (a resting scene), last step's colors and batches stand.
@@ -178,7 +178,7 @@ impl ConstraintGraph {
             let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
             let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
             if free == 0 {
-                self.overflow.push(i as u32);
+                self.overflow.push(ContactIndex::new(i));
                 continue;
             }
             let color = if p.a_dynamic && p.b_dynamic {
@@ -191,7 +191,7 @@ impl ConstraintGraph {
                     body_colors[s] |= 1 << color;
                 }
             }
-            self.colors[color as usize].push(i as u32);
+            self.colors[color as usize].push(ContactIndex::new(i));
         }
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
@@ -272,7 +272,7 @@ impl ConstraintGraph {
             }
         }
         for &i in &self.overflow {
-            if let Some(root) = root_of(parent, &self.colored[i as usize]) {
+            if let Some(root) = root_of(parent, &self.colored[i.index()]) {
                 count[root] = too_large;
             }
         }
@@ -332,8 +332,8 @@ impl ConstraintGraph {
 
     /// The tile of colored contact `i`, or `NONE` where its component is too large for a tile
     /// (after `assign_tiles`).
-    fn contact_tile(&self, i: u32) -> u32 {
-        let p = &self.colored[i as usize];
+    fn contact_tile(&self, i: ContactIndex) -> u32 {
+        let p = &self.colored[i.index()];
         self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
     }
 
@@ -348,7 +348,7 @@ impl ConstraintGraph {
         self.tile_colors.clear();
         self.color_batches.clear();
         for &i in &self.overflow {
-            let mut lanes = [NONE; LANES];
+            let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
             self.lanes.push(lanes);
         }
@@ -373,17 +373,19 @@ impl ConstraintGraph {
                 }
                 let first_batch = self.lanes.len();
                 let len = contacts.len();
-                self.lanes
-                    .resize(first_batch + len.div_ceil(LANES), [NONE; LANES]);
+                self.lanes.resize(
+                    first_batch + len.div_ceil(LANES),
+                    [ContactIndex::NONE; LANES],
+                );
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let one_point = &self.one_point;
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
                 for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
-                    let ones = window.iter().filter(|&&i| one_point[i as usize]);
+                    let ones = window.iter().filter(|&&i| one_point[i.index()]);
                     // (A stable partition, without branches: the kinds mix unpredictably.)
                     let (mut front, mut back) = (0, ones.count());
                     for &i in window {
-                        let one = one_point[i as usize];
+                        let one = one_point[i.index()];
                         out[if one { front } else { back }] = i;
                         front += one as usize;
                         back += !one as usize;
@@ -424,7 +426,8 @@ impl ConstraintGraph {
             self.key_start[k + 1] += self.key_start[k];
         }
         self.sorted.clear();
-        self.sorted.resize(self.key_start[keys] as usize, 0);
+        self.sorted
+            .resize(self.key_start[keys] as usize, ContactIndex::NONE);
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
                 let tile = self.contact_tile(i);
@@ -458,7 +461,7 @@ impl ConstraintGraph {
             .collect();
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
-                out[i as usize] = GraphColor::Color(k);
+                out[i.index()] = GraphColor::Color(k);
             }
         }
         Some(out)
@@ -538,17 +541,17 @@ mod tests {
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
-                assert!(lanes[1..].iter().all(|&l| l == NONE));
-                seen[lanes[0] as usize] += 1;
+                assert!(lanes[1..].iter().all(|&l| l == ContactIndex::NONE));
+                seen[lanes[0].index()] += 1;
             }
             // Each color of each tile, then each color outside the tiles.
             for range in graph.tile_colors.iter().chain(&graph.color_batches) {
                 let mut used = vec![false; store.slots()];
                 let mut twos = false;
                 let color = graph.lanes[range.clone()].iter().flatten();
-                for (k, &ci) in color.filter(|&&l| l != NONE).enumerate() {
-                    seen[ci as usize] += 1;
-                    let c = &contacts[ci as usize];
+                for (k, &ci) in color.filter(|&&l| l != ContactIndex::NONE).enumerate() {
+                    seen[ci.index()] += 1;
+                    let c = &contacts[ci.index()];
                     // One-point contacts first in each window.
                     let one_point = c.manifold.point_count == 1;
                     twos &= k % ONE_POINT_WINDOW != 0;
@@ -600,8 +603,8 @@ mod tests {
             graph.lanes[range]
                 .iter()
                 .flatten()
-                .filter(|&&ci| ci != NONE)
-                .map(|&ci| &contacts[ci as usize])
+                .filter(|&&ci| ci != ContactIndex::NONE)
+                .map(|&ci| &contacts[ci.index()])
                 .collect::<Vec<_>>()
         };
         for (t, colors) in graph.tiles.iter().enumerate() {

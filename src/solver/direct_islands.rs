@@ -10,7 +10,7 @@
 //! with the iterative solver.
 
 use crate::body::BodyStore;
-use crate::index::NONE;
+use crate::index::{ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 use rayon::prelude::*;
@@ -38,7 +38,7 @@ pub(crate) struct DirectIslands {
     /// Per contact, whether a direct island holds it; empty when none does.
     pub is_direct: Vec<bool>,
     /// The contacts of each island, island after island, each in contact order.
-    pub contacts: Vec<u32>,
+    pub contacts: Vec<ContactIndex>,
     /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
     pub ranges: Vec<Range<usize>>,
     /// Union-find over body slots.
@@ -144,11 +144,11 @@ impl DirectIslands {
             *range = start..start;
             start += count;
         }
-        self.contacts.resize(start, 0);
+        self.contacts.resize(start, ContactIndex::NONE);
         for i in 0..contacts.len() {
             if self.is_direct[i] {
                 let range = &mut self.ranges[self.island_of[self.root[i] as usize] as usize];
-                self.contacts[range.end] = i as u32;
+                self.contacts[range.end] = ContactIndex::new(i);
                 range.end += 1;
             }
         }

@@ -29,7 +29,7 @@ pub(crate) mod schedule;
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::NONE;
+use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
@@ -637,17 +637,17 @@ impl Solver {
                 // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
                 // overlaps those cache misses with this batch's work.
                 for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != NONE {
-                        contacts[ci as usize].prefetch();
+                    if ci != ContactIndex::NONE {
+                        contacts[ci.index()].prefetch();
                     }
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == NONE {
+                    if ci == ContactIndex::NONE {
                         batch.clear(l);
                     } else {
-                        let c = &contacts[ci as usize];
+                        let c = &contacts[ci.index()];
                         pack_lane(batch, l, c, bodies, state_of, &params);
                         *one_point &= c.manifold.point_count <= 1;
                     }
@@ -658,7 +658,7 @@ impl Solver {
         self.bouncy |= direct
             .contacts
             .iter()
-            .any(|&ci| contacts[ci as usize].restitution > 0.0);
+            .any(|&ci| contacts[ci.index()].restitution > 0.0);
 
         let softness = |c: &Contact| {
             let s = params.softness(c, bodies);
@@ -682,8 +682,8 @@ impl Solver {
         self.contact_lane.resize(contacts.len(), NONE);
         for (b, lanes) in graph.lanes.iter().enumerate() {
             for (l, &ci) in lanes.iter().enumerate() {
-                if ci != NONE {
-                    self.contact_lane[ci as usize] = (b * LANES + l) as u32;
+                if ci != ContactIndex::NONE {
+                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
                 }
             }
         }
