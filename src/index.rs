@@ -45,6 +45,20 @@ macro_rules! index_type {
 }
 
 index_type!(
+    /// A slot of the body store: the index of a body in every per-body column.
+    BodySlot
+);
+
+index_type!(
     /// An entry of the contact set's list (`ContactSet::list`), valid for the step that made it.
     ContactIndex
 );
+
+impl BodySlot {
+    /// `slots` as the raw `u32` slots that the broadphase's grids take.
+    #[inline]
+    pub fn raw(slots: &[BodySlot]) -> &[u32] {
+        // SAFETY: `BodySlot` is a `repr(transparent)` `u32`: same size, alignment and values.
+        unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<u32>(), slots.len()) }
+    }
+}

@@ -188,7 +188,7 @@ impl Island {
         for &ci in members {
             let c = &contacts[ci.index()];
             let (bias_rate, max_push) = softness(c);
-            let slots = [c.a as usize, c.b as usize];
+            let slots = [c.a.index(), c.b.index()];
             let mut point = Point {
                 contact: ci,
                 friction: c.friction,

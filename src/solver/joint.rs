@@ -37,7 +37,7 @@ use crate::body::BodyId;
 use crate::body::BodyStore;
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::NONE;
+use crate::index::{BodySlot, NONE};
 use crate::solver::joint_solver::JointBatches;
 use crate::solver::Softness;
 use std::f32::consts::PI;
@@ -511,8 +511,10 @@ pub(crate) struct JointStore {
     count: usize,
     /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
     pub jointed: Vec<bool>,
-    /// The bodies of every joint with two, in joint slot order (after `refresh`).
-    pub pairs: Vec<(u32, u32)>,
+    /// The bodies of every joint with two, in joint slot order (after `refresh`), as the
+    /// islands take them. A joint itself keeps raw `u32` slots, `NONE` for a mouse joint's
+    /// missing body A: the joint solver is not converted to `BodySlot`.
+    pub pairs: Vec<(BodySlot, BodySlot)>,
     /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
     /// (after `refresh`).
     no_collide: Vec<(u32, u32)>,
@@ -637,7 +639,8 @@ impl JointStore {
             self.jointed[j.b as usize] = true;
             if j.a != NONE {
                 self.jointed[j.a as usize] = true;
-                self.pairs.push((j.a, j.b));
+                let slot = |s: u32| BodySlot::new(s as usize);
+                self.pairs.push((slot(j.a), slot(j.b)));
                 if !j.collide {
                     self.no_collide.push((j.a.min(j.b), j.a.max(j.b)));
                 }

@@ -3,7 +3,7 @@
 use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
-use crate::index::NONE;
+use crate::index::{BodySlot, NONE};
 use crate::limits::check_vector;
 use crate::solver::joint::{Joint, JointDef, JointId, JointKind};
 use crate::world::World;
@@ -33,7 +33,8 @@ impl World {
         self.wake_sleeping([joint.a, joint.b]);
         for slot in [joint.a, joint.b] {
             if slot != NONE {
-                self.sleep.joint_removed(slot, &self.bodies);
+                self.sleep
+                    .joint_removed(BodySlot::new(slot as usize), &self.bodies);
             }
         }
         Ok(())
@@ -238,8 +239,8 @@ mod tests {
         );
         for &slot in &graph.tile_bodies {
             assert!(
-                !world.joints.jointed[slot as usize],
-                "jointed body {slot} in a tile"
+                !world.joints.jointed[slot.index()],
+                "jointed body {slot:?} in a tile"
             );
         }
     }
