@@ -50,6 +50,11 @@ index_type!(
 );
 
 index_type!(
+    /// A sleeping island: its entry in the sleep stage's list of them (`Sleep::sleeping`).
+    IslandIndex
+);
+
+index_type!(
     /// An entry of the contact set's list (`ContactSet::list`), valid for the step that made it.
     ContactIndex
 );

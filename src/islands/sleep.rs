@@ -24,7 +24,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::Vec2;
-use crate::index::{BodySlot, NONE};
+use crate::index::{BodySlot, IslandIndex, NONE};
 use crate::islands::island::Islands;
 use crate::narrow_phase::contact::{ContactSet, FrozenContact};
 use crate::settings::WorldSettings;
@@ -67,11 +67,12 @@ pub(crate) struct Sleep {
     sleep_time: Vec<f32>,
     /// Per slot: the body's sleep threshold (m/s).
     threshold: Vec<f32>,
-    /// Per sleeping slot: its island's index in `sleeping`.
-    island_of: Vec<u32>,
+    /// Per slot: the island of a sleeping body, `NONE` for an awake one.
+    island_of: Vec<IslandIndex>,
     /// Sleeping islands; entries of woken islands are empty and reused.
     sleeping: Vec<SleepingIsland>,
-    free_islands: Vec<u32>,
+    /// The empty entries of `sleeping`.
+    free_islands: Vec<IslandIndex>,
     /// Contacts set aside in all sleeping islands.
     frozen_count: usize,
     islands: Islands,
@@ -98,7 +99,7 @@ impl Sleep {
             self.asleep.resize(n, false);
             self.sleep_time.resize(n, 0.0);
             self.threshold.resize(n, 0.0);
-            self.island_of.resize(n, NONE);
+            self.island_of.resize(n, IslandIndex::NONE);
             self.scratch.resize(n, NONE);
         }
         self.asleep[slot.index()] = false;
@@ -301,10 +302,11 @@ impl Sleep {
                 Some(i) => i,
                 None => {
                     self.sleeping.push(SleepingIsland::default());
-                    self.sleeping.len() as u32 - 1
+                    IslandIndex::new(self.sleeping.len() - 1)
                 }
             };
-            self.scratch[root.index()] = index;
+            // The root is a member, the lowest: the loop below gives it the same index.
+            self.island_of[root.index()] = index;
         }
         let moving = std::mem::take(&mut self.moving);
         for &s in &moving {
@@ -312,11 +314,11 @@ impl Sleep {
             if !bodies.is_dynamic(slot) {
                 continue;
             }
-            let index = self.scratch[self.islands.find(s).index()];
-            if index == NONE {
+            let index = self.island_of[self.islands.find(s).index()];
+            if index == IslandIndex::NONE {
                 continue;
             }
-            self.sleeping[index as usize].bodies.push(s);
+            self.sleeping[index.index()].bodies.push(s);
             self.asleep[slot] = true;
             self.island_of[slot] = index;
             bodies.linear_velocity[slot] = Vec2::ZERO;
@@ -326,9 +328,6 @@ impl Sleep {
             bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
         }
         self.moving = moving;
-        for &root in roots {
-            self.scratch[root.index()] = NONE;
-        }
 
         let mut frozen = Vec::new();
         let asleep = &self.asleep;
@@ -339,7 +338,7 @@ impl Sleep {
             let (a, b) = f.bodies();
             let s = if self.asleep[a.index()] { a } else { b };
             let index = self.island_of[s.index()];
-            self.sleeping[index as usize].contacts.push(f);
+            self.sleeping[index.index()].contacts.push(f);
         }
         self.islands.forget_links(&self.asleep);
         self.stale = true;
@@ -348,17 +347,17 @@ impl Sleep {
 
     /// Wakes the sleeping islands of `indices` (ascending, no repeats) and gives their contacts
     /// back to `contacts`.
-    fn wake_islands(&mut self, indices: &[u32], contacts: &mut ContactSet) {
+    fn wake_islands(&mut self, indices: &[IslandIndex], contacts: &mut ContactSet) {
         if indices.is_empty() {
             return;
         }
         let mut thawed = Vec::new();
         for &i in indices {
-            let island = std::mem::take(&mut self.sleeping[i as usize]);
+            let island = std::mem::take(&mut self.sleeping[i.index()]);
             for &s in &island.bodies {
                 self.asleep[s.index()] = false;
                 self.sleep_time[s.index()] = 0.0;
-                self.island_of[s.index()] = NONE;
+                self.island_of[s.index()] = IslandIndex::NONE;
             }
             self.frozen_count -= island.contacts.len();
             thawed.extend(island.contacts);
@@ -374,8 +373,9 @@ impl Sleep {
     /// Wakes every sleeping island, with its timers reset.
     pub fn wake_all(&mut self, contacts: &mut ContactSet) {
         let sleep = self;
-        let indices: Vec<u32> = (0..sleep.sleeping.len() as u32)
-            .filter(|&i| !sleep.sleeping[i as usize].bodies.is_empty())
+        let indices: Vec<IslandIndex> = (0..sleep.sleeping.len())
+            .filter(|&i| !sleep.sleeping[i].bodies.is_empty())
+            .map(IslandIndex::new)
             .collect();
         sleep.wake_islands(&indices, contacts);
     }
@@ -384,19 +384,20 @@ impl Sleep {
     /// sleeps, or, for a static or kinematic body, every sleeping island it touches.
     pub fn wake_touching(&mut self, slot: BodySlot, bodies: &BodyStore, contacts: &mut ContactSet) {
         let sleep = self;
-        let indices: Vec<u32> = if sleep.asleep[slot.index()] {
+        let indices: Vec<IslandIndex> = if sleep.asleep[slot.index()] {
             vec![sleep.island_of[slot.index()]]
         } else if bodies.is_dynamic(slot.index()) {
             // Awake, so its island is awake and so is every dynamic body touching it.
             Vec::new()
         } else {
-            (0..sleep.sleeping.len() as u32)
+            (0..sleep.sleeping.len())
                 .filter(|&i| {
-                    sleep.sleeping[i as usize].contacts.iter().any(|c| {
+                    sleep.sleeping[i].contacts.iter().any(|c| {
                         let (a, b) = c.bodies();
                         a == slot || b == slot
                     })
                 })
+                .map(IslandIndex::new)
                 .collect()
         };
         sleep.wake_islands(&indices, contacts);
@@ -434,7 +435,7 @@ impl Sleep {
         if sleep.resting_pairs.is_empty() {
             return;
         }
-        let mut indices: Vec<u32> = Vec::new();
+        let mut indices: Vec<IslandIndex> = Vec::new();
         for c in &contacts.list {
             for s in [c.a.index(), c.b.index()] {
                 if sleep.asleep[s] {
