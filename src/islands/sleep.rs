@@ -77,7 +77,8 @@ pub(crate) struct Sleep {
     frozen_count: usize,
     islands: Islands,
     resting: RestingGrid,
-    /// Pairs of a moving and a sleeping body found this step.
+    /// Pairs of a moving and a sleeping body found this step, raw `u32` slots as the
+    /// broadphase's resting grid makes them (they join the broadphase's pairs).
     resting_pairs: Vec<(u32, u32)>,
     /// The bodies the solver moves: awake dynamic and all kinematic bodies, ascending.
     pub moving: Vec<BodySlot>,
@@ -420,6 +421,7 @@ impl Sleep {
             linear_velocity: &bodies.linear_velocity,
             angular_velocity: &bodies.angular_velocity,
         };
+        // The resting grid is the broadphase's code, which keeps raw `u32` slots.
         sleep.resting.query(
             BodySlot::raw(&sleep.moving),
             &input,

@@ -176,7 +176,7 @@ pub(crate) struct Solver {
     /// solver has.
     contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
-    /// (static, sleeping, or a free slot).
+    /// (static, sleeping, or a free slot). Raw `u32`: the kernels gather states by these.
     state_of: Vec<u32>,
     /// The states of each tile of the graph; they come first, tile after tile.
     tile_states: Vec<Range<usize>>,
