@@ -4,14 +4,14 @@
 //! `u32` does.
 //!
 //! `NONE` marks "no entry" in the columns of these kinds, and the module's [`NONE`] in the `u32`
-//! columns that stay raw (lanes, tiles, states, joints). It is one value everywhere, so that a
+//! columns that stay raw (lanes, tiles, solver states, direct islands, joint slots). It is one value everywhere, so that a
 //! reader need not check whether two sentinels differ. The kernels' `NULL_BODY` (the solver
 //! state of a body the solver does not move) is the same value, named after the identity row it
 //! reads.
 
-/// No entry in a raw `u32` index column: the missing body A of a mouse joint, an unused lane of
-/// a batch, a contact that the direct solver has rather than a colored batch, a body or contact
-/// in no tile.
+/// No entry in a raw `u32` index column: an unused lane of a batch, the lane of a contact that
+/// the direct solver has rather than a colored batch, a body or contact in no tile, a body or
+/// root in no direct island, the joint of a padding lane.
 pub(crate) const NONE: u32 = u32::MAX;
 
 const _: () = assert!(NONE == batch2d_kernels::NULL_BODY);

@@ -31,7 +31,7 @@ impl World {
         self.sensors.body_removed(&self.bodies, slot as u32);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
-        self.joints.remove_body(slot as u32);
+        self.joints.remove_body(BodySlot::new(slot));
         self.sleep.remove_body(BodySlot::new(slot), dynamic);
         self.invalidate_queries();
         Ok(())

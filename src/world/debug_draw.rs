@@ -153,8 +153,8 @@ impl World {
             draw.draw_joint(&DebugJoint {
                 id,
                 kind: j.kind,
-                body_a: j.body_a().map(|a| self.bodies.id(a as usize)),
-                body_b: self.bodies.id(j.b as usize),
+                body_a: j.body_a().map(|a| self.bodies.id(a.index())),
+                body_b: self.bodies.id(j.b.index()),
                 anchor_a,
                 anchor_b,
                 axis: slides.then(|| j.axis(&self.bodies)),
