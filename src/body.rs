@@ -7,6 +7,7 @@
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+use crate::index::BodySlot;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.
@@ -352,7 +353,9 @@ pub enum SlotKind {
     Dynamic = 3,
 }
 
-/// Structure-of-arrays storage of all bodies, indexed by slot.
+/// Structure-of-arrays storage of all bodies, indexed by slot. Its columns and methods take a
+/// slot as the `usize` of [`BodySlot::index`]: the world and the broadphase index columns with
+/// it directly.
 #[derive(Debug)]
 pub(crate) struct BodyStore {
     world: u32,
@@ -399,9 +402,11 @@ pub(crate) struct BodyStore {
     /// broadphase filters body pairs by before the narrowphase filters shape pairs).
     pub compound: Vec<Option<Box<Compound>>>,
     /// Slots of the compound bodies, ascending: the passes that only compounds need visit these
-    /// and nothing when there are none.
+    /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
+    /// reads them.
     pub compound_slots: Vec<u32>,
-    free: Vec<u32>,
+    /// Free slots, reused last freed first.
+    free: Vec<BodySlot>,
     count: usize,
 }
 
@@ -566,7 +571,7 @@ impl BodyStore {
         };
 
         let slot = match self.free.pop() {
-            Some(s) => s as usize,
+            Some(s) => s.index(),
             None => {
                 self.push_empty_slot();
                 self.slots() - 1
@@ -717,7 +722,7 @@ impl BodyStore {
         if self.compound[slot].take().is_some() {
             self.compound_slots.retain(|&c| c != slot as u32);
         }
-        self.free.push(slot as u32);
+        self.free.push(BodySlot::new(slot));
         self.count -= 1;
     }
 

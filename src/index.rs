@@ -1,10 +1,69 @@
-//! The value that marks "no entry" in the `u32` index columns: body slots, contact, lane,
-//! island and tile indices. One name for it everywhere, so that a reader need not check
-//! whether `NO_TILE` and `EMPTY_LANE` differ. The kernels' `NULL_BODY` (the solver state of a
-//! body the solver does not move) is the same value, named after the identity row it reads.
+//! Indices, one type per kind of entry, so that the compiler rejects an index of one kind where
+//! another belongs, and a field's type says what it counts. Each is a `u32` underneath
+//! (`repr(transparent)`, every method `#[inline]`), so a column of them costs what a column of
+//! `u32` does.
+//!
+//! `NONE` marks "no entry" in the columns of these kinds, and the module's [`NONE`] in the `u32`
+//! columns that stay raw (lanes, tiles, solver states, direct islands, joint slots). It is one value everywhere, so that a
+//! reader need not check whether two sentinels differ. The kernels' `NULL_BODY` (the solver
+//! state of a body the solver does not move) is the same value, named after the identity row it
+//! reads.
 
-/// No entry: the missing body A of a mouse joint, an unused lane of a batch, a contact that the
-/// direct solver has rather than a colored batch, a body or contact in no tile or island.
+/// No entry in a raw `u32` index column: an unused lane of a batch, the lane of a contact that
+/// the direct solver has rather than a colored batch, a body or contact in no tile, a body or
+/// root in no direct island, the joint of a padding lane.
 pub(crate) const NONE: u32 = u32::MAX;
 
 const _: () = assert!(NONE == batch2d_kernels::NULL_BODY);
+
+/// Declares an index type: a `u32` that names one kind of entry.
+macro_rules! index_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+        #[repr(transparent)]
+        pub(crate) struct $name(u32);
+
+        impl $name {
+            /// No entry.
+            pub const NONE: $name = $name(NONE);
+
+            /// The entry at `index`, which must be below `u32::MAX`.
+            #[inline]
+            pub fn new(index: usize) -> $name {
+                debug_assert!(index < NONE as usize);
+                $name(index as u32)
+            }
+
+            /// The position of the entry, to index its columns with.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+index_type!(
+    /// A slot of the body store: the index of a body in every per-body column.
+    BodySlot
+);
+
+index_type!(
+    /// A sleeping island: its entry in the sleep stage's list of them (`Sleep::sleeping`).
+    IslandIndex
+);
+
+index_type!(
+    /// An entry of the contact set's list (`ContactSet::list`), valid for the step that made it.
+    ContactIndex
+);
+
+impl BodySlot {
+    /// `slots` as the raw `u32` slots that the broadphase's grids take.
+    #[inline]
+    pub fn raw(slots: &[BodySlot]) -> &[u32] {
+        // SAFETY: `BodySlot` is a `repr(transparent)` `u32`: same size, alignment and values.
+        unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<u32>(), slots.len()) }
+    }
+}

@@ -14,7 +14,7 @@
 //! the thread count or backend.
 
 use crate::body::BodyStore;
-use crate::index::NONE;
+use crate::index::{BodySlot, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 
@@ -22,86 +22,92 @@ use crate::narrow_phase::contact::Contact;
 #[derive(Default)]
 pub(crate) struct Islands {
     /// Union-find parent of each slot; a root is its own parent.
-    parent: Vec<u32>,
+    parent: Vec<BodySlot>,
     /// Per root: the island lost a touching contact since its members were last known to be
     /// connected, so it may have to be split before it sleeps.
     split_pending: Vec<bool>,
     /// The touching contacts between two dynamic bodies at the end of the last step, as sorted
     /// `(a, b)` pairs: what this step's contacts are compared with to find begins and ends.
-    links: Vec<(u32, u32)>,
+    links: Vec<(BodySlot, BodySlot)>,
     /// Scratch: this step's links.
-    next_links: Vec<(u32, u32)>,
+    next_links: Vec<(BodySlot, BodySlot)>,
     /// Scratch of [`Islands::split`]: the member index of each slot, `NONE` for others.
     member_index: Vec<u32>,
     /// Dynamic bodies removed since the last step began, whose islands
     /// [`Islands::dissolve_removed`] dissolves then: dissolving finds an island's members by a pass over every slot, and one pass for
     /// all the removals of a step keeps removing n bodies linear instead of quadratic.
-    removed: Vec<u32>,
+    removed: Vec<BodySlot>,
     /// Bodies added since then into slots that may still lie on the path of
     /// another island's tree (slots freed by `removed`): made islands of their own only after
     /// those islands are dissolved.
-    added: Vec<u32>,
+    added: Vec<BodySlot>,
 }
 
 impl Islands {
     /// A new body in `slot` is an island of its own (once [`Islands::dissolve_removed`] ran, if
     /// bodies were removed since it last did).
-    pub fn add_body(&mut self, slot: usize) {
-        if self.parent.len() <= slot {
+    pub fn add_body(&mut self, slot: BodySlot) {
+        let n = slot.index() + 1;
+        if self.parent.len() < n {
             // A fresh slot is its own root: no tree passes through it.
-            let old = self.parent.len() as u32;
-            self.parent.extend(old..=slot as u32);
-            self.split_pending.resize(slot + 1, false);
-            self.member_index.resize(slot + 1, NONE);
+            let old = self.parent.len();
+            self.parent.extend((old..n).map(BodySlot::new));
+            self.split_pending.resize(n, false);
+            self.member_index.resize(n, NONE);
         }
         if self.removed.is_empty() {
-            self.parent[slot] = slot as u32;
-            self.split_pending[slot] = false;
+            self.parent[slot.index()] = slot;
+            self.split_pending[slot.index()] = false;
         } else {
-            self.added.push(slot as u32);
+            self.added.push(slot);
         }
     }
 
     /// The root slot of the island of `slot`.
-    pub fn find(&mut self, slot: u32) -> u32 {
+    pub fn find(&mut self, slot: BodySlot) -> BodySlot {
         find_root(&mut self.parent, slot)
     }
 
     /// Whether the island rooted at `root` lost a contact since it was last known connected.
-    pub fn split_pending(&self, root: u32) -> bool {
-        self.split_pending[root as usize]
+    pub fn split_pending(&self, root: BodySlot) -> bool {
+        self.split_pending[root.index()]
     }
 
     /// Joins the islands of `a` and `b` under the lower of their roots.
-    fn union(&mut self, a: u32, b: u32) {
+    fn union(&mut self, a: BodySlot, b: BodySlot) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra == rb {
             return;
         }
         let (root, child) = (ra.min(rb), ra.max(rb));
-        self.parent[child as usize] = root;
-        let pending = self.split_pending[child as usize];
-        self.split_pending[root as usize] |= pending;
+        self.parent[child.index()] = root;
+        let pending = self.split_pending[child.index()];
+        self.split_pending[root.index()] |= pending;
     }
 
     /// Marks the island of `slot` as possibly split: it lost a link other than a contact (a
     /// joint).
-    pub fn mark_split(&mut self, slot: u32) {
+    pub fn mark_split(&mut self, slot: BodySlot) {
         let root = self.find(slot);
-        self.split_pending[root as usize] = true;
+        self.split_pending[root.index()] = true;
     }
 
     /// Compares this step's touching contacts with last step's: a link that began merges two
     /// islands, a link that ended marks its island as possibly split. Both lists are sorted, so
     /// one merge-join finds both kinds of event. The bodies of each pair of `joints` share an
     /// island too, as long as the joint lasts (see `World::remove_joint`).
-    pub fn update(&mut self, contacts: &[Contact], bodies: &BodyStore, joints: &[(u32, u32)]) {
+    pub fn update(
+        &mut self,
+        contacts: &[Contact],
+        bodies: &BodyStore,
+        joints: &[(BodySlot, BodySlot)],
+    ) {
         let mut next = std::mem::take(&mut self.next_links);
         next.clear();
         next.extend(
             contacts
                 .iter()
-                .filter(|c| bodies.is_dynamic(c.a as usize) && bodies.is_dynamic(c.b as usize))
+                .filter(|c| bodies.is_dynamic(c.a.index()) && bodies.is_dynamic(c.b.index()))
                 .map(|c| (c.a, c.b)),
         );
         let old = std::mem::take(&mut self.links);
@@ -109,7 +115,7 @@ impl Islands {
         while i < old.len() || j < next.len() {
             if j == next.len() || (i < old.len() && old[i] < next[j]) {
                 let root = self.find(old[i].0);
-                self.split_pending[root as usize] = true;
+                self.split_pending[root.index()] = true;
                 i += 1;
             } else if i == old.len() || next[j] < old[i] {
                 self.union(next[j].0, next[j].1);
@@ -122,7 +128,7 @@ impl Islands {
         self.links = next;
         self.next_links = old;
         for &(a, b) in joints {
-            if bodies.is_dynamic(a as usize) && bodies.is_dynamic(b as usize) {
+            if bodies.is_dynamic(a.index()) && bodies.is_dynamic(b.index()) {
                 self.union(a, b);
             }
         }
@@ -131,7 +137,7 @@ impl Islands {
     /// Forgets the links of bodies that fell asleep: their contacts are set aside, not ended.
     /// Both bodies of a link are in one island, so testing one of them is enough.
     pub fn forget_links(&mut self, asleep: &[bool]) {
-        self.links.retain(|&(a, _)| !asleep[a as usize]);
+        self.links.retain(|&(a, _)| !asleep[a.index()]);
     }
 
     /// Splits the island whose members are `members` (ascending slots) into the connected
@@ -139,14 +145,14 @@ impl Islands {
     /// lowest slot and is no longer pending a split. Returns the root of each member, in order.
     pub fn split(
         &mut self,
-        members: &[u32],
+        members: &[BodySlot],
         contacts: &[Contact],
-        joints: &[(u32, u32)],
-    ) -> Vec<u32> {
+        joints: &[(BodySlot, BodySlot)],
+    ) -> Vec<BodySlot> {
         for (i, &s) in members.iter().enumerate() {
-            self.member_index[s as usize] = i as u32;
+            self.member_index[s.index()] = i as u32;
         }
-        let local = |s: u32, index: &[u32]| index[s as usize];
+        let local = |s: BodySlot, index: &[u32]| index[s.index()];
         // Adjacency in compressed rows: count the degrees, then fill.
         let n = members.len();
         let mut start = vec![0u32; n + 1];
@@ -176,10 +182,10 @@ impl Islands {
             fill[j as usize] += 1;
         }
 
-        let mut root_of = vec![NONE; n];
+        let mut root_of = vec![BodySlot::NONE; n];
         let mut stack = Vec::new();
         for first in 0..n {
-            if root_of[first] != NONE {
+            if root_of[first] != BodySlot::NONE {
                 continue;
             }
             // Members ascend, so the first unvisited one is the component's lowest slot.
@@ -189,7 +195,7 @@ impl Islands {
             while let Some(i) = stack.pop() {
                 let (from, to) = (start[i as usize] as usize, start[i as usize + 1] as usize);
                 for &j in &neighbours[from..to] {
-                    if root_of[j as usize] == NONE {
+                    if root_of[j as usize] == BodySlot::NONE {
                         root_of[j as usize] = root;
                         stack.push(j);
                     }
@@ -197,9 +203,9 @@ impl Islands {
             }
         }
         for (&s, &root) in members.iter().zip(&root_of) {
-            self.parent[s as usize] = root;
-            self.split_pending[s as usize] = false;
-            self.member_index[s as usize] = NONE;
+            self.parent[s.index()] = root;
+            self.split_pending[s.index()] = false;
+            self.member_index[s.index()] = NONE;
         }
         root_of
     }
@@ -207,8 +213,8 @@ impl Islands {
     /// Notes the removal of the dynamic body in `slot`; its island is dissolved by
     /// [`Islands::dissolve_removed`] at the start of the next step, before anything reads the
     /// islands again.
-    pub fn remove_body(&mut self, slot: usize) {
-        self.removed.push(slot as u32);
+    pub fn remove_body(&mut self, slot: BodySlot) {
+        self.removed.push(slot);
     }
 
     /// Dissolves the islands of the bodies removed since the last call: every other member
@@ -222,36 +228,37 @@ impl Islands {
         }
         let removed = std::mem::take(&mut self.removed);
         // `member_index` marks the roots to dissolve here, then every slot dissolved.
-        let mut roots: Vec<u32> = removed.iter().map(|&s| self.find(s)).collect();
+        let mut roots: Vec<BodySlot> = removed.iter().map(|&s| self.find(s)).collect();
         roots.sort_unstable();
         roots.dedup();
         for &r in &roots {
-            self.member_index[r as usize] = 0;
+            self.member_index[r.index()] = 0;
         }
-        let dissolved: Vec<u32> = (0..self.parent.len() as u32)
-            .filter(|&s| bodies.is_dynamic(s as usize))
+        let dissolved: Vec<BodySlot> = (0..self.parent.len())
+            .filter(|&s| bodies.is_dynamic(s))
+            .map(BodySlot::new)
             .filter(|&s| {
                 let root = find_root(&mut self.parent, s);
-                self.member_index[root as usize] == 0
+                self.member_index[root.index()] == 0
             })
             .collect();
         for &r in &roots {
-            self.member_index[r as usize] = NONE;
+            self.member_index[r.index()] = NONE;
         }
         for &s in dissolved.iter().chain(&removed) {
-            self.member_index[s as usize] = 0;
+            self.member_index[s.index()] = 0;
         }
         let index = &self.member_index;
         self.links
-            .retain(|&(a, b)| index[a as usize] == NONE && index[b as usize] == NONE);
+            .retain(|&(a, b)| index[a.index()] == NONE && index[b.index()] == NONE);
         for &s in dissolved.iter().chain(&removed) {
-            self.member_index[s as usize] = NONE;
-            self.parent[s as usize] = s;
-            self.split_pending[s as usize] = false;
+            self.member_index[s.index()] = NONE;
+            self.parent[s.index()] = s;
+            self.split_pending[s.index()] = false;
         }
         for s in std::mem::take(&mut self.added) {
-            self.parent[s as usize] = s;
-            self.split_pending[s as usize] = false;
+            self.parent[s.index()] = s;
+            self.split_pending[s.index()] = false;
         }
     }
 }
@@ -263,10 +270,15 @@ mod tests {
     use crate::geometry::shape::Shape;
     use crate::narrow_phase::manifold::Manifold;
 
+    /// The slot of body `s`.
+    fn slot(s: u32) -> BodySlot {
+        BodySlot::new(s as usize)
+    }
+
     fn contact(a: u32, b: u32) -> Contact {
         Contact {
-            a: a.min(b),
-            b: a.max(b),
+            a: slot(a.min(b)),
+            b: slot(a.max(b)),
             manifold: Manifold::default(),
             friction: 0.6,
             restitution: 0.0,
@@ -295,22 +307,22 @@ mod tests {
     fn islands_of(bodies: &BodyStore) -> Islands {
         let mut islands = Islands::default();
         for s in 0..bodies.slots() {
-            islands.add_body(s);
+            islands.add_body(BodySlot::new(s));
         }
         islands
     }
 
     /// Reachability by repeated relaxation: the lowest slot each body reaches through
     /// contacts between dynamic bodies.
-    fn lowest_reachable(n: usize, contacts: &[Contact]) -> Vec<u32> {
-        let mut low: Vec<u32> = (0..n as u32).collect();
+    fn lowest_reachable(n: usize, contacts: &[Contact]) -> Vec<BodySlot> {
+        let mut low: Vec<BodySlot> = (0..n).map(BodySlot::new).collect();
         loop {
             let mut changed = false;
-            for c in contacts.iter().filter(|c| c.a != 0) {
-                let m = low[c.a as usize].min(low[c.b as usize]);
+            for c in contacts.iter().filter(|c| c.a != slot(0)) {
+                let m = low[c.a.index()].min(low[c.b.index()]);
                 for s in [c.a, c.b] {
-                    if low[s as usize] != m {
-                        low[s as usize] = m;
+                    if low[s.index()] != m {
+                        low[s.index()] = m;
                         changed = true;
                     }
                 }
@@ -340,7 +352,8 @@ mod tests {
             contacts.retain(|_| next() % 3 != 0);
             for _ in 0..15 {
                 let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
-                if a != b && !contacts.iter().any(|c| (c.a, c.b) == (a.min(b), a.max(b))) {
+                let pair = (slot(a.min(b)), slot(a.max(b)));
+                if a != b && !contacts.iter().any(|c| (c.a, c.b) == pair) {
                     contacts.push(contact(a, b));
                 }
             }
@@ -349,28 +362,34 @@ mod tests {
 
             let truth = lowest_reachable(n, &contacts);
             // Merging alone: bodies that touch share an island (islands may be too large).
-            for s in 1..n as u32 {
-                for t in 1..n as u32 {
-                    if truth[s as usize] == truth[t as usize] {
+            for s in (1..n as u32).map(slot) {
+                for t in (1..n as u32).map(slot) {
+                    if truth[s.index()] == truth[t.index()] {
                         assert_eq!(islands.find(s), islands.find(t), "round {round}");
                     }
                 }
             }
             // Splitting each island gives exactly the components, rooted at their lowest slot.
-            let mut roots: Vec<u32> = (1..n as u32).map(|s| islands.find(s)).collect();
+            let mut roots: Vec<BodySlot> = (1..n as u32).map(|s| islands.find(slot(s))).collect();
             roots.sort_unstable();
             roots.dedup();
             for root in roots {
-                let members: Vec<u32> =
-                    (1..n as u32).filter(|&s| islands.find(s) == root).collect();
+                let members: Vec<BodySlot> = (1..n as u32)
+                    .map(slot)
+                    .filter(|&s| islands.find(s) == root)
+                    .collect();
                 let parts = islands.split(&members, &contacts, &[]);
                 for (&s, &r) in members.iter().zip(&parts) {
-                    assert_eq!(r, truth[s as usize], "round {round}, body {s}");
+                    assert_eq!(r, truth[s.index()], "round {round}, body {s:?}");
                     let root = islands.find(s);
                     assert!(!islands.split_pending(root));
                 }
             }
-            assert_eq!(islands.find(0), 0, "the static body joined an island");
+            assert_eq!(
+                islands.find(slot(0)),
+                slot(0),
+                "the static body joined an island"
+            );
         }
     }
 
@@ -380,10 +399,10 @@ mod tests {
         let mut islands = islands_of(&bodies);
         let chain = [contact(1, 2), contact(2, 3)];
         islands.update(&chain, &bodies, &[]);
-        assert_eq!(islands.find(3), 1);
-        assert!(!islands.split_pending(1));
+        assert_eq!(islands.find(slot(3)), slot(1));
+        assert!(!islands.split_pending(slot(1)));
         islands.update(&chain[..1], &bodies, &[]);
-        let root = islands.find(3);
+        let root = islands.find(slot(3));
         assert!(islands.split_pending(root));
     }
 
@@ -393,16 +412,16 @@ mod tests {
         let mut islands = islands_of(&bodies);
         let contacts = [contact(1, 2), contact(2, 3), contact(3, 4)];
         islands.update(&contacts, &bodies, &[]);
-        assert_eq!(islands.find(4), 1);
+        assert_eq!(islands.find(slot(4)), slot(1));
         // Remove body 2: 1 stands alone, 3 and 4 still touch.
         bodies.remove(2);
-        islands.remove_body(2);
+        islands.remove_body(slot(2));
         islands.dissolve_removed(&bodies);
         let left = [contact(3, 4)];
         islands.update(&left, &bodies, &[]);
-        assert_eq!(islands.find(1), 1);
-        assert_eq!(islands.find(4), 3);
-        assert_eq!(islands.find(2), 2);
+        assert_eq!(islands.find(slot(1)), slot(1));
+        assert_eq!(islands.find(slot(4)), slot(3));
+        assert_eq!(islands.find(slot(2)), slot(2));
     }
 
     #[test]
@@ -426,17 +445,17 @@ mod tests {
             for s in 1..n {
                 if bodies.is_dynamic(s) && next() % 3 == 0 {
                     bodies.remove(s);
-                    islands.remove_body(s);
+                    islands.remove_body(BodySlot::new(s));
                 }
             }
             for _ in 0..(next() % 60) {
                 let def = BodyDef::dynamic();
                 let id = bodies.insert(&def, &ShapeDef::new(Shape::circle(1.0).unwrap()));
-                islands.add_body(id.unwrap().slot() as usize);
+                islands.add_body(slot(id.unwrap().slot()));
             }
             islands.dissolve_removed(&bodies);
             let live =
-                |c: &Contact| bodies.is_dynamic(c.a as usize) && bodies.is_dynamic(c.b as usize);
+                |c: &Contact| bodies.is_dynamic(c.a.index()) && bodies.is_dynamic(c.b.index());
             contacts.retain(|c| live(c) && next() % 4 != 0);
             for _ in 0..40 {
                 let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
@@ -449,21 +468,22 @@ mod tests {
             islands.update(&contacts, &bodies, &[]);
 
             let truth = lowest_reachable(bodies.slots(), &contacts);
-            let dynamic: Vec<u32> = (1..bodies.slots() as u32)
-                .filter(|&s| bodies.is_dynamic(s as usize))
+            let dynamic: Vec<BodySlot> = (1..bodies.slots())
+                .filter(|&s| bodies.is_dynamic(s))
+                .map(BodySlot::new)
                 .collect();
-            let mut roots: Vec<u32> = dynamic.iter().map(|&s| islands.find(s)).collect();
+            let mut roots: Vec<BodySlot> = dynamic.iter().map(|&s| islands.find(s)).collect();
             roots.sort_unstable();
             roots.dedup();
             for root in roots {
-                let members: Vec<u32> = dynamic
+                let members: Vec<BodySlot> = dynamic
                     .iter()
                     .copied()
                     .filter(|&s| islands.find(s) == root)
                     .collect();
                 let parts = islands.split(&members, &contacts, &[]);
                 for (&s, &r) in members.iter().zip(&parts) {
-                    assert_eq!(r, truth[s as usize], "round {round}, body {s}");
+                    assert_eq!(r, truth[s.index()], "round {round}, body {s:?}");
                 }
             }
             // Islands may only be too large, never too small: after the splits above each
@@ -471,8 +491,8 @@ mod tests {
             for &s in &dynamic {
                 assert_eq!(
                     islands.find(s),
-                    truth[s as usize],
-                    "round {round}, body {s}"
+                    truth[s.index()],
+                    "round {round}, body {s:?}"
                 );
             }
         }

@@ -24,7 +24,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::Vec2;
-use crate::index::NONE;
+use crate::index::{BodySlot, IslandIndex, NONE};
 use crate::islands::island::Islands;
 use crate::narrow_phase::contact::{ContactSet, FrozenContact};
 use crate::settings::WorldSettings;
@@ -45,7 +45,7 @@ fn rested(seconds: f32, time_to_sleep: f32) -> bool {
 /// A sleeping island: its bodies and the contacts set aside with it.
 #[derive(Default)]
 struct SleepingIsland {
-    bodies: Vec<u32>,
+    bodies: Vec<BodySlot>,
     contacts: Vec<FrozenContact>,
 }
 
@@ -53,7 +53,7 @@ struct SleepingIsland {
 /// sleep; a member with `max` that high wants to sleep.
 #[derive(Clone, Copy, Debug)]
 struct IslandTimes {
-    root: u32,
+    root: BodySlot,
     min: f32,
     max: f32,
 }
@@ -67,19 +67,21 @@ pub(crate) struct Sleep {
     sleep_time: Vec<f32>,
     /// Per slot: the body's sleep threshold (m/s).
     threshold: Vec<f32>,
-    /// Per sleeping slot: its island's index in `sleeping`.
-    island_of: Vec<u32>,
+    /// Per slot: the island of a sleeping body, `NONE` for an awake one.
+    island_of: Vec<IslandIndex>,
     /// Sleeping islands; entries of woken islands are empty and reused.
     sleeping: Vec<SleepingIsland>,
-    free_islands: Vec<u32>,
+    /// The empty entries of `sleeping`.
+    free_islands: Vec<IslandIndex>,
     /// Contacts set aside in all sleeping islands.
     frozen_count: usize,
     islands: Islands,
     resting: RestingGrid,
-    /// Pairs of a moving and a sleeping body found this step.
+    /// Pairs of a moving and a sleeping body found this step, raw `u32` slots as the
+    /// broadphase's resting grid makes them (they join the broadphase's pairs).
     resting_pairs: Vec<(u32, u32)>,
     /// The bodies the solver moves: awake dynamic and all kinematic bodies, ascending.
-    pub moving: Vec<u32>,
+    pub moving: Vec<BodySlot>,
     /// Body kinds as the per-step broadphase sees them: sleeping bodies are `Empty`.
     pub broad_kinds: Vec<SlotKind>,
     /// `moving` and `broad_kinds` are out of date.
@@ -92,31 +94,31 @@ pub(crate) struct Sleep {
 
 impl Sleep {
     /// A new body in `slot`, awake.
-    pub fn add_body(&mut self, slot: usize, threshold: f32) {
-        if self.asleep.len() <= slot {
-            let n = slot + 1;
+    pub fn add_body(&mut self, slot: BodySlot, threshold: f32) {
+        if self.asleep.len() <= slot.index() {
+            let n = slot.index() + 1;
             self.asleep.resize(n, false);
             self.sleep_time.resize(n, 0.0);
             self.threshold.resize(n, 0.0);
-            self.island_of.resize(n, NONE);
+            self.island_of.resize(n, IslandIndex::NONE);
             self.scratch.resize(n, NONE);
         }
-        self.asleep[slot] = false;
-        self.sleep_time[slot] = 0.0;
-        self.threshold[slot] = threshold;
+        self.asleep[slot.index()] = false;
+        self.sleep_time[slot.index()] = 0.0;
+        self.threshold[slot.index()] = threshold;
         self.islands.add_body(slot);
         self.stale = true;
     }
 
     /// A joint of the awake body in `slot` was removed: its island may be in parts now.
-    pub fn joint_removed(&mut self, slot: u32, bodies: &BodyStore) {
-        if bodies.is_dynamic(slot as usize) {
+    pub fn joint_removed(&mut self, slot: BodySlot, bodies: &BodyStore) {
+        if bodies.is_dynamic(slot.index()) {
             self.islands.mark_split(slot);
         }
     }
 
     /// Forgets the removed body in `slot` (its island must be awake).
-    pub fn remove_body(&mut self, slot: usize, was_dynamic: bool) {
+    pub fn remove_body(&mut self, slot: BodySlot, was_dynamic: bool) {
         if was_dynamic {
             self.islands.remove_body(slot);
         }
@@ -141,12 +143,11 @@ impl Sleep {
                 }
             }));
         self.moving.clear();
-        self.moving.extend((0..bodies.slots() as u32).filter(|&s| {
-            matches!(
-                self.broad_kinds[s as usize],
-                SlotKind::Dynamic | SlotKind::Kinematic
-            )
-        }));
+        self.moving.extend(
+            (0..bodies.slots())
+                .filter(|&s| matches!(self.broad_kinds[s], SlotKind::Dynamic | SlotKind::Kinematic))
+                .map(BodySlot::new),
+        );
     }
 
     /// Starts every body's rest time from 0 (sleeping was turned on: time spent while it was
@@ -167,11 +168,11 @@ impl Sleep {
         &mut self,
         bodies: &BodyStore,
         contacts: &ContactSet,
-        joints: &[(u32, u32)],
+        joints: &[(BodySlot, BodySlot)],
         dt: f32,
     ) {
         for &s in &self.moving {
-            let s = s as usize;
+            let s = s.index();
             if !bodies.is_dynamic(s) {
                 continue;
             }
@@ -188,12 +189,12 @@ impl Sleep {
             bodies.kind[s] == SlotKind::Kinematic
                 && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
         };
-        if !self.moving.iter().any(|&s| moving_kinematic(s as usize)) {
+        if !self.moving.iter().any(|&s| moving_kinematic(s.index())) {
             return;
         }
         let links = contacts.list.iter().map(|c| (c.a, c.b));
         for (a, b) in links.chain(joints.iter().copied()) {
-            let (a, b) = (a as usize, b as usize);
+            let (a, b) = (a.index(), b.index());
             if moving_kinematic(a) {
                 self.sleep_time[b] = 0.0;
             }
@@ -208,12 +209,12 @@ impl Sleep {
     fn island_times(&mut self, bodies: &BodyStore) -> Vec<IslandTimes> {
         let mut times: Vec<IslandTimes> = Vec::new();
         for &s in &self.moving {
-            if !bodies.is_dynamic(s as usize) {
+            if !bodies.is_dynamic(s.index()) {
                 continue;
             }
             let root = self.islands.find(s);
-            let t = self.sleep_time[s as usize];
-            let k = &mut self.scratch[root as usize];
+            let t = self.sleep_time[s.index()];
+            let k = &mut self.scratch[root.index()];
             if *k == NONE {
                 *k = times.len() as u32;
                 times.push(IslandTimes {
@@ -228,27 +229,27 @@ impl Sleep {
             }
         }
         for t in &times {
-            self.scratch[t.root as usize] = NONE;
+            self.scratch[t.root.index()] = NONE;
         }
         times
     }
 
     /// The awake members of the island rooted at `root`, ascending.
-    fn members_of(&mut self, roots: &[u32], bodies: &BodyStore) -> Vec<u32> {
+    fn members_of(&mut self, roots: &[BodySlot], bodies: &BodyStore) -> Vec<BodySlot> {
         for &r in roots {
-            self.scratch[r as usize] = 0;
+            self.scratch[r.index()] = 0;
         }
         let moving = std::mem::take(&mut self.moving);
         let members = moving
             .iter()
             .copied()
             .filter(|&s| {
-                bodies.is_dynamic(s as usize) && self.scratch[self.islands.find(s) as usize] == 0
+                bodies.is_dynamic(s.index()) && self.scratch[self.islands.find(s).index()] == 0
             })
             .collect();
         self.moving = moving;
         for &r in roots {
-            self.scratch[r as usize] = NONE;
+            self.scratch[r.index()] = NONE;
         }
         members
     }
@@ -258,18 +259,18 @@ impl Sleep {
     /// rested for `time_to_sleep`.
     fn split_ready(
         &mut self,
-        roots: &[u32],
+        roots: &[BodySlot],
         bodies: &BodyStore,
         contacts: &ContactSet,
-        joints: &[(u32, u32)],
+        joints: &[(BodySlot, BodySlot)],
         time_to_sleep: f32,
-    ) -> Vec<u32> {
+    ) -> Vec<BodySlot> {
         let members = self.members_of(roots, bodies);
         let roots = self.islands.split(&members, &contacts.list, joints);
-        let mut parts: Vec<(u32, f32)> = Vec::new();
+        let mut parts: Vec<(BodySlot, f32)> = Vec::new();
         for (&s, &r) in members.iter().zip(&roots) {
-            let t = self.sleep_time[s as usize];
-            let k = &mut self.scratch[r as usize];
+            let t = self.sleep_time[s.index()];
+            let k = &mut self.scratch[r.index()];
             if *k == NONE {
                 *k = parts.len() as u32;
                 parts.push((r, t));
@@ -279,7 +280,7 @@ impl Sleep {
             }
         }
         for &(r, _) in &parts {
-            self.scratch[r as usize] = NONE;
+            self.scratch[r.index()] = NONE;
         }
         parts
             .into_iter()
@@ -292,7 +293,7 @@ impl Sleep {
     /// to the resting margin, their contacts are set aside.
     fn fall_asleep(
         &mut self,
-        roots: &[u32],
+        roots: &[BodySlot],
         bodies: &mut BodyStore,
         contacts: &mut ContactSet,
         margin: f32,
@@ -302,22 +303,23 @@ impl Sleep {
                 Some(i) => i,
                 None => {
                     self.sleeping.push(SleepingIsland::default());
-                    self.sleeping.len() as u32 - 1
+                    IslandIndex::new(self.sleeping.len() - 1)
                 }
             };
-            self.scratch[root as usize] = index;
+            // The root is a member, the lowest: the loop below gives it the same index.
+            self.island_of[root.index()] = index;
         }
         let moving = std::mem::take(&mut self.moving);
         for &s in &moving {
-            let slot = s as usize;
+            let slot = s.index();
             if !bodies.is_dynamic(slot) {
                 continue;
             }
-            let index = self.scratch[self.islands.find(s) as usize];
-            if index == NONE {
+            let index = self.island_of[self.islands.find(s).index()];
+            if index == IslandIndex::NONE {
                 continue;
             }
-            self.sleeping[index as usize].bodies.push(s);
+            self.sleeping[index.index()].bodies.push(s);
             self.asleep[slot] = true;
             self.island_of[slot] = index;
             bodies.linear_velocity[slot] = Vec2::ZERO;
@@ -327,20 +329,17 @@ impl Sleep {
             bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
         }
         self.moving = moving;
-        for &root in roots {
-            self.scratch[root as usize] = NONE;
-        }
 
         let mut frozen = Vec::new();
         let asleep = &self.asleep;
-        contacts.freeze(|a, b| asleep[a as usize] || asleep[b as usize], &mut frozen);
+        contacts.freeze(|a, b| asleep[a.index()] || asleep[b.index()], &mut frozen);
         self.frozen_count += frozen.len();
         for f in frozen {
             // Static and kinematic bodies never sleep: the sleeping one is a dynamic member.
             let (a, b) = f.bodies();
-            let s = if self.asleep[a as usize] { a } else { b };
-            let index = self.island_of[s as usize];
-            self.sleeping[index as usize].contacts.push(f);
+            let s = if self.asleep[a.index()] { a } else { b };
+            let index = self.island_of[s.index()];
+            self.sleeping[index.index()].contacts.push(f);
         }
         self.islands.forget_links(&self.asleep);
         self.stale = true;
@@ -349,17 +348,17 @@ impl Sleep {
 
     /// Wakes the sleeping islands of `indices` (ascending, no repeats) and gives their contacts
     /// back to `contacts`.
-    fn wake_islands(&mut self, indices: &[u32], contacts: &mut ContactSet) {
+    fn wake_islands(&mut self, indices: &[IslandIndex], contacts: &mut ContactSet) {
         if indices.is_empty() {
             return;
         }
         let mut thawed = Vec::new();
         for &i in indices {
-            let island = std::mem::take(&mut self.sleeping[i as usize]);
+            let island = std::mem::take(&mut self.sleeping[i.index()]);
             for &s in &island.bodies {
-                self.asleep[s as usize] = false;
-                self.sleep_time[s as usize] = 0.0;
-                self.island_of[s as usize] = NONE;
+                self.asleep[s.index()] = false;
+                self.sleep_time[s.index()] = 0.0;
+                self.island_of[s.index()] = IslandIndex::NONE;
             }
             self.frozen_count -= island.contacts.len();
             thawed.extend(island.contacts);
@@ -375,30 +374,31 @@ impl Sleep {
     /// Wakes every sleeping island, with its timers reset.
     pub fn wake_all(&mut self, contacts: &mut ContactSet) {
         let sleep = self;
-        let indices: Vec<u32> = (0..sleep.sleeping.len() as u32)
-            .filter(|&i| !sleep.sleeping[i as usize].bodies.is_empty())
+        let indices: Vec<IslandIndex> = (0..sleep.sleeping.len())
+            .filter(|&i| !sleep.sleeping[i].bodies.is_empty())
+            .map(IslandIndex::new)
             .collect();
         sleep.wake_islands(&indices, contacts);
     }
 
     /// Wakes everything that must notice a change to the body in `slot`: its own island if it
     /// sleeps, or, for a static or kinematic body, every sleeping island it touches.
-    pub fn wake_touching(&mut self, slot: usize, bodies: &BodyStore, contacts: &mut ContactSet) {
+    pub fn wake_touching(&mut self, slot: BodySlot, bodies: &BodyStore, contacts: &mut ContactSet) {
         let sleep = self;
-        let indices: Vec<u32> = if sleep.asleep[slot] {
-            vec![sleep.island_of[slot]]
-        } else if bodies.is_dynamic(slot) {
+        let indices: Vec<IslandIndex> = if sleep.asleep[slot.index()] {
+            vec![sleep.island_of[slot.index()]]
+        } else if bodies.is_dynamic(slot.index()) {
             // Awake, so its island is awake and so is every dynamic body touching it.
             Vec::new()
         } else {
-            let s = slot as u32;
-            (0..sleep.sleeping.len() as u32)
+            (0..sleep.sleeping.len())
                 .filter(|&i| {
-                    sleep.sleeping[i as usize].contacts.iter().any(|c| {
+                    sleep.sleeping[i].contacts.iter().any(|c| {
                         let (a, b) = c.bodies();
-                        a == s || b == s
+                        a == slot || b == slot
                     })
                 })
+                .map(IslandIndex::new)
                 .collect()
         };
         sleep.wake_islands(&indices, contacts);
@@ -421,9 +421,12 @@ impl Sleep {
             linear_velocity: &bodies.linear_velocity,
             angular_velocity: &bodies.angular_velocity,
         };
-        sleep
-            .resting
-            .query(&sleep.moving, &input, &mut sleep.resting_pairs);
+        // The resting grid is the broadphase's code, which keeps raw `u32` slots.
+        sleep.resting.query(
+            BodySlot::raw(&sleep.moving),
+            &input,
+            &mut sleep.resting_pairs,
+        );
         merge_sorted(pairs, &sleep.resting_pairs);
     }
 
@@ -434,9 +437,9 @@ impl Sleep {
         if sleep.resting_pairs.is_empty() {
             return;
         }
-        let mut indices: Vec<u32> = Vec::new();
+        let mut indices: Vec<IslandIndex> = Vec::new();
         for c in &contacts.list {
-            for s in [c.a as usize, c.b as usize] {
+            for s in [c.a.index(), c.b.index()] {
                 if sleep.asleep[s] {
                     indices.push(sleep.island_of[s]);
                 }
@@ -456,7 +459,7 @@ impl Sleep {
         settings: &WorldSettings,
         bodies: &mut BodyStore,
         contacts: &mut ContactSet,
-        joints: &[(u32, u32)],
+        joints: &[(BodySlot, BodySlot)],
         dt: f32,
     ) {
         if !settings.enable_sleep {

@@ -11,7 +11,7 @@ use crate::broad_phase::compound::{split_children, Children};
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
-use crate::index::NONE;
+use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -43,15 +43,15 @@ const RECYCLE_DISTANCE: f32 = 0.2 * LINEAR_SLOP;
 const RECYCLE_ANGLE: f32 = 1.0e-3;
 
 /// What contacts are sorted and matched by: the two body slots, then the shape pair.
-pub(crate) type ContactKey = (u32, u32, Children);
+pub(crate) type ContactKey = (BodySlot, BodySlot, Children);
 
 /// A touching pair of shapes (at least one manifold point) of bodies `a < b` by slot. Which
 /// shapes, for a compound body, is kept beside it in [`ContactSet`] (its key), not here: the
 /// solver and graph read contacts in bulk and this stays small for them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Contact {
-    pub a: u32,
-    pub b: u32,
+    pub a: BodySlot,
+    pub b: BodySlot,
     pub manifold: Manifold,
     pub friction: f32,
     pub restitution: f32,
@@ -67,15 +67,15 @@ impl Contact {
         prefetch_line(start.wrapping_add(std::mem::size_of::<Contact>() - 1));
     }
 
-    fn key(&self) -> (u32, u32) {
+    fn key(&self) -> (BodySlot, BodySlot) {
         (self.a, self.b)
     }
 
     /// A placeholder slot, overwritten before it is read.
     fn empty() -> Contact {
         Contact {
-            a: 0,
-            b: 0,
+            a: BodySlot::NONE,
+            b: BodySlot::NONE,
             manifold: Manifold::default(),
             friction: 0.0,
             restitution: 0.0,
@@ -115,7 +115,7 @@ pub(crate) struct FrozenContact {
 
 impl FrozenContact {
     /// The slots of the pair, `a < b`.
-    pub fn bodies(&self) -> (u32, u32) {
+    pub fn bodies(&self) -> (BodySlot, BodySlot) {
         self.contact.key()
     }
 
@@ -153,8 +153,8 @@ pub(crate) struct ContactSet {
     /// The last full collides of the contacts that recycle. Only pairs with a polygon have
     /// one, so a pile of circles keeps none.
     bases: Bases,
-    /// Scratch: for each new pair, the index of the same pair's contact last step.
-    previous: Vec<u32>,
+    /// Scratch: for each new pair, the same pair's contact last step, or `NONE`.
+    previous: Vec<ContactIndex>,
     /// Scratch: the new contacts before non-touching ones are dropped, a slot per pair.
     candidates: Vec<Contact>,
     /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
@@ -278,9 +278,9 @@ impl ContactSet {
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
-        let old = |prev: u32| {
-            (prev != NONE).then(|| {
-                let j = prev as usize;
+        let old = |prev: ContactIndex| {
+            (prev != ContactIndex::NONE).then(|| {
+                let j = prev.index();
                 let base = old_base_of[j];
                 (&old[j], (base != NONE).then(|| base_at(read, thawed, base)))
             })
@@ -301,7 +301,7 @@ impl ContactSet {
                         prefetch(&bodies.shape[a as usize]);
                         prefetch(&bodies.shape[b as usize]);
                     }
-                    let (a, b) = pairs[i];
+                    let (a, b) = body_slots(pairs[i]);
                     let old = old(previous[i]);
                     *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
                 }
@@ -311,7 +311,7 @@ impl ContactSet {
                 |(((((slots, found), bases), pairs), previous), children)| {
                     bases.clear();
                     for (i, (slot, found)) in slots.iter_mut().zip(found).enumerate() {
-                        let (a, b) = pairs[i];
+                        let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
@@ -348,7 +348,7 @@ impl ContactSet {
         if !all_touch {
             self.list.resize_with(total, Contact::empty);
         }
-        self.keys.resize(total, (0, 0, 0));
+        self.keys.resize(total, (BodySlot::NONE, BodySlot::NONE, 0));
         self.base_of.resize(total, NONE);
         let contacts = DisjointMut::new(&mut self.list);
         let keys = DisjointMut::new(&mut self.keys);
@@ -367,7 +367,7 @@ impl ContactSet {
                         NONE => NONE,
                         b => (k * CHUNK) as u32 + b,
                     };
-                    let (a, b) = pairs[i];
+                    let (a, b) = body_slots(pairs[i]);
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
                     // `total`, the length of all three vectors (of `contacts` only when it is
@@ -420,10 +420,10 @@ impl ContactSet {
     /// Merge-joins the sorted new pairs with the sorted old contacts.
     fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
         self.ensure_keys();
-        self.previous.resize(pairs.len(), NONE);
+        self.previous.resize(pairs.len(), ContactIndex::NONE);
         let keys = &self.keys;
         let key = |i: usize| {
-            let (a, b) = pairs[i];
+            let (a, b) = body_slots(pairs[i]);
             (a, b, children.get(i).copied().unwrap_or(0))
         };
         // Both lists are sorted: each chunk finds where its first pair would be among the
@@ -440,7 +440,11 @@ impl ContactSet {
                         j += 1;
                     }
                     let found = j < keys.len() && keys[j] == pair;
-                    *prev = if found { j as u32 } else { NONE };
+                    *prev = if found {
+                        ContactIndex::new(j)
+                    } else {
+                        ContactIndex::NONE
+                    };
                 }
             });
     }
@@ -461,7 +465,11 @@ impl ContactSet {
     /// Moves the contacts of the pairs for which `take(a, b)` holds out of the set and appends
     /// them to `out`, in `(a, b)` order: their islands fall asleep, and they wait, impulses and
     /// recycling base included, for [`ContactSet::thaw`].
-    pub fn freeze(&mut self, take: impl Fn(u32, u32) -> bool, out: &mut Vec<FrozenContact>) {
+    pub fn freeze(
+        &mut self,
+        take: impl Fn(BodySlot, BodySlot) -> bool,
+        out: &mut Vec<FrozenContact>,
+    ) {
         self.ensure_keys();
         for (i, (&(a, b, children), contact)) in self.keys.iter().zip(&self.list).enumerate() {
             if take(a, b) {
@@ -520,7 +528,7 @@ impl ContactSet {
     }
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
-    pub fn remove_bodies(&mut self, gone: impl Fn(u32, u32) -> bool) {
+    pub fn remove_bodies(&mut self, gone: impl Fn(BodySlot, BodySlot) -> bool) {
         if self.keys.len() != self.list.len() || self.base_of.len() != self.list.len() {
             self.list.retain(|c| !gone(c.a, c.b));
             return;
@@ -567,14 +575,21 @@ fn prefetch_line(p: *const i8) {
     let _ = p;
 }
 
+/// The body slots of a broadphase pair. The broadphase keeps its pairs raw `u32`: its grids
+/// are code of their own, converted here where the narrowphase takes them.
+#[inline]
+fn body_slots((a, b): (u32, u32)) -> (BodySlot, BodySlot) {
+    (BodySlot::new(a as usize), BodySlot::new(b as usize))
+}
+
 /// The normal for circles `a` and `b` created at one point: the difference of two points
 /// hashed from their slots. One shared normal would line a cluster of concentric circles up on
 /// a single axis, where every pair pushes its own way out and the speeds add up along the line
 /// (1000 circles reached 94 m/s); points specific to each body fan the cluster out in the plane.
-fn concentric_normal(a: u32, b: u32) -> Vec2 {
-    let direction = |slot: u32| {
+fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
+    let direction = |slot: BodySlot| {
         // Fibonacci hashing: consecutive slots land far apart on [-1, 1]^2.
-        let h = (slot as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = (slot.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let unit = |bits: u64| (bits >> 40) as f32 * (2.0 / (1u64 << 24) as f32) - 1.0;
         Vec2::new(unit(h), unit(h << 24))
     };
@@ -594,13 +609,13 @@ fn concentric_normal(a: u32, b: u32) -> Vec2 {
 fn update_pair(
     slot: &mut Contact,
     bases: &mut BaseSlots,
-    a: u32,
-    b: u32,
+    a: BodySlot,
+    b: BodySlot,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Option<(&Contact, Option<&Base>)>,
 ) -> Option<u32> {
-    let (sa, sb) = (a as usize, b as usize);
+    let (sa, sb) = (a.index(), b.index());
     let shapes = (&bodies.shape[sa], &bodies.shape[sb]);
     let frictions = (bodies.friction[sa], bodies.friction[sb]);
     let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
@@ -625,14 +640,14 @@ fn update_pair(
 fn update_shape_pair(
     slot: &mut Contact,
     bases: &mut BaseSlots,
-    a: u32,
-    b: u32,
+    a: BodySlot,
+    b: BodySlot,
     children: Children,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Option<(&Contact, Option<&Base>)>,
 ) -> Option<u32> {
-    let (sa, sb) = (a as usize, b as usize);
+    let (sa, sb) = (a.index(), b.index());
     let (ca, cb) = split_children(children);
     let shapes = (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
     let (friction_a, restitution_a) = bodies.child_material(sa, ca);
@@ -658,7 +673,7 @@ fn update_shape_pair(
 fn update_shapes(
     slot: &mut Contact,
     bases: &mut BaseSlots,
-    (a, b): (u32, u32),
+    (a, b): (BodySlot, BodySlot),
     (shape_a, shape_b): (&Shape, &Shape),
     ((friction_a, friction_b), (restitution_a, restitution_b)): ((f32, f32), (f32, f32)),
     bodies: &BodyStore,
@@ -666,7 +681,7 @@ fn update_shapes(
     old: Option<(&Contact, Option<&Base>)>,
     one_shape: bool,
 ) -> Option<u32> {
-    let (sa, sb) = (a as usize, b as usize);
+    let (sa, sb) = (a.index(), b.index());
     let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
     slot.a = a;
     slot.b = b;
@@ -1057,6 +1072,7 @@ mod tests {
         let b = bodies.insert(&at(0.999, 0.999), &ball).unwrap().slot();
         let mut set = ContactSet::default();
         set.update(&[(g, a), (g, b), (a, b)], &[], &bodies, &PARAMS);
+        let [g, a, b] = [g, a, b].map(|s| BodySlot::new(s as usize));
         assert_eq!(set.keys, [(g, a, 0), (g, b, 0), (a, b, 0)]);
         assert_ne!(set.base_of[0], NONE);
         assert_ne!(set.base_of[1], NONE);
@@ -1152,32 +1168,39 @@ mod tests {
 
     #[test]
     fn frozen_contacts_come_back_in_order_with_their_impulses() {
-        let contact = |a: u32, b: u32, impulse: f32| {
+        let contact = |a: usize, b: usize, impulse: f32| {
             let mut manifold = Manifold {
                 point_count: 1,
                 ..Manifold::default()
             };
             manifold.points[0].normal_impulse = impulse;
             Contact {
-                a,
-                b,
+                a: BodySlot::new(a),
+                b: BodySlot::new(b),
                 manifold,
                 friction: 0.6,
                 restitution: 0.0,
             }
         };
+        let raw = |(a, b): (BodySlot, BodySlot)| (a.index(), b.index());
         let mut set = ContactSet {
             list: (0..10).map(|i| contact(i, i + 1, i as f32)).collect(),
             ..ContactSet::default()
         };
-        let all: Vec<(u32, u32, f32)> = set
+        let all: Vec<(usize, usize, f32)> = set
             .list
             .iter()
-            .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
+            .map(|c| {
+                (
+                    c.a.index(),
+                    c.b.index(),
+                    c.manifold.points[0].normal_impulse,
+                )
+            })
             .collect();
         let mut frozen = Vec::new();
-        set.freeze(|a, b| a % 3 == 0 || b == 5, &mut frozen);
-        let taken: Vec<(u32, u32)> = frozen.iter().map(FrozenContact::bodies).collect();
+        set.freeze(|a, b| a.index() % 3 == 0 || b.index() == 5, &mut frozen);
+        let taken: Vec<(usize, usize)> = frozen.iter().map(|f| raw(f.bodies())).collect();
         assert_eq!(taken, [(0, 1), (3, 4), (4, 5), (6, 7), (9, 10)]);
         assert_eq!(set.list.len(), 5);
         assert_eq!(set.keys.len(), 5);
@@ -1188,10 +1211,16 @@ mod tests {
         set.keys.clear();
         frozen.reverse();
         set.thaw(frozen);
-        let back: Vec<(u32, u32, f32)> = set
+        let back: Vec<(usize, usize, f32)> = set
             .list
             .iter()
-            .map(|c| (c.a, c.b, c.manifold.points[0].normal_impulse))
+            .map(|c| {
+                (
+                    c.a.index(),
+                    c.b.index(),
+                    c.manifold.points[0].normal_impulse,
+                )
+            })
             .collect();
         let mut expected = all.clone();
         expected[3].2 = 99.0;

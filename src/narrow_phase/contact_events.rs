@@ -27,8 +27,8 @@
 
 use crate::body::{BodyId, BodyStore};
 use crate::broad_phase::compound::split_children;
-use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::Vec2;
+use crate::index::BodySlot;
 use crate::narrow_phase::contact::{Contact, ContactSet};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
 use crate::narrow_phase::removal::Removed;
@@ -153,18 +153,16 @@ impl ContactEvents {
 pub(crate) struct ContactLog {
     pub events: ContactEvents,
     /// Touching pairs after the last step, sorted, less those of bodies removed since.
-    touching: Vec<(u32, u32)>,
+    touching: Vec<(BodySlot, BodySlot)>,
     /// Scratch: the touching pairs of the step before.
-    previous: Vec<(u32, u32)>,
-    /// Scratch: touching pairs of sleeping bodies, carried over.
-    sleeping: Vec<(u32, u32)>,
+    previous: Vec<(BodySlot, BodySlot)>,
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
     /// Pairs that had a manifold but did not touch in the last step, with the speed at which
     /// they were closing in (only those closing in), sorted by pair.
-    approaching: Vec<(u32, u32, f32)>,
+    approaching: Vec<(BodySlot, BodySlot, f32)>,
     /// Scratch: `approaching` of the step before.
-    previous_approaching: Vec<(u32, u32, f32)>,
+    previous_approaching: Vec<(BodySlot, BodySlot, f32)>,
     /// Substep length of the last step, to turn impulses into forces.
     substep: f32,
     /// Separation below which a manifold point touches: the last step's linear slop.
@@ -199,8 +197,8 @@ fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bool) -> Vec2
 /// The speed (m/s) at which the point `at` of body `b` moves towards body `a` along the
 /// contact's normal, with the bodies' current velocities; negative when they move apart.
 fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
-    let velocity_at = |slot: u32| {
-        let s = slot as usize;
+    let velocity_at = |slot: BodySlot| {
+        let s = slot.index();
         let r = at - bodies.center[s];
         bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
     };
@@ -222,8 +220,8 @@ impl ContactLog {
         all.filter(move |(c, _)| touches(c, threshold) && !removed.either(c.a, c.b))
             .map(move |(c, children)| (c, split_children(children)))
             .map(move |(c, (shape_a, shape_b))| ContactData {
-                a: bodies.id(c.a as usize),
-                b: bodies.id(c.b as usize),
+                a: bodies.id(c.a.index()),
+                b: bodies.id(c.b.index()),
                 manifold: &c.manifold,
                 friction: c.friction,
                 restitution: c.restitution,
@@ -237,7 +235,7 @@ impl ContactLog {
     /// them by the handles they had.
     pub fn bodies_removed(&mut self, bodies: &BodyStore, gone: &Removed) {
         let mut removed = std::mem::take(&mut self.removed);
-        let id = |s: u32| gone.id(s).unwrap_or_else(|| bodies.id(s as usize));
+        let id = |s: BodySlot| gone.id(s).unwrap_or_else(|| bodies.id(s.index()));
         self.touching.retain(|&(a, b)| {
             let involved = gone.either(a, b);
             if involved {
@@ -267,9 +265,26 @@ impl ContactLog {
         std::mem::swap(&mut self.approaching, &mut self.previous_approaching);
         self.touching.clear();
         self.approaching.clear();
+        // The touching pairs of sleeping bodies, sorted, merged in as the contacts go. A moving
+        // body touching a sleeping one has woken it before this point, so these pairs are not
+        // among `contacts`.
+        let (previous, asleep) = match asleep {
+            Some(asleep) => (&self.previous[..], asleep),
+            None => (&[][..], &[][..]),
+        };
+        let sleeps = |s: BodySlot| asleep.get(s.index()) == Some(&true);
+        let mut sleeping = previous
+            .iter()
+            .copied()
+            .filter(|&(a, b)| sleeps(a) || sleeps(b))
+            .peekable();
         for c in contacts {
             if touches(c, linear_slop) {
-                self.touching.push((c.a, c.b));
+                let pair = (c.a, c.b);
+                while let Some(earlier) = sleeping.next_if(|&p| p < pair) {
+                    self.touching.push(earlier);
+                }
+                self.touching.push(pair);
             } else {
                 let speed = closing_speed(c, bodies, centroid(c, |_| true));
                 if speed > 0.0 {
@@ -277,20 +292,11 @@ impl ContactLog {
                 }
             }
         }
+        self.touching.extend(sleeping);
         if !bodies.compound_slots.is_empty() {
             // A compound body touches another body through any of its shapes: events are per
             // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
             self.touching.dedup();
-        }
-        if let Some(asleep) = asleep {
-            // A moving body touching a sleeping one has woken it before this point, so these
-            // pairs are not among `contacts`.
-            let sleeping = self.previous.iter().filter(|&&(a, b)| {
-                asleep.get(a as usize) == Some(&true) || asleep.get(b as usize) == Some(&true)
-            });
-            self.sleeping.clear();
-            self.sleeping.extend(sleeping);
-            merge_sorted(&mut self.touching, &self.sleeping);
         }
 
         let events = &mut self.events;
@@ -333,10 +339,10 @@ impl ContactLog {
     }
 }
 
-fn event(bodies: &BodyStore, a: u32, b: u32) -> TouchEvent {
+fn event(bodies: &BodyStore, a: BodySlot, b: BodySlot) -> TouchEvent {
     TouchEvent {
-        a: bodies.id(a as usize),
-        b: bodies.id(b as usize),
+        a: bodies.id(a.index()),
+        b: bodies.id(b.index()),
     }
 }
 
@@ -345,8 +351,8 @@ fn event(bodies: &BodyStore, a: u32, b: u32) -> TouchEvent {
 fn begin_event(
     set: &ContactSet,
     bodies: &BodyStore,
-    approaching: &[(u32, u32, f32)],
-    (a, b): (u32, u32),
+    approaching: &[(BodySlot, BodySlot, f32)],
+    (a, b): (BodySlot, BodySlot),
     threshold: f32,
 ) -> TouchBegin {
     let contacts = &set.list;
@@ -367,8 +373,8 @@ fn begin_event(
     let approach_speed = earlier.unwrap_or_else(|| closing_speed(contact, bodies, point));
     let (shape_a, shape_b) = split_children(set.shape_pair(index));
     TouchBegin {
-        a: bodies.id(a as usize),
-        b: bodies.id(b as usize),
+        a: bodies.id(a.index()),
+        b: bodies.id(b.index()),
         shape_a,
         shape_b,
         point,

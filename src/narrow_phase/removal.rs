@@ -8,6 +8,7 @@
 
 use crate::body::BodyId;
 use crate::body::BodyStore;
+use crate::index::BodySlot;
 use crate::narrow_phase::contact::ContactSet;
 use crate::narrow_phase::contact_events::ContactLog;
 
@@ -18,13 +19,13 @@ pub(crate) struct Removed {
     /// newer body had no contacts yet.
     ids: Vec<Option<BodyId>>,
     /// The marked slots, to clear them.
-    slots: Vec<u32>,
+    slots: Vec<BodySlot>,
 }
 
 impl Removed {
     /// Marks the body `id` in `slot` as removed.
-    pub fn mark(&mut self, slot: u32, id: BodyId) {
-        let s = slot as usize;
+    pub fn mark(&mut self, slot: BodySlot, id: BodyId) {
+        let s = slot.index();
         if self.ids.len() <= s {
             self.ids.resize(s + 1, None);
         }
@@ -39,12 +40,12 @@ impl Removed {
     }
 
     /// The handle of the removed body whose contacts slot `slot` still lists, if any.
-    pub fn id(&self, slot: u32) -> Option<BodyId> {
-        self.ids.get(slot as usize).copied().flatten()
+    pub fn id(&self, slot: BodySlot) -> Option<BodyId> {
+        self.ids.get(slot.index()).copied().flatten()
     }
 
     /// Whether the contact of slots `a` and `b` belongs to a removed body.
-    pub fn either(&self, a: u32, b: u32) -> bool {
+    pub fn either(&self, a: BodySlot, b: BodySlot) -> bool {
         self.id(a).is_some() || self.id(b).is_some()
     }
 }
@@ -66,7 +67,7 @@ impl Removed {
         contacts.remove_bodies(|a, b| removed.either(a, b));
         log.bodies_removed(bodies, removed);
         for s in std::mem::take(&mut self.slots) {
-            self.ids[s as usize] = None;
+            self.ids[s.index()] = None;
         }
     }
 }

@@ -18,7 +18,7 @@
 //! order either way, and the results are the same bit for bit.
 
 use crate::body::BodyStore;
-use crate::index::NONE;
+use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 use batch2d_kernels::LANES;
@@ -63,17 +63,18 @@ const TILE_RETRY: u32 = 30;
 /// The colors of the last step and their packing into batches of `LANES` contacts.
 #[derive(Default)]
 pub(crate) struct ConstraintGraph {
-    /// Contact indices of each color, in contact order.
-    colors: Vec<Vec<u32>>,
-    /// Contact indices that fit no color.
-    pub overflow: Vec<u32>,
+    /// The contacts of each color, in contact order.
+    colors: Vec<Vec<ContactIndex>>,
+    /// The contacts that fit no color.
+    pub overflow: Vec<ContactIndex>,
     /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
-    /// first free color is then one bit scan of its two bodies' masks. Once the colors are
-    /// made, the union-find parents of the search for tiles.
+    /// first free color is then one bit scan of its two bodies' masks.
     body_colors: Vec<u32>,
-    /// Contact index of each lane of each batch: overflow batches first, one contact each,
-    /// then the tiles, then the colors of the large components; `NONE` in an unused lane.
-    pub lanes: Vec<[u32; LANES]>,
+    /// Scratch of the search for tiles, per body slot: the union-find parents.
+    parent: Vec<BodySlot>,
+    /// The contact of each lane of each batch: overflow batches first, one contact each, then
+    /// the tiles, then the colors of the large components; `NONE` in an unused lane.
+    pub lanes: Vec<[ContactIndex; LANES]>,
     /// Per tile, its range of `tile_colors`.
     pub tiles: Vec<Range<usize>>,
     /// Batch ranges of each tile's non-empty colors, tile after tile, in solve order.
@@ -81,7 +82,7 @@ pub(crate) struct ConstraintGraph {
     /// Batch ranges of the large components' non-empty colors, in solve order.
     pub color_batches: Vec<Range<usize>>,
     /// The dynamic bodies (slots) of each tile, tile after tile, ascending within a tile.
-    pub tile_bodies: Vec<u32>,
+    pub tile_bodies: Vec<BodySlot>,
     /// Per tile, its range of `tile_bodies`.
     pub tile_body_ranges: Vec<Range<usize>>,
     /// Per body slot its tile, or `NONE` where its component is too large for a tile; per root
@@ -96,7 +97,7 @@ pub(crate) struct ConstraintGraph {
     /// of the contacts by (tile, color).
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
-    sorted: Vec<u32>,
+    sorted: Vec<ContactIndex>,
     /// What the colors were made from: per contact, its two body slots and whether each is
     /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
     /// same one (a resting scene), last step's colors and batches stand.
@@ -109,10 +110,10 @@ pub(crate) struct ConstraintGraph {
 }
 
 /// A contact as the coloring sees it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ColoredPair {
-    a: u32,
-    b: u32,
+    a: BodySlot,
+    b: BodySlot,
     a_dynamic: bool,
     b_dynamic: bool,
     /// Left to the direct solver: takes no color.
@@ -135,10 +136,10 @@ impl ConstraintGraph {
         let pair = |i: usize, c: &Contact| ColoredPair {
             a: c.a,
             b: c.b,
-            a_dynamic: bodies.is_dynamic(c.a as usize),
-            b_dynamic: bodies.is_dynamic(c.b as usize),
+            a_dynamic: bodies.is_dynamic(c.a.index()),
+            b_dynamic: bodies.is_dynamic(c.b.index()),
             direct: direct.get(i).copied().unwrap_or(false),
-            kinematic: bodies.is_kinematic(c.a as usize) || bodies.is_kinematic(c.b as usize),
+            kinematic: bodies.is_kinematic(c.a.index()) || bodies.is_kinematic(c.b.index()),
         };
         let unchanged = self.colored.len() == contacts.len()
             && self.jointed == jointed
@@ -159,26 +160,22 @@ impl ConstraintGraph {
         self.body_colors.clear();
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
-        self.colored.resize(contacts.len(), ColoredPair::default());
+        self.colored.clear();
         self.one_point.resize(contacts.len(), false);
 
         let body_colors = &mut self.body_colors;
-        let contact_data = contacts
-            .iter()
-            .zip(&mut self.colored)
-            .zip(&mut self.one_point);
-        for (i, ((c, colored), one_point)) in contact_data.enumerate() {
+        for (i, (c, one_point)) in contacts.iter().zip(&mut self.one_point).enumerate() {
             let p = pair(i, c);
-            *colored = p;
+            self.colored.push(p);
             *one_point = c.manifold.point_count <= 1;
             if p.direct {
                 continue;
             }
-            let (a, b) = (p.a as usize, p.b as usize);
+            let (a, b) = (p.a.index(), p.b.index());
             let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
             let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
             if free == 0 {
-                self.overflow.push(i as u32);
+                self.overflow.push(ContactIndex::new(i));
                 continue;
             }
             let color = if p.a_dynamic && p.b_dynamic {
@@ -191,7 +188,7 @@ impl ConstraintGraph {
                     body_colors[s] |= 1 << color;
                 }
             }
-            self.colors[color as usize].push(i as u32);
+            self.colors[color as usize].push(ContactIndex::new(i));
         }
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
@@ -214,9 +211,9 @@ impl ConstraintGraph {
     /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
     /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
     fn assign_tiles(&mut self, slots: usize) {
-        let parent = &mut self.body_colors;
+        let parent = &mut self.parent;
         parent.clear();
-        parent.extend(0..slots as u32);
+        parent.extend((0..slots).map(BodySlot::new));
         // Union by size (`root_tile` holds the sizes for now) keeps the trees shallow; ties go
         // to the smaller slot, so the forest depends on the contacts alone.
         let size = &mut self.root_tile;
@@ -227,22 +224,22 @@ impl ConstraintGraph {
             if p.a_dynamic && p.b_dynamic {
                 let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
                 if ra != rb {
-                    let (sa, sb) = (size[ra as usize], size[rb as usize]);
+                    let (sa, sb) = (size[ra.index()], size[rb.index()]);
                     let (big, small) = if sa > sb || (sa == sb && ra < rb) {
                         (ra, rb)
                     } else {
                         (rb, ra)
                     };
-                    parent[small as usize] = big;
-                    size[big as usize] = sa + sb;
+                    parent[small.index()] = big;
+                    size[big.index()] = sa + sb;
                 }
             }
         }
         // A colored contact's component: the root of its dynamic body (either, if both).
-        let root_of = |parent: &mut [u32], p: &ColoredPair| match (colored(p), p.a_dynamic) {
+        let root_of = |parent: &mut [BodySlot], p: &ColoredPair| match (colored(p), p.a_dynamic) {
             (false, _) => None,
-            (true, true) => Some(find_root(parent, p.a) as usize),
-            (true, false) => Some(find_root(parent, p.b) as usize),
+            (true, true) => Some(find_root(parent, p.a).index()),
+            (true, false) => Some(find_root(parent, p.b).index()),
         };
         // Per root its contact count (in `slot_tile` for now).
         let count = &mut self.slot_tile;
@@ -260,7 +257,7 @@ impl ConstraintGraph {
             count.fill(too_large);
         }
         // Jointed bodies' components too: a tile runs no joint stage.
-        let jointed = |s: u32| self.jointed.get(s as usize).copied().unwrap_or(false);
+        let jointed = |s: BodySlot| self.jointed.get(s.index()).copied().unwrap_or(false);
         for p in self.colored.iter().filter(|p| jointed(p.a) || jointed(p.b)) {
             if let Some(root) = root_of(parent, p) {
                 count[root] = too_large;
@@ -272,7 +269,7 @@ impl ConstraintGraph {
             }
         }
         for &i in &self.overflow {
-            if let Some(root) = root_of(parent, &self.colored[i as usize]) {
+            if let Some(root) = root_of(parent, &self.colored[i.index()]) {
                 count[root] = too_large;
             }
         }
@@ -304,7 +301,7 @@ impl ConstraintGraph {
         self.tile_body_ranges.clear();
         self.tile_body_ranges.resize(tiles, 0..0);
         for s in 0..slots {
-            let tile = match self.root_tile[find_root(parent, s as u32) as usize] {
+            let tile = match self.root_tile[find_root(parent, BodySlot::new(s)).index()] {
                 UNSET => NONE,
                 tile => tile,
             };
@@ -320,11 +317,11 @@ impl ConstraintGraph {
             start += len;
         }
         self.tile_bodies.clear();
-        self.tile_bodies.resize(start, 0);
+        self.tile_bodies.resize(start, BodySlot::NONE);
         for (s, &tile) in self.slot_tile.iter().enumerate() {
             if tile != NONE {
                 let at = &mut self.tile_body_ranges[tile as usize].end;
-                self.tile_bodies[*at] = s as u32;
+                self.tile_bodies[*at] = BodySlot::new(s);
                 *at += 1;
             }
         }
@@ -332,9 +329,9 @@ impl ConstraintGraph {
 
     /// The tile of colored contact `i`, or `NONE` where its component is too large for a tile
     /// (after `assign_tiles`).
-    fn contact_tile(&self, i: u32) -> u32 {
-        let p = &self.colored[i as usize];
-        self.slot_tile[if p.a_dynamic { p.a } else { p.b } as usize]
+    fn contact_tile(&self, i: ContactIndex) -> u32 {
+        let p = &self.colored[i.index()];
+        self.slot_tile[if p.a_dynamic { p.a } else { p.b }.index()]
     }
 
     /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
@@ -348,7 +345,7 @@ impl ConstraintGraph {
         self.tile_colors.clear();
         self.color_batches.clear();
         for &i in &self.overflow {
-            let mut lanes = [NONE; LANES];
+            let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
             self.lanes.push(lanes);
         }
@@ -373,17 +370,19 @@ impl ConstraintGraph {
                 }
                 let first_batch = self.lanes.len();
                 let len = contacts.len();
-                self.lanes
-                    .resize(first_batch + len.div_ceil(LANES), [NONE; LANES]);
+                self.lanes.resize(
+                    first_batch + len.div_ceil(LANES),
+                    [ContactIndex::NONE; LANES],
+                );
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let one_point = &self.one_point;
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
                 for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
-                    let ones = window.iter().filter(|&&i| one_point[i as usize]);
+                    let ones = window.iter().filter(|&&i| one_point[i.index()]);
                     // (A stable partition, without branches: the kinds mix unpredictably.)
                     let (mut front, mut back) = (0, ones.count());
                     for &i in window {
-                        let one = one_point[i as usize];
+                        let one = one_point[i.index()];
                         out[if one { front } else { back }] = i;
                         front += one as usize;
                         back += !one as usize;
@@ -424,7 +423,8 @@ impl ConstraintGraph {
             self.key_start[k + 1] += self.key_start[k];
         }
         self.sorted.clear();
-        self.sorted.resize(self.key_start[keys] as usize, 0);
+        self.sorted
+            .resize(self.key_start[keys] as usize, ContactIndex::NONE);
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
                 let tile = self.contact_tile(i);
@@ -458,7 +458,7 @@ impl ConstraintGraph {
             .collect();
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
-                out[i as usize] = GraphColor::Color(k);
+                out[i.index()] = GraphColor::Color(k);
             }
         }
         Some(out)
@@ -510,8 +510,8 @@ mod tests {
                     ..Manifold::default()
                 };
                 contacts.push(Contact {
-                    a,
-                    b,
+                    a: BodySlot::new(a as usize),
+                    b: BodySlot::new(b as usize),
                     manifold,
                     friction: 0.6,
                     restitution: 0.0,
@@ -538,17 +538,17 @@ mod tests {
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
-                assert!(lanes[1..].iter().all(|&l| l == NONE));
-                seen[lanes[0] as usize] += 1;
+                assert!(lanes[1..].iter().all(|&l| l == ContactIndex::NONE));
+                seen[lanes[0].index()] += 1;
             }
             // Each color of each tile, then each color outside the tiles.
             for range in graph.tile_colors.iter().chain(&graph.color_batches) {
                 let mut used = vec![false; store.slots()];
                 let mut twos = false;
                 let color = graph.lanes[range.clone()].iter().flatten();
-                for (k, &ci) in color.filter(|&&l| l != NONE).enumerate() {
-                    seen[ci as usize] += 1;
-                    let c = &contacts[ci as usize];
+                for (k, &ci) in color.filter(|&&l| l != ContactIndex::NONE).enumerate() {
+                    seen[ci.index()] += 1;
+                    let c = &contacts[ci.index()];
                     // One-point contacts first in each window.
                     let one_point = c.manifold.point_count == 1;
                     twos &= k % ONE_POINT_WINDOW != 0;
@@ -557,7 +557,7 @@ mod tests {
                         "a one-point contact after a two-point one"
                     );
                     twos |= !one_point;
-                    for s in [c.a as usize, c.b as usize] {
+                    for s in [c.a.index(), c.b.index()] {
                         if store.is_dynamic(s) {
                             assert!(!used[s], "body {s} twice in one color (seed {seed})");
                             used[s] = true;
@@ -589,25 +589,25 @@ mod tests {
         for (t, range) in graph.tile_body_ranges.iter().enumerate() {
             for &s in &graph.tile_bodies[range.clone()] {
                 assert!(
-                    store.is_dynamic(s as usize),
-                    "tile {t} holds non-dynamic body {s}"
+                    store.is_dynamic(s.index()),
+                    "tile {t} holds non-dynamic body {s:?}"
                 );
-                assert_eq!(tile_of_body[s as usize], None, "body {s} in two tiles");
-                tile_of_body[s as usize] = Some(t);
+                assert_eq!(tile_of_body[s.index()], None, "body {s:?} in two tiles");
+                tile_of_body[s.index()] = Some(t);
             }
         }
         let batch_contacts = |range: Range<usize>| {
             graph.lanes[range]
                 .iter()
                 .flatten()
-                .filter(|&&ci| ci != NONE)
-                .map(|&ci| &contacts[ci as usize])
+                .filter(|&&ci| ci != ContactIndex::NONE)
+                .map(|&ci| &contacts[ci.index()])
                 .collect::<Vec<_>>()
         };
         for (t, colors) in graph.tiles.iter().enumerate() {
             for range in &graph.tile_colors[colors.clone()] {
                 for c in batch_contacts(range.clone()) {
-                    for s in [c.a as usize, c.b as usize] {
+                    for s in [c.a.index(), c.b.index()] {
                         let kind = store.body_kind(s);
                         assert_ne!(kind, BodyKind::Kinematic, "tile {t} touches a kinematic");
                         if kind == BodyKind::Dynamic {
@@ -621,7 +621,7 @@ mod tests {
             .overflow_batches()
             .chain(graph.color_batches.iter().flat_map(|r| r.clone()));
         for c in outside.flat_map(|b| batch_contacts(b..b + 1)) {
-            for s in [c.a as usize, c.b as usize] {
+            for s in [c.a.index(), c.b.index()] {
                 assert_eq!(tile_of_body[s], None, "body {s} is in a tile and outside");
             }
         }
@@ -636,7 +636,7 @@ mod tests {
         let (other_kinds, _) = random_graph(4, 200, 1);
         let kinds_differ = contacts
             .iter()
-            .any(|c| store.is_dynamic(c.a as usize) != other_kinds.is_dynamic(c.a as usize));
+            .any(|c| store.is_dynamic(c.a.index()) != other_kinds.is_dynamic(c.a.index()));
         assert!(
             kinds_differ,
             "the two stores should differ on some contact's body"

@@ -10,7 +10,7 @@
 //! with the iterative solver.
 
 use crate::body::BodyStore;
-use crate::index::NONE;
+use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 use rayon::prelude::*;
@@ -28,7 +28,7 @@ pub const MAX_POINTS: usize = 64;
 
 /// True if `c` joins two dynamic bodies whose masses differ more than [`MASS_RATIO`] times.
 fn mass_ratio_exceeded(c: &Contact, bodies: &BodyStore) -> bool {
-    let (ia, ib) = (bodies.inv_mass[c.a as usize], bodies.inv_mass[c.b as usize]);
+    let (ia, ib) = (bodies.inv_mass[c.a.index()], bodies.inv_mass[c.b.index()]);
     ia > 0.0 && ib > 0.0 && ia.max(ib) > MASS_RATIO * ia.min(ib)
 }
 
@@ -38,19 +38,19 @@ pub(crate) struct DirectIslands {
     /// Per contact, whether a direct island holds it; empty when none does.
     pub is_direct: Vec<bool>,
     /// The contacts of each island, island after island, each in contact order.
-    pub contacts: Vec<u32>,
+    pub contacts: Vec<ContactIndex>,
     /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
     pub ranges: Vec<Range<usize>>,
     /// Union-find over body slots.
-    parent: Vec<u32>,
+    parent: Vec<BodySlot>,
     /// Per root: dynamic bodies, contact points, and whether a contact exceeds the mass ratio.
     body_count: Vec<u32>,
     points: Vec<u32>,
     uneven: Vec<bool>,
     /// Per contact: the root of its island.
-    root: Vec<u32>,
+    root: Vec<BodySlot>,
     /// Roots of the islands with a contact that exceeds the mass ratio.
-    uneven_roots: Vec<u32>,
+    uneven_roots: Vec<BodySlot>,
     /// Per root: its island, or `NONE`.
     island_of: Vec<u32>,
 }
@@ -71,7 +71,7 @@ impl DirectIslands {
         }
         let n = bodies.slots();
         self.parent.clear();
-        self.parent.extend(0..n as u32);
+        self.parent.extend((0..n).map(BodySlot::new));
         for list in [&mut self.body_count, &mut self.points] {
             list.clear();
             list.resize(n, 0);
@@ -79,7 +79,7 @@ impl DirectIslands {
         self.body_count.fill(1);
         self.uneven.clear();
         self.uneven.resize(n, false);
-        let dynamic = |s: u32| bodies.inv_mass[s as usize] > 0.0;
+        let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
 
         for c in contacts {
             if dynamic(c.a) && dynamic(c.b) {
@@ -89,14 +89,14 @@ impl DirectIslands {
                 );
                 if ra != rb {
                     // Union by size: the smaller tree goes under the larger.
-                    let (big, small) =
-                        if self.body_count[ra as usize] >= self.body_count[rb as usize] {
-                            (ra, rb)
-                        } else {
-                            (rb, ra)
-                        };
-                    self.parent[small as usize] = big;
-                    self.body_count[big as usize] += self.body_count[small as usize];
+                    let (big, small) = if self.body_count[ra.index()] >= self.body_count[rb.index()]
+                    {
+                        (ra, rb)
+                    } else {
+                        (rb, ra)
+                    };
+                    self.parent[small.index()] = big;
+                    self.body_count[big.index()] += self.body_count[small.index()];
                 }
             }
         }
@@ -107,17 +107,16 @@ impl DirectIslands {
         for c in contacts {
             let r = self.root_of(c, bodies);
             self.root.push(r);
-            let r = r as usize;
-            self.points[r] += c.manifold.point_count as u32;
-            if !self.uneven[r] && mass_ratio_exceeded(c, bodies) {
-                self.uneven[r] = true;
-                self.uneven_roots.push(r as u32);
+            self.points[r.index()] += c.manifold.point_count as u32;
+            if !self.uneven[r.index()] && mass_ratio_exceeded(c, bodies) {
+                self.uneven[r.index()] = true;
+                self.uneven_roots.push(r);
             }
         }
         let small = |r: usize, islands: &Self| {
             islands.body_count[r] as usize <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS
         };
-        if !self.uneven_roots.iter().any(|&r| small(r as usize, self)) {
+        if !self.uneven_roots.iter().any(|&r| small(r.index(), self)) {
             return;
         }
 
@@ -127,7 +126,7 @@ impl DirectIslands {
         self.island_of.resize(n, NONE);
         self.is_direct.resize(contacts.len(), false);
         for i in 0..contacts.len() {
-            let r = self.root[i] as usize;
+            let r = self.root[i].index();
             if !self.uneven[r] || !small(r, self) {
                 continue;
             }
@@ -144,19 +143,19 @@ impl DirectIslands {
             *range = start..start;
             start += count;
         }
-        self.contacts.resize(start, 0);
+        self.contacts.resize(start, ContactIndex::NONE);
         for i in 0..contacts.len() {
             if self.is_direct[i] {
-                let range = &mut self.ranges[self.island_of[self.root[i] as usize] as usize];
-                self.contacts[range.end] = i as u32;
+                let range = &mut self.ranges[self.island_of[self.root[i].index()] as usize];
+                self.contacts[range.end] = ContactIndex::new(i);
                 range.end += 1;
             }
         }
     }
 
     /// The island root of a contact's dynamic body (B when both are; same root then).
-    fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> u32 {
-        let s = if bodies.inv_mass[c.b as usize] > 0.0 {
+    fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> BodySlot {
+        let s = if bodies.inv_mass[c.b.index()] > 0.0 {
             c.b
         } else {
             c.a

@@ -13,7 +13,7 @@
 
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
-use crate::index::NONE;
+use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::lcp::{Lcp, Row};
@@ -22,10 +22,10 @@ use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
 
 /// What the solve of one contact point needs, taken from the contact when the step begins.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Point {
-    /// Index of the contact and of the point in its manifold.
-    contact: u32,
+    /// The contact and the index of the point in its manifold.
+    contact: ContactIndex,
     index: usize,
     /// Solver states of the bodies (`NULL_BODY` for static ones) and their place in the
     /// island's body list (`NONE` for bodies the island does not move).
@@ -158,7 +158,7 @@ impl DirectSolver {
     pub fn store_impulses(&self, contacts: &mut [Contact]) {
         for island in &self.islands[..self.count] {
             for p in &island.points {
-                let m = &mut contacts[p.contact as usize].manifold.points[p.index];
+                let m = &mut contacts[p.contact.index()].manifold.points[p.index];
                 m.normal_impulse = p.normal_impulse;
                 m.tangent_impulse = p.tangent_impulse;
                 m.impact_impulse = p.impact_impulse;
@@ -176,7 +176,7 @@ impl Island {
     /// No thread writes `states` meanwhile.
     unsafe fn load(
         &mut self,
-        members: &[u32],
+        members: &[ContactIndex],
         contacts: &[Contact],
         bodies: &BodyStore,
         state_of: &[u32],
@@ -186,9 +186,9 @@ impl Island {
         self.points.clear();
         self.bodies.clear();
         for &ci in members {
-            let c = &contacts[ci as usize];
+            let c = &contacts[ci.index()];
             let (bias_rate, max_push) = softness(c);
-            let slots = [c.a as usize, c.b as usize];
+            let slots = [c.a.index(), c.b.index()];
             let mut point = Point {
                 contact: ci,
                 friction: c.friction,
@@ -196,7 +196,19 @@ impl Island {
                 bias_rate,
                 max_push,
                 normal: [c.manifold.normal.x, c.manifold.normal.y],
-                ..Point::default()
+                // Set per side and per point below.
+                index: 0,
+                state: [NONE; 2],
+                local: [NONE; 2],
+                inv_mass: [[0.0; 3]; 2],
+                normal_row: [[0.0; 3]; 2],
+                friction_row: [[0.0; 3]; 2],
+                cross: [0.0; 2],
+                dot: [0.0; 2],
+                base_separation: 0.0,
+                normal_impulse: 0.0,
+                tangent_impulse: 0.0,
+                impact_impulse: 0.0,
             };
             for (side, &s) in slots.iter().enumerate() {
                 point.state[side] = state_of[s];

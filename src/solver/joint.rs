@@ -37,7 +37,7 @@ use crate::body::BodyId;
 use crate::body::BodyStore;
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::NONE;
+use crate::index::BodySlot;
 use crate::solver::joint_solver::JointBatches;
 use crate::solver::Softness;
 use std::f32::consts::PI;
@@ -374,8 +374,8 @@ pub(crate) struct Impulses {
 pub(crate) struct Joint {
     pub kind: JointKind,
     /// Body slots; `a` is `NONE` for a mouse joint.
-    pub a: u32,
-    pub b: u32,
+    pub a: BodySlot,
+    pub b: BodySlot,
     /// Anchors relative to the centres of mass, in the bodies' frames. A mouse joint's
     /// `local_a` is its target, in world space; a motor joint's, its target for B's centre.
     /// (Its `local_b` is zero.)
@@ -404,7 +404,12 @@ pub(crate) struct Joint {
 impl Joint {
     /// The joint `def` makes between the bodies in slots `a` (`NONE` for a mouse joint) and
     /// `b`, at their present poses. `Err(InvalidParameter)` as [`World::add_joint`](crate::World::add_joint) says.
-    pub(crate) fn new(def: JointDef, a: u32, b: u32, bodies: &BodyStore) -> Result<Joint, Error> {
+    pub(crate) fn new(
+        def: JointDef,
+        a: BodySlot,
+        b: BodySlot,
+        bodies: &BodyStore,
+    ) -> Result<Joint, Error> {
         if a == b {
             return Err(Error::InvalidParameter(
                 "a joint needs two different bodies, got the same one twice".into(),
@@ -413,21 +418,21 @@ impl Joint {
         def.validate()?;
         let def = match def.kind {
             JointKind::Motor => JointDef {
-                anchor_a: bodies.center[b as usize],
-                anchor_b: bodies.center[b as usize],
+                anchor_a: bodies.center[b.index()],
+                anchor_b: bodies.center[b.index()],
                 ..def
             },
             _ => def,
         };
-        let local = |slot: u32, p: Vec2| {
-            let s = slot as usize;
+        let local = |slot: BodySlot, p: Vec2| {
+            let s = slot.index();
             bodies.rotation[s].inv_rotate(p - bodies.center[s])
         };
         let qa = match a {
-            NONE => Rot::IDENTITY,
-            a => bodies.rotation[a as usize],
+            BodySlot::NONE => Rot::IDENTITY,
+            a => bodies.rotation[a.index()],
         };
-        let qb = bodies.rotation[b as usize];
+        let qb = bodies.rotation[b.index()];
         let axis = def.axis.normalized().unwrap_or(Vec2::new(1.0, 0.0));
         let (min, max) = def.length_range.unwrap_or((0.0, f32::INFINITY));
         let spring = match def.kind {
@@ -439,7 +444,7 @@ impl Joint {
             a,
             b,
             local_a: match a {
-                NONE => def.anchor_a,
+                BodySlot::NONE => def.anchor_a,
                 a => local(a, def.anchor_a),
             },
             local_b: local(b, def.anchor_b),
@@ -462,12 +467,12 @@ impl Joint {
     /// its target.
     pub(crate) fn anchors(&self, bodies: &BodyStore) -> (Vec2, Vec2) {
         let b = bodies;
-        let point = |slot: u32, local: Vec2| {
-            let s = slot as usize;
+        let point = |slot: BodySlot, local: Vec2| {
+            let s = slot.index();
             b.center[s] + b.rotation[s].rotate(local)
         };
         let anchor_a = match self.a {
-            NONE => self.local_a,
+            BodySlot::NONE => self.local_a,
             a => point(a, self.local_a),
         };
         (anchor_a, point(self.b, self.local_b))
@@ -476,15 +481,15 @@ impl Joint {
     /// The unit axis (world) at A's present pose: prismatic and wheel joints slide along it.
     pub(crate) fn axis(&self, bodies: &BodyStore) -> Vec2 {
         let qa = match self.a {
-            NONE => Rot::IDENTITY,
-            a => bodies.rotation[a as usize],
+            BodySlot::NONE => Rot::IDENTITY,
+            a => bodies.rotation[a.index()],
         };
         qa.rotate(self.local_axis)
     }
 
     /// Body A's slot, `None` for a mouse joint.
-    pub(crate) fn body_a(&self) -> Option<u32> {
-        (self.a != NONE).then_some(self.a)
+    pub(crate) fn body_a(&self) -> Option<BodySlot> {
+        (self.a != BodySlot::NONE).then_some(self.a)
     }
 
     /// B's anchor minus A's (world), and the world axis, at the bodies' present poses.
@@ -512,9 +517,9 @@ pub(crate) struct JointStore {
     /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
     pub jointed: Vec<bool>,
     /// The bodies of every joint with two, in joint slot order (after `refresh`).
-    pub pairs: Vec<(u32, u32)>,
+    pub pairs: Vec<(BodySlot, BodySlot)>,
     /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
-    /// (after `refresh`).
+    /// (after `refresh`). Raw `u32` slots, as the broadphase's pairs they filter.
     no_collide: Vec<(u32, u32)>,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
@@ -602,7 +607,7 @@ impl JointStore {
     }
 
     /// Removes every joint of the body in `slot`.
-    pub fn remove_body(&mut self, slot: u32) {
+    pub fn remove_body(&mut self, slot: BodySlot) {
         for i in 0..self.slots.len() as u32 {
             if let Some(j) = &self.slots[i as usize].joint {
                 if j.a == slot || j.b == slot {
@@ -634,12 +639,14 @@ impl JointStore {
         }
         self.jointed.resize(body_slots, false);
         for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
-            self.jointed[j.b as usize] = true;
-            if j.a != NONE {
-                self.jointed[j.a as usize] = true;
+            self.jointed[j.b.index()] = true;
+            if j.a != BodySlot::NONE {
+                self.jointed[j.a.index()] = true;
                 self.pairs.push((j.a, j.b));
                 if !j.collide {
-                    self.no_collide.push((j.a.min(j.b), j.a.max(j.b)));
+                    let (low, high) = (j.a.min(j.b), j.a.max(j.b));
+                    self.no_collide
+                        .push((low.index() as u32, high.index() as u32));
                 }
             }
         }

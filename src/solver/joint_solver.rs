@@ -30,7 +30,7 @@
 
 use crate::body::BodyStore;
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::NONE;
+use crate::index::{BodySlot, NONE};
 use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
 use crate::solver::joint::{Impulses, Joint, JointKind, JointStore, Slot};
@@ -65,11 +65,11 @@ const NO_COLOR: u8 = u8::MAX;
 
 /// A joint's body as the step sees it: its solver state, inverse mass and inertia (zero for
 /// a body the solver does not move) and rotation; `NONE` is a fixed body at the origin.
-fn side(slot: u32, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32, Rot) {
-    if slot == NONE {
+fn side(slot: BodySlot, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32, Rot) {
+    if slot == BodySlot::NONE {
         return (NULL_BODY, 0.0, 0.0, Rot::IDENTITY);
     }
-    let s = slot as usize;
+    let s = slot.index();
     match state_of[s] {
         NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation[s]),
         state => (
@@ -513,8 +513,8 @@ impl Joint {
             return None;
         }
         let (ca, ra) = match self.a {
-            NONE => (self.local_a, Vec2::ZERO),
-            a => (bodies.center[a as usize], qa.rotate(self.local_a)),
+            BodySlot::NONE => (self.local_a, Vec2::ZERO),
+            a => (bodies.center[a.index()], qa.rotate(self.local_a)),
         };
         let (spring, spin) = match self.spring {
             Some((hertz, zeta)) if hertz > 0.0 => (
@@ -528,7 +528,7 @@ impl Joint {
             inv_mass: [ma, mb],
             inv_inertia: [ia, ib],
             r: [ra, qb.rotate(self.local_b)],
-            delta_center: bodies.center[self.b as usize] - ca,
+            delta_center: bodies.center[self.b.index()] - ca,
             slot,
             kind: self.kind,
             moves: [ma + ia > 0.0, mb + ib > 0.0],

@@ -29,7 +29,7 @@ pub(crate) mod schedule;
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::NONE;
+use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
@@ -171,12 +171,12 @@ pub(crate) struct Solver {
     progress: Progress,
     /// The moving bodies' slots in state order, when there are tiles (else the states follow
     /// the step's list of moving bodies).
-    order: Vec<u32>,
+    order: Vec<BodySlot>,
     /// Batch lane (`batch * LANES + lane`) of each contact, `NONE` for one that the direct
     /// solver has.
     contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
-    /// (static, sleeping, or a free slot).
+    /// (static, sleeping, or a free slot). Raw `u32`: the kernels gather states by these.
     state_of: Vec<u32>,
     /// The states of each tile of the graph; they come first, tile after tile.
     tile_states: Vec<Range<usize>>,
@@ -213,7 +213,7 @@ pub(crate) struct StepInput<'a> {
     pub settings: &'a WorldSettings,
     /// The slots of the bodies that move (awake dynamic and kinematic bodies), ascending. Only
     /// these get a state: sleeping and static bodies cost the solver nothing.
-    pub moving: &'a [u32],
+    pub moving: &'a [BodySlot],
     /// The user's forces and torques, acting through this step.
     pub forces: &'a Forces,
     /// The joints: prepared and solved with the contacts, their impulses kept for the next
@@ -463,7 +463,7 @@ impl Solver {
     /// One state per moving body, with the per-body constants beside it: the bodies of the
     /// graph's tiles first, tile after tile (a tile integrates one range of states), then the
     /// others in slot order.
-    fn load_states(&mut self, bodies: &BodyStore, moving: &[u32], graph: &ConstraintGraph) {
+    fn load_states(&mut self, bodies: &BodyStore, moving: &[BodySlot], graph: &ConstraintGraph) {
         self.state_of.clear();
         self.state_of.resize(bodies.slots(), NULL_BODY);
         self.order.clear();
@@ -472,13 +472,13 @@ impl Solver {
             // While ordering, `state_of` is 0 for a moving body not yet placed and its place
             // + 1 once placed. A tile body that does not move (asleep) gets no state.
             for &slot in moving {
-                self.state_of[slot as usize] = 0;
+                self.state_of[slot.index()] = 0;
             }
             for range in &graph.tile_body_ranges {
                 let start = self.order.len();
                 for &slot in &graph.tile_bodies[range.clone()] {
-                    if self.state_of[slot as usize] == 0 {
-                        self.state_of[slot as usize] = self.order.len() as u32 + 1;
+                    if self.state_of[slot.index()] == 0 {
+                        self.state_of[slot.index()] = self.order.len() as u32 + 1;
                         self.order.push(slot);
                     }
                 }
@@ -491,14 +491,14 @@ impl Solver {
             moving
         } else {
             for &slot in moving {
-                if self.state_of[slot as usize] == 0 {
+                if self.state_of[slot.index()] == 0 {
                     self.order.push(slot);
                 }
             }
             &self.order[..]
         };
         for (i, &slot) in moving.iter().enumerate() {
-            self.state_of[slot as usize] = i as u32;
+            self.state_of[slot.index()] = i as u32;
         }
         // One parallel gather into buffers resized in place: no allocation once they are large
         // enough, and each row depends only on its own body.
@@ -519,7 +519,7 @@ impl Solver {
             .with_min_len(BODIES_PER_BLOCK)
             .for_each(
                 |(state, gravity_scale, linear_damping, angular_damping, &s)| {
-                    let s = s as usize;
+                    let s = s.index();
                     *gravity_scale = bodies.gravity_scale[s];
                     *linear_damping = bodies.linear_damping[s];
                     *angular_damping = bodies.angular_damping[s];
@@ -581,12 +581,12 @@ impl Solver {
                 let overlap = m.points[..m.point_count]
                     .iter()
                     .fold(0.0f32, |o, p| o.max(-p.separation));
-                let size = bodies.reach[c.a as usize].min(bodies.reach[c.b as usize]);
+                let size = bodies.reach[c.a.index()].min(bodies.reach[c.b.index()]);
                 if overlap <= DEEP_OVERLAP * size {
                     return;
                 }
                 for slot in [c.a, c.b] {
-                    let state = state_of[slot as usize];
+                    let state = state_of[slot.index()];
                     if state != NULL_BODY {
                         counts[state as usize].fetch_add(1, Ordering::Relaxed);
                     }
@@ -637,17 +637,17 @@ impl Solver {
                 // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
                 // overlaps those cache misses with this batch's work.
                 for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != NONE {
-                        contacts[ci as usize].prefetch();
+                    if ci != ContactIndex::NONE {
+                        contacts[ci.index()].prefetch();
                     }
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
                 for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == NONE {
+                    if ci == ContactIndex::NONE {
                         batch.clear(l);
                     } else {
-                        let c = &contacts[ci as usize];
+                        let c = &contacts[ci.index()];
                         pack_lane(batch, l, c, bodies, state_of, &params);
                         *one_point &= c.manifold.point_count <= 1;
                     }
@@ -658,15 +658,13 @@ impl Solver {
         self.bouncy |= direct
             .contacts
             .iter()
-            .any(|&ci| contacts[ci as usize].restitution > 0.0);
+            .any(|&ci| contacts[ci.index()].restitution > 0.0);
 
         let softness = |c: &Contact| {
             let s = params.softness(c, bodies);
             (
                 s.bias_rate,
-                params
-                    .push
-                    .of(state_of[c.a as usize], state_of[c.b as usize]),
+                params.push.of(state_of[c.a.index()], state_of[c.b.index()]),
             )
         };
         self.direct.load(
@@ -682,8 +680,8 @@ impl Solver {
         self.contact_lane.resize(contacts.len(), NONE);
         for (b, lanes) in graph.lanes.iter().enumerate() {
             for (l, &ci) in lanes.iter().enumerate() {
-                if ci != NONE {
-                    self.contact_lane[ci as usize] = (b * LANES + l) as u32;
+                if ci != ContactIndex::NONE {
+                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
                 }
             }
         }
@@ -851,7 +849,7 @@ struct PushCap<'a> {
 impl PackParams<'_> {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     fn softness(&self, c: &Contact, bodies: &BodyStore) -> Softness {
-        if bodies.inv_mass[c.a as usize] == 0.0 || bodies.inv_mass[c.b as usize] == 0.0 {
+        if bodies.inv_mass[c.a.index()] == 0.0 || bodies.inv_mass[c.b.index()] == 0.0 {
             self.rigid_soft
         } else {
             self.soft
@@ -890,7 +888,7 @@ fn pack_lane(
     params: &PackParams,
 ) {
     let push = &params.push;
-    let (a, b) = (c.a as usize, c.b as usize);
+    let (a, b) = (c.a.index(), c.b.index());
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
     let n = c.manifold.normal;

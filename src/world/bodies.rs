@@ -4,6 +4,7 @@ use crate::body::{BodyDef, BodyId, BodyKind, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::Shape;
+use crate::index::BodySlot;
 use crate::world::World;
 
 impl World {
@@ -16,7 +17,8 @@ impl World {
         shape.validate()?;
         self.invalidate_queries();
         let id = self.bodies.insert(&def, &shape)?;
-        self.sleep.add_body(id.slot() as usize, def.sleep_threshold);
+        self.sleep
+            .add_body(BodySlot::new(id.slot() as usize), def.sleep_threshold);
         Ok(id)
     }
 
@@ -25,13 +27,13 @@ impl World {
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         self.wake_touching(slot);
-        self.removed.mark(slot as u32, id);
+        self.removed.mark(BodySlot::new(slot), id);
         self.forces.remove_body(slot);
         self.sensors.body_removed(&self.bodies, slot as u32);
         let dynamic = self.bodies.is_dynamic(slot);
         self.bodies.remove(slot);
-        self.joints.remove_body(slot as u32);
-        self.sleep.remove_body(slot, dynamic);
+        self.joints.remove_body(BodySlot::new(slot));
+        self.sleep.remove_body(BodySlot::new(slot), dynamic);
         self.invalidate_queries();
         Ok(())
     }

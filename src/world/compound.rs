@@ -4,6 +4,7 @@ use crate::body::{BodyDef, BodyId, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::Shape;
+use crate::index::BodySlot;
 use crate::world::World;
 
 impl World {
@@ -56,7 +57,8 @@ impl World {
         // Fails before it changes anything (count, segments, mass, placement).
         let id = self.bodies.insert_shapes(&def, shapes)?;
         self.invalidate_queries();
-        self.sleep.add_body(id.slot() as usize, def.sleep_threshold);
+        self.sleep
+            .add_body(BodySlot::new(id.slot() as usize), def.sleep_threshold);
         Ok(id)
     }
 

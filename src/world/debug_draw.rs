@@ -153,8 +153,8 @@ impl World {
             draw.draw_joint(&DebugJoint {
                 id,
                 kind: j.kind,
-                body_a: j.body_a().map(|a| self.bodies.id(a as usize)),
-                body_b: self.bodies.id(j.b as usize),
+                body_a: j.body_a().map(|a| self.bodies.id(a.index())),
+                body_b: self.bodies.id(j.b.index()),
                 anchor_a,
                 anchor_b,
                 axis: slides.then(|| j.axis(&self.bodies)),
@@ -178,8 +178,8 @@ impl World {
             let m = &c.manifold;
             for p in &m.points[..m.point_count] {
                 draw.draw_contact(&DebugContact {
-                    body_a: self.bodies.id(c.a as usize),
-                    body_b: self.bodies.id(c.b as usize),
+                    body_a: self.bodies.id(c.a.index()),
+                    body_b: self.bodies.id(c.b.index()),
                     point: p.point,
                     normal: m.normal,
                     separation: p.separation,

@@ -3,7 +3,7 @@
 use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
-use crate::index::NONE;
+use crate::index::BodySlot;
 use crate::limits::check_vector;
 use crate::solver::joint::{Joint, JointDef, JointId, JointKind};
 use crate::world::World;
@@ -16,10 +16,10 @@ impl World {
     /// Wakes the joint's bodies. The world is unchanged on `Err`.
     pub fn add_joint(&mut self, def: JointDef) -> Result<JointId, Error> {
         let (body_a, body_b) = def.bodies();
-        let b = self.bodies.slot(body_b)? as u32;
+        let b = BodySlot::new(self.bodies.slot(body_b)?);
         let a = match body_a {
-            Some(id) => self.bodies.slot(id)? as u32,
-            None => NONE,
+            Some(id) => BodySlot::new(self.bodies.slot(id)?),
+            None => BodySlot::NONE,
         };
         let joint = Joint::new(def, a, b, &self.bodies)?;
         self.wake_sleeping([a, b]);
@@ -32,7 +32,7 @@ impl World {
         let joint = self.joints.take(id)?;
         self.wake_sleeping([joint.a, joint.b]);
         for slot in [joint.a, joint.b] {
-            if slot != NONE {
+            if slot != BodySlot::NONE {
                 self.sleep.joint_removed(slot, &self.bodies);
             }
         }
@@ -116,8 +116,8 @@ impl World {
     /// `Err(InvalidJoint)` for a stale or foreign handle.
     pub fn joint_bodies(&self, id: JointId) -> Result<(JointKind, Option<BodyId>, BodyId), Error> {
         let j = self.joints.get(id)?;
-        let a = (j.a != NONE).then(|| self.bodies.id(j.a as usize));
-        Ok((j.kind, a, self.bodies.id(j.b as usize)))
+        let a = j.body_a().map(|a| self.bodies.id(a.index()));
+        Ok((j.kind, a, self.bodies.id(j.b.index())))
     }
 
     /// Number of joints.
@@ -156,10 +156,10 @@ impl World {
     }
 
     /// Wakes the islands of the sleeping bodies among a joint's `slots` (`NONE`: no body).
-    fn wake_sleeping(&mut self, slots: [u32; 2]) {
+    fn wake_sleeping(&mut self, slots: [BodySlot; 2]) {
         for slot in slots {
-            if slot != NONE && self.sleep.asleep[slot as usize] {
-                self.wake_touching(slot as usize);
+            if slot != BodySlot::NONE && self.sleep.asleep[slot.index()] {
+                self.wake_touching(slot.index());
             }
         }
     }
@@ -238,8 +238,8 @@ mod tests {
         );
         for &slot in &graph.tile_bodies {
             assert!(
-                !world.joints.jointed[slot as usize],
-                "jointed body {slot} in a tile"
+                !world.joints.jointed[slot.index()],
+                "jointed body {slot:?} in a tile"
             );
         }
     }

@@ -45,6 +45,8 @@ pub struct World {
     pool: Option<rayon::ThreadPool>,
     bodies: BodyStore,
     broad_phase: BroadPhase,
+    /// This step's body pairs, raw `u32` slots as the broadphase's own code makes them; the
+    /// contact set takes them as `BodySlot`s.
     pairs: Vec<(u32, u32)>,
     /// `pairs` expanded into shape pairs, in a world with compound bodies.
     shape_pairs: ShapePairs,

@@ -3,6 +3,7 @@
 use crate::body::BodyId;
 use crate::body::SlotKind;
 use crate::error::Error;
+use crate::index::BodySlot;
 use crate::world::World;
 
 impl World {
@@ -44,6 +45,6 @@ impl World {
     /// `Sleep::wake_touching`).
     pub(super) fn wake_touching(&mut self, slot: usize) {
         self.sleep
-            .wake_touching(slot, &self.bodies, &mut self.contacts);
+            .wake_touching(BodySlot::new(slot), &self.bodies, &mut self.contacts);
     }
 }
