@@ -4,10 +4,10 @@
 //! `u32` does.
 //!
 //! `NONE` marks "no entry" in the columns of these kinds, and the module's [`NONE`] in the `u32`
-//! columns that stay raw (lanes, tiles, solver states, direct islands, joint slots). It is one value everywhere, so that a
-//! reader need not check whether two sentinels differ. The kernels' `NULL_BODY` (the solver
-//! state of a body the solver does not move) is the same value, named after the identity row it
-//! reads.
+//! columns that stay raw (lanes, tiles, solver states, direct islands, joint slots). It is one
+//! value everywhere, so that a reader need not check whether two sentinels differ. The kernels'
+//! `NULL_BODY` (the solver state of a body the solver does not move) is the same value, named
+//! after the identity row it reads.
 
 /// No entry in a raw `u32` index column: an unused lane of a batch, the lane of a contact that
 /// the direct solver has rather than a colored batch, a body or contact in no tile, a body or
