@@ -119,28 +119,25 @@ pub(crate) struct BucketTable<E> {
 }
 
 impl<E: Copy + Default> BucketTable<E> {
-    /// Counting sort of `(bucket, entry)` pairs into `buckets` buckets: count per bucket, turn
-    /// counts into bucket ends, then scatter while stepping each end back to its start. So
-    /// each bucket lists its entries in the reverse of the order `entries` yields them.
-    pub fn fill(&mut self, buckets: usize, entries: impl Iterator<Item = (usize, E)> + Clone) {
+    /// Counting sort into `buckets` buckets of the `(bucket, entry)` pairs `feed` hands to
+    /// [`Filler::add`]: count per bucket, turn counts into bucket ends, then scatter while
+    /// stepping each end back to its start. `feed` runs once for each pass and must add the
+    /// same pairs in the same order both times; each bucket lists its entries in the reverse
+    /// of that order.
+    pub fn fill(&mut self, buckets: usize, feed: impl Fn(&mut Filler<E>)) {
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
-        let starts = &mut self.starts;
-        entries.clone().for_each(|(h, _)| starts[h] += 1);
+        feed(&mut Filler::Count(&mut self.starts));
         let mut end = 0;
-        for s in &mut starts[..buckets] {
+        for s in &mut self.starts[..buckets] {
             end += *s;
             *s = end;
         }
-        starts[buckets] = end;
+        self.starts[buckets] = end;
 
         self.entries.clear();
         self.entries.resize(end as usize, E::default());
-        let table = &mut self.entries;
-        entries.for_each(|(h, entry)| {
-            starts[h] -= 1;
-            table[starts[h] as usize] = entry;
-        });
+        feed(&mut Filler::Place(&mut self.starts, &mut self.entries));
     }
 
     /// The entries of bucket `h`.
@@ -152,6 +149,30 @@ impl<E: Copy + Default> BucketTable<E> {
     /// How many entries the buckets hold in all.
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+/// What [`BucketTable::fill`] hands its feed: it takes every `(bucket, entry)` pair, first
+/// to count them, then to place them. A plain loop that calls `add` keeps both passes as fast
+/// as hand-written ones, which an iterator over the cells of many boxes is not.
+pub(crate) enum Filler<'a, E> {
+    /// Counts per bucket.
+    Count(&'a mut [u32]),
+    /// Bucket ends, each stepped back as an entry is placed before it; the entries.
+    Place(&'a mut [u32], &'a mut [E]),
+}
+
+impl<E> Filler<'_, E> {
+    /// Takes `entry` for bucket `h`.
+    #[inline(always)]
+    pub fn add(&mut self, h: usize, entry: E) {
+        match self {
+            Filler::Count(counts) => counts[h] += 1,
+            Filler::Place(ends, entries) => {
+                ends[h] -= 1;
+                entries[ends[h] as usize] = entry;
+            }
+        }
     }
 }
 
@@ -225,19 +246,22 @@ impl HashGrid {
         let table_size = (2 * entry_count).max(1).next_power_of_two();
         self.bucket_mask = (table_size - 1) as u32;
         let mask = self.bucket_mask;
-        let entries = boxes.flat_map(move |(id, r)| {
-            r.cells().map(move |(cx, cy)| {
-                let entry = CellEntry {
-                    cx,
-                    cy,
-                    id,
-                    first_col: cx == r.x0,
-                    first_row: cy == r.y0,
-                };
-                (bucket(cx, cy, mask), entry)
-            })
+        self.table.fill(table_size, |filler| {
+            for (id, r) in boxes.clone() {
+                for cy in r.y0..=r.y1 {
+                    for cx in r.x0..=r.x1 {
+                        let entry = CellEntry {
+                            cx,
+                            cy,
+                            id,
+                            first_col: cx == r.x0,
+                            first_row: cy == r.y0,
+                        };
+                        filler.add(bucket(cx, cy, mask), entry);
+                    }
+                }
+            }
         });
-        self.table.fill(table_size, entries);
     }
 
     /// The entries of the bucket of cell `(cx, cy)`: that cell's, and those of any other cell

@@ -122,12 +122,13 @@ impl QueryGrid {
             }
         }
         let cols = self.cols;
-        // Fed in descending slot order, since the table lists each cell in reverse.
-        let entries = small.iter().rev().flat_map(|&(s, r)| {
-            r.cells()
-                .map(move |(x, y)| (x as usize + y as usize * cols, s))
+        self.cells.fill(cols * self.rows, |filler| {
+            // In descending slot order, since the table lists each cell in reverse.
+            for &(s, r) in small.iter().rev() {
+                r.cells()
+                    .for_each(|(x, y)| filler.add(x as usize + y as usize * cols, s));
+            }
         });
-        self.cells.fill(cols * self.rows, entries);
     }
 
     /// The cells a box (grown by the slack) covers, clamped to the grid; `None` for an empty
