@@ -13,13 +13,13 @@
 
 pub(crate) mod boxes;
 pub(crate) mod compound;
-pub(crate) mod grid_cells;
+pub(crate) mod grid;
 pub(crate) mod query_grid;
 pub(crate) mod resting_grid;
 pub(crate) mod sorted_pairs;
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid_cells::CellRect;
+use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
@@ -67,27 +67,6 @@ impl Proxies<'_> {
     }
 }
 
-/// How many non-empty proxies are measured to choose the cell size: enough for a robust median,
-/// few enough to cost nothing next to the grid build.
-const SIZE_SAMPLE: usize = 256;
-
-/// The cell size as a multiple of the median proxy size: a typical proxy then touches 1 to 4
-/// cells, and a cell holds only a handful of proxies. 1.5 rather than 2: fewer proxies per
-/// cell to scan: in runs taking turns with 2 the broadphase of particle_pile (rebuilt every
-/// step) was faster, with the same peak memory.
-const CELL_PER_TYPICAL_SIZE: f32 = 1.5;
-
-/// Cell size when no sampled proxy has a positive size (all points): any value is correct then.
-const FALLBACK_CELL_SIZE: f32 = 1.0;
-
-/// Smallest cell size: keeps `1 / cell_size`, and so the cell coordinates, finite.
-const MIN_CELL_SIZE: f32 = 1e-30;
-/// Largest cell size: keeps a multiple of a (finite) median size from overflowing to infinity.
-const MAX_CELL_SIZE: f32 = 1e30;
-
-/// A proxy covering more than this many cells along x or y is "large" and stays out of the grid.
-const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
-
 /// The smallest range of proxies handed to one rayon task: below this, splitting costs more than
 /// it saves.
 const MIN_CHUNK: usize = 1024;
@@ -106,44 +85,17 @@ enum Class {
     Large,
 }
 
-impl CellRect {
-    /// Whether the rectangle covers more than `MAX_SMALL_CELLS_PER_AXIS` cells along x or y.
-    fn is_large(&self) -> bool {
-        self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
-            || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
-    }
-}
-
-/// One (cell, small proxy) incidence in the grid.
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    /// The cell, kept so that cells sharing a hash bucket are told apart.
-    cx: i32,
-    cy: i32,
-    /// The proxy slot.
-    id: u32,
-    /// Whether this cell is in the proxy's first column / first row of cells; see
-    /// `Grid::small_partners` for why that is all the pair rule needs.
-    first_col: bool,
-    first_row: bool,
-}
-
 /// The grid hash of one call, plus the per-proxy data the queries need.
 #[derive(Default)]
 struct Grid {
-    /// `1 / cell_size`: one multiply per coordinate instead of a divide.
-    inv_cell: f32,
+    /// The small proxies' cells, each bucket in descending slot order.
+    cells: HashGrid,
     /// Per slot: which list the proxy is in.
     class: Vec<Class>,
     /// Per slot: the cells its AABB overlaps (meaningful for small proxies only).
     rects: Vec<CellRect>,
     /// Slots of the large proxies, ascending.
     large: Vec<u32>,
-    /// `bucket_mask + 1` is the table size, a power of two.
-    bucket_mask: u32,
-    /// Bucket `h` holds `entries[starts[h]..starts[h + 1]]`.
-    starts: Vec<u32>,
-    entries: Vec<Entry>,
 }
 
 /// A fat grid must answer this many later calls to be worth its extra pairs; one that does not
@@ -446,7 +398,11 @@ impl BroadPhase {
             max: max_pairs,
             found: AtomicUsize::new(0),
         };
-        self.cell_size = self.choose_cell_size(proxies);
+        let active = proxies.kinds.iter().filter(|&&k| k != SlotKind::Empty);
+        let live = (proxies.aabbs.iter().zip(proxies.kinds))
+            .filter(|(_, &k)| k != SlotKind::Empty)
+            .map(|(aabb, _)| aabb);
+        self.cell_size = choose_cell_size(live, active.count(), &mut self.sizes);
         self.grid.build(proxies, self.cell_size);
 
         let n = proxies.len();
@@ -487,43 +443,12 @@ impl BroadPhase {
 
     /// How many (cell, proxy) entries the last call put into the grid (for tests/diagnostics).
     pub fn grid_entry_count(&self) -> usize {
-        self.grid.entries.len()
+        self.grid.cells.entry_count()
     }
 
     /// How many proxies the last call kept out of the grid as large (for tests/diagnostics).
     pub fn large_proxy_count(&self) -> usize {
         self.grid.large.len()
-    }
-
-    /// [`CELL_PER_TYPICAL_SIZE`] times the median size of an evenly strided sample of non-empty
-    /// proxies. A median ignores the few huge bodies (a ground) and the few tiny ones; the
-    /// stride keeps the sample deterministic and spread over the whole slot range.
-    fn choose_cell_size(&mut self, proxies: &Proxies) -> f32 {
-        let active = proxies
-            .kinds
-            .iter()
-            .filter(|&&k| k != SlotKind::Empty)
-            .count();
-        let stride = active.div_ceil(SIZE_SAMPLE).max(1);
-        self.sizes.clear();
-        let sampled = (0..proxies.len())
-            .filter(|&i| proxies.kinds[i] != SlotKind::Empty)
-            .step_by(stride);
-        for i in sampled {
-            let e = proxies.aabbs[i].extents();
-            let size = e.x.max(e.y);
-            // Points say nothing about scale; sizing cells from them would make every other
-            // proxy large.
-            if size > 0.0 {
-                self.sizes.push(size);
-            }
-        }
-        if self.sizes.is_empty() {
-            return FALLBACK_CELL_SIZE;
-        }
-        let mid = self.sizes.len() / 2;
-        let (_, median, _) = self.sizes.select_nth_unstable_by(mid, f32::total_cmp);
-        (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
     }
 }
 
@@ -547,16 +472,6 @@ impl PairLimit {
     }
 }
 
-/// The hash bucket of cell `(cx, cy)`.
-#[inline]
-fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
-    // Linear in `cx`, so cells next to each other along x share cache lines and neighbouring
-    // queries reuse them. Rows are offset by a golden-ratio multiple, which spreads the rows of
-    // a compact scene evenly over the table and keeps collisions between nearby cells rare.
-    let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
-    (h & mask) as usize
-}
-
 /// `Aabb::overlaps` without short-circuits, for the hot loops (see `Grid::small_partners`).
 #[inline]
 fn overlaps(a: &Aabb, b: &Aabb) -> bool {
@@ -566,11 +481,12 @@ fn overlaps(a: &Aabb, b: &Aabb) -> bool {
 impl Grid {
     /// Rebuilds the grid for `proxies` with cells of `cell_size`.
     fn build(&mut self, proxies: &Proxies, cell_size: f32) {
-        self.inv_cell = 1.0 / cell_size;
+        self.cells.set_cell_size(cell_size);
         let entry_count = self.classify(proxies);
-        let table_size = (2 * entry_count).max(1).next_power_of_two();
-        self.bucket_mask = (table_size - 1) as u32;
-        self.fill_table(entry_count);
+        let small = (self.class.iter().zip(&self.rects).enumerate())
+            .filter(|(_, (&class, _))| class == Class::Small)
+            .map(|(i, (_, &rect))| (i as u32, rect));
+        self.cells.fill(entry_count, small);
     }
 
     /// Sorts proxies into holes, small and large, records the cells of each, and returns how
@@ -578,7 +494,7 @@ impl Grid {
     /// of large proxies (a scan of one byte per proxy) is built in order.
     fn classify(&mut self, proxies: &Proxies) -> usize {
         let n = proxies.len();
-        let inv_cell = self.inv_cell;
+        let cells = &self.cells;
         self.rects.resize(n, CellRect::default());
         self.class.resize(n, Class::Empty);
         (
@@ -590,7 +506,7 @@ impl Grid {
             .into_par_iter()
             .with_min_len(MIN_CHUNK)
             .for_each(|(rect, class, aabb, &kind)| {
-                *rect = CellRect::of(aabb, inv_cell);
+                *rect = cells.rect(aabb);
                 *class = if kind == SlotKind::Empty {
                     Class::Empty
                 } else if rect.is_large() {
@@ -614,53 +530,6 @@ impl Grid {
                 _ => 0,
             })
             .sum()
-    }
-
-    /// Counting sort of every (cell, small proxy) incidence into its bucket: count per bucket,
-    /// turn counts into bucket ends, then scatter while stepping each end back to its start.
-    /// Scattering slots in ascending order backwards leaves every bucket in descending slot
-    /// order, which the queries rely on.
-    fn fill_table(&mut self, entry_count: usize) {
-        let table_size = self.bucket_mask as usize + 1;
-        self.starts.clear();
-        self.starts.resize(table_size + 1, 0);
-        self.for_each_small_cell(|starts, _, h| starts[h] += 1);
-        let mut end = 0;
-        for s in &mut self.starts[..table_size] {
-            end += *s;
-            *s = end;
-        }
-        self.starts[table_size] = end;
-
-        self.entries.clear();
-        self.entries.resize(entry_count, Entry::default());
-        let mut entries = std::mem::take(&mut self.entries);
-        self.for_each_small_cell(|starts, entry, h| {
-            starts[h] -= 1;
-            entries[starts[h] as usize] = entry;
-        });
-        self.entries = entries;
-    }
-
-    /// Calls `f(starts, entry, bucket)` for every cell of every small proxy, in slot order.
-    fn for_each_small_cell(&mut self, mut f: impl FnMut(&mut [u32], Entry, usize)) {
-        for (i, (&class, r)) in self.class.iter().zip(&self.rects).enumerate() {
-            if class != Class::Small {
-                continue;
-            }
-            for cy in r.y0..=r.y1 {
-                for cx in r.x0..=r.x1 {
-                    let entry = Entry {
-                        cx,
-                        cy,
-                        id: i as u32,
-                        first_col: cx == r.x0,
-                        first_row: cy == r.y0,
-                    };
-                    f(&mut self.starts, entry, bucket(cx, cy, self.bucket_mask));
-                }
-            }
-        }
     }
 
     /// Appends the pairs (a, b), b > a, of every `a` in `range`, sorted.
@@ -691,33 +560,24 @@ impl Grid {
         }
     }
 
-    /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps.
-    ///
-    /// Two overlapping proxies share every cell of the intersection of their cell rectangles;
-    /// the pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
-    /// by monotonicity of `cell_coord` is the cell of the min corner of the AABB intersection.
-    /// Within shared cells, `cx == max(x0a, x0b)` holds exactly when `cx` is the first column
-    /// of `a` or of `b`; likewise for rows. So each pair comes out once, with no dedup set.
+    /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps, each
+    /// from the first cell the two share (`CellEntry::first_shared`).
     fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let r = self.rects[a];
         let aabb = &proxies.aabbs[a];
         let start = out.len();
         for cy in r.y0..=r.y1 {
             for cx in r.x0..=r.x1 {
-                let h = bucket(cx, cy, self.bucket_mask);
-                let bucket_entries =
-                    &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize];
                 let (first_col, first_row) = (cx == r.x0, cy == r.y0);
                 // Buckets are filled in descending slot order: past `a`, no entry can be a
                 // partner b > a.
-                for e in bucket_entries.iter().take_while(|e| e.id as usize > a) {
+                let bucket = self.cells.bucket_of(cx, cy);
+                for e in bucket.iter().take_while(|e| e.id as usize > a) {
                     // These tests pass or fail unpredictably: every entry is written, and
                     // kept by advancing the length when all of them pass, with no branch.
-                    let hit = (e.cx == cx) as usize
-                        & (e.cy == cy) as usize
-                        & (e.first_col | first_col) as usize
-                        & (e.first_row | first_row) as usize
-                        & overlaps(aabb, &proxies.aabbs[e.id as usize]) as usize;
+                    let hit = (e.first_shared(cx, cy, first_col, first_row)
+                        & overlaps(aabb, &proxies.aabbs[e.id as usize]))
+                        as usize;
                     out.push((a as u32, e.id));
                     out.truncate(out.len() - 1 + hit);
                 }

@@ -13,17 +13,8 @@
 
 use crate::body::BodyStore;
 use crate::body::SlotKind;
+use crate::broad_phase::grid::{choose_cell_size, BucketTable, CellRect};
 use crate::geometry::math::{Aabb, DVec2, Vec2};
-
-/// A body whose box spans more cells than this along an axis is kept out of the grid and
-/// tested by every query (grounds and walls: few, and they would fill thousands of cells).
-const MAX_CELLS_PER_AXIS: i64 = 4;
-
-/// Cells are about this many typical body sizes wide: a typical body touches 1 to 4 cells.
-const CELL_PER_TYPICAL_SIZE: f32 = 2.0;
-
-/// How many boxes are sampled to find the typical size (evenly strided, so deterministic).
-const SIZE_SAMPLE: usize = 256;
 
 /// The grid never has more than this many cells per body (plus a few): scattered bodies make
 /// the cells larger rather than the grid huge.
@@ -32,9 +23,6 @@ const CELLS_PER_BODY: usize = 4;
 /// Boxes are entered into the grid grown by this fraction of a cell, so that a ray walk or a
 /// cell range that rounding puts one ulp off still meets every body it should.
 const CELL_SLACK: f32 = 1.0e-3;
-
-/// Cell size when no body has a positive size.
-const FALLBACK_CELL_SIZE: f32 = 1.0;
 
 #[derive(Debug, Default)]
 pub(crate) struct QueryGrid {
@@ -49,20 +37,13 @@ pub(crate) struct QueryGrid {
     inv_cell: f32,
     cols: usize,
     rows: usize,
-    /// Cell `c = row * cols + col` holds `items[starts[c]..starts[c + 1]]`, ascending slots.
-    starts: Vec<u32>,
-    items: Vec<u32>,
+    /// Dense: the bucket of cell `(x, y)` is `x + y * cols`, so the counting sort the hashed
+    /// grids use fills it too. Each cell lists its slots ascending.
+    cells: BucketTable<u32>,
     /// Slots kept out of the grid, ascending.
     pub large: Vec<u32>,
-}
-
-/// An inclusive range of cells.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct CellRange {
-    x0: usize,
-    y0: usize,
-    x1: usize,
-    y1: usize,
+    /// Scratch for the cell size sample.
+    sizes: Vec<f32>,
 }
 
 impl QueryGrid {
@@ -104,23 +85,8 @@ impl QueryGrid {
             (self.cols, self.rows) = (0, 0);
             return;
         };
-        let stride = live.len().div_ceil(SIZE_SAMPLE).max(1);
-        let mut sizes: Vec<f32> = live
-            .iter()
-            .step_by(stride)
-            .filter(finite)
-            .map(|&s| {
-                let e = self.aabbs[s as usize].extents();
-                e.x.max(e.y)
-            })
-            .filter(|&size| size > 0.0)
-            .collect();
-        let mut cell = if sizes.is_empty() {
-            FALLBACK_CELL_SIZE
-        } else {
-            let mid = sizes.len() / 2;
-            *sizes.select_nth_unstable_by(mid, f32::total_cmp).1 * CELL_PER_TYPICAL_SIZE
-        };
+        let boxes = live.iter().map(|&s| &self.aabbs[s as usize]);
+        let mut cell = choose_cell_size(boxes, live.len(), &mut self.sizes);
         let extents = bounds.extents();
         let budget = (CELLS_PER_BODY * live.len() + 64) as f64;
         // Counted in f64: a far-flung body can make the extent over the cell size overflow
@@ -143,14 +109,10 @@ impl QueryGrid {
         (self.cols, self.rows) = (cols as usize, rows as usize);
     }
 
-    /// Sorts the small boxes into their cells (counting sort, slots ascending within a cell)
-    /// and lists the large ones.
+    /// Sorts the small boxes into their cells (slots ascending within a cell) and lists the
+    /// large ones.
     fn fill(&mut self, live: &[u32]) {
         self.large.clear();
-        self.items.clear();
-        self.starts.clear();
-        let cells = self.cols * self.rows;
-        self.starts.resize(cells + 1, 0);
         let mut small = Vec::with_capacity(live.len());
         for &s in live {
             let aabb = self.aabbs[s as usize];
@@ -159,25 +121,19 @@ impl QueryGrid {
                 _ => self.large.push(s),
             }
         }
-        for (_, r) in &small {
-            r.for_each(self.cols, |c| self.starts[c + 1] += 1);
-        }
-        for c in 0..cells {
-            self.starts[c + 1] += self.starts[c];
-        }
-        self.items.resize(self.starts[cells] as usize, 0);
-        let mut next = self.starts[..cells].to_vec();
-        for &(s, r) in &small {
-            r.for_each(self.cols, |c| {
-                self.items[next[c] as usize] = s;
-                next[c] += 1;
-            });
-        }
+        let cols = self.cols;
+        self.cells.fill(cols * self.rows, |filler| {
+            // In descending slot order, since the table lists each cell in reverse.
+            for &(s, r) in small.iter().rev() {
+                r.cells()
+                    .for_each(|(x, y)| filler.add(x as usize + y as usize * cols, s));
+            }
+        });
     }
 
     /// The cells a box (grown by the slack) covers, clamped to the grid; `None` for an empty
     /// grid or a box entirely outside it.
-    pub fn grid_range(&self, aabb: &Aabb) -> Option<CellRange> {
+    pub fn grid_range(&self, aabb: &Aabb) -> Option<CellRect> {
         if self.cols == 0 {
             return None;
         }
@@ -196,11 +152,12 @@ impl QueryGrid {
         if x1 < 0 || y1 < 0 || x0 >= cols || y0 >= rows {
             return None;
         }
-        Some(CellRange {
-            x0: x0.clamp(0, cols - 1) as usize,
-            y0: y0.clamp(0, rows - 1) as usize,
-            x1: x1.clamp(0, cols - 1) as usize,
-            y1: y1.clamp(0, rows - 1) as usize,
+        // The grid has at most a few cells per body, so its coordinates fit in `i32`.
+        Some(CellRect {
+            x0: x0.clamp(0, cols - 1) as i32,
+            y0: y0.clamp(0, rows - 1) as i32,
+            x1: x1.clamp(0, cols - 1) as i32,
+            y1: y1.clamp(0, rows - 1) as i32,
         })
     }
 
@@ -214,17 +171,14 @@ impl QueryGrid {
 
     /// The slots listed in cell `(x, y)`.
     pub fn cell_items(&self, x: usize, y: usize) -> &[u32] {
-        let c = y * self.cols + x;
-        &self.items[self.starts[c] as usize..self.starts[c + 1] as usize]
+        self.cells.bucket(x + y * self.cols)
     }
 
     /// Calls `visit(cell items)` for each cell in `range`.
-    pub fn for_each_cell_in(&self, range: CellRange, mut visit: impl FnMut(&[u32])) {
-        for y in range.y0..=range.y1 {
-            for x in range.x0..=range.x1 {
-                visit(self.cell_items(x, y));
-            }
-        }
+    pub fn for_each_cell_in(&self, range: CellRect, mut visit: impl FnMut(&[u32])) {
+        range
+            .cells()
+            .for_each(|(x, y)| visit(self.cell_items(x as usize, y as usize)));
     }
 
     /// Walks the cells the segment `o + t d`, `t` in `0..=t_end`, crosses, in order along it
@@ -281,21 +235,6 @@ impl QueryGrid {
             }
             if x < 0 || y < 0 || x >= self.cols as i64 || y >= self.rows as i64 {
                 return;
-            }
-        }
-    }
-}
-
-impl CellRange {
-    fn is_large(&self) -> bool {
-        (self.x1 - self.x0) as i64 >= MAX_CELLS_PER_AXIS
-            || (self.y1 - self.y0) as i64 >= MAX_CELLS_PER_AXIS
-    }
-
-    fn for_each(&self, cols: usize, mut f: impl FnMut(usize)) {
-        for y in self.y0..=self.y1 {
-            for x in self.x0..=self.x1 {
-                f(y * cols + x);
             }
         }
     }

@@ -7,34 +7,14 @@
 //! it overlaps. At rest no body moves and the step asks nothing at all.
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid_cells::CellRect;
+use crate::broad_phase::grid::{choose_cell_size, HashGrid};
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 
-/// Cells are this many times the median size of a sleeping box: a box then covers one to four
-/// cells, and a cell holds few boxes.
-const CELL_PER_TYPICAL_SIZE: f32 = 2.0;
-/// Bounds on the cell size (m), so that points and huge boxes cannot make a degenerate grid.
-const MIN_CELL_SIZE: f32 = 0.05;
-const MAX_CELL_SIZE: f32 = 1000.0;
-/// A box spanning more cells than this along an axis is kept out of the cells and tested
-/// against every query directly: there are few of them, and they would fill many cells each.
-const MAX_CELLS_PER_AXIS: i32 = 8;
 /// A query box covering more cells than this is tested against every sleeping box instead.
 const MAX_QUERY_CELLS: usize = 256;
 /// Queries per parallel task.
 const QUERIES_PER_TASK: usize = 512;
-
-/// One cell of one sleeping box. The box's first cell is kept so that a pair found in several
-/// shared cells is reported from one of them only.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    cx: i32,
-    cy: i32,
-    x0: i32,
-    y0: i32,
-    slot: u32,
-}
 
 /// What a query reads of the bodies, as columns indexed by slot.
 pub(crate) struct QueryInput<'a> {
@@ -64,22 +44,16 @@ impl QueryInput<'_> {
 pub(crate) struct RestingGrid {
     /// The sleeping set changed since the last build.
     stale: bool,
-    inv_cell: f32,
+    /// The cells of the sleeping boxes that are not large.
+    cells: HashGrid,
     /// Sleeping slots kept out of the cells, ascending.
     large: Vec<u32>,
     /// Every sleeping slot, ascending (for queries too large for the cells).
     all: Vec<u32>,
-    bucket_mask: u32,
-    /// Bucket `h` holds `entries[starts[h]..starts[h + 1]]`.
-    starts: Vec<u32>,
-    entries: Vec<Entry>,
+    /// Scratch for the cell size sample.
+    sizes: Vec<f32>,
     /// One output buffer per parallel task.
     task_pairs: Vec<Vec<(u32, u32)>>,
-}
-
-fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
-    let h = (cx as u32).wrapping_mul(0x8DA6_B343) ^ (cy as u32).wrapping_mul(0xD816_3841);
-    (h.rotate_left(7) & mask) as usize
 }
 
 impl RestingGrid {
@@ -102,84 +76,22 @@ impl RestingGrid {
         self.all.clear();
         self.all
             .extend((0..asleep.len() as u32).filter(|&s| asleep[s as usize]));
-        self.choose_cell_size(aabbs);
+        let sleeping = self.all.iter().map(|&s| &aabbs[s as usize]);
+        let cell_size = choose_cell_size(sleeping, self.all.len(), &mut self.sizes);
+        self.cells.set_cell_size(cell_size);
 
         self.large.clear();
-        let mut cells = Vec::with_capacity(self.all.len());
+        let mut small = Vec::with_capacity(self.all.len());
         for &s in &self.all {
-            let r = CellRect::of(&aabbs[s as usize], self.inv_cell);
-            if r.x1 - r.x0 >= MAX_CELLS_PER_AXIS || r.y1 - r.y0 >= MAX_CELLS_PER_AXIS {
+            let r = self.cells.rect(&aabbs[s as usize]);
+            if r.is_large() {
                 self.large.push(s);
             } else {
-                cells.push((s, r));
+                small.push((s, r));
             }
         }
-        let entry_count: usize = cells.iter().map(|(_, r)| r.cell_count()).sum();
-        let table = (2 * entry_count).max(1).next_power_of_two();
-        self.bucket_mask = (table - 1) as u32;
-        // Counting sort of the entries into their buckets.
-        self.starts.clear();
-        self.starts.resize(table + 1, 0);
-        let each_entry = |f: &mut dyn FnMut(Entry)| {
-            for &(slot, r) in &cells {
-                for cy in r.y0..=r.y1 {
-                    for cx in r.x0..=r.x1 {
-                        let (x0, y0) = (r.x0, r.y0);
-                        f(Entry {
-                            cx,
-                            cy,
-                            x0,
-                            y0,
-                            slot,
-                        });
-                    }
-                }
-            }
-        };
-        let mask = self.bucket_mask;
-        each_entry(&mut |e| self.starts[bucket(e.cx, e.cy, mask) + 1] += 1);
-        for h in 0..table {
-            self.starts[h + 1] += self.starts[h];
-        }
-        let mut fill = self.starts.clone();
-        let placeholder = Entry {
-            cx: 0,
-            cy: 0,
-            x0: 0,
-            y0: 0,
-            slot: 0,
-        };
-        self.entries.clear();
-        self.entries.resize(entry_count, placeholder);
-        let entries = &mut self.entries;
-        each_entry(&mut |e| {
-            let h = bucket(e.cx, e.cy, mask);
-            entries[fill[h] as usize] = e;
-            fill[h] += 1;
-        });
-    }
-
-    /// Twice the median extent of the sleeping boxes, from an evenly strided sample.
-    fn choose_cell_size(&mut self, aabbs: &[Aabb]) {
-        let stride = self.all.len().div_ceil(1024).max(1);
-        let mut sizes: Vec<f32> = self
-            .all
-            .iter()
-            .step_by(stride)
-            .map(|&s| {
-                let e = aabbs[s as usize].extents();
-                e.x.max(e.y)
-            })
-            .filter(|&size| size > 0.0)
-            .collect();
-        let cell = if sizes.is_empty() {
-            1.0
-        } else {
-            let mid = sizes.len() / 2;
-            let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
-            (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
-        };
-        self.inv_cell = 1.0 / cell;
+        let entry_count = small.iter().map(|(_, r)| r.cell_count()).sum();
+        self.cells.fill(entry_count, small.into_iter());
     }
 
     /// Appends to `pairs` every pair `(min, max)` of a moving body of `queries` and a sleeping
@@ -224,20 +136,17 @@ impl RestingGrid {
                 out.push((q.min(s), q.max(s)));
             }
         };
-        let r = CellRect::of(aabb, self.inv_cell);
+        let r = self.cells.rect(aabb);
         if r.cell_count() > MAX_QUERY_CELLS {
             self.all.iter().for_each(|&s| report(s));
             return;
         }
         for cy in r.y0..=r.y1 {
             for cx in r.x0..=r.x1 {
-                let h = bucket(cx, cy, self.bucket_mask);
-                for e in &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize] {
-                    // The pair's first shared cell is the one at the larger of both first
-                    // columns and rows: report it there only.
-                    let here = e.cx == cx && e.cy == cy;
-                    if here && cx == r.x0.max(e.x0) && cy == r.y0.max(e.y0) {
-                        report(e.slot);
+                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
+                for e in self.cells.bucket_of(cx, cy) {
+                    if e.first_shared(cx, cy, first_col, first_row) {
+                        report(e.id);
                     }
                 }
             }

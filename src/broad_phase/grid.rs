@@ -1,0 +1,288 @@
+//! The uniform grid over the plane that the broadphase, the grid of sleeping bodies and the
+//! query index all build on: which cells a box covers, how large a cell is, and the table of
+//! buckets a counting sort fills with the cells of every box.
+
+use crate::geometry::math::Aabb;
+
+/// Cell coordinates are clamped to `[-LIMIT, LIMIT]` so that far-away or huge boxes cannot
+/// overflow `i32`, not even in the difference of two coordinates. Clamping keeps the mapping
+/// monotonic, which is all the pair rules need.
+const CELL_COORD_LIMIT: f32 = (1u32 << 29) as f32;
+
+/// A box covering more than this many cells along x or y is "large": it stays out of the
+/// cells and is tested directly (grounds and walls: few, and they would fill many cells each).
+const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
+
+/// How many boxes are measured to choose the cell size: enough for a robust median, few
+/// enough to cost nothing next to filling the grid.
+const SIZE_SAMPLE: usize = 256;
+
+/// The cell size as a multiple of the median box size: a typical box then touches 1 to 4
+/// cells, and a cell holds only a handful of boxes. 1.5 rather than 2: fewer boxes per cell to
+/// scan, which made the broadphase of a pile rebuilt every step faster at the same memory.
+const CELL_PER_TYPICAL_SIZE: f32 = 1.5;
+
+/// Cell size when no sampled box has a positive size (all points): any value is correct then.
+const FALLBACK_CELL_SIZE: f32 = 1.0;
+
+/// Smallest cell size: keeps `1 / cell_size`, and so the cell coordinates, finite.
+const MIN_CELL_SIZE: f32 = 1e-30;
+/// Largest cell size: keeps a multiple of a (finite) median size from overflowing to infinity.
+const MAX_CELL_SIZE: f32 = 1e30;
+
+/// The cell coordinate of `v` in a grid of cells `1 / inv_cell` wide. Monotonic in `v`, so the
+/// cell of the larger of two values is the larger of their cells.
+#[inline]
+fn cell_coord(v: f32, inv_cell: f32) -> i32 {
+    (v * inv_cell)
+        .floor()
+        .clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32
+}
+
+/// [`CELL_PER_TYPICAL_SIZE`] times the median size (larger side) of an evenly strided sample
+/// of `boxes`, of which there are `count`, clamped to a cell size that keeps the cell math
+/// finite. A median ignores the few huge boxes (a ground) and the few tiny ones; the stride
+/// keeps the sample deterministic and spread over all of them. `sizes` is scratch.
+pub(crate) fn choose_cell_size<'a>(
+    boxes: impl Iterator<Item = &'a Aabb>,
+    count: usize,
+    sizes: &mut Vec<f32>,
+) -> f32 {
+    let stride = count.div_ceil(SIZE_SAMPLE).max(1);
+    sizes.clear();
+    for aabb in boxes.step_by(stride) {
+        let e = aabb.extents();
+        let size = e.x.max(e.y);
+        // Points say nothing about scale; sizing cells from them would make every other box
+        // large.
+        if size > 0.0 {
+            sizes.push(size);
+        }
+    }
+    if sizes.is_empty() {
+        return FALLBACK_CELL_SIZE;
+    }
+    let mid = sizes.len() / 2;
+    let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
+    (*median * CELL_PER_TYPICAL_SIZE).clamp(MIN_CELL_SIZE, MAX_CELL_SIZE)
+}
+
+/// The inclusive range of cells a box covers.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CellRect {
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+}
+
+impl CellRect {
+    /// The cells `aabb` covers in a grid of cells `1 / inv_cell` wide.
+    #[inline]
+    pub fn of(aabb: &Aabb, inv_cell: f32) -> CellRect {
+        CellRect {
+            x0: cell_coord(aabb.min.x, inv_cell),
+            y0: cell_coord(aabb.min.y, inv_cell),
+            x1: cell_coord(aabb.max.x, inv_cell),
+            y1: cell_coord(aabb.max.y, inv_cell),
+        }
+    }
+
+    /// How many cells the rectangle covers. An inverted box (min > max) covers none; clamping
+    /// each side at zero keeps such invalid input from producing a negative, then huge, count.
+    pub fn cell_count(&self) -> usize {
+        let width = (self.x1 - self.x0 + 1).max(0) as usize;
+        let height = (self.y1 - self.y0 + 1).max(0) as usize;
+        width * height
+    }
+
+    /// Whether the rectangle covers more than [`MAX_SMALL_CELLS_PER_AXIS`] cells along x or y.
+    #[inline]
+    pub fn is_large(&self) -> bool {
+        self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
+            || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
+    }
+
+    /// Every cell of the rectangle, row by row.
+    #[inline]
+    pub fn cells(self) -> impl Iterator<Item = (i32, i32)> + Clone {
+        (self.y0..=self.y1).flat_map(move |cy| (self.x0..=self.x1).map(move |cx| (cx, cy)))
+    }
+}
+
+/// Buckets of entries in one array (compressed rows): bucket `h` holds
+/// `entries[starts[h]..starts[h + 1]]`.
+#[derive(Debug, Default)]
+pub(crate) struct BucketTable<E> {
+    starts: Vec<u32>,
+    entries: Vec<E>,
+}
+
+impl<E: Copy + Default> BucketTable<E> {
+    /// Counting sort into `buckets` buckets of the `(bucket, entry)` pairs `feed` hands to
+    /// [`Filler::add`]: count per bucket, turn counts into bucket ends, then scatter while
+    /// stepping each end back to its start. `feed` runs once for each pass and must add the
+    /// same pairs in the same order both times; each bucket lists its entries in the reverse
+    /// of that order.
+    pub fn fill(&mut self, buckets: usize, feed: impl Fn(&mut Filler<E>)) {
+        self.starts.clear();
+        self.starts.resize(buckets + 1, 0);
+        feed(&mut Filler::Count(&mut self.starts));
+        let mut end = 0;
+        for s in &mut self.starts[..buckets] {
+            end += *s;
+            *s = end;
+        }
+        self.starts[buckets] = end;
+
+        self.entries.clear();
+        self.entries.resize(end as usize, E::default());
+        feed(&mut Filler::Place(&mut self.starts, &mut self.entries));
+    }
+
+    /// The entries of bucket `h`.
+    #[inline]
+    pub fn bucket(&self, h: usize) -> &[E] {
+        &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize]
+    }
+
+    /// How many entries the buckets hold in all.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// What [`BucketTable::fill`] hands its feed: it takes every `(bucket, entry)` pair, first
+/// to count them, then to place them. A plain loop that calls `add` keeps both passes as fast
+/// as hand-written ones, which an iterator over the cells of many boxes is not.
+pub(crate) enum Filler<'a, E> {
+    /// Counts per bucket.
+    Count(&'a mut [u32]),
+    /// Bucket ends, each stepped back as an entry is placed before it; the entries.
+    Place(&'a mut [u32], &'a mut [E]),
+}
+
+impl<E> Filler<'_, E> {
+    /// Takes `entry` for bucket `h`.
+    #[inline(always)]
+    pub fn add(&mut self, h: usize, entry: E) {
+        match self {
+            Filler::Count(counts) => counts[h] += 1,
+            Filler::Place(ends, entries) => {
+                ends[h] -= 1;
+                entries[ends[h] as usize] = entry;
+            }
+        }
+    }
+}
+
+/// One cell of one box in a [`HashGrid`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CellEntry {
+    /// The cell, kept so that cells sharing a hash bucket are told apart.
+    pub cx: i32,
+    pub cy: i32,
+    /// The box (a body slot).
+    pub id: u32,
+    /// Whether this cell is in the box's first column / first row of cells; see
+    /// [`CellEntry::first_shared`] for why that is all the pair rule needs.
+    pub first_col: bool,
+    pub first_row: bool,
+}
+
+impl CellEntry {
+    /// Whether cell `(cx, cy)` is this entry's cell and the first cell it shares with a box
+    /// for which `(cx, cy)` is in its first column / first row as `first_col` / `first_row`
+    /// say.
+    ///
+    /// Two overlapping boxes share every cell of the intersection of their cell rectangles;
+    /// a pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
+    /// by monotonicity of the cell coordinates is the cell of the min corner of the boxes'
+    /// intersection. Within shared cells, `cx == max(x0a, x0b)` holds exactly when `cx` is the
+    /// first column of `a` or of `b`; likewise for rows. So each pair comes out once, with no
+    /// dedup set. Evaluated without short-circuits: in hot loops these tests pass or fail
+    /// unpredictably.
+    #[inline]
+    pub fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool {
+        (self.cx == cx)
+            & (self.cy == cy)
+            & (self.first_col | first_col)
+            & (self.first_row | first_row)
+    }
+}
+
+/// A uniform grid hashed into a power-of-two table of buckets: memory in proportion to the
+/// boxes, wherever they are.
+#[derive(Debug, Default)]
+pub(crate) struct HashGrid {
+    /// `1 / cell_size`: one multiply per coordinate instead of a divide.
+    inv_cell: f32,
+    /// `bucket_mask + 1` is the table size, a power of two.
+    bucket_mask: u32,
+    table: BucketTable<CellEntry>,
+}
+
+impl HashGrid {
+    /// Sets the cell size for the boxes of the next [`HashGrid::fill`].
+    pub fn set_cell_size(&mut self, cell_size: f32) {
+        self.inv_cell = 1.0 / cell_size;
+    }
+
+    /// The cells `aabb` covers.
+    #[inline]
+    pub fn rect(&self, aabb: &Aabb) -> CellRect {
+        CellRect::of(aabb, self.inv_cell)
+    }
+
+    /// Enters every cell of every box `(id, rect)`, `entry_count` cells in all. Boxes given in
+    /// ascending id order leave every bucket in descending id order, which lets a query stop
+    /// at the first id at or below its own.
+    pub fn fill(
+        &mut self,
+        entry_count: usize,
+        boxes: impl Iterator<Item = (u32, CellRect)> + Clone,
+    ) {
+        // Twice as many buckets as entries keeps collisions between cells rare.
+        let table_size = (2 * entry_count).max(1).next_power_of_two();
+        self.bucket_mask = (table_size - 1) as u32;
+        let mask = self.bucket_mask;
+        self.table.fill(table_size, |filler| {
+            for (id, r) in boxes.clone() {
+                for cy in r.y0..=r.y1 {
+                    for cx in r.x0..=r.x1 {
+                        let entry = CellEntry {
+                            cx,
+                            cy,
+                            id,
+                            first_col: cx == r.x0,
+                            first_row: cy == r.y0,
+                        };
+                        filler.add(bucket(cx, cy, mask), entry);
+                    }
+                }
+            }
+        });
+    }
+
+    /// The entries of the bucket of cell `(cx, cy)`: that cell's, and those of any other cell
+    /// hashed alike.
+    #[inline]
+    pub fn bucket_of(&self, cx: i32, cy: i32) -> &[CellEntry] {
+        self.table.bucket(bucket(cx, cy, self.bucket_mask))
+    }
+
+    /// How many (cell, box) entries the grid holds.
+    pub fn entry_count(&self) -> usize {
+        self.table.len()
+    }
+}
+
+/// The hash bucket of cell `(cx, cy)`.
+#[inline]
+fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
+    // Linear in `cx`, so cells next to each other along x share cache lines and neighbouring
+    // queries reuse them. Rows are offset by a golden-ratio multiple, which spreads the rows of
+    // a compact scene evenly over the table and keeps collisions between nearby cells rare.
+    let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
+    (h & mask) as usize
+}
