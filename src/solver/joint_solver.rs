@@ -29,6 +29,7 @@
 //! impulses go back to the joints when the step ends.
 
 use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
 use crate::settings::WorldSettings;
@@ -38,7 +39,6 @@ use crate::solver::Softness;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;
-use std::marker::PhantomData;
 use std::ops::Range;
 
 /// What a joint stage does.
@@ -839,16 +839,15 @@ impl JointStore {
         } = self;
         Passes {
             slots,
-            prepared: batches.prepared.as_mut_ptr(),
+            prepared: DisjointMut::new(&mut batches.prepared),
             extra: &batches.extra,
-            pins: batches.pins.as_mut_ptr(),
+            pins: DisjointMut::new(&mut batches.pins),
             colors: &batches.colors,
             overflow: &batches.overflow,
             kernels: batches.kernels.expect("the joints are prepared"),
             rigid: (*rigid).into(),
             h: *h,
             inv_h: *inv_h,
-            _batches: PhantomData,
         }
     }
 }
@@ -900,9 +899,9 @@ impl JointBatches {
 #[derive(Clone, Copy)]
 pub(crate) struct Passes<'a> {
     slots: &'a [Slot],
-    prepared: *mut Prepared,
+    prepared: DisjointMut<'a, Prepared>,
     extra: &'a [Extra],
-    pins: *mut PinBatch,
+    pins: DisjointMut<'a, PinBatch>,
     colors: &'a [JointColor],
     overflow: &'a Range<usize>,
     kernels: &'static dyn Kernels,
@@ -910,13 +909,7 @@ pub(crate) struct Passes<'a> {
     rigid: Coeffs,
     h: f32,
     inv_h: f32,
-    _batches: PhantomData<&'a mut JointBatches>,
 }
-
-// SAFETY: workers reach the prepared joints and pins only through `Passes::run`, whose callers
-// give concurrent runs blocks of one color, which are disjoint.
-unsafe impl Send for Passes<'_> {}
-unsafe impl Sync for Passes<'_> {}
 
 impl Passes<'_> {
     /// Runs one joint pass over block `block` of `set` (see [`JointBatches::blocks`]): a run
@@ -961,7 +954,7 @@ impl Passes<'_> {
             impulse_scale: pass.rigid.impulse_scale,
         };
         for i in range {
-            let batch = &mut *self.pins.add(i);
+            let batch = self.pins.get(i);
             match op {
                 JointOp::WarmStart => self.kernels.pin_warm_start(batch, states),
                 _ => self.kernels.pin_solve(batch, states, &params),
@@ -975,7 +968,7 @@ impl Passes<'_> {
     /// As for [`Passes::run`].
     unsafe fn run_joints(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         for k in range {
-            let Prepared { c, impulses } = &mut *self.prepared.add(k);
+            let Prepared { c, impulses } = self.prepared.get(k);
             let mut pair = Pair {
                 a: Side::load(states, c.state[0]),
                 b: Side::load(states, c.state[1]),
