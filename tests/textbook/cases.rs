@@ -380,6 +380,15 @@ pub fn rolling(theta: f32) -> (f32, f32) {
     ((v1 - v0) / (60.0 * DT), slip)
 }
 
+/// The centres of a pyramid of `rows` rows of 1 m boxes standing on `y = 0`, each row centred
+/// on `x = 0`: bottom row first, the top box last. Every engine's pyramid is built from these.
+pub fn pyramid_centres(rows: usize) -> impl Iterator<Item = (f32, f32)> {
+    (0..rows).flat_map(move |row| {
+        let count = rows - row;
+        (0..count).map(move |i| (i as f32 - (count as f32 - 1.0) * 0.5, 0.5 + row as f32))
+    })
+}
+
 /// A pyramid of `rows` rows of 1 m boxes (friction 0.6) on a fixed floor, rows centred: how
 /// far the top box has moved sideways after `steps` steps.
 pub fn pyramid_drift(rows: usize, steps: usize, backend: Backend, threads: usize) -> f32 {
@@ -390,20 +399,10 @@ pub fn pyramid_drift(rows: usize, steps: usize, backend: Backend, threads: usize
     });
     floor(&mut world, 0.6, 0.0);
     let mut top = None;
-    for row in 0..rows {
-        let count = rows - row;
-        for i in 0..count {
-            let x = i as f32 - (count as f32 - 1.0) * 0.5;
-            let def = BodyDef::dynamic().position(Vec2::new(x, 0.5 + row as f32));
-            top = Some(
-                world
-                    .add_body(
-                        def,
-                        ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(0.6),
-                    )
-                    .unwrap(),
-            );
-        }
+    for (x, y) in pyramid_centres(rows) {
+        let def = BodyDef::dynamic().position(Vec2::new(x, y));
+        let shape = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(0.6);
+        top = Some(world.add_body(def, shape).unwrap());
     }
     let top = top.expect("at least one row");
     run(&mut world, steps);

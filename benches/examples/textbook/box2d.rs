@@ -398,17 +398,8 @@ pub fn pyramid_drift(rows: usize, steps: usize) -> f32 {
     let mut world = World::new(G, DEFAULT_THRESHOLD);
     world.floor(0.6, 0.0);
     let mut top = None;
-    for row in 0..rows {
-        let count = rows - row;
-        for i in 0..count {
-            let x = i as f32 - (count as f32 - 1.0) * 0.5;
-            top = Some(world.dynamic(
-                [x, 0.5 + row as f32],
-                [0.0; 2],
-                Shape::Box(0.5, 0.5),
-                (1.0, 0.6, 0.0),
-            ));
-        }
+    for (x, y) in crate::cases::pyramid_centres(rows) {
+        top = Some(world.dynamic([x, y], [0.0; 2], Shape::Box(0.5, 0.5), (1.0, 0.6, 0.0)));
     }
     let top = top.expect("at least one row");
     world.run(steps);

@@ -312,14 +312,10 @@ pub fn pyramid_drift(rows: usize, steps: usize) -> f32 {
     let mut world = world(G);
     floor(&mut world, 0.6, 0.0);
     let mut top = None;
-    for row in 0..rows {
-        let count = rows - row;
-        for i in 0..count {
-            let x = i as f32 - (count as f32 - 1.0) * 0.5;
-            let body = RigidBodyBuilder::dynamic().translation(Vector::new(x, 0.5 + row as f32));
-            let collider = material(ColliderBuilder::cuboid(0.5, 0.5), 1.0, 0.6, 0.0);
-            top = Some(dynamic(&mut world, body, collider));
-        }
+    for (x, y) in crate::cases::pyramid_centres(rows) {
+        let body = RigidBodyBuilder::dynamic().translation(Vector::new(x, y));
+        let collider = material(ColliderBuilder::cuboid(0.5, 0.5), 1.0, 0.6, 0.0);
+        top = Some(dynamic(&mut world, body, collider));
     }
     let top = top.expect("at least one row");
     run(&mut world, steps);
