@@ -452,6 +452,11 @@ impl BroadPhase {
     }
 }
 
+/// Pairs a task finds before it adds them to the shared [`PairLimit`] count: an atomic add
+/// per proxy kept the count's cache line moving between the cores. A task so runs at most this
+/// many pairs past the limit.
+const LIMIT_BATCH: usize = 256;
+
 /// How many pairs the tasks of one search found together, and how many they may.
 struct PairLimit {
     max: usize,
@@ -540,6 +545,7 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
         limit: &PairLimit,
     ) {
+        let mut unsent = 0;
         for a in range {
             let before = out.len();
             match self.class[a] {
@@ -554,10 +560,12 @@ impl Grid {
                 }
                 Class::Large => self.partners_of_large(proxies, a, out),
             }
-            if out.len() > before && limit.add(out.len() - before) {
+            unsent += out.len() - before;
+            if unsent >= LIMIT_BATCH && limit.add(std::mem::take(&mut unsent)) {
                 return;
             }
         }
+        limit.add(unsent);
     }
 
     /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps, each
