@@ -12,6 +12,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
+use crate::narrow_phase::contact_events::touches;
 use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -136,6 +137,9 @@ pub(crate) struct NarrowPhaseParams {
     pub dt: f32,
     pub friction_mixing: MixRule,
     pub restitution_mixing: MixRule,
+    /// Separation below which a point touches (`WorldSettings::linear_slop`; see
+    /// `contact_events`).
+    pub linear_slop: f32,
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
@@ -150,6 +154,12 @@ pub(crate) struct ContactSet {
     /// `base_of[i]`: where the base of `contacts[i]` is in `bases`, or `NONE` for a contact
     /// with nothing to recycle (two circles).
     base_of: Vec<u32>,
+    /// `touching[i]`: whether `contacts[i]` touches (see `contact_events`), found while the
+    /// narrowphase has the contact in cache, so that the step's events read a byte per
+    /// contact where they would read the contact.
+    touching: Vec<bool>,
+    /// The threshold `touching` was found with: the last update's linear slop.
+    touch_threshold: f32,
     /// The last full collides of the contacts that recycle. Only pairs with a polygon have
     /// one, so a pile of circles keeps none.
     bases: Bases,
@@ -160,6 +170,8 @@ pub(crate) struct ContactSet {
     /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
     /// slots (`NONE` for none).
     found: Vec<u32>,
+    /// Scratch: per pair, whether its contact touches.
+    touch: Vec<bool>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
 }
@@ -277,6 +289,9 @@ impl ContactSet {
         // beyond last step's count.
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
+        self.touch.resize(n, false);
+        self.touch_threshold = params.linear_slop;
+        let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
         let old = |prev: ContactIndex| {
             (prev != ContactIndex::NONE).then(|| {
@@ -289,14 +304,16 @@ impl ContactSet {
             .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
+            .zip(self.touch.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(|((((slots, found), bases), pairs), previous)| {
+            chunks.for_each(|(((((slots, found), touch), bases), pairs), previous)| {
                 bases.clear();
-                for (i, (slot, found)) in slots.iter_mut().zip(found).enumerate() {
+                let slots = slots.iter_mut().zip(found).zip(touch);
+                for (i, ((slot, found), touch)) in slots.enumerate() {
                     if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
                         prefetch(&bodies.shape[a as usize]);
                         prefetch(&bodies.shape[b as usize]);
@@ -304,17 +321,20 @@ impl ContactSet {
                     let (a, b) = body_slots(pairs[i]);
                     let old = old(previous[i]);
                     *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
+                    *touch = *found != FAR && touches(slot, threshold);
                 }
             });
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(((((slots, found), bases), pairs), previous), children)| {
+                |((((((slots, found), touch), bases), pairs), previous), children)| {
                     bases.clear();
-                    for (i, (slot, found)) in slots.iter_mut().zip(found).enumerate() {
+                    let slots = slots.iter_mut().zip(found).zip(touch);
+                    for (i, ((slot, found), touch)) in slots.enumerate() {
                         let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
+                        *touch = *found != FAR && touches(slot, threshold);
                     }
                 },
             );
@@ -350,10 +370,12 @@ impl ContactSet {
         }
         self.keys.resize(total, (BodySlot::NONE, BodySlot::NONE, 0));
         self.base_of.resize(total, NONE);
+        self.touching.resize(total, false);
         let contacts = DisjointMut::new(&mut self.list);
         let keys = DisjointMut::new(&mut self.keys);
         let base_of = DisjointMut::new(&mut self.base_of);
-        let candidates = &self.candidates;
+        let touching = DisjointMut::new(&mut self.touching);
+        let (candidates, touch) = (&self.candidates, &self.touch);
         self.found
             .par_chunks(CHUNK)
             .zip(pairs.par_chunks(CHUNK))
@@ -370,7 +392,7 @@ impl ContactSet {
                     let (a, b) = body_slots(pairs[i]);
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all three vectors (of `contacts` only when it is
+                    // `total`, the length of all four vectors (of `contacts` only when it is
                     // written to).
                     unsafe {
                         if !all_touch {
@@ -378,6 +400,7 @@ impl ContactSet {
                         }
                         *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
                         *base_of.get(at) = base;
+                        *touching.get(at) = touch[k * CHUNK + i];
                     }
                 }
             });
@@ -386,12 +409,12 @@ impl ContactSet {
         }
     }
 
-    /// Keeps, in order, the contacts (with their keys and base indices) for which
+    /// Keeps, in order, the contacts (with their keys, base indices and touch flags) for which
     /// `keep(index, key)` holds. The bases of dropped contacts stay, unreferenced, in their
     /// slots until the next update overwrites them.
     fn retain(&mut self, keep: impl Fn(usize, ContactKey) -> bool) {
         let n = self.keys.len();
-        debug_assert!(self.list.len() == n && self.base_of.len() == n);
+        debug_assert!(self.in_sync());
         let mut kept = 0;
         for i in 0..n {
             let key = self.keys[i];
@@ -400,6 +423,7 @@ impl ContactSet {
                     self.keys[kept] = key;
                     self.list[kept] = self.list[i];
                     self.base_of[kept] = self.base_of[i];
+                    self.touching[kept] = self.touching[i];
                 }
                 kept += 1;
             }
@@ -407,6 +431,7 @@ impl ContactSet {
         self.keys.truncate(kept);
         self.list.truncate(kept);
         self.base_of.truncate(kept);
+        self.touching.truncate(kept);
     }
 
     /// The base of contact `i`, or an empty one (nothing to recycle).
@@ -449,9 +474,16 @@ impl ContactSet {
             });
     }
 
-    /// Rebuilds `keys` and `base_of` if the contacts were changed behind their back.
+    /// Whether `keys`, `base_of` and `touching` have one entry per contact.
+    fn in_sync(&self) -> bool {
+        let n = self.list.len();
+        self.keys.len() == n && self.base_of.len() == n && self.touching.len() == n
+    }
+
+    /// Rebuilds `keys`, `base_of` and `touching` if the contacts were changed behind their
+    /// back.
     fn ensure_keys(&mut self) {
-        if self.keys.len() != self.list.len() || self.base_of.len() != self.list.len() {
+        if !self.in_sync() {
             // Only the methods of this set change the contacts; should anything else, start
             // over from them, with nothing to recycle (and the shape pairs of compound bodies
             // forgotten: their next contacts start cold).
@@ -459,6 +491,9 @@ impl ContactSet {
             self.keys.extend(self.list.iter().map(|c| (c.a, c.b, 0)));
             self.base_of.clear();
             self.base_of.resize(self.list.len(), NONE);
+            let threshold = self.touch_threshold;
+            self.touching.clear();
+            (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
         }
     }
 
@@ -525,15 +560,33 @@ impl ContactSet {
             base_of.push(base);
         }
         (self.keys, self.list, self.base_of) = (keys, contacts, base_of);
+        // Thawing is rare (an island wakes), and it has just copied every contact anyway.
+        let threshold = self.touch_threshold;
+        self.touching.clear();
+        (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
     }
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
     pub fn remove_bodies(&mut self, gone: impl Fn(BodySlot, BodySlot) -> bool) {
-        if self.keys.len() != self.list.len() || self.base_of.len() != self.list.len() {
+        if !self.in_sync() {
             self.list.retain(|c| !gone(c.a, c.b));
             return;
         }
         self.retain(|_, (a, b, _)| !gone(a, b));
+    }
+
+    /// Each contact's bodies and shape pair, in contact order. In step with `list` after every
+    /// change this set makes (`update`, `thaw`, ...).
+    pub fn keys(&self) -> &[ContactKey] {
+        debug_assert_eq!(self.keys.len(), self.list.len());
+        &self.keys
+    }
+
+    /// Whether each contact touches (see `contact_events`), in contact order; in step with
+    /// `list` like [`ContactSet::keys`].
+    pub fn touching(&self) -> &[bool] {
+        debug_assert_eq!(self.touching.len(), self.list.len());
+        &self.touching
     }
 
     /// The shape pair of contact `i` (0 if its key was lost, see `ensure_keys`).
@@ -1058,6 +1111,7 @@ mod tests {
         dt: 1.0 / 60.0,
         friction_mixing: MixRule::GeometricMean,
         restitution_mixing: MixRule::Min,
+        linear_slop: LINEAR_SLOP,
     };
 
     #[test]

@@ -171,7 +171,7 @@ pub(crate) struct ContactLog {
 
 /// Whether a contact touches: a manifold point within `threshold` of touching, or one that
 /// bounced in the last step.
-fn touches(contact: &Contact, threshold: f32) -> bool {
+pub(crate) fn touches(contact: &Contact, threshold: f32) -> bool {
     let m = &contact.manifold;
     m.points[..m.point_count]
         .iter()
@@ -278,17 +278,21 @@ impl ContactLog {
             .copied()
             .filter(|&(a, b)| sleeps(a) || sleeps(b))
             .peekable();
-        for c in contacts {
-            if touches(c, linear_slop) {
-                let pair = (c.a, c.b);
+        // The narrowphase found which contacts touch (with this step's linear slop): the pairs
+        // come from the compact keys, and only contacts that do not touch are read.
+        let touching = set.keys().iter().zip(set.touching());
+        for (i, (&(a, b, _), &touches)) in touching.enumerate() {
+            if touches {
+                let pair = (a, b);
                 while let Some(earlier) = sleeping.next_if(|&p| p < pair) {
                     self.touching.push(earlier);
                 }
                 self.touching.push(pair);
             } else {
+                let c = &contacts[i];
                 let speed = closing_speed(c, bodies, centroid(c, |_| true));
                 if speed > 0.0 {
-                    self.approaching.push((c.a, c.b, speed));
+                    self.approaching.push((a, b, speed));
                 }
             }
         }

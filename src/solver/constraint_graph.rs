@@ -20,7 +20,7 @@
 use crate::body::BodyStore;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
-use crate::narrow_phase::contact::Contact;
+use crate::narrow_phase::contact::{Contact, ContactKey};
 use batch2d_kernels::LANES;
 use std::ops::Range;
 
@@ -123,31 +123,35 @@ struct ColoredPair {
 }
 
 impl ConstraintGraph {
-    /// Colors `contacts` and packs the colors into batches, unless they pair the same bodies
-    /// as last time. Contacts marked in `direct` (empty: none) take no color: the direct
-    /// solver has them. Bodies marked in `jointed` (per slot; empty: none) are in no tile.
+    /// Colors `contacts`, whose keys (bodies first) are `keys`, and packs the colors into
+    /// batches, unless they pair the same bodies as last time. Contacts marked in `direct`
+    /// (empty: none) take no color: the direct solver has them. Bodies marked in `jointed`
+    /// (per slot; empty: none) are in no tile.
     pub fn build(
         &mut self,
         contacts: &[Contact],
+        keys: &[ContactKey],
         bodies: &BodyStore,
         direct: &[bool],
         jointed: &[bool],
     ) {
-        let pair = |i: usize, c: &Contact| ColoredPair {
-            a: c.a,
-            b: c.b,
-            a_dynamic: bodies.is_dynamic(c.a.index()),
-            b_dynamic: bodies.is_dynamic(c.b.index()),
+        let pair = |i: usize, &(a, b, _): &ContactKey| ColoredPair {
+            a,
+            b,
+            a_dynamic: bodies.is_dynamic(a.index()),
+            b_dynamic: bodies.is_dynamic(b.index()),
             direct: direct.get(i).copied().unwrap_or(false),
-            kinematic: bodies.is_kinematic(c.a.index()) || bodies.is_kinematic(c.b.index()),
+            kinematic: bodies.is_kinematic(a.index()) || bodies.is_kinematic(b.index()),
         };
-        let unchanged = self.colored.len() == contacts.len()
+        // The compact keys, not the contacts: a steady scene is decided here, by one
+        // sequential read of a few bytes per contact.
+        let unchanged = self.colored.len() == keys.len()
             && self.jointed == jointed
-            && contacts
+            && keys
                 .iter()
                 .zip(&self.colored)
                 .enumerate()
-                .all(|(i, (c, &p))| pair(i, c) == p);
+                .all(|(i, (key, &p))| pair(i, key) == p);
         if unchanged {
             return;
         }
@@ -164,8 +168,9 @@ impl ConstraintGraph {
         self.one_point.resize(contacts.len(), false);
 
         let body_colors = &mut self.body_colors;
-        for (i, (c, one_point)) in contacts.iter().zip(&mut self.one_point).enumerate() {
-            let p = pair(i, c);
+        let contacts = keys.iter().zip(contacts).zip(&mut self.one_point);
+        for (i, ((key, c), one_point)) in contacts.enumerate() {
+            let p = pair(i, key);
             self.colored.push(p);
             *one_point = c.manifold.point_count <= 1;
             if p.direct {
@@ -478,6 +483,11 @@ mod tests {
     use crate::narrow_phase::manifold::Manifold;
 
     /// Random bodies of every kind and random pairs between them, many sharing bodies.
+    /// The keys of `contacts`, as the contact set keeps them.
+    fn keys_of(contacts: &[Contact]) -> Vec<ContactKey> {
+        contacts.iter().map(|c| (c.a, c.b, 0)).collect()
+    }
+
     fn random_graph(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
         let mut state = seed;
         let mut next = move || {
@@ -534,7 +544,7 @@ mod tests {
             };
             let (store, contacts) = random_graph(seed, bodies, pairs);
             let mut graph = ConstraintGraph::default();
-            graph.build(&contacts, &store, &[], &[]);
+            graph.build(&contacts, &keys_of(&contacts), &store, &[], &[]);
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
@@ -645,7 +655,7 @@ mod tests {
         let result = |g: &ConstraintGraph| g.contact_colors(g.colored.len());
         let fresh = |store: &BodyStore, contacts: &[Contact]| {
             let mut g = ConstraintGraph::default();
-            g.build(contacts, store, &[], &[]);
+            g.build(contacts, &keys_of(contacts), store, &[], &[]);
             result(&g)
         };
         let mut graph = ConstraintGraph::default();
@@ -657,7 +667,7 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
-            graph.build(contacts, store, &[], &[]);
+            graph.build(contacts, &keys_of(contacts), store, &[], &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
         }
     }

@@ -12,7 +12,7 @@
 use crate::body::BodyStore;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
-use crate::narrow_phase::contact::Contact;
+use crate::narrow_phase::contact::{Contact, ContactKey};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -26,9 +26,10 @@ pub const MAX_BODIES: usize = 24;
 /// dense solve grows with the cube of the rows, so this bounds what one such island costs.
 pub const MAX_POINTS: usize = 64;
 
-/// True if `c` joins two dynamic bodies whose masses differ more than [`MASS_RATIO`] times.
-fn mass_ratio_exceeded(c: &Contact, bodies: &BodyStore) -> bool {
-    let (ia, ib) = (bodies.inv_mass[c.a.index()], bodies.inv_mass[c.b.index()]);
+/// True if bodies `a` and `b` are both dynamic and their masses differ more than
+/// [`MASS_RATIO`] times.
+fn mass_ratio_exceeded(a: BodySlot, b: BodySlot, bodies: &BodyStore) -> bool {
+    let (ia, ib) = (bodies.inv_mass[a.index()], bodies.inv_mass[b.index()]);
     ia > 0.0 && ib > 0.0 && ia.max(ib) > MASS_RATIO * ia.min(ib)
 }
 
@@ -56,16 +57,17 @@ pub(crate) struct DirectIslands {
 }
 
 impl DirectIslands {
-    /// Finds the islands of `contacts` to solve directly. Costs one parallel scan when no
-    /// contact exceeds the mass ratio, as in every standard scene but smash.
-    pub fn find(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+    /// Finds the islands of `contacts`, whose keys are `keys`, to solve directly. Costs one
+    /// parallel scan of the keys when no contact exceeds the mass ratio, as in every standard
+    /// scene but smash.
+    pub fn find(&mut self, contacts: &[Contact], keys: &[ContactKey], bodies: &BodyStore) {
         self.is_direct.clear();
         self.contacts.clear();
         self.ranges.clear();
-        if !contacts
+        if !keys
             .par_iter()
             .with_min_len(1024)
-            .any(|c| mass_ratio_exceeded(c, bodies))
+            .any(|&(a, b, _)| mass_ratio_exceeded(a, b, bodies))
         {
             return;
         }
@@ -108,7 +110,7 @@ impl DirectIslands {
             let r = self.root_of(c, bodies);
             self.root.push(r);
             self.points[r.index()] += c.manifold.point_count as u32;
-            if !self.uneven[r.index()] && mass_ratio_exceeded(c, bodies) {
+            if !self.uneven[r.index()] && mass_ratio_exceeded(c.a, c.b, bodies) {
                 self.uneven[r.index()] = true;
                 self.uneven_roots.push(r);
             }

@@ -128,7 +128,7 @@ impl World {
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: waking its threads.
-            self.graph.build(&[], &self.bodies, &[], &[]);
+            self.graph.build(&[], &[], &self.bodies, &[], &[]);
             self.profile = Profile::default();
             return Ok(());
         }
@@ -200,6 +200,7 @@ impl World {
             dt,
             friction_mixing: self.settings.friction_mixing,
             restitution_mixing: self.settings.restitution_mixing,
+            linear_slop: self.settings.linear_slop,
         };
         {
             zone!("narrow phase");
@@ -223,7 +224,7 @@ impl World {
             let substep = dt / self.settings.substeps as f32;
             let slop = self.settings.linear_slop;
             let set = &self.contacts;
-            let contacts = &set.list;
+            let (contacts, keys) = (&set.list, set.keys());
             let bodies = &self.bodies;
             let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
             let jointed = &self.joints.jointed[..];
@@ -233,8 +234,8 @@ impl World {
             rayon::join(
                 || events.step_done(set, bodies, asleep, substep, slop),
                 || {
-                    direct.find(contacts, bodies);
-                    graph.build(contacts, bodies, &direct.is_direct, jointed);
+                    direct.find(contacts, keys, bodies);
+                    graph.build(contacts, keys, bodies, &direct.is_direct, jointed);
                 },
             );
         }
