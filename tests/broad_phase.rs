@@ -414,3 +414,53 @@ fn a_few_movers_refit_the_kept_pairs_like_brute_force() {
     }
     assert!(bp.refit_count() >= 30, "{} refits", bp.refit_count());
 }
+
+/// A settling pile: every call a different few dozen proxies (2% of them) leave their fat boxes,
+/// some for a neighbour's place, some by a jump across the scene, while the rest jitter inside
+/// theirs. The movers are refitted through the grid's cells and paired with each other
+/// directly, and the grid is rebuilt only once a sixteenth of the proxies have been refitted
+/// since it was built. Every answer matches brute force.
+#[test]
+fn many_movers_refit_through_the_grid_like_brute_force() {
+    let mut rng = Rng(91);
+    let mut scene = mixed_scene(9, 2000, Vec2::ZERO, 60.0);
+    let mut home = scene.aabbs.clone();
+    let mut bp = BroadPhase::new();
+    let calls = 60;
+    for call in 1..=calls {
+        let got = find(&mut bp, &scene);
+        assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
+        for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
+            if scene.kinds[i] != SlotKind::Fixed {
+                let e = home.extents();
+                let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
+                *aabb = Aabb::new(home.min + d, home.max + d);
+            }
+        }
+        for k in 0..40 {
+            let a = rng.below(scene.aabbs.len());
+            if scene.kinds[a] == SlotKind::Fixed {
+                continue;
+            }
+            let target = if k % 4 == 0 {
+                Vec2::new(rng.range(-30.0, 30.0), rng.range(-30.0, 30.0))
+            } else {
+                home[rng.below(home.len())].min
+            };
+            let shift = target - home[a].min;
+            home[a] = Aabb::new(home[a].min + shift, home[a].max + shift);
+            scene.aabbs[a] = home[a];
+        }
+    }
+    // About 40 movers a call against 125 off-grid proxies allowed: a rebuild every few calls.
+    assert!(
+        bp.refit_count() >= calls as u64 / 2,
+        "{} refits",
+        bp.refit_count()
+    );
+    assert!(
+        bp.rebuild_count() <= calls as u64 / 2,
+        "{} rebuilds",
+        bp.rebuild_count()
+    );
+}

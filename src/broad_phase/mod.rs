@@ -3,9 +3,10 @@
 //! The grid is built from fattened boxes and its pairs are kept: while every proxy's box stays
 //! inside its fat box (and no proxy changes kind, layers or mask), the kept pairs are a
 //! superset of the overlapping ones, and a filter over them gives the answer without touching
-//! the grid. When only a few proxies left their fat boxes (a large body moving through a field
-//! of resting ones), those get new fat boxes and their pairs are found again by testing them
-//! against every proxy. Otherwise the grid is rebuilt from scratch: a few linear passes with no
+//! the grid. When only some proxies left their fat boxes (a large body moving through a field
+//! of resting ones, the last movers of a settling pile), those get new fat boxes and their pairs
+//! are found again: against the proxies still in the grid through its cells, and against each
+//! other directly. Otherwise the grid is rebuilt from scratch: a few linear passes with no
 //! incremental bookkeeping. Either way the result is the same pure function of the inputs.
 //! Proxies much larger than a cell (a ground, a wall) are kept out of the grid and tested
 //! against everything directly: inserting them would cost thousands of cells each, and there
@@ -23,6 +24,7 @@ use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
+use std::mem::take;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -106,9 +108,19 @@ const MIN_FAT_USES: u32 = 2;
 /// See [`MIN_FAT_USES`].
 const PLAIN_RUN: u32 = 15;
 
-/// At most this many proxies may have left their fat boxes for the kept pairs to be refitted
-/// (each one tested against every proxy) rather than the grid rebuilt.
-const MAX_REFITS: usize = 4;
+/// The kept pairs are refitted, rather than the grid rebuilt, while at most one proxy in this
+/// many is off the grid (refitted since the grid was built). The off-grid proxies are paired
+/// with one another by a sweep, which grows with their square, and the pairs of movers are
+/// found again, which costs a pass over the kept pairs: past this share, a rebuild is cheaper.
+const OFF_GRID_SHARE: usize = 16;
+
+/// Off-grid proxies allowed whatever the count, so that small worlds refit too.
+const MIN_OFF_GRID: usize = 4;
+
+/// How many proxies of `n` may be off the grid.
+fn max_off_grid(n: usize) -> usize {
+    (n / OFF_GRID_SHARE).max(MIN_OFF_GRID)
+}
 
 /// New pairs a refit may add without allocating (reserved when the grid is built).
 const REFIT_RESERVE: usize = 256;
@@ -155,6 +167,15 @@ struct FatProxies {
     pairs: Vec<(u32, u32)>,
     /// Scratch of a refit: the new pairs of the refitted proxies.
     fresh: Vec<(u32, u32)>,
+    /// The slots refitted since the grid was built, ascending. The grid still holds their old
+    /// cells, so they are paired with each other directly.
+    off_grid: Vec<u32>,
+    /// Per slot: whether it is in `off_grid`.
+    is_off: Vec<bool>,
+    /// Scratch of a refit: per slot, whether it moves in this refit.
+    moving: Vec<bool>,
+    /// Scratch of a refit: the off-grid slots by the left side of their fat boxes.
+    sweep: Vec<(f32, u32)>,
 }
 
 impl FatProxies {
@@ -184,13 +205,14 @@ impl FatProxies {
             .all(|(aabb, fat)| inside(aabb, fat))
     }
 
-    /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless there
-    /// are more than `MAX_REFITS` of them.
+    /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless
+    /// refitting them would leave more than [`max_off_grid`] proxies off the grid.
     fn escaped(&self, proxies: &Proxies, escaped: &mut Vec<u32>) -> bool {
+        let room = max_off_grid(proxies.len()).saturating_sub(self.off_grid.len());
         escaped.clear();
         for (i, (aabb, fat)) in proxies.aabbs.iter().zip(&self.aabbs).enumerate() {
             if !inside(aabb, fat) {
-                if escaped.len() == MAX_REFITS {
+                if escaped.len() == room {
                     return false;
                 }
                 escaped.push(i as u32);
@@ -199,39 +221,42 @@ impl FatProxies {
         true
     }
 
-    /// New fat boxes for the `moved` slots (ascending), and their pairs found again by testing
-    /// them against every proxy. The other pairs stand: neither of their fat boxes changed.
-    fn refit(&mut self, proxies: &Proxies, moved: &[u32]) {
+    /// New fat boxes for the `moved` slots (ascending), and their pairs found again: through
+    /// the cells of `grid` (built from these fat proxies) with the proxies still in it, and by a
+    /// sweep among the off-grid ones. The other pairs stand: neither of their fat boxes changed.
+    /// Returns false, with the kept pairs unusable, when the movers have more than `max_pairs`
+    /// new pairs.
+    fn refit(&mut self, proxies: &Proxies, moved: &[u32], grid: &Grid, max_pairs: usize) -> bool {
         for &m in moved {
             let m = m as usize;
             self.aabbs[m] = fat_box(&proxies.aabbs[m], proxies.kinds[m]);
-        }
-        let is_moved = |i: u32| moved.contains(&i);
-        self.pairs.retain(|&(a, b)| !is_moved(a) && !is_moved(b));
-        let mut fresh = std::mem::take(&mut self.fresh);
-        fresh.clear();
-        let fat = self.proxies();
-        for &m in moved
-            .iter()
-            .filter(|&&m| fat.kinds[m as usize] != SlotKind::Empty)
-        {
-            let (mu, aabb) = (m as usize, &fat.aabbs[m as usize]);
-            for (j, other) in fat.aabbs.iter().enumerate() {
-                let j32 = j as u32;
-                // A pair of two moved proxies comes from the lower one only.
-                let seen = j32 == m || (j32 < m && is_moved(j32));
-                if !seen
-                    && fat.kinds[j] != SlotKind::Empty
-                    && overlaps(aabb, other)
-                    && fat.may_collide(mu, j)
-                {
-                    fresh.push((m.min(j32), m.max(j32)));
-                }
+            self.moving[m] = true;
+            if !self.is_off[m] {
+                self.is_off[m] = true;
+                self.off_grid.push(m as u32);
             }
         }
-        fresh.sort_unstable();
-        merge_sorted(&mut self.pairs, &fresh);
+        self.off_grid.sort_unstable();
+        let moving = &self.moving;
+        (self.pairs).retain(|&(a, b)| !moving[a as usize] && !moving[b as usize]);
+        let (mut fresh, mut sweep) = (take(&mut self.fresh), take(&mut self.sweep));
+        fresh.clear();
+        let fat = self.proxies();
+        for &m in moved {
+            grid.partners_in_grid(&fat, m as usize, &self.is_off, &mut fresh);
+        }
+        sweep_pairs(&fat, &self.off_grid, &self.moving, &mut sweep, &mut fresh);
+        self.sweep = sweep;
+        for &m in moved {
+            self.moving[m as usize] = false;
+        }
+        let fits = fresh.len() <= max_pairs;
+        if fits {
+            fresh.sort_unstable();
+            merge_sorted(&mut self.pairs, &fresh);
+        }
         self.fresh = fresh;
+        fits
     }
 
     /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
@@ -250,6 +275,7 @@ impl FatProxies {
     fn clear(&mut self) {
         self.aabbs.clear();
         self.pairs.clear();
+        self.off_grid.clear();
     }
 
     /// Copies `proxies`, fattening the boxes of all but static ones (which do not move).
@@ -262,6 +288,11 @@ impl FatProxies {
         self.masks.extend_from_slice(proxies.masks);
         self.aabbs
             .resize(proxies.len(), Aabb::new(Vec2::ZERO, Vec2::ZERO));
+        self.off_grid.clear();
+        for flags in [&mut self.is_off, &mut self.moving] {
+            flags.clear();
+            flags.resize(proxies.len(), false);
+        }
         (
             self.aabbs.par_iter_mut(),
             proxies.aabbs.par_iter(),
@@ -333,13 +364,16 @@ impl BroadPhase {
         if self.fat.same_filters(proxies) {
             let held = self.fat.hold(proxies);
             if held || self.fat.escaped(proxies, &mut self.escaped) {
-                if !held {
+                let answered = held || {
                     self.refits += 1;
-                    self.fat.refit(proxies, &self.escaped);
+                    (self.fat).refit(proxies, &self.escaped, &self.grid, max_pairs)
+                };
+                if answered {
+                    self.fat_uses += 1;
+                    self.fat.overlapping(proxies, pairs);
+                    return pairs.len() <= max_pairs;
                 }
-                self.fat_uses += 1;
-                self.fat.overlapping(proxies, pairs);
-                return pairs.len() <= max_pairs;
+                self.fat.clear();
             }
         }
         self.rebuilds += 1;
@@ -352,8 +386,8 @@ impl BroadPhase {
             self.fat.clear();
             return self.grid_pairs(proxies, pairs, max_pairs);
         }
-        let mut fat = std::mem::take(&mut self.fat);
-        let mut fat_pairs = std::mem::take(&mut fat.pairs);
+        let mut fat = take(&mut self.fat);
+        let mut fat_pairs = take(&mut fat.pairs);
         fat.fatten(proxies);
         if !self.grid_pairs(&fat.proxies(), &mut fat_pairs, max_pairs) {
             // The fattened boxes overlap in too many pairs; the boxes themselves may not.
@@ -366,7 +400,7 @@ impl BroadPhase {
         // Room for what refits add, so that steady steps allocate nothing.
         fat.pairs.reserve(REFIT_RESERVE);
         fat.fresh.reserve(REFIT_RESERVE);
-        self.escaped.reserve(MAX_REFITS);
+        self.escaped.reserve(max_off_grid(proxies.len()));
         self.fat = fat;
         self.fat_uses = 0;
         self.fat.overlapping(proxies, pairs);
@@ -474,6 +508,40 @@ impl PairLimit {
 
     fn exceeded(&self) -> bool {
         self.found.load(Ordering::Relaxed) > self.max
+    }
+}
+
+/// The overlapping pairs among the `off_grid` proxies (slots, ascending) of which at least one
+/// is `moving`, each once and ordered within itself: a sweep along x over their boxes. `sweep`
+/// is scratch.
+fn sweep_pairs(
+    proxies: &Proxies,
+    off_grid: &[u32],
+    moving: &[bool],
+    sweep: &mut Vec<(f32, u32)>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    sweep.clear();
+    let live = off_grid
+        .iter()
+        .filter(|&&i| proxies.kinds[i as usize] != SlotKind::Empty);
+    sweep.extend(live.map(|&i| (proxies.aabbs[i as usize].min.x, i)));
+    sweep.sort_unstable_by(|p, q| p.0.total_cmp(&q.0).then(p.1.cmp(&q.1)));
+    for (k, &(_, i)) in sweep.iter().enumerate() {
+        let a = &proxies.aabbs[i as usize];
+        for &(left, j) in &sweep[k + 1..] {
+            // Sorted by left side: no later box starts before this one ends.
+            if left > a.max.x {
+                break;
+            }
+            let (iu, ju) = (i as usize, j as usize);
+            if (moving[iu] || moving[ju])
+                && overlaps(a, &proxies.aabbs[ju])
+                && proxies.may_collide(iu, ju)
+            {
+                out.push((i.min(j), i.max(j)));
+            }
+        }
     }
 }
 
@@ -612,6 +680,42 @@ impl Grid {
                 out.push((a as u32, b));
             }
         }
+    }
+
+    /// The partners of proxy `m` of `fat` (the proxies this grid was built from, with `m`'s box
+    /// since refitted) among those still in the grid (not marked in `off`), each pair once
+    /// and ordered within itself. A small box looks through its cells, each partner from the
+    /// first cell the two share; a large one tests every proxy.
+    fn partners_in_grid(&self, fat: &Proxies, m: usize, off: &[bool], out: &mut Vec<(u32, u32)>) {
+        if fat.kinds[m] == SlotKind::Empty {
+            return;
+        }
+        let aabb = &fat.aabbs[m];
+        let partner = |j: usize| {
+            !off[j]
+                && fat.kinds[j] != SlotKind::Empty
+                && overlaps(aabb, &fat.aabbs[j])
+                && fat.may_collide(m, j)
+        };
+        let pair = |j: usize| (m.min(j) as u32, m.max(j) as u32);
+        let r = self.cells.rect(aabb);
+        if r.is_large() {
+            out.extend((0..fat.len()).filter(|&j| partner(j)).map(pair));
+            return;
+        }
+        for cy in r.y0..=r.y1 {
+            for cx in r.x0..=r.x1 {
+                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
+                for e in self.cells.bucket_of(cx, cy) {
+                    let j = e.id as usize;
+                    if e.first_shared(cx, cy, first_col, first_row) && partner(j) {
+                        out.push(pair(j));
+                    }
+                }
+            }
+        }
+        let large = self.large.iter().map(|&j| j as usize);
+        out.extend(large.filter(|&j| partner(j)).map(pair));
     }
 
     /// Partners b > a of large proxy `a`: every later non-empty proxy, tested directly. Comes
