@@ -341,6 +341,18 @@ fn one_huge_body_does_not_set_the_cell_size() {
     );
 }
 
+/// Moves every non-static proxy of `scene` to its `home` box shifted by up to 5% of its size,
+/// well inside the fat margin.
+fn jitter(scene: &mut Scene, home: &[Aabb], rng: &mut Rng) {
+    for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(home).enumerate() {
+        if scene.kinds[i] != SlotKind::Fixed {
+            let e = home.extents();
+            let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
+            *aabb = Aabb::new(home.min + d, home.max + d);
+        }
+    }
+}
+
 /// One broadphase over a jittering scene, call after call: the jitters stay inside the fat
 /// margin and are answered from the kept pairs, and every 5th call one change: a proxy with
 /// pairs moves far away (refitted: its pairs found again, the others kept), or goes to sleep
@@ -358,13 +370,7 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
         assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
         assert_eq!(bp.rebuild_count(), 1 + changes, "call {call}");
         assert_eq!(bp.refit_count(), moves, "call {call}");
-        for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
-            if scene.kinds[i] != SlotKind::Fixed {
-                let e = home.extents();
-                let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
-                *aabb = Aabb::new(home.min + d, home.max + d);
-            }
-        }
+        jitter(&mut scene, &home, &mut rng);
         if call % 5 == 0 {
             // A proxy that has pairs now: each change below takes them all away.
             let (a, _) = got[rng.below(got.len())];
@@ -430,13 +436,7 @@ fn many_movers_refit_through_the_grid_like_brute_force() {
     for call in 1..=calls {
         let got = find(&mut bp, &scene);
         assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
-        for (i, (aabb, home)) in scene.aabbs.iter_mut().zip(&home).enumerate() {
-            if scene.kinds[i] != SlotKind::Fixed {
-                let e = home.extents();
-                let d = Vec2::new(rng.range(-0.05, 0.05), rng.range(-0.05, 0.05)) * e.x.max(e.y);
-                *aabb = Aabb::new(home.min + d, home.max + d);
-            }
-        }
+        jitter(&mut scene, &home, &mut rng);
         for k in 0..40 {
             let a = rng.below(scene.aabbs.len());
             if scene.kinds[a] == SlotKind::Fixed {
