@@ -491,10 +491,15 @@ impl ContactSet {
             self.keys.extend(self.list.iter().map(|c| (c.a, c.b, 0)));
             self.base_of.clear();
             self.base_of.resize(self.list.len(), NONE);
-            let threshold = self.touch_threshold;
-            self.touching.clear();
-            (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
+            self.find_touching();
         }
+    }
+
+    /// Finds `touching` afresh from the contacts, with the last update's threshold.
+    fn find_touching(&mut self) {
+        let threshold = self.touch_threshold;
+        self.touching.clear();
+        (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
     }
 
     /// Moves the contacts of the pairs for which `take(a, b)` holds out of the set and appends
@@ -561,9 +566,7 @@ impl ContactSet {
         }
         (self.keys, self.list, self.base_of) = (keys, contacts, base_of);
         // Thawing is rare (an island wakes), and it has just copied every contact anyway.
-        let threshold = self.touch_threshold;
-        self.touching.clear();
-        (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
+        self.find_touching();
     }
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.

@@ -482,12 +482,12 @@ mod tests {
     use crate::geometry::shape::Shape;
     use crate::narrow_phase::manifold::Manifold;
 
-    /// Random bodies of every kind and random pairs between them, many sharing bodies.
     /// The keys of `contacts`, as the contact set keeps them.
     fn keys_of(contacts: &[Contact]) -> Vec<ContactKey> {
         contacts.iter().map(|c| (c.a, c.b, 0)).collect()
     }
 
+    /// Random bodies of every kind and random pairs between them, many sharing bodies.
     fn random_graph(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
         let mut state = seed;
         let mut next = move || {
