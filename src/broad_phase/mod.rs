@@ -167,8 +167,8 @@ struct FatProxies {
     pairs: Vec<(u32, u32)>,
     /// Scratch of a refit: the new pairs of the refitted proxies.
     fresh: Vec<(u32, u32)>,
-    /// The slots refitted since the grid was built, ascending. The grid still holds their old
-    /// cells, so they are paired with each other directly.
+    /// The slots refitted since the grid was built. The grid still holds their old cells, so
+    /// they are paired with each other directly.
     off_grid: Vec<u32>,
     /// Per slot: whether it is in `off_grid`.
     is_off: Vec<bool>,
@@ -236,7 +236,6 @@ impl FatProxies {
                 self.off_grid.push(m as u32);
             }
         }
-        self.off_grid.sort_unstable();
         let moving = &self.moving;
         (self.pairs).retain(|&(a, b)| !moving[a as usize] && !moving[b as usize]);
         let (mut fresh, mut sweep) = (take(&mut self.fresh), take(&mut self.sweep));
@@ -511,7 +510,7 @@ impl PairLimit {
     }
 }
 
-/// The overlapping pairs among the `off_grid` proxies (slots, ascending) of which at least one
+/// The overlapping pairs among the `off_grid` proxies (slots, any order) of which at least one
 /// is `moving`, each once and ordered within itself: a sweep along x over their boxes. `sweep`
 /// is scratch.
 fn sweep_pairs(
