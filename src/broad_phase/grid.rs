@@ -30,13 +30,16 @@ const MIN_CELL_SIZE: f32 = 1e-30;
 /// Largest cell size: keeps a multiple of a (finite) median size from overflowing to infinity.
 const MAX_CELL_SIZE: f32 = 1e30;
 
-/// The cell coordinate of `v` in a grid of cells `1 / inv_cell` wide. Monotonic in `v`, so the
-/// cell of the larger of two values is the larger of their cells.
+/// The cell coordinate of `v` in a grid of cells `1 / inv_cell` wide: the floor of
+/// `v * inv_cell`, clamped (0 for NaN). Monotonic in `v`, so the cell of the larger of two
+/// values is the larger of their cells.
 #[inline]
 fn cell_coord(v: f32, inv_cell: f32) -> i32 {
-    (v * inv_cell)
-        .floor()
-        .clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32
+    // Clamped first, the value truncates exactly to i32, and one step down for a negative
+    // fraction makes the floor: `f32::floor` is a library call on plain x86_64 (no SSE4.1).
+    let x = (v * inv_cell).clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT);
+    let t = x as i32;
+    t - ((t as f32) > x) as i32
 }
 
 /// [`CELL_PER_TYPICAL_SIZE`] times the median size (larger side) of an evenly strided sample
@@ -285,4 +288,55 @@ fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
     // a compact scene evenly over the table and keeps collisions between nearby cells rare.
     let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
     (h & mask) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_coord_is_the_clamped_floor() {
+        let specials = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            -1.0 - f32::EPSILON,
+            2.5e7,
+            -2.5e7 - 0.5,
+            CELL_COORD_LIMIT,
+            -CELL_COORD_LIMIT,
+            1.0e30,
+            -1.0e30,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+        ];
+        let floor = |x: f32| x.floor().clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT) as i32;
+        let mut state = 0x2545_f491_u32;
+        let randoms = (0..100_000).map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            // Any bit pattern: every sign, exponent and fraction, NaNs and infinities too.
+            f32::from_bits(state)
+        });
+        // Whole numbers, halves and quarters around zero, where the rounding direction shows.
+        let steps = (-4000..4000).map(|i| i as f32 * 0.25);
+        for x in specials.into_iter().chain(randoms).chain(steps) {
+            for inv_cell in [1.0, 0.37, 3.0] {
+                assert_eq!(
+                    cell_coord(x, inv_cell),
+                    floor(x * inv_cell),
+                    "{x} * {inv_cell}"
+                );
+            }
+        }
+    }
 }
