@@ -662,39 +662,43 @@ fn ids_stay_equal_when_a_box_moves_slightly() {
 }
 
 #[test]
-fn ids_tell_reference_a_from_reference_b() {
+fn ids_stay_when_the_reference_face_passes_from_a_to_b() {
+    // A small box under a wide one. Flat, A's top face is the reference and B's bottom edge is
+    // clipped at A's corners; with A tilted, B's bottom face is the better axis and A's
+    // corners are the incident points. Either way each point joins A's top corner and B's
+    // bottom corner on its side, and keeps its id, so its impulse carries over the switch.
     let small = Shape::rect(0.5, 0.5).unwrap();
     let wide = Shape::rect(2.0, 0.5).unwrap();
-    // A's top face is the reference here...
-    let a_ref = collide(
-        &wide,
+    let flat = collide(
+        &small,
         xf(0.0, 0.0, 0.0),
-        &small,
-        xf(0.0, 0.99, 0.0),
-        SPECULATIVE,
-    );
-    // ...and here B's bottom face is clearly the better axis (A is tilted).
-    let b_ref = collide(
-        &small,
-        xf(0.0, 0.0, 0.3),
         &wide,
-        xf(0.0, 1.05, 0.0),
+        xf(0.0, 0.999, 0.0),
         SPECULATIVE,
     );
-    assert!(a_ref.point_count > 0 && b_ref.point_count > 0);
-    let a_ids: Vec<u32> = a_ref.points[..a_ref.point_count]
-        .iter()
-        .map(|p| p.id)
-        .collect();
-    let b_ids: Vec<u32> = b_ref.points[..b_ref.point_count]
-        .iter()
-        .map(|p| p.id)
-        .collect();
-    assert!(
-        a_ids.iter().all(|id| !b_ids.contains(id)),
-        "{a_ids:?} vs {b_ids:?}"
+    let tilted = collide(
+        &small,
+        xf(0.0, 0.0, 0.02),
+        &wide,
+        xf(0.0, 1.005, 0.0),
+        SPECULATIVE,
     );
-    assert_vec_close(b_ref.normal, Vec2::new(0.0, 1.0), 1e-5);
+    assert_eq!((flat.point_count, tilted.point_count), (2, 2));
+    // B's face gives the tilted pair its normal: A's face would tilt it.
+    assert_vec_close(tilted.normal, Vec2::new(0.0, 1.0), 1e-6);
+    assert_ne!(flat.points[0].id, flat.points[1].id);
+    for p in &flat.points {
+        let nearest = tilted
+            .points
+            .iter()
+            .min_by(|q, r| {
+                let d = |m: &&batch2d::manifold::ManifoldPoint| (m.point - p.point).length();
+                d(q).total_cmp(&d(r))
+            })
+            .unwrap();
+        assert!((nearest.point - p.point).length() < 0.02);
+        assert_eq!(nearest.id, p.id, "{:?} vs {:?}", flat.points, tilted.points);
+    }
 }
 
 #[test]

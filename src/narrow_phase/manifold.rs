@@ -15,8 +15,9 @@ use crate::geometry::shape::{
 pub const MAX_MANIFOLD_POINTS: usize = 2;
 
 /// B's best face must beat A's by this much to become the reference face. Without the margin
-/// two nearly equal separations would swap the reference back and forth between steps, and
-/// with it the contact ids, losing warm starting.
+/// two nearly equal separations would swap the reference back and forth between steps; the
+/// ids survive that (see the id layout below), but the points would jump between the two
+/// faces' clippings.
 const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 
 /// How much the true gap between separated edges may exceed their gap along the face normal
@@ -32,19 +33,22 @@ const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
 /// `contact::concentric_normal`).
 pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
 
-// Feature id layout. Bits 0..8 hold the reference feature index (a face, or for circles the
-// polygon vertex or face), bits 8..16 the incident feature index; the flags below say what
-// kind of feature pair that is. Indices are < MAX_POLYGON_VERTICES, so they fit in 8 bits.
+// Feature id layout. Bits 0..8 hold a feature index of the first shape, bits 8..16 one of the
+// second; the flags below say what kind of feature pair that is. Indices are
+// < MAX_POLYGON_VERTICES, so they fit in 8 bits. Between two polygons the first shape is always
+// A; between a circle and a polygon, it is the polygon.
 //
-// A clipped face point keeps the id of the incident vertex at its end of the edge, whether or
-// not a side plane cut it: two equal boxes stacked flush jitter across the side planes by
-// rounding errors, and an id that changed with the cut would drop their warm start each time.
+// A clipped face point is named by two vertices: the incident vertex at its end of the edge
+// and the reference face's vertex at that same end. Whether or not a side plane cut it: two
+// equal boxes stacked flush jitter across the side planes by rounding errors, and an id that
+// changed with the cut would drop their warm start each time. And whichever polygon gives the
+// reference face: the same two vertices meet at that end of the overlap either way, so when
+// two nearly equal separations hand the reference from one box to the other, as they do
+// between neighbours in a settling pyramid, the points keep their ids and their impulses.
 
-/// The reference feature belongs to shape B.
-const ID_FLIP: u32 = 1 << 16;
 /// The polygon feature is a vertex (polygon vs circle), or the point joins the closest points
 /// of two edges (separated polygons meeting corner first).
-const ID_VERTEX: u32 = 1 << 17;
+const ID_VERTEX: u32 = 1 << 16;
 
 const _: () = assert!(
     MAX_POLYGON_VERTICES <= 256,
@@ -231,7 +235,6 @@ fn swap_roles(manifold: &mut Manifold) {
     manifold.normal = -manifold.normal;
     for mp in &mut manifold.points[..manifold.point_count] {
         std::mem::swap(&mut mp.anchor_a, &mut mp.anchor_b);
-        mp.id |= ID_FLIP;
     }
 }
 
@@ -240,8 +243,13 @@ fn midpoint(p: Vec2, q: Vec2) -> Vec2 {
     (p + q) * 0.5
 }
 
-fn feature_id(reference: usize, incident: usize) -> u32 {
-    reference as u32 | (incident as u32) << 8
+fn feature_id(first: usize, second: usize) -> u32 {
+    first as u32 | (second as u32) << 8
+}
+
+/// `id` with its two feature indices swapped, flags kept.
+fn swap_features(id: u32) -> u32 {
+    (id & !0xffff) | (id & 0xff) << 8 | (id >> 8 & 0xff)
 }
 
 /// Circle `a` in its own frame against circle `b` placed by `xf` in that frame; `fallback`
@@ -524,10 +532,10 @@ fn polygon_cores(a: Hull, b: Hull, xf: Transform, speculative_distance: f32) -> 
     }
     if separation_b > separation_a + REFERENCE_TOLERANCE {
         let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
-        // The normal must point from A to B, and the ids must not collide with A-referenced ones.
+        // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
-            mp.id |= ID_FLIP;
+            mp.id = swap_features(mp.id);
         }
         manifold
     } else {
@@ -624,7 +632,11 @@ fn face_contact(
         normal,
         ..LocalManifold::default()
     };
-    let ends = [(p1, feature_id(face, edge)), (p2, feature_id(face, end))];
+    // The incident edge runs against the face: w1 lies at v2's end, w2 at v1's.
+    let ends = [
+        (p1, feature_id(next_index(face, reference.count()), edge)),
+        (p2, feature_id(face, end)),
+    ];
     for (p, id) in ends {
         let core_separation = normal.dot(p - v1);
         let separation = core_separation - radii.0 - radii.1;
@@ -782,16 +794,16 @@ mod tests {
     }
 
     #[test]
-    fn ids_tell_feature_kind_and_reference_side() {
+    fn ids_tell_feature_kind_whatever_the_order_of_shapes() {
         let block = Shape::rect(1.0, 1.0).unwrap();
         let ball = Shape::circle(0.5).unwrap();
         let at = |x: f32, y: f32| Transform::new(Vec2::new(x, y), Rot::IDENTITY);
         let face = collide(&block, at(0.0, 0.0), &ball, at(0.0, 1.4), 0.0).points[0].id;
         let corner = collide(&block, at(0.0, 0.0), &ball, at(1.3, 1.3), 0.0).points[0].id;
         let swapped = collide(&ball, at(0.0, 1.4), &block, at(0.0, 0.0), 0.0).points[0].id;
-        assert_eq!(face & (ID_VERTEX | ID_FLIP), 0);
-        assert_eq!(corner & (ID_VERTEX | ID_FLIP), ID_VERTEX);
-        assert_eq!(swapped, face | ID_FLIP);
+        assert_eq!(face & ID_VERTEX, 0);
+        assert_eq!(corner & ID_VERTEX, ID_VERTEX);
+        assert_eq!(swapped, face);
     }
 
     #[test]
