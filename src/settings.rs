@@ -54,13 +54,17 @@ pub struct WorldSettings {
     pub gravity: Vec2,
     /// Solver substeps per step, 1..=256. Default 4.
     pub substeps: u32,
-    /// Biased solve passes per substep (the unbiased relax pass runs once), 1..=256. Default 2.
-    /// One pass keeps large_pyramid standing as well (every contact kept, the top box's drop
-    /// within a centimetre) in about a fifth less time per step, but joints hold looser
-    /// (chains sag and swing longer, hinges and limits open further), bodies created inside
-    /// each other take longer to come apart, and piles of circles settle more slowly, which
-    /// costs particle_pile most of the time the pass saves.
+    /// Biased solve passes of the contacts per substep (the unbiased relax pass runs once),
+    /// 1..=256. Default 2. One pass keeps large_pyramid standing as well (every contact kept,
+    /// the top box's drop within a centimetre) in about a fifth less time per step.
     pub solve_iterations: u32,
+    /// Biased solve passes of the joints per substep, 1..=256. Default 2. Joints run their
+    /// own count because chains and limbs hang from each other one joint after another: at
+    /// one pass a hanging chain sags and swings longer, and a car's wheels and a ragdoll's
+    /// hinges open further, while contacts keep their stacks at one pass
+    /// ([`solve_iterations`](Self::solve_iterations)). Costs nothing in a world without
+    /// joints.
+    pub joint_solve_iterations: u32,
     /// Worker threads of this world's own pool, 0..=256; 0 = one per core. Default 0. The
     /// bound is the same on every machine (see [`WorldSettings::validate`]); more threads than
     /// cores only add wake-up costs.
@@ -124,6 +128,7 @@ impl Default for WorldSettings {
             gravity: Vec2::new(0.0, -10.0),
             substeps: 4,
             solve_iterations: 2,
+            joint_solve_iterations: 2,
             threads: 0,
             backend: Backend::Simd,
             instruction_set: None,
@@ -143,11 +148,11 @@ impl Default for WorldSettings {
 }
 
 impl WorldSettings {
-    /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps` or
-    /// `solve_iterations` outside 1..=256, `threads` over 256, `contact_hertz`,
-    /// `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not finite and > 0, a
-    /// `max_linear_speed` over 1e18, or a negative or non-finite damping ratio, time to sleep or
-    /// restitution threshold, or an `instruction_set` this CPU lacks.
+    /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps`,
+    /// `solve_iterations` or `joint_solve_iterations` outside 1..=256, `threads` over 256,
+    /// `contact_hertz`, `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not
+    /// finite and > 0, a `max_linear_speed` over 1e18, or a negative or non-finite damping
+    /// ratio, time to sleep or restitution threshold, or an `instruction_set` this CPU lacks.
     /// [`World::new`](crate::World::new) and
     /// [`World::try_new`](crate::World::try_new) both run it.
     pub fn validate(&self) -> Result<(), Error> {
@@ -197,8 +202,8 @@ pub(crate) fn check_gravity(gravity: Vec2) -> Result<(), Error> {
     }
 }
 
-/// `Err(InvalidParameter)` when `substeps`, `solve_iterations` or `threads` of `settings` is
-/// out of range.
+/// `Err(InvalidParameter)` when `substeps`, `solve_iterations`, `joint_solve_iterations` or
+/// `threads` of `settings` is out of range.
 fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
     let counts = [
         (
@@ -210,6 +215,12 @@ fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
         (
             "solve_iterations",
             settings.solve_iterations as usize,
+            1,
+            MAX_SOLVE_ITERATIONS as usize,
+        ),
+        (
+            "joint_solve_iterations",
+            settings.joint_solve_iterations as usize,
             1,
             MAX_SOLVE_ITERATIONS as usize,
         ),

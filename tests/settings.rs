@@ -112,6 +112,7 @@ fn settings_changed_before_the_first_step_match_a_world_created_with_them() {
         gravity: Vec2::new(1.0, -7.0),
         substeps: 6,
         solve_iterations: 3,
+        joint_solve_iterations: 4,
         backend: Backend::Scalar,
         contact_hertz: 30.0,
         contact_damping_ratio: 5.0,
@@ -157,6 +158,10 @@ fn bad_or_fixed_settings_are_refused_and_change_nothing() {
         },
         WorldSettings {
             solve_iterations: 1000,
+            ..base.clone()
+        },
+        WorldSettings {
+            joint_solve_iterations: 0,
             ..base.clone()
         },
         WorldSettings {

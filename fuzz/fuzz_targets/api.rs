@@ -127,6 +127,7 @@ fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
     }
     let substeps = u.int_in_range(0..=8)?;
     let solve_iterations = u.int_in_range(0..=MAX_SOLVER_WORK / substeps.max(1))?;
+    let joint_solve_iterations = u.int_in_range(0..=MAX_SOLVER_WORK / substeps.max(1))?;
     let mut pick = |default: f32| -> Result<f32> {
         Ok(if bool::arbitrary(u)? {
             default
@@ -138,6 +139,7 @@ fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
         gravity: Vec2::new(pick(defaults.gravity.x)?, pick(defaults.gravity.y)?),
         substeps,
         solve_iterations,
+        joint_solve_iterations,
         contact_hertz: pick(defaults.contact_hertz)?,
         contact_damping_ratio: pick(defaults.contact_damping_ratio)?,
         contact_push_max_velocity: pick(defaults.contact_push_max_velocity)?,

@@ -263,6 +263,7 @@ fn settings(u: &mut Unstructured) -> Result<WorldSettings> {
     if bool::arbitrary(u)? {
         s.substeps = u.int_in_range(0..=8)?;
         s.solve_iterations = u.int_in_range(0..=MAX_SOLVER_WORK / s.substeps.max(1))?;
+        s.joint_solve_iterations = u.int_in_range(0..=MAX_SOLVER_WORK / s.substeps.max(1))?;
         s.gravity = *u.choose(&[
             s.gravity,
             Vec2::ZERO,

@@ -688,11 +688,13 @@ impl Solver {
     }
 
     /// Lists the step's program: the impact passes, if any contact bounces; then per substep
-    /// integrate velocities, warm start, solve (`solve_iterations` times), integrate
+    /// integrate velocities, warm start, solve (`solve_iterations` times, the joints
+    /// `joint_solve_iterations` times), integrate
     /// positions, relax (the warm start and solve forward in the first substep, backward in
     /// the second and so on, the relax passes in the step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
-    /// followed by theirs; with `joints`, each warm start and solve is preceded by the
-    /// joints', and the joints relax after all contacts. Then the stages and their block
+    /// followed by theirs; with `joints`, each warm start and each contact solve is preceded
+    /// by the joints' (extra joint passes standing alone), and the joints relax after all
+    /// contacts. Then the stages and their block
     /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
     /// program over the rest of the world, each body stage over the states in no tile, each
     /// contact stage the overflow set (one block, so one thread solves it in order) and the
@@ -748,11 +750,19 @@ impl Solver {
                 program.push(Op::Joints(JointOp::WarmStart));
             }
             program.push(Op::Contacts(ContactOp::WarmStart, sweep));
-            for _ in 0..settings.solve_iterations {
-                if joints {
+            let contact_passes = settings.solve_iterations;
+            let joint_passes = if joints {
+                settings.joint_solve_iterations
+            } else {
+                0
+            };
+            for pass in 0..contact_passes.max(joint_passes) {
+                if pass < joint_passes {
                     program.push(Op::Joints(JointOp::Solve));
                 }
-                program.push(Op::Contacts(ContactOp::Solve, sweep));
+                if pass < contact_passes {
+                    program.push(Op::Contacts(ContactOp::Solve, sweep));
+                }
             }
             if direct {
                 program.push(Op::Direct(DirectOp::Solve));
