@@ -14,10 +14,14 @@ fn large_pyramid_stands_at_ten_kilometres_as_at_the_origin() {
     // Both coordinates at 1e4 m: positions are exact multiples of 0.5 there, so the scene
     // starts from the same layout and only the step's rounding differs.
     let far = common::run_large_pyramid(Vec2::new(1.0e4, 1.0e4));
-    assert_eq!(
-        far.contacts, near.contacts,
+    // Every step rounds each position to that 1 mm grid, so a resting box cannot settle
+    // closer than it, and a gap between row neighbours wanders by it: at one solve pass per
+    // substep one pair in 14950 drifts past the speculative distance. One in a thousand may.
+    assert!(
+        far.contacts + near.contacts / 1000 >= near.contacts,
         "touching pairs: far {} vs origin {}",
-        far.contacts, near.contacts
+        far.contacts,
+        near.contacts
     );
     assert!(
         far.top_drop <= 2.0 * near.top_drop.max(0.01),

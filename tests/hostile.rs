@@ -92,8 +92,8 @@ fn two_circles_created_at_one_point_separate_at_the_push_out_cap() {
 /// free-falling frame), where a per-contact cap let Gauss-Seidel add the pushes up to 17 m/s.
 /// (Shallow contacts, pushed from their first millimetre of overlap, keep a cap each: as the
 /// cluster thins they may add a few percent on top.)
-/// Also: no NaN, momentum conserved, the cluster comes apart within 5 s, once apart it gains
-/// no energy, and it spreads in the plane rather than along one axis (concentric circles get
+/// Also: no NaN, momentum conserved, the cluster comes apart within 6 s (at one solve pass
+/// per substep; two passes took 5), once apart it gains no energy, and it spreads in the plane rather than along one axis (concentric circles get
 /// a normal per pair; one shared normal lined them up).
 #[test]
 fn a_thousand_circles_created_at_one_point_separate_no_faster_than_the_push_out_cap() {
@@ -104,7 +104,7 @@ fn a_thousand_circles_created_at_one_point_separate_no_faster_than_the_push_out_
     let ids = coincident_circles(&mut world, n);
     let mut last_energy = f32::INFINITY;
     let mut fastest = 0.0f32;
-    for k in 1..=360 {
+    for k in 1..=420 {
         world.step(DT).unwrap();
         assert_all_finite(&world);
         // Kinetic energy and mean velocity in the free-falling frame.
@@ -125,13 +125,13 @@ fn a_thousand_circles_created_at_one_point_separate_no_faster_than_the_push_out_
             (mean - fall).length() < 1e-3,
             "step {k}: momentum not conserved: mean velocity {mean:?}, free fall {fall:?}"
         );
-        if k == 300 {
+        if k == 360 {
             let touching = world.contact_count();
-            assert!(touching < n, "after 5 s still {touching} touching pairs");
+            assert!(touching < n, "after 6 s still {touching} touching pairs");
         }
         // Contacts that only separate can take energy out (relax, friction) but not put it
         // in: once the cluster is apart, energy never grows.
-        if k > 300 {
+        if k > 360 {
             assert!(
                 energy <= last_energy * (1.0 + 1e-5),
                 "step {k}: energy grew from {last_energy} to {energy}"

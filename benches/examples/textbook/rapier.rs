@@ -8,8 +8,8 @@
 //! `num_solver_iterations` = 4, which is set although it is the default: rapier's solver
 //! iterations are its substeps (each integrates dt / 4 and runs
 //! `num_internal_pgs_iterations` = 1 biased pass and one stabilization pass), the nearest it
-//! has to batch2d's 4 substeps. batch2d runs two biased passes per substep
-//! (`WorldSettings::solve_iterations`); rapier's one is left at its default. Every dynamic body
+//! has to batch2d's 4 substeps. batch2d runs one biased pass of its contacts per substep
+//! (`WorldSettings::solve_iterations`), as rapier does at its default. Every dynamic body
 //! has sleeping off, as batch2d's worlds do by default.
 //!
 //! Materials combine as batch2d combines them by default: restitution by the minimum,
