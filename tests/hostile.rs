@@ -93,8 +93,9 @@ fn two_circles_created_at_one_point_separate_at_the_push_out_cap() {
 /// (Shallow contacts, pushed from their first millimetre of overlap, keep a cap each: as the
 /// cluster thins they may add a few percent on top.)
 /// Also: no NaN, momentum conserved, the cluster comes apart within 6 s (at one solve pass
-/// per substep; two passes took 5), once apart it gains no energy, and it spreads in the plane rather than along one axis (concentric circles get
-/// a normal per pair; one shared normal lined them up).
+/// per substep; two passes took 5), once apart it gains no energy, and it spreads in the
+/// plane rather than along one axis (concentric circles get a normal per pair; one shared
+/// normal lined them up).
 #[test]
 fn a_thousand_circles_created_at_one_point_separate_no_faster_than_the_push_out_cap() {
     let settings = WorldSettings::default();

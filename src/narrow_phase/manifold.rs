@@ -34,7 +34,7 @@ const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
 pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
 
 // Feature id layout. Bits 0..8 hold a feature index of the first shape, bits 8..16 one of the
-// second; the flags below say what kind of feature pair that is. Indices are
+// second; the flag below says what kind of feature pair that is. Indices are
 // < MAX_POLYGON_VERTICES, so they fit in 8 bits. Between two polygons the first shape is always
 // A; between a circle and a polygon, it is the polygon.
 //

@@ -689,17 +689,17 @@ impl Solver {
 
     /// Lists the step's program: the impact passes, if any contact bounces; then per substep
     /// integrate velocities, warm start, solve (`solve_iterations` times, the joints
-    /// `joint_solve_iterations` times), integrate
-    /// positions, relax (the warm start and solve forward in the first substep, backward in
-    /// the second and so on, the relax passes in the step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
+    /// `joint_solve_iterations` times), integrate positions, relax (the warm start and solve
+    /// forward in the first substep, backward in the second and so on, the relax passes in the
+    /// step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
     /// followed by theirs; with `joints`, each warm start and each contact solve is preceded
     /// by the joints' (extra joint passes standing alone), and the joints relax after all
-    /// contacts. Then the stages and their block
-    /// counts: prepare; the tiles (one block each, a tile runs the whole program); then the
-    /// program over the rest of the world, each body stage over the states in no tile, each
-    /// contact stage the overflow set (one block, so one thread solves it in order) and the
-    /// colors in its sweep's order, each direct stage one block per island, each joint pass
-    /// the joint colors in order and then the joint overflow set (one block).
+    /// contacts. Then the stages and their block counts: prepare; the tiles (one block each, a
+    /// tile runs the whole program); then the program over the rest of the world, each body
+    /// stage over the states in no tile, each contact stage the overflow set (one block, so
+    /// one thread solves it in order) and the colors in its sweep's order, each direct stage
+    /// one block per island, each joint pass the joint colors in order and then the joint
+    /// overflow set (one block).
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: &JointStore) {
         self.stages.clear();
         let joint_batches = &joints.batches;
