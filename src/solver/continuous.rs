@@ -66,15 +66,16 @@ fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transf
     }
     fast.par_iter()
         .filter_map(|&(s, motion)| {
-            let sweep = sweep_of(bodies, s, motion);
-            let t = earliest_impact(bodies, s, &sweep, &statics, slop)?;
+            let (sweep, t) = earliest_impact(bodies, s, motion, &statics, slop)?;
             Some((s, sweep.transform_at(t)))
         })
         .collect()
 }
 
-/// The earliest fraction of `sweep` at which body `slot` comes within `slop` of a static
-/// body it collides with, if before the end of the step.
+/// The sweep of body `slot` over the step's `motion` and the earliest fraction of it at which
+/// the body comes within `slop` of a static body it collides with, if before the end of the
+/// step. The sweep's angles cost two arctangents, so they are computed only once a static
+/// body lies near the body's path (in a falling pile, few fast bodies are near a wall).
 ///
 /// A static the body already touches at the start gives fraction 0: rewinding to it would
 /// stop a body sliding along a wall dead, so the contact solver is trusted with it. That
@@ -85,12 +86,14 @@ fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transf
 fn earliest_impact(
     b: &BodyStore,
     slot: usize,
-    sweep: &Sweep,
+    motion: Motion,
     statics: &[(usize, Aabb)],
     slop: f32,
-) -> Option<f32> {
+) -> Option<(Sweep, f32)> {
     let reach = b.reach[slot];
-    let path = Aabb::new(sweep.c0.min(sweep.c1), sweep.c0.max(sweep.c1)).fattened(reach);
+    let (c0, c1) = (b.center[slot] - motion.0, b.center[slot]);
+    let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
+    let mut sweep = None;
     let shapes = b.shapes(slot);
     let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
     let tolerance = TOLERANCE_PER_SLOP * slop;
@@ -100,6 +103,7 @@ fn earliest_impact(
         if filtered || !aabb.overlaps(&path) {
             continue;
         }
+        let sweep = &*sweep.get_or_insert_with(|| sweep_of(b, slot, motion));
         let fixed = Sweep::fixed(b.transform(s));
         // Every shape of the body against every shape of the static body that it collides
         // with (one of each unless one is a compound).
@@ -123,7 +127,7 @@ fn earliest_impact(
             }
         }
     }
-    earliest
+    Some((sweep?, earliest?))
 }
 
 /// How far a body moved over the last step: its translation and turn.
