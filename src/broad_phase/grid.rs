@@ -106,6 +106,25 @@ impl CellRect {
             || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
     }
 
+    /// No cell: the identity of [`CellRect::union`].
+    pub const EMPTY: CellRect = CellRect {
+        x0: i32::MAX,
+        y0: i32::MAX,
+        x1: i32::MIN,
+        y1: i32::MIN,
+    };
+
+    /// The smallest rectangle covering both.
+    #[inline]
+    pub fn union(self, o: CellRect) -> CellRect {
+        CellRect {
+            x0: self.x0.min(o.x0),
+            y0: self.y0.min(o.y0),
+            x1: self.x1.max(o.x1),
+            y1: self.y1.max(o.y1),
+        }
+    }
+
     /// Every cell of the rectangle, row by row.
     #[inline]
     pub fn cells(self) -> impl Iterator<Item = (i32, i32)> + Clone {
@@ -138,7 +157,8 @@ impl<E: Copy + Default> BucketTable<E> {
         }
         self.starts[buckets] = end;
 
-        self.entries.clear();
+        // Every entry is written by the place pass: last fill's entries may stay until then,
+        // which spares writing the whole table twice.
         self.entries.resize(end as usize, E::default());
         feed(&mut Filler::Place(&mut self.starts, &mut self.entries));
     }
@@ -214,15 +234,69 @@ impl CellEntry {
     }
 }
 
-/// A uniform grid hashed into a power-of-two table of buckets: memory in proportion to the
-/// boxes, wherever they are.
+/// A uniform grid whose cells are the buckets of one table: memory in proportion to the boxes,
+/// wherever they are. Boxes spread far apart are hashed into a power-of-two table; boxes
+/// packed into a window of no more cells than that table would have buckets (a pile) get a
+/// bucket per cell of the window instead, which is smaller, holds no other cell's entries,
+/// and keeps neighbouring rows close in memory.
 #[derive(Debug, Default)]
 pub(crate) struct HashGrid {
     /// `1 / cell_size`: one multiply per coordinate instead of a divide.
     inv_cell: f32,
-    /// `bucket_mask + 1` is the table size, a power of two.
-    bucket_mask: u32,
+    layout: Layout,
     table: BucketTable<CellEntry>,
+}
+
+/// How a [`HashGrid`] maps a cell to its bucket.
+#[derive(Clone, Copy, Debug)]
+enum Layout {
+    /// By [`bucket`]; `mask + 1` is the table size, a power of two.
+    Hashed { mask: u32 },
+    /// Row by row over the cells of `window`, which is `width` cells wide; a cell outside it
+    /// has no entries.
+    Window { window: CellRect, width: usize },
+}
+
+impl Default for Layout {
+    fn default() -> Layout {
+        Layout::Hashed { mask: 0 }
+    }
+}
+
+impl Layout {
+    /// The layout for `entry_count` entries within the cells of `window` (the union of the
+    /// boxes' cells), and its bucket count.
+    fn new(entry_count: usize, window: CellRect) -> (Layout, usize) {
+        // Twice as many buckets as entries keeps collisions between cells rare.
+        let table_size = (2 * entry_count).max(1).next_power_of_two();
+        // (In i64 and u64: the coordinates are clamped to 2^29, their differences fit, their
+        // product may not.)
+        let side = |lo: i32, hi: i32| (i64::from(hi) - i64::from(lo) + 1).max(0) as u64;
+        let (width, height) = (side(window.x0, window.x1), side(window.y0, window.y1));
+        if width * height <= table_size as u64 {
+            let layout = Layout::Window {
+                window,
+                width: width as usize,
+            };
+            (layout, (width * height) as usize)
+        } else {
+            let mask = (table_size - 1) as u32;
+            (Layout::Hashed { mask }, table_size)
+        }
+    }
+
+    /// The bucket of cell `(cx, cy)`, `None` for a cell outside the window.
+    #[inline(always)]
+    fn bucket(self, cx: i32, cy: i32) -> Option<usize> {
+        match self {
+            Layout::Hashed { mask } => Some(bucket(cx, cy, mask)),
+            Layout::Window { window: w, width } => {
+                let inside = cx >= w.x0 && cx <= w.x1 && cy >= w.y0 && cy <= w.y1;
+                // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
+                inside.then(|| (cy - w.y0) as usize * width + (cx - w.x0) as usize)
+            }
+        }
+    }
 }
 
 impl HashGrid {
@@ -237,19 +311,39 @@ impl HashGrid {
         CellRect::of(aabb, self.inv_cell)
     }
 
-    /// Enters every cell of every box `(id, rect)`, `entry_count` cells in all. Boxes given in
-    /// ascending id order leave every bucket in descending id order, which lets a query stop
-    /// at the first id at or below its own.
+    /// Enters every cell of every box `(id, rect)`, `entry_count` cells in all, all within
+    /// `window`. Boxes given in ascending id order leave every bucket in descending id order,
+    /// which lets a query stop at the first id at or below its own.
     pub fn fill(
         &mut self,
         entry_count: usize,
+        window: CellRect,
         boxes: impl Iterator<Item = (u32, CellRect)> + Clone,
     ) {
-        // Twice as many buckets as entries keeps collisions between cells rare.
-        let table_size = (2 * entry_count).max(1).next_power_of_two();
-        self.bucket_mask = (table_size - 1) as u32;
-        let mask = self.bucket_mask;
-        self.table.fill(table_size, |filler| {
+        let (layout, buckets) = Layout::new(entry_count, window);
+        self.layout = layout;
+        // One loop per layout, each with its bucket function inlined.
+        match layout {
+            Layout::Hashed { mask } => self.enter(buckets, boxes, |cx, cy| bucket(cx, cy, mask)),
+            Layout::Window { window, width } => {
+                // Every cell of every box is within the window.
+                let row = move |cy: i32| (cy - window.y0) as usize * width;
+                self.enter(buckets, boxes, move |cx, cy| {
+                    row(cy) + (cx - window.x0) as usize
+                })
+            }
+        }
+    }
+
+    /// Fills `buckets` buckets with the cells of `boxes`, cell `(cx, cy)` into `bucket(cx, cy)`.
+    #[inline(always)]
+    fn enter(
+        &mut self,
+        buckets: usize,
+        boxes: impl Iterator<Item = (u32, CellRect)> + Clone,
+        bucket: impl Fn(i32, i32) -> usize,
+    ) {
+        self.table.fill(buckets, |filler| {
             for (id, r) in boxes.clone() {
                 for cy in r.y0..=r.y1 {
                     for cx in r.x0..=r.x1 {
@@ -260,7 +354,7 @@ impl HashGrid {
                             first_col: cx == r.x0,
                             first_row: cy == r.y0,
                         };
-                        filler.add(bucket(cx, cy, mask), entry);
+                        filler.add(bucket(cx, cy), entry);
                     }
                 }
             }
@@ -271,7 +365,10 @@ impl HashGrid {
     /// hashed alike.
     #[inline]
     pub fn bucket_of(&self, cx: i32, cy: i32) -> &[CellEntry] {
-        self.table.bucket(bucket(cx, cy, self.bucket_mask))
+        match self.layout.bucket(cx, cy) {
+            Some(h) => self.table.bucket(h),
+            None => &[],
+        }
     }
 
     /// How many (cell, box) entries the grid holds.

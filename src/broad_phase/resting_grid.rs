@@ -7,7 +7,7 @@
 //! it overlaps. At rest no body moves and the step asks nothing at all.
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid::{choose_cell_size, HashGrid};
+use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 
@@ -91,7 +91,8 @@ impl RestingGrid {
             }
         }
         let entry_count = small.iter().map(|(_, r)| r.cell_count()).sum();
-        self.cells.fill(entry_count, small.into_iter());
+        let window = small.iter().fold(CellRect::EMPTY, |w, &(_, r)| w.union(r));
+        self.cells.fill(entry_count, window, small.into_iter());
     }
 
     /// Appends to `pairs` every pair `(min, max)` of a moving body of `queries` and a sleeping
