@@ -38,7 +38,11 @@ fn cell_coord(v: f32, inv_cell: f32) -> i32 {
     // Clamped first, the value truncates exactly to i32, and one step down for a negative
     // fraction makes the floor: `f32::floor` is a library call on plain x86_64 (no SSE4.1).
     let x = (v * inv_cell).clamp(-CELL_COORD_LIMIT, CELL_COORD_LIMIT);
-    let t = x as i32;
+    let x = if x.is_nan() { 0.0 } else { x };
+    // SAFETY: `x` is finite and within +-2^29, where truncation to i32 is exact. (`as` would
+    // test for NaN and overflow per value, which kept the broadphase's pass over every box
+    // from vectorising.)
+    let t = unsafe { x.to_int_unchecked::<i32>() };
     t - ((t as f32) > x) as i32
 }
 
