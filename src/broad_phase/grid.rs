@@ -440,4 +440,78 @@ mod tests {
             }
         }
     }
+
+    /// Every bucket holds the entries of its cell, in descending id order, whichever layout
+    /// the boxes get: packed boxes one bucket per cell, spread ones hashed. A cell outside
+    /// the packed window, or one nobody covers, yields no entry of another cell.
+    #[test]
+    fn buckets_hold_their_cells_entries_in_both_layouts() {
+        let packed: Vec<CellRect> = (0..200)
+            .map(|i| {
+                let (x, y) = (i % 20, i / 20);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + i % 2,
+                    y1: y + i % 3 % 2,
+                }
+            })
+            .collect();
+        let spread: Vec<CellRect> = (0..50)
+            .map(|i| {
+                let (x, y) = (i * 1_000_003 % 40_000 - 20_000, i * 7919 % 30_000);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + 1,
+                    y1: y,
+                }
+            })
+            .collect();
+        for (rects, windowed) in [(packed, true), (spread, false)] {
+            let entries = rects.iter().map(CellRect::cell_count).sum();
+            let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
+            let mut grid = HashGrid::default();
+            let boxes = rects.iter().enumerate().map(|(i, &r)| (i as u32, r));
+            grid.fill(entries, window, boxes);
+            assert_eq!(matches!(grid.layout, Layout::Window { .. }), windowed);
+            assert_eq!(grid.entry_count(), entries);
+            let margin = CellRect {
+                x0: window.x0 - 2,
+                y0: window.y0 - 2,
+                x1: window.x1 + 2,
+                y1: window.y1 + 2,
+            };
+            let cells: Vec<(i32, i32)> = match windowed {
+                true => margin.cells().collect(),
+                // The spread boxes' own cells and their neighbours.
+                false => (rects.iter())
+                    .flat_map(|r| {
+                        let r = CellRect {
+                            x0: r.x0 - 1,
+                            y0: r.y0 - 1,
+                            x1: r.x1 + 1,
+                            y1: r.y1 + 1,
+                        };
+                        r.cells()
+                    })
+                    .collect(),
+            };
+            for (cx, cy) in cells {
+                let found: Vec<u32> = (grid.bucket_of(cx, cy).iter())
+                    .filter(|e| (e.cx, e.cy) == (cx, cy))
+                    .map(|e| e.id)
+                    .collect();
+                let expected: Vec<u32> = (0..rects.len() as u32)
+                    .rev()
+                    .filter(|&i| rects[i as usize].cells().any(|c| c == (cx, cy)))
+                    .collect();
+                assert_eq!(found, expected, "cell ({cx}, {cy})");
+                if windowed {
+                    // A bucket of its own: no entry of another cell.
+                    assert_eq!(grid.bucket_of(cx, cy).len(), expected.len());
+                }
+            }
+        }
+    }
 }
