@@ -2,7 +2,9 @@
 //! query index all build on: which cells a box covers, how large a cell is, and the table of
 //! buckets a counting sort fills with the cells of every box.
 
+use crate::disjoint::DisjointMut;
 use crate::geometry::math::Aabb;
+use rayon::prelude::*;
 
 /// Cell coordinates are clamped to `[-LIMIT, LIMIT]` so that far-away or huge boxes cannot
 /// overflow `i32`, not even in the difference of two coordinates. Clamping keeps the mapping
@@ -142,29 +144,56 @@ impl CellRect {
 pub(crate) struct BucketTable<E> {
     starts: Vec<u32>,
     entries: Vec<E>,
+    /// Scratch of a fill in parts: per part and bucket, its count, then its end...
+    part_ends: Vec<u32>,
+    /// ...and its start: the part's entries of bucket `h` go to `part_starts[h]..part_ends[h]`.
+    part_starts: Vec<u32>,
 }
 
-impl<E: Copy + Default> BucketTable<E> {
+impl<E: Copy + Default + Send> BucketTable<E> {
     /// Counting sort into `buckets` buckets of the `(bucket, entry)` pairs `feed` hands to
     /// [`Filler::add`]: count per bucket, turn counts into bucket ends, then scatter while
-    /// stepping each end back to its start. `feed` runs once for each pass and must add the
-    /// same pairs in the same order both times; each bucket lists its entries in the reverse
-    /// of that order.
-    pub fn fill(&mut self, buckets: usize, feed: impl Fn(&mut Filler<E>)) {
+    /// stepping each end back to its start. `feed(k, ..)` adds the pairs of part `k` of
+    /// `parts`; the parts run in parallel, each on counts and ends of its own. A part must add
+    /// the same pairs in the same order in both passes; each bucket lists its entries in the
+    /// reverse of the order in which parts 0, 1, ... add them, as if one loop had added them
+    /// all.
+    pub fn fill(
+        &mut self,
+        buckets: usize,
+        parts: usize,
+        feed: impl Fn(usize, &mut Filler<E>) + Sync,
+    ) {
+        let stride = buckets.max(1);
+        self.part_ends.clear();
+        self.part_ends.resize(parts * stride, 0);
+        self.part_starts.clear();
+        self.part_starts.resize(parts * stride, 0);
+        (self.part_ends.par_chunks_mut(stride).enumerate())
+            .for_each(|(k, counts)| feed(k, &mut Filler::Count(counts)));
+        // Bucket by bucket, the last part's entries first: each part's end in the bucket.
         self.starts.clear();
         self.starts.resize(buckets + 1, 0);
-        feed(&mut Filler::Count(&mut self.starts));
         let mut end = 0;
-        for s in &mut self.starts[..buckets] {
-            end += *s;
-            *s = end;
+        for h in 0..buckets {
+            self.starts[h] = end;
+            for k in (0..parts).rev() {
+                self.part_starts[k * stride + h] = end;
+                end += self.part_ends[k * stride + h];
+                self.part_ends[k * stride + h] = end;
+            }
         }
         self.starts[buckets] = end;
 
         // Every entry is written by the place pass: last fill's entries may stay until then,
         // which spares writing the whole table twice.
         self.entries.resize(end as usize, E::default());
-        feed(&mut Filler::Place(&mut self.starts, &mut self.entries));
+        let entries = DisjointMut::new(&mut self.entries);
+        let part_ends = self.part_ends.par_chunks_mut(stride);
+        let part_starts = self.part_starts.par_chunks(stride);
+        (part_ends.zip(part_starts).enumerate()).for_each(|(k, (ends, starts))| {
+            feed(k, &mut Filler::Place(ends, starts, entries));
+        });
     }
 
     /// The entries of bucket `h`.
@@ -179,14 +208,15 @@ impl<E: Copy + Default> BucketTable<E> {
     }
 }
 
-/// What [`BucketTable::fill`] hands its feed: it takes every `(bucket, entry)` pair, first
-/// to count them, then to place them. A plain loop that calls `add` keeps both passes as fast
-/// as hand-written ones, which an iterator over the cells of many boxes is not.
+/// What [`BucketTable::fill`] hands its feed: it takes every `(bucket, entry)` pair of one
+/// part, first to count them, then to place them. A plain loop that calls `add` keeps both
+/// passes as fast as hand-written ones, which an iterator over the cells of many boxes is not.
 pub(crate) enum Filler<'a, E> {
     /// Counts per bucket.
     Count(&'a mut [u32]),
-    /// Bucket ends, each stepped back as an entry is placed before it; the entries.
-    Place(&'a mut [u32], &'a mut [E]),
+    /// The part's end in each bucket, stepped back as an entry is placed before it; its start
+    /// in each bucket; the entries, shared with the other parts.
+    Place(&'a mut [u32], &'a [u32], DisjointMut<'a, E>),
 }
 
 impl<E> Filler<'_, E> {
@@ -195,9 +225,15 @@ impl<E> Filler<'_, E> {
     pub fn add(&mut self, h: usize, entry: E) {
         match self {
             Filler::Count(counts) => counts[h] += 1,
-            Filler::Place(ends, entries) => {
+            Filler::Place(ends, starts, entries) => {
+                // A part that added more to a bucket than it counted would reach into another
+                // part's entries.
+                assert!(ends[h] > starts[h], "a part placed more than it counted");
                 ends[h] -= 1;
-                entries[ends[h] as usize] = entry;
+                // SAFETY: the parts' ranges `starts[h]..ends[h]` in the entries are disjoint
+                // (laid out one after another by the prefix sum), and this part writes only
+                // within its own.
+                unsafe { *entries.get(ends[h] as usize) = entry };
             }
         }
     }
@@ -315,40 +351,52 @@ impl HashGrid {
         CellRect::of(aabb, self.inv_cell)
     }
 
-    /// Enters every cell of every box `(id, rect)`, `entry_count` cells in all, all within
-    /// `window`. Boxes given in ascending id order leave every bucket in descending id order,
+    /// Enters every cell of every box `(id, rect)` that `boxes(k)` lists for the parts `k` in
+    /// `0..parts`, `entry_count` cells in all, all within `window`; the parts in parallel if
+    /// the boxes get a bucket per cell (a hashed table per part would cost as much as the
+    /// work). Boxes given in ascending id order leave every bucket in descending id order,
     /// which lets a query stop at the first id at or below its own.
-    pub fn fill(
+    pub fn fill<I>(
         &mut self,
         entry_count: usize,
         window: CellRect,
-        boxes: impl Iterator<Item = (u32, CellRect)> + Clone,
-    ) {
+        parts: usize,
+        boxes: impl Fn(usize) -> I + Sync,
+    ) where
+        I: Iterator<Item = (u32, CellRect)>,
+    {
         let (layout, buckets) = Layout::new(entry_count, window);
         self.layout = layout;
         // One loop per layout, each with its bucket function inlined.
         match layout {
-            Layout::Hashed { mask } => self.enter(buckets, boxes, |cx, cy| bucket(cx, cy, mask)),
+            Layout::Hashed { mask } => {
+                let all = |_| (0..parts).flat_map(&boxes);
+                self.enter(buckets, 1, all, |cx, cy| bucket(cx, cy, mask))
+            }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
                 let row = move |cy: i32| (cy - window.y0) as usize * width;
-                self.enter(buckets, boxes, move |cx, cy| {
+                self.enter(buckets, parts, boxes, move |cx, cy| {
                     row(cy) + (cx - window.x0) as usize
                 })
             }
         }
     }
 
-    /// Fills `buckets` buckets with the cells of `boxes`, cell `(cx, cy)` into `bucket(cx, cy)`.
+    /// Fills `buckets` buckets with the cells of the boxes of `parts` parts, cell `(cx, cy)`
+    /// into `bucket(cx, cy)`.
     #[inline(always)]
-    fn enter(
+    fn enter<I>(
         &mut self,
         buckets: usize,
-        boxes: impl Iterator<Item = (u32, CellRect)> + Clone,
-        bucket: impl Fn(i32, i32) -> usize,
-    ) {
-        self.table.fill(buckets, |filler| {
-            for (id, r) in boxes.clone() {
+        parts: usize,
+        boxes: impl Fn(usize) -> I + Sync,
+        bucket: impl Fn(i32, i32) -> usize + Sync,
+    ) where
+        I: Iterator<Item = (u32, CellRect)>,
+    {
+        self.table.fill(buckets, parts, |part, filler| {
+            for (id, r) in boxes(part) {
                 for cy in r.y0..=r.y1 {
                     for cx in r.x0..=r.x1 {
                         let entry = CellEntry {
@@ -442,8 +490,9 @@ mod tests {
     }
 
     /// Every bucket holds the entries of its cell, in descending id order, whichever layout
-    /// the boxes get: packed boxes one bucket per cell, spread ones hashed. A cell outside
-    /// the packed window, or one nobody covers, yields no entry of another cell.
+    /// the boxes get (packed boxes one bucket per cell, filled in parallel parts; spread ones
+    /// hashed). A cell outside the packed window, or one nobody covers, yields no entry of
+    /// another cell.
     #[test]
     fn buckets_hold_their_cells_entries_in_both_layouts() {
         let packed: Vec<CellRect> = (0..200)
@@ -472,8 +521,10 @@ mod tests {
             let entries = rects.iter().map(CellRect::cell_count).sum();
             let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
             let mut grid = HashGrid::default();
-            let boxes = rects.iter().enumerate().map(|(i, &r)| (i as u32, r));
-            grid.fill(entries, window, boxes);
+            // In three parts, which a windowed grid fills in parallel.
+            let n = rects.len();
+            let part = |k: usize| (k * n / 3..(k + 1) * n / 3).map(|i| (i as u32, rects[i]));
+            grid.fill(entries, window, 3, part);
             assert_eq!(matches!(grid.layout, Layout::Window { .. }), windowed);
             assert_eq!(grid.entry_count(), entries);
             let margin = CellRect {

@@ -555,10 +555,16 @@ impl Grid {
     fn build(&mut self, proxies: &Proxies, cell_size: f32) {
         self.cells.set_cell_size(cell_size);
         let (entry_count, window) = self.classify(proxies);
-        let small = (self.class.iter().zip(&self.rects).enumerate())
-            .filter(|(_, (&class, _))| class == Class::Small)
-            .map(|(i, (_, &rect))| (i as u32, rect));
-        self.cells.fill(entry_count, window, small);
+        // One part of the slots per thread, if there are enough of them.
+        let n = proxies.len();
+        let parts = rayon::current_num_threads().min(n / MIN_CHUNK).max(1);
+        let (class, rects) = (&self.class, &self.rects);
+        let small = |part: usize| {
+            (part * n / parts..(part + 1) * n / parts)
+                .filter(|&i| class[i] == Class::Small)
+                .map(|i| (i as u32, rects[i]))
+        };
+        self.cells.fill(entry_count, window, parts, small);
     }
 
     /// Sorts proxies into holes, small and large, records the cells of each, and returns how

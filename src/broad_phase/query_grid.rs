@@ -122,7 +122,7 @@ impl QueryGrid {
             }
         }
         let cols = self.cols;
-        self.cells.fill(cols * self.rows, |filler| {
+        self.cells.fill(cols * self.rows, 1, |_, filler| {
             // In descending slot order, since the table lists each cell in reverse.
             for &(s, r) in small.iter().rev() {
                 r.cells()

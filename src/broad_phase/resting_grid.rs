@@ -92,7 +92,8 @@ impl RestingGrid {
         }
         let entry_count = small.iter().map(|(_, r)| r.cell_count()).sum();
         let window = small.iter().fold(CellRect::EMPTY, |w, &(_, r)| w.union(r));
-        self.cells.fill(entry_count, window, small.into_iter());
+        self.cells
+            .fill(entry_count, window, 1, |_| small.iter().copied());
     }
 
     /// Appends to `pairs` every pair `(min, max)` of a moving body of `queries` and a sleeping
