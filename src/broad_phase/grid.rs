@@ -332,11 +332,18 @@ impl Layout {
             Layout::Hashed { mask } => Some(bucket(cx, cy, mask)),
             Layout::Window { window: w, width } => {
                 let inside = cx >= w.x0 && cx <= w.x1 && cy >= w.y0 && cy <= w.y1;
-                // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
-                inside.then(|| (cy - w.y0) as usize * width + (cx - w.x0) as usize)
+                inside.then(|| window_bucket(w, width, cx, cy))
             }
         }
     }
+}
+
+/// The bucket of cell `(cx, cy)`, which must be within `window`, in a table of a bucket per
+/// cell of the window, row by row, `width` cells a row.
+#[inline(always)]
+fn window_bucket(window: CellRect, width: usize, cx: i32, cy: i32) -> usize {
+    // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
+    (cy - window.y0) as usize * width + (cx - window.x0) as usize
 }
 
 impl HashGrid {
@@ -375,10 +382,8 @@ impl HashGrid {
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
-                let row = move |cy: i32| (cy - window.y0) as usize * width;
-                self.enter(buckets, parts, boxes, move |cx, cy| {
-                    row(cy) + (cx - window.x0) as usize
-                })
+                let bucket = move |cx, cy| window_bucket(window, width, cx, cy);
+                self.enter(buckets, parts, boxes, bucket)
             }
         }
     }
