@@ -10,7 +10,8 @@
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
 //! configuration it prints: bodies, steps, the median of the round means ("mean"), the median
 //! over every step of every round ("median"), the mean per-stage split from `World::profile`,
-//! touching pairs and colors after the last step, backend, instruction set and threads.
+//! touching pairs and colors after the last step, backend, instruction set and threads. Box2D
+//! rows split their steps from `b2World_GetProfile` (see `Box2dScene::stages`).
 //! `--compare rapier` runs rapier2d on the same scene in the same process, alternating rounds
 //! (batch2d round 1, rapier round 1, batch2d round 2, ...), and prints the ratio of medians.
 //! `--compare box2d` does the same with Box2D v3 (C, through boxdd-sys: dt 1/60, 4 substeps,
@@ -249,8 +250,9 @@ struct Stats {
     step_ms: Vec<f64>,
     /// Mean ms/step of each round.
     round_means: Vec<f64>,
-    /// Sums of the per-stage profile: broad, narrow, coloring, solve, finalize.
-    stage_sum: [f64; 5],
+    /// Sums of the per-stage profile: broad, narrow, coloring, solve, finalize; `None` for a
+    /// stage the engine does not time.
+    stage_sum: [Option<f64>; 5],
     bodies: usize,
     pairs: usize,
     joints: usize,
@@ -278,6 +280,15 @@ impl Stats {
         self.round_means
             .push(times.iter().sum::<f64>() / times.len().max(1) as f64);
         self.step_ms.extend_from_slice(times);
+    }
+
+    /// Adds one step's stage split to the sums.
+    fn add_stages(&mut self, stages: [Option<f64>; 5]) {
+        for (sum, x) in self.stage_sum.iter_mut().zip(stages) {
+            if let Some(x) = x {
+                *sum = Some(sum.unwrap_or(0.0) + x);
+            }
+        }
     }
 
     fn median_ms(&self) -> f64 {
@@ -486,15 +497,16 @@ fn batch2d_round(
             awake_before = awake;
         }
         let p = world.profile();
-        for (sum, x) in stats.stage_sum.iter_mut().zip([
-            p.broad_phase,
-            p.narrow_phase,
-            p.coloring,
-            p.solve,
-            p.finalize,
-        ]) {
-            *sum += x;
-        }
+        stats.add_stages(
+            [
+                p.broad_phase,
+                p.narrow_phase,
+                p.coloring,
+                p.solve,
+                p.finalize,
+            ]
+            .map(Some),
+        );
     }
     stats.record_round(&times);
     stats.bodies = world.body_count();
@@ -534,6 +546,8 @@ trait ReferenceScene {
     fn dynamic_centres(&self) -> (Vec<[f32; 2]>, Vec<[f32; 2]>);
     /// Each joint's two anchors in world space, as [`largest_anchor_gap`] takes them.
     fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])>;
+    /// The last step's split in batch2d's stages (ms), where the engine times them.
+    fn stages(&self) -> [Option<f64>; 5];
 }
 
 /// Implements [`ReferenceScene`] with the scene type's own methods of the same names.
@@ -558,6 +572,9 @@ macro_rules! reference_scene {
             fn joint_anchors(&self) -> Vec<([f32; 2], [f32; 2])> {
                 self.joint_anchors()
             }
+            fn stages(&self) -> [Option<f64>; 5] {
+                self.stages()
+            }
         }
     };
 }
@@ -580,6 +597,7 @@ fn reference_round<S: ReferenceScene>(
         let t = Instant::now();
         step(&mut scene);
         times.push(t.elapsed().as_secs_f64() * 1e3);
+        stats.add_stages(scene.stages());
     }
     stats.record_round(&times);
     stats.bodies = scene.body_count();
@@ -651,10 +669,7 @@ fn print_header() {
 
 fn print_row(scene: &str, engine: &str, isa: &str, threads: usize, steps: usize, s: &Stats) {
     let n = s.step_ms.len().max(1) as f64;
-    let stage = |i: usize| match s.colors {
-        Some(_) => format!("{:.3}", s.stage_sum[i] / n),
-        None => "-".to_string(),
-    };
+    let stage = |i: usize| s.stage_sum[i].map_or("-".to_string(), |sum| format!("{:.3}", sum / n));
     let cells = [
         scene.to_string(),
         engine.to_string(),

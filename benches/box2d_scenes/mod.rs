@@ -195,6 +195,26 @@ impl Box2dScene {
         // SAFETY: the world is alive.
         unsafe { b2World_Step(self.world, dt, SUBSTEPS) };
     }
+
+    /// The last step's split (ms) from `b2World_GetProfile`, in the stages of batch2d's
+    /// profile where Box2D times the same work: broad phase = new pairs plus the refit of the
+    /// enlarged boxes, narrow phase = `collide`, solve = the solver's set-up and constraint
+    /// stages (prepare, integrate, warm start, solve, relax, restitution, store impulses),
+    /// finalize = the rest of its `solve` (transforms, continuous, islands). Box2D colors its
+    /// contacts as they begin and end, within `collide`: no coloring stage of its own.
+    pub fn stages(&self) -> [Option<f64>; 5] {
+        // SAFETY: the world is alive.
+        let p = unsafe { b2World_GetProfile(self.world) };
+        let solver = p.solverSetup + p.constraints;
+        [
+            Some(p.pairs + p.refit),
+            Some(p.collide),
+            None,
+            Some(solver),
+            Some(p.solve - solver - p.refit),
+        ]
+        .map(|ms| ms.map(f64::from))
+    }
 }
 
 impl Drop for Box2dScene {
