@@ -2,6 +2,10 @@
 //!
 //! `cargo bench -p batch2d-kernels --bench contact [-- FILTER]`, e.g. `-- solve`.
 //!
+//! The portable kernels (`wide`'s vectors as the crate is compiled: SSE2 without a target-cpu
+//! flag) and their scalar twins always run; on x86_64 the AVX2 and AVX-512 builds that the
+//! engine picks at run time run too, where the CPU has them (names `avx2_...`, `avx512_...`).
+//!
 //! The scene benches time whole steps on a machine whose speed drifts by 10% from run to run;
 //! a kernel change that moves a step by 3% drowns there. Here one kernel runs over the same
 //! batches again and again, criterion's interval is about 2% wide, and a change to a kernel
@@ -14,7 +18,9 @@
 
 use batch2d_kernels::body::States;
 use batch2d_kernels::contact::{pair, scalar, simd};
-use batch2d_kernels::{BodyState, ContactBatch, SolveParams, StateRows, LANES};
+#[cfg(target_arch = "x86_64")]
+use batch2d_kernels::x86::{avx2, avx512};
+use batch2d_kernels::{BodyState, ContactBatch, InstructionSet, SolveParams, StateRows, LANES};
 use bytemuck::Zeroable;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -59,7 +65,7 @@ type Kernel = unsafe fn(&mut ContactBatch, States);
 type PairKernel = unsafe fn(&mut [ContactBatch; 2], States);
 
 fn contact(c: &mut Criterion) {
-    let kernels: [(&str, usize, Kernel); 6] = [
+    let mut kernels: Vec<(&str, usize, Kernel)> = vec![
         ("warm_start", 2, |c, s| unsafe { simd::warm_start(c, s) }),
         ("solve", 2, |c, s| unsafe { simd::solve(c, s, &SOLVE) }),
         ("relax", 2, |c, s| unsafe { simd::solve(c, s, &RELAX) }),
@@ -73,6 +79,38 @@ fn contact(c: &mut Criterion) {
             simd::solve_one_point(c, s, &SOLVE)
         }),
     ];
+    let mut pairs: Vec<(&str, usize, PairKernel)> = vec![
+        ("pair_solve", 2, |c, s| unsafe { pair::solve(c, s, &SOLVE) }),
+        ("pair_relax", 2, |c, s| unsafe { pair::solve(c, s, &RELAX) }),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    if InstructionSet::Avx2.is_supported() {
+        kernels.extend::<[(&str, usize, Kernel); 2]>([
+            ("avx2_warm_start", 2, |c, s| unsafe {
+                avx2::warm_start(c, s)
+            }),
+            ("avx2_solve", 2, |c, s| unsafe { avx2::solve(c, s, &SOLVE) }),
+        ]);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if InstructionSet::Avx512.is_supported() {
+        kernels.extend::<[(&str, usize, Kernel); 2]>([
+            ("avx512_warm_start", 2, |c, s| unsafe {
+                avx512::warm_start(c, s)
+            }),
+            ("avx512_solve", 2, |c, s| unsafe {
+                avx512::solve(c, s, &SOLVE)
+            }),
+        ]);
+        pairs.extend::<[(&str, usize, PairKernel); 2]>([
+            ("avx512_pair_solve", 2, |c, s| unsafe {
+                avx512::solve_pair(c, s, &SOLVE)
+            }),
+            ("avx512_pair_relax", 2, |c, s| unsafe {
+                avx512::solve_pair(c, s, &RELAX)
+            }),
+        ]);
+    }
     let mut group = c.benchmark_group("contact_kernels");
     group.throughput(Throughput::Elements(BATCHES as u64));
     for (name, points, kernel) in kernels {
@@ -89,10 +127,6 @@ fn contact(c: &mut Criterion) {
     }
     // The pair kernels over the same batches, two at a time (consecutive batches share no
     // body here, as within a graph color).
-    let pairs: [(&str, usize, PairKernel); 2] = [
-        ("pair_solve", 2, |c, s| unsafe { pair::solve(c, s, &SOLVE) }),
-        ("pair_relax", 2, |c, s| unsafe { pair::solve(c, s, &RELAX) }),
-    ];
     for (name, points, kernel) in pairs {
         let (mut batches, mut states) = resting_boxes(points);
         let view = States::new(&mut states);
