@@ -129,41 +129,29 @@ impl<V: Lanes8> BodyLanes<V> {
 }
 
 impl<P: Lanes16> BodyLanes<P> {
-    /// Sixteen lanes from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
+    /// Transposes two times eight states into lanes: `lo` into lanes 0..8, `hi` into 8..16.
     #[inline(always)]
-    pub fn join(lo: &BodyLanes<P::Half>, hi: &BodyLanes<P::Half>) -> Self {
-        let join = P::join;
+    pub fn from_state_pairs(lo: &[BodyState; LANES], hi: &[BodyState; LANES]) -> Self {
+        let t = P::transpose_pairs(
+            lo.each_ref().map(bytemuck::cast_ref),
+            hi.each_ref().map(bytemuck::cast_ref),
+        );
         BodyLanes {
-            vx: join(lo.vx, hi.vx),
-            vy: join(lo.vy, hi.vy),
-            w: join(lo.w, hi.w),
-            dpx: join(lo.dpx, hi.dpx),
-            dpy: join(lo.dpy, hi.dpy),
-            dqc: join(lo.dqc, hi.dqc),
-            dqs: join(lo.dqs, hi.dqs),
+            vx: t[0],
+            vy: t[1],
+            w: t[2],
+            dpx: t[4],
+            dpy: t[5],
+            dqc: t[6],
+            dqs: t[7],
         }
     }
 
-    /// The two halves of [`join`](Self::join).
+    /// The velocity half of each lane's state (`v`, `w` and a zero pad), lane `l` in row `l`:
+    /// what [`States::write_velocity_row`] writes.
     #[inline(always)]
-    pub fn split(&self) -> [BodyLanes<P::Half>; 2] {
-        let split = P::split;
-        let ([vx0, vx1], [vy0, vy1], [w0, w1]) = (split(self.vx), split(self.vy), split(self.w));
-        let ([dpx0, dpx1], [dpy0, dpy1]) = (split(self.dpx), split(self.dpy));
-        let ([dqc0, dqc1], [dqs0, dqs1]) = (split(self.dqc), split(self.dqs));
-        let lanes = |vx, vy, w, dpx, dpy, dqc, dqs| BodyLanes {
-            vx,
-            vy,
-            w,
-            dpx,
-            dpy,
-            dqc,
-            dqs,
-        };
-        [
-            lanes(vx0, vy0, w0, dpx0, dpy0, dqc0, dqs0),
-            lanes(vx1, vy1, w1, dpx1, dpy1, dqc1, dqs1),
-        ]
+    pub fn velocity_rows(&self) -> [[f32; 4]; 16] {
+        P::rows_of_four(self.vx, self.vy, self.w)
     }
 }
 
@@ -273,10 +261,18 @@ impl States {
     /// `index` is in bounds and no other thread reads or writes that state meanwhile.
     #[inline(always)]
     pub unsafe fn write_velocity(self, index: u32, state: &BodyState) {
+        self.write_velocity_row(index, *(state as *const BodyState as *const [f32; 4]));
+    }
+
+    /// Writes `row`, the first half of a state (`v`, `w`, `pad`), to the state at `index`, as
+    /// [`write_velocity`](Self::write_velocity) does.
+    ///
+    /// # Safety
+    /// As for [`write_velocity`](Self::write_velocity).
+    #[inline(always)]
+    pub unsafe fn write_velocity_row(self, index: u32, row: [f32; 4]) {
         debug_assert!((index as usize) < self.len);
-        let half = |s: *const BodyState| s as *const [f32; 4];
-        let head = half(self.ptr.add(index as usize)) as *mut [f32; 4];
-        *head = *half(state);
+        *(self.ptr.add(index as usize) as *mut [f32; 4]) = row;
     }
 }
 

@@ -805,6 +805,14 @@ pub(crate) mod batches {
         BodyLanes::from_states(&rows)
     }
 
+    /// Bit `l` set where lane `l`'s body is dynamic: a body (not [`NULL_BODY`]) with a
+    /// non-zero inverse mass. Two vector compares instead of loads and compares per lane.
+    #[inline(always)]
+    fn dynamic_lanes<V: Lanes8>(index: &[u32; LANES], inv_mass: &Lanes) -> u32 {
+        let null = V::equal_mask(index, NULL_BODY);
+        V::bitmask(V::load(inv_mass).gt(V::splat(0.0))) & !null
+    }
+
     /// Writes back the lanes whose body is dynamic (non-zero inverse mass).
     #[inline(always)]
     pub(crate) unsafe fn scatter<V: Lanes8>(
@@ -814,9 +822,7 @@ pub(crate) mod batches {
         lanes: &BodyLanes<V>,
     ) {
         let rows = lanes.to_states();
-        // Two vector compares instead of loads and compares per lane.
-        let null = V::equal_mask(index, NULL_BODY);
-        let dynamic = V::bitmask(V::load(inv_mass).gt(V::splat(0.0))) & !null;
+        let dynamic = dynamic_lanes::<V>(index, inv_mass);
         for l in 0..LANES {
             if dynamic & (1 << l) != 0 {
                 states.write_velocity(index[l], &rows[l]);
@@ -896,14 +902,40 @@ pub(crate) mod batches {
         states: States,
         params: &SolveParams,
     ) {
-        let a = [gather(states, &c[0].body_a), gather(states, &c[1].body_a)];
-        let b = [gather(states, &c[0].body_b), gather(states, &c[1].body_b)];
-        let mut a = BodyLanes::<P>::join(&a[0], &a[1]);
-        let mut b = BodyLanes::<P>::join(&b[0], &b[1]);
+        let [lo, hi] = &*c;
+        let mut a = gather_pair::<P>(states, [&lo.body_a, &hi.body_a]);
+        let mut b = gather_pair::<P>(states, [&lo.body_b, &hi.body_b]);
         solve_lanes(c, &mut a, &mut b, params);
-        for (h, (a, b)) in a.split().iter().zip(&b.split()).enumerate() {
-            scatter(states, &c[h].body_a, &c[h].inv_mass_a, a);
-            scatter(states, &c[h].body_b, &c[h].inv_mass_b, b);
+        let [lo, hi] = &*c;
+        let dynamic_a = dynamic_lanes::<P::Half>(&lo.body_a, &lo.inv_mass_a)
+            | dynamic_lanes::<P::Half>(&hi.body_a, &hi.inv_mass_a) << LANES;
+        let dynamic_b = dynamic_lanes::<P::Half>(&lo.body_b, &lo.inv_mass_b)
+            | dynamic_lanes::<P::Half>(&hi.body_b, &hi.inv_mass_b) << LANES;
+        scatter_pair(states, [&lo.body_a, &hi.body_a], dynamic_a, &a);
+        scatter_pair(states, [&lo.body_b, &hi.body_b], dynamic_b, &b);
+    }
+
+    /// The bodies of two batches, `index[0]`'s in lanes 0..8.
+    #[inline(always)]
+    unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
+        let lo = index[0].map(|i| states.read(i));
+        let hi = index[1].map(|i| states.read(i));
+        BodyLanes::from_state_pairs(&lo, &hi)
+    }
+
+    /// Writes back the velocities of the lanes set in `dynamic` (lane `l` is `index[l / 8][l % 8]`).
+    #[inline(always)]
+    unsafe fn scatter_pair<P: Lanes16>(
+        states: States,
+        index: [&[u32; LANES]; 2],
+        dynamic: u32,
+        lanes: &BodyLanes<P>,
+    ) {
+        let rows = lanes.velocity_rows();
+        for (l, row) in rows.into_iter().enumerate() {
+            if dynamic & (1 << l) != 0 {
+                states.write_velocity_row(index[l / LANES][l % LANES], row);
+            }
         }
     }
 }

@@ -156,6 +156,32 @@ pub trait Lanes16: Real {
     fn join(lo: Self::Half, hi: Self::Half) -> Self;
     /// The two halves of [`join`](Lanes16::join).
     fn split(self) -> [Self::Half; 2];
+
+    /// Rows to columns over two batches' rows: lane `j` of result `i` is element `i` of
+    /// `lo[j]`, and lane `8 + j` element `i` of `hi[j]`. The same as joining the halves'
+    /// [`transpose`](Lanes8::transpose)s, which is what this default does.
+    #[inline(always)]
+    fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [Self; LANES] {
+        let lo = Self::Half::transpose(lo.map(Self::Half::load));
+        let hi = Self::Half::transpose(hi.map(Self::Half::load));
+        core::array::from_fn(|i| Self::join(lo[i], hi[i]))
+    }
+
+    /// Columns `x`, `y`, `z` and a zero column as sixteen rows of four: row `l` holds lane `l`
+    /// of each. This default transposes each half.
+    #[inline(always)]
+    fn rows_of_four(x: Self, y: Self, z: Self) -> [[f32; 4]; 16] {
+        let ([x0, x1], [y0, y1], [z0, z1]) = (x.split(), y.split(), z.split());
+        let zero = Self::Half::splat(0.0);
+        let mut rows = [[0.0; 4]; 16];
+        for (h, (x, y, z)) in [(x0, y0, z0), (x1, y1, z1)].into_iter().enumerate() {
+            let t = Self::Half::transpose([x, y, z, zero, zero, zero, zero, zero]);
+            for (l, t) in t.into_iter().enumerate() {
+                rows[LANES * h + l].copy_from_slice(&t.store()[..4]);
+            }
+        }
+        rows
+    }
 }
 
 impl Lanes8 for f32x8 {

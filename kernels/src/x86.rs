@@ -256,6 +256,106 @@ impl Lanes16 for F32x16 {
             ]
         }
     }
+    #[inline(always)]
+    fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [F32x16; LANES] {
+        // SAFETY: as for the operators; each row holds the eight floats read.
+        unsafe {
+            // Row j of the first batch beside row j of the second: the steps of the eight-lane
+            // transpose then run in both 256-bit halves at once, which takes half the
+            // shuffles of two transposes and a join per column.
+            // (A macro, not a closure: a closure is a function of its own, compiled without the
+            // entry point's target features unless the compiler inlines it.)
+            macro_rules! row {
+                ($j:expr) => {{
+                    let lo = _mm512_castps256_ps512(_mm256_loadu_ps(lo[$j].as_ptr()));
+                    let hi = _mm256_castps_pd(_mm256_loadu_ps(hi[$j].as_ptr()));
+                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castps_pd(lo), hi))
+                }};
+            }
+            let r = [
+                row!(0),
+                row!(1),
+                row!(2),
+                row!(3),
+                row!(4),
+                row!(5),
+                row!(6),
+                row!(7),
+            ];
+            let t = [
+                _mm512_unpacklo_ps(r[0], r[1]),
+                _mm512_unpackhi_ps(r[0], r[1]),
+                _mm512_unpacklo_ps(r[2], r[3]),
+                _mm512_unpackhi_ps(r[2], r[3]),
+                _mm512_unpacklo_ps(r[4], r[5]),
+                _mm512_unpackhi_ps(r[4], r[5]),
+                _mm512_unpacklo_ps(r[6], r[7]),
+                _mm512_unpackhi_ps(r[6], r[7]),
+            ];
+            // In each half, u[c] holds columns c (its low 128 bits) and c + 4 (its high 128)
+            // of rows 0..4, u[4 + c] the same of rows 4..8...
+            let u = [
+                _mm512_shuffle_ps::<0x44>(t[0], t[2]),
+                _mm512_shuffle_ps::<0xee>(t[0], t[2]),
+                _mm512_shuffle_ps::<0x44>(t[1], t[3]),
+                _mm512_shuffle_ps::<0xee>(t[1], t[3]),
+                _mm512_shuffle_ps::<0x44>(t[4], t[6]),
+                _mm512_shuffle_ps::<0xee>(t[4], t[6]),
+                _mm512_shuffle_ps::<0x44>(t[5], t[7]),
+                _mm512_shuffle_ps::<0xee>(t[5], t[7]),
+            ];
+            // ...so column c is 128-bit pieces 0 of u[c] and u[4 + c], then pieces 2 of both;
+            // column c + 4 pieces 1, then pieces 3.
+            let low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+            let high =
+                _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+            [
+                _mm512_permutex2var_ps(u[0], low, u[4]),
+                _mm512_permutex2var_ps(u[1], low, u[5]),
+                _mm512_permutex2var_ps(u[2], low, u[6]),
+                _mm512_permutex2var_ps(u[3], low, u[7]),
+                _mm512_permutex2var_ps(u[0], high, u[4]),
+                _mm512_permutex2var_ps(u[1], high, u[5]),
+                _mm512_permutex2var_ps(u[2], high, u[6]),
+                _mm512_permutex2var_ps(u[3], high, u[7]),
+            ]
+            .map(F32x16)
+        }
+    }
+    #[inline(always)]
+    fn rows_of_four(x: F32x16, y: F32x16, z: F32x16) -> [[f32; 4]; 16] {
+        // SAFETY: as for the operators.
+        unsafe {
+            let zero = _mm512_setzero_ps();
+            // Per 128 bits: (x0, y0, x1, y1), (x2, y2, x3, y3), (z0, 0, z1, 0), (z2, 0, z3, 0)...
+            let t = [
+                _mm512_castps_pd(_mm512_unpacklo_ps(x.0, y.0)),
+                _mm512_castps_pd(_mm512_unpackhi_ps(x.0, y.0)),
+                _mm512_castps_pd(_mm512_unpacklo_ps(z.0, zero)),
+                _mm512_castps_pd(_mm512_unpackhi_ps(z.0, zero)),
+            ];
+            // ...then rows: 128-bit piece k of r[j] is lane 4k + j.
+            let r = [
+                _mm512_castpd_ps(_mm512_unpacklo_pd(t[0], t[2])),
+                _mm512_castpd_ps(_mm512_unpackhi_pd(t[0], t[2])),
+                _mm512_castpd_ps(_mm512_unpacklo_pd(t[1], t[3])),
+                _mm512_castpd_ps(_mm512_unpackhi_pd(t[1], t[3])),
+            ];
+            // (A macro, not a closure: see `transpose_pairs`.)
+            macro_rules! pieces {
+                ($k:literal) => {
+                    [
+                        _mm512_extractf32x4_ps::<$k>(r[0]),
+                        _mm512_extractf32x4_ps::<$k>(r[1]),
+                        _mm512_extractf32x4_ps::<$k>(r[2]),
+                        _mm512_extractf32x4_ps::<$k>(r[3]),
+                    ]
+                };
+            }
+            let rows: [[__m128; 4]; 4] = [pieces!(0), pieces!(1), pieces!(2), pieces!(3)];
+            core::mem::transmute::<[[__m128; 4]; 4], [[f32; 4]; 16]>(rows)
+        }
+    }
 }
 
 /// Entry points that run the batch kernels with `F32x8` in a function compiled with the
