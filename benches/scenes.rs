@@ -4,7 +4,7 @@
 //! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] [--threads 1,2]
 //!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
 //!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
-//!     [--sweep [--sweep-png PATH]]
+//!     [--isa portable|avx2|avx512] [--sweep [--sweep-png PATH]]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -30,6 +30,8 @@
 //! body asleep (before and after the step), from the same runs.
 //! `--substeps`, `--solve-iterations` and `--contact-hertz` change those `WorldSettings` of
 //! batch2d from their defaults (rapier2d keeps its own), to measure other solver budgets.
+//! `--isa` runs batch2d's kernels on a narrower instruction set than the widest the CPU has
+//! (as a machine without AVX-512 would), with the same bits.
 //! `--soak MINUTES` fills, steps and empties one world for that long and prints its memory and
 //! time per cycle instead (benches/soak/mod.rs).
 //! `--sweep` runs batch2d over a handful of solver settings on large_pyramid and smash, beside
@@ -44,7 +46,7 @@ mod soak;
 mod sweep;
 
 use batch2d::scenes::{self, Scene};
-use batch2d::{Backend, BodyId, Vec2, World, WorldSettings};
+use batch2d::{Backend, BodyId, InstructionSet, Vec2, World, WorldSettings};
 use std::error::Error;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -137,7 +139,8 @@ struct Options {
 const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] \
 [--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
 [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
-[--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--sweep [--sweep-png PATH]]";
+[--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--isa portable|avx2|avx512] \
+[--sweep [--sweep-png PATH]]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -218,6 +221,14 @@ fn parse_args() -> Res<Options> {
             "--sleep" => {
                 o.settings.enable_sleep = true;
                 o.settings_args.push(arg);
+            }
+            "--isa" => {
+                let v = value()?;
+                let set = InstructionSet::ALL.into_iter().find(|s| s.name() == v);
+                o.settings.instruction_set =
+                    Some(set.ok_or_else(|| format!("no instruction set {v:?}\n{USAGE}"))?);
+                o.settings.validate()?;
+                o.settings_args.extend([arg, v]);
             }
             "--substeps" | "--solve-iterations" | "--contact-hertz" => {
                 let v = value()?;
@@ -808,7 +819,10 @@ fn run() -> Res<()> {
         return sweep::run(&o);
     }
     let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let isa_full = batch2d::instruction_set();
+    let isa_full = match o.settings.instruction_set {
+        Some(set) => set.name(),
+        None => batch2d::instruction_set(),
+    };
     let isa = isa_full.split_whitespace().next().unwrap_or(isa_full);
     println!(
         "batch2d scenes bench | {} | nproc {} | {} | instruction set: {} | rounds {} | dt 1/60",
@@ -854,6 +868,7 @@ fn run() -> Res<()> {
     let st = &o.settings;
     let defaults = WorldSettings {
         enable_sleep: st.enable_sleep,
+        instruction_set: st.instruction_set,
         ..WorldSettings::default()
     };
     println!(
