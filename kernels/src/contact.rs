@@ -1000,9 +1000,11 @@ pub mod simd {
 /// The f32x16 solve: one call handles two batches of one graph color, sixteen lanes. The
 /// batches share no dynamic body, so solving them together gives each the bits it gets alone
 /// (from the f32x8 kernel and the scalar twin); two dependency chains side by side keep more of
-/// the core busy than one. With AVX-512 each operation is one instruction on 32 registers; the
-/// engine uses a pair kernel only there (see [`InstructionSet::Avx512`](crate::InstructionSet)).
-/// The warm start stays single: it measured slower in pairs.
+/// the core busy than one. The engine uses the AVX2 and AVX-512 builds of it (`crate::x86`):
+/// with AVX-512 each operation is one instruction on 32 registers, with AVX2 two, on 16
+/// registers and some spills, still faster than two batches one after the other. This
+/// portable one it uses only in a build for AVX-512: with SSE2 it is slower. The warm start
+/// stays single: it is no faster in pairs.
 ///
 /// Safety, for every function: as for [`simd`], and no dynamic body appears in both batches.
 pub mod pair {

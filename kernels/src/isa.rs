@@ -13,7 +13,7 @@ pub enum InstructionSet {
     /// `wide`'s portable vectors, with whatever the build targets: SSE2 (each f32x8 operation
     /// as two 128-bit halves) for a plain x86_64 build, NEON on aarch64. Always available.
     Portable,
-    /// 256-bit AVX2 kernels (x86_64).
+    /// 256-bit AVX2 kernels, and the two-batch solve on pairs of 256-bit registers (x86_64).
     Avx2,
     /// The AVX2 kernels compiled with AVX-512F and AVX-512VL (32 vector registers), and the
     /// two-batch solve on 512-bit registers (x86_64).
@@ -107,7 +107,9 @@ pub fn instruction_set() -> &'static str {
         InstructionSet::Avx512 => {
             "avx512 (detected at run time: f32x8 kernels with AVX-512VL, f32x16 solve pairs)"
         }
-        InstructionSet::Avx2 => "avx2 (detected at run time)",
+        InstructionSet::Avx2 => {
+            "avx2 (detected at run time: f32x8 kernels, solve pairs on two registers)"
+        }
         InstructionSet::Portable => portable(),
     }
 }

@@ -36,6 +36,30 @@ pub(crate) struct Mask8(__m256);
 #[derive(Clone, Copy)]
 pub(crate) struct F32x16(__m512);
 
+/// Sixteen lanes in two 256-bit registers, for the pair kernel of [`avx2`]: each operation is
+/// one instruction per half. The halves are independent dependency chains, interleaved
+/// instruction by instruction, which the core runs side by side: the two-point solve is
+/// bound by the latency of its one long chain more than by the core's ports.
+#[derive(Clone, Copy)]
+pub(crate) struct F32x8x2(F32x8, F32x8);
+
+/// A lane mask of [`F32x8x2`], one [`Mask8`] per half.
+#[derive(Clone, Copy)]
+pub(crate) struct Mask8x2(Mask8, Mask8);
+
+/// Implements a binary operator trait on a type of two halves, half by half.
+macro_rules! binary_op_halves {
+    ($t:ident, $op:ident, $method:ident) => {
+        impl $op for $t {
+            type Output = $t;
+            #[inline(always)]
+            fn $method(self, o: $t) -> $t {
+                $t(self.0.$method(o.0), self.1.$method(o.1))
+            }
+        }
+    };
+}
+
 /// Implements a binary operator trait on `$t` with the intrinsic `$intrinsic`.
 macro_rules! binary_op {
     ($t:ident, $op:ident, $method:ident, $intrinsic:ident) => {
@@ -60,6 +84,20 @@ binary_op!(F32x16, Add, add, _mm512_add_ps);
 binary_op!(F32x16, Sub, sub, _mm512_sub_ps);
 binary_op!(F32x16, Mul, mul, _mm512_mul_ps);
 binary_op!(F32x16, Div, div, _mm512_div_ps);
+binary_op_halves!(F32x8x2, Add, add);
+binary_op_halves!(F32x8x2, Sub, sub);
+binary_op_halves!(F32x8x2, Mul, mul);
+binary_op_halves!(F32x8x2, Div, div);
+binary_op_halves!(Mask8x2, BitAnd, bitand);
+binary_op_halves!(Mask8x2, BitOr, bitor);
+
+impl Neg for F32x8x2 {
+    type Output = F32x8x2;
+    #[inline(always)]
+    fn neg(self) -> F32x8x2 {
+        F32x8x2(-self.0, -self.1)
+    }
+}
 
 impl Neg for F32x8 {
     type Output = F32x8;
@@ -231,6 +269,51 @@ impl Real for F32x16 {
     #[inline(always)]
     fn all(m: u16) -> bool {
         m == u16::MAX
+    }
+}
+
+impl Real for F32x8x2 {
+    type Mask = Mask8x2;
+
+    #[inline(always)]
+    fn splat(x: f32) -> F32x8x2 {
+        F32x8x2(F32x8::splat(x), F32x8::splat(x))
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F32x8x2 {
+        F32x8x2(self.0.sqrt(), self.1.sqrt())
+    }
+    #[inline(always)]
+    fn gt(self, o: F32x8x2) -> Mask8x2 {
+        Mask8x2(self.0.gt(o.0), self.1.gt(o.1))
+    }
+    #[inline(always)]
+    fn lt(self, o: F32x8x2) -> Mask8x2 {
+        Mask8x2(self.0.lt(o.0), self.1.lt(o.1))
+    }
+    #[inline(always)]
+    fn ge(self, o: F32x8x2) -> Mask8x2 {
+        Mask8x2(self.0.ge(o.0), self.1.ge(o.1))
+    }
+    #[inline(always)]
+    fn select(m: Mask8x2, a: F32x8x2, b: F32x8x2) -> F32x8x2 {
+        F32x8x2(F32x8::select(m.0, a.0, b.0), F32x8::select(m.1, a.1, b.1))
+    }
+    #[inline(always)]
+    fn all(m: Mask8x2) -> bool {
+        F32x8::all(m.0) & F32x8::all(m.1)
+    }
+}
+
+impl Lanes16 for F32x8x2 {
+    type Half = F32x8;
+    #[inline(always)]
+    fn join(lo: F32x8, hi: F32x8) -> F32x8x2 {
+        F32x8x2(lo, hi)
+    }
+    #[inline(always)]
+    fn split(self) -> [F32x8; 2] {
+        [self.0, self.1]
     }
 }
 
@@ -510,9 +593,24 @@ macro_rules! entry_points {
     };
 }
 
-/// The kernels on 256-bit AVX2 registers. Each function panics where the CPU lacks AVX2.
+/// The kernels on 256-bit AVX2 registers, and the two-batch solve on pairs of them. Each
+/// function panics where the CPU lacks AVX2.
 pub mod avx2 {
     entry_points!(InstructionSet::Avx2, "avx2");
+
+    /// [`contact::pair::solve`] on pairs of 256-bit registers.
+    ///
+    /// # Safety
+    /// As for [`contact::pair`].
+    pub unsafe fn solve_pair(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+        #[target_feature(enable = "avx2")]
+        unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+            contact::batches::solve_pair::<F32x8x2>(c, states, p)
+        }
+        check();
+        // SAFETY: as for `impact`.
+        unsafe { kernel(c, states, p) }
+    }
 }
 
 /// The AVX2 kernels compiled with AVX-512F and AVX-512VL, and the two-batch solve on 512-bit

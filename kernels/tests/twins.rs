@@ -1186,7 +1186,7 @@ fn one_point_kernels_give_the_two_point_bits() {
 // ---------------------------------------------------------------------------------------------
 
 /// Runs `op` (a solve) on both batches at once with the pair kernel: the portable one
-/// (`Backend::Simd`) or the AVX-512 one.
+/// (`Backend::Simd`), the AVX2 or the AVX-512 one.
 fn run_pair(backend: Backend, op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
     assert_batches_valid(batches, states.len());
     let [first, second] = [&batches[..1], &batches[1..]].map(|b| writable(b, states.len()));
@@ -1201,6 +1201,8 @@ fn run_pair(backend: Backend, op: Op, batches: &mut [ContactBatch; 2], states: &
     unsafe {
         match (backend, op) {
             (Backend::Simd, Op::Solve(p)) => pair::solve(batches, view, &p),
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx2, Op::Solve(p)) => avx2::solve_pair(batches, view, &p),
             #[cfg(target_arch = "x86_64")]
             (Backend::Avx512, Op::Solve(p)) => avx512::solve_pair(batches, view, &p),
             _ => unreachable!("no pair kernel for {backend:?} {op:?}"),
@@ -1241,12 +1243,11 @@ fn pair_kernels_give_each_batch_the_twin_bits() {
                 run_pair(Backend::Simd, op, &mut b_pair, &mut s_pair);
                 let (mut b_scalar, mut s_scalar) = (batches, states.clone());
                 run(Backend::Scalar, op, &mut b_scalar, &mut s_scalar);
-                #[cfg(target_arch = "x86_64")]
-                if InstructionSet::Avx512.is_supported() {
+                for backend in other_instruction_sets() {
                     let (mut b_avx, mut s_avx) = (batches, states.clone());
-                    run_pair(Backend::Avx512, op, &mut b_avx, &mut s_avx);
+                    run_pair(backend, op, &mut b_avx, &mut s_avx);
                     assert_twins(
-                        &format!("{what} (avx512)"),
+                        &format!("{what} ({backend:?})"),
                         inputs.cmp(),
                         (&b_avx, &s_avx),
                         (&b_scalar, &s_scalar),

@@ -39,8 +39,8 @@ pub(crate) trait Kernels: Sync {
     /// See the trait documentation.
     unsafe fn solve(&self, c: &mut ContactBatch, states: States, p: &SolveParams, one_point: bool);
 
-    /// Whether [`Kernels::solve_pair`] is faster than two solves: true only where the SIMD
-    /// backend has a native two-batch kernel.
+    /// Whether [`Kernels::solve_pair`] is faster than two solves: true where the SIMD backend
+    /// has a two-batch kernel (AVX2, AVX-512, or a portable build for AVX-512).
     fn solves_pairs(&self) -> bool {
         false
     }
@@ -214,7 +214,21 @@ impl_kernels!(
     avx2::integrate_positions,
     avx2::pin_warm_start,
     avx2::pin_solve,
-    {}
+    {
+        fn solves_pairs(&self) -> bool {
+            true
+        }
+
+        unsafe fn solve_pair(
+            &self,
+            c: &mut [ContactBatch; 2],
+            states: States,
+            params: &SolveParams,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { avx2::solve_pair(c, states, params) }
+        }
+    }
 );
 
 #[cfg(target_arch = "x86_64")]

@@ -313,8 +313,8 @@ impl Solver {
         };
         // Runs `op` on the batches of `range`, in order; `color` when they are one graph
         // color's. The solve and relax passes take a color's two-point batches two at a time
-        // where the pair kernel is faster (AVX-512: two dependency chains side by side keep the
-        // core busier), with the same bits, as the two batches share no dynamic body. (A pair
+        // where there is a pair kernel (AVX2 and AVX-512: two dependency chains side by side keep
+        // the core busier), with the same bits, as the two batches share no dynamic body. (A pair
         // kernel for one-point batches was faster alone but not in particle_pile.)
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
