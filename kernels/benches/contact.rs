@@ -91,6 +91,9 @@ fn contact(c: &mut Criterion) {
             }),
             ("avx2_solve", 2, |c, s| unsafe { avx2::solve(c, s, &SOLVE) }),
         ]);
+        pairs.push(("avx2_pair_solve", 2, |c, s| unsafe {
+            avx2::solve_pair(c, s, &SOLVE)
+        }));
     }
     #[cfg(target_arch = "x86_64")]
     if InstructionSet::Avx512.is_supported() {
