@@ -795,7 +795,7 @@ fn impact_lanes<R: Real>(
 
 /// The batch kernels, generic over the vector type: [`simd`] and [`pair`] instantiate them with
 /// `wide`'s types, the x86_64 entry points (`crate::x86`) with their own. Safety, for every
-/// function: as for [`simd`] (and [`pair`] for [`solve_pair`](batches::solve_pair)).
+/// function: as for [`simd`] (and [`pair`] for the two-batch ones).
 pub(crate) mod batches {
     use super::*;
 
@@ -915,6 +915,26 @@ pub(crate) mod batches {
         scatter_pair(states, [&lo.body_b, &hi.body_b], dynamic_b, &b);
     }
 
+    /// [`solve_one_point`] on two batches at once.
+    #[inline(always)]
+    pub(crate) unsafe fn solve_one_point_pair<P: Lanes16>(
+        c: &mut [ContactBatch; 2],
+        states: States,
+        params: &SolveParams,
+    ) {
+        let [lo, hi] = &*c;
+        let mut a = gather_pair::<P>(states, [&lo.body_a, &hi.body_a]);
+        let mut b = gather_pair::<P>(states, [&lo.body_b, &hi.body_b]);
+        solve_one_lanes(c, &mut a, &mut b, params);
+        let [lo, hi] = &*c;
+        let dynamic_a = dynamic_lanes::<P::Half>(&lo.body_a, &lo.inv_mass_a)
+            | dynamic_lanes::<P::Half>(&hi.body_a, &hi.inv_mass_a) << LANES;
+        let dynamic_b = dynamic_lanes::<P::Half>(&lo.body_b, &lo.inv_mass_b)
+            | dynamic_lanes::<P::Half>(&hi.body_b, &hi.inv_mass_b) << LANES;
+        scatter_pair(states, [&lo.body_a, &hi.body_a], dynamic_a, &a);
+        scatter_pair(states, [&lo.body_b, &hi.body_b], dynamic_b, &b);
+    }
+
     /// The bodies of two batches, `index[0]`'s in lanes 0..8.
     #[inline(always)]
     unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
@@ -997,14 +1017,14 @@ pub mod simd {
     }
 }
 
-/// The f32x16 solve: one call handles two batches of one graph color, sixteen lanes. The
+/// The f32x16 solves: one call handles two batches of one graph color, sixteen lanes. The
 /// batches share no dynamic body, so solving them together gives each the bits it gets alone
 /// (from the f32x8 kernel and the scalar twin); two dependency chains side by side keep more of
-/// the core busy than one. The engine uses the AVX2 and AVX-512 builds of it (`crate::x86`):
+/// the core busy than one. The engine uses the AVX2 and AVX-512 builds of them (`crate::x86`):
 /// with AVX-512 each operation is one instruction on 32 registers, with AVX2 two, on 16
-/// registers and some spills, still faster than two batches one after the other. This
-/// portable one it uses only in a build for AVX-512: with SSE2 it is slower. The warm start
-/// stays single: it is no faster in pairs.
+/// registers and some spills, still faster than two batches one after the other. These
+/// portable ones it uses only in a build for AVX-512: with SSE2 they are slower. The warm
+/// start stays single: it is no faster in pairs.
 ///
 /// Safety, for every function: as for [`simd`], and no dynamic body appears in both batches.
 pub mod pair {
@@ -1016,6 +1036,14 @@ pub mod pair {
     /// See the module documentation.
     pub unsafe fn solve(c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
         batches::solve_pair::<f32x16>(c, states, params);
+    }
+
+    /// [`simd::solve_one_point`] on two batches.
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn solve_one_point(c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
+        batches::solve_one_point_pair::<f32x16>(c, states, params);
     }
 }
 

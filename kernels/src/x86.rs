@@ -593,43 +593,55 @@ macro_rules! entry_points {
     };
 }
 
-/// The kernels on 256-bit AVX2 registers, and the two-batch solve on pairs of them. Each
+/// The two-batch kernels of [`contact::pair`] with the sixteen-lane type `$pair`, in functions
+/// compiled with `$features` (see `entry_points`).
+macro_rules! pair_entry_points {
+    ($pair:ty, $features:literal) => {
+        /// [`contact::pair::solve`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::pair`].
+        pub unsafe fn solve_pair(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+                contact::batches::solve_pair::<$pair>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+
+        /// [`contact::pair::solve_one_point`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`contact::pair`].
+        pub unsafe fn solve_one_point_pair(
+            c: &mut [ContactBatch; 2],
+            states: States,
+            p: &SolveParams,
+        ) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
+                contact::batches::solve_one_point_pair::<$pair>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+    };
+}
+
+/// The kernels on 256-bit AVX2 registers, and the two-batch solves on pairs of them. Each
 /// function panics where the CPU lacks AVX2.
 pub mod avx2 {
     entry_points!(InstructionSet::Avx2, "avx2");
-
-    /// [`contact::pair::solve`] on pairs of 256-bit registers.
-    ///
-    /// # Safety
-    /// As for [`contact::pair`].
-    pub unsafe fn solve_pair(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
-        #[target_feature(enable = "avx2")]
-        unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
-            contact::batches::solve_pair::<F32x8x2>(c, states, p)
-        }
-        check();
-        // SAFETY: as for `impact`.
-        unsafe { kernel(c, states, p) }
-    }
+    pair_entry_points!(F32x8x2, "avx2");
 }
 
-/// The AVX2 kernels compiled with AVX-512F and AVX-512VL, and the two-batch solve on 512-bit
+/// The AVX2 kernels compiled with AVX-512F and AVX-512VL, and the two-batch solves on 512-bit
 /// registers. Each function panics where the CPU lacks them. (AVX-512F implies FMA for the
 /// compiler too; rustc still never fuses a multiply and an add.)
 pub mod avx512 {
     entry_points!(InstructionSet::Avx512, "avx2,avx512f,avx512vl");
-
-    /// [`contact::pair::solve`] on 512-bit registers.
-    ///
-    /// # Safety
-    /// As for [`contact::pair`].
-    pub unsafe fn solve_pair(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
-        #[target_feature(enable = "avx2,avx512f,avx512vl")]
-        unsafe fn kernel(c: &mut [ContactBatch; 2], states: States, p: &SolveParams) {
-            contact::batches::solve_pair::<F32x16>(c, states, p)
-        }
-        check();
-        // SAFETY: as for `impact`.
-        unsafe { kernel(c, states, p) }
-    }
+    pair_entry_points!(F32x16, "avx2,avx512f,avx512vl");
 }

@@ -1185,8 +1185,8 @@ fn one_point_kernels_give_the_two_point_bits() {
 // Pair kernels.
 // ---------------------------------------------------------------------------------------------
 
-/// Runs `op` (a solve) on both batches at once with the pair kernel: the portable one
-/// (`Backend::Simd`), the AVX2 or the AVX-512 one.
+/// Runs `op` (a solve, of two points or one) on both batches at once with the pair kernel: the
+/// portable one (`Backend::Simd`), the AVX2 or the AVX-512 one.
 fn run_pair(backend: Backend, op: Op, batches: &mut [ContactBatch; 2], states: &mut [BodyState]) {
     assert_batches_valid(batches, states.len());
     let [first, second] = [&batches[..1], &batches[1..]].map(|b| writable(b, states.len()));
@@ -1201,10 +1201,17 @@ fn run_pair(backend: Backend, op: Op, batches: &mut [ContactBatch; 2], states: &
     unsafe {
         match (backend, op) {
             (Backend::Simd, Op::Solve(p)) => pair::solve(batches, view, &p),
+            (Backend::Simd, Op::SolveOnePoint(p)) => pair::solve_one_point(batches, view, &p),
             #[cfg(target_arch = "x86_64")]
             (Backend::Avx2, Op::Solve(p)) => avx2::solve_pair(batches, view, &p),
             #[cfg(target_arch = "x86_64")]
+            (Backend::Avx2, Op::SolveOnePoint(p)) => avx2::solve_one_point_pair(batches, view, &p),
+            #[cfg(target_arch = "x86_64")]
             (Backend::Avx512, Op::Solve(p)) => avx512::solve_pair(batches, view, &p),
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, Op::SolveOnePoint(p)) => {
+                avx512::solve_one_point_pair(batches, view, &p)
+            }
             _ => unreachable!("no pair kernel for {backend:?} {op:?}"),
         }
     }
@@ -1218,9 +1225,10 @@ fn random_color_pair(rng: &mut Rng, world: &World) -> [ContactBatch; 2] {
     [(); 2].map(|_| random_batch(rng, world, &mut used, share))
 }
 
-/// The pair kernel solves two batches of one color at once; each batch gets the bits the
+/// The pair kernels solve two batches of one color at once; each batch gets the bits the
 /// scalar twin gives it alone, for raw and prepared batches, with finite, infinite and NaN
-/// inputs (NaN payloads aside).
+/// inputs (NaN payloads aside). Odd seeds solve one-point batches (point 1 all zero, as the
+/// packing leaves it) with the one-point kernels.
 #[test]
 fn pair_kernels_give_each_batch_the_twin_bits() {
     for inputs in [Inputs::Finite, Inputs::Infinite, Inputs::Nan] {
@@ -1228,13 +1236,23 @@ fn pair_kernels_give_each_batch_the_twin_bits() {
             let mut rng = Rng::with_inputs(seed ^ 0x9A12_0000, inputs);
             let world = World::random(&mut rng, BODIES);
             let mut batches = random_color_pair(&mut rng, &world);
+            let one_point = seed % 2 == 1;
+            if one_point {
+                for c in &mut batches {
+                    c.points[1] = PointLanes::zeroed();
+                }
+            }
             let mut states = world.states.clone();
             zero_written_pads(&mut states, &batches);
             if rng.chance(0.5) {
                 run(Backend::Scalar, Op::Prepare, &mut batches, &mut states);
             }
             for use_bias in [true, false] {
-                let op = Op::Solve(random_solve_params(&mut rng, use_bias));
+                let params = random_solve_params(&mut rng, use_bias);
+                let op = match one_point {
+                    true => Op::SolveOnePoint(params),
+                    false => Op::Solve(params),
+                };
                 let what = Ctx {
                     seed,
                     what: &format!("pair {op:?} ({inputs:?})"),

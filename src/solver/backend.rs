@@ -45,16 +45,23 @@ pub(crate) trait Kernels: Sync {
         false
     }
 
-    /// [`Kernels::solve`] on two batches of two-point contacts, with the same bits.
+    /// [`Kernels::solve`] on two batches, with the same bits; `one_point` when every contact of
+    /// both has one point.
     ///
     /// # Safety
     /// As for [`Kernels::solve`], and no dynamic body appears in both batches.
-    unsafe fn solve_pair(&self, c: &mut [ContactBatch; 2], states: States, params: &SolveParams) {
+    unsafe fn solve_pair(
+        &self,
+        c: &mut [ContactBatch; 2],
+        states: States,
+        params: &SolveParams,
+        one_point: bool,
+    ) {
         let [c0, c1] = c;
         // SAFETY: the caller's promise, for each batch.
         unsafe {
-            self.solve(c0, states, params, false);
-            self.solve(c1, states, params, false);
+            self.solve(c0, states, params, one_point);
+            self.solve(c1, states, params, one_point);
         }
     }
 
@@ -189,9 +196,16 @@ impl_kernels!(
             c: &mut [ContactBatch; 2],
             states: States,
             params: &SolveParams,
+            one_point: bool,
         ) {
             // SAFETY: the caller's promise.
-            unsafe { pair::solve(c, states, params) }
+            unsafe {
+                if one_point {
+                    pair::solve_one_point(c, states, params)
+                } else {
+                    pair::solve(c, states, params)
+                }
+            }
         }
     }
 );
@@ -224,9 +238,16 @@ impl_kernels!(
             c: &mut [ContactBatch; 2],
             states: States,
             params: &SolveParams,
+            one_point: bool,
         ) {
             // SAFETY: the caller's promise.
-            unsafe { avx2::solve_pair(c, states, params) }
+            unsafe {
+                if one_point {
+                    avx2::solve_one_point_pair(c, states, params)
+                } else {
+                    avx2::solve_pair(c, states, params)
+                }
+            }
         }
     }
 );
@@ -249,9 +270,16 @@ impl_kernels!(
             c: &mut [ContactBatch; 2],
             states: States,
             params: &SolveParams,
+            one_point: bool,
         ) {
             // SAFETY: the caller's promise.
-            unsafe { avx512::solve_pair(c, states, params) }
+            unsafe {
+                if one_point {
+                    avx512::solve_one_point_pair(c, states, params)
+                } else {
+                    avx512::solve_pair(c, states, params)
+                }
+            }
         }
     }
 );

@@ -312,10 +312,10 @@ impl Solver {
             }
         };
         // Runs `op` on the batches of `range`, in order; `color` when they are one graph
-        // color's. The solve and relax passes take a color's two-point batches two at a time
-        // where there is a pair kernel (AVX2 and AVX-512: two dependency chains side by side keep
-        // the core busier), with the same bits, as the two batches share no dynamic body. (A pair
-        // kernel for one-point batches was faster alone but not in particle_pile.)
+        // color's. The solve and relax passes take a color's batches two at a time, two of one
+        // point or two of two, where there is a pair kernel (AVX2 and AVX-512: two dependency
+        // chains side by side keep the core busier), with the same bits, as the two batches
+        // share no dynamic body.
         // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
         let run_batches = |op, range: Range<usize>, color: bool| unsafe {
             let paired = kernels.solves_pairs()
@@ -323,8 +323,8 @@ impl Solver {
                 && matches!(op, ContactOp::Solve | ContactOp::Relax);
             let mut i = range.start;
             while i < range.end {
-                if paired && i + 1 < range.end && !one_point[i] && !one_point[i + 1] {
-                    kernels.solve_pair(batches.pair(i), states, pass(op));
+                if paired && i + 1 < range.end && one_point[i] == one_point[i + 1] {
+                    kernels.solve_pair(batches.pair(i), states, pass(op), one_point[i]);
                     i += 2;
                 } else {
                     run_batch(op, i);
