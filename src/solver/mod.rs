@@ -563,26 +563,27 @@ impl Solver {
     /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
     /// below; bodies created inside each other do not. Counts are sums of ones, so the
     /// parallel order does not change them.
-    fn count_deep_contacts(&mut self, contacts: &[Contact], bodies: &BodyStore) {
-        let n = self.states.len();
-        if self.deep_contacts.len() < n {
-            self.deep_contacts.resize_with(n, AtomicU32::default);
+    /// `counts` gets one per state; `state_of` maps body slots to states.
+    fn count_deep_contacts(
+        counts: &mut Vec<AtomicU32>,
+        states: usize,
+        state_of: &[u32],
+        contacts: &[Contact],
+        bodies: &BodyStore,
+    ) {
+        if counts.len() < states {
+            counts.resize_with(states, AtomicU32::default);
         }
-        self.deep_contacts[..n]
+        let counts = &counts[..states];
+        counts
             .par_iter()
             .with_min_len(BODIES_PER_BLOCK)
             .for_each(|count| count.store(0, Ordering::Relaxed));
-        let (counts, state_of) = (&self.deep_contacts[..n], &self.state_of[..]);
         contacts
             .par_iter()
             .with_min_len(BATCHES_PER_BLOCK * LANES)
             .for_each(|c| {
-                let m = &c.manifold;
-                let overlap = m.points[..m.point_count]
-                    .iter()
-                    .fold(0.0f32, |o, p| o.max(-p.separation));
-                let size = bodies.reach[c.a.index()].min(bodies.reach[c.b.index()]);
-                if overlap <= DEEP_OVERLAP * size {
+                if !is_deep(c, bodies) {
                     return;
                 }
                 for slot in [c.a, c.b] {
@@ -612,21 +613,23 @@ impl Solver {
         let soft = Softness::new(hertz, zeta, h);
         let rigid_soft = Softness::new(2.0 * hertz, zeta, h);
 
-        self.count_deep_contacts(contacts, bodies);
+        // The lanes are packed as if no contact were deep, which is the common case; a deep
+        // one (seen while packing) has every lane's push cap redone from the counts below.
+        let max_velocity = settings.contact_push_max_velocity;
         let params = PackParams {
             gravity: settings.gravity,
             soft,
             rigid_soft,
             push: PushCap {
-                max_velocity: settings.contact_push_max_velocity,
-                deep_contacts: &self.deep_contacts,
+                max_velocity,
+                deep_contacts: None,
             },
         };
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
         self.one_point.resize(graph.lanes.len(), false);
         let state_of = &self.state_of[..];
-        self.bouncy = self
+        let (bouncy, deep) = self
             .batches
             .par_iter_mut()
             .zip(&mut self.one_point)
@@ -643,6 +646,7 @@ impl Solver {
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 *one_point = true;
+                let mut deep = false;
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci == ContactIndex::NONE {
                         batch.clear(l);
@@ -650,21 +654,43 @@ impl Solver {
                         let c = &contacts[ci.index()];
                         pack_lane(batch, l, c, bodies, state_of, &params);
                         *one_point &= c.manifold.point_count <= 1;
+                        deep |= is_deep(c, bodies);
                     }
                 }
-                batch.is_bouncy()
+                (batch.is_bouncy(), deep)
             })
-            .reduce(|| false, |a, b| a | b);
-        self.bouncy |= direct
-            .contacts
-            .iter()
-            .any(|&ci| contacts[ci.index()].restitution > 0.0);
+            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1));
+        let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
+        self.bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
 
+        // Every contact is in a lane or a direct island.
+        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
+            let counts = &mut self.deep_contacts;
+            Self::count_deep_contacts(counts, self.states.len(), state_of, contacts, bodies);
+            let push = PushCap {
+                max_velocity,
+                deep_contacts: Some(&self.deep_contacts),
+            };
+            self.batches
+                .par_iter_mut()
+                .zip(&graph.lanes)
+                .with_min_len(BATCHES_PER_BLOCK)
+                .for_each(|(batch, lanes)| {
+                    for (l, &ci) in lanes.iter().enumerate() {
+                        if ci != ContactIndex::NONE {
+                            batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
+                        }
+                    }
+                });
+            push
+        } else {
+            params.push
+        };
         let softness = |c: &Contact| {
             let s = params.softness(c, bodies);
             (
                 s.bias_rate,
-                params.push.of(state_of[c.a.index()], state_of[c.b.index()]),
+                push.of(state_of[c.a.index()], state_of[c.b.index()]),
             )
         };
         self.direct.load(
@@ -849,11 +875,12 @@ struct PackParams<'a> {
 }
 
 /// The push-out speed cap and how bodies share it.
+#[derive(Clone, Copy)]
 struct PushCap<'a> {
     /// `WorldSettings::contact_push_max_velocity`.
     max_velocity: f32,
-    /// Per state: how many of its contacts are deep.
-    deep_contacts: &'a [AtomicU32],
+    /// Per state: how many of its contacts are deep; `None` when none is.
+    deep_contacts: Option<&'a [AtomicU32]>,
 }
 
 impl PackParams<'_> {
@@ -874,12 +901,27 @@ impl PushCap<'_> {
     /// one point left at over five times the cap; shared, they leave no faster than the cap,
     /// more slowly (about 4.5 s instead of 0.5 s to come apart).
     fn of(&self, a: u32, b: u32) -> f32 {
+        let Some(counts) = self.deep_contacts else {
+            return self.max_velocity;
+        };
         let count = |s: u32| match s {
             NULL_BODY => 0,
-            s => self.deep_contacts[s as usize].load(Ordering::Relaxed),
+            s => counts[s as usize].load(Ordering::Relaxed),
         };
         self.max_velocity / count(a).max(count(b)).max(1) as f32
     }
+}
+
+/// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
+/// (or that reach is NaN).
+fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
+    let m = &c.manifold;
+    let overlap = m.points[..m.point_count]
+        .iter()
+        .fold(0.0f32, |o, p| o.max(-p.separation));
+    let size = bodies.reach[c.a.index()].min(bodies.reach[c.b.index()]);
+    let shallow = overlap <= DEEP_OVERLAP * size;
+    !shallow
 }
 
 /// How many batches ahead [`Solver::fill_batches`] prefetches contacts: far enough for the loads to
