@@ -68,7 +68,6 @@ const DEEP_OVERLAP: f32 = 0.25;
 /// What a stage does to the contact batches.
 #[derive(Clone, Copy, Debug)]
 enum ContactOp {
-    Prepare,
     Impact,
     WarmStart,
     Solve,
@@ -302,7 +301,6 @@ impl Solver {
         let run_batch = |op, i: usize| unsafe {
             let b = batches.get(i);
             match op {
-                ContactOp::Prepare => kernels.prepare(b),
                 ContactOp::Impact if !b.is_bouncy() => {}
                 ContactOp::Impact => kernels.impact(b, states, &impact),
                 ContactOp::WarmStart => kernels.warm_start(b, states, one_point[i]),
@@ -595,8 +593,8 @@ impl Solver {
             });
     }
 
-    /// Fills the batches with the contacts' data and the contact-to-lane map, and hands the
-    /// direct islands their contacts.
+    /// Fills the batches with the contacts' data and prepares them (effective masses), fills
+    /// the contact-to-lane map, and hands the direct islands their contacts.
     fn fill_batches(
         &mut self,
         contacts: &[Contact],
@@ -612,6 +610,7 @@ impl Solver {
         let zeta = settings.contact_damping_ratio;
         let soft = Softness::new(hertz, zeta, h);
         let rigid_soft = Softness::new(2.0 * hertz, zeta, h);
+        let kernels = settings.kernels();
 
         // The lanes are packed as if no contact were deep, which is the common case; a deep
         // one (seen while packing) has every lane's push cap redone from the counts below.
@@ -645,6 +644,7 @@ impl Solver {
                     }
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
+                // The batch is prepared here too, while it is in cache.
                 *one_point = true;
                 let mut deep = false;
                 for (l, &ci) in lanes.iter().enumerate() {
@@ -657,6 +657,7 @@ impl Solver {
                         deep |= is_deep(c, bodies);
                     }
                 }
+                kernels.prepare(batch);
                 (batch.is_bouncy(), deep)
             })
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1));
@@ -720,7 +721,7 @@ impl Solver {
     /// step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
     /// followed by theirs; with `joints`, each warm start and each contact solve is preceded
     /// by the joints' (extra joint passes standing alone), and the joints relax after all
-    /// contacts. Then the stages and their block counts: prepare; the tiles (one block each, a
+    /// contacts. Then the stages and their block counts: the tiles (one block each, a
     /// tile runs the whole program); then the program over the rest of the world, each body
     /// stage over the states in no tile, each contact stage the overflow set (one block, so
     /// one thread solves it in order) and the colors in its sweep's order, each direct stage
@@ -805,14 +806,6 @@ impl Solver {
             }
         }
         let stages = &mut self.stages;
-        // Prepare only reads body states: all batches at once.
-        stages.push(Stage::Contacts {
-            op: ContactOp::Prepare,
-            start: 0,
-            end: graph.lanes.len(),
-            per_block: BATCHES_PER_BLOCK,
-            color: false,
-        });
         if !graph.tiles.is_empty() {
             stages.push(Stage::Tiles);
         }
