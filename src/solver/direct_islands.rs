@@ -58,12 +58,30 @@ pub(crate) struct DirectIslands {
 
 impl DirectIslands {
     /// Finds the islands of `contacts`, whose keys are `keys`, to solve directly. Costs one
-    /// parallel scan of the keys when no contact exceeds the mass ratio, as in every standard
-    /// scene but smash.
+    /// parallel scan of the bodies' inverse masses when no two dynamic bodies are more than the
+    /// mass ratio apart, as in every standard scene but smash, and one of the keys when no
+    /// contact exceeds the ratio.
     pub fn find(&mut self, contacts: &[Contact], keys: &[ContactKey], bodies: &BodyStore) {
         self.is_direct.clear();
         self.contacts.clear();
         self.ranges.clear();
+        // The lightest and the heaviest dynamic body (largest and smallest positive inverse
+        // mass): within the ratio of each other, no contact can exceed it.
+        let (lightest, heaviest) = bodies
+            .inv_mass
+            .par_iter()
+            .with_min_len(4096)
+            .fold(
+                || (0.0f32, f32::INFINITY),
+                |(hi, lo), &m| match m > 0.0 {
+                    true => (hi.max(m), lo.min(m)),
+                    false => (hi, lo),
+                },
+            )
+            .reduce(|| (0.0, f32::INFINITY), |a, b| (a.0.max(b.0), a.1.min(b.1)));
+        if lightest <= MASS_RATIO * heaviest {
+            return;
+        }
         if !keys
             .par_iter()
             .with_min_len(1024)
