@@ -1,6 +1,6 @@
 //! The numeric hot loops of batch2d, each written once over [`Real`] and instantiated as an
-//! f32x8 kernel and a one-lane scalar twin that computes bit-identical results (the two-point
-//! solve also as an f32x16 kernel, which takes two batches of one graph color at once).
+//! f32x8 kernel and a one-lane scalar twin that computes bit-identical results (the solves also
+//! as sixteen-lane kernels, which take two batches of one graph color at once).
 //!
 //! Everything here is pure arithmetic over lane-packed (`bytemuck::Pod`) data; the engine
 //! decides what to pack, in which order, and on which thread to run it.

@@ -1,5 +1,5 @@
 //! One numeric interface for one lane (`f32`), eight lanes (`wide::f32x8`) and sixteen
-//! (`wide::f32x16`: two batches at once, for the two-point solve).
+//! (`wide::f32x16`: two batches at once, for the solves).
 //!
 //! Every kernel is written once, generic over [`Real`], and instantiated for each width it
 //! runs at. All
