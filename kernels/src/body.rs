@@ -95,11 +95,10 @@ impl BodyLanes<f32> {
     }
 }
 
-impl<V: Lanes8> BodyLanes<V> {
-    /// Transposes eight states into lanes.
+impl<R: Real> BodyLanes<R> {
+    /// The fields from the columns of transposed states (column 3, the padding, unused).
     #[inline(always)]
-    pub fn from_states(rows: &[BodyState; LANES]) -> Self {
-        let t = V::transpose(rows.each_ref().map(|r| V::load(bytemuck::cast_ref(r))));
+    fn from_columns(t: [R; LANES]) -> Self {
         BodyLanes {
             vx: t[0],
             vy: t[1],
@@ -109,6 +108,15 @@ impl<V: Lanes8> BodyLanes<V> {
             dqc: t[6],
             dqs: t[7],
         }
+    }
+}
+
+impl<V: Lanes8> BodyLanes<V> {
+    /// Transposes eight states into lanes.
+    #[inline(always)]
+    pub fn from_states(rows: &[BodyState; LANES]) -> Self {
+        let t = V::transpose(rows.each_ref().map(|r| V::load(bytemuck::cast_ref(r))));
+        BodyLanes::from_columns(t)
     }
 
     /// Transposes lanes back into eight states.
@@ -136,15 +144,7 @@ impl<P: Lanes16> BodyLanes<P> {
             lo.each_ref().map(bytemuck::cast_ref),
             hi.each_ref().map(bytemuck::cast_ref),
         );
-        BodyLanes {
-            vx: t[0],
-            vy: t[1],
-            w: t[2],
-            dpx: t[4],
-            dpy: t[5],
-            dqc: t[6],
-            dqs: t[7],
-        }
+        BodyLanes::from_columns(t)
     }
 
     /// The velocity half of each lane's state (`v`, `w` and a zero pad), lane `l` in row `l`:

@@ -902,17 +902,9 @@ pub(crate) mod batches {
         states: States,
         params: &SolveParams,
     ) {
-        let [lo, hi] = &*c;
-        let mut a = gather_pair::<P>(states, [&lo.body_a, &hi.body_a]);
-        let mut b = gather_pair::<P>(states, [&lo.body_b, &hi.body_b]);
+        let (mut a, mut b) = gather_both_pair::<P>(c, states);
         solve_lanes(c, &mut a, &mut b, params);
-        let [lo, hi] = &*c;
-        let dynamic_a = dynamic_lanes::<P::Half>(&lo.body_a, &lo.inv_mass_a)
-            | dynamic_lanes::<P::Half>(&hi.body_a, &hi.inv_mass_a) << LANES;
-        let dynamic_b = dynamic_lanes::<P::Half>(&lo.body_b, &lo.inv_mass_b)
-            | dynamic_lanes::<P::Half>(&hi.body_b, &hi.inv_mass_b) << LANES;
-        scatter_pair(states, [&lo.body_a, &hi.body_a], dynamic_a, &a);
-        scatter_pair(states, [&lo.body_b, &hi.body_b], dynamic_b, &b);
+        scatter_both_pair(c, states, (a, b));
     }
 
     /// [`solve_one_point`] on two batches at once.
@@ -922,11 +914,30 @@ pub(crate) mod batches {
         states: States,
         params: &SolveParams,
     ) {
-        let [lo, hi] = &*c;
-        let mut a = gather_pair::<P>(states, [&lo.body_a, &hi.body_a]);
-        let mut b = gather_pair::<P>(states, [&lo.body_b, &hi.body_b]);
+        let (mut a, mut b) = gather_both_pair::<P>(c, states);
         solve_one_lanes(c, &mut a, &mut b, params);
-        let [lo, hi] = &*c;
+        scatter_both_pair(c, states, (a, b));
+    }
+
+    /// The bodies A and B of two batches, the first batch's in lanes 0..8.
+    #[inline(always)]
+    unsafe fn gather_both_pair<P: Lanes16>(
+        [lo, hi]: &[ContactBatch; 2],
+        states: States,
+    ) -> (BodyLanes<P>, BodyLanes<P>) {
+        (
+            gather_pair(states, [&lo.body_a, &hi.body_a]),
+            gather_pair(states, [&lo.body_b, &hi.body_b]),
+        )
+    }
+
+    /// Writes back the dynamic bodies of two batches.
+    #[inline(always)]
+    unsafe fn scatter_both_pair<P: Lanes16>(
+        [lo, hi]: &[ContactBatch; 2],
+        states: States,
+        (a, b): (BodyLanes<P>, BodyLanes<P>),
+    ) {
         let dynamic_a = dynamic_lanes::<P::Half>(&lo.body_a, &lo.inv_mass_a)
             | dynamic_lanes::<P::Half>(&hi.body_a, &hi.inv_mass_a) << LANES;
         let dynamic_b = dynamic_lanes::<P::Half>(&lo.body_b, &lo.inv_mass_b)

@@ -88,11 +88,11 @@ pub(crate) trait Kernels: Sync {
 /// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
 struct SimdKernels;
 
-/// The f32x8 kernels compiled for AVX2.
+/// The f32x8 kernels compiled for AVX2, and the two-batch solves on pairs of registers.
 #[cfg(target_arch = "x86_64")]
 struct Avx2Kernels;
 
-/// The f32x8 kernels compiled for AVX-512, and the two-batch solve.
+/// The f32x8 kernels compiled for AVX-512, and the two-batch solves.
 #[cfg(target_arch = "x86_64")]
 struct Avx512Kernels;
 
@@ -179,16 +179,12 @@ macro_rules! impl_kernels {
     };
 }
 
-impl_kernels!(
-    SimdKernels,
-    simd,
-    kbody::integrate_velocities_simd,
-    kbody::integrate_positions_simd,
-    pin::simd::warm_start,
-    pin::simd::solve,
-    {
+/// The methods of [`Kernels`] for a backend with two-batch solves: `$faster` says whether they
+/// beat two single solves, `$one_point` and `$two_point` are the kernels.
+macro_rules! pair_kernels {
+    ($faster:expr, $one_point:path, $two_point:path) => {
         fn solves_pairs(&self) -> bool {
-            NATIVE_PAIRS
+            $faster
         }
 
         unsafe fn solve_pair(
@@ -201,12 +197,24 @@ impl_kernels!(
             // SAFETY: the caller's promise.
             unsafe {
                 if one_point {
-                    pair::solve_one_point(c, states, params)
+                    $one_point(c, states, params)
                 } else {
-                    pair::solve(c, states, params)
+                    $two_point(c, states, params)
                 }
             }
         }
+    };
+}
+
+impl_kernels!(
+    SimdKernels,
+    simd,
+    kbody::integrate_velocities_simd,
+    kbody::integrate_positions_simd,
+    pin::simd::warm_start,
+    pin::simd::solve,
+    {
+        pair_kernels!(NATIVE_PAIRS, pair::solve_one_point, pair::solve);
     }
 );
 
@@ -229,26 +237,7 @@ impl_kernels!(
     avx2::pin_warm_start,
     avx2::pin_solve,
     {
-        fn solves_pairs(&self) -> bool {
-            true
-        }
-
-        unsafe fn solve_pair(
-            &self,
-            c: &mut [ContactBatch; 2],
-            states: States,
-            params: &SolveParams,
-            one_point: bool,
-        ) {
-            // SAFETY: the caller's promise.
-            unsafe {
-                if one_point {
-                    avx2::solve_one_point_pair(c, states, params)
-                } else {
-                    avx2::solve_pair(c, states, params)
-                }
-            }
-        }
+        pair_kernels!(true, avx2::solve_one_point_pair, avx2::solve_pair);
     }
 );
 
@@ -261,26 +250,7 @@ impl_kernels!(
     avx512::pin_warm_start,
     avx512::pin_solve,
     {
-        fn solves_pairs(&self) -> bool {
-            true
-        }
-
-        unsafe fn solve_pair(
-            &self,
-            c: &mut [ContactBatch; 2],
-            states: States,
-            params: &SolveParams,
-            one_point: bool,
-        ) {
-            // SAFETY: the caller's promise.
-            unsafe {
-                if one_point {
-                    avx512::solve_one_point_pair(c, states, params)
-                } else {
-                    avx512::solve_pair(c, states, params)
-                }
-            }
-        }
+        pair_kernels!(true, avx512::solve_one_point_pair, avx512::solve_pair);
     }
 );
 
