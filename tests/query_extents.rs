@@ -562,3 +562,45 @@ proptest! {
         check_first_hit(hit.map(|h| (h.body, h.fraction)), &truths, "cast_shape")?;
     }
 }
+
+/// A case the property above once drew: a circle cast from a billion metres away at a small
+/// circle. The cast's box at its start, in f32, had lost the circle's extents to the spacing
+/// of the floats there, so the grown body box that the cast's path must cross was too small and
+/// the body was never tried. The cast must hit where the two circles first touch, which this
+/// test computes in f64 from the same f32 inputs.
+#[test]
+fn cast_shape_from_a_billion_metres_hits_a_small_circle() {
+    let mut world = World::new(WorldSettings::default());
+    let (body_center, body_radius) = (Vec2::new(-27.445446, 84166.59), 1.2404855f32);
+    let circle = Shape::circle(body_radius).unwrap();
+    let body = world
+        .add_body(
+            BodyDef::fixed().position(body_center),
+            ShapeDef::new(circle),
+        )
+        .unwrap();
+    let origin = Vec2::new(-968244000.0, 65467260.0);
+    let translation = Vec2::new(2543373000.0, -171747630.0);
+    let radius = 1.4319462f32;
+    let xf = Transform::new(origin, Rot::default());
+    let cast = Shape::circle(radius).unwrap();
+    let hit = world.cast_shape(&cast, xf, translation, all()).unwrap();
+
+    let (o, d, c) = (p64(origin), p64(translation), p64(body_center));
+    let closest = ((c[0] - o[0]) * d[0] + (c[1] - o[1]) * d[1]) / (d[0] * d[0] + d[1] * d[1]);
+    let miss =
+        ((o[0] + closest * d[0] - c[0]).powi(2) + (o[1] + closest * d[1] - c[1]).powi(2)).sqrt();
+    let reach = f64::from(body_radius) + f64::from(radius);
+    assert!(
+        miss < reach,
+        "the path passes {miss} m from the body's centre"
+    );
+    let entry = closest - (reach * reach - miss * miss).sqrt() / (d[0] * d[0] + d[1] * d[1]).sqrt();
+    let hit = hit.expect("the cast misses a body its path enters");
+    assert_eq!(hit.body, body);
+    assert!(
+        (f64::from(hit.fraction) - entry).abs() <= 1e-6,
+        "hit at {}, the circles first touch at {entry}",
+        hit.fraction
+    );
+}

@@ -299,8 +299,11 @@ impl World {
         let start = shape.aabb(transform);
         let end = shape.aabb(Transform::new(transform.p + translation, transform.q));
         let band = TOI_TARGET + TOI_TOLERANCE;
-        let below = transform.p - start.min + Vec2::new(band, band);
-        let above = start.max - transform.p + Vec2::new(band, band);
+        // The shape's box about its own origin: taken from the box at `transform`, the extents
+        // of a small shape a billion metres out would round to the spacing of the floats there.
+        let local = shape.aabb(Transform::new(Vec2::ZERO, transform.q));
+        let below = Vec2::new(band, band) - local.min;
+        let above = local.max + Vec2::new(band, band);
         let mut out: Vec<(f64, usize)> = self.with_query_grid(|grid| {
             let swept = start.union(&end).fattened(band);
             self.candidates(grid, swept, filter)
