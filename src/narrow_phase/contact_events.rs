@@ -309,7 +309,7 @@ impl ContactLog {
         events.end.append(&mut self.removed);
         let (old, new) = (&self.previous, &self.touching);
         // A resting scene touches the same pairs step after step: one comparison of the two
-        // lists (a memory compare) then stands for the merge below, which would find no event.
+        // lists then stands for the merge below, which would find no event.
         let (mut i, mut j) = match old == new {
             true => (old.len(), new.len()),
             false => (0, 0),

@@ -561,6 +561,7 @@ impl Solver {
     /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
     /// below; bodies created inside each other do not. Counts are sums of ones, so the
     /// parallel order does not change them.
+    ///
     /// `counts` gets one per state; `state_of` maps body slots to states.
     fn count_deep_contacts(
         counts: &mut Vec<AtomicU32>,
