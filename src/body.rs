@@ -6,7 +6,7 @@
 
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
-use crate::geometry::shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+use crate::geometry::shape::{LocalBox, MassData, Shape, MAX_COMPOUND_SHAPES};
 use crate::index::BodySlot;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -376,6 +376,9 @@ pub(crate) struct BodyStore {
     pub linear_damping: Vec<f32>,
     pub angular_damping: Vec<f32>,
     pub shape: Vec<Shape>,
+    /// The shape's [`LocalBox`] where it is an axis-aligned rectangle (for a compound body, of
+    /// the first shape, as `shape`).
+    pub local_box: Vec<Option<LocalBox>>,
     pub friction: Vec<f32>,
     pub restitution: Vec<f32>,
     pub layers: Vec<u32>,
@@ -427,6 +430,7 @@ impl BodyStore {
             linear_damping: Vec::new(),
             angular_damping: Vec::new(),
             shape: Vec::new(),
+            local_box: Vec::new(),
             friction: Vec::new(),
             restitution: Vec::new(),
             layers: Vec::new(),
@@ -589,6 +593,7 @@ impl BodyStore {
         self.gravity_scale[slot] = gravity_scale;
         (self.linear_damping[slot], self.angular_damping[slot]) = damping;
         self.shape[slot] = first.shape.clone();
+        self.local_box[slot] = LocalBox::of(&first.shape);
         self.friction[slot] = first.friction;
         self.restitution[slot] = first.restitution;
         self.layers[slot] = shapes.iter().fold(0, |l, s| l | s.layers);
@@ -694,6 +699,7 @@ impl BodyStore {
         self.linear_damping.push(0.0);
         self.angular_damping.push(0.0);
         self.shape.push(Shape::UNIT_CIRCLE);
+        self.local_box.push(None);
         self.friction.push(0.0);
         self.restitution.push(0.0);
         self.layers.push(0);

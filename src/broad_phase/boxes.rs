@@ -14,7 +14,7 @@ use rayon::prelude::*;
 pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
     (
         b.aabb.par_iter_mut(),
-        b.shape.par_iter(),
+        (b.shape.par_iter(), b.local_box.par_iter()),
         (b.center.par_iter(), b.rotation.par_iter()),
         (b.local_center.par_iter(), asleep.par_iter()),
         (b.linear_velocity.par_iter(), b.angular_velocity.par_iter()),
@@ -23,13 +23,24 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
         .into_par_iter()
         .with_min_len(1024)
         .for_each(
-            |(aabb, shape, (&center, &q), (&local_center, &asleep), (&v, &w), &reach)| {
+            |(
+                aabb,
+                (shape, local_box),
+                (&center, &q),
+                (&local_center, &asleep),
+                (&v, &w),
+                &reach,
+            )| {
                 if asleep {
                     return;
                 }
                 let xf = Transform::new(center - q.rotate(local_center), q);
                 let turn = w.abs() * dt * reach;
-                *aabb = shape.swept_aabb(xf, margin + turn, v * dt);
+                let (grow, motion) = (margin + turn, v * dt);
+                *aabb = match local_box {
+                    Some(local_box) => local_box.swept_aabb(xf, grow, motion),
+                    None => shape.swept_aabb(xf, grow, motion),
+                };
             },
         );
 }
