@@ -75,6 +75,9 @@ pub(crate) struct ConstraintGraph {
     /// The contact of each lane of each batch: overflow batches first, one contact each, then
     /// the tiles, then the colors of the large components; `NONE` in an unused lane.
     pub lanes: Vec<[ContactIndex; LANES]>,
+    /// The inverse of `lanes`: per contact, its lane as `batch * LANES + lane`, `NONE` for one
+    /// left to the direct solver. Kept with the lanes, so a coloring that stands keeps it too.
+    pub contact_lane: Vec<u32>,
     /// Per tile, its range of `tile_colors`.
     pub tiles: Vec<Range<usize>>,
     /// Batch ranges of each tile's non-empty colors, tile after tile, in solve order.
@@ -402,6 +405,15 @@ impl ConstraintGraph {
             }
             if tile < tiles {
                 self.tiles.push(first_color..self.tile_colors.len());
+            }
+        }
+        self.contact_lane.clear();
+        self.contact_lane.resize(self.colored.len(), NONE);
+        for (b, lanes) in self.lanes.iter().enumerate() {
+            for (l, &ci) in lanes.iter().enumerate() {
+                if ci != ContactIndex::NONE {
+                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
+                }
             }
         }
     }

@@ -171,9 +171,6 @@ pub(crate) struct Solver {
     /// The moving bodies' slots in state order, when there are tiles (else the states follow
     /// the step's list of moving bodies).
     order: Vec<BodySlot>,
-    /// Batch lane (`batch * LANES + lane`) of each contact, `NONE` for one that the direct
-    /// solver has.
-    contact_lane: Vec<u32>,
     /// Per body slot: the index of its state, or `NULL_BODY` for a body the solver leaves alone
     /// (static, sleeping, or a free slot). Raw `u32`: the kernels gather states by these.
     state_of: Vec<u32>,
@@ -413,7 +410,7 @@ impl Solver {
             Sweep::Backward => Sweep::Forward,
         };
         zone!("store impulses");
-        self.store_impulses(contacts);
+        self.store_impulses(contacts, graph);
         self.direct.store_impulses(contacts);
     }
 
@@ -594,8 +591,8 @@ impl Solver {
             });
     }
 
-    /// Fills the batches with the contacts' data and prepares them (effective masses), fills
-    /// the contact-to-lane map, and hands the direct islands their contacts.
+    /// Fills the batches with the contacts' data and prepares them (effective masses), and
+    /// hands the direct islands their contacts.
     fn fill_batches(
         &mut self,
         contacts: &[Contact],
@@ -703,16 +700,6 @@ impl Solver {
             States::new(&mut self.states),
             &softness,
         );
-
-        self.contact_lane.clear();
-        self.contact_lane.resize(contacts.len(), NONE);
-        for (b, lanes) in graph.lanes.iter().enumerate() {
-            for (l, &ci) in lanes.iter().enumerate() {
-                if ci != ContactIndex::NONE {
-                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
-                }
-            }
-        }
     }
 
     /// Lists the step's program: the impact passes, if any contact bounces; then per substep
@@ -839,11 +826,11 @@ impl Solver {
             }));
     }
 
-    fn store_impulses(&self, contacts: &mut [Contact]) {
+    fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
         let batches = &self.batches;
         contacts
             .par_iter_mut()
-            .zip(self.contact_lane.par_iter())
+            .zip(graph.contact_lane.par_iter())
             .with_min_len(BATCHES_PER_BLOCK * LANES)
             .filter(|(_, &at)| at != NONE)
             .for_each(|(c, &at)| {
