@@ -260,6 +260,46 @@ fn user_changes_wake_the_whole_island() {
     }
 }
 
+/// A body woken in a world whose contacts have not changed moves as its velocity says. The
+/// solver keeps last step's order of states while the contacts and the moving bodies stand:
+/// here the world has no contacts at all, and only the woken body changes the moving ones.
+#[test]
+fn a_body_woken_in_an_unchanged_world_moves_at_its_velocity() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        ..WorldSettings::default()
+    });
+    let floating = BodyDef::dynamic()
+        .position(Vec2::new(0.0, 10.0))
+        .gravity_scale(0.0);
+    let ball = ShapeDef::new(Shape::circle(0.5).unwrap());
+    let floater = world.add_body(floating, ball.clone()).unwrap();
+    step_until_asleep(&mut world, &[floater], 600);
+    // A falling body keeps the step going (and takes a new slot, which orders the states
+    // afresh without the sleeping floater).
+    let faller = BodyDef::dynamic().position(Vec2::new(100.0, 10.0));
+    let faller = world.add_body(faller, ball).unwrap();
+    world.step(DT).unwrap();
+    assert!(!world.is_awake(floater).unwrap());
+
+    let start = world.position(floater).unwrap();
+    let speed = 2.0;
+    world
+        .set_linear_velocity(floater, Vec2::new(speed, 0.0))
+        .unwrap();
+    let steps = 30;
+    for _ in 0..steps {
+        world.step(DT).unwrap();
+    }
+    assert!(world.is_awake(faller).unwrap());
+    let moved = world.position(floater).unwrap() - start;
+    let expected = speed * DT * steps as f32;
+    assert!(
+        (moved.x - expected).abs() < 1e-4 && moved.y.abs() < 1e-6,
+        "moved {moved:?}, expected {expected} m along x"
+    );
+}
+
 /// An island that loses a contact splits when part of it wants to sleep: a box that a
 /// neighbour slid away from sleeps while the neighbour keeps sliding.
 #[test]

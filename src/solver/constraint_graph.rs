@@ -110,6 +110,8 @@ pub(crate) struct ConstraintGraph {
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
     /// jointed bodies stay out of tiles, so a change redoes the tiles.
     jointed: Vec<bool>,
+    /// How many times the colors were made: unchanged while they stand.
+    generation: u64,
 }
 
 /// A contact as the coloring sees it.
@@ -158,6 +160,7 @@ impl ConstraintGraph {
         if unchanged {
             return;
         }
+        self.generation += 1;
         self.colors.resize_with(COLOR_COUNT, Vec::new);
         for color in &mut self.colors {
             color.clear();
@@ -450,6 +453,12 @@ impl ConstraintGraph {
                 *at += 1;
             }
         }
+    }
+
+    /// Changes whenever [`ConstraintGraph::build`] makes new colors, and only then: what
+    /// depends on the tiles and lanes alone may be kept while it stays.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Batch range of the overflow constraints (solved first, on one thread).

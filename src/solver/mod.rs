@@ -178,6 +178,10 @@ pub(crate) struct Solver {
     tile_states: Vec<Range<usize>>,
     /// The first state in no tile: the world's body stages integrate the states from here.
     free_states: usize,
+    /// What `state_of`, `order`, `tile_states` and `free_states` were made from: the graph's
+    /// generation, the slot count and the moving bodies.
+    ordered_for: (u64, usize),
+    ordered_moving: Vec<BodySlot>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
     deep_contacts: Vec<AtomicU32>,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
@@ -459,8 +463,55 @@ impl Solver {
     /// graph's tiles first, tile after tile (a tile integrates one range of states), then the
     /// others in slot order.
     fn load_states(&mut self, bodies: &BodyStore, moving: &[BodySlot], graph: &ConstraintGraph) {
+        // The order is a function of the moving bodies and the graph's tiles: where neither
+        // changed (a resting scene), last step's stands, and only the velocities are loaded.
+        let made_for = (graph.generation(), bodies.slots());
+        if self.ordered_for != made_for || self.ordered_moving != moving {
+            self.order_states(bodies.slots(), moving, graph);
+            self.ordered_for = made_for;
+            self.ordered_moving.clear();
+            self.ordered_moving.extend_from_slice(moving);
+        }
+        let moving = if self.tile_states.is_empty() {
+            moving
+        } else {
+            &self.order[..]
+        };
+        // One parallel gather into buffers resized in place: no allocation once they are large
+        // enough, and each row depends only on its own body.
+        let n = moving.len();
+        self.gravity_scale.resize(n, 0.0);
+        self.linear_damping.resize(n, 0.0);
+        self.angular_damping.resize(n, 0.0);
+        self.states.resize(n);
+        let (max_linear, max_angular) = self.speed_caps;
+        (
+            self.states.par_iter_mut(),
+            self.gravity_scale.par_iter_mut(),
+            self.linear_damping.par_iter_mut(),
+            self.angular_damping.par_iter_mut(),
+            moving.par_iter(),
+        )
+            .into_par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(
+                |(state, gravity_scale, linear_damping, angular_damping, &s)| {
+                    let s = s.index();
+                    *gravity_scale = bodies.gravity_scale[s];
+                    *linear_damping = bodies.linear_damping[s];
+                    *angular_damping = bodies.angular_damping[s];
+                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
+                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_angular);
+                    *state = BodyState::with_velocity(v, w);
+                },
+            );
+    }
+
+    /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of
+    /// `slots` slots and the tiles of `graph`.
+    fn order_states(&mut self, slots: usize, moving: &[BodySlot], graph: &ConstraintGraph) {
         self.state_of.clear();
-        self.state_of.resize(bodies.slots(), NULL_BODY);
+        self.state_of.resize(slots, NULL_BODY);
         self.order.clear();
         self.tile_states.clear();
         if !graph.tiles.is_empty() {
@@ -495,34 +546,6 @@ impl Solver {
         for (i, &slot) in moving.iter().enumerate() {
             self.state_of[slot.index()] = i as u32;
         }
-        // One parallel gather into buffers resized in place: no allocation once they are large
-        // enough, and each row depends only on its own body.
-        let n = moving.len();
-        self.gravity_scale.resize(n, 0.0);
-        self.linear_damping.resize(n, 0.0);
-        self.angular_damping.resize(n, 0.0);
-        self.states.resize(n);
-        let (max_linear, max_angular) = self.speed_caps;
-        (
-            self.states.par_iter_mut(),
-            self.gravity_scale.par_iter_mut(),
-            self.linear_damping.par_iter_mut(),
-            self.angular_damping.par_iter_mut(),
-            moving.par_iter(),
-        )
-            .into_par_iter()
-            .with_min_len(BODIES_PER_BLOCK)
-            .for_each(
-                |(state, gravity_scale, linear_damping, angular_damping, &s)| {
-                    let s = s.index();
-                    *gravity_scale = bodies.gravity_scale[s];
-                    *linear_damping = bodies.linear_damping[s];
-                    *angular_damping = bodies.angular_damping[s];
-                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
-                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_angular);
-                    *state = BodyState::with_velocity(v, w);
-                },
-            );
     }
 
     /// Turns the user's forces into per-state accelerations (after [`Solver::load_states`]).
