@@ -28,7 +28,7 @@
 use crate::body::{BodyId, BodyStore};
 use crate::broad_phase::compound::split_children;
 use crate::geometry::math::Vec2;
-use crate::index::BodySlot;
+use crate::index::{BodySlot, NONE};
 use crate::narrow_phase::contact::{Contact, ContactSet};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
 use crate::narrow_phase::removal::Removed;
@@ -156,6 +156,9 @@ pub(crate) struct ContactLog {
     touching: Vec<(BodySlot, BodySlot)>,
     /// Scratch: the touching pairs of the step before.
     previous: Vec<(BodySlot, BodySlot)>,
+    /// Scratch of `step_done`: per pair of `touching`, the index of its first touching contact
+    /// (`NONE` for a pair of a sleeping body), so that a begin event reads its contact at once.
+    first_contact: Vec<u32>,
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
     /// Pairs that had a manifold but did not touch in the last step, with the speed at which
@@ -281,13 +284,16 @@ impl ContactLog {
         // The narrowphase found which contacts touch (with this step's linear slop): the pairs
         // come from the compact keys, and only contacts that do not touch are read.
         let touching = set.keys().iter().zip(set.touching());
+        self.first_contact.clear();
         for (i, (&(a, b, _), &touches)) in touching.enumerate() {
             if touches {
                 let pair = (a, b);
                 while let Some(earlier) = sleeping.next_if(|&p| p < pair) {
                     self.touching.push(earlier);
+                    self.first_contact.push(NONE);
                 }
                 self.touching.push(pair);
+                self.first_contact.push(i as u32);
             } else {
                 let c = &contacts[i];
                 let speed = closing_speed(c, bodies, centroid(c, |_| true));
@@ -296,11 +302,24 @@ impl ContactLog {
                 }
             }
         }
-        self.touching.extend(sleeping);
+        for pair in sleeping {
+            self.touching.push(pair);
+            self.first_contact.push(NONE);
+        }
         if !bodies.compound_slots.is_empty() {
             // A compound body touches another body through any of its shapes: events are per
             // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
-            self.touching.dedup();
+            // The first of a run keeps its contact.
+            let mut kept = 0;
+            for k in 0..self.touching.len() {
+                if kept == 0 || self.touching[k] != self.touching[kept - 1] {
+                    self.touching[kept] = self.touching[k];
+                    self.first_contact[kept] = self.first_contact[k];
+                    kept += 1;
+                }
+            }
+            self.touching.truncate(kept);
+            self.first_contact.truncate(kept);
         }
 
         let events = &mut self.events;
@@ -308,6 +327,7 @@ impl ContactLog {
         events.end.clear();
         events.end.append(&mut self.removed);
         let (old, new) = (&self.previous, &self.touching);
+        let mut approaching = self.previous_approaching.iter().peekable();
         // A resting scene touches the same pairs step after step: one comparison of the two
         // lists then stands for the merge below, which would find no event.
         let (mut i, mut j) = match old == new {
@@ -326,14 +346,20 @@ impl ContactLog {
                     i += 1;
                 }
                 Ordering::Greater => {
-                    let (a, b) = new[j];
-                    events.begin.push(begin_event(
-                        set,
-                        bodies,
-                        &self.previous_approaching,
-                        (a, b),
-                        linear_slop,
-                    ));
+                    // Both lists are sorted, and so are the begins: the pair's closing speeds
+                    // of the step before, if any, are next in line.
+                    let pair = new[j];
+                    while approaching.next_if(|&&(a, b, _)| (a, b) < pair).is_some() {}
+                    // A compound pair may have several, one per shape pair: the fastest counts.
+                    let mut earlier: Option<f32> = None;
+                    while let Some(&(_, _, speed)) =
+                        approaching.next_if(|&&(a, b, _)| (a, b) == pair)
+                    {
+                        earlier = Some(earlier.map_or(speed, |e| e.max(speed)));
+                    }
+                    let index = self.first_contact[j] as usize;
+                    let begin = begin_event(set, bodies, index, earlier, linear_slop);
+                    events.begin.push(begin);
                     j += 1;
                 }
                 Ordering::Equal => {
@@ -355,35 +381,23 @@ fn event(bodies: &BodyStore, a: BodySlot, b: BodySlot) -> TouchEvent {
     }
 }
 
-/// The begin event of the pair `(a, b)`, which touches in this step's contacts `set`;
-/// `approaching` is the last step's list of pairs closing in.
+/// The begin event of the pair of contact `index`, its first touching contact in this step's
+/// `set`; `earlier` is the pair's closing speed at the start of the step before, if it was
+/// closing in then.
 fn begin_event(
     set: &ContactSet,
     bodies: &BodyStore,
-    approaching: &[(BodySlot, BodySlot, f32)],
-    (a, b): (BodySlot, BodySlot),
+    index: usize,
+    earlier: Option<f32>,
     threshold: f32,
 ) -> TouchBegin {
-    let contacts = &set.list;
-    let first = contacts.partition_point(|c| (c.a, c.b) < (a, b));
-    // The pair touches, so one of its contacts (one per shape pair) does.
-    let index = (first..contacts.len())
-        .find(|&i| touches(&contacts[i], threshold))
-        .unwrap_or(first);
-    let contact = &contacts[index];
+    let contact = &set.list[index];
     let point = centroid(contact, |p| point_touches(p, threshold));
-    let at = approaching.partition_point(|&(pa, pb, _)| (pa, pb) < (a, b));
-    // A compound pair may have several entries, one per shape pair: the fastest counts.
-    let earlier = approaching[at..]
-        .iter()
-        .take_while(|&&(pa, pb, _)| (pa, pb) == (a, b))
-        .map(|&(_, _, speed)| speed)
-        .reduce(f32::max);
     let approach_speed = earlier.unwrap_or_else(|| closing_speed(contact, bodies, point));
     let (shape_a, shape_b) = split_children(set.shape_pair(index));
     TouchBegin {
-        a: bodies.id(a.index()),
-        b: bodies.id(b.index()),
+        a: bodies.id(contact.a.index()),
+        b: bodies.id(contact.b.index()),
         shape_a,
         shape_b,
         point,
