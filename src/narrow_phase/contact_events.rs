@@ -292,8 +292,13 @@ impl ContactLog {
                     self.touching.push(earlier);
                     self.first_contact.push(NONE);
                 }
-                self.touching.push(pair);
-                self.first_contact.push(i as u32);
+                // A compound body touches another body through any of its shapes: events are
+                // per body pair, and the contacts of one pair are adjacent (sorted by bodies
+                // first), so the first touching one stands for the pair.
+                if self.touching.last() != Some(&pair) {
+                    self.touching.push(pair);
+                    self.first_contact.push(i as u32);
+                }
             } else {
                 let c = &contacts[i];
                 let speed = closing_speed(c, bodies, centroid(c, |_| true));
@@ -305,21 +310,6 @@ impl ContactLog {
         for pair in sleeping {
             self.touching.push(pair);
             self.first_contact.push(NONE);
-        }
-        if !bodies.compound_slots.is_empty() {
-            // A compound body touches another body through any of its shapes: events are per
-            // body pair, and the contacts of one pair are adjacent (sorted by bodies first).
-            // The first of a run keeps its contact.
-            let mut kept = 0;
-            for k in 0..self.touching.len() {
-                if kept == 0 || self.touching[k] != self.touching[kept - 1] {
-                    self.touching[kept] = self.touching[k];
-                    self.first_contact[kept] = self.first_contact[k];
-                    kept += 1;
-                }
-            }
-            self.touching.truncate(kept);
-            self.first_contact.truncate(kept);
         }
 
         let events = &mut self.events;
