@@ -178,9 +178,9 @@ pub(crate) struct Solver {
     tile_states: Vec<Range<usize>>,
     /// The first state in no tile: the world's body stages integrate the states from here.
     free_states: usize,
-    /// What `state_of`, `order`, `tile_states` and `free_states` were made from: the graph's
-    /// generation, the slot count and the moving bodies.
-    ordered_for: (u64, usize),
+    /// What `state_of`, `order`, `tile_states` and `free_states` were made from, besides the
+    /// slot count (the length of `state_of`): the graph's generation and the moving bodies.
+    ordered_generation: u64,
     ordered_moving: Vec<BodySlot>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
     deep_contacts: Vec<AtomicU32>,
@@ -465,10 +465,12 @@ impl Solver {
     fn load_states(&mut self, bodies: &BodyStore, moving: &[BodySlot], graph: &ConstraintGraph) {
         // The order is a function of the moving bodies and the graph's tiles: where neither
         // changed (a resting scene), last step's stands, and only the velocities are loaded.
-        let made_for = (graph.generation(), bodies.slots());
-        if self.ordered_for != made_for || self.ordered_moving != moving {
+        let stands = self.state_of.len() == bodies.slots()
+            && self.ordered_generation == graph.generation()
+            && self.ordered_moving == moving;
+        if !stands {
             self.order_states(bodies.slots(), moving, graph);
-            self.ordered_for = made_for;
+            self.ordered_generation = graph.generation();
             self.ordered_moving.clear();
             self.ordered_moving.extend_from_slice(moving);
         }
