@@ -3,7 +3,7 @@
 //! The solver keeps one [`BodyState`] per body: 32 bytes, so eight of them transpose into eight
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
-use crate::real::{Lanes16, Lanes8, Real, LANES};
+use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use crate::trig::sin_cos_small;
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
@@ -115,7 +115,7 @@ impl<V: Lanes8> BodyLanes<V> {
     /// Transposes eight states into lanes.
     #[inline(always)]
     pub fn from_states(rows: &[BodyState; LANES]) -> Self {
-        let t = V::transpose(rows.each_ref().map(|r| V::load(bytemuck::cast_ref(r))));
+        let t = V::transpose(array_of(|i| V::load(bytemuck::cast_ref(&rows[i]))));
         BodyLanes::from_columns(t)
     }
 
@@ -132,7 +132,8 @@ impl<V: Lanes8> BodyLanes<V> {
             self.dqc,
             self.dqs,
         ];
-        V::transpose(cols).map(|row| bytemuck::cast(row.store()))
+        let rows = V::transpose(cols);
+        array_of(|i| bytemuck::cast(rows[i].store()))
     }
 }
 
@@ -141,8 +142,8 @@ impl<P: Lanes16> BodyLanes<P> {
     #[inline(always)]
     pub fn from_state_pairs(lo: &[BodyState; LANES], hi: &[BodyState; LANES]) -> Self {
         let t = P::transpose_pairs(
-            lo.each_ref().map(bytemuck::cast_ref),
-            hi.each_ref().map(bytemuck::cast_ref),
+            array_of(|i| bytemuck::cast_ref(&lo[i])),
+            array_of(|i| bytemuck::cast_ref(&hi[i])),
         );
         BodyLanes::from_columns(t)
     }

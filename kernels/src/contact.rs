@@ -3,7 +3,7 @@
 //! dynamic bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{Lanes16, Lanes8, Real, LANES};
+use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x16, f32x8};
 
@@ -801,7 +801,7 @@ pub(crate) mod batches {
 
     #[inline(always)]
     pub(crate) unsafe fn gather<V: Lanes8>(states: States, index: &[u32; LANES]) -> BodyLanes<V> {
-        let rows = index.map(|i| states.read(i));
+        let rows = array_of(|l| states.read(index[l]));
         BodyLanes::from_states(&rows)
     }
 
@@ -949,8 +949,8 @@ pub(crate) mod batches {
     /// The bodies of two batches, `index[0]`'s in lanes 0..8.
     #[inline(always)]
     unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
-        let lo = index[0].map(|i| states.read(i));
-        let hi = index[1].map(|i| states.read(i));
+        let lo = array_of(|l| states.read(index[0][l]));
+        let hi = array_of(|l| states.read(index[1][l]));
         BodyLanes::from_state_pairs(&lo, &hi)
     }
 

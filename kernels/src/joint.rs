@@ -7,7 +7,7 @@
 //! their scalar twins give the same bits.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{Lanes8, Real, LANES};
+use crate::real::{array_of, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
@@ -232,8 +232,8 @@ pub(crate) mod batches {
     #[inline(always)]
     unsafe fn gather<V: Lanes8>(c: &PinBatch, states: States) -> (BodyLanes<V>, BodyLanes<V>) {
         (
-            BodyLanes::from_states(&c.body_a.map(|i| states.read(i))),
-            BodyLanes::from_states(&c.body_b.map(|i| states.read(i))),
+            BodyLanes::from_states(&array_of(|l| states.read(c.body_a[l]))),
+            BodyLanes::from_states(&array_of(|l| states.read(c.body_b[l]))),
         )
     }
 

@@ -10,6 +10,19 @@
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 use wide::{f32x16, f32x8, u32x8};
 
+/// The array of `f(0), f(1), ..., f(N - 1)`, computed in that order. Unlike
+/// `core::array::from_fn` and `[T; N]::map`, always inlined: a call the compiler leaves out of
+/// line runs without the target features of the kernel it came from, and so do the vector
+/// operations inside it.
+#[inline(always)]
+pub(crate) fn array_of<U: Copy, const N: usize>(mut f: impl FnMut(usize) -> U) -> [U; N] {
+    let mut out = [f(0); N];
+    for (i, x) in out.iter_mut().enumerate().skip(1) {
+        *x = f(i);
+    }
+    out
+}
+
 /// Lanes in one SIMD batch.
 pub const LANES: usize = 8;
 
@@ -162,9 +175,9 @@ pub trait Lanes16: Real {
     /// [`transpose`](Lanes8::transpose)s, which is what this default does.
     #[inline(always)]
     fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [Self; LANES] {
-        let lo = Self::Half::transpose(lo.map(Self::Half::load));
-        let hi = Self::Half::transpose(hi.map(Self::Half::load));
-        core::array::from_fn(|i| Self::join(lo[i], hi[i]))
+        let lo = Self::Half::transpose(array_of(|i| Self::Half::load(lo[i])));
+        let hi = Self::Half::transpose(array_of(|i| Self::Half::load(hi[i])));
+        array_of(|i| Self::join(lo[i], hi[i]))
     }
 
     /// Columns `x`, `y`, `z` and a zero column as sixteen rows of four: row `l` holds lane `l`

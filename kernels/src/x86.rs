@@ -16,7 +16,7 @@ use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
 use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
-use crate::real::{Lanes16, Lanes8, Real, LANES};
+use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use core::arch::x86_64::*;
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
@@ -176,7 +176,7 @@ impl Lanes8 for F32x8 {
     }
     #[inline(always)]
     fn transpose(rows: [F32x8; LANES]) -> [F32x8; LANES] {
-        let r = rows.map(|r| r.0);
+        let r: [__m256; LANES] = array_of(|i| rows[i].0);
         // SAFETY: as for the operators.
         unsafe {
             // Pairs of rows interleaved: (r0[0], r1[0], r0[1], r1[1]) per 128-bit half...
@@ -203,7 +203,7 @@ impl Lanes8 for F32x8 {
                 _mm256_shuffle_ps::<0xee>(t[5], t[7]),
             ];
             // ...then the halves of rows 0..4 and 4..8 side by side.
-            [
+            let v = [
                 _mm256_permute2f128_ps::<0x20>(u[0], u[4]),
                 _mm256_permute2f128_ps::<0x20>(u[1], u[5]),
                 _mm256_permute2f128_ps::<0x20>(u[2], u[6]),
@@ -212,8 +212,8 @@ impl Lanes8 for F32x8 {
                 _mm256_permute2f128_ps::<0x31>(u[1], u[5]),
                 _mm256_permute2f128_ps::<0x31>(u[2], u[6]),
                 _mm256_permute2f128_ps::<0x31>(u[3], u[7]),
-            ]
-            .map(F32x8)
+            ];
+            array_of(|i| F32x8(v[i]))
         }
     }
     #[inline(always)]
@@ -392,7 +392,7 @@ impl Lanes16 for F32x16 {
             let low = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
             let high =
                 _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-            [
+            let v = [
                 _mm512_permutex2var_ps(u[0], low, u[4]),
                 _mm512_permutex2var_ps(u[1], low, u[5]),
                 _mm512_permutex2var_ps(u[2], low, u[6]),
@@ -401,8 +401,8 @@ impl Lanes16 for F32x16 {
                 _mm512_permutex2var_ps(u[1], high, u[5]),
                 _mm512_permutex2var_ps(u[2], high, u[6]),
                 _mm512_permutex2var_ps(u[3], high, u[7]),
-            ]
-            .map(F32x16)
+            ];
+            array_of(|i| F32x16(v[i]))
         }
     }
     #[inline(always)]
