@@ -101,6 +101,51 @@ fn leaving_and_removal_end_the_contact() {
     assert!(world.contact_events().begin().is_empty() && world.contact_events().end().is_empty());
 }
 
+/// A resting scene reports no events step after step, yet a contact that keeps its manifold
+/// while it stops touching (a hop of a few millimetres, within the speculative distance) still
+/// ends, and begins again on landing.
+#[test]
+fn a_hop_within_the_speculative_distance_ends_and_begins_the_contact() {
+    let mut world = World::new(WorldSettings::default());
+    let floor = ground(&mut world);
+    let block = common::unit_box(&mut world, Vec2::new(0.0, 0.5));
+    let beside = common::unit_box(&mut world, Vec2::new(3.0, 0.5));
+    for _ in 0..60 {
+        world.step(DT).unwrap();
+    }
+    for _ in 0..30 {
+        world.step(DT).unwrap();
+        let events = world.contact_events();
+        assert!(events.begin().is_empty() && events.end().is_empty());
+    }
+    // Up at 0.45 m/s: it rises about 1 cm (v² / 2g), well within the 2 cm speculative
+    // distance, and falls back within a few steps.
+    world
+        .set_linear_velocity(block, Vec2::new(0.0, 0.45))
+        .unwrap();
+    let (mut ended, mut began) = (None, None);
+    for step in 0..30 {
+        world.step(DT).unwrap();
+        let gap = world.position(block).unwrap().y - 0.5;
+        assert!(gap < 0.015, "gap {gap} m");
+        // The pair keeps a manifold throughout: the same pairs, touching or not.
+        assert_eq!(world.contact_count(), 2);
+        let events = world.contact_events();
+        if !events.end().is_empty() {
+            assert_eq!(events.end(), &[touch(floor, block)]);
+            assert!(gap > SLOP, "ended at a gap of {gap} m");
+            ended.get_or_insert(step);
+        }
+        if !events.begin().is_empty() {
+            assert_eq!(pairs(events.begin()), [touch(floor, block)]);
+            began.get_or_insert(step);
+        }
+    }
+    let (ended, began) = (ended.expect("no end event"), began.expect("no begin event"));
+    assert!(ended < began);
+    assert!(contact_between(&world, floor, beside).is_some());
+}
+
 /// A box of mass `m` resting on the ground: the contact carries its weight.
 #[test]
 fn a_resting_box_presses_with_its_weight() {

@@ -160,6 +160,10 @@ pub(crate) struct ContactSet {
     touching: Vec<bool>,
     /// The threshold `touching` was found with: the last update's linear slop.
     touch_threshold: f32,
+    /// Whether the last update found the same pairs, in the same order, touching the same way
+    /// as the update before, and nothing has changed the contacts since: then the touching
+    /// pairs stand, and the step has no touch events.
+    touching_as_before: bool,
     /// The last full collides of the contacts that recycle. Only pairs with a polygon have
     /// one, so a pile of circles keeps none.
     bases: Bases,
@@ -267,7 +271,7 @@ impl ContactSet {
         params: &NarrowPhaseParams,
     ) {
         debug_assert!(children.is_empty() || children.len() == pairs.len());
-        self.match_previous(pairs, children);
+        let same_pairs = self.match_previous(pairs, children);
         let n = pairs.len();
         debug_assert!(n < THAWED as usize, "base indices must stay below THAWED");
         let chunk_count = n.div_ceil(CHUNK);
@@ -339,7 +343,7 @@ impl ContactSet {
                 },
             );
         }
-        self.keep_touching(pairs, children);
+        self.keep_touching(pairs, children, same_pairs);
         self.bases.current ^= 1;
         self.bases.thawed.clear();
     }
@@ -351,7 +355,10 @@ impl ContactSet {
     /// a resting stack, whose pairs all keep their points) the candidates already are the
     /// contacts, in order, and the two buffers swap instead. The bases stay in their chunks'
     /// slots.
-    fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
+    ///
+    /// `same_pairs` when `pairs` (with `children`) are the pairs of the contacts before this
+    /// update, in the same order: see `touching_as_before`.
+    fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children], same_pairs: bool) {
         self.chunk_starts.clear();
         self.chunk_starts.par_extend(
             self.found
@@ -365,6 +372,8 @@ impl ContactSet {
             total += count;
         }
         let all_touch = total == self.candidates.len();
+        // Every pair kept, each where its contact was, so the flags line up one to one.
+        self.touching_as_before = same_pairs && all_touch && self.touching == self.touch;
         if !all_touch {
             self.list.resize_with(total, Contact::empty);
         }
@@ -413,6 +422,7 @@ impl ContactSet {
     /// `keep(index, key)` holds. The bases of dropped contacts stay, unreferenced, in their
     /// slots until the next update overwrites them.
     fn retain(&mut self, keep: impl Fn(usize, ContactKey) -> bool) {
+        self.touching_as_before = false;
         let n = self.keys.len();
         debug_assert!(self.in_sync());
         let mut kept = 0;
@@ -442,8 +452,9 @@ impl ContactSet {
         }
     }
 
-    /// Merge-joins the sorted new pairs with the sorted old contacts.
-    fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) {
+    /// Merge-joins the sorted new pairs with the sorted old contacts. Returns true when they are
+    /// the same pairs in the same order: pair `i` is old contact `i`.
+    fn match_previous(&mut self, pairs: &[(u32, u32)], children: &[Children]) -> bool {
         self.ensure_keys();
         self.previous.resize(pairs.len(), ContactIndex::NONE);
         let keys = &self.keys;
@@ -453,25 +464,31 @@ impl ContactSet {
         };
         // Both lists are sorted: each chunk finds where its first pair would be among the
         // keys, then merges from there.
-        self.previous
+        let same = self
+            .previous
             .par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(k, previous)| {
+            .map(|(k, previous)| {
                 let first = k * CHUNK;
                 let mut j = keys.partition_point(|&old| old < key(first));
+                let mut same = true;
                 for (i, prev) in (first..).zip(previous) {
                     let pair = key(i);
                     while j < keys.len() && keys[j] < pair {
                         j += 1;
                     }
                     let found = j < keys.len() && keys[j] == pair;
+                    same &= found && j == i;
                     *prev = if found {
                         ContactIndex::new(j)
                     } else {
                         ContactIndex::NONE
                     };
                 }
-            });
+                same
+            })
+            .reduce(|| true, |x, y| x & y);
+        same && pairs.len() == keys.len()
     }
 
     /// Whether `keys`, `base_of` and `touching` have one entry per contact.
@@ -487,6 +504,7 @@ impl ContactSet {
             // Only the methods of this set change the contacts; should anything else, start
             // over from them, with nothing to recycle (and the shape pairs of compound bodies
             // forgotten: their next contacts start cold).
+            self.touching_as_before = false;
             self.keys.clear();
             self.keys.extend(self.list.iter().map(|c| (c.a, c.b, 0)));
             self.base_of.clear();
@@ -528,6 +546,7 @@ impl ContactSet {
     /// wait in `Bases::thawed` for the next update.
     pub fn thaw(&mut self, mut frozen: Vec<FrozenContact>) {
         self.ensure_keys();
+        self.touching_as_before = false;
         frozen.sort_unstable_by_key(FrozenContact::key);
         let n = self.list.len() + frozen.len();
         let (mut keys, mut contacts, mut base_of) = (
@@ -571,6 +590,7 @@ impl ContactSet {
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
     pub fn remove_bodies(&mut self, gone: impl Fn(BodySlot, BodySlot) -> bool) {
+        self.touching_as_before = false;
         if !self.in_sync() {
             self.list.retain(|c| !gone(c.a, c.b));
             return;
@@ -590,6 +610,12 @@ impl ContactSet {
     pub fn touching(&self) -> &[bool] {
         debug_assert_eq!(self.touching.len(), self.list.len());
         &self.touching
+    }
+
+    /// Whether the touching pairs are those of the update before, in the same contacts, and
+    /// nothing has changed the contacts since the last update (see `contact_events`).
+    pub fn touching_as_before(&self) -> bool {
+        self.touching_as_before && self.in_sync()
     }
 
     /// The shape pair of contact `i` (0 if its key was lost, see `ensure_keys`).

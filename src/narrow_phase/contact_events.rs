@@ -209,6 +209,13 @@ fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
     -relative.dot(contact.manifold.normal)
 }
 
+/// The speed at which a contact that does not touch closes in at its points' centroid, if it
+/// does (see `ContactLog::approaching`).
+fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
+    let speed = closing_speed(contact, bodies, centroid(contact, |_| true));
+    (speed > 0.0).then_some(speed)
+}
+
 impl ContactLog {
     /// The touching contacts of `set` (see [`ContactEvents`]), less those of bodies in
     /// `removed`, sorted by `(a.slot(), b.slot(), shape_a, shape_b)`.
@@ -261,13 +268,46 @@ impl ContactLog {
         substep: f32,
         linear_slop: f32,
     ) {
-        let contacts = &set.list[..];
         self.substep = substep;
         self.threshold = linear_slop;
-        std::mem::swap(&mut self.touching, &mut self.previous);
         std::mem::swap(&mut self.approaching, &mut self.previous_approaching);
-        self.touching.clear();
         self.approaching.clear();
+        let events = &mut self.events;
+        events.begin.clear();
+        events.end.clear();
+        events.end.append(&mut self.removed);
+        if asleep.is_none() && set.touching_as_before() {
+            // A resting scene: the same contacts touch as in the step before, so the touching
+            // pairs stand and no pair begins or ends touching. This skips listing every
+            // touching pair, a pass over all contacts that on two threads takes longer than
+            // the coloring beside it.
+            self.list_approaching(set, bodies);
+        } else {
+            self.list_touching(set, bodies, asleep);
+            self.compare(set, bodies, linear_slop);
+        }
+        // Removal events came first; both parts are sorted, and a stable sort keeps a removed
+        // body's event before that of a newcomer in its slot.
+        self.events.end.sort_by_key(|e| (e.a.slot(), e.b.slot()));
+    }
+
+    /// Lists the contacts of `set` that do not touch but close in, with their speeds.
+    fn list_approaching(&mut self, set: &ContactSet, bodies: &BodyStore) {
+        let (keys, touching) = (set.keys(), set.touching());
+        for i in (0..touching.len()).filter(|&i| !touching[i]) {
+            if let Some(speed) = closing_in(&set.list[i], bodies) {
+                let (a, b, _) = keys[i];
+                self.approaching.push((a, b, speed));
+            }
+        }
+    }
+
+    /// Lists the touching pairs of `set` (after those of the step before, which become
+    /// `previous`) with their first touching contacts, and, as [`ContactLog::list_approaching`],
+    /// the contacts that close in.
+    fn list_touching(&mut self, set: &ContactSet, bodies: &BodyStore, asleep: Option<&[bool]>) {
+        std::mem::swap(&mut self.touching, &mut self.previous);
+        self.touching.clear();
         // The touching pairs of sleeping bodies, sorted, merged in as the contacts go. A moving
         // body touching a sleeping one has woken it before this point, so these pairs are not
         // among `contacts`.
@@ -299,23 +339,20 @@ impl ContactLog {
                     self.touching.push(pair);
                     self.first_contact.push(i as u32);
                 }
-            } else {
-                let c = &contacts[i];
-                let speed = closing_speed(c, bodies, centroid(c, |_| true));
-                if speed > 0.0 {
-                    self.approaching.push((a, b, speed));
-                }
+            } else if let Some(speed) = closing_in(&set.list[i], bodies) {
+                self.approaching.push((a, b, speed));
             }
         }
         for pair in sleeping {
             self.touching.push(pair);
             self.first_contact.push(NONE);
         }
+    }
 
+    /// Adds the begin and end events between the touching pairs of the step before and this
+    /// step's, both sorted.
+    fn compare(&mut self, set: &ContactSet, bodies: &BodyStore, linear_slop: f32) {
         let events = &mut self.events;
-        events.begin.clear();
-        events.end.clear();
-        events.end.append(&mut self.removed);
         let (old, new) = (&self.previous, &self.touching);
         let mut approaching = self.previous_approaching.iter().peekable();
         // A resting scene touches the same pairs step after step: one comparison of the two
@@ -358,9 +395,6 @@ impl ContactLog {
                 }
             }
         }
-        // Removal events came first; both parts are sorted, and a stable sort keeps a removed
-        // body's event before that of a newcomer in its slot.
-        events.end.sort_by_key(|e| (e.a.slot(), e.b.slot()));
     }
 }
 
