@@ -140,7 +140,8 @@ pub struct BroadPhase {
     grid: Grid,
     /// Scratch for the cell size sample.
     sizes: Vec<f32>,
-    /// One output buffer per parallel task, concatenated in range order.
+    /// One output buffer per parallel task, concatenated in range order (of the grid's
+    /// search, or of the filter of the fat pairs).
     chunk_pairs: Vec<Vec<(u32, u32)>>,
     fat: FatProxies,
     /// Calls answered by the current fat grid since it was built.
@@ -259,15 +260,37 @@ impl FatProxies {
     }
 
     /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
-    /// sorted like them.
-    fn overlapping(&self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
+    /// sorted like them. With more than one thread, ranges of the fat pairs are filtered in
+    /// parallel into `parts`, then joined in order.
+    fn overlapping(
+        &self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        parts: &mut Vec<Vec<(u32, u32)>>,
+    ) {
         pairs.clear();
         let aabbs = proxies.aabbs;
-        pairs.extend(
-            self.pairs
-                .iter()
-                .filter(|&&(a, b)| overlaps(&aabbs[a as usize], &aabbs[b as usize])),
-        );
+        let overlap = |&&(a, b): &&(u32, u32)| overlaps(&aabbs[a as usize], &aabbs[b as usize]);
+        let n = self.pairs.len();
+        let threads = rayon::current_num_threads();
+        let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
+        if threads == 1 || n <= chunk {
+            pairs.extend(self.pairs.iter().filter(overlap));
+            return;
+        }
+        let count = n.div_ceil(chunk);
+        if parts.len() < count {
+            parts.resize_with(count, Vec::new);
+        }
+        (parts[..count].par_iter_mut())
+            .zip(self.pairs.par_chunks(chunk))
+            .for_each(|(part, fat)| {
+                part.clear();
+                part.extend(fat.iter().filter(overlap));
+            });
+        for part in &parts[..count] {
+            pairs.extend_from_slice(part);
+        }
     }
 
     /// Forgets the fat proxies (keeping the buffers): the next `hold` is false.
@@ -369,7 +392,7 @@ impl BroadPhase {
                 };
                 if answered {
                     self.fat_uses += 1;
-                    self.fat.overlapping(proxies, pairs);
+                    self.fat.overlapping(proxies, pairs, &mut self.chunk_pairs);
                     return pairs.len() <= max_pairs;
                 }
                 self.fat.clear();
@@ -402,7 +425,7 @@ impl BroadPhase {
         self.escaped.reserve(max_off_grid(proxies.len()));
         self.fat = fat;
         self.fat_uses = 0;
-        self.fat.overlapping(proxies, pairs);
+        self.fat.overlapping(proxies, pairs, &mut self.chunk_pairs);
         pairs.len() <= max_pairs
     }
 
