@@ -140,8 +140,7 @@ pub struct BroadPhase {
     grid: Grid,
     /// Scratch for the cell size sample.
     sizes: Vec<f32>,
-    /// One output buffer per parallel task, concatenated in range order (of the grid's
-    /// search, or of the filter of the fat pairs).
+    /// One output buffer per parallel task, concatenated in range order (see `in_ranges`).
     chunk_pairs: Vec<Vec<(u32, u32)>>,
     fat: FatProxies,
     /// Calls answered by the current fat grid since it was built.
@@ -260,8 +259,7 @@ impl FatProxies {
     }
 
     /// The pairs whose plain boxes overlap: an order-preserving filter of the fat pairs, so
-    /// sorted like them. With more than one thread, ranges of the fat pairs are filtered in
-    /// parallel into `parts`, then joined in order.
+    /// sorted like them, in ranges of them (see [`in_ranges`]).
     fn overlapping(
         &self,
         proxies: &Proxies,
@@ -271,26 +269,9 @@ impl FatProxies {
         pairs.clear();
         let aabbs = proxies.aabbs;
         let overlap = |&&(a, b): &&(u32, u32)| overlaps(&aabbs[a as usize], &aabbs[b as usize]);
-        let n = self.pairs.len();
-        let threads = rayon::current_num_threads();
-        let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
-        if threads == 1 || n <= chunk {
-            pairs.extend(self.pairs.iter().filter(overlap));
-            return;
-        }
-        let count = n.div_ceil(chunk);
-        if parts.len() < count {
-            parts.resize_with(count, Vec::new);
-        }
-        (parts[..count].par_iter_mut())
-            .zip(self.pairs.par_chunks(chunk))
-            .for_each(|(part, fat)| {
-                part.clear();
-                part.extend(fat.iter().filter(overlap));
-            });
-        for part in &parts[..count] {
-            pairs.extend_from_slice(part);
-        }
+        in_ranges(self.pairs.len(), parts, pairs, |range, out| {
+            out.extend(self.pairs[range].iter().filter(overlap))
+        });
     }
 
     /// Forgets the fat proxies (keeping the buffers): the next `hold` is false.
@@ -461,35 +442,12 @@ impl BroadPhase {
         self.cell_size = choose_cell_size(live, active.count(), &mut self.sizes);
         self.grid.build(proxies, self.cell_size);
 
-        let n = proxies.len();
-        let threads = rayon::current_num_threads();
-        let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
-        if threads == 1 || n <= chunk {
-            // Straight into the output: no task overhead and no copy.
-            self.grid.collect(proxies, 0..n, pairs, &limit);
-            return !limit.exceeded();
-        }
-        // Each task owns a range of `a`; since each range's output is sorted and the ranges
-        // ascend, concatenating in range order gives the sorted list whatever the thread count.
-        let chunks = n.div_ceil(chunk);
-        if self.chunk_pairs.len() < chunks {
-            self.chunk_pairs.resize_with(chunks, Vec::new);
-        }
+        // Each task owns a range of `a`, whose pairs `collect` lists sorted.
         let grid = &self.grid;
-        self.chunk_pairs[..chunks]
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(i, out)| {
-                out.clear();
-                grid.collect(proxies, i * chunk..((i + 1) * chunk).min(n), out, &limit);
-            });
-        if limit.exceeded() {
-            return false;
-        }
-        for out in &self.chunk_pairs[..chunks] {
-            pairs.extend_from_slice(out);
-        }
-        true
+        in_ranges(proxies.len(), &mut self.chunk_pairs, pairs, |range, out| {
+            grid.collect(proxies, range, out, &limit)
+        });
+        !limit.exceeded()
     }
 
     /// The cell size used by the last call (for tests/diagnostics).
@@ -530,6 +488,39 @@ impl PairLimit {
 
     fn exceeded(&self) -> bool {
         self.found.load(Ordering::Relaxed) > self.max
+    }
+}
+
+/// Runs `find(range, out)` over `0..n` cut into ranges, on the workers of the pool when it has
+/// several, each range into a buffer of `parts` (kept from call to call), then appends the
+/// buffers to `pairs` in range order; with one thread, straight into `pairs`. Where each
+/// range's pairs come out sorted and the ranges ascend, `pairs` is sorted whatever the thread
+/// count.
+fn in_ranges(
+    n: usize,
+    parts: &mut Vec<Vec<(u32, u32)>>,
+    pairs: &mut Vec<(u32, u32)>,
+    find: impl Fn(Range<usize>, &mut Vec<(u32, u32)>) + Sync,
+) {
+    let threads = rayon::current_num_threads();
+    let chunk = n.div_ceil(threads * CHUNKS_PER_THREAD).max(MIN_CHUNK);
+    if threads == 1 || n <= chunk {
+        // No task overhead and no copy.
+        find(0..n, pairs);
+        return;
+    }
+    let count = n.div_ceil(chunk);
+    if parts.len() < count {
+        parts.resize_with(count, Vec::new);
+    }
+    (parts[..count].par_iter_mut())
+        .enumerate()
+        .for_each(|(i, out)| {
+            out.clear();
+            find(i * chunk..((i + 1) * chunk).min(n), out);
+        });
+    for out in &parts[..count] {
+        pairs.extend_from_slice(out);
     }
 }
 
