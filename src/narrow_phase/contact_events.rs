@@ -355,8 +355,9 @@ impl ContactLog {
         let events = &mut self.events;
         let (old, new) = (&self.previous, &self.touching);
         let mut approaching = self.previous_approaching.iter().peekable();
-        // A resting scene touches the same pairs step after step: one comparison of the two
-        // lists then stands for the merge below, which would find no event.
+        // The touching pairs often stand where the contacts did not (a manifold that does not
+        // touch came or went, or an island sleeps): one comparison of the two lists then stands
+        // for the merge below, which would find no event.
         let (mut i, mut j) = match old == new {
             true => (old.len(), new.len()),
             false => (0, 0),
