@@ -8,8 +8,8 @@
 //! near its path, and moved back to the earliest time of impact, just short of contact. Its
 //! velocity is kept: the next step's speculative contact then stops it at the surface.
 //!
-//! Each body is handled on its own and the results are written per body, in slot order, so the
-//! outcome does not depend on the thread count.
+//! Each body is handled on its own and the results are written per body, so the outcome does
+//! not depend on the thread count.
 
 use crate::body::BodyStore;
 use crate::body::SlotKind;
@@ -18,6 +18,7 @@ use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::solver::Solver;
 use batch2d_kernels::BodyState;
 use rayon::prelude::*;
+use std::sync::OnceLock;
 
 /// A body is swept when it moved more than this fraction of its smallest extent in one step:
 /// half its thickness is as far as it can go before a contact normal may flip and push it
@@ -43,32 +44,34 @@ pub(crate) fn solve_continuous(bodies: &mut BodyStore, solver: &Solver, slop: f3
     }
 }
 
-/// The poses to which the fast bodies are moved back, by slot.
+/// The poses to which the fast bodies are moved back, with their slots.
 fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transform)> {
-    let fast: Vec<(usize, Motion)> = (0..bodies.slots())
-        .into_par_iter()
-        .with_min_len(1024)
-        .filter_map(|s| {
-            let motion = solver.motion(s)?;
-            fast_motion(bodies, s, motion, slop).map(|motion| (s, motion))
-        })
-        .collect();
-    if fast.is_empty() {
-        return Vec::new();
-    }
-    let statics: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
-        .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
-        .collect();
-    if statics.is_empty() {
-        // Nothing to sweep against (a smash's flying debris): spare the sweeps' angles.
-        return Vec::new();
-    }
-    fast.par_iter()
-        .filter_map(|&(s, motion)| {
-            let (sweep, t) = earliest_impact(bodies, s, motion, &statics, slop)?;
+    // Listed once a body is fast: in most steps of most scenes none is.
+    let statics = OnceLock::new();
+    // One pass in the order of the solver's states, which it reads in sequence (in slot
+    // order, where the graph has tiles, nearly every state was a cache miss). Only the rewinds
+    // are collected: a falling pile has tens of thousands of fast bodies, nearly all of them
+    // far from every static body.
+    solver
+        .motions()
+        .with_min_len(BODIES_PER_TASK)
+        .filter_map(|(s, motion)| {
+            let motion = fast_motion(bodies, s, motion, slop)?;
+            let statics = statics.get_or_init(|| static_boxes(bodies));
+            let (sweep, t) = earliest_impact(bodies, s, motion, statics, slop)?;
             Some((s, sweep.transform_at(t)))
         })
+        .collect()
+}
+
+/// Bodies per task of the pass that finds and sweeps the fast ones.
+const BODIES_PER_TASK: usize = 1024;
+
+/// The static bodies that are not sensors, with their boxes, in slot order.
+fn static_boxes(bodies: &BodyStore) -> Vec<(usize, Aabb)> {
+    (0..bodies.slots())
+        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
+        .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect()
 }
 

@@ -449,14 +449,17 @@ impl Solver {
             });
     }
 
-    /// The motion of the body in `slot` over the last step (valid after [`Solver::step`]):
-    /// `dp` and `dq` are the translation and rotation from the pose the step began with.
-    /// `None` for a body the solver did not move (static or asleep).
-    pub fn motion(&self, slot: usize) -> Option<&BodyState> {
-        match self.state_of.get(slot) {
-            Some(&i) if i != NULL_BODY => self.states.get(i as usize),
-            _ => None,
-        }
+    /// The bodies the solver moved in the last step (valid after [`Solver::step`]), as their
+    /// slots and states in the order of the states, which is not slot order where the graph
+    /// has tiles: a state's `dp` and `dq` are the translation and rotation from the pose the
+    /// step began with.
+    pub fn motions(&self) -> impl IndexedParallelIterator<Item = (usize, &BodyState)> + '_ {
+        let slots = match self.tile_states.is_empty() {
+            true => &self.ordered_moving[..],
+            false => &self.order[..],
+        };
+        let slots = slots.par_iter().map(|slot| slot.index());
+        slots.zip(self.states.par_iter())
     }
 
     /// One state per moving body, with the per-body constants beside it: the bodies of the
