@@ -12,6 +12,7 @@
 //! against everything directly: inserting them would cost thousands of cells each, and there
 //! are few of them.
 
+pub(crate) mod box_grid;
 pub(crate) mod boxes;
 pub(crate) mod compound;
 pub(crate) mod grid;

@@ -7,12 +7,10 @@
 //! it overlaps. At rest no body moves and the step asks nothing at all.
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
+use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 
-/// A query box covering more cells than this is tested against every sleeping box instead.
-const MAX_QUERY_CELLS: usize = 256;
 /// Queries per parallel task.
 const QUERIES_PER_TASK: usize = 512;
 
@@ -44,14 +42,8 @@ impl QueryInput<'_> {
 pub(crate) struct RestingGrid {
     /// The sleeping set changed since the last build.
     stale: bool,
-    /// The cells of the sleeping boxes that are not large.
-    cells: HashGrid,
-    /// Sleeping slots kept out of the cells, ascending.
-    large: Vec<u32>,
-    /// Every sleeping slot, ascending (for queries too large for the cells).
-    all: Vec<u32>,
-    /// Scratch for the cell size sample.
-    sizes: Vec<f32>,
+    /// The sleeping boxes, by slot.
+    boxes: BoxGrid,
     /// One output buffer per parallel task.
     task_pairs: Vec<Vec<(u32, u32)>>,
 }
@@ -64,7 +56,7 @@ impl RestingGrid {
 
     /// Whether no body sleeps (as of the last build).
     pub fn is_empty(&self) -> bool {
-        self.all.is_empty()
+        self.boxes.is_empty()
     }
 
     /// Rebuilds the grid from the sleeping slots if the sleeping set changed.
@@ -73,27 +65,8 @@ impl RestingGrid {
             return;
         }
         self.stale = false;
-        self.all.clear();
-        self.all
-            .extend((0..asleep.len() as u32).filter(|&s| asleep[s as usize]));
-        let sleeping = self.all.iter().map(|&s| &aabbs[s as usize]);
-        let cell_size = choose_cell_size(sleeping, self.all.len(), &mut self.sizes);
-        self.cells.set_cell_size(cell_size);
-
-        self.large.clear();
-        let mut small = Vec::with_capacity(self.all.len());
-        for &s in &self.all {
-            let r = self.cells.rect(&aabbs[s as usize]);
-            if r.is_large() {
-                self.large.push(s);
-            } else {
-                small.push((s, r));
-            }
-        }
-        let entry_count = small.iter().map(|(_, r)| r.cell_count()).sum();
-        let window = small.iter().fold(CellRect::EMPTY, |w, &(_, r)| w.union(r));
-        self.cells
-            .fill(entry_count, window, 1, |_| small.iter().copied());
+        let sleeping = (0..asleep.len() as u32).filter(|&s| asleep[s as usize]);
+        self.boxes.build(sleeping, |s| &aabbs[s as usize]);
     }
 
     /// Appends to `pairs` every pair `(min, max)` of a moving body of `queries` and a sleeping
@@ -101,7 +74,7 @@ impl RestingGrid {
     /// `queries` must hold awake bodies only.
     pub fn query(&mut self, queries: &[u32], input: &QueryInput, pairs: &mut Vec<(u32, u32)>) {
         let start = pairs.len();
-        if self.all.is_empty() || queries.is_empty() {
+        if self.boxes.is_empty() || queries.is_empty() {
             return;
         }
         let tasks = queries.len().div_ceil(QUERIES_PER_TASK);
@@ -132,28 +105,13 @@ impl RestingGrid {
     /// The sleeping partners of the awake body `q`.
     fn overlaps_of(&self, q: usize, input: &QueryInput, out: &mut Vec<(u32, u32)>) {
         let aabb = &input.aabbs[q];
-        let mut report = |s: u32| {
+        let report = |s: u32| {
             if aabb.overlaps(&input.aabbs[s as usize]) && input.may_collide(q, s as usize) {
                 let q = q as u32;
                 out.push((q.min(s), q.max(s)));
             }
         };
-        let r = self.cells.rect(aabb);
-        if r.cell_count() > MAX_QUERY_CELLS {
-            self.all.iter().for_each(|&s| report(s));
-            return;
-        }
-        for cy in r.y0..=r.y1 {
-            for cx in r.x0..=r.x1 {
-                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
-                for e in self.cells.bucket_of(cx, cy) {
-                    if e.first_shared(cx, cy, first_col, first_row) {
-                        report(e.id);
-                    }
-                }
-            }
-        }
-        self.large.iter().for_each(|&s| report(s));
+        self.boxes.candidates(aabb, report);
     }
 }
 
