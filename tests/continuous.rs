@@ -115,6 +115,45 @@ fn a_fast_spinning_box_never_passes_through_a_thin_wall() {
     }
 }
 
+/// The wall of [`wall_world`] built of 400 static tiles 1 m tall, stacked, with 1000 more tiles
+/// in a floor far below: fast bodies find the tiles near their path through a grid of the
+/// static bodies, not by testing each.
+fn tiled_wall_world() -> World {
+    let mut world = World::new(WorldSettings::default());
+    let tile = |half: Vec2| ShapeDef::new(Shape::rect(half.x, half.y).unwrap());
+    for k in 0..400 {
+        let y = -WALL_HALF_HEIGHT + 0.5 + k as f32;
+        let at = BodyDef::fixed().position(Vec2::new(0.0, y));
+        world
+            .add_body(at, tile(Vec2::new(WALL_HALF_WIDTH, 0.5)))
+            .unwrap();
+    }
+    for k in 0..1000 {
+        let at = BodyDef::fixed().position(Vec2::new(k as f32 - 500.0, -300.0));
+        world.add_body(at, tile(Vec2::new(0.5, 0.5))).unwrap();
+    }
+    world
+}
+
+#[test]
+fn a_fast_body_never_passes_through_a_wall_of_many_static_tiles() {
+    let mut rng = Rng(4242);
+    for i in 0..60 {
+        let mut world = tiled_wall_world();
+        let (shape, speed, spin, sink) = match i % 2 {
+            0 => (Shape::circle(0.05).unwrap(), 300.0, 0.0, 0.05),
+            _ => (
+                Shape::rect(0.1, 0.1).unwrap(),
+                200.0,
+                rng.range(-60.0, 60.0),
+                0.1,
+            ),
+        };
+        let body = launch(&mut world, &mut rng, shape, speed, spin, false, 1.3);
+        assert_never_passes(&mut world, body, 8, sink, &format!("body {i}"));
+    }
+}
+
 /// How deep `shape` at `xf` is inside the wall.
 fn wall_depth(shape: &Shape, xf: Transform) -> f32 {
     let wall = Shape::rect(WALL_HALF_WIDTH, WALL_HALF_HEIGHT).unwrap();

@@ -13,6 +13,7 @@
 
 use crate::body::BodyStore;
 use crate::body::SlotKind;
+use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::solver::Solver;
@@ -67,12 +68,23 @@ fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transf
 /// Bodies per task of the pass that finds and sweeps the fast ones.
 const BODIES_PER_TASK: usize = 1024;
 
-/// The static bodies that are not sensors, with their boxes, in slot order.
-fn static_boxes(bodies: &BodyStore) -> Vec<(usize, Aabb)> {
-    (0..bodies.slots())
+/// The static bodies that are not sensors, with their boxes, in slot order, and a grid of
+/// those boxes: a level built of thousands of static tiles would otherwise cost every fast
+/// body a test of each.
+struct Statics {
+    boxes: Vec<(usize, Aabb)>,
+    /// Over `boxes`, by index.
+    grid: BoxGrid,
+}
+
+fn static_boxes(bodies: &BodyStore) -> Statics {
+    let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
         .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
-        .collect()
+        .collect();
+    let mut grid = BoxGrid::default();
+    grid.build(0..boxes.len() as u32, |i| &boxes[i as usize].1);
+    Statics { boxes, grid }
 }
 
 /// The sweep of body `slot` over the step's `motion` and the earliest fraction of it at which
@@ -90,7 +102,7 @@ fn earliest_impact(
     b: &BodyStore,
     slot: usize,
     motion: Motion,
-    statics: &[(usize, Aabb)],
+    statics: &Statics,
     slop: f32,
 ) -> Option<(Sweep, f32)> {
     let reach = b.reach[slot];
@@ -101,10 +113,13 @@ fn earliest_impact(
     let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
     let tolerance = TOLERANCE_PER_SLOP * slop;
     let mut earliest: Option<f32> = None;
-    for &(s, ref aabb) in statics {
+    // The earliest impact is a minimum: the order in which the grid hands the statics over
+    // does not change it.
+    statics.grid.candidates(&path, |i| {
+        let (s, ref aabb) = statics.boxes[i as usize];
         let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
         if filtered || !aabb.overlaps(&path) {
-            continue;
+            return;
         }
         let sweep = &*sweep.get_or_insert_with(|| sweep_of(b, slot, motion));
         let fixed = Sweep::fixed(b.transform(s));
@@ -129,7 +144,7 @@ fn earliest_impact(
                 }
             }
         }
-    }
+    });
     Some((sweep?, earliest?))
 }
 
