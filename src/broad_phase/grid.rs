@@ -11,9 +11,11 @@ use rayon::prelude::*;
 /// monotonic, which is all the pair rules need.
 const CELL_COORD_LIMIT: f32 = (1u32 << 29) as f32;
 
-/// A box covering more than this many cells along x or y is "large": it stays out of the
-/// cells and is tested directly (grounds and walls: few, and they would fill many cells each).
-const MAX_SMALL_CELLS_PER_AXIS: i32 = 4;
+/// A box covering more than this many cells is "large": it stays out of the cells and is tested
+/// directly (grounds and walls: few, and they would fill many cells each). A beam or platform
+/// tens of cells long still goes into the cells: tested directly, hundreds of them cost a test
+/// against every other box each.
+const MAX_SMALL_CELLS: u64 = 64;
 
 /// How many boxes are measured to choose the cell size: enough for a robust median, few
 /// enough to cost nothing next to filling the grid.
@@ -105,11 +107,12 @@ impl CellRect {
         width * height
     }
 
-    /// Whether the rectangle covers more than [`MAX_SMALL_CELLS_PER_AXIS`] cells along x or y.
+    /// Whether the rectangle covers more than [`MAX_SMALL_CELLS`] cells.
     #[inline]
     pub fn is_large(&self) -> bool {
-        self.x1 - self.x0 >= MAX_SMALL_CELLS_PER_AXIS
-            || self.y1 - self.y0 >= MAX_SMALL_CELLS_PER_AXIS
+        // (In i64 and u64: the coordinates are clamped to 2^29, their product may not fit.)
+        let side = |lo: i32, hi: i32| (i64::from(hi) - i64::from(lo) + 1).max(0) as u64;
+        side(self.x0, self.x1) * side(self.y0, self.y1) > MAX_SMALL_CELLS
     }
 
     /// No cell: the identity of [`CellRect::union`].
