@@ -743,10 +743,34 @@ impl Grid {
         out.extend(large.filter(|&j| partner(j)).map(pair));
     }
 
-    /// Partners b > a of large proxy `a`: every later non-empty proxy, tested directly. Comes
-    /// out sorted.
+    /// Partners b > a of large proxy `a`, sorted: the small ones through the cells `a` covers
+    /// where those are few next to the later proxies (a platform among a pile's boxes), else
+    /// every later non-empty proxy tested directly (a ground the size of the world).
     fn partners_of_large(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let aabb = &proxies.aabbs[a];
+        let r = self.rects[a];
+        let later = proxies.len() - a - 1;
+        if r.cell_count() <= later / SCAN_PER_CELL {
+            let start = out.len();
+            for cy in r.y0..=r.y1 {
+                for cx in r.x0..=r.x1 {
+                    let (first_col, first_row) = (cx == r.x0, cy == r.y0);
+                    let bucket = self.cells.bucket_of(cx, cy);
+                    for e in bucket.iter().take_while(|e| e.id as usize > a) {
+                        let b = e.id as usize;
+                        if e.first_shared(cx, cy, first_col, first_row)
+                            && overlaps(aabb, &proxies.aabbs[b])
+                            && proxies.may_collide(a, b)
+                        {
+                            out.push((a as u32, e.id));
+                        }
+                    }
+                }
+            }
+            self.large_partners(proxies, a, out);
+            out[start..].sort_unstable_by_key(|&(_, b)| b);
+            return;
+        }
         for b in a + 1..proxies.len() {
             if self.class[b] != Class::Empty
                 && aabb.overlaps(&proxies.aabbs[b])
@@ -757,3 +781,7 @@ impl Grid {
         }
     }
 }
+
+/// How many later proxies a large proxy's test of each costs about as much as a look into one
+/// of its cells: past that share it looks through its cells.
+const SCAN_PER_CELL: usize = 8;
