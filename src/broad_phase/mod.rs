@@ -8,9 +8,10 @@
 //! are found again: against the proxies still in the grid through its cells, and against each
 //! other directly. Otherwise the grid is rebuilt from scratch: a few linear passes with no
 //! incremental bookkeeping. Either way the result is the same pure function of the inputs.
-//! Proxies much larger than a cell (a ground, a wall) are kept out of the grid and tested
-//! against everything directly: inserting them would cost thousands of cells each, and there
-//! are few of them.
+//! Proxies covering many cells (a ground, a wall) are kept out of the grid: inserting them
+//! would cost thousands of cells each, and there are few of them. Each finds its partners
+//! through the cells it covers where those are few next to the proxies it must pair with, and
+//! by testing every proxy directly where they are not.
 
 pub(crate) mod box_grid;
 pub(crate) mod boxes;
@@ -639,19 +640,24 @@ impl Grid {
         limit: &PairLimit,
     ) {
         let mut unsent = 0;
+        let n = proxies.len();
         for a in range {
             let before = out.len();
-            match self.class[a] {
-                Class::Empty => {}
-                Class::Small => {
-                    let start = out.len();
-                    self.small_partners(proxies, a, out);
-                    self.large_partners(proxies, a, out);
-                    // Few partners per proxy: sorting them here keeps the whole output sorted
-                    // without a global sort.
-                    out[start..].sort_unstable_by_key(|&(_, b)| b);
-                }
-                Class::Large => self.partners_of_large(proxies, a, out),
+            let through_cells = match self.class[a] {
+                Class::Empty => continue,
+                Class::Small => true,
+                // Where its cells are few next to the proxies it must pair with (a platform
+                // among a pile's boxes, not a ground the size of the world).
+                Class::Large => self.rects[a].cell_count() <= (n - a - 1) / SCAN_PER_CELL,
+            };
+            if through_cells {
+                self.small_partners(proxies, a, out);
+                self.large_partners(proxies, a, out);
+                // Few partners per proxy: sorting them here keeps the whole output sorted
+                // without a global sort.
+                out[before..].sort_unstable_by_key(|&(_, b)| b);
+            } else {
+                self.partners_of_large(proxies, a, out);
             }
             unsent += out.len() - before;
             if unsent >= LIMIT_BATCH && limit.add(std::mem::take(&mut unsent)) {
@@ -661,8 +667,8 @@ impl Grid {
         limit.add(unsent);
     }
 
-    /// Small partners b > a of small proxy `a`, found through the cells `a` overlaps, each
-    /// from the first cell the two share (`CellEntry::first_shared`).
+    /// Small partners b > a of proxy `a`, found through the cells `a` overlaps, each from the
+    /// first cell the two share (`CellEntry::first_shared`).
     fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let r = self.rects[a];
         let aabb = &proxies.aabbs[a];
@@ -696,7 +702,7 @@ impl Grid {
         out.truncate(kept);
     }
 
-    /// Large partners b > a of small proxy `a`.
+    /// Large partners b > a of proxy `a`.
     fn large_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let first = self.large.partition_point(|&b| b as usize <= a);
         let aabb = &proxies.aabbs[a];
@@ -743,34 +749,10 @@ impl Grid {
         out.extend(large.filter(|&j| partner(j)).map(pair));
     }
 
-    /// Partners b > a of large proxy `a`, sorted: the small ones through the cells `a` covers
-    /// where those are few next to the later proxies (a platform among a pile's boxes), else
-    /// every later non-empty proxy tested directly (a ground the size of the world).
+    /// Partners b > a of large proxy `a`: every later non-empty proxy, tested directly. Comes
+    /// out sorted.
     fn partners_of_large(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
         let aabb = &proxies.aabbs[a];
-        let r = self.rects[a];
-        let later = proxies.len() - a - 1;
-        if r.cell_count() <= later / SCAN_PER_CELL {
-            let start = out.len();
-            for cy in r.y0..=r.y1 {
-                for cx in r.x0..=r.x1 {
-                    let (first_col, first_row) = (cx == r.x0, cy == r.y0);
-                    let bucket = self.cells.bucket_of(cx, cy);
-                    for e in bucket.iter().take_while(|e| e.id as usize > a) {
-                        let b = e.id as usize;
-                        if e.first_shared(cx, cy, first_col, first_row)
-                            && overlaps(aabb, &proxies.aabbs[b])
-                            && proxies.may_collide(a, b)
-                        {
-                            out.push((a as u32, e.id));
-                        }
-                    }
-                }
-            }
-            self.large_partners(proxies, a, out);
-            out[start..].sort_unstable_by_key(|&(_, b)| b);
-            return;
-        }
         for b in a + 1..proxies.len() {
             if self.class[b] != Class::Empty
                 && aabb.overlaps(&proxies.aabbs[b])
@@ -782,6 +764,6 @@ impl Grid {
     }
 }
 
-/// How many later proxies a large proxy's test of each costs about as much as a look into one
-/// of its cells: past that share it looks through its cells.
+/// A look into one cell costs about as much as testing this many proxies directly: a large
+/// proxy looks through its cells when it has at most one per this many later proxies.
 const SCAN_PER_CELL: usize = 8;
