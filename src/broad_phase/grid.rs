@@ -104,7 +104,8 @@ impl CellRect {
     pub fn cell_count(&self) -> usize {
         let width = (self.x1 - self.x0 + 1).max(0) as usize;
         let height = (self.y1 - self.y0 + 1).max(0) as usize;
-        width * height
+        // Saturating: a huge box's count overflows a 32-bit usize.
+        width.saturating_mul(height)
     }
 
     /// Whether the rectangle covers more than [`MAX_SMALL_CELLS`] cells.

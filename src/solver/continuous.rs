@@ -50,9 +50,9 @@ fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transf
     // Listed once a body is fast: in most steps of most scenes none is.
     let statics = OnceLock::new();
     // One pass in the order of the solver's states, which it reads in sequence (in slot
-    // order, where the graph has tiles, nearly every state was a cache miss). Only the rewinds
-    // are collected: a falling pile has tens of thousands of fast bodies, nearly all of them
-    // far from every static body.
+    // order, where the graph has tiles, it gathered them). Only the rewinds are collected: a
+    // falling pile has tens of thousands of fast bodies, nearly all of them far from every
+    // static body.
     solver
         .motions()
         .with_min_len(BODIES_PER_TASK)
@@ -77,6 +77,7 @@ struct Statics {
     grid: BoxGrid,
 }
 
+/// The [`Statics`] of `bodies`.
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
         .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
