@@ -372,9 +372,14 @@ fn kept_pairs_answer_moving_scenes_like_brute_force() {
         assert_eq!(bp.refit_count(), moves, "call {call}");
         jitter(&mut scene, &home, &mut rng);
         if call % 5 == 0 {
-            // A proxy that has pairs now: each change below takes them all away.
-            let (a, _) = got[rng.below(got.len())];
-            let a = a as usize;
+            // A proxy that has pairs now: each change below takes them all away. Not a static
+            // one, whose move rebuilds the grid where static proxies have a grid of their own.
+            let (a, b) = got[rng.below(got.len())];
+            let a = if scene.kinds[a as usize] == SlotKind::Fixed {
+                b
+            } else {
+                a
+            } as usize;
             match (call / 5) % 4 {
                 0 => {
                     let far = Vec2::new(1e4, 1e4);
@@ -463,4 +468,108 @@ fn many_movers_refit_through_the_grid_like_brute_force() {
         "{} rebuilds",
         bp.rebuild_count()
     );
+}
+
+/// A level of static tiles with bodies falling through it, call after call: the tiles are kept
+/// in a grid of their own (the rebuilt grid holds only the moving proxies), and the answers
+/// match brute force while the bodies fall (grid rebuilt), settle (kept pairs) and jump
+/// (refitted), and while the level changes: a tile moved, removed or added, a tile turned
+/// dynamic, and the level cut down to a few tiles (which the rebuilt grid holds again) and
+/// grown back.
+#[test]
+fn static_tiles_have_a_grid_of_their_own_and_match_brute_force() {
+    let mut rng = Rng(2024);
+    let mut scene = Scene::default();
+    let tile = |c: usize, r: usize| boxed(Vec2::new(c as f32 + 0.5, r as f32 + 0.5), 0.5, 0.5);
+    let mut tiles = Vec::new();
+    for c in 0..60 {
+        for r in 0..(4 + c % 3) {
+            tiles.push(scene.aabbs.len());
+            // Every seventh tile only meets the first layer.
+            let mask = if tiles.len() % 7 == 0 { 1 } else { u32::MAX };
+            scene.push_filtered(tile(c, r), SlotKind::Fixed, 1, mask);
+        }
+    }
+    let first_mover = scene.aabbs.len();
+    for i in 0..400 {
+        let c = Vec2::new(rng.range(0.0, 60.0), rng.range(8.0, 40.0));
+        let half = rng.range(0.1, 0.6);
+        let kind = if i % 25 == 0 {
+            SlotKind::Kinematic
+        } else {
+            SlotKind::Dynamic
+        };
+        scene.push_filtered(boxed(c, half, half), kind, 1 << (i % 2), u32::MAX);
+    }
+    // Tiles created after the bodies, as a level loaded in parts would be.
+    for c in 0..60 {
+        tiles.push(scene.aabbs.len());
+        scene.push(tile(c, 7), SlotKind::Fixed);
+    }
+
+    let mut bp = BroadPhase::new();
+    for call in 0..60 {
+        let got = find(&mut bp, &scene);
+        assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
+        let static_count = scene
+            .kinds
+            .iter()
+            .filter(|&&k| k == SlotKind::Fixed)
+            .count();
+        if static_count > 100 {
+            let mut movers = Scene::default();
+            for i in 0..scene.aabbs.len() {
+                let kind = match scene.kinds[i] {
+                    SlotKind::Fixed => SlotKind::Empty,
+                    k => k,
+                };
+                movers.push_filtered(scene.aabbs[i], kind, scene.layers[i], scene.masks[i]);
+            }
+            // Fresh broadphases, which build their grids the same way.
+            let (mut with, mut without) = (BroadPhase::new(), BroadPhase::new());
+            find(&mut with, &scene);
+            find(&mut without, &movers);
+            assert_eq!(
+                with.grid_entry_count(),
+                without.grid_entry_count(),
+                "call {call}"
+            );
+            assert!(with.grid_entry_count() > 0);
+        }
+        // Falling for the first half, then resting with a few jumping about.
+        for i in first_mover..first_mover + 400 {
+            let (v, j) = if call < 30 {
+                (Vec2::new(rng.range(-0.2, 0.2), -1.0), 1.0)
+            } else if rng.below(20) == 0 {
+                (Vec2::new(rng.range(-3.0, 3.0), rng.range(-3.0, 3.0)), 1.0)
+            } else {
+                (Vec2::ZERO, 0.0)
+            };
+            let (min, max) = (scene.aabbs[i].min + v * j, scene.aabbs[i].max + v * j);
+            scene.aabbs[i] = Aabb::new(min, max);
+        }
+        let some_tile = tiles[rng.below(tiles.len())];
+        match call {
+            10 | 35 => {
+                let up = Vec2::new(0.0, 0.3);
+                let t = &mut scene.aabbs[some_tile];
+                *t = Aabb::new(t.min + up, t.max + up);
+            }
+            15 => scene.kinds[some_tile] = SlotKind::Empty,
+            20 => scene.kinds[some_tile] = SlotKind::Fixed,
+            25 => scene.kinds[some_tile] = SlotKind::Dynamic,
+            40 => {
+                for &t in &tiles[10..] {
+                    scene.kinds[t] = SlotKind::Empty;
+                }
+            }
+            45 => {
+                for &t in &tiles {
+                    scene.kinds[t] = SlotKind::Fixed;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(bp.refit_count() > 0 && bp.rebuild_count() > 10);
 }

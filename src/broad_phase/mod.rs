@@ -11,7 +11,9 @@
 //! Proxies covering many cells (a ground, a wall) are kept out of the grid: inserting them
 //! would cost thousands of cells each, and there are few of them. Each finds its partners
 //! through the cells it covers where those are few next to the proxies it must pair with, and
-//! by testing every proxy directly where they are not.
+//! by testing every proxy directly where they are not. Where static proxies are many (a level
+//! of tiles), they have a grid of their own that lasts while they stay put (`static_grid`),
+//! and the moving proxies ask it for their static partners.
 
 pub(crate) mod box_grid;
 pub(crate) mod boxes;
@@ -20,10 +22,12 @@ pub(crate) mod grid;
 pub(crate) mod query_grid;
 pub(crate) mod resting_grid;
 pub(crate) mod sorted_pairs;
+pub(crate) mod static_grid;
 
 use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
+use crate::broad_phase::static_grid::StaticGrid;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 use std::mem::take;
@@ -155,6 +159,12 @@ pub struct BroadPhase {
     refits: u64,
     /// Scratch of a refit: the proxies that left their fat boxes, ascending.
     escaped: Vec<u32>,
+    /// The static proxies, in a grid of their own when there are many.
+    statics: StaticGrid,
+    /// The kinds the other grids see while `statics` holds the static proxies: theirs `Empty`.
+    moving_kinds: Vec<SlotKind>,
+    /// Scratch: the pairs of moving and static proxies.
+    static_pairs: Vec<(u32, u32)>,
 }
 
 /// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
@@ -228,7 +238,13 @@ impl FatProxies {
     /// sweep among the off-grid ones. The other pairs stand: neither of their fat boxes changed.
     /// Returns false, with the kept pairs unusable, when the movers have more than `max_pairs`
     /// new pairs.
-    fn refit(&mut self, proxies: &Proxies, moved: &[u32], grid: &Grid, max_pairs: usize) -> bool {
+    fn refit(
+        &mut self,
+        proxies: &Proxies,
+        moved: &[u32],
+        (grid, statics): (&Grid, &StaticGrid),
+        max_pairs: usize,
+    ) -> bool {
         for &m in moved {
             let m = m as usize;
             self.aabbs[m] = fat_box(&proxies.aabbs[m], proxies.kinds[m]);
@@ -245,6 +261,9 @@ impl FatProxies {
         let fat = self.proxies();
         for &m in moved {
             grid.partners_in_grid(&fat, m as usize, &self.is_off, &mut fresh);
+            if statics.is_active() {
+                statics.pairs_of(&fat, m as usize, &mut fresh);
+            }
         }
         sweep_pairs(&fat, &self.off_grid, &self.moving, &mut sweep, &mut fresh);
         self.sweep = sweep;
@@ -366,12 +385,47 @@ impl BroadPhase {
         max_pairs: usize,
     ) -> bool {
         proxies.check();
+        if self.statics.refresh(proxies) {
+            self.fat.clear();
+        }
+        if !self.statics.is_active() {
+            return self.moving_pairs(proxies, pairs, max_pairs);
+        }
+        let mut kinds = take(&mut self.moving_kinds);
+        kinds.resize(proxies.len(), SlotKind::Empty);
+        (kinds.par_iter_mut(), proxies.kinds.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .for_each(|(moving, &kind)| {
+                *moving = match kind {
+                    SlotKind::Fixed => SlotKind::Empty,
+                    _ => kind,
+                }
+            });
+        let moving = Proxies {
+            kinds: &kinds,
+            ..*proxies
+        };
+        let found = self.moving_pairs(&moving, pairs, max_pairs);
+        self.moving_kinds = kinds;
+        found
+    }
+
+    /// [`BroadPhase::find_pairs_at_most`] for `proxies` whose static proxies, if `statics` holds
+    /// them, are holes.
+    fn moving_pairs(
+        &mut self,
+        proxies: &Proxies,
+        pairs: &mut Vec<(u32, u32)>,
+        max_pairs: usize,
+    ) -> bool {
         if self.fat.same_filters(proxies) {
             let held = self.fat.hold(proxies);
             if held || self.fat.escaped(proxies, &mut self.escaped) {
                 let answered = held || {
                     self.refits += 1;
-                    (self.fat).refit(proxies, &self.escaped, &self.grid, max_pairs)
+                    let grids = (&self.grid, &self.statics);
+                    (self.fat).refit(proxies, &self.escaped, grids, max_pairs)
                 };
                 if answered {
                     self.fat_uses += 1;
@@ -449,6 +503,18 @@ impl BroadPhase {
         in_ranges(proxies.len(), &mut self.chunk_pairs, pairs, |range, out| {
             grid.collect(proxies, range, out, &limit)
         });
+        if self.statics.is_active() && !limit.exceeded() {
+            let (statics, static_pairs) = (&self.statics, &mut self.static_pairs);
+            static_pairs.clear();
+            in_ranges(
+                proxies.len(),
+                &mut self.chunk_pairs,
+                static_pairs,
+                |range, out| statics.pairs_in(proxies, range, out, &limit),
+            );
+            static_pairs.sort_unstable();
+            merge_sorted(pairs, static_pairs);
+        }
         !limit.exceeded()
     }
 
