@@ -408,6 +408,10 @@ pub(crate) struct BodyStore {
     /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
     /// reads them.
     pub compound_slots: Vec<u32>,
+    /// The margin the static bodies' boxes in `aabb` were grown by at the last step, `None`
+    /// once a static body has been added or moved since: static bodies do not move by
+    /// themselves, so a step recomputes their boxes only then (see `update_aabbs`).
+    pub static_box_margin: Option<f32>,
     /// Free slots, reused last freed first.
     free: Vec<BodySlot>,
     count: usize,
@@ -444,6 +448,7 @@ impl BodyStore {
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
+            static_box_margin: None,
             free: Vec::new(),
             count: 0,
         }
@@ -629,6 +634,9 @@ impl BodyStore {
             self.compound_slots.insert(at, slot as u32);
         }
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
+        if kind == SlotKind::Fixed {
+            self.static_box_margin = None;
+        }
         self.count += 1;
         Ok(self.id(slot))
     }
