@@ -408,10 +408,13 @@ pub(crate) struct BodyStore {
     /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
     /// reads them.
     pub compound_slots: Vec<u32>,
-    /// The margin the static bodies' boxes in `aabb` were grown by at the last step, `None`
-    /// once a static body has been added or moved since: static bodies do not move by
-    /// themselves, so a step recomputes their boxes only then (see `update_aabbs`).
-    pub static_box_margin: Option<f32>,
+    /// How many times a static body has been added, moved or removed. Static bodies do not
+    /// move by themselves, so the passes that keep something of them from step to step (their
+    /// boxes, continuous collision's grid of them) redo it only when this count changes.
+    pub static_changes: u64,
+    /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
+    /// in `aabb` (see `update_aabbs`).
+    pub static_boxes_at: Option<(u64, u32)>,
     /// Free slots, reused last freed first.
     free: Vec<BodySlot>,
     count: usize,
@@ -448,7 +451,8 @@ impl BodyStore {
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
-            static_box_margin: None,
+            static_changes: 0,
+            static_boxes_at: None,
             free: Vec::new(),
             count: 0,
         }
@@ -635,7 +639,7 @@ impl BodyStore {
         }
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
         if kind == SlotKind::Fixed {
-            self.static_box_margin = None;
+            self.static_changes += 1;
         }
         self.count += 1;
         Ok(self.id(slot))
@@ -723,6 +727,9 @@ impl BodyStore {
 
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
+        if self.kind[slot] == SlotKind::Fixed {
+            self.static_changes += 1;
+        }
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);
         self.linear_velocity[slot] = Vec2::ZERO;

@@ -14,8 +14,9 @@ use rayon::prelude::*;
 /// [`update_compound_aabbs`](crate::broad_phase::compound::update_compound_aabbs).
 pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
     // A level of static tiles would otherwise cost every step a box per tile.
-    let statics_current = b.static_box_margin.map(f32::to_bits) == Some(margin.to_bits());
-    b.static_box_margin = Some(margin);
+    let now = Some((b.static_changes, margin.to_bits()));
+    let statics_current = b.static_boxes_at == now;
+    b.static_boxes_at = now;
     const CHUNK: usize = 1024;
     let mut aabbs = std::mem::take(&mut b.aabb);
     let body = &*b;

@@ -34,11 +34,32 @@ const CORE_PER_EXTENT: f32 = 0.25;
 /// time of impact is accepted.
 const TOLERANCE_PER_SLOP: f32 = 0.25;
 
+/// The static bodies fast bodies are swept against, kept from step to step: a level of static
+/// tiles would otherwise cost every step with a fast body a box per tile and a grid of them.
+#[derive(Default)]
+pub(crate) struct SweepTargets {
+    /// `BodyStore::static_changes` when `statics` was emptied last.
+    changes: u64,
+    /// Listed once a body is fast: in most steps of most scenes none is.
+    statics: OnceLock<Statics>,
+}
+
 /// Moves every fast (or bullet) dynamic body back to its earliest time of impact against static
 /// bodies over the step `solver` just solved, with the `slop` of the settings. Call after the
 /// solver has written the poses.
-pub(crate) fn solve_continuous(bodies: &mut BodyStore, solver: &Solver, slop: f32) {
-    let rewinds = rewinds(bodies, solver, slop);
+pub(crate) fn solve_continuous(
+    bodies: &mut BodyStore,
+    solver: &Solver,
+    slop: f32,
+    targets: &mut SweepTargets,
+) {
+    if targets.changes != bodies.static_changes {
+        *targets = SweepTargets {
+            changes: bodies.static_changes,
+            statics: OnceLock::new(),
+        };
+    }
+    let rewinds = rewinds(bodies, solver, slop, &targets.statics);
     for (s, xf) in rewinds {
         bodies.center[s] = xf.apply(bodies.local_center[s]);
         bodies.rotation[s] = xf.q;
@@ -46,9 +67,12 @@ pub(crate) fn solve_continuous(bodies: &mut BodyStore, solver: &Solver, slop: f3
 }
 
 /// The poses to which the fast bodies are moved back, with their slots.
-fn rewinds(bodies: &BodyStore, solver: &Solver, slop: f32) -> Vec<(usize, Transform)> {
-    // Listed once a body is fast: in most steps of most scenes none is.
-    let statics = OnceLock::new();
+fn rewinds(
+    bodies: &BodyStore,
+    solver: &Solver,
+    slop: f32,
+    statics: &OnceLock<Statics>,
+) -> Vec<(usize, Transform)> {
     // One pass in the order of the solver's states, which it reads in sequence (in slot
     // order, where the graph has tiles, it gathered them). Only the rewinds are collected: a
     // falling pile has tens of thousands of fast bodies, nearly all of them far from every

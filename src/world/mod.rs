@@ -31,7 +31,7 @@ use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
 use crate::settings::WorldSettings;
 use crate::solver::constraint_graph::ConstraintGraph;
-use crate::solver::continuous::solve_continuous;
+use crate::solver::continuous::{solve_continuous, SweepTargets};
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::forces::Forces;
 use crate::solver::joint::JointStore;
@@ -60,6 +60,8 @@ pub struct World {
     /// The small islands of widely different masses, solved exactly.
     direct: DirectIslands,
     solver: Solver,
+    /// The static bodies that continuous collision sweeps fast bodies against.
+    sweep_targets: SweepTargets,
     joints: JointStore,
     profile: Profile,
     /// Where queries look for bodies; see `query.rs` and `broad_phase/query_grid.rs`.
@@ -104,6 +106,7 @@ impl World {
             graph: ConstraintGraph::default(),
             direct: DirectIslands::default(),
             solver: Solver::default(),
+            sweep_targets: SweepTargets::default(),
             joints: JointStore::default(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
@@ -260,7 +263,13 @@ impl World {
         {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
-            solve_continuous(&mut self.bodies, &self.solver, self.settings.linear_slop);
+            let targets = &mut self.sweep_targets;
+            solve_continuous(
+                &mut self.bodies,
+                &self.solver,
+                self.settings.linear_slop,
+                targets,
+            );
             let joints = &self.joints.pairs[..];
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep

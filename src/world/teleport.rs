@@ -63,7 +63,7 @@ impl World {
         // should the body sleep through it.
         self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
         if self.bodies.kind[slot] == SlotKind::Fixed {
-            self.bodies.static_box_margin = None;
+            self.bodies.static_changes += 1;
         }
         self.wake_touching(slot);
         self.invalidate_queries();
