@@ -424,27 +424,31 @@ impl Solver {
         let states = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
         (
-            bodies.center.par_iter_mut(),
-            bodies.rotation.par_iter_mut(),
-            bodies.linear_velocity.par_iter_mut(),
-            bodies.angular_velocity.par_iter_mut(),
-            self.state_of.par_iter(),
+            bodies.center.par_chunks_mut(BODIES_PER_BLOCK),
+            bodies.rotation.par_chunks_mut(BODIES_PER_BLOCK),
+            bodies.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            bodies.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            self.state_of.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
-            .with_min_len(BODIES_PER_BLOCK)
-            .for_each(|(center, rotation, v, w, &state)| {
-                if state != NULL_BODY {
+            .for_each(|(center, rotation, v, w, state_of)| {
+                // By slot, not zipped columns: a body without a state (a static tile, a
+                // sleeping body) then costs the read of its state index alone.
+                for (i, &state) in state_of.iter().enumerate() {
+                    if state == NULL_BODY {
+                        continue;
+                    }
                     let s = &states[state as usize];
-                    center.x += s.dp[0];
-                    center.y += s.dp[1];
+                    center[i].x += s.dp[0];
+                    center[i].y += s.dp[1];
                     let dq = Rot {
                         c: s.dq[0],
                         s: s.dq[1],
                     };
-                    *rotation = dq.compose(*rotation).normalized();
+                    rotation[i] = dq.compose(rotation[i]).normalized();
                     let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
-                    *v = Vec2::new(capped_v[0], capped_v[1]);
-                    *w = capped_w;
+                    v[i] = Vec2::new(capped_v[0], capped_v[1]);
+                    w[i] = capped_w;
                 }
             });
     }
