@@ -510,7 +510,9 @@ impl BroadPhase {
                 proxies.len(),
                 &mut self.chunk_pairs,
                 static_pairs,
-                |range, out| statics.pairs_in(proxies, range, out, &limit),
+                |range, out| {
+                    limit.count_each(range, out, |q, out| statics.pairs_of(proxies, q, out))
+                },
             );
             static_pairs.sort_unstable();
             merge_sorted(pairs, static_pairs);
@@ -556,6 +558,27 @@ impl PairLimit {
 
     fn exceeded(&self) -> bool {
         self.found.load(Ordering::Relaxed) > self.max
+    }
+
+    /// Runs `find(a, out)` for every `a` of `range`, counting the pairs it appends to `out` in
+    /// batches of [`LIMIT_BATCH`], until the search as a whole is past the limit.
+    #[inline(always)]
+    fn count_each(
+        &self,
+        range: Range<usize>,
+        out: &mut Vec<(u32, u32)>,
+        mut find: impl FnMut(usize, &mut Vec<(u32, u32)>),
+    ) {
+        let mut unsent = 0;
+        for a in range {
+            let before = out.len();
+            find(a, out);
+            unsent += out.len() - before;
+            if unsent >= LIMIT_BATCH && self.add(std::mem::take(&mut unsent)) {
+                return;
+            }
+        }
+        self.add(unsent);
     }
 }
 
@@ -705,18 +728,17 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
         limit: &PairLimit,
     ) {
-        let mut unsent = 0;
         let n = proxies.len();
-        for a in range {
-            let before = out.len();
+        limit.count_each(range, out, |a, out| {
             let through_cells = match self.class[a] {
-                Class::Empty => continue,
+                Class::Empty => return,
                 Class::Small => true,
                 // Where its cells are few next to the proxies it must pair with (a platform
                 // among a pile's boxes, not a ground the size of the world).
                 Class::Large => self.rects[a].cell_count() <= (n - a - 1) / SCAN_PER_CELL,
             };
             if through_cells {
+                let before = out.len();
                 self.small_partners(proxies, a, out);
                 self.large_partners(proxies, a, out);
                 // Few partners per proxy: sorting them here keeps the whole output sorted
@@ -725,12 +747,7 @@ impl Grid {
             } else {
                 self.partners_of_large(proxies, a, out);
             }
-            unsent += out.len() - before;
-            if unsent >= LIMIT_BATCH && limit.add(std::mem::take(&mut unsent)) {
-                return;
-            }
-        }
-        limit.add(unsent);
+        });
     }
 
     /// Small partners b > a of proxy `a`, found through the cells `a` overlaps, each from the

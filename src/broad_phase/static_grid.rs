@@ -12,10 +12,9 @@
 
 use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
-use crate::broad_phase::{overlaps, PairLimit, Proxies, LIMIT_BATCH};
+use crate::broad_phase::{overlaps, Proxies};
 use crate::geometry::math::Aabb;
 use rayon::prelude::*;
-use std::ops::Range;
 
 /// The static bodies are kept in a grid of their own from this many on.
 const MIN_STATICS: usize = 64;
@@ -86,27 +85,6 @@ impl StaticGrid {
                 out.push((q.min(s), q.max(s)));
             }
         });
-    }
-
-    /// [`StaticGrid::pairs_of`] for every proxy of `range`, counted against `limit`: stops once
-    /// the search as a whole is past it.
-    pub(super) fn pairs_in(
-        &self,
-        proxies: &Proxies,
-        range: Range<usize>,
-        out: &mut Vec<(u32, u32)>,
-        limit: &PairLimit,
-    ) {
-        let mut unsent = 0;
-        for q in range {
-            let before = out.len();
-            self.pairs_of(proxies, q, out);
-            unsent += out.len() - before;
-            if unsent >= LIMIT_BATCH && limit.add(std::mem::take(&mut unsent)) {
-                return;
-            }
-        }
-        limit.add(unsent);
     }
 }
 
