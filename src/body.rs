@@ -408,9 +408,10 @@ pub(crate) struct BodyStore {
     /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
     /// reads them.
     pub compound_slots: Vec<u32>,
-    /// How many times a static body has been added, moved or removed. Static bodies do not
-    /// move by themselves, so the passes that keep something of them from step to step (their
-    /// boxes, continuous collision's grid of them) redo it only when this count changes.
+    /// How many times the static bodies' boxes have changed: a static body added, moved or
+    /// removed, or the boxes grown by a new margin. Static bodies do not move by themselves,
+    /// so the passes that keep something of them from step to step (their boxes, the
+    /// broadphase's and continuous collision's grids of them) redo it only when this changes.
     pub static_changes: u64,
     /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
     /// in `aabb` (see `update_aabbs`).

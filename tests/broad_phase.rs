@@ -41,6 +41,7 @@ impl Scene {
             kinds: &self.kinds,
             layers: &self.layers,
             masks: &self.masks,
+            static_version: None,
         }
     }
 }

@@ -46,6 +46,10 @@ pub struct Proxies<'a> {
     pub layers: &'a [u32],
     /// The layers each slot collides with (bit set).
     pub masks: &'a [u32],
+    /// A number that changes whenever a static proxy is added, moved or removed, where the
+    /// caller keeps one: while it stands, the static proxies are taken as they were, not
+    /// compared box by box. `None`: compared.
+    pub static_version: Option<u64>,
 }
 
 impl Proxies<'_> {
@@ -197,6 +201,7 @@ impl FatProxies {
             kinds: &self.kinds,
             layers: &self.layers,
             masks: &self.masks,
+            static_version: None,
         }
     }
 

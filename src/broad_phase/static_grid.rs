@@ -4,8 +4,9 @@
 //! A level built of thousands of static tiles would otherwise be entered into the grid that the
 //! broadphase rebuilds whenever the moving bodies leave their fat boxes (every step of a
 //! falling pile), and every tile would look for partners there. Kept apart, the tiles cost a
-//! step one scan of their boxes to see that none changed, and each moving body asks this grid
-//! for the static boxes it overlaps, as it asks the sleeping bodies' grid.
+//! step nothing while their version stands (see `Proxies::static_version`; without one, a scan
+//! of their boxes), and each moving body asks this grid for the static boxes it overlaps, as it
+//! asks the sleeping bodies' grid.
 //!
 //! A few static bodies (a ground and two walls) stay in the rebuilt grid: there each large one
 //! tests the proxies after it directly, which costs less than a query per moving body.
@@ -29,6 +30,8 @@ pub(crate) struct StaticGrid {
     active: bool,
     /// Slot and box of every static proxy, ascending by slot (indexed by the grid's ids).
     statics: Vec<(u32, Aabb)>,
+    /// `Proxies::static_version` of the last call.
+    version: Option<u64>,
     grid: BoxGrid,
 }
 
@@ -40,8 +43,14 @@ impl StaticGrid {
 
     /// Takes in the static proxies of `proxies` and returns whether they differ from those of the
     /// last call (a static body added, moved or removed, or the grid turned on or off): pairs
-    /// kept from before are then stale.
+    /// kept from before are then stale. Where their version stands they are taken as they were;
+    /// otherwise they are compared with those held.
     pub fn refresh(&mut self, proxies: &Proxies) -> bool {
+        let version = proxies.static_version;
+        if self.active && version.is_some() && version == self.version {
+            return false;
+        }
+        self.version = version;
         let is_static = |s: usize| proxies.kinds[s] == SlotKind::Fixed;
         let count = proxies
             .kinds

@@ -174,6 +174,7 @@ impl World {
                 kinds: &self.sleep.broad_kinds,
                 layers: &self.bodies.layers,
                 masks: &self.bodies.mask,
+                static_version: Some(self.bodies.static_changes),
             };
             let max_pairs = self.settings.max_pairs;
             let too_many = Err(Error::TooManyPairs { max_pairs });
