@@ -46,15 +46,14 @@ impl StaticGrid {
     /// kept from before are then stale. Where their version stands they are taken as they were;
     /// otherwise they are compared with those held.
     pub fn refresh(&mut self, proxies: &Proxies) -> bool {
+        // A version that stands covers the count too, so whether the grid is on as well.
         let version = proxies.static_version;
-        if self.active && version.is_some() && version == self.version {
+        if version.is_some() && version == self.version {
             return false;
         }
         self.version = version;
         let is_static = |s: usize| proxies.kinds[s] == SlotKind::Fixed;
-        let count = proxies
-            .kinds
-            .iter()
+        let count = (proxies.kinds.iter())
             .filter(|&&k| k == SlotKind::Fixed)
             .count();
         let unchanged = |statics: &[(u32, Aabb)]| {
