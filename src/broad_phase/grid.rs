@@ -152,7 +152,13 @@ pub(crate) struct BucketTable<E> {
     part_ends: Vec<u32>,
     /// ...and its start: the part's entries of bucket `h` go to `part_starts[h]..part_ends[h]`.
     part_starts: Vec<u32>,
+    /// Scratch of a fill in parts: per run of buckets, its entries, then where they begin.
+    run_starts: Vec<u32>,
 }
+
+/// The fewest buckets a worker turns from counts into ends at a time: the pass over a run
+/// reads every part's count of each bucket, which is little work per bucket.
+const MIN_RUN: usize = 4096;
 
 impl<E: Copy + Default + Send> BucketTable<E> {
     /// Counting sort into `buckets` buckets of the `(bucket, entry)` pairs `feed` hands to
@@ -169,32 +175,70 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         feed: impl Fn(usize, &mut Filler<E>) + Sync,
     ) {
         let stride = buckets.max(1);
-        self.part_ends.clear();
-        self.part_ends.resize(parts * stride, 0);
-        self.part_starts.clear();
-        self.part_starts.resize(parts * stride, 0);
-        (self.part_ends.par_chunks_mut(stride).enumerate())
-            .for_each(|(k, counts)| feed(k, &mut Filler::Count(counts)));
-        // Bucket by bucket, the last part's entries first: each part's end in the bucket.
-        self.starts.clear();
-        self.starts.resize(buckets + 1, 0);
-        let mut end = 0;
-        for h in 0..buckets {
-            self.starts[h] = end;
-            for k in (0..parts).rev() {
-                self.part_starts[k * stride + h] = end;
-                end += self.part_ends[k * stride + h];
-                self.part_ends[k * stride + h] = end;
+        // Every count is zeroed by its part and every start written below: growing the
+        // scratch is all that is left to do here. (Zeroing it here, one thread would write
+        // a count per part and bucket.)
+        for scratch in [&mut self.part_ends, &mut self.part_starts] {
+            if scratch.len() < parts * stride {
+                scratch.resize(parts * stride, 0);
             }
         }
+        let (part_ends, part_starts) = (
+            &mut self.part_ends[..parts * stride],
+            &mut self.part_starts[..parts * stride],
+        );
+        (part_ends.par_chunks_mut(stride).enumerate()).for_each(|(k, counts)| {
+            counts.fill(0);
+            feed(k, &mut Filler::Count(counts))
+        });
+        // Bucket by bucket, the last part's entries first: each part's start and end in the
+        // bucket. In runs of buckets, on the workers: a run's total, then where each run
+        // begins, then the run's buckets from there.
+        let threads = rayon::current_num_threads();
+        let runs = (buckets / MIN_RUN).clamp(1, threads * 4);
+        let run_len = buckets.div_ceil(runs).max(1);
+        let total = |run: usize| -> u32 {
+            let (lo, hi) = (run * run_len, ((run + 1) * run_len).min(buckets));
+            (part_ends.chunks(stride))
+                .map(|counts| counts[lo..hi].iter().sum::<u32>())
+                .sum()
+        };
+        (0..runs)
+            .into_par_iter()
+            .map(total)
+            .collect_into_vec(&mut self.run_starts);
+        let mut end = 0;
+        for start in &mut self.run_starts {
+            end += std::mem::replace(start, end);
+        }
+        self.starts.resize(buckets + 1, 0);
         self.starts[buckets] = end;
+        let (ends, starts) = (DisjointMut::new(part_ends), DisjointMut::new(part_starts));
+        let run_starts = &self.run_starts;
+        (self.starts[..buckets].par_chunks_mut(run_len).enumerate()).for_each(|(run, firsts)| {
+            let mut end = run_starts[run];
+            for (i, first) in firsts.iter_mut().enumerate() {
+                let h = run * run_len + i;
+                *first = end;
+                for k in (0..parts).rev() {
+                    // SAFETY: `k * stride + h` is in bounds (h < buckets <= stride, k < parts),
+                    // and bucket `h` is in this run alone: no other worker reaches it.
+                    unsafe {
+                        *starts.get(k * stride + h) = end;
+                        let part_end = ends.get(k * stride + h);
+                        end += *part_end;
+                        *part_end = end;
+                    }
+                }
+            }
+        });
 
         // Every entry is written by the place pass: last fill's entries may stay until then,
         // which spares writing the whole table twice.
         self.entries.resize(end as usize, E::default());
         let entries = DisjointMut::new(&mut self.entries);
-        let part_ends = self.part_ends.par_chunks_mut(stride);
-        let part_starts = self.part_starts.par_chunks(stride);
+        let part_ends = self.part_ends[..parts * stride].par_chunks_mut(stride);
+        let part_starts = self.part_starts[..parts * stride].par_chunks(stride);
         (part_ends.zip(part_starts).enumerate()).for_each(|(k, (ends, starts))| {
             feed(k, &mut Filler::Place(ends, starts, entries));
         });
@@ -494,6 +538,38 @@ mod tests {
                     floor(x * inv_cell),
                     "{x} * {inv_cell}"
                 );
+            }
+        }
+    }
+
+    /// A fill in parts on several workers, with buckets enough for the counts to be turned
+    /// into ends in runs, lists every bucket's entries as one loop over the parts would, also
+    /// when the scratch of a larger fill (more buckets, more parts) is reused.
+    #[test]
+    fn a_fill_in_parts_lists_each_bucket_as_one_loop_would() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let mut table = BucketTable::<u32>::default();
+        for (buckets, parts, count) in [(50_000, 7, 200_000), (9_000, 3, 20_000), (50_001, 8, 1)] {
+            // Entry `i` goes to a scattered bucket; part `k` adds a contiguous range of them.
+            let bucket_of = |i: u32| (i as usize).wrapping_mul(2_654_435_761) % buckets;
+            let range = |k: usize| (k * count / parts) as u32..((k + 1) * count / parts) as u32;
+            pool.install(|| {
+                table.fill(buckets, parts, |k, filler| {
+                    for i in range(k) {
+                        filler.add(bucket_of(i), i);
+                    }
+                })
+            });
+            let mut expected = vec![Vec::new(); buckets];
+            for i in (0..count as u32).rev() {
+                expected[bucket_of(i)].push(i);
+            }
+            assert_eq!(table.len(), count);
+            for (h, entries) in expected.iter().enumerate() {
+                assert_eq!(table.bucket(h), &entries[..], "bucket {h} of {buckets}");
             }
         }
     }
