@@ -130,6 +130,11 @@ fn work_on(
         let s = (me + k) % segments;
         let (start, end) = (s * n / segments, (s + 1) * n / segments);
         loop {
+            // A look before the claim: a claim takes the counter's cache line from the cores
+            // reading it, and with many workers most segments a worker visits are used up.
+            if start + p.segments[s].0.load(Ordering::Relaxed) >= end {
+                break;
+            }
             let first = start + p.segments[s].0.fetch_add(claim, Ordering::Relaxed);
             if first >= end {
                 break;
