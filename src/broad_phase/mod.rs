@@ -612,8 +612,12 @@ fn in_ranges(
     (parts[..count].par_iter_mut())
         .enumerate()
         .for_each(|(i, out)| {
-            out.clear();
-            find(i * chunk..((i + 1) * chunk).min(n), out);
+            // Filled through a header of its own: the buffers' headers share cache lines,
+            // and every pair found writes the length.
+            let mut mine = take(out);
+            mine.clear();
+            find(i * chunk..((i + 1) * chunk).min(n), &mut mine);
+            *out = mine;
         });
     for out in &parts[..count] {
         pairs.extend_from_slice(out);
