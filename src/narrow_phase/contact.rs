@@ -158,6 +158,9 @@ pub(crate) struct ContactSet {
     /// narrowphase has the contact in cache, so that the step's events read a byte per
     /// contact where they would read the contact.
     touching: Vec<bool>,
+    /// `one_point[i]`: whether `contacts[i]` has at most one point, found likewise for the
+    /// coloring, which packs such contacts apart.
+    one_point: Vec<bool>,
     /// The threshold `touching` was found with: the last update's linear slop.
     touch_threshold: f32,
     /// Whether the last update found the same pairs, in the same order, touching the same way
@@ -176,6 +179,8 @@ pub(crate) struct ContactSet {
     found: Vec<u32>,
     /// Scratch: per pair, whether its contact touches.
     touch: Vec<bool>,
+    /// Scratch: per pair, whether its contact has at most one point.
+    single: Vec<bool>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
 }
@@ -294,6 +299,7 @@ impl ContactSet {
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
         self.touch.resize(n, false);
+        self.single.resize(n, false);
         self.touch_threshold = params.linear_slop;
         let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -309,36 +315,41 @@ impl ContactSet {
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
             .zip(self.touch.par_chunks_mut(CHUNK))
+            .zip(self.single.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(|(((((slots, found), touch), bases), pairs), previous)| {
-                bases.clear();
-                let slots = slots.iter_mut().zip(found).zip(touch);
-                for (i, ((slot, found), touch)) in slots.enumerate() {
-                    if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                        prefetch(&bodies.shape[a as usize]);
-                        prefetch(&bodies.shape[b as usize]);
+            chunks.for_each(
+                |((((((slots, found), touch), single), bases), pairs), previous)| {
+                    bases.clear();
+                    let slots = slots.iter_mut().zip(found).zip(touch).zip(single);
+                    for (i, (((slot, found), touch), single)) in slots.enumerate() {
+                        if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                            prefetch(&bodies.shape[a as usize]);
+                            prefetch(&bodies.shape[b as usize]);
+                        }
+                        let (a, b) = body_slots(pairs[i]);
+                        let old = old(previous[i]);
+                        *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
+                        *touch = *found != FAR && touches(slot, threshold);
+                        *single = slot.manifold.point_count <= 1;
                     }
-                    let (a, b) = body_slots(pairs[i]);
-                    let old = old(previous[i]);
-                    *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
-                    *touch = *found != FAR && touches(slot, threshold);
-                }
-            });
+                },
+            );
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |((((((slots, found), touch), bases), pairs), previous), children)| {
+                |(((((((slots, found), touch), single), bases), pairs), previous), children)| {
                     bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(touch);
-                    for (i, ((slot, found), touch)) in slots.enumerate() {
+                    let slots = slots.iter_mut().zip(found).zip(touch).zip(single);
+                    for (i, (((slot, found), touch), single)) in slots.enumerate() {
                         let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
                         *touch = *found != FAR && touches(slot, threshold);
+                        *single = slot.manifold.point_count <= 1;
                     }
                 },
             );
@@ -380,11 +391,13 @@ impl ContactSet {
         self.keys.resize(total, (BodySlot::NONE, BodySlot::NONE, 0));
         self.base_of.resize(total, NONE);
         self.touching.resize(total, false);
+        self.one_point.resize(total, false);
         let contacts = DisjointMut::new(&mut self.list);
         let keys = DisjointMut::new(&mut self.keys);
         let base_of = DisjointMut::new(&mut self.base_of);
         let touching = DisjointMut::new(&mut self.touching);
-        let (candidates, touch) = (&self.candidates, &self.touch);
+        let one_point = DisjointMut::new(&mut self.one_point);
+        let (candidates, touch, single) = (&self.candidates, &self.touch, &self.single);
         self.found
             .par_chunks(CHUNK)
             .zip(pairs.par_chunks(CHUNK))
@@ -401,7 +414,7 @@ impl ContactSet {
                     let (a, b) = body_slots(pairs[i]);
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all four vectors (of `contacts` only when it is
+                    // `total`, the length of all five vectors (of `contacts` only when it is
                     // written to).
                     unsafe {
                         if !all_touch {
@@ -410,6 +423,7 @@ impl ContactSet {
                         *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
                         *base_of.get(at) = base;
                         *touching.get(at) = touch[k * CHUNK + i];
+                        *one_point.get(at) = single[k * CHUNK + i];
                     }
                 }
             });
@@ -434,6 +448,7 @@ impl ContactSet {
                     self.list[kept] = self.list[i];
                     self.base_of[kept] = self.base_of[i];
                     self.touching[kept] = self.touching[i];
+                    self.one_point[kept] = self.one_point[i];
                 }
                 kept += 1;
             }
@@ -442,6 +457,7 @@ impl ContactSet {
         self.list.truncate(kept);
         self.base_of.truncate(kept);
         self.touching.truncate(kept);
+        self.one_point.truncate(kept);
     }
 
     /// The base of contact `i`, or an empty one (nothing to recycle).
@@ -491,14 +507,15 @@ impl ContactSet {
         same && pairs.len() == keys.len()
     }
 
-    /// Whether `keys`, `base_of` and `touching` have one entry per contact.
+    /// Whether `keys`, `base_of`, `touching` and `one_point` have one entry per contact.
     fn in_sync(&self) -> bool {
         let n = self.list.len();
-        self.keys.len() == n && self.base_of.len() == n && self.touching.len() == n
+        let flags = self.touching.len() == n && self.one_point.len() == n;
+        self.keys.len() == n && self.base_of.len() == n && flags
     }
 
-    /// Rebuilds `keys`, `base_of` and `touching` if the contacts were changed behind their
-    /// back.
+    /// Rebuilds `keys`, `base_of`, `touching` and `one_point` if the contacts were changed
+    /// behind their back.
     fn ensure_keys(&mut self) {
         if !self.in_sync() {
             // Only the methods of this set change the contacts; should anything else, start
@@ -509,15 +526,18 @@ impl ContactSet {
             self.keys.extend(self.list.iter().map(|c| (c.a, c.b, 0)));
             self.base_of.clear();
             self.base_of.resize(self.list.len(), NONE);
-            self.find_touching();
+            self.find_flags();
         }
     }
 
-    /// Finds `touching` afresh from the contacts, with the last update's threshold.
-    fn find_touching(&mut self) {
+    /// Finds `touching` (with the last update's threshold) and `one_point` afresh from the
+    /// contacts.
+    fn find_flags(&mut self) {
         let threshold = self.touch_threshold;
         self.touching.clear();
         (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
+        self.one_point.clear();
+        (self.one_point).extend(self.list.iter().map(|c| c.manifold.point_count <= 1));
     }
 
     /// Moves the contacts of the pairs for which `take(a, b)` holds out of the set and appends
@@ -585,7 +605,7 @@ impl ContactSet {
         }
         (self.keys, self.list, self.base_of) = (keys, contacts, base_of);
         // Thawing is rare (an island wakes), and it has just copied every contact anyway.
-        self.find_touching();
+        self.find_flags();
     }
 
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
@@ -610,6 +630,13 @@ impl ContactSet {
     pub fn touching(&self) -> &[bool] {
         debug_assert_eq!(self.touching.len(), self.list.len());
         &self.touching
+    }
+
+    /// Per contact, whether it has at most one point: read where the contacts themselves
+    /// would be a cache line each.
+    pub fn one_point(&self) -> &[bool] {
+        debug_assert_eq!(self.one_point.len(), self.list.len());
+        &self.one_point
     }
 
     /// Whether the touching pairs are those of the update before, in the same contacts, and
@@ -1163,6 +1190,62 @@ mod tests {
         // Both bases are there and distinct: each is its own pair's.
         let relative = |i: usize| set.base(i).relative.p;
         assert_ne!(relative(0), relative(1));
+    }
+
+    /// The per-contact flags the step reads instead of the contacts (`touching`, `one_point`)
+    /// describe the contacts after every change the set makes: updates that drop and add
+    /// pairs, freezing, thawing and removal.
+    #[test]
+    fn the_flags_follow_the_contacts_through_every_change() {
+        use crate::body::{BodyDef, ShapeDef};
+        let mut bodies = BodyStore::new();
+        let ground = ShapeDef::new(Shape::rect(20.0, 0.5).unwrap());
+        let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
+        // Boxes (two points on the ground) and balls (one), some resting, some 2 cm above the
+        // ground: in reach, not touching.
+        let shapes = [Shape::rect(0.5, 0.5).unwrap(), Shape::circle(0.5).unwrap()];
+        let bodies_at: Vec<u32> = (0..8)
+            .map(|i| {
+                let lift = if i % 3 == 0 { 0.02 } else { -0.004 };
+                let def = BodyDef::dynamic().position(Vec2::new(2.0 * i as f32, 1.0 + lift));
+                let shape = ShapeDef::new(shapes[i % 2].clone());
+                bodies.insert(&def, &shape).unwrap().slot()
+            })
+            .collect();
+        let pairs_of = |which: &dyn Fn(usize) -> bool| -> Vec<(u32, u32)> {
+            (bodies_at.iter().enumerate())
+                .filter(|&(i, _)| which(i))
+                .map(|(_, &b)| (g, b))
+                .collect()
+        };
+        let check = |set: &ContactSet, when: &str| {
+            let touching: Vec<bool> = set.list.iter().map(|c| touches(c, LINEAR_SLOP)).collect();
+            let one_point: Vec<bool> = (set.list.iter())
+                .map(|c| c.manifold.point_count <= 1)
+                .collect();
+            assert_eq!(set.touching(), &touching[..], "touching, {when}");
+            assert_eq!(set.one_point(), &one_point[..], "one_point, {when}");
+        };
+        let mut set = ContactSet::default();
+        set.update(&pairs_of(&|_| true), &[], &bodies, &PARAMS);
+        assert_eq!(set.list.len(), 8);
+        assert!(set.one_point().contains(&true) && set.one_point().contains(&false));
+        assert!(set.touching().contains(&true) && set.touching().contains(&false));
+        check(&set, "after the first update");
+        set.update(&pairs_of(&|i| i != 2 && i != 5), &[], &bodies, &PARAMS);
+        check(&set, "after two pairs were dropped");
+        let mut frozen = Vec::new();
+        let sleeper = BodySlot::new(bodies_at[1] as usize);
+        set.freeze(|_, b| b == sleeper, &mut frozen);
+        check(&set, "after freezing");
+        set.update(&pairs_of(&|i| i != 1), &[], &bodies, &PARAMS);
+        set.thaw(frozen);
+        check(&set, "after thawing");
+        let gone = BodySlot::new(bodies_at[4] as usize);
+        set.remove_bodies(|_, b| b == gone);
+        check(&set, "after a removal");
+        set.update(&pairs_of(&|i| i != 4), &[], &bodies, &PARAMS);
+        check(&set, "after the update that follows");
     }
 
     /// A static ground slab and a unit box resting on it, 5 mm of overlap, off centre: the

@@ -20,7 +20,7 @@
 use crate::body::BodyStore;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
-use crate::narrow_phase::contact::{Contact, ContactKey};
+use crate::narrow_phase::contact::ContactKey;
 use batch2d_kernels::LANES;
 use std::ops::Range;
 
@@ -128,13 +128,14 @@ struct ColoredPair {
 }
 
 impl ConstraintGraph {
-    /// Colors `contacts`, whose keys (bodies first) are `keys`, and packs the colors into
-    /// batches, unless they pair the same bodies as last time. Contacts marked in `direct`
+    /// Colors the contacts whose keys (bodies first) are `keys`, and which have at most one
+    /// point where `one_point` says so, and packs the colors into batches, unless they pair
+    /// the same bodies as last time. Contacts marked in `direct`
     /// (empty: none) take no color: the direct solver has them. Bodies marked in `jointed`
     /// (per slot; empty: none) are in no tile.
     pub fn build(
         &mut self,
-        contacts: &[Contact],
+        one_point: &[bool],
         keys: &[ContactKey],
         bodies: &BodyStore,
         direct: &[bool],
@@ -171,14 +172,13 @@ impl ConstraintGraph {
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
         self.colored.clear();
-        self.one_point.resize(contacts.len(), false);
+        self.one_point.clear();
+        self.one_point.extend_from_slice(one_point);
 
         let body_colors = &mut self.body_colors;
-        let contacts = keys.iter().zip(contacts).zip(&mut self.one_point);
-        for (i, ((key, c), one_point)) in contacts.enumerate() {
+        for (i, key) in keys.iter().enumerate() {
             let p = pair(i, key);
             self.colored.push(p);
-            *one_point = c.manifold.point_count <= 1;
             if p.direct {
                 continue;
             }
@@ -501,11 +501,20 @@ mod tests {
     use super::*;
     use crate::body::{BodyDef, BodyKind, ShapeDef};
     use crate::geometry::shape::Shape;
+    use crate::narrow_phase::contact::Contact;
     use crate::narrow_phase::manifold::Manifold;
 
     /// The keys of `contacts`, as the contact set keeps them.
     fn keys_of(contacts: &[Contact]) -> Vec<ContactKey> {
         contacts.iter().map(|c| (c.a, c.b, 0)).collect()
+    }
+
+    /// Which of `contacts` have at most one point, as the contact set keeps it.
+    fn one_point_of(contacts: &[Contact]) -> Vec<bool> {
+        contacts
+            .iter()
+            .map(|c| c.manifold.point_count <= 1)
+            .collect()
     }
 
     /// Random bodies of every kind and random pairs between them, many sharing bodies.
@@ -565,7 +574,13 @@ mod tests {
             };
             let (store, contacts) = random_graph(seed, bodies, pairs);
             let mut graph = ConstraintGraph::default();
-            graph.build(&contacts, &keys_of(&contacts), &store, &[], &[]);
+            graph.build(
+                &one_point_of(&contacts),
+                &keys_of(&contacts),
+                &store,
+                &[],
+                &[],
+            );
 
             let mut seen = vec![0u32; contacts.len()];
             for lanes in &graph.lanes[graph.overflow_batches()] {
@@ -676,7 +691,7 @@ mod tests {
         let result = |g: &ConstraintGraph| g.contact_colors(g.colored.len());
         let fresh = |store: &BodyStore, contacts: &[Contact]| {
             let mut g = ConstraintGraph::default();
-            g.build(contacts, &keys_of(contacts), store, &[], &[]);
+            g.build(&one_point_of(contacts), &keys_of(contacts), store, &[], &[]);
             result(&g)
         };
         let mut graph = ConstraintGraph::default();
@@ -688,7 +703,7 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
-            graph.build(contacts, &keys_of(contacts), store, &[], &[]);
+            graph.build(&one_point_of(contacts), &keys_of(contacts), store, &[], &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
         }
     }

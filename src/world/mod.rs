@@ -239,7 +239,7 @@ impl World {
                 || events.step_done(set, bodies, asleep, substep, slop),
                 || {
                     direct.find(contacts, keys, bodies);
-                    graph.build(contacts, keys, bodies, &direct.is_direct, jointed);
+                    graph.build(set.one_point(), keys, bodies, &direct.is_direct, jointed);
                 },
             );
         }
