@@ -12,7 +12,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::narrow_phase::contact_events::touches;
+use crate::narrow_phase::contact_events::{closing_in, touches};
 use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -161,6 +161,10 @@ pub(crate) struct ContactSet {
     /// `one_point[i]`: whether `contacts[i]` has at most one point, found likewise for the
     /// coloring, which packs such contacts apart.
     one_point: Vec<bool>,
+    /// `closing[i]`: where `contacts[i]` does not touch, the speed at which it closes in
+    /// (`closing_in`, 0 where it does not), found likewise for the events; NaN where the
+    /// contact came back from sleep after the narrowphase ran, for the events to find.
+    closing: Vec<f32>,
     /// The threshold `touching` was found with: the last update's linear slop.
     touch_threshold: f32,
     /// Whether the last update found the same pairs, in the same order, touching the same way
@@ -181,6 +185,8 @@ pub(crate) struct ContactSet {
     touch: Vec<bool>,
     /// Scratch: per pair, whether its contact has at most one point.
     single: Vec<bool>,
+    /// Scratch: per pair, its contact's closing speed where it does not touch.
+    speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
 }
@@ -300,6 +306,7 @@ impl ContactSet {
         self.found.resize(n, FAR);
         self.touch.resize(n, false);
         self.single.resize(n, false);
+        self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
         let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -316,16 +323,22 @@ impl ContactSet {
             .zip(self.found.par_chunks_mut(CHUNK))
             .zip(self.touch.par_chunks_mut(CHUNK))
             .zip(self.single.par_chunks_mut(CHUNK))
+            .zip(self.speed.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
             chunks.for_each(
-                |((((((slots, found), touch), single), bases), pairs), previous)| {
+                |(((((((slots, found), touch), single), speed), bases), pairs), previous)| {
                     bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(touch).zip(single);
-                    for (i, (((slot, found), touch), single)) in slots.enumerate() {
+                    let slots = slots
+                        .iter_mut()
+                        .zip(found)
+                        .zip(touch)
+                        .zip(single)
+                        .zip(speed);
+                    for (i, ((((slot, found), touch), single), speed)) in slots.enumerate() {
                         if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
                             prefetch(&bodies.shape[a as usize]);
                             prefetch(&bodies.shape[b as usize]);
@@ -335,21 +348,31 @@ impl ContactSet {
                         *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
                         *touch = *found != FAR && touches(slot, threshold);
                         *single = slot.manifold.point_count <= 1;
+                        *speed = closing_speed(slot, *found, *touch, bodies);
                     }
                 },
             );
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(((((((slots, found), touch), single), bases), pairs), previous), children)| {
+                |(
+                    (((((((slots, found), touch), single), speed), bases), pairs), previous),
+                    children,
+                )| {
                     bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(touch).zip(single);
-                    for (i, (((slot, found), touch), single)) in slots.enumerate() {
+                    let slots = slots
+                        .iter_mut()
+                        .zip(found)
+                        .zip(touch)
+                        .zip(single)
+                        .zip(speed);
+                    for (i, ((((slot, found), touch), single), speed)) in slots.enumerate() {
                         let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
                         *touch = *found != FAR && touches(slot, threshold);
                         *single = slot.manifold.point_count <= 1;
+                        *speed = closing_speed(slot, *found, *touch, bodies);
                     }
                 },
             );
@@ -392,12 +415,15 @@ impl ContactSet {
         self.base_of.resize(total, NONE);
         self.touching.resize(total, false);
         self.one_point.resize(total, false);
+        self.closing.resize(total, 0.0);
         let contacts = DisjointMut::new(&mut self.list);
         let keys = DisjointMut::new(&mut self.keys);
         let base_of = DisjointMut::new(&mut self.base_of);
         let touching = DisjointMut::new(&mut self.touching);
         let one_point = DisjointMut::new(&mut self.one_point);
-        let (candidates, touch, single) = (&self.candidates, &self.touch, &self.single);
+        let closing = DisjointMut::new(&mut self.closing);
+        let (candidates, touch) = (&self.candidates, &self.touch);
+        let (single, speed) = (&self.single, &self.speed);
         self.found
             .par_chunks(CHUNK)
             .zip(pairs.par_chunks(CHUNK))
@@ -414,7 +440,7 @@ impl ContactSet {
                     let (a, b) = body_slots(pairs[i]);
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all five vectors (of `contacts` only when it is
+                    // `total`, the length of all six vectors (of `contacts` only when it is
                     // written to).
                     unsafe {
                         if !all_touch {
@@ -424,6 +450,7 @@ impl ContactSet {
                         *base_of.get(at) = base;
                         *touching.get(at) = touch[k * CHUNK + i];
                         *one_point.get(at) = single[k * CHUNK + i];
+                        *closing.get(at) = speed[k * CHUNK + i];
                     }
                 }
             });
@@ -449,6 +476,7 @@ impl ContactSet {
                     self.base_of[kept] = self.base_of[i];
                     self.touching[kept] = self.touching[i];
                     self.one_point[kept] = self.one_point[i];
+                    self.closing[kept] = self.closing[i];
                 }
                 kept += 1;
             }
@@ -458,6 +486,7 @@ impl ContactSet {
         self.base_of.truncate(kept);
         self.touching.truncate(kept);
         self.one_point.truncate(kept);
+        self.closing.truncate(kept);
     }
 
     /// The base of contact `i`, or an empty one (nothing to recycle).
@@ -507,15 +536,16 @@ impl ContactSet {
         same && pairs.len() == keys.len()
     }
 
-    /// Whether `keys`, `base_of`, `touching` and `one_point` have one entry per contact.
+    /// Whether `keys`, `base_of` and the flags have one entry per contact.
     fn in_sync(&self) -> bool {
         let n = self.list.len();
-        let flags = self.touching.len() == n && self.one_point.len() == n;
+        let flags =
+            self.touching.len() == n && self.one_point.len() == n && self.closing.len() == n;
         self.keys.len() == n && self.base_of.len() == n && flags
     }
 
-    /// Rebuilds `keys`, `base_of`, `touching` and `one_point` if the contacts were changed
-    /// behind their back.
+    /// Rebuilds `keys`, `base_of` and the flags if the contacts were changed behind their
+    /// back.
     fn ensure_keys(&mut self) {
         if !self.in_sync() {
             // Only the methods of this set change the contacts; should anything else, start
@@ -531,13 +561,15 @@ impl ContactSet {
     }
 
     /// Finds `touching` (with the last update's threshold) and `one_point` afresh from the
-    /// contacts.
+    /// contacts, and leaves `closing` to the events (it needs the bodies).
     fn find_flags(&mut self) {
         let threshold = self.touch_threshold;
         self.touching.clear();
         (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
         self.one_point.clear();
         (self.one_point).extend(self.list.iter().map(|c| c.manifold.point_count <= 1));
+        self.closing.clear();
+        self.closing.resize(self.list.len(), f32::NAN);
     }
 
     /// Moves the contacts of the pairs for which `take(a, b)` holds out of the set and appends
@@ -637,6 +669,15 @@ impl ContactSet {
     pub fn one_point(&self) -> &[bool] {
         debug_assert_eq!(self.one_point.len(), self.list.len());
         &self.one_point
+    }
+
+    /// The speed at which contact `i`, which does not touch, closes in, if it does
+    /// (`contact_events::closing_in` with `bodies` as they were when the narrowphase ran).
+    pub fn closing_in(&self, i: usize, bodies: &BodyStore) -> Option<f32> {
+        match self.closing[i] {
+            speed if speed.is_nan() => closing_in(&self.list[i], bodies),
+            speed => (speed > 0.0).then_some(speed),
+        }
     }
 
     /// Whether the touching pairs are those of the update before, in the same contacts, and
@@ -974,6 +1015,16 @@ fn recycle(
     true
 }
 
+/// What `ContactSet::closing` keeps for a new contact (`found` as the update loop has it):
+/// its closing speed if it is kept and does not touch, 0 otherwise.
+#[inline]
+fn closing_speed(contact: &Contact, found: u32, touch: bool, bodies: &BodyStore) -> f32 {
+    match found != FAR && !touch {
+        true => closing_in(contact, bodies).unwrap_or(0.0),
+        false => 0.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1192,9 +1243,9 @@ mod tests {
         assert_ne!(relative(0), relative(1));
     }
 
-    /// The per-contact flags the step reads instead of the contacts (`touching`, `one_point`)
-    /// describe the contacts after every change the set makes: updates that drop and add
-    /// pairs, freezing, thawing and removal.
+    /// What the set keeps per contact for the step to read instead of the contacts
+    /// (`touching`, `one_point`, the closing speeds) describes the contacts after every change
+    /// the set makes: updates that drop and add pairs, freezing, thawing and removal.
     #[test]
     fn the_flags_follow_the_contacts_through_every_change() {
         use crate::body::{BodyDef, ShapeDef};
@@ -1202,12 +1253,15 @@ mod tests {
         let ground = ShapeDef::new(Shape::rect(20.0, 0.5).unwrap());
         let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
         // Boxes (two points on the ground) and balls (one), some resting, some 2 cm above the
-        // ground: in reach, not touching.
+        // ground (in reach, not touching), falling or rising.
         let shapes = [Shape::rect(0.5, 0.5).unwrap(), Shape::circle(0.5).unwrap()];
         let bodies_at: Vec<u32> = (0..8)
             .map(|i| {
                 let lift = if i % 3 == 0 { 0.02 } else { -0.004 };
-                let def = BodyDef::dynamic().position(Vec2::new(2.0 * i as f32, 1.0 + lift));
+                let def = BodyDef::dynamic()
+                    .position(Vec2::new(2.0 * i as f32, 1.0 + lift))
+                    .linear_velocity(Vec2::new(0.5, if i % 2 == 0 { -2.0 } else { 1.0 }))
+                    .angular_velocity(0.3);
                 let shape = ShapeDef::new(shapes[i % 2].clone());
                 bodies.insert(&def, &shape).unwrap().slot()
             })
@@ -1225,20 +1279,33 @@ mod tests {
                 .collect();
             assert_eq!(set.touching(), &touching[..], "touching, {when}");
             assert_eq!(set.one_point(), &one_point[..], "one_point, {when}");
+            for (i, c) in set.list.iter().enumerate().filter(|&(i, _)| !touching[i]) {
+                let speed = closing_in(c, &bodies).map(f32::to_bits);
+                let kept = set.closing_in(i, &bodies).map(f32::to_bits);
+                assert_eq!(kept, speed, "closing speed of contact {i}, {when}");
+            }
         };
         let mut set = ContactSet::default();
         set.update(&pairs_of(&|_| true), &[], &bodies, &PARAMS);
         assert_eq!(set.list.len(), 8);
         assert!(set.one_point().contains(&true) && set.one_point().contains(&false));
         assert!(set.touching().contains(&true) && set.touching().contains(&false));
+        let closing = (0..8)
+            .filter(|&i| set.closing_in(i, &bodies).is_some())
+            .count();
+        assert!(
+            closing > 0 && closing < 8,
+            "some contacts close in, not all"
+        );
         check(&set, "after the first update");
         set.update(&pairs_of(&|i| i != 2 && i != 5), &[], &bodies, &PARAMS);
         check(&set, "after two pairs were dropped");
         let mut frozen = Vec::new();
-        let sleeper = BodySlot::new(bodies_at[1] as usize);
+        // A body whose contact closes in without touching, so that its speed comes back too.
+        let sleeper = BodySlot::new(bodies_at[0] as usize);
         set.freeze(|_, b| b == sleeper, &mut frozen);
         check(&set, "after freezing");
-        set.update(&pairs_of(&|i| i != 1), &[], &bodies, &PARAMS);
+        set.update(&pairs_of(&|i| i != 0), &[], &bodies, &PARAMS);
         set.thaw(frozen);
         check(&set, "after thawing");
         let gone = BodySlot::new(bodies_at[4] as usize);

@@ -211,7 +211,7 @@ fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
 
 /// The speed at which a contact that does not touch closes in at its points' centroid, if it
 /// does (see `ContactLog::approaching`).
-fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
+pub(crate) fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
     let speed = closing_speed(contact, bodies, centroid(contact, |_| true));
     (speed > 0.0).then_some(speed)
 }
@@ -295,7 +295,7 @@ impl ContactLog {
     fn list_approaching(&mut self, set: &ContactSet, bodies: &BodyStore) {
         let (keys, touching) = (set.keys(), set.touching());
         for i in (0..touching.len()).filter(|&i| !touching[i]) {
-            if let Some(speed) = closing_in(&set.list[i], bodies) {
+            if let Some(speed) = set.closing_in(i, bodies) {
                 let (a, b, _) = keys[i];
                 self.approaching.push((a, b, speed));
             }
@@ -339,7 +339,7 @@ impl ContactLog {
                     self.touching.push(pair);
                     self.first_contact.push(i as u32);
                 }
-            } else if let Some(speed) = closing_in(&set.list[i], bodies) {
+            } else if let Some(speed) = set.closing_in(i, bodies) {
                 self.approaching.push((a, b, speed));
             }
         }
