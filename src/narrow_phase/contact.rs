@@ -72,6 +72,13 @@ impl Contact {
         (self.a, self.b)
     }
 
+    /// Whether the contact has at most one point: the solver packs such contacts into batches
+    /// of their own, which a faster kernel solves.
+    #[inline]
+    pub fn has_one_point(&self) -> bool {
+        self.manifold.point_count <= 1
+    }
+
     /// A placeholder slot, overwritten before it is read.
     fn empty() -> Contact {
         Contact {
@@ -347,8 +354,8 @@ impl ContactSet {
                         let old = old(previous[i]);
                         *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
                         *touch = *found != FAR && touches(slot, threshold);
-                        *single = slot.manifold.point_count <= 1;
-                        *speed = closing_speed(slot, *found, *touch, bodies);
+                        *single = slot.has_one_point();
+                        *speed = closing_to_keep(slot, *found, *touch, bodies);
                     }
                 },
             );
@@ -371,8 +378,8 @@ impl ContactSet {
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
                         *touch = *found != FAR && touches(slot, threshold);
-                        *single = slot.manifold.point_count <= 1;
-                        *speed = closing_speed(slot, *found, *touch, bodies);
+                        *single = slot.has_one_point();
+                        *speed = closing_to_keep(slot, *found, *touch, bodies);
                     }
                 },
             );
@@ -567,7 +574,7 @@ impl ContactSet {
         self.touching.clear();
         (self.touching).extend(self.list.iter().map(|c| touches(c, threshold)));
         self.one_point.clear();
-        (self.one_point).extend(self.list.iter().map(|c| c.manifold.point_count <= 1));
+        (self.one_point).extend(self.list.iter().map(Contact::has_one_point));
         self.closing.clear();
         self.closing.resize(self.list.len(), f32::NAN);
     }
@@ -1018,7 +1025,7 @@ fn recycle(
 /// What `ContactSet::closing` keeps for a new contact (`found` as the update loop has it):
 /// its closing speed if it is kept and does not touch, 0 otherwise.
 #[inline]
-fn closing_speed(contact: &Contact, found: u32, touch: bool, bodies: &BodyStore) -> f32 {
+fn closing_to_keep(contact: &Contact, found: u32, touch: bool, bodies: &BodyStore) -> f32 {
     match found != FAR && !touch {
         true => closing_in(contact, bodies).unwrap_or(0.0),
         false => 0.0,
@@ -1274,9 +1281,7 @@ mod tests {
         };
         let check = |set: &ContactSet, when: &str| {
             let touching: Vec<bool> = set.list.iter().map(|c| touches(c, LINEAR_SLOP)).collect();
-            let one_point: Vec<bool> = (set.list.iter())
-                .map(|c| c.manifold.point_count <= 1)
-                .collect();
+            let one_point: Vec<bool> = set.list.iter().map(Contact::has_one_point).collect();
             assert_eq!(set.touching(), &touching[..], "touching, {when}");
             assert_eq!(set.one_point(), &one_point[..], "one_point, {when}");
             for (i, c) in set.list.iter().enumerate().filter(|&(i, _)| !touching[i]) {

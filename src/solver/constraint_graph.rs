@@ -105,8 +105,6 @@ pub(crate) struct ConstraintGraph {
     /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
     /// same one (a resting scene), last step's colors and batches stand.
     colored: Vec<ColoredPair>,
-    /// Per contact, whether it has one point, for the packing.
-    one_point: Vec<bool>,
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
     /// jointed bodies stay out of tiles, so a change redoes the tiles.
     jointed: Vec<bool>,
@@ -130,9 +128,9 @@ struct ColoredPair {
 impl ConstraintGraph {
     /// Colors the contacts whose keys (bodies first) are `keys`, and which have at most one
     /// point where `one_point` says so, and packs the colors into batches, unless they pair
-    /// the same bodies as last time. Contacts marked in `direct`
-    /// (empty: none) take no color: the direct solver has them. Bodies marked in `jointed`
-    /// (per slot; empty: none) are in no tile.
+    /// the same bodies as last time. Contacts marked in `direct` (empty: none) take no color:
+    /// the direct solver has them. Bodies marked in `jointed` (per slot; empty: none) are in
+    /// no tile.
     pub fn build(
         &mut self,
         one_point: &[bool],
@@ -172,8 +170,6 @@ impl ConstraintGraph {
         self.body_colors.resize(bodies.slots(), 0);
         self.overflow.clear();
         self.colored.clear();
-        self.one_point.clear();
-        self.one_point.extend_from_slice(one_point);
 
         let body_colors = &mut self.body_colors;
         for (i, key) in keys.iter().enumerate() {
@@ -215,7 +211,7 @@ impl ConstraintGraph {
                 self.skip_tiles = TILE_RETRY;
             }
         }
-        self.layout_batches();
+        self.layout_batches(one_point);
     }
 
     /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
@@ -347,10 +343,10 @@ impl ConstraintGraph {
 
     /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
     /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
-    /// one-point contacts (circles) come first, so that they fill batches of their own, which a
-    /// faster kernel solves; the order within a color does not change the results, since its
-    /// contacts share no dynamic body.
-    fn layout_batches(&mut self) {
+    /// one-point contacts (circles; `one_point` says which) come first, so that they fill
+    /// batches of their own, which a faster kernel solves; the order within a color does not
+    /// change the results, since its contacts share no dynamic body.
+    fn layout_batches(&mut self, one_point: &[bool]) {
         self.lanes.clear();
         self.tiles.clear();
         self.tile_colors.clear();
@@ -386,7 +382,6 @@ impl ConstraintGraph {
                     [ContactIndex::NONE; LANES],
                 );
                 let flat = self.lanes[first_batch..].as_flattened_mut();
-                let one_point = &self.one_point;
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
                 for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
                     let ones = window.iter().filter(|&&i| one_point[i.index()]);
@@ -511,10 +506,7 @@ mod tests {
 
     /// Which of `contacts` have at most one point, as the contact set keeps it.
     fn one_point_of(contacts: &[Contact]) -> Vec<bool> {
-        contacts
-            .iter()
-            .map(|c| c.manifold.point_count <= 1)
-            .collect()
+        contacts.iter().map(Contact::has_one_point).collect()
     }
 
     /// Random bodies of every kind and random pairs between them, many sharing bodies.

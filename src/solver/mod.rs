@@ -683,7 +683,7 @@ impl Solver {
                     } else {
                         let c = &contacts[ci.index()];
                         pack_lane(batch, l, c, bodies, state_of, &params);
-                        *one_point &= c.manifold.point_count <= 1;
+                        *one_point &= c.has_one_point();
                         deep |= is_deep(c, bodies);
                     }
                 }
