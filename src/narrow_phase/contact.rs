@@ -188,12 +188,8 @@ pub(crate) struct ContactSet {
     /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
     /// slots (`NONE` for none).
     found: Vec<u32>,
-    /// Scratch: per pair, whether its contact touches.
-    touch: Vec<bool>,
-    /// Scratch: per pair, whether its contact has at most one point.
-    single: Vec<bool>,
-    /// Scratch: per pair, its contact's closing speed where it does not touch.
-    speed: Vec<f32>,
+    /// Scratch: per pair, what the flags of its contact will be.
+    flags: Vec<PairFlags>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
 }
@@ -311,9 +307,7 @@ impl ContactSet {
         // beyond last step's count.
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
-        self.touch.resize(n, false);
-        self.single.resize(n, false);
-        self.speed.resize(n, 0.0);
+        self.flags.resize(n, PairFlags::default());
         self.touch_threshold = params.linear_slop;
         let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -328,58 +322,37 @@ impl ContactSet {
             .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
-            .zip(self.touch.par_chunks_mut(CHUNK))
-            .zip(self.single.par_chunks_mut(CHUNK))
-            .zip(self.speed.par_chunks_mut(CHUNK))
+            .zip(self.flags.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(
-                |(((((((slots, found), touch), single), speed), bases), pairs), previous)| {
-                    bases.clear();
-                    let slots = slots
-                        .iter_mut()
-                        .zip(found)
-                        .zip(touch)
-                        .zip(single)
-                        .zip(speed);
-                    for (i, ((((slot, found), touch), single), speed)) in slots.enumerate() {
-                        if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                            prefetch(&bodies.shape[a as usize]);
-                            prefetch(&bodies.shape[b as usize]);
-                        }
-                        let (a, b) = body_slots(pairs[i]);
-                        let old = old(previous[i]);
-                        *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
-                        *touch = *found != FAR && touches(slot, threshold);
-                        *single = slot.has_one_point();
-                        *speed = closing_to_keep(slot, *found, *touch, bodies);
+            chunks.for_each(|(((((slots, found), flags), bases), pairs), previous)| {
+                bases.clear();
+                let slots = slots.iter_mut().zip(found).zip(flags);
+                for (i, ((slot, found), flags)) in slots.enumerate() {
+                    if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                        prefetch(&bodies.shape[a as usize]);
+                        prefetch(&bodies.shape[b as usize]);
                     }
-                },
-            );
+                    let (a, b) = body_slots(pairs[i]);
+                    let old = old(previous[i]);
+                    *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
+                    *flags = PairFlags::of(slot, *found, threshold, bodies);
+                }
+            });
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(
-                    (((((((slots, found), touch), single), speed), bases), pairs), previous),
-                    children,
-                )| {
+                |((((((slots, found), flags), bases), pairs), previous), children)| {
                     bases.clear();
-                    let slots = slots
-                        .iter_mut()
-                        .zip(found)
-                        .zip(touch)
-                        .zip(single)
-                        .zip(speed);
-                    for (i, ((((slot, found), touch), single), speed)) in slots.enumerate() {
+                    let slots = slots.iter_mut().zip(found).zip(flags);
+                    for (i, ((slot, found), flags)) in slots.enumerate() {
                         let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
-                        *touch = *found != FAR && touches(slot, threshold);
-                        *single = slot.has_one_point();
-                        *speed = closing_to_keep(slot, *found, *touch, bodies);
+                        *flags = PairFlags::of(slot, *found, threshold, bodies);
                     }
                 },
             );
@@ -414,7 +387,8 @@ impl ContactSet {
         }
         let all_touch = total == self.candidates.len();
         // Every pair kept, each where its contact was, so the flags line up one to one.
-        self.touching_as_before = same_pairs && all_touch && self.touching == self.touch;
+        let same_touch = (self.touching.iter()).eq(self.flags.iter().map(|f| &f.touch));
+        self.touching_as_before = same_pairs && all_touch && same_touch;
         if !all_touch {
             self.list.resize_with(total, Contact::empty);
         }
@@ -429,8 +403,7 @@ impl ContactSet {
         let touching = DisjointMut::new(&mut self.touching);
         let one_point = DisjointMut::new(&mut self.one_point);
         let closing = DisjointMut::new(&mut self.closing);
-        let (candidates, touch) = (&self.candidates, &self.touch);
-        let (single, speed) = (&self.single, &self.speed);
+        let (candidates, flags) = (&self.candidates, &self.flags);
         self.found
             .par_chunks(CHUNK)
             .zip(pairs.par_chunks(CHUNK))
@@ -455,9 +428,10 @@ impl ContactSet {
                         }
                         *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
                         *base_of.get(at) = base;
-                        *touching.get(at) = touch[k * CHUNK + i];
-                        *one_point.get(at) = single[k * CHUNK + i];
-                        *closing.get(at) = speed[k * CHUNK + i];
+                        let new = flags[k * CHUNK + i];
+                        *touching.get(at) = new.touch;
+                        *one_point.get(at) = new.one_point;
+                        *closing.get(at) = new.closing;
                     }
                 }
             });
@@ -1022,13 +996,30 @@ fn recycle(
     true
 }
 
-/// What `ContactSet::closing` keeps for a new contact (`found` as the update loop has it):
-/// its closing speed if it is kept and does not touch, 0 otherwise.
-#[inline]
-fn closing_to_keep(contact: &Contact, found: u32, touch: bool, bodies: &BodyStore) -> f32 {
-    match found != FAR && !touch {
-        true => closing_in(contact, bodies).unwrap_or(0.0),
-        false => 0.0,
+/// What the update finds of a new pair's contact for the set's flags: `touching`,
+/// `one_point` and `closing`.
+#[derive(Clone, Copy, Default)]
+struct PairFlags {
+    touch: bool,
+    one_point: bool,
+    closing: f32,
+}
+
+impl PairFlags {
+    /// The flags of `contact`, just updated (`found` as the update loop has it): a contact
+    /// that is kept and does not touch keeps its closing speed, any other 0.
+    #[inline]
+    fn of(contact: &Contact, found: u32, threshold: f32, bodies: &BodyStore) -> PairFlags {
+        let touch = found != FAR && touches(contact, threshold);
+        let closing = match found != FAR && !touch {
+            true => closing_in(contact, bodies).unwrap_or(0.0),
+            false => 0.0,
+        };
+        PairFlags {
+            touch,
+            one_point: contact.has_one_point(),
+            closing,
+        }
     }
 }
 
