@@ -170,7 +170,8 @@ pub(crate) struct ContactSet {
     one_point: Vec<bool>,
     /// `closing[i]`: where `contacts[i]` does not touch, the speed at which it closes in
     /// (`closing_in`, 0 where it does not), found likewise for the events; NaN where the
-    /// contact came back from sleep after the narrowphase ran, for the events to find.
+    /// narrowphase did not find it (a contact thawed after it ran, or flags rebuilt from the
+    /// contacts alone), for the events to find.
     closing: Vec<f32>,
     /// The threshold `touching` was found with: the last update's linear slop.
     touch_threshold: f32,
