@@ -168,10 +168,10 @@ pub(crate) struct ContactSet {
     /// `one_point[i]`: whether `contacts[i]` has at most one point, found likewise for the
     /// coloring, which packs such contacts apart.
     one_point: Vec<bool>,
-    /// `closing[i]`: where `contacts[i]` does not touch, the speed at which it closes in
-    /// (`closing_in`, 0 where it does not), found likewise for the events; NaN where the
-    /// narrowphase did not find it (a contact thawed after it ran, or flags rebuilt from the
-    /// contacts alone), for the events to find.
+    /// `closing[i]`: where `contacts[i]` does not touch (elsewhere left as it was), the speed
+    /// at which it closes in (`closing_in`, 0 where it does not), found likewise for the
+    /// events; NaN where the narrowphase did not find it (a contact thawed after it ran, or
+    /// flags rebuilt from the contacts alone), for the events to find.
     closing: Vec<f32>,
     /// The threshold `touching` was found with: the last update's linear slop.
     touch_threshold: f32,
@@ -189,8 +189,10 @@ pub(crate) struct ContactSet {
     /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
     /// slots (`NONE` for none).
     found: Vec<u32>,
-    /// Scratch: per pair, what the flags of its contact will be.
+    /// Scratch: per pair, what the flags of its contact will be...
     flags: Vec<PairFlags>,
+    /// ...and its closing speed, where it is kept and does not touch.
+    speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
 }
@@ -309,6 +311,7 @@ impl ContactSet {
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
         self.flags.resize(n, PairFlags::default());
+        self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
         let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -324,36 +327,39 @@ impl ContactSet {
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
             .zip(self.flags.par_chunks_mut(CHUNK))
+            .zip(self.speed.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
             .zip(self.previous.par_chunks(CHUNK));
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(|(((((slots, found), flags), bases), pairs), previous)| {
-                bases.clear();
-                let slots = slots.iter_mut().zip(found).zip(flags);
-                for (i, ((slot, found), flags)) in slots.enumerate() {
-                    if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                        prefetch(&bodies.shape[a as usize]);
-                        prefetch(&bodies.shape[b as usize]);
+            chunks.for_each(
+                |((((((slots, found), flags), speed), bases), pairs), previous)| {
+                    bases.clear();
+                    let slots = slots.iter_mut().zip(found).zip(flags).zip(speed);
+                    for (i, (((slot, found), flags), speed)) in slots.enumerate() {
+                        if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                            prefetch(&bodies.shape[a as usize]);
+                            prefetch(&bodies.shape[b as usize]);
+                        }
+                        let (a, b) = body_slots(pairs[i]);
+                        let old = old(previous[i]);
+                        *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
+                        PairFlags::note(slot, *found, threshold, bodies, flags, speed);
                     }
-                    let (a, b) = body_slots(pairs[i]);
-                    let old = old(previous[i]);
-                    *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
-                    *flags = PairFlags::of(slot, *found, threshold, bodies);
-                }
-            });
+                },
+            );
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |((((((slots, found), flags), bases), pairs), previous), children)| {
+                |(((((((slots, found), flags), speed), bases), pairs), previous), children)| {
                     bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(flags);
-                    for (i, ((slot, found), flags)) in slots.enumerate() {
+                    let slots = slots.iter_mut().zip(found).zip(flags).zip(speed);
+                    for (i, (((slot, found), flags), speed)) in slots.enumerate() {
                         let (a, b) = body_slots(pairs[i]);
                         let (old, c) = (old(previous[i]), children[i]);
                         *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
                             .unwrap_or(FAR);
-                        *flags = PairFlags::of(slot, *found, threshold, bodies);
+                        PairFlags::note(slot, *found, threshold, bodies, flags, speed);
                     }
                 },
             );
@@ -404,7 +410,7 @@ impl ContactSet {
         let touching = DisjointMut::new(&mut self.touching);
         let one_point = DisjointMut::new(&mut self.one_point);
         let closing = DisjointMut::new(&mut self.closing);
-        let (candidates, flags) = (&self.candidates, &self.flags);
+        let (candidates, flags, speed) = (&self.candidates, &self.flags, &self.speed);
         self.found
             .par_chunks(CHUNK)
             .zip(pairs.par_chunks(CHUNK))
@@ -432,7 +438,9 @@ impl ContactSet {
                         let new = flags[k * CHUNK + i];
                         *touching.get(at) = new.touch;
                         *one_point.get(at) = new.one_point;
-                        *closing.get(at) = new.closing;
+                        if !new.touch {
+                            *closing.get(at) = speed[k * CHUNK + i];
+                        }
                     }
                 }
             });
@@ -997,29 +1005,35 @@ fn recycle(
     true
 }
 
-/// What the update finds of a new pair's contact for the set's flags: `touching`,
-/// `one_point` and `closing`.
+/// What the update finds of a new pair's contact for the set's flags `touching` and
+/// `one_point`.
 #[derive(Clone, Copy, Default)]
 struct PairFlags {
     touch: bool,
     one_point: bool,
-    closing: f32,
 }
 
 impl PairFlags {
-    /// The flags of `contact`, just updated (`found` as the update loop has it): a contact
-    /// that is kept and does not touch keeps its closing speed, any other 0.
+    /// Notes in `flags` the flags of `contact`, just updated (`found` as the update loop has
+    /// it), and in `speed` its closing speed (0 if it does not close in) where it is kept and
+    /// does not touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all
+    /// touch, writes no speeds.
     #[inline]
-    fn of(contact: &Contact, found: u32, threshold: f32, bodies: &BodyStore) -> PairFlags {
+    fn note(
+        contact: &Contact,
+        found: u32,
+        threshold: f32,
+        bodies: &BodyStore,
+        flags: &mut PairFlags,
+        speed: &mut f32,
+    ) {
         let touch = found != FAR && touches(contact, threshold);
-        let closing = match found != FAR && !touch {
-            true => closing_in(contact, bodies).unwrap_or(0.0),
-            false => 0.0,
-        };
-        PairFlags {
+        *flags = PairFlags {
             touch,
             one_point: contact.has_one_point(),
-            closing,
+        };
+        if found != FAR && !touch {
+            *speed = closing_in(contact, bodies).unwrap_or(0.0);
         }
     }
 }
