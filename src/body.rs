@@ -639,9 +639,7 @@ impl BodyStore {
             self.compound_slots.insert(at, slot as u32);
         }
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
-        if kind == SlotKind::Fixed {
-            self.static_changes += 1;
-        }
+        self.static_changed(slot);
         self.count += 1;
         Ok(self.id(slot))
     }
@@ -726,11 +724,17 @@ impl BodyStore {
         self.compound.push(None);
     }
 
-    /// Frees the slot of a live body; its handle becomes stale.
-    pub fn remove(&mut self, slot: usize) {
+    /// Counts a change in `static_changes` if the body in `slot` is static: call it when a
+    /// body is added, moved or removed (before its slot is emptied).
+    pub fn static_changed(&mut self, slot: usize) {
         if self.kind[slot] == SlotKind::Fixed {
             self.static_changes += 1;
         }
+    }
+
+    /// Frees the slot of a live body; its handle becomes stale.
+    pub fn remove(&mut self, slot: usize) {
+        self.static_changed(slot);
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);
         self.linear_velocity[slot] = Vec2::ZERO;

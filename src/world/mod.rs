@@ -264,13 +264,8 @@ impl World {
         {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
-            let targets = &mut self.sweep_targets;
-            solve_continuous(
-                &mut self.bodies,
-                &self.solver,
-                self.settings.linear_slop,
-                targets,
-            );
+            let (bodies, slop) = (&mut self.bodies, self.settings.linear_slop);
+            solve_continuous(bodies, &self.solver, slop, &mut self.sweep_targets);
             let joints = &self.joints.pairs[..];
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep

@@ -5,7 +5,7 @@
 //! bodies left overlapping are pushed apart no faster than
 //! [`WorldSettings::contact_push_max_velocity`](crate::WorldSettings::contact_push_max_velocity).
 
-use crate::body::{BodyId, SlotKind};
+use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::limits::{check_placement, check_vector};
@@ -62,9 +62,7 @@ impl World {
         // The shapes' boxes of a compound too, which the next step's pairs are read from
         // should the body sleep through it.
         self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
-        if self.bodies.kind[slot] == SlotKind::Fixed {
-            self.bodies.static_changes += 1;
-        }
+        self.bodies.static_changed(slot);
         self.wake_touching(slot);
         self.invalidate_queries();
     }
