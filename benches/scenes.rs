@@ -19,7 +19,8 @@
 //! (rounds go batch2d, Box2D, rapier2d). The header says whether the linked Box2D has its
 //! asserts compiled in (it should not: `.cargo/config.toml` builds it with `-O3 -DNDEBUG`).
 //! Without it, the configurations (backends x thread counts) take turns round by round, and
-//! the speed-up of each over the first is printed as a ratio of their "mean" columns.
+//! the speed-up of each over the first is printed as a ratio of their "mean" columns, with the
+//! lowest and highest ratio of one round's means to the other's.
 //! `--scene all` runs the five contact scenes (`Scene::ALL`); `--scene joint_grid` runs the grid
 //! of revolute joints, and prints each engine's largest joint anchor gap at the end (for every
 //! joint, the distance between the point fixed in either body, which the joint holds together).
@@ -973,9 +974,15 @@ fn run() -> Res<()> {
             for (i, &(backend, threads)) in configs.iter().enumerate().skip(1) {
                 let (first_backend, first_threads) = configs[0];
                 let speedup = stats[0].mean_ms() / stats[i].mean_ms();
+                // Round by round too: the two ran side by side, so the spread of these ratios
+                // shows how far the machine moved the speed-up during the run.
+                let rounds = stats[0].round_means.iter().zip(&stats[i].round_means);
+                let (low, high) = rounds.fold((f64::INFINITY, 0.0f64), |(low, high), (a, b)| {
+                    (low.min(a / b), high.max(a / b))
+                });
                 scaling.push(format!(
                     "{name:<16} {} thr {threads} vs {} thr {first_threads}: {speedup:.2}x \
-                     (means {:.3} / {:.3} ms)",
+                     (means {:.3} / {:.3} ms; per round {low:.2}x to {high:.2}x)",
                     backend_name(backend),
                     backend_name(first_backend),
                     stats[0].mean_ms(),
