@@ -325,7 +325,25 @@ pub(crate) struct LocalBox {
     /// Half the width and height, rounding excluded.
     half: Vec2,
     radius: f32,
+    /// Whether the polygon is exactly [`LocalBox::hull`], bit for bit and in its order.
+    exact: bool,
 }
+
+/// A rectangle's vertices and edge normals in the order of a polygon's: see [`LocalBox::hull`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoxHull {
+    pub vertices: [Vec2; 4],
+    pub normals: [Vec2; 4],
+    pub radius: f32,
+}
+
+/// The outward normals of a rectangle's edges, from its lower left corner on.
+const BOX_NORMALS: [Vec2; 4] = [
+    Vec2::new(0.0, -1.0),
+    Vec2::new(1.0, 0.0),
+    Vec2::new(0.0, 1.0),
+    Vec2::new(-1.0, 0.0),
+];
 
 impl LocalBox {
     /// The shape's box if it is such a rectangle; `None` for any other shape.
@@ -340,11 +358,41 @@ impl LocalBox {
         let vertices = polygon.vertices();
         let lower = vertices.iter().fold(vertices[0], |m, &v| m.min(v));
         let upper = vertices.iter().fold(vertices[0], |m, &v| m.max(v));
-        Some(LocalBox {
+        let mut local = LocalBox {
             center: (lower + upper) * 0.5,
             half: (upper - lower) * 0.5,
             radius: polygon.radius,
+            exact: false,
+        };
+        let same = |p: &[Vec2], q: &[Vec2]| {
+            let bits = |v: &Vec2| (v.x.to_bits(), v.y.to_bits());
+            p.iter().map(bits).eq(q.iter().map(bits))
+        };
+        local.exact = same(vertices, &local.corners()) && same(normals, &BOX_NORMALS);
+        Some(local)
+    }
+
+    /// The rectangle's vertices (counter-clockwise from the lower left corner), edge normals
+    /// and radius, if they are exactly its polygon's: a box made by [`Shape::rect`], or by an
+    /// unturned [`Shape::offset_rect`] whose centre and half extents give its corners back. A
+    /// collide can then build the hull from the body's columns and give the same bits without
+    /// reading the polygon, which lives apart from them.
+    pub fn hull(&self) -> Option<BoxHull> {
+        self.exact.then(|| BoxHull {
+            vertices: self.corners(),
+            normals: BOX_NORMALS,
+            radius: self.radius,
         })
+    }
+
+    fn corners(&self) -> [Vec2; 4] {
+        let (c, h) = (self.center, self.half);
+        [
+            Vec2::new(c.x - h.x, c.y - h.y),
+            Vec2::new(c.x + h.x, c.y - h.y),
+            Vec2::new(c.x + h.x, c.y + h.y),
+            Vec2::new(c.x - h.x, c.y + h.y),
+        ]
     }
 
     /// [`Shape::aabb`] of the rectangle (equal up to rounding): the rotated half extents
@@ -1254,6 +1302,36 @@ mod tests {
         ];
         for shape in others.map(Result::unwrap) {
             assert_eq!(LocalBox::of(&shape), None, "{shape:?}");
+        }
+    }
+
+    /// A rectangle's hull from its local box is its polygon bit for bit, or there is none: a
+    /// box whose centre and half extents do not give its corners back exactly, or a polygon
+    /// whose normals carry a -0, keeps to its polygon.
+    #[test]
+    fn a_box_hull_is_its_polygon_bit_for_bit() {
+        let bits = |vs: &[Vec2]| vs.iter().map(|v| (v.x.to_bits(), v.y.to_bits())).collect();
+        let bits: fn(&[Vec2]) -> Vec<(u32, u32)> = bits;
+        let square = [v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
+        let cases = [
+            (Shape::rect(0.5, 0.5), true),
+            (Shape::rect(2.0, 0.25), true),
+            (Shape::offset_rect(0.3, 0.7, v(1.5, -2.0), 0.0), true),
+            (Shape::offset_rect(0.1, 0.3, v(0.7, 0.2), 0.0), false),
+            (Shape::polygon(&square), false),
+            (Shape::rounded_polygon(&square, 0.1), false),
+        ];
+        for (shape, has_hull) in cases.map(|(s, h)| (s.unwrap(), h)) {
+            let Shape::Polygon(polygon) = &shape else {
+                unreachable!("every case is a polygon")
+            };
+            let local = LocalBox::of(&shape).expect("a rectangle has a local box");
+            assert_eq!(local.hull().is_some(), has_hull, "{shape:?}");
+            if let Some(hull) = local.hull() {
+                assert_eq!(bits(&hull.vertices), bits(polygon.vertices()), "{shape:?}");
+                assert_eq!(bits(&hull.normals), bits(polygon.normals()), "{shape:?}");
+                assert_eq!(hull.radius.to_bits(), polygon.radius.to_bits());
+            }
         }
     }
 }

@@ -13,7 +13,9 @@ use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact_events::{closing_in, touches};
-use crate::narrow_phase::manifold::{collide_into, to_world, LocalManifold, LocalPoint, Manifold};
+use crate::narrow_phase::manifold::{
+    boxes_into, collide_into, to_world, LocalManifold, LocalPoint, Manifold,
+};
 use crate::settings::MixRule;
 use rayon::prelude::*;
 
@@ -883,16 +885,30 @@ fn update_shapes(
     }
 
     let manifold = &mut slot.manifold;
-    let concentric = || concentric_normal(a, b);
-    collide_into(
-        shape_a,
-        xf_a,
-        shape_b,
-        xf_b,
-        speculative_distance,
-        concentric,
-        manifold,
-    );
+    // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
+    // miss of its own, are not read.
+    let hull = |s: usize| bodies.local_box[s].and_then(|local| local.hull());
+    let hulls = match (one_shape, shape_a, shape_b) {
+        (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
+        _ => None,
+    };
+    match hulls {
+        Some((hull_a, hull_b)) => {
+            boxes_into(&hull_a, xf_a, &hull_b, xf_b, speculative_distance, manifold)
+        }
+        None => {
+            let concentric = || concentric_normal(a, b);
+            collide_into(
+                shape_a,
+                xf_a,
+                shape_b,
+                xf_b,
+                speculative_distance,
+                concentric,
+                manifold,
+            )
+        }
+    }
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return None;
