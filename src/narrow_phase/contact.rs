@@ -842,19 +842,19 @@ fn update_shapes(
         ),
     };
 
-    let closing = (bodies.linear_velocity[sb] - bodies.linear_velocity[sa]).length()
-        + bodies.angular_velocity[sa].abs() * bodies.reach[sa]
-        + bodies.angular_velocity[sb].abs() * bodies.reach[sb];
-    let speculative_distance = params.speculative_distance + closing * params.dt;
+    // The band widened by how far the pair can close in a step. Found only where needed: a
+    // recycled point inside the plain band is inside the widened one too, and the velocities
+    // and reaches of a resting pile's pairs, which recycle, are cache misses of their own.
+    let widened = || {
+        let closing = (bodies.linear_velocity[sb] - bodies.linear_velocity[sa]).length()
+            + bodies.angular_velocity[sa].abs() * bodies.reach[sa]
+            + bodies.angular_velocity[sb].abs() * bodies.reach[sb];
+        params.speculative_distance + closing * params.dt
+    };
 
     if let Some((old, Some(old_base))) = old {
-        let recycled = recycle(
-            old_base,
-            xf_a,
-            xf_b,
-            speculative_distance,
-            &mut slot.manifold,
-        );
+        let bands = (params.speculative_distance, widened);
+        let recycled = recycle(old_base, xf_a, xf_b, bands, &mut slot.manifold);
         if recycled {
             let (base, copy) = bases.push();
             *copy = *old_base;
@@ -872,6 +872,7 @@ fn update_shapes(
         }
     }
 
+    let speculative_distance = widened();
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
     // smash's debris); the reach test turns them away for a fraction of a separating-axis
     // test. Two circles collide about as cheaply as it.
@@ -973,7 +974,9 @@ fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
 /// left at 0) and returns true; returns false, leaving `out` to be overwritten, when B has
 /// moved relative to A by more than [`RECYCLE_DISTANCE`] at a contact point or turned by more
 /// than [`RECYCLE_ANGLE`] since the last full collide, or when a point would separate beyond
-/// `speculative_distance` (a fresh collide would drop it).
+/// the speculative distance (a fresh collide would drop it). `(plain, widened)` give that
+/// distance: `widened()` is it, never below `plain` (it adds a closing distance, >= 0), and is
+/// called only for a point beyond `plain`.
 ///
 /// Each point is the midpoint between the two surfaces, so at the last collide the two bodies'
 /// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
@@ -986,7 +989,7 @@ fn recycle(
     base: &Base,
     xf_a: Transform,
     xf_b: Transform,
-    speculative_distance: f32,
+    (plain, widened): (f32, impl Fn() -> f32),
     out: &mut Manifold,
 ) -> bool {
     if base.manifold.point_count == 0 {
@@ -1010,7 +1013,7 @@ fn recycle(
             return false;
         }
         let separation = lp.separation + base.normal.dot(motion);
-        let kept = separation <= speculative_distance;
+        let kept = separation <= plain || separation <= widened();
         if !kept {
             return false;
         }
@@ -1126,7 +1129,7 @@ mod tests {
 
     fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
         let mut out = Manifold::default();
-        recycle(old, xf_a, xf_b, SPECULATIVE, &mut out).then_some(out)
+        recycle(old, xf_a, xf_b, (SPECULATIVE, || SPECULATIVE), &mut out).then_some(out)
     }
 
     /// Recycled and fresh manifolds agree: same ids and normal (within `angle`), separations
@@ -1223,6 +1226,38 @@ mod tests {
         let edge = fresh(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0));
         assert!(recycled(&edge, xf_a, xf(0.3, 1.0195, 0.0)).is_some());
         assert!(recycled(&edge, xf_a, xf(0.3, 1.0203, 0.0)).is_none());
+    }
+
+    #[test]
+    fn recycling_widens_the_band_only_for_points_beyond_the_plain_one() {
+        use std::cell::Cell;
+        let ground = Shape::rect(5.0, 0.5).unwrap();
+        let block = Shape::rect(0.5, 0.5).unwrap();
+        let xf_a = xf(0.0, 0.0, 0.0);
+        // Collided with the widened band of a pair closing in: its points lie 19.5 mm apart.
+        let wide = 2.0 * SPECULATIVE;
+        let manifold = collide(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
+        assert_eq!(manifold.point_count, 2);
+        let base = Base {
+            manifold: local_form(&manifold, xf_a),
+            relative: xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
+        };
+        let recycle_with = |y: f32, widened: f32| {
+            let calls = Cell::new(0);
+            let band = || {
+                calls.set(calls.get() + 1);
+                widened
+            };
+            let mut out = Manifold::default();
+            let kept = recycle(&base, xf_a, xf(0.3, y, 0.0), (SPECULATIVE, band), &mut out);
+            (kept, calls.get())
+        };
+        // Both points inside the plain band (20 mm): the widened one is never asked for.
+        assert_eq!(recycle_with(1.0195, wide), (true, 0));
+        // Beyond the plain band: kept inside the widened one, asked once per point.
+        assert_eq!(recycle_with(1.0203, wide), (true, 2));
+        // Beyond both, as a fresh collide with the widened band would drop it.
+        assert_eq!(recycle_with(1.0203, SPECULATIVE + 1e-4), (false, 1));
     }
 
     #[test]
