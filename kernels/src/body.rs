@@ -189,12 +189,14 @@ impl StateRows {
 
 impl std::ops::Deref for StateRows {
     type Target = [BodyState];
+    #[inline]
     fn deref(&self) -> &[BodyState] {
         &self.rows[1..]
     }
 }
 
 impl std::ops::DerefMut for StateRows {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [BodyState] {
         &mut self.rows[1..]
     }

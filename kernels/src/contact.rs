@@ -49,6 +49,9 @@ pub struct PointLanes {
 
 impl PointLanes {
     /// Zeroes every field of lane `l`: a point that is absent, or a lane with no contact.
+    /// (`#[inline]` here and on the other per-lane helpers: the engine calls them per contact
+    /// from another crate, which could not inline them otherwise.)
+    #[inline]
     pub fn clear(&mut self, l: usize) {
         let fields = [
             &mut self.active,
@@ -121,6 +124,7 @@ pub struct ContactBatch {
 
 impl ContactBatch {
     /// Makes `lane` a padding lane: no bodies, every other field zero.
+    #[inline]
     pub fn clear(&mut self, lane: usize) {
         self.body_a[lane] = NULL_BODY;
         self.body_b[lane] = NULL_BODY;
@@ -147,12 +151,14 @@ impl ContactBatch {
     }
 
     /// True if `lane` holds no contact.
+    #[inline]
     pub fn is_padding(&self, lane: usize) -> bool {
         self.body_a[lane] == NULL_BODY && self.body_b[lane] == NULL_BODY
     }
 
     /// True if any lane bounces (restitution above zero): only such batches take part in the
     /// impact passes, in both backends.
+    #[inline]
     pub fn is_bouncy(&self) -> bool {
         self.restitution.iter().any(|&e| e > 0.0)
     }

@@ -71,8 +71,9 @@ impl Proxies<'_> {
         );
     }
 
-    /// The kind and layer filter; the AABB test is done by the caller.
-    #[inline]
+    /// The kind and layer filter; the AABB test is done by the caller. Always inlined: the
+    /// pair search calls it per candidate, and left to itself the compiler kept it a call.
+    #[inline(always)]
     fn may_collide(&self, a: usize, b: usize) -> bool {
         let has_dynamic = self.kinds[a] == SlotKind::Dynamic || self.kinds[b] == SlotKind::Dynamic;
         has_dynamic && self.layers[a] & self.masks[b] != 0 && self.layers[b] & self.masks[a] != 0
