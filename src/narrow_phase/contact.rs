@@ -14,7 +14,7 @@ use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact_events::{closing_in, touches};
 use crate::narrow_phase::manifold::{
-    boxes_into, collide_into, to_world, LocalManifold, LocalPoint, Manifold,
+    boxes_into, collide_into, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
 };
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -854,20 +854,11 @@ fn update_shapes(
 
     if let Some((old, Some(old_base))) = old {
         let bands = (params.speculative_distance, widened);
-        let recycled = recycle(old_base, xf_a, xf_b, bands, &mut slot.manifold);
+        let carried = Some(&old.manifold);
+        let recycled = recycle(old_base, xf_a, xf_b, bands, carried, &mut slot.manifold);
         if recycled {
             let (base, copy) = bases.push();
             *copy = *old_base;
-            // Same points in the same order: the impulses carry over one to one.
-            let count = slot.manifold.point_count;
-            for (p, q) in slot.manifold.points[..count]
-                .iter_mut()
-                .zip(&old.manifold.points)
-            {
-                p.normal_impulse = q.normal_impulse;
-                p.tangent_impulse = q.tangent_impulse;
-                p.impact_impulse = q.impact_impulse;
-            }
             return Some(base);
         }
     }
@@ -970,18 +961,21 @@ fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
     local
 }
 
-/// Writes the manifold of `base` moved to the body transforms `xf_a`, `xf_b` to `out` (impulses
-/// left at 0) and returns true; returns false, leaving `out` to be overwritten, when B has
-/// moved relative to A by more than [`RECYCLE_DISTANCE`] at a contact point or turned by more
-/// than [`RECYCLE_ANGLE`] since the last full collide, or when a point would separate beyond
-/// the speculative distance (a fresh collide would drop it). `(plain, widened)` give that
-/// distance: `widened()` is it, never below `plain` (it adds a closing distance, >= 0), and is
-/// called only for a point beyond `plain`.
+/// Writes the manifold of `base` moved to the body transforms `xf_a`, `xf_b` to `out`, with
+/// the impulses of `carried` (the manifold last made from this base, whose points are the
+/// base's in the same order; `None`: 0), and returns true; returns false, leaving `out` to be
+/// overwritten, when B has moved relative to A by more than [`RECYCLE_DISTANCE`] at a contact
+/// point or turned by more than [`RECYCLE_ANGLE`] since the last full collide, or when a point
+/// would separate beyond the speculative distance (a fresh collide would drop it).
+/// `(plain, widened)` give that distance: `widened()` is it, never below `plain` (it adds a
+/// closing distance, >= 0), and is called only for a point beyond `plain`.
 ///
 /// Each point is the midpoint between the two surfaces, so at the last collide the two bodies'
 /// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
 /// separation grows by their offset along the normal. The new point is again their midpoint.
-/// Every test is a `<=` that a NaN fails.
+/// Every test is a `<=` that a NaN fails. The world form is that of
+/// [`to_world`](crate::narrow_phase::manifold::to_world), written point by point as the tests
+/// pass rather than from a moved copy of the base.
 ///
 /// Always inlined into [`update_shapes`], for the same reason as `collide_into`.
 #[inline(always)]
@@ -990,9 +984,11 @@ fn recycle(
     xf_a: Transform,
     xf_b: Transform,
     (plain, widened): (f32, impl Fn() -> f32),
+    carried: Option<&Manifold>,
     out: &mut Manifold,
 ) -> bool {
-    if base.manifold.point_count == 0 {
+    let count = base.manifold.point_count;
+    if count == 0 {
         return false;
     }
     let from = base.relative;
@@ -1004,8 +1000,14 @@ fn recycle(
         return false;
     }
     let base = &base.manifold;
-    let mut local = *base;
-    for lp in &mut local.points[..base.point_count] {
+    out.normal = xf_a.q.rotate(base.normal);
+    out.point_count = count;
+    let origin_offset = xf_a.p - xf_b.p;
+    for (i, (mp, lp)) in out.points.iter_mut().zip(&base.points).enumerate() {
+        if i >= count {
+            *mp = ManifoldPoint::default();
+            continue;
+        }
         let moved = to.apply(from.inv_apply(lp.point));
         let motion = moved - lp.point;
         let moved_little = motion.length_squared() <= RECYCLE_DISTANCE * RECYCLE_DISTANCE;
@@ -1017,10 +1019,19 @@ fn recycle(
         if !kept {
             return false;
         }
-        lp.point = (lp.point + moved) * 0.5;
-        lp.separation = separation;
+        let anchor_a = xf_a.q.rotate((lp.point + moved) * 0.5);
+        let old = carried.map_or(ManifoldPoint::default(), |m| m.points[i]);
+        *mp = ManifoldPoint {
+            point: xf_a.p + anchor_a,
+            anchor_a,
+            anchor_b: anchor_a + origin_offset,
+            separation,
+            id: lp.id,
+            normal_impulse: old.normal_impulse,
+            tangent_impulse: old.tangent_impulse,
+            impact_impulse: old.impact_impulse,
+        };
     }
-    to_world(&local, xf_a, xf_b, out);
     true
 }
 
@@ -1129,7 +1140,15 @@ mod tests {
 
     fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
         let mut out = Manifold::default();
-        recycle(old, xf_a, xf_b, (SPECULATIVE, || SPECULATIVE), &mut out).then_some(out)
+        recycle(
+            old,
+            xf_a,
+            xf_b,
+            (SPECULATIVE, || SPECULATIVE),
+            None,
+            &mut out,
+        )
+        .then_some(out)
     }
 
     /// Recycled and fresh manifolds agree: same ids and normal (within `angle`), separations
@@ -1249,7 +1268,14 @@ mod tests {
                 widened
             };
             let mut out = Manifold::default();
-            let kept = recycle(&base, xf_a, xf(0.3, y, 0.0), (SPECULATIVE, band), &mut out);
+            let kept = recycle(
+                &base,
+                xf_a,
+                xf(0.3, y, 0.0),
+                (SPECULATIVE, band),
+                None,
+                &mut out,
+            );
             (kept, calls.get())
         };
         // Both points inside the plain band (20 mm): the widened one is never asked for.
