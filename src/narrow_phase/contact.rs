@@ -14,7 +14,7 @@ use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact_events::{closing_in, touches};
 use crate::narrow_phase::manifold::{
-    boxes_into, collide_into, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
+    boxes_into, collide_into, world_point, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
 };
 use crate::settings::MixRule;
 use rayon::prelude::*;
@@ -973,9 +973,8 @@ fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
 /// Each point is the midpoint between the two surfaces, so at the last collide the two bodies'
 /// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
 /// separation grows by their offset along the normal. The new point is again their midpoint.
-/// Every test is a `<=` that a NaN fails. The world form is that of
-/// [`to_world`](crate::narrow_phase::manifold::to_world), written point by point as the tests
-/// pass rather than from a moved copy of the base.
+/// Every test is a `<=` that a NaN fails. Each point's world form is written as its tests
+/// pass, not from a moved copy of the base.
 ///
 /// Always inlined into [`update_shapes`], for the same reason as `collide_into`.
 #[inline(always)]
@@ -1019,17 +1018,17 @@ fn recycle(
         if !kept {
             return false;
         }
-        let anchor_a = xf_a.q.rotate((lp.point + moved) * 0.5);
-        let old = carried.map_or(ManifoldPoint::default(), |m| m.points[i]);
-        *mp = ManifoldPoint {
-            point: xf_a.p + anchor_a,
-            anchor_a,
-            anchor_b: anchor_a + origin_offset,
+        let new = LocalPoint {
+            point: (lp.point + moved) * 0.5,
             separation,
             id: lp.id,
+        };
+        let old = carried.map_or(ManifoldPoint::default(), |m| m.points[i]);
+        *mp = ManifoldPoint {
             normal_impulse: old.normal_impulse,
             tangent_impulse: old.tangent_impulse,
             impact_impulse: old.impact_impulse,
+            ..world_point(&new, xf_a, origin_offset)
         };
     }
     true

@@ -233,23 +233,29 @@ pub(crate) fn to_world(
 ) {
     out.normal = xf_a.q.rotate(local.normal);
     out.point_count = local.point_count;
-    // Taken once, from the exact origins, so anchor_b does not inherit the rounding of a large
-    // world point.
     let origin_offset = xf_a.p - xf_b.p;
     for (i, (mp, lp)) in out.points.iter_mut().zip(&local.points).enumerate() {
         *mp = if i < local.point_count {
-            let anchor_a = xf_a.q.rotate(lp.point);
-            ManifoldPoint {
-                point: xf_a.p + anchor_a,
-                anchor_a,
-                anchor_b: anchor_a + origin_offset,
-                separation: lp.separation,
-                id: lp.id,
-                ..ManifoldPoint::default()
-            }
+            world_point(lp, xf_a, origin_offset)
         } else {
             ManifoldPoint::default()
         };
+    }
+}
+
+/// The world form of `lp` (in A's body frame; A at `xf_a`), impulses 0. `origin_offset` is
+/// `xf_a.p - xf_b.p`, taken once from the exact origins, so that anchor_b does not inherit the
+/// rounding of a large world point.
+#[inline]
+pub(crate) fn world_point(lp: &LocalPoint, xf_a: Transform, origin_offset: Vec2) -> ManifoldPoint {
+    let anchor_a = xf_a.q.rotate(lp.point);
+    ManifoldPoint {
+        point: xf_a.p + anchor_a,
+        anchor_a,
+        anchor_b: anchor_a + origin_offset,
+        separation: lp.separation,
+        id: lp.id,
+        ..ManifoldPoint::default()
     }
 }
 
