@@ -759,14 +759,17 @@ fn update_pair(
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
     let shapes = (&bodies.shape[sa], &bodies.shape[sb]);
-    let frictions = (bodies.friction[sa], bodies.friction[sb]);
-    let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
+    let materials = || {
+        let frictions = (bodies.friction[sa], bodies.friction[sb]);
+        let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
+        (frictions, restitutions)
+    };
     update_shapes(
         slot,
         bases,
         (a, b),
         shapes,
-        (frictions, restitutions),
+        materials,
         bodies,
         params,
         old,
@@ -792,9 +795,11 @@ fn update_shape_pair(
     let (sa, sb) = (a.index(), b.index());
     let (ca, cb) = split_children(children);
     let shapes = (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
-    let (friction_a, restitution_a) = bodies.child_material(sa, ca);
-    let (friction_b, restitution_b) = bodies.child_material(sb, cb);
-    let materials = ((friction_a, friction_b), (restitution_a, restitution_b));
+    let materials = || {
+        let (friction_a, restitution_a) = bodies.child_material(sa, ca);
+        let (friction_b, restitution_b) = bodies.child_material(sb, cb);
+        ((friction_a, friction_b), (restitution_a, restitution_b))
+    };
     update_shapes(
         slot,
         bases,
@@ -808,8 +813,9 @@ fn update_shape_pair(
     )
 }
 
-/// The body of [`update_pair`]: `shapes` of bodies `(a, b)` with their frictions and
-/// restitutions `materials`; `one_shape` when neither body is a compound.
+/// The body of [`update_pair`]: `shapes` of bodies `(a, b)`, whose frictions and restitutions
+/// `materials` gives (asked only when the pair mixes them afresh); `one_shape` when neither
+/// body is a compound.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn update_shapes(
@@ -817,7 +823,7 @@ fn update_shapes(
     bases: &mut BaseSlots,
     (a, b): (BodySlot, BodySlot),
     (shape_a, shape_b): (&Shape, &Shape),
-    ((friction_a, friction_b), (restitution_a, restitution_b)): ((f32, f32), (f32, f32)),
+    materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Option<(&Contact, Option<&Base>)>,
@@ -836,10 +842,13 @@ fn update_shapes(
     // be another shape's.)
     (slot.friction, slot.restitution) = match old {
         Some((old, _)) if one_shape => (old.friction, old.restitution),
-        _ => (
-            params.friction_mixing.mix(friction_a, friction_b),
-            params.restitution_mixing.mix(restitution_a, restitution_b),
-        ),
+        _ => {
+            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
+            (
+                params.friction_mixing.mix(friction_a, friction_b),
+                params.restitution_mixing.mix(restitution_a, restitution_b),
+            )
+        }
     };
 
     // The band widened by how far the pair can close in a step. Found only where needed: a
