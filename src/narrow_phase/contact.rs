@@ -758,7 +758,7 @@ fn update_pair(
     old: Option<(&Contact, Option<&Base>)>,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let shapes = (&bodies.shape[sa], &bodies.shape[sb]);
+    let shapes = || (&bodies.shape[sa], &bodies.shape[sb]);
     let materials = || {
         let frictions = (bodies.friction[sa], bodies.friction[sb]);
         let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
@@ -794,7 +794,7 @@ fn update_shape_pair(
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
     let (ca, cb) = split_children(children);
-    let shapes = (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
+    let shapes = || (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
     let materials = || {
         let (friction_a, restitution_a) = bodies.child_material(sa, ca);
         let (friction_b, restitution_b) = bodies.child_material(sb, cb);
@@ -813,16 +813,16 @@ fn update_shape_pair(
     )
 }
 
-/// The body of [`update_pair`]: `shapes` of bodies `(a, b)`, whose frictions and restitutions
-/// `materials` gives (asked only when the pair mixes them afresh); `one_shape` when neither
-/// body is a compound.
+/// The body of [`update_pair`] for bodies `(a, b)`: `shapes` gives their shapes and
+/// `materials` their frictions and restitutions, each asked for only where needed (a pair
+/// that recycles needs neither); `one_shape` when neither body is a compound.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn update_shapes(
+fn update_shapes<'a>(
     slot: &mut Contact,
     bases: &mut BaseSlots,
     (a, b): (BodySlot, BodySlot),
-    (shape_a, shape_b): (&Shape, &Shape),
+    shapes: impl FnOnce() -> (&'a Shape, &'a Shape),
     materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
@@ -876,6 +876,7 @@ fn update_shapes(
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
     // smash's debris); the reach test turns them away for a fraction of a separating-axis
     // test. Two circles collide about as cheaply as it.
+    let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
         let reach_a = (bodies.center[sa], bodies.reach[sa]);
