@@ -28,7 +28,7 @@ use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::ContactLog;
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
-use crate::profile::{start_tracy, zone, Profile, Stopwatch};
+use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
 use crate::settings::WorldSettings;
 use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::continuous::{solve_continuous, SweepTargets};
@@ -125,6 +125,7 @@ impl World {
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
+        let _frame = StepFrame::begin();
         crate::limits::check_time_step(dt)?;
         self.removed
             .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
