@@ -89,6 +89,7 @@ impl World {
         // global pool.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(settings.threads)
+            .thread_name(|i| format!("batch2d-{i}"))
             .build()
             .ok();
         Ok(World {
@@ -126,6 +127,7 @@ impl World {
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         let _frame = StepFrame::begin();
+        zone!("step");
         crate::limits::check_time_step(dt)?;
         self.removed
             .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
@@ -149,7 +151,7 @@ impl World {
     /// The pipeline of one step. `Err` only from the broadphase, before anything the world
     /// shows has changed.
     fn run_step(&mut self, dt: f32) -> Result<(), Error> {
-        zone!("step");
+        zone!("step on the pool");
         self.invalidate_queries();
         let mut clock = Stopwatch::start();
         let speculative_distance = 4.0 * self.settings.linear_slop;
