@@ -11,6 +11,8 @@ pub(crate) mod debug_draw;
 mod forces;
 mod joints;
 mod live_settings;
+#[cfg(feature = "tracy")]
+mod plots;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod stepper;
@@ -284,6 +286,8 @@ impl World {
             finalize,
             total: clock.total(),
         };
+        #[cfg(feature = "tracy")]
+        self.plot_counters();
         // Forces act through one step: a refused step (above) keeps them for the next try.
         self.forces.clear();
         Ok(())
