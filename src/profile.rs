@@ -90,8 +90,9 @@ pub fn set_tracy_frame_per_step(on: bool) {
     let _ = on;
 }
 
-/// Marks one step as a Tracy frame, from its creation to its drop (see
-/// [`set_tracy_frame_per_step`]). An empty value without the `tracy` feature.
+/// One step's frame (see [`set_tracy_frame_per_step`]): dropped, it ends a frame of Tracy's
+/// main set; while the caller marks those, it spans a frame of the `step` set from its
+/// creation to its drop instead. An empty value without the `tracy` feature.
 pub(crate) struct StepFrame {
     /// The frame of the `step` set while the caller marks the main frames itself.
     #[cfg(feature = "tracy")]
@@ -99,6 +100,7 @@ pub(crate) struct StepFrame {
 }
 
 impl StepFrame {
+    /// Call at the start of a step and keep until its end.
     #[inline]
     pub fn begin() -> StepFrame {
         StepFrame {
