@@ -132,9 +132,11 @@ if [ -z "$tracy_src" ]; then
 fi
 ppqsort_version=""
 if [ -n "$tracy_src" ]; then
+    absent=()
     for dir in public/common server capture csvexport getopt cmake; do
-        [ -d "$tracy_src/$dir" ] || problems+=("$tracy_src is not a Tracy source tree: no $dir/")
+        [ -d "$tracy_src/$dir" ] || absent+=("$dir/")
     done
+    [ ${#absent[@]} -eq 0 ] || problems+=("$tracy_src is not a Tracy source tree: no ${absent[*]}")
 fi
 if [ -n "$tracy_src" ] && [ ${#problems[@]} -eq 0 ]; then
     tracy_src=$(cd "$tracy_src" && pwd)
