@@ -6,7 +6,8 @@
 //! physics states. The ball is drawn at the interpolated pose, which moves smoothly even on
 //! frames that run no step.
 //!
-//! Run: `cargo run --release --example fixed_step`
+//! Run: `cargo run --release --example fixed_step`. With `--features tracy`, Tracy's frames are
+//! this loop's frames, not the steps (profiling/README.md).
 
 use batch2d::{BodyDef, FixedStepper, Shape, ShapeDef, Vec2, World, WorldSettings};
 
@@ -24,6 +25,8 @@ fn main() -> Result<(), batch2d::Error> {
         ShapeDef::new(Shape::circle(0.5)?).restitution(0.6),
     )?;
 
+    // A frame runs 0 to 4 steps: the loop ends Tracy's frames, each step is a `step` frame.
+    batch2d::set_tracy_frame_per_step(false);
     let mut stepper = FixedStepper::new().dt(1.0 / 60.0).max_steps_per_frame(4);
     // A deterministic stand-in for measured frame times (`Instant::elapsed` in a real loop).
     let mut jitter: u32 = 7;
@@ -51,6 +54,8 @@ fn main() -> Result<(), batch2d::Error> {
                 pose.p.y
             );
         }
+        #[cfg(feature = "tracy")]
+        tracy_client::frame_mark();
     }
     println!("wall clock {clock:.3} s; the simulation is behind it by the dropped backlog");
     Ok(())

@@ -127,7 +127,7 @@ pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
 pub use narrow_phase::sensor::SensorEvent;
-pub use profile::Profile;
+pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};

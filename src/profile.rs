@@ -1,5 +1,8 @@
-//! Per-stage timings of the last step, and Tracy zones (with the `tracy` feature).
+//! Per-stage timings of the last step, and what Tracy sees with the `tracy` feature: zones,
+//! a frame per step, and plots of the world's counters (profiling/README.md).
 
+#[cfg(feature = "tracy")]
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Milliseconds spent in each stage of the last [`World::step`](crate::World::step).
@@ -65,4 +68,55 @@ pub(crate) use zone;
 pub(crate) fn start_tracy() {
     #[cfg(feature = "tracy")]
     tracy_client::Client::start();
+}
+
+/// Whether each step ends a frame of Tracy's main frame set; see [`set_tracy_frame_per_step`].
+#[cfg(feature = "tracy")]
+static FRAME_PER_STEP: AtomicBool = AtomicBool::new(true);
+
+/// Chooses who ends the frames of Tracy's main frame set (the frame view at the top of the
+/// profiler), with the `tracy` feature. `true` (the default): every
+/// [`World::step`](crate::World::step) ends one, so a frame is a step and the time the caller
+/// spends between steps. `false`: the caller ends its own frames with
+/// `tracy_client::frame_mark()`, once per rendered frame say, which suits a loop that runs
+/// several steps a frame (a [`FixedStepper`](crate::FixedStepper)); each step then shows as a
+/// frame of its own set named `step`, from its start to its end. The choice holds for every
+/// world of the process, as Tracy has one main frame set per process. Without the `tracy`
+/// feature it changes nothing.
+pub fn set_tracy_frame_per_step(on: bool) {
+    #[cfg(feature = "tracy")]
+    FRAME_PER_STEP.store(on, Ordering::Relaxed);
+    #[cfg(not(feature = "tracy"))]
+    let _ = on;
+}
+
+/// One step's frame (see [`set_tracy_frame_per_step`]): dropped, it ends a frame of Tracy's
+/// main set; while the caller marks those, it spans a frame of the `step` set from its
+/// creation to its drop instead. An empty value without the `tracy` feature.
+pub(crate) struct StepFrame {
+    /// The frame of the `step` set while the caller marks the main frames itself.
+    #[cfg(feature = "tracy")]
+    own: Option<tracy_client::Frame>,
+}
+
+impl StepFrame {
+    /// Call at the start of a step and keep until its end.
+    #[inline]
+    pub fn begin() -> StepFrame {
+        StepFrame {
+            #[cfg(feature = "tracy")]
+            own: (!FRAME_PER_STEP.load(Ordering::Relaxed))
+                .then(|| tracy_client::non_continuous_frame!("step")),
+        }
+    }
+}
+
+#[cfg(feature = "tracy")]
+impl Drop for StepFrame {
+    fn drop(&mut self) {
+        // A `step` frame ends when `own` drops, after this.
+        if self.own.is_none() {
+            tracy_client::frame_mark();
+        }
+    }
 }

@@ -69,7 +69,8 @@ pub struct WorldSettings {
     pub joint_solve_iterations: u32,
     /// Worker threads of this world's own pool, 0..=256; 0 = one per core. Default 0. The
     /// bound is the same on every machine (see [`WorldSettings::validate`]); more threads than
-    /// cores only add wake-up costs.
+    /// cores only add wake-up costs. The threads are named `batch2d-0`, `batch2d-1`, ..., the
+    /// names profilers, debuggers and `perf` show.
     pub threads: usize,
     /// Default `Backend::Simd`.
     pub backend: Backend,

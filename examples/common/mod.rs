@@ -14,6 +14,14 @@ use render::{render, world_bounds, Camera, Layers};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// With `--features tracy-alloc`, every allocation and free of the example (the world's among
+/// them) goes to Tracy's memory view; without a call stack each (depth 0), which would cost
+/// far more than the allocation itself.
+#[cfg(feature = "tracy-alloc")]
+#[global_allocator]
+static ALLOCATOR: tracy_client::ProfiledAllocator<std::alloc::System> =
+    tracy_client::ProfiledAllocator::new(std::alloc::System, 0);
+
 /// The flags every example takes, described for its usage line.
 pub const FLAGS: &str = "[--steps N] [--threads N] [--png FILE] [--gif FILE] [--gif-every N] \
                          [--width PX] [--draw contacts,colors,aabbs] [--style smooth|flat]";

@@ -16,6 +16,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::profile::zone;
 use crate::solver::Solver;
 use batch2d_kernels::BodyState;
 use rayon::prelude::*;
@@ -53,6 +54,7 @@ pub(crate) fn solve_continuous(
     slop: f32,
     targets: &mut SweepTargets,
 ) {
+    zone!("continuous collision");
     if targets.changes != bodies.static_changes {
         *targets = SweepTargets {
             changes: bodies.static_changes,

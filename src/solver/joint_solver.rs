@@ -32,6 +32,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
+use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
 use crate::solver::joint::{Impulses, Joint, JointKind, JointStore, Slot};
@@ -742,6 +743,7 @@ impl JointStore {
         settings: &WorldSettings,
         h: f32,
     ) -> bool {
+        zone!("joint prepare");
         self.h = h;
         self.inv_h = 1.0 / h;
         // As stiff as a contact with a static body (see `Solver::fill_batches`).
@@ -810,6 +812,7 @@ impl JointStore {
 
     /// Writes the step's impulses back to the joints.
     pub(crate) fn store_impulses(&mut self) {
+        zone!("joint store impulses");
         let batches = &self.batches;
         for (pins, slots) in batches.pins.iter().zip(&batches.pin_slots) {
             for (l, &slot) in slots.iter().enumerate() {
@@ -919,6 +922,7 @@ impl Passes<'_> {
     /// `block` is one of the set's; no other thread accesses its joints, or the states those
     /// joints move, meanwhile; the joints' states are those of `states`.
     pub(crate) unsafe fn run(self, op: JointOp, set: JointSet, block: usize, states: States) {
+        zone!("joint block");
         let pass = Pass {
             rigid: match op {
                 JointOp::Relax => RIGID,

@@ -11,6 +11,8 @@ pub(crate) mod debug_draw;
 mod forces;
 mod joints;
 mod live_settings;
+#[cfg(feature = "tracy")]
+mod plots;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod stepper;
@@ -28,7 +30,7 @@ use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::ContactLog;
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
-use crate::profile::{start_tracy, zone, Profile, Stopwatch};
+use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
 use crate::settings::WorldSettings;
 use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::continuous::{solve_continuous, SweepTargets};
@@ -89,6 +91,7 @@ impl World {
         // global pool.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(settings.threads)
+            .thread_name(|i| format!("batch2d-{i}"))
             .build()
             .ok();
         Ok(World {
@@ -125,6 +128,8 @@ impl World {
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
     /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
+        let _frame = StepFrame::begin();
+        zone!("step");
         crate::limits::check_time_step(dt)?;
         self.removed
             .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
@@ -148,7 +153,7 @@ impl World {
     /// The pipeline of one step. `Err` only from the broadphase, before anything the world
     /// shows has changed.
     fn run_step(&mut self, dt: f32) -> Result<(), Error> {
-        zone!("step");
+        zone!("step on the pool");
         self.invalidate_queries();
         let mut clock = Stopwatch::start();
         let speculative_distance = 4.0 * self.settings.linear_slop;
@@ -281,6 +286,8 @@ impl World {
             finalize,
             total: clock.total(),
         };
+        #[cfg(feature = "tracy")]
+        self.plot_counters();
         // Forces act through one step: a refused step (above) keeps them for the next try.
         self.forces.clear();
         Ok(())
