@@ -21,7 +21,8 @@ pub enum Error {
     /// not taken and the world is as it was before it. Bodies piled up at one point cause it;
     /// separate or remove some, or create the world with a larger limit.
     TooManyPairs {
-        /// The limit the world was created with.
+        /// The limit of the step: [`WorldSettings::pair_limit`](crate::WorldSettings::pair_limit)
+        /// of the world's settings and body count.
         max_pairs: usize,
     },
 }

@@ -117,11 +117,17 @@ pub struct WorldSettings {
     /// sleeps, >= 0. Default 0.5.
     pub time_to_sleep: f32,
     /// Most pairs of shapes whose boxes may overlap in one step, moving bodies against sleeping
-    /// ones included. Default 1,000,000. Each pair becomes a contact with its manifold, solver
-    /// rows and graph color, so this bounds a step's memory and time where bodies pile up: 1000
-    /// circles created at one point overlap in 499,500 pairs, 10,000 in 50 million. A step
-    /// with more returns [`Error::TooManyPairs`] without changing the world. Any value is
-    /// valid; `usize::MAX` lifts the limit.
+    /// ones included. Default [`DEFAULT_MAX_PAIRS`](Self::DEFAULT_MAX_PAIRS) (1,000,000), which grows with the world:
+    /// left at the default, the bound is the larger of it and [`PAIRS_PER_BODY`](Self::PAIRS_PER_BODY) (16)
+    /// pairs per body, so that a pile of a million bodies (about three pairs each) steps while bodies
+    /// created at one point, which overlap in pairs that grow with their square, are still
+    /// refused. Any other value is the bound, whatever the world's size.
+    ///
+    /// Each pair becomes a contact with its manifold, solver rows and graph color, so this
+    /// bounds a step's memory and time where bodies pile up: 1000 circles created at one point
+    /// overlap in 499,500 pairs, 10,000 in 50 million. A step with more returns
+    /// [`Error::TooManyPairs`] without changing the world. Any value is valid; `usize::MAX`
+    /// lifts the limit.
     pub max_pairs: usize,
 }
 
@@ -145,12 +151,33 @@ impl Default for WorldSettings {
             restitution_mixing: MixRule::Min,
             enable_sleep: false,
             time_to_sleep: 0.5,
-            max_pairs: 1_000_000,
+            max_pairs: WorldSettings::DEFAULT_MAX_PAIRS,
         }
     }
 }
 
 impl WorldSettings {
+    /// The default of [`max_pairs`](Self::max_pairs): the bound of a small world, and the
+    /// value that lets the bound grow with the world.
+    pub const DEFAULT_MAX_PAIRS: usize = 1_000_000;
+
+    /// Pairs allowed per body where [`max_pairs`](Self::max_pairs) is left at its default.
+    /// Bodies packed as tightly as they go overlap in a few pairs each (circles in rows touch
+    /// six neighbours, three pairs per body; boxes with their speculative margins eight, four
+    /// pairs), so a world refused at this many is piled up at a point, not packed.
+    pub const PAIRS_PER_BODY: usize = 16;
+
+    /// The bound on overlapping pairs in a world of `bodies` bodies:
+    /// [`max_pairs`](Self::max_pairs) where it was set, at its default the larger of it and
+    /// [`PAIRS_PER_BODY`](Self::PAIRS_PER_BODY) per body.
+    pub fn pair_limit(&self, bodies: usize) -> usize {
+        if self.max_pairs == Self::DEFAULT_MAX_PAIRS {
+            Self::DEFAULT_MAX_PAIRS.max(bodies.saturating_mul(Self::PAIRS_PER_BODY))
+        } else {
+            self.max_pairs
+        }
+    }
+
     /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps`,
     /// `solve_iterations` or `joint_solve_iterations` outside 1..=256, `threads` over 256,
     /// `contact_hertz`, `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not

@@ -602,6 +602,31 @@ fn ten_thousand_circles_at_one_point_are_refused_without_harm() {
     assert_eq!(world.position(floor).unwrap(), Vec2::new(0.0, -1.0));
 }
 
+/// Left at its default, the pair limit grows with the world at `PAIRS_PER_BODY` per body past
+/// the default; a limit set to any other value, lower or higher, is kept at every size.
+#[test]
+fn the_default_pair_limit_grows_with_the_world_and_a_set_one_stays() {
+    let default = WorldSettings::default();
+    let floor = WorldSettings::DEFAULT_MAX_PAIRS;
+    assert_eq!(default.max_pairs, floor);
+    let per_body = WorldSettings::PAIRS_PER_BODY;
+    for bodies in [0, 1, 10_000, floor / per_body, 1_000_000, usize::MAX] {
+        let expected = floor.max(bodies.saturating_mul(per_body));
+        assert_eq!(default.pair_limit(bodies), expected, "{bodies} bodies");
+        for max_pairs in [0, 64, floor - 1, floor + 1, usize::MAX] {
+            let set = WorldSettings {
+                max_pairs,
+                ..WorldSettings::default()
+            };
+            assert_eq!(set.pair_limit(bodies), max_pairs, "{bodies} bodies");
+        }
+    }
+    // Bodies at one point overlap in pairs that grow with their square: past a few dozen of
+    // them, more pairs than the per-body allowance.
+    let coincident = |n: usize| n * (n - 1) / 2;
+    assert!(coincident(10_000) > default.pair_limit(10_000));
+}
+
 /// The limit is exact: 200 clusters of 12 coincident circles overlap in `200 * 12 * 11 / 2`
 /// pairs, which pass at that limit and fail one below, on every thread count (the clusters
 /// spread the pairs over the broadphase's parallel chunks).

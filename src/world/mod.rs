@@ -126,7 +126,7 @@ impl World {
     /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
     /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
-    /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
+    /// [`WorldSettings::pair_limit`] allows. On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         let _frame = StepFrame::begin();
         zone!("step");
@@ -181,7 +181,7 @@ impl World {
                 masks: &self.bodies.mask,
                 static_version: Some(self.bodies.static_changes),
             };
-            let max_pairs = self.settings.max_pairs;
+            let max_pairs = self.settings.pair_limit(self.bodies.len());
             let too_many = Err(Error::TooManyPairs { max_pairs });
             if !self
                 .broad_phase
