@@ -125,6 +125,20 @@ impl Sleep {
         self.stale = true;
     }
 
+    /// The awake body in `slot` changed kind: it leaves its island if it was dynamic (which
+    /// is dissolved at the next step, as for a removal) and starts one of its own, with no
+    /// rest, if it is dynamic now.
+    pub fn kind_changed(&mut self, slot: BodySlot, was_dynamic: bool, is_dynamic: bool) {
+        if was_dynamic {
+            self.islands.remove_body(slot);
+        }
+        if is_dynamic {
+            self.islands.add_body(slot);
+            self.sleep_time[slot.index()] = 0.0;
+        }
+        self.stale = true;
+    }
+
     /// Brings `moving`, `broad_kinds` and the islands up to date after bodies were added,
     /// removed, fell asleep or woke.
     pub fn refresh(&mut self, bodies: &BodyStore) {

@@ -4,6 +4,7 @@
 //! arguments. `World`'s fields are private to this folder.
 
 mod bodies;
+mod body_kind;
 mod chain;
 mod compound;
 mod contacts;
@@ -11,6 +12,7 @@ pub(crate) mod debug_draw;
 mod forces;
 mod joints;
 mod live_settings;
+mod mass;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod stepper;

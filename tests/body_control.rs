@@ -1,0 +1,407 @@
+//! Run-time control of bodies: mass read back and changed, kind changes, kinematic targets,
+//! disabling, and collision filters. Each test checks a law computed here (area times
+//! density, the textbook inertias, free fall, momentum), and every call refuses bad input
+//! with the world unchanged.
+
+mod common;
+
+use batch2d::{BodyDef, BodyId, BodyKind, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::{body_state_bits, ground, unit_box, Rng};
+use std::f32::consts::PI;
+
+const DT: f32 = 1.0 / 60.0;
+
+fn world() -> World {
+    World::new(WorldSettings::default())
+}
+
+fn close(got: f32, want: f32, rel: f32) -> bool {
+    (got - want).abs() <= rel * want.abs().max(1e-6)
+}
+
+fn add(world: &mut World, shape: Shape, density: f32) -> BodyId {
+    world
+        .add_body(BodyDef::dynamic(), ShapeDef::new(shape).density(density))
+        .unwrap()
+}
+
+/// Shoelace area of a convex polygon given counter-clockwise.
+fn polygon_area(points: &[Vec2]) -> f32 {
+    let n = points.len();
+    (0..n)
+        .map(|i| {
+            let (p, q) = (points[i], points[(i + 1) % n]);
+            p.x * q.y - q.x * p.y
+        })
+        .sum::<f32>()
+        / 2.0
+}
+
+#[test]
+fn mass_is_density_times_area_for_every_shape_kind() {
+    let mut w = world();
+    let density = 2.5;
+    let r = 0.4;
+    let disc = add(&mut w, Shape::circle(r).unwrap(), density);
+    assert!(close(w.mass(disc).unwrap(), density * PI * r * r, 1e-5));
+
+    let (hw, hh) = (0.6, 0.25);
+    let rect = add(&mut w, Shape::rect(hw, hh).unwrap(), density);
+    assert!(close(w.mass(rect).unwrap(), density * 4.0 * hw * hh, 1e-5));
+
+    let triangle = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(1.2, 0.1),
+        Vec2::new(0.3, 0.9),
+    ];
+    let tri = add(&mut w, Shape::polygon(&triangle).unwrap(), density);
+    assert!(close(
+        w.mass(tri).unwrap(),
+        density * polygon_area(&triangle),
+        1e-5
+    ));
+
+    // A capsule: a rectangle 2r wide between the two centres plus the two half discs.
+    let (len, cr) = (1.5, 0.3);
+    let capsule = Shape::capsule(Vec2::new(-len / 2.0, 0.0), Vec2::new(len / 2.0, 0.0), cr);
+    let cap = add(&mut w, capsule.unwrap(), density);
+    let cap_area = 2.0 * cr * len + PI * cr * cr;
+    assert!(close(w.mass(cap).unwrap(), density * cap_area, 1e-5));
+
+    // A rounded square: the Minkowski sum of a square and a disc, area A + P r + pi r².
+    let (side, rr) = (1.0, 0.1);
+    let square = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(side, 0.0),
+        Vec2::new(side, side),
+        Vec2::new(0.0, side),
+    ];
+    let rounded = add(
+        &mut w,
+        Shape::rounded_polygon(&square, rr).unwrap(),
+        density,
+    );
+    let rounded_area = side * side + 4.0 * side * rr + PI * rr * rr;
+    assert!(close(
+        w.mass(rounded).unwrap(),
+        density * rounded_area,
+        1e-4
+    ));
+}
+
+#[test]
+fn inertia_follows_the_textbook_formulas() {
+    let mut w = world();
+    let (density, r) = (3.0, 0.7);
+    let disc = add(&mut w, Shape::circle(r).unwrap(), density);
+    let m = density * PI * r * r;
+    assert!(close(
+        w.rotational_inertia(disc).unwrap(),
+        m * r * r / 2.0,
+        1e-5
+    ));
+
+    // Full sizes: 1.2 m by 0.5 m.
+    let (width, height) = (1.2, 0.5);
+    let rect = add(
+        &mut w,
+        Shape::rect(width / 2.0, height / 2.0).unwrap(),
+        density,
+    );
+    let m = density * width * height;
+    let want = m * (width * width + height * height) / 12.0;
+    assert!(close(w.rotational_inertia(rect).unwrap(), want, 1e-5));
+}
+
+#[test]
+fn a_compound_body_sums_masses_and_uses_the_parallel_axis_theorem() {
+    let mut w = world();
+    // A disc of radius 0.3 at (-1, 0), density 2, and a 0.4 x 0.6 box at (1, 0.5), density 5.
+    let (r, d1, c1) = (0.3, 2.0, Vec2::new(-1.0, 0.0));
+    let (bw, bh, d2, c2) = (0.4, 0.6, 5.0, Vec2::new(1.0, 0.5));
+    let body = w
+        .add_compound_body(
+            BodyDef::dynamic().position(Vec2::new(3.0, 4.0)),
+            &[
+                ShapeDef::new(Shape::circle_at(c1, r).unwrap()).density(d1),
+                ShapeDef::new(Shape::offset_rect(bw / 2.0, bh / 2.0, c2, 0.0).unwrap()).density(d2),
+            ],
+        )
+        .unwrap();
+    let (m1, m2) = (d1 * PI * r * r, d2 * bw * bh);
+    let m = m1 + m2;
+    assert!(close(w.mass(body).unwrap(), m, 1e-5));
+    let centre = Vec2::new((m1 * c1.x + m2 * c2.x) / m, (m1 * c1.y + m2 * c2.y) / m);
+    let d_sq = |c: Vec2| (c.x - centre.x).powi(2) + (c.y - centre.y).powi(2);
+    let inertia =
+        m1 * r * r / 2.0 + m1 * d_sq(c1) + m2 * (bw * bw + bh * bh) / 12.0 + m2 * d_sq(c2);
+    assert!(close(w.rotational_inertia(body).unwrap(), inertia, 1e-4));
+
+    // One density for both shapes: the masses scale with the areas and the centre moves to
+    // their area-weighted mean, with the origin left in place.
+    let origin = w.transform(body).unwrap().p;
+    w.set_density(body, 4.0).unwrap();
+    let (a1, a2) = (PI * r * r, bw * bh);
+    assert!(close(w.mass(body).unwrap(), 4.0 * (a1 + a2), 1e-5));
+    let local = w.local_center(body).unwrap();
+    assert!(close(local.x, (a1 * c1.x + a2 * c2.x) / (a1 + a2), 1e-5));
+    assert!(close(local.y, (a1 * c1.y + a2 * c2.y) / (a1 + a2), 1e-5));
+    assert_eq!(w.transform(body).unwrap().p, origin);
+}
+
+#[test]
+fn fixed_kinematic_and_fixed_rotation_bodies_report_zero() {
+    let mut w = world();
+    let shape = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());
+    let fixed = w.add_body(BodyDef::fixed(), shape.clone()).unwrap();
+    let kinematic = w.add_body(BodyDef::kinematic(), shape.clone()).unwrap();
+    let upright = w
+        .add_body(BodyDef::dynamic().fixed_rotation(true), shape)
+        .unwrap();
+    for id in [fixed, kinematic] {
+        assert_eq!(w.mass(id).unwrap(), 0.0);
+        assert_eq!(w.rotational_inertia(id).unwrap(), 0.0);
+    }
+    assert_eq!(w.mass(upright).unwrap(), 1.0);
+    assert_eq!(w.rotational_inertia(upright).unwrap(), 0.0);
+}
+
+#[test]
+fn doubling_the_density_halves_the_velocity_an_impulse_gives() {
+    let mut w = World::new(WorldSettings {
+        gravity: Vec2::ZERO,
+        ..WorldSettings::default()
+    });
+    let a = unit_box(&mut w, Vec2::new(0.0, 0.0));
+    let b = unit_box(&mut w, Vec2::new(5.0, 0.0));
+    let m = w.mass(b).unwrap();
+    w.set_density(b, 2.0).unwrap();
+    assert!(close(w.mass(b).unwrap(), 2.0 * m, 1e-6));
+    let inertia = w.rotational_inertia(b).unwrap();
+    assert!(close(inertia, 2.0 * w.rotational_inertia(a).unwrap(), 1e-6));
+
+    let impulse = Vec2::new(3.0, -1.0);
+    for id in [a, b] {
+        w.apply_linear_impulse(id, impulse).unwrap();
+        w.apply_angular_impulse(id, 0.5).unwrap();
+    }
+    w.step(DT).unwrap();
+    for id in [a, b] {
+        // Momentum: the impulse over the body's mass, and the angular impulse over its
+        // inertia, whatever the density.
+        let (m, i) = (w.mass(id).unwrap(), w.rotational_inertia(id).unwrap());
+        let v = w.linear_velocity(id).unwrap();
+        assert!(close(v.x, impulse.x / m, 1e-5) && close(v.y, impulse.y / m, 1e-5));
+        assert!(close(w.angular_velocity(id).unwrap(), 0.5 / i, 1e-5));
+    }
+}
+
+#[test]
+fn set_density_refuses_bad_values_and_leaves_the_world_alone() {
+    let mut w = world();
+    ground(&mut w);
+    let b = unit_box(&mut w, Vec2::new(0.0, 0.5));
+    w.step(DT).unwrap();
+    let before = body_state_bits(&w);
+    for d in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e30] {
+        assert!(
+            matches!(w.set_density(b, d), Err(Error::InvalidParameter(_))),
+            "density {d}"
+        );
+    }
+    assert_eq!(w.mass(b).unwrap(), 1.0);
+    assert_eq!(body_state_bits(&w), before);
+    // A static body may weigh nothing.
+    let fixed = w.bodies().next().unwrap();
+    w.set_density(fixed, 0.0).unwrap();
+    assert_eq!(w.mass(fixed).unwrap(), 0.0);
+}
+
+#[test]
+fn stale_handles_are_refused_by_every_body_call() {
+    let mut w = world();
+    let b = unit_box(&mut w, Vec2::ZERO);
+    w.remove_body(b).unwrap();
+    assert_eq!(w.mass(b), Err(Error::InvalidBody));
+    assert_eq!(w.rotational_inertia(b), Err(Error::InvalidBody));
+    assert_eq!(w.set_density(b, 1.0), Err(Error::InvalidBody));
+    assert_eq!(w.set_body_kind(b, BodyKind::Fixed), Err(Error::InvalidBody));
+    let other = unit_box(&mut world(), Vec2::ZERO);
+    assert_eq!(w.mass(other), Err(Error::InvalidBody));
+}
+
+const G: f32 = 10.0;
+
+fn gravity_world(enable_sleep: bool) -> World {
+    World::new(WorldSettings {
+        gravity: Vec2::new(0.0, -G),
+        enable_sleep,
+        ..WorldSettings::default()
+    })
+}
+
+#[test]
+fn a_falling_body_made_fixed_stops_and_stays_put() {
+    let mut w = gravity_world(false);
+    ground(&mut w);
+    let b = unit_box(&mut w, Vec2::new(0.0, 5.0));
+    for _ in 0..20 {
+        w.step(DT).unwrap();
+    }
+    assert!(w.linear_velocity(b).unwrap().y < -1.0);
+    w.set_body_kind(b, BodyKind::Fixed).unwrap();
+    assert_eq!(w.body_kind(b).unwrap(), BodyKind::Fixed);
+    assert_eq!(w.linear_velocity(b).unwrap(), Vec2::ZERO);
+    assert_eq!(w.mass(b).unwrap(), 0.0);
+    let at = w.transform(b).unwrap();
+    // A box dropped onto it now rests on it: the new static body collides.
+    let top = unit_box(&mut w, Vec2::new(0.0, at.p.y + 1.5));
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    assert_eq!(w.transform(b).unwrap(), at);
+    assert!(close(w.position(top).unwrap().y, at.p.y + 1.0, 0.01));
+}
+
+#[test]
+fn a_fixed_body_made_dynamic_falls_with_g() {
+    let mut w = gravity_world(true);
+    let b = w
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, 10.0)),
+            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).density(2.0),
+        )
+        .unwrap();
+    for _ in 0..10 {
+        w.step(DT).unwrap();
+    }
+    w.set_body_kind(b, BodyKind::Dynamic).unwrap();
+    assert!(close(w.mass(b).unwrap(), 2.0, 1e-6));
+    let steps = 30;
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    // Symplectic Euler over N = n k substeps of h = dt / k: v = -g N h exactly, and the drop
+    // g h² N(N+1)/2.
+    let k = w.settings().substeps as f32;
+    let (n, h) = (steps as f32 * k, DT / k);
+    assert!(close(w.linear_velocity(b).unwrap().y, -G * n * h, 1e-4));
+    let drop = G * h * h * n * (n + 1.0) / 2.0;
+    assert!(close(10.0 - w.position(b).unwrap().y, drop, 1e-3));
+}
+
+#[test]
+fn a_dynamic_body_made_kinematic_keeps_its_velocity_and_ignores_gravity() {
+    let mut w = gravity_world(true);
+    let b = unit_box(&mut w, Vec2::new(0.0, 10.0));
+    w.set_linear_velocity(b, Vec2::new(2.0, 1.0)).unwrap();
+    w.set_angular_velocity(b, 0.5).unwrap();
+    w.step(DT).unwrap();
+    let v = w.linear_velocity(b).unwrap();
+    w.set_body_kind(b, BodyKind::Kinematic).unwrap();
+    assert_eq!(w.mass(b).unwrap(), 0.0);
+    let start = w.position(b).unwrap();
+    let steps = 60;
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    assert_eq!(w.linear_velocity(b).unwrap(), v);
+    assert_eq!(w.angular_velocity(b).unwrap(), 0.5);
+    let p = w.position(b).unwrap();
+    let t = steps as f32 * DT;
+    assert!(close(p.x - start.x, v.x * t, 1e-4) && close(p.y - start.y, v.y * t, 1e-4));
+    // And back: dynamic again, it falls once more.
+    w.set_body_kind(b, BodyKind::Dynamic).unwrap();
+    w.step(DT).unwrap();
+    assert!(close(w.linear_velocity(b).unwrap().y, v.y - G * DT, 1e-4));
+}
+
+#[test]
+fn kind_changes_that_cannot_be_are_refused_with_the_world_unchanged() {
+    let mut w = gravity_world(false);
+    let rail = w
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::segment(Vec2::new(-1.0, 0.0), Vec2::new(1.0, 0.0)).unwrap()),
+        )
+        .unwrap();
+    let weightless = w
+        .add_body(
+            BodyDef::kinematic().position(Vec2::new(0.0, 3.0)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()).density(0.0),
+        )
+        .unwrap();
+    w.set_linear_velocity(weightless, Vec2::new(1.0, 0.0))
+        .unwrap();
+    w.step(DT).unwrap();
+    let before = body_state_bits(&w);
+    assert!(matches!(
+        w.set_body_kind(rail, BodyKind::Dynamic),
+        Err(Error::InvalidShape(_))
+    ));
+    assert!(matches!(
+        w.set_body_kind(weightless, BodyKind::Dynamic),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert_eq!(w.body_kind(rail).unwrap(), BodyKind::Fixed);
+    assert_eq!(w.body_kind(weightless).unwrap(), BodyKind::Kinematic);
+    assert_eq!(body_state_bits(&w), before);
+    // A kinematic segment is fine.
+    w.set_body_kind(rail, BodyKind::Kinematic).unwrap();
+}
+
+/// A pile of boxes, a compound body and a jointed pair on a ground, whose kinds change at
+/// random between steps, with sleeping on: nothing panics, everything stays finite, and the
+/// same sequence gives the same world on 1 and 2 threads.
+#[test]
+fn random_kind_changes_with_contacts_and_joints_never_break_the_world() {
+    let kinds = [BodyKind::Fixed, BodyKind::Kinematic, BodyKind::Dynamic];
+    let run = |seed: u32, threads: usize| {
+        let mut w = World::new(WorldSettings {
+            threads,
+            enable_sleep: true,
+            time_to_sleep: 0.1,
+            ..WorldSettings::default()
+        });
+        let mut ids = vec![ground(&mut w)];
+        for i in 0..12 {
+            let x = (i % 4) as f32 * 1.05 - 1.5;
+            ids.push(unit_box(&mut w, Vec2::new(x, 0.5 + (i / 4) as f32 * 1.05)));
+        }
+        let parts = [
+            ShapeDef::new(Shape::circle_at(Vec2::new(-0.4, 0.0), 0.3).unwrap()),
+            ShapeDef::new(Shape::offset_rect(0.3, 0.2, Vec2::new(0.4, 0.0), 0.3).unwrap())
+                .density(3.0),
+        ];
+        let compound = BodyDef::dynamic().position(Vec2::new(0.0, 4.0));
+        ids.push(w.add_compound_body(compound, &parts).unwrap());
+        let (a, b) = (ids[1], ids[2]);
+        w.add_joint(batch2d::JointDef::revolute(a, b, Vec2::new(-1.0, 0.5)))
+            .unwrap();
+        let mut rng = Rng(seed);
+        for step in 0..240 {
+            if step % 7 == 0 {
+                for _ in 0..3 {
+                    let id = ids[rng.below(ids.len())];
+                    let kind = kinds[rng.below(3)];
+                    w.set_body_kind(id, kind).unwrap();
+                    if kind == BodyKind::Kinematic && rng.below(2) == 0 {
+                        w.set_linear_velocity(id, Vec2::new(rng.range(-1.0, 1.0), 0.0))
+                            .unwrap();
+                    }
+                }
+            }
+            w.step(DT).unwrap();
+        }
+        for &id in &ids {
+            assert!(w.position(id).unwrap().is_finite());
+            assert!(w.linear_velocity(id).unwrap().is_finite());
+            let want_mass = w.body_kind(id).unwrap() == BodyKind::Dynamic;
+            assert_eq!(w.mass(id).unwrap() > 0.0, want_mass);
+        }
+        body_state_bits(&w)
+    };
+    for seed in [1, 7, 12345, 99] {
+        assert_eq!(run(seed, 1), run(seed, 2), "seed {seed}");
+    }
+}
