@@ -405,3 +405,121 @@ fn random_kind_changes_with_contacts_and_joints_never_break_the_world() {
         assert_eq!(run(seed, 1), run(seed, 2), "seed {seed}");
     }
 }
+
+/// A kinematic platform 6 m wide with a 0.5 m box resting on it (friction 0.6 on both, so
+/// 0.6 mixed), settled. Returns the world, the platform and the box.
+fn box_on_platform() -> (World, BodyId, BodyId) {
+    let mut w = gravity_world(false);
+    let platform = w
+        .add_body(
+            BodyDef::kinematic(),
+            ShapeDef::new(Shape::rect(3.0, 0.25).unwrap()).friction(0.6),
+        )
+        .unwrap();
+    let crate_ = w
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
+            ShapeDef::new(Shape::rect(0.25, 0.25).unwrap()).friction(0.6),
+        )
+        .unwrap();
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    (w, platform, crate_)
+}
+
+/// Moves the platform along x = A (1 - cos(omega t)) for two periods (starting from rest, so
+/// that the acceleration never exceeds A omega²) by `set_target_transform`
+/// and returns the largest slip of the box relative to the platform.
+fn largest_slip(amplitude: f32, omega: f32) -> f32 {
+    let (mut w, platform, crate_) = box_on_platform();
+    let start = w.position(crate_).unwrap().x;
+    let mut slip: f32 = 0.0;
+    let steps = (2.0 * 2.0 * PI / omega / DT) as usize;
+    for i in 0..steps {
+        let t = (i + 1) as f32 * DT;
+        let x = amplitude * (1.0 - (omega * t).cos());
+        w.set_target_transform(platform, Vec2::new(x, 0.0), 0.0, DT)
+            .unwrap();
+        w.step(DT).unwrap();
+        let platform_x = w.transform(platform).unwrap().p.x;
+        assert!(
+            (platform_x - x).abs() < 1e-4,
+            "the platform reaches its target"
+        );
+        slip = slip.max((w.position(crate_).unwrap().x - start - platform_x).abs());
+    }
+    slip
+}
+
+#[test]
+fn a_platform_moved_by_target_carries_a_box_while_its_acceleration_is_below_mu_g() {
+    // Friction can give the box at most mu g = 6 m/s². A sway of peak acceleration
+    // A omega² = 4 m/s² carries it along; one of 16 m/s² leaves it sliding.
+    let mu_g = 0.6 * G;
+    let (amplitude, slow, fast) = (1.0, 2.0, 4.0);
+    assert!(amplitude * slow * slow < mu_g && amplitude * fast * fast > mu_g);
+    let carried = largest_slip(amplitude, slow);
+    assert!(carried < 0.01, "slipped {carried} m below mu g");
+    let sliding = largest_slip(amplitude, fast);
+    assert!(sliding > 0.1, "slipped only {sliding} m above mu g");
+}
+
+#[test]
+fn a_teleported_platform_leaves_the_box_behind() {
+    let (mut w, platform, crate_) = box_on_platform();
+    let start = w.position(crate_).unwrap().x;
+    for i in 0..60 {
+        let x = (i + 1) as f32 * 0.01;
+        w.set_transform(platform, Vec2::new(x, 0.0), 0.0).unwrap();
+        w.step(DT).unwrap();
+    }
+    // The platform went 0.6 m; the box, pushed by nothing, stayed.
+    assert!((w.position(crate_).unwrap().x - start).abs() < 0.01);
+}
+
+#[test]
+fn set_target_transform_turns_the_short_way_and_refuses_bad_input() {
+    let mut w = gravity_world(false);
+    let door = w
+        .add_body(
+            BodyDef::kinematic().angle(3.0),
+            ShapeDef::new(Shape::rect(1.0, 0.1).unwrap()),
+        )
+        .unwrap();
+    // From 3 rad to -3 rad is 2 pi - 6 rad counter-clockwise, not 6 rad clockwise.
+    w.set_target_transform(door, Vec2::ZERO, -3.0, 0.5).unwrap();
+    let want = (2.0 * PI - 6.0) / 0.5;
+    assert!(close(w.angular_velocity(door).unwrap(), want, 1e-3));
+
+    let wall = w.add_body(
+        BodyDef::fixed(),
+        ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
+    );
+    let wall = wall.unwrap();
+    let before = body_state_bits(&w);
+    let bad = [
+        (door, Vec2::new(f32::NAN, 0.0), 0.0, DT),
+        (door, Vec2::ZERO, f32::INFINITY, DT),
+        (door, Vec2::ZERO, 0.0, 0.0),
+        (door, Vec2::ZERO, 0.0, -DT),
+        (door, Vec2::ZERO, 0.0, f32::NAN),
+        (door, Vec2::new(1e30, 0.0), 0.0, 1e-9),
+        (wall, Vec2::new(1.0, 0.0), 0.0, DT),
+    ];
+    for (id, p, a, dt) in bad {
+        assert!(
+            matches!(
+                w.set_target_transform(id, p, a, dt),
+                Err(Error::InvalidParameter(_))
+            ),
+            "{p:?} {a} {dt}"
+        );
+    }
+    assert_eq!(body_state_bits(&w), before);
+    w.remove_body(door).unwrap();
+    assert_eq!(
+        w.set_target_transform(door, Vec2::ZERO, 0.0, DT),
+        Err(Error::InvalidBody)
+    );
+}

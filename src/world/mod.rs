@@ -16,6 +16,7 @@ mod mass;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod stepper;
+mod target;
 mod teleport;
 mod user_data;
 
