@@ -403,6 +403,11 @@ pub(crate) struct BodyStore {
     pub sensor: Vec<bool>,
     /// Number of live sensor bodies.
     pub sensor_count: usize,
+    /// Whether the body is disabled (`World::set_enabled`): kept, but out of the step and the
+    /// queries.
+    pub disabled: Vec<bool>,
+    /// Number of disabled bodies: the passes that leave them out cost nothing while it is 0.
+    pub disabled_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -459,6 +464,8 @@ impl BodyStore {
             user_data: Vec::new(),
             sensor: Vec::new(),
             sensor_count: 0,
+            disabled: Vec::new(),
+            disabled_count: 0,
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
@@ -695,6 +702,7 @@ impl BodyStore {
         self.bullet.push(false);
         self.user_data.push(0);
         self.sensor.push(false);
+        self.disabled.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }
@@ -719,6 +727,9 @@ impl BodyStore {
         self.gravity_scale[slot] = 0.0;
         if std::mem::take(&mut self.sensor[slot]) {
             self.sensor_count -= 1;
+        }
+        if std::mem::take(&mut self.disabled[slot]) {
+            self.disabled_count -= 1;
         }
         if self.compound[slot].take().is_some() {
             self.compound_slots.retain(|&c| c != slot as u32);
@@ -751,6 +762,19 @@ impl BodyStore {
             SlotKind::Dynamic => BodyKind::Dynamic,
             SlotKind::Empty => unreachable!("slot {slot} holds no body"),
         }
+    }
+
+    /// Whether `slot` holds a body that takes part in the step and the queries: a live body
+    /// that is not disabled.
+    pub fn is_active(&self, slot: usize) -> bool {
+        self.kind[slot] != SlotKind::Empty && !self.disabled[slot]
+    }
+
+    /// Whether either body of a joint is disabled (`b` may be `BodySlot::NONE`, a mouse
+    /// joint's missing body).
+    pub fn either_disabled(&self, a: BodySlot, b: BodySlot) -> bool {
+        let disabled = |s: BodySlot| s != BodySlot::NONE && self.disabled[s.index()];
+        self.disabled_count > 0 && (disabled(a) || disabled(b))
     }
 
     pub fn is_dynamic(&self, slot: usize) -> bool {

@@ -523,3 +523,141 @@ fn set_target_transform_turns_the_short_way_and_refuses_bad_input() {
         Err(Error::InvalidBody)
     );
 }
+
+#[test]
+fn a_disabled_body_is_out_of_the_step_and_its_contacts_end() {
+    let mut w = gravity_world(true);
+    ground(&mut w);
+    let lower = unit_box(&mut w, Vec2::new(0.0, 0.5));
+    let upper = unit_box(&mut w, Vec2::new(0.0, 1.5));
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    let at = w.transform(lower).unwrap();
+    w.set_enabled(lower, false).unwrap();
+    assert!(!w.is_enabled(lower).unwrap());
+    w.step(DT).unwrap();
+    let (l, u) = (lower, upper);
+    let ended =
+        (w.contact_events().end().iter()).any(|e| (e.a, e.b) == (l, u) || (e.a, e.b) == (u, l));
+    assert!(ended, "the pair's contact ends with an event");
+    assert!(w.contacts().all(|c| c.a != lower && c.b != lower));
+    // The upper box now falls freely through where the lower one is, which stays put.
+    let steps = 10;
+    for _ in 1..steps {
+        w.step(DT).unwrap();
+    }
+    let v = w.linear_velocity(upper).unwrap().y;
+    assert!(close(v, -G * steps as f32 * DT, 0.02), "v {v}");
+    assert_eq!(w.transform(lower).unwrap(), at);
+    assert_eq!(w.body_count(), 3);
+}
+
+#[test]
+fn a_disabled_body_is_out_of_queries_and_returns_with_gravity_when_enabled() {
+    let mut w = gravity_world(true);
+    let b = unit_box(&mut w, Vec2::new(0.0, 10.0));
+    let filter = batch2d::QueryFilter::new();
+    let here = Vec2::new(0.0, 10.0);
+    assert_eq!(w.overlap_point(here, filter).unwrap(), vec![b]);
+    w.set_enabled(b, false).unwrap();
+    assert!(w.overlap_point(here, filter).unwrap().is_empty());
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    assert_eq!(w.position(b).unwrap(), here);
+    w.set_enabled(b, true).unwrap();
+    assert_eq!(w.overlap_point(here, filter).unwrap(), vec![b]);
+    let steps = 20;
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    let k = w.settings().substeps as f32;
+    let (n, h) = (steps as f32 * k, DT / k);
+    assert!(close(w.linear_velocity(b).unwrap().y, -G * n * h, 1e-4));
+}
+
+#[test]
+fn the_joints_of_a_disabled_body_do_not_act() {
+    let mut w = gravity_world(false);
+    let hook = w
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, 10.0)),
+            ShapeDef::new(Shape::circle(0.1).unwrap()),
+        )
+        .unwrap();
+    let bob = w
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(0.0, 8.0)),
+            ShapeDef::new(Shape::circle(0.25).unwrap()),
+        )
+        .unwrap();
+    let rope = batch2d::JointDef::distance(hook, bob, Vec2::new(0.0, 10.0), Vec2::new(0.0, 8.0));
+    w.add_joint(rope).unwrap();
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    assert!(
+        w.linear_velocity(bob).unwrap().length() < 0.01,
+        "the rope holds the bob"
+    );
+    w.set_enabled(hook, false).unwrap();
+    let steps = 30;
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    let k = w.settings().substeps as f32;
+    let (n, h) = (steps as f32 * k, DT / k);
+    assert!(close(w.linear_velocity(bob).unwrap().y, -G * n * h, 1e-3));
+    // Enabled again, the rope catches the bob.
+    w.set_enabled(hook, true).unwrap();
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    let gap = w.position(hook).unwrap() - w.position(bob).unwrap();
+    assert!(
+        close(gap.length(), 2.0, 0.02),
+        "rope length {}",
+        gap.length()
+    );
+}
+
+#[test]
+fn random_enables_and_kind_changes_keep_the_world_whole_on_any_thread_count() {
+    let run = |seed: u32, threads: usize| {
+        let mut w = World::new(WorldSettings {
+            threads,
+            enable_sleep: true,
+            time_to_sleep: 0.1,
+            ..WorldSettings::default()
+        });
+        let mut ids = vec![ground(&mut w)];
+        for i in 0..10 {
+            let x = (i % 3) as f32 * 1.05 - 1.0;
+            ids.push(unit_box(&mut w, Vec2::new(x, 0.5 + (i / 3) as f32 * 1.05)));
+        }
+        let (a, b) = (ids[3], ids[4]);
+        w.add_joint(batch2d::JointDef::weld(a, b, Vec2::new(0.0, 1.5)))
+            .unwrap();
+        let mut rng = Rng(seed);
+        let kinds = [BodyKind::Fixed, BodyKind::Kinematic, BodyKind::Dynamic];
+        for step in 0..200 {
+            if step % 5 == 0 {
+                let id = ids[rng.below(ids.len())];
+                match rng.below(3) {
+                    0 => w.set_enabled(id, rng.below(2) == 0).unwrap(),
+                    1 => w.set_body_kind(id, kinds[rng.below(3)]).unwrap(),
+                    _ => w.set_density(id, rng.range(0.5, 3.0)).unwrap(),
+                }
+            }
+            w.step(DT).unwrap();
+        }
+        for &id in &ids {
+            assert!(w.position(id).unwrap().is_finite());
+        }
+        body_state_bits(&w)
+    };
+    for seed in [3, 17, 2024] {
+        assert_eq!(run(seed, 1), run(seed, 2), "seed {seed}");
+    }
+}

@@ -139,6 +139,12 @@ impl Sleep {
         self.stale = true;
     }
 
+    /// The body in `slot` was disabled or enabled: the broadphase and the solver leave it out
+    /// or take it in from the next step.
+    pub fn enabled_changed(&mut self) {
+        self.stale = true;
+    }
+
     /// Brings `moving`, `broad_kinds` and the islands up to date after bodies were added,
     /// removed, fell asleep or woke.
     pub fn refresh(&mut self, bodies: &BodyStore) {
@@ -148,14 +154,20 @@ impl Sleep {
         self.stale = false;
         self.islands.dissolve_removed(bodies);
         self.broad_kinds.clear();
-        self.broad_kinds
-            .extend(bodies.kind.iter().zip(&self.asleep).map(|(&k, &asleep)| {
-                if asleep {
-                    SlotKind::Empty
-                } else {
-                    k
-                }
-            }));
+        self.broad_kinds.extend(
+            bodies
+                .kind
+                .iter()
+                .zip(&self.asleep)
+                .zip(&bodies.disabled)
+                .map(|((&k, &asleep), &disabled)| {
+                    if asleep || disabled {
+                        SlotKind::Empty
+                    } else {
+                        k
+                    }
+                }),
+        );
         self.moving.clear();
         self.moving.extend(
             (0..bodies.slots())

@@ -104,7 +104,7 @@ struct Statics {
 /// The [`Statics`] of `bodies`.
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
+        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.disabled[s])
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
     let mut grid = BoxGrid::default();

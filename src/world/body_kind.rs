@@ -50,9 +50,12 @@ impl World {
         // changed only for awake bodies.
         self.wake_touching(slot);
         self.bodies.set_mass(slot, kind, None)?;
-        let dynamic = (was == BodyKind::Dynamic, kind == BodyKind::Dynamic);
-        self.sleep
-            .kind_changed(BodySlot::new(slot), dynamic.0, dynamic.1);
+        // A disabled body is in no island; enabling it puts it in one if it is dynamic then.
+        if !self.bodies.disabled[slot] {
+            let dynamic = (was == BodyKind::Dynamic, kind == BodyKind::Dynamic);
+            self.sleep
+                .kind_changed(BodySlot::new(slot), dynamic.0, dynamic.1);
+        }
         self.invalidate_queries();
         Ok(())
     }

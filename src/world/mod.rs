@@ -9,6 +9,7 @@ mod chain;
 mod compound;
 mod contacts;
 pub(crate) mod debug_draw;
+mod enable;
 mod forces;
 mod joints;
 mod live_settings;
@@ -160,6 +161,11 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.joints.refresh(self.bodies.slots());
+            if self.bodies.disabled_count > 0 {
+                // A disabled body's joints do not act, nor join islands.
+                let bodies = &self.bodies;
+                (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
+            }
             update_aabbs(
                 &mut self.bodies,
                 &self.sleep.asleep,
