@@ -224,6 +224,8 @@ pub struct ShapeDef {
     pub layers: u32,
     /// Layers this shape collides with. Default all.
     pub mask: u32,
+    /// Box2D's group index. Default 0 (none). See [`ShapeDef::group`](method@ShapeDef::group).
+    pub group: i32,
     /// A sensor reports what overlaps it and pushes nothing. Default false. See
     /// [`ShapeDef::sensor`](method@ShapeDef::sensor).
     pub sensor: bool,
@@ -240,6 +242,7 @@ impl ShapeDef {
             restitution: 0.0,
             layers: 1,
             mask: u32::MAX,
+            group: 0,
             sensor: false,
         }
     }
@@ -282,6 +285,17 @@ impl ShapeDef {
         self
     }
 
+    /// Sets the shape's group index, as in Box2D. Default 0 (no group). Two shapes with the
+    /// same negative group never collide, and two with the same positive group always
+    /// collide, whatever their layers and masks; otherwise (different groups, or 0) their
+    /// layers and masks decide. Give the limbs of one ragdoll the same negative group so that
+    /// they pass through each other and still collide with everything else. A sensor takes no
+    /// group: `World::add_body` refuses a sensor whose group is not 0. Queries ignore groups.
+    pub fn group(mut self, group: i32) -> ShapeDef {
+        self.group = group;
+        self
+    }
+
     /// Makes the shape a sensor (default false): it reports the bodies that overlap it
     /// ([`ContactEvents::sensor_begin`](crate::ContactEvents::sensor_begin) and
     /// [`sensor_end`](crate::ContactEvents::sensor_end)) and exerts no force. Nothing collides
@@ -301,6 +315,12 @@ impl ShapeDef {
         crate::limits::check_shape_reach(&self.shape)?;
         check_non_negative("density", self.density)?;
         check_non_negative("friction", self.friction)?;
+        if self.sensor && self.group != 0 {
+            return Err(Error::InvalidParameter(format!(
+                "a sensor takes no group (it sees bodies by layers and masks), got group {}",
+                self.group
+            )));
+        }
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::InvalidParameter(format!(
                 "restitution must be in 0..=1, got {}",
@@ -320,6 +340,7 @@ pub(crate) struct ChildMaterial {
     pub restitution: f32,
     pub layers: u32,
     pub mask: u32,
+    pub group: i32,
 }
 
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
@@ -391,6 +412,16 @@ pub(crate) struct BodyStore {
     pub restitution: Vec<f32>,
     pub layers: Vec<u32>,
     pub mask: Vec<u32>,
+    /// Group index of the body's one shape (`ShapeDef::group`); of a compound body's first
+    /// shape, each shape's being in its [`ChildMaterial`].
+    pub group: Vec<i32>,
+    /// Number of live bodies with a shape in a group: while it is 0, no pass tests groups.
+    pub grouped: usize,
+    /// The layers and mask the broadphase pairs bodies by: `layers` and `mask`, except all
+    /// bits for a body with a shape in a positive group, which may collide whatever the
+    /// layers say (the pairs then pass the exact test, [`BodyStore::shapes_collide`]).
+    pub broad_layers: Vec<u32>,
+    pub broad_mask: Vec<u32>,
     pub aabb: Vec<Aabb>,
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
@@ -458,6 +489,10 @@ impl BodyStore {
             restitution: Vec::new(),
             layers: Vec::new(),
             mask: Vec::new(),
+            group: Vec::new(),
+            grouped: 0,
+            broad_layers: Vec::new(),
+            broad_mask: Vec::new(),
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
@@ -611,6 +646,7 @@ impl BodyStore {
                         restitution: s.restitution,
                         layers: s.layers,
                         mask: s.mask,
+                        group: s.group,
                     })
                     .collect(),
                 aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
@@ -618,6 +654,8 @@ impl BodyStore {
             let at = self.compound_slots.partition_point(|&c| c < slot as u32);
             self.compound_slots.insert(at, slot as u32);
         }
+        self.group[slot] = first.group;
+        self.filters_changed(slot, false);
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
         self.static_changed(slot);
         self.count += 1;
@@ -697,6 +735,9 @@ impl BodyStore {
         self.restitution.push(0.0);
         self.layers.push(0);
         self.mask.push(0);
+        self.group.push(0);
+        self.broad_layers.push(0);
+        self.broad_mask.push(0);
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
@@ -718,6 +759,7 @@ impl BodyStore {
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
         self.static_changed(slot);
+        self.grouped -= usize::from(self.has_group(slot));
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);
         self.linear_velocity[slot] = Vec2::ZERO;
@@ -982,5 +1024,65 @@ impl BodyStore {
         }
         self.static_changed(slot);
         Ok(())
+    }
+}
+
+/// Collision filters: layers, masks and groups.
+impl BodyStore {
+    /// Group index of shape `child` of the body in `slot`.
+    pub fn child_group(&self, slot: usize, child: usize) -> i32 {
+        match &self.compound[slot] {
+            Some(c) => c.materials[child].group,
+            None => self.group[slot],
+        }
+    }
+
+    /// Whether a shape of the body in `slot` is in a group.
+    fn has_group(&self, slot: usize) -> bool {
+        (0..self.shapes(slot).len()).any(|c| self.child_group(slot, c) != 0)
+    }
+
+    /// Box2D's filter for shape `ca` of the body in `a` and shape `cb` of the body in `b`:
+    /// the same group decides where there is one (negative: never, positive: always), the
+    /// layers and masks otherwise.
+    pub fn shapes_collide(&self, a: usize, ca: usize, b: usize, cb: usize) -> bool {
+        let (ga, gb) = (self.child_group(a, ca), self.child_group(b, cb));
+        if ga == gb && ga != 0 {
+            return ga > 0;
+        }
+        let ((layers_a, mask_a), (layers_b, mask_b)) =
+            (self.child_filter(a, ca), self.child_filter(b, cb));
+        layers_a & mask_b != 0 && layers_b & mask_a != 0
+    }
+
+    /// Whether some shape of the body in `a` may collide with some shape of the body in `b`
+    /// by their filters ([`BodyStore::shapes_collide`]).
+    pub fn bodies_collide(&self, a: usize, b: usize) -> bool {
+        let (na, nb) = (self.shapes(a).len(), self.shapes(b).len());
+        (0..na).any(|ca| (0..nb).any(|cb| self.shapes_collide(a, ca, b, cb)))
+    }
+
+    /// Gives every shape of the body in `slot` the layers, mask and group.
+    pub fn set_filter(&mut self, slot: usize, layers: u32, mask: u32, group: i32) {
+        let had = self.has_group(slot);
+        if let Some(c) = &mut self.compound[slot] {
+            for m in c.materials.iter_mut() {
+                (m.layers, m.mask, m.group) = (layers, mask, group);
+            }
+        }
+        (self.layers[slot], self.mask[slot], self.group[slot]) = (layers, mask, group);
+        self.filters_changed(slot, had);
+    }
+
+    /// Brings the body's broadphase filter and the count of grouped bodies up to date after
+    /// its shapes' filters changed (`had`: whether a shape was in a group before).
+    fn filters_changed(&mut self, slot: usize, had: bool) {
+        let has = self.has_group(slot);
+        self.grouped = self.grouped + usize::from(has) - usize::from(had);
+        let positive = (0..self.shapes(slot).len()).any(|c| self.child_group(slot, c) > 0);
+        (self.broad_layers[slot], self.broad_mask[slot]) = match positive {
+            true => (u32::MAX, u32::MAX),
+            false => (self.layers[slot], self.mask[slot]),
+        };
     }
 }

@@ -661,3 +661,182 @@ fn random_enables_and_kind_changes_keep_the_world_whole_on_any_thread_count() {
         assert_eq!(run(seed, 1), run(seed, 2), "seed {seed}");
     }
 }
+
+/// Whether the last step left a contact between `a` and `b`, either way round.
+fn in_contact(w: &World, a: BodyId, b: BodyId) -> bool {
+    w.contacts()
+        .any(|c| (c.a, c.b) == (a, b) || (c.a, c.b) == (b, a))
+}
+
+#[test]
+fn limbs_of_one_negative_group_never_collide_but_land_on_the_ground() {
+    let mut w = gravity_world(false);
+    let floor = ground(&mut w);
+    let limb = |w: &mut World, x: f32| {
+        let shape = ShapeDef::new(Shape::rect(0.4, 0.1).unwrap()).group(-3);
+        w.add_body(BodyDef::dynamic().position(Vec2::new(x, 1.0)), shape)
+            .unwrap()
+    };
+    // Overlapping limbs, each 0.8 m long, 0.5 m apart, and a two-shape torso among them.
+    let mut limbs: Vec<BodyId> = (0..4).map(|i| limb(&mut w, i as f32 * 0.5)).collect();
+    let torso = w
+        .add_compound_body(
+            BodyDef::dynamic().position(Vec2::new(0.75, 1.0)),
+            &[
+                ShapeDef::new(Shape::circle(0.3).unwrap()).group(-3),
+                ShapeDef::new(Shape::offset_rect(0.2, 0.2, Vec2::new(0.0, 0.4), 0.0).unwrap())
+                    .group(-3),
+            ],
+        )
+        .unwrap();
+    limbs.push(torso);
+    let start: Vec<f32> = limbs.iter().map(|&l| w.position(l).unwrap().x).collect();
+    for _ in 0..90 {
+        w.step(DT).unwrap();
+        for (i, &a) in limbs.iter().enumerate() {
+            for &b in &limbs[i + 1..] {
+                assert!(!in_contact(&w, a, b), "one group: no contact");
+            }
+        }
+    }
+    for (&l, &x) in limbs.iter().zip(&start) {
+        assert!(in_contact(&w, l, floor), "every limb lands");
+        // Nothing pushed the overlapping limbs apart sideways.
+        assert!((w.position(l).unwrap().x - x).abs() < 1e-3);
+    }
+}
+
+#[test]
+fn the_same_positive_group_collides_whatever_the_masks_and_other_groups_follow_them() {
+    let mut w = gravity_world(false);
+    let floor = ground(&mut w);
+    // Each box is in layer 2 and masks layer 1 only (the ground): boxes pass through each
+    // other unless a group says otherwise.
+    let boxed = |w: &mut World, x: f32, y: f32, group: i32| {
+        let shape = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap())
+            .layers(2)
+            .mask(1)
+            .group(group);
+        w.add_body(BodyDef::dynamic().position(Vec2::new(x, y)), shape)
+            .unwrap()
+    };
+    let (low_a, high_a) = (boxed(&mut w, 0.0, 0.5, 4), boxed(&mut w, 0.0, 1.6, 4));
+    let (low_b, high_b) = (boxed(&mut w, 3.0, 0.5, 4), boxed(&mut w, 3.0, 1.6, 5));
+    for _ in 0..90 {
+        w.step(DT).unwrap();
+    }
+    assert!(
+        in_contact(&w, low_a, high_a),
+        "same positive group: a stack"
+    );
+    assert!(close(w.position(high_a).unwrap().y, 1.5, 0.01));
+    assert!(
+        !in_contact(&w, low_b, high_b),
+        "different groups: the masks say no"
+    );
+    assert!(close(w.position(high_b).unwrap().y, 0.5, 0.01));
+    assert!(in_contact(&w, high_b, floor));
+}
+
+#[test]
+fn the_pair_filter_vetoes_a_pair_and_set_filter_drops_a_contact_in_the_next_step() {
+    let mut w = gravity_world(false);
+    let floor = ground(&mut w);
+    let kept = unit_box(&mut w, Vec2::new(-2.0, 0.5));
+    let vetoed = unit_box(&mut w, Vec2::new(2.0, 0.5));
+    let moved = unit_box(&mut w, Vec2::new(0.0, 0.5));
+    w.step(DT).unwrap();
+    assert!(in_contact(&w, floor, vetoed));
+    // Vetoes the floor with `vetoed` and with every body added after `moved`.
+    let last = moved.slot();
+    w.set_pair_filter(move |a, b| !(a == floor && (b == vetoed || b.slot() > last)))
+        .unwrap();
+    // Layer 2 only, which the floor's mask takes but whose own mask leaves out the floor.
+    w.set_filter(moved, 2, !1, 0).unwrap();
+    w.step(DT).unwrap();
+    let ends = w.contact_events().end();
+    for gone in [vetoed, moved] {
+        assert!(!in_contact(&w, floor, gone));
+        assert!(ends.iter().any(|e| (e.a, e.b) == (floor, gone)));
+    }
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    assert!(in_contact(&w, floor, kept));
+    assert!(close(w.position(kept).unwrap().y, 0.5, 0.01));
+    assert!(w.position(vetoed).unwrap().y < 0.0 && w.position(moved).unwrap().y < 0.0);
+    // A later box falls through the floor while the filter stands, and rests on it once it
+    // is cleared.
+    let later = unit_box(&mut w, Vec2::new(-4.0, 0.5));
+    w.step(DT).unwrap();
+    assert!(!in_contact(&w, floor, later));
+    w.clear_pair_filter();
+    w.set_transform(later, Vec2::new(-4.0, 0.5), 0.0).unwrap();
+    w.set_linear_velocity(later, Vec2::ZERO).unwrap();
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    assert!(in_contact(&w, floor, later));
+    assert!(close(w.position(later).unwrap().y, 0.5, 0.01));
+}
+
+#[test]
+fn a_pair_filter_gives_the_same_world_on_every_thread_count() {
+    let run = |threads: usize| {
+        let mut w = World::new(WorldSettings {
+            threads,
+            ..WorldSettings::default()
+        });
+        ground(&mut w);
+        for i in 0..200 {
+            let (x, y) = ((i % 10) as f32 * 0.9 - 4.5, 0.5 + (i / 10) as f32 * 0.9);
+            unit_box(&mut w, Vec2::new(x, y));
+        }
+        // Keeps a pair by the parity of its slots' sum: half the boxes pass through.
+        w.set_pair_filter(|a, b| (a.slot() + b.slot()) % 3 != 0)
+            .unwrap();
+        for _ in 0..60 {
+            w.step(DT).unwrap();
+        }
+        body_state_bits(&w)
+    };
+    assert_eq!(run(1), run(2));
+    assert_eq!(run(1), run(4));
+}
+
+#[test]
+fn a_panicking_pair_filter_fails_the_step_and_leaves_the_world_as_it_was() {
+    let mut w = gravity_world(false);
+    ground(&mut w);
+    let b = unit_box(&mut w, Vec2::new(0.0, 0.5));
+    w.step(DT).unwrap();
+    let before = body_state_bits(&w);
+    w.set_pair_filter(|_, _| panic!("no pairs today")).unwrap();
+    let err = w.step(DT).unwrap_err();
+    assert!(matches!(&err, Error::InvalidParameter(m) if m.contains("no pairs today")));
+    assert_eq!(body_state_bits(&w), before);
+    w.clear_pair_filter();
+    w.step(DT).unwrap();
+    assert!(close(w.position(b).unwrap().y, 0.5, 0.01));
+}
+
+#[test]
+fn filters_refuse_a_group_on_a_sensor_and_stale_handles() {
+    let mut w = world();
+    let sensor = ShapeDef::new(Shape::circle(1.0).unwrap()).sensor(true);
+    assert!(matches!(
+        w.add_body(BodyDef::fixed(), sensor.clone().group(-1)),
+        Err(Error::InvalidParameter(_))
+    ));
+    let s = w.add_body(BodyDef::fixed(), sensor).unwrap();
+    assert!(matches!(
+        w.set_filter(s, 1, u32::MAX, 2),
+        Err(Error::InvalidParameter(_))
+    ));
+    w.set_filter(s, 4, 4, 0).unwrap();
+    let b = unit_box(&mut w, Vec2::ZERO);
+    w.remove_body(b).unwrap();
+    assert_eq!(w.set_filter(b, 1, 1, 0), Err(Error::InvalidBody));
+    assert_eq!(w.set_enabled(b, false), Err(Error::InvalidBody));
+    assert_eq!(w.is_enabled(b), Err(Error::InvalidBody));
+}

@@ -142,7 +142,8 @@ fn earliest_impact(
     // does not change it.
     statics.grid.candidates(&path, |i| {
         let (s, ref aabb) = statics.boxes[i as usize];
-        let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
+        let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
+            || b.broad_layers[s] & b.broad_mask[slot] == 0;
         if filtered || !aabb.overlaps(&path) {
             return;
         }
@@ -152,10 +153,8 @@ fn earliest_impact(
         // with (one of each unless one is a compound).
         for (cs, other) in b.shapes(s).iter().enumerate() {
             let other = Proxy::new(other);
-            let (layers_s, mask_s) = b.child_filter(s, cs);
             for (c, shape) in shapes.iter().enumerate() {
-                let (layers, mask) = b.child_filter(slot, c);
-                if layers & mask_s == 0 || layers_s & mask == 0 {
+                if !b.shapes_collide(slot, c, s, cs) {
                     continue;
                 }
                 let proxy = Proxy::new(shape);

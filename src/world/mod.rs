@@ -10,6 +10,7 @@ mod compound;
 mod contacts;
 pub(crate) mod debug_draw;
 mod enable;
+mod filters;
 mod forces;
 mod joints;
 mod live_settings;
@@ -72,6 +73,8 @@ pub struct World {
     query_grid: RwLock<QueryGrid>,
     /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
     removed: Removed,
+    /// The user's pair filter (`World::set_pair_filter`), if any.
+    pair_filter: Option<filters::PairFilter>,
 }
 
 impl World {
@@ -115,6 +118,7 @@ impl World {
             profile: Profile::default(),
             query_grid: new_query_grid(),
             removed: Removed::default(),
+            pair_filter: None,
         })
     }
 
@@ -181,8 +185,8 @@ impl World {
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
                 kinds: &self.sleep.broad_kinds,
-                layers: &self.bodies.layers,
-                masks: &self.bodies.mask,
+                layers: &self.bodies.broad_layers,
+                masks: &self.bodies.broad_mask,
                 static_version: Some(self.bodies.static_changes),
             };
             let max_pairs = self.settings.max_pairs;
@@ -197,6 +201,7 @@ impl World {
             if self.pairs.len() > max_pairs {
                 return too_many;
             }
+            self.filter_pairs()?;
             self.sensors.take_pairs(&self.bodies, &mut self.pairs);
             self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
