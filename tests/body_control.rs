@@ -5,7 +5,9 @@
 
 mod common;
 
-use batch2d::{BodyDef, BodyId, BodyKind, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{
+    Backend, BodyDef, BodyId, BodyKind, Error, Shape, ShapeDef, Vec2, World, WorldSettings,
+};
 use common::{body_state_bits, ground, unit_box, Rng};
 use std::f32::consts::PI;
 
@@ -624,9 +626,10 @@ fn the_joints_of_a_disabled_body_do_not_act() {
 
 #[test]
 fn random_enables_and_kind_changes_keep_the_world_whole_on_any_thread_count() {
-    let run = |seed: u32, threads: usize| {
+    let run = |seed: u32, threads: usize, backend: Backend| {
         let mut w = World::new(WorldSettings {
             threads,
+            backend,
             enable_sleep: true,
             time_to_sleep: 0.1,
             ..WorldSettings::default()
@@ -658,8 +661,52 @@ fn random_enables_and_kind_changes_keep_the_world_whole_on_any_thread_count() {
         body_state_bits(&w)
     };
     for seed in [3, 17, 2024] {
-        assert_eq!(run(seed, 1), run(seed, 2), "seed {seed}");
+        assert_eq!(
+            run(seed, 1, Backend::Simd),
+            run(seed, 2, Backend::Simd),
+            "seed {seed}"
+        );
+        assert_eq!(
+            run(seed, 1, Backend::Simd),
+            run(seed, 1, Backend::Scalar),
+            "seed {seed}"
+        );
     }
+}
+
+#[test]
+fn a_disabled_visitor_leaves_a_sensor_with_an_event_and_returns_on_enabling() {
+    let mut w = gravity_world(false);
+    let gate = w
+        .add_body(
+            BodyDef::fixed(),
+            ShapeDef::new(Shape::rect(2.0, 2.0).unwrap()).sensor(true),
+        )
+        .unwrap();
+    let visitor = w
+        .add_body(
+            BodyDef::dynamic().gravity_scale(0.0),
+            ShapeDef::new(Shape::circle(0.5).unwrap()),
+        )
+        .unwrap();
+    let seen = |events: &[batch2d::SensorEvent]| {
+        events
+            .iter()
+            .any(|e| e.sensor == gate && e.visitor == visitor)
+    };
+    w.step(DT).unwrap();
+    assert!(seen(w.contact_events().sensor_begin()));
+    w.set_enabled(visitor, false).unwrap();
+    w.step(DT).unwrap();
+    assert!(seen(w.contact_events().sensor_end()));
+    w.step(DT).unwrap();
+    assert!(
+        !seen(w.contact_events().sensor_begin()),
+        "unseen while disabled"
+    );
+    w.set_enabled(visitor, true).unwrap();
+    w.step(DT).unwrap();
+    assert!(seen(w.contact_events().sensor_begin()));
 }
 
 /// Whether the last step left a contact between `a` and `b`, either way round.
