@@ -224,6 +224,8 @@ pub struct ShapeDef {
     pub layers: u32,
     /// Layers this shape collides with. Default all.
     pub mask: u32,
+    /// Box2D's group index. Default 0 (none). See [`ShapeDef::group`](method@ShapeDef::group).
+    pub group: i32,
     /// A sensor reports what overlaps it and pushes nothing. Default false. See
     /// [`ShapeDef::sensor`](method@ShapeDef::sensor).
     pub sensor: bool,
@@ -240,6 +242,7 @@ impl ShapeDef {
             restitution: 0.0,
             layers: 1,
             mask: u32::MAX,
+            group: 0,
             sensor: false,
         }
     }
@@ -282,6 +285,17 @@ impl ShapeDef {
         self
     }
 
+    /// Sets the shape's group index, as in Box2D. Default 0 (no group). Two shapes with the
+    /// same negative group never collide, and two with the same positive group always
+    /// collide, whatever their layers and masks; otherwise (different groups, or 0) their
+    /// layers and masks decide. Give the limbs of one ragdoll the same negative group so that
+    /// they pass through each other and still collide with everything else. A sensor takes no
+    /// group: `World::add_body` refuses a sensor whose group is not 0. Queries ignore groups.
+    pub fn group(mut self, group: i32) -> ShapeDef {
+        self.group = group;
+        self
+    }
+
     /// Makes the shape a sensor (default false): it reports the bodies that overlap it
     /// ([`ContactEvents::sensor_begin`](crate::ContactEvents::sensor_begin) and
     /// [`sensor_end`](crate::ContactEvents::sensor_end)) and exerts no force. Nothing collides
@@ -301,6 +315,12 @@ impl ShapeDef {
         crate::limits::check_shape_reach(&self.shape)?;
         check_non_negative("density", self.density)?;
         check_non_negative("friction", self.friction)?;
+        if self.sensor && self.group != 0 {
+            return Err(Error::InvalidParameter(format!(
+                "a sensor takes no group (it sees bodies by layers and masks), got group {}",
+                self.group
+            )));
+        }
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::InvalidParameter(format!(
                 "restitution must be in 0..=1, got {}",
@@ -314,10 +334,13 @@ impl ShapeDef {
 /// The material and filter of one shape of a compound body.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ChildMaterial {
+    /// kg/m², what the shape's mass is computed from.
+    pub density: f32,
     pub friction: f32,
     pub restitution: f32,
     pub layers: u32,
     pub mask: u32,
+    pub group: i32,
 }
 
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
@@ -373,6 +396,12 @@ pub(crate) struct BodyStore {
     pub inv_inertia: Vec<f32>,
     /// Gravity scale, 0 for static and kinematic bodies so integration can treat all alike.
     pub gravity_scale: Vec<f32>,
+    /// The motion the body's definition asked for as a dynamic body, kept whatever its kind is
+    /// now: what `set_mass` restores when the body becomes dynamic.
+    pub motion: Vec<Motion>,
+    /// Density (kg/m²) of the body's one shape; a compound body keeps each shape's in its
+    /// [`ChildMaterial`] and here that of its first shape.
+    pub density: Vec<f32>,
     pub linear_damping: Vec<f32>,
     pub angular_damping: Vec<f32>,
     pub shape: Vec<Shape>,
@@ -383,6 +412,16 @@ pub(crate) struct BodyStore {
     pub restitution: Vec<f32>,
     pub layers: Vec<u32>,
     pub mask: Vec<u32>,
+    /// Group index of the body's one shape (`ShapeDef::group`); of a compound body's first
+    /// shape, each shape's being in its [`ChildMaterial`].
+    pub group: Vec<i32>,
+    /// Number of live bodies with a shape in a group: while it is 0, no pass tests groups.
+    pub grouped: usize,
+    /// The layers and mask the broadphase pairs bodies by: `layers` and `mask`, except all
+    /// bits for a body with a shape in a positive group, which may collide whatever the
+    /// layers say (the pairs then pass the exact test, [`BodyStore::shapes_collide`]).
+    pub broad_layers: Vec<u32>,
+    pub broad_mask: Vec<u32>,
     pub aabb: Vec<Aabb>,
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
@@ -395,6 +434,11 @@ pub(crate) struct BodyStore {
     pub sensor: Vec<bool>,
     /// Number of live sensor bodies.
     pub sensor_count: usize,
+    /// Whether the body is disabled (`World::set_enabled`): kept, but out of the step and the
+    /// queries.
+    pub disabled: Vec<bool>,
+    /// Number of disabled bodies: the passes that leave them out cost nothing while it is 0.
+    pub disabled_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -435,6 +479,8 @@ impl BodyStore {
             inv_mass: Vec::new(),
             inv_inertia: Vec::new(),
             gravity_scale: Vec::new(),
+            motion: Vec::new(),
+            density: Vec::new(),
             linear_damping: Vec::new(),
             angular_damping: Vec::new(),
             shape: Vec::new(),
@@ -443,12 +489,18 @@ impl BodyStore {
             restitution: Vec::new(),
             layers: Vec::new(),
             mask: Vec::new(),
+            group: Vec::new(),
+            grouped: 0,
+            broad_layers: Vec::new(),
+            broad_mask: Vec::new(),
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
             user_data: Vec::new(),
             sensor: Vec::new(),
             sensor_count: 0,
+            disabled: Vec::new(),
+            disabled_count: 0,
             min_extent: Vec::new(),
             compound: Vec::new(),
             compound_slots: Vec::new(),
@@ -520,59 +572,23 @@ impl BodyStore {
                 "a sensor must be its body's only shape, not one of a compound body's".into(),
             ));
         }
-        let mass = if let [one] = shapes {
-            one.shape.mass_data(one.density)
-        } else {
-            let mut parts = [MassData::default(); MAX_COMPOUND_SHAPES];
-            for (part, s) in parts.iter_mut().zip(shapes) {
-                *part = s.shape.mass_data(s.density);
-            }
-            MassData::combine(&parts[..shapes.len()])
+        let mass = combined_mass(shapes.iter().map(|s| (&s.shape, s.density)));
+        let motion = Motion {
+            gravity_scale: def.gravity_scale,
+            linear_damping: def.linear_damping,
+            angular_damping: def.angular_damping,
+            fixed_rotation: def.fixed_rotation,
         };
-        // Gravity and damping act on dynamic bodies only; a kinematic body keeps its velocity.
-        let (kind, inv_mass, inv_inertia, gravity_scale, damping) = match def.kind {
-            BodyKind::Fixed => (SlotKind::Fixed, 0.0, 0.0, 0.0, (0.0, 0.0)),
-            BodyKind::Kinematic => (SlotKind::Kinematic, 0.0, 0.0, 0.0, (0.0, 0.0)),
-            BodyKind::Dynamic => {
-                if shapes.iter().any(|s| s.shape.is_segment()) {
-                    return Err(Error::InvalidShape(
-                        "a segment has no area: only static and kinematic bodies may use it".into(),
-                    ));
-                }
-                if !(mass.mass > 0.0 && mass.mass.is_finite()) {
-                    let densities: Vec<f32> = shapes.iter().map(|s| s.density).collect();
-                    return Err(Error::InvalidParameter(format!(
-                        "a dynamic body needs a positive finite mass, got {} (density {})",
-                        mass.mass,
-                        if let [d] = densities[..] {
-                            d.to_string()
-                        } else {
-                            format!("{densities:?}")
-                        }
-                    )));
-                }
-                crate::limits::check_mass(mass.mass)?;
-                let inv_inertia = if def.fixed_rotation || mass.rotational_inertia <= 0.0 {
-                    0.0
-                } else {
-                    1.0 / mass.rotational_inertia
-                };
-                // A mass or inertia below ~3e-39 (subnormal) has no finite inverse.
-                if !((1.0 / mass.mass).is_finite() && inv_inertia.is_finite()) {
-                    return Err(Error::InvalidParameter(format!(
-                        "a dynamic body this light cannot be simulated: mass {}, rotational inertia {}",
-                        mass.mass, mass.rotational_inertia
-                    )));
-                }
-                (
-                    SlotKind::Dynamic,
-                    1.0 / mass.mass,
-                    inv_inertia,
-                    def.gravity_scale,
-                    (def.linear_damping, def.angular_damping),
-                )
-            }
-        };
+        let columns = MassColumns::of(
+            def.kind,
+            &mass,
+            &motion,
+            shapes.iter().map(|s| &s.shape),
+            &|| match shapes {
+                [one] => one.density.to_string(),
+                many => format!("{:?}", many.iter().map(|s| s.density).collect::<Vec<_>>()),
+            },
+        )?;
         let q = Rot::from_angle(def.angle);
         let center = Transform::new(def.position, q).apply(mass.center);
         for s in shapes {
@@ -592,16 +608,14 @@ impl BodyStore {
             }
         };
         let first = &shapes[0];
-        self.kind[slot] = kind;
         self.center[slot] = center;
         self.rotation[slot] = q;
         self.local_center[slot] = mass.center;
         self.linear_velocity[slot] = v;
         self.angular_velocity[slot] = w;
-        self.inv_mass[slot] = inv_mass;
-        self.inv_inertia[slot] = inv_inertia;
-        self.gravity_scale[slot] = gravity_scale;
-        (self.linear_damping[slot], self.angular_damping[slot]) = damping;
+        self.write_columns(slot, &columns);
+        self.motion[slot] = motion;
+        self.density[slot] = first.density;
         self.shape[slot] = first.shape.clone();
         self.local_box[slot] = LocalBox::of(&first.shape);
         self.friction[slot] = first.friction;
@@ -627,10 +641,12 @@ impl BodyStore {
                 materials: shapes
                     .iter()
                     .map(|s| ChildMaterial {
+                        density: s.density,
                         friction: s.friction,
                         restitution: s.restitution,
                         layers: s.layers,
                         mask: s.mask,
+                        group: s.group,
                     })
                     .collect(),
                 aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
@@ -638,6 +654,8 @@ impl BodyStore {
             let at = self.compound_slots.partition_point(|&c| c < slot as u32);
             self.compound_slots.insert(at, slot as u32);
         }
+        self.group[slot] = first.group;
+        self.filters_changed(slot, false);
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
         self.static_changed(slot);
         self.count += 1;
@@ -707,6 +725,8 @@ impl BodyStore {
         self.inv_mass.push(0.0);
         self.inv_inertia.push(0.0);
         self.gravity_scale.push(0.0);
+        self.motion.push(Motion::default());
+        self.density.push(0.0);
         self.linear_damping.push(0.0);
         self.angular_damping.push(0.0);
         self.shape.push(Shape::UNIT_CIRCLE);
@@ -715,11 +735,15 @@ impl BodyStore {
         self.restitution.push(0.0);
         self.layers.push(0);
         self.mask.push(0);
+        self.group.push(0);
+        self.broad_layers.push(0);
+        self.broad_mask.push(0);
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
         self.user_data.push(0);
         self.sensor.push(false);
+        self.disabled.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }
@@ -735,6 +759,7 @@ impl BodyStore {
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
         self.static_changed(slot);
+        self.grouped -= usize::from(self.has_group(slot));
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);
         self.linear_velocity[slot] = Vec2::ZERO;
@@ -744,6 +769,9 @@ impl BodyStore {
         self.gravity_scale[slot] = 0.0;
         if std::mem::take(&mut self.sensor[slot]) {
             self.sensor_count -= 1;
+        }
+        if std::mem::take(&mut self.disabled[slot]) {
+            self.disabled_count -= 1;
         }
         if self.compound[slot].take().is_some() {
             self.compound_slots.retain(|&c| c != slot as u32);
@@ -778,11 +806,283 @@ impl BodyStore {
         }
     }
 
+    /// Whether `slot` holds a body that takes part in the step and the queries: a live body
+    /// that is not disabled.
+    pub fn is_active(&self, slot: usize) -> bool {
+        self.kind[slot] != SlotKind::Empty && !self.disabled[slot]
+    }
+
+    /// Whether either body of a joint is disabled (`b` may be `BodySlot::NONE`, a mouse
+    /// joint's missing body).
+    pub fn either_disabled(&self, a: BodySlot, b: BodySlot) -> bool {
+        let disabled = |s: BodySlot| s != BodySlot::NONE && self.disabled[s.index()];
+        self.disabled_count > 0 && (disabled(a) || disabled(b))
+    }
+
     pub fn is_dynamic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Dynamic
     }
 
     pub fn is_kinematic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Kinematic
+    }
+}
+
+/// What a body's definition asks of its motion as a dynamic body ([`BodyDef::gravity_scale`],
+/// the dampings and [`BodyDef::fixed_rotation`]). Static and kinematic bodies ignore it, and
+/// keep it for when they become dynamic.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Motion {
+    pub gravity_scale: f32,
+    pub linear_damping: f32,
+    pub angular_damping: f32,
+    pub fixed_rotation: bool,
+}
+
+/// The mass data of a body made of `shapes`, each with its density, in the body frame: one
+/// shape's own, several combined ([`MassData::combine`]).
+fn combined_mass<'a>(shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
+    let count = shapes.len();
+    let mut parts = [MassData::default(); MAX_COMPOUND_SHAPES];
+    for (part, (shape, density)) in parts.iter_mut().zip(shapes) {
+        *part = shape.mass_data(density);
+    }
+    match &parts[..count.min(MAX_COMPOUND_SHAPES)] {
+        [one] => *one,
+        many => MassData::combine(many),
+    }
+}
+
+/// The columns a body's kind and mass decide: what the solver reads of it.
+#[derive(Clone, Copy, Debug)]
+struct MassColumns {
+    kind: SlotKind,
+    inv_mass: f32,
+    inv_inertia: f32,
+    gravity_scale: f32,
+    damping: (f32, f32),
+}
+
+impl MassColumns {
+    /// The columns of a `kind` body of `mass` made of `shapes`, or why a dynamic one cannot
+    /// be (a segment, a mass that is not positive and finite, too heavy or too light);
+    /// `densities` describes the densities for the message. Gravity and damping act on dynamic
+    /// bodies only: a kinematic body keeps its velocity.
+    fn of<'a>(
+        kind: BodyKind,
+        mass: &MassData,
+        motion: &Motion,
+        mut shapes: impl Iterator<Item = &'a Shape>,
+        densities: &dyn Fn() -> String,
+    ) -> Result<MassColumns, Error> {
+        let none = |kind| MassColumns {
+            kind,
+            inv_mass: 0.0,
+            inv_inertia: 0.0,
+            gravity_scale: 0.0,
+            damping: (0.0, 0.0),
+        };
+        match kind {
+            BodyKind::Fixed => return Ok(none(SlotKind::Fixed)),
+            BodyKind::Kinematic => return Ok(none(SlotKind::Kinematic)),
+            BodyKind::Dynamic => {}
+        }
+        if shapes.any(Shape::is_segment) {
+            return Err(Error::InvalidShape(
+                "a segment has no area: only static and kinematic bodies may use it".into(),
+            ));
+        }
+        if !(mass.mass > 0.0 && mass.mass.is_finite()) {
+            return Err(Error::InvalidParameter(format!(
+                "a dynamic body needs a positive finite mass, got {} (density {})",
+                mass.mass,
+                densities()
+            )));
+        }
+        crate::limits::check_mass(mass.mass)?;
+        let inv_inertia = if motion.fixed_rotation || mass.rotational_inertia <= 0.0 {
+            0.0
+        } else {
+            1.0 / mass.rotational_inertia
+        };
+        // A mass or inertia below ~3e-39 (subnormal) has no finite inverse.
+        if !((1.0 / mass.mass).is_finite() && inv_inertia.is_finite()) {
+            return Err(Error::InvalidParameter(format!(
+                "a dynamic body this light cannot be simulated: mass {}, rotational inertia {}",
+                mass.mass, mass.rotational_inertia
+            )));
+        }
+        Ok(MassColumns {
+            kind: SlotKind::Dynamic,
+            inv_mass: 1.0 / mass.mass,
+            inv_inertia,
+            gravity_scale: motion.gravity_scale,
+            damping: (motion.linear_damping, motion.angular_damping),
+        })
+    }
+}
+
+/// Run-time changes of a body's kind and mass.
+impl BodyStore {
+    fn write_columns(&mut self, slot: usize, c: &MassColumns) {
+        self.kind[slot] = c.kind;
+        self.inv_mass[slot] = c.inv_mass;
+        self.inv_inertia[slot] = c.inv_inertia;
+        self.gravity_scale[slot] = c.gravity_scale;
+        (self.linear_damping[slot], self.angular_damping[slot]) = c.damping;
+    }
+
+    /// The mass data of the body in `slot` from its shapes and their densities, or with
+    /// every shape's density `density` where that is given.
+    pub fn mass_data(&self, slot: usize, density: Option<f32>) -> MassData {
+        let shapes = self.shapes(slot);
+        match &self.compound[slot] {
+            Some(c) => combined_mass(
+                shapes
+                    .iter()
+                    .zip(c.materials.iter())
+                    .map(|(s, m)| (s, density.unwrap_or(m.density))),
+            ),
+            None => shapes[0].mass_data(density.unwrap_or(self.density[slot])),
+        }
+    }
+
+    /// `Err` where [`BodyStore::set_mass`] would be, and nothing changed either way: for the
+    /// world to check a change before it wakes anything.
+    pub fn check_mass(
+        &self,
+        slot: usize,
+        kind: BodyKind,
+        density: Option<f32>,
+    ) -> Result<(), Error> {
+        self.mass_for(slot, kind, density).map(|_| ())
+    }
+
+    /// The mass data and columns of the body in `slot` as a `kind` body with every shape of
+    /// density `density` where that is given, or why it cannot be.
+    fn mass_for(
+        &self,
+        slot: usize,
+        kind: BodyKind,
+        density: Option<f32>,
+    ) -> Result<(MassData, MassColumns), Error> {
+        let mass = self.mass_data(slot, density);
+        let describe = || match density {
+            Some(d) => d.to_string(),
+            None => "as the body's shapes have it".into(),
+        };
+        let shapes = self.shapes(slot).iter();
+        let columns = MassColumns::of(kind, &mass, &self.motion[slot], shapes, &describe)?;
+        let xf = self.transform(slot);
+        let center = xf.apply(mass.center);
+        for shape in self.shapes(slot) {
+            crate::limits::check_placement(shape, xf, center)?;
+        }
+        Ok((mass, columns))
+    }
+
+    /// Makes the body in `slot` a `kind` body, every shape of density `density` where that is
+    /// given, and recomputes its mass data. The body origin stays where it is: a centre of
+    /// mass that moves in the body frame moves in the world, and its velocity becomes that of
+    /// the body's point now at its centre (so that no point of the body changes speed). A body
+    /// made static stops. `Err`, with nothing changed, where a dynamic body cannot have the
+    /// resulting mass (see `MassColumns::of`) or the new centre would lie beyond the range of
+    /// f32.
+    pub fn set_mass(
+        &mut self,
+        slot: usize,
+        kind: BodyKind,
+        density: Option<f32>,
+    ) -> Result<(), Error> {
+        let (mass, columns) = self.mass_for(slot, kind, density)?;
+        let xf = self.transform(slot);
+        let center = xf.apply(mass.center);
+        let motion = self.motion[slot];
+        self.static_changed(slot);
+        let w = self.angular_velocity[slot];
+        let moved = center - self.center[slot];
+        self.linear_velocity[slot] += Vec2::new(-w * moved.y, w * moved.x);
+        self.write_columns(slot, &columns);
+        if let Some(d) = density {
+            self.density[slot] = d;
+            if let Some(c) = &mut self.compound[slot] {
+                c.materials.iter_mut().for_each(|m| m.density = d);
+            }
+        }
+        self.center[slot] = center;
+        self.local_center[slot] = mass.center;
+        self.reach[slot] = (self.shapes(slot).iter())
+            .map(|s| s.reach_from(mass.center))
+            .fold(0.0, f32::max);
+        match kind {
+            BodyKind::Fixed => {
+                self.linear_velocity[slot] = Vec2::ZERO;
+                self.angular_velocity[slot] = 0.0;
+            }
+            BodyKind::Dynamic if motion.fixed_rotation => self.angular_velocity[slot] = 0.0,
+            _ => {}
+        }
+        self.static_changed(slot);
+        Ok(())
+    }
+}
+
+/// Collision filters: layers, masks and groups.
+impl BodyStore {
+    /// Group index of shape `child` of the body in `slot`.
+    pub fn child_group(&self, slot: usize, child: usize) -> i32 {
+        match &self.compound[slot] {
+            Some(c) => c.materials[child].group,
+            None => self.group[slot],
+        }
+    }
+
+    /// Whether a shape of the body in `slot` is in a group.
+    fn has_group(&self, slot: usize) -> bool {
+        (0..self.shapes(slot).len()).any(|c| self.child_group(slot, c) != 0)
+    }
+
+    /// Box2D's filter for shape `ca` of the body in `a` and shape `cb` of the body in `b`:
+    /// the same group decides where there is one (negative: never, positive: always), the
+    /// layers and masks otherwise.
+    pub fn shapes_collide(&self, a: usize, ca: usize, b: usize, cb: usize) -> bool {
+        let (ga, gb) = (self.child_group(a, ca), self.child_group(b, cb));
+        if ga == gb && ga != 0 {
+            return ga > 0;
+        }
+        let ((layers_a, mask_a), (layers_b, mask_b)) =
+            (self.child_filter(a, ca), self.child_filter(b, cb));
+        layers_a & mask_b != 0 && layers_b & mask_a != 0
+    }
+
+    /// Whether some shape of the body in `a` may collide with some shape of the body in `b`
+    /// by their filters ([`BodyStore::shapes_collide`]).
+    pub fn bodies_collide(&self, a: usize, b: usize) -> bool {
+        let (na, nb) = (self.shapes(a).len(), self.shapes(b).len());
+        (0..na).any(|ca| (0..nb).any(|cb| self.shapes_collide(a, ca, b, cb)))
+    }
+
+    /// Gives every shape of the body in `slot` the layers, mask and group.
+    pub fn set_filter(&mut self, slot: usize, layers: u32, mask: u32, group: i32) {
+        let had = self.has_group(slot);
+        if let Some(c) = &mut self.compound[slot] {
+            for m in c.materials.iter_mut() {
+                (m.layers, m.mask, m.group) = (layers, mask, group);
+            }
+        }
+        (self.layers[slot], self.mask[slot], self.group[slot]) = (layers, mask, group);
+        self.filters_changed(slot, had);
+    }
+
+    /// Brings the body's broadphase filter and the count of grouped bodies up to date after
+    /// its shapes' filters changed (`had`: whether a shape was in a group before).
+    fn filters_changed(&mut self, slot: usize, had: bool) {
+        let has = self.has_group(slot);
+        self.grouped = self.grouped + usize::from(has) - usize::from(had);
+        let positive = (0..self.shapes(slot).len()).any(|c| self.child_group(slot, c) > 0);
+        (self.broad_layers[slot], self.broad_mask[slot]) = match positive {
+            true => (u32::MAX, u32::MAX),
+            false => (self.layers[slot], self.mask[slot]),
+        };
     }
 }

@@ -84,6 +84,10 @@
 //! | [`ShapeDef::sensor`], [`ContactEvents::sensor_begin`] | `isSensor`, `b2World_GetSensorEvents` | `ColliderBuilder::sensor`, intersection events |
 //! | [`World::cast_ray`], [`World::overlap_aabb`], [`World::cast_shape`] | `b2World_CastRayClosest`, `b2World_OverlapAABB`, `b2World_CastShape` | the query pipeline's `cast_ray`, AABB intersection and `cast_shape` |
 //! | [`ShapeDef::layers`] and [`ShapeDef::mask`] | `b2Filter` `categoryBits` and `maskBits` | `InteractionGroups` |
+//! | [`ShapeDef::group`](method@ShapeDef::group), [`World::set_filter`], [`World::set_pair_filter`] | `b2Filter` `groupIndex`, `b2Shape_SetFilter`, `b2World_SetCustomFilterCallback` | `InteractionGroups`, `PhysicsHooks::filter_contact_pair` |
+//! | [`World::mass`], [`World::rotational_inertia`], [`World::set_density`] | `b2Body_GetMass`, `b2Body_GetRotationalInertia`, `b2Shape_SetDensity` | `RigidBody::mass`, `Collider::set_density` |
+//! | [`World::set_body_kind`], [`World::set_enabled`] | `b2Body_SetType`, `b2Body_Disable` and `b2Body_Enable` | `RigidBody::set_body_type`, `RigidBody::set_enabled` |
+//! | [`World::set_target_transform`] | `b2Body_SetTargetTransform` | `RigidBody::set_next_kinematic_position` |
 //! | [`WorldSettings::enable_sleep`], [`World::is_awake`] | `enableSleep`, `b2Body_IsAwake` | `RigidBody::is_sleeping` |
 //! | [`BodyDef::user_data`] (a `u64`) | `userData` (a pointer) | `user_data` (a `u128`) |
 //! | [`FixedStepper`] | a fixed-step loop of your own | a fixed-step loop of your own |

@@ -1,7 +1,7 @@
 //! Drives batch2d's public API with operations decoded from raw bytes: worlds with arbitrary
 //! settings, bodies of every shape kind with arbitrary floats (NaN, infinities, huge and tiny
-//! values included), removal, teleports, velocity changes, impulses, steps of arbitrary length
-//! and every query.
+//! values included), removal, teleports, velocity changes, impulses, run-time changes of kind,
+//! density, filters and enabling, kinematic targets, steps of arbitrary length and every query.
 //!
 //! Every operation runs on two worlds at once, one per backend and with different thread
 //! counts, and the target checks what the API promises: no panic or hang, `Err` leaves the
@@ -12,7 +12,7 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
-    Backend, BodyDef, BodyId, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
+    Backend, BodyDef, BodyId, BodyKind, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
     MAX_COMPOUND_SHAPES,
 };
 use libfuzzer_sys::fuzz_target;
@@ -104,7 +104,8 @@ fn shape_def(u: &mut Unstructured) -> Result<ShapeDef> {
         .friction(float(u)?)
         .restitution(float(u)?)
         .layers(u32::arbitrary(u)?)
-        .mask(u32::arbitrary(u)?))
+        .mask(u32::arbitrary(u)?)
+        .group(i8::arbitrary(u)? as i32 % 3))
 }
 
 fn mix_rule(u: &mut Unstructured) -> Result<MixRule> {
@@ -170,11 +171,16 @@ enum Op {
     ApplyImpulse(usize, Vec2),
     SetPosition(usize, Vec2),
     SetTransform(usize, Vec2, f32),
+    SetBodyKind(usize, BodyKind),
+    SetDensity(usize, f32),
+    SetTargetTransform(usize, Vec2, f32, f32),
+    SetEnabled(usize, bool),
+    SetFilter(usize, u32, u32, i32),
 }
 
 fn op(u: &mut Unstructured) -> Result<Op> {
     let body = |u: &mut Unstructured| u.int_in_range(0usize..=MAX_BODIES);
-    Ok(match u.int_in_range(0u8..=10)? {
+    Ok(match u.int_in_range(0u8..=11)? {
         0..=2 => Op::Add(Box::new((body_def(u)?, shape_def(u)?))),
         10 => {
             let n = u.int_in_range(0..=MAX_COMPOUND_SHAPES + 1)?;
@@ -196,6 +202,21 @@ fn op(u: &mut Unstructured) -> Result<Op> {
             _ => Op::ApplyImpulse(body(u)?, vec2(u)?),
         },
         8 => Op::SetPosition(body(u)?, vec2(u)?),
+        11 => match u.int_in_range(0u8..=4)? {
+            0 => {
+                let kind = [BodyKind::Fixed, BodyKind::Kinematic, BodyKind::Dynamic];
+                Op::SetBodyKind(body(u)?, *u.choose(&kind)?)
+            }
+            1 => Op::SetDensity(body(u)?, float(u)?),
+            2 => Op::SetTargetTransform(body(u)?, vec2(u)?, float(u)?, float(u)?),
+            3 => Op::SetEnabled(body(u)?, bool::arbitrary(u)?),
+            _ => Op::SetFilter(
+                body(u)?,
+                u32::arbitrary(u)?,
+                u32::arbitrary(u)?,
+                i8::arbitrary(u)? as i32 % 3,
+            ),
+        },
         _ => Op::SetTransform(body(u)?, vec2(u)?, float(u)?),
     })
 }
@@ -211,6 +232,9 @@ fn snapshot(world: &World) -> Vec<u32> {
         let w = world.angular_velocity(id).unwrap();
         out.push(id.slot());
         out.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
+        out.push(world.mass(id).unwrap().to_bits());
+        out.push(world.rotational_inertia(id).unwrap().to_bits());
+        out.push(world.is_enabled(id).unwrap() as u32);
     }
     out
 }
@@ -261,6 +285,13 @@ fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Resu
         Op::ApplyImpulse(i, p) => id(i).map_or(Ok(()), |b| world.apply_linear_impulse(b, p)),
         Op::SetPosition(i, p) => id(i).map_or(Ok(()), |b| world.set_position(b, p)),
         Op::SetTransform(i, p, a) => id(i).map_or(Ok(()), |b| world.set_transform(b, p, a)),
+        Op::SetBodyKind(i, k) => id(i).map_or(Ok(()), |b| world.set_body_kind(b, k)),
+        Op::SetDensity(i, d) => id(i).map_or(Ok(()), |b| world.set_density(b, d)),
+        Op::SetTargetTransform(i, p, a, dt) => {
+            id(i).map_or(Ok(()), |b| world.set_target_transform(b, p, a, dt))
+        }
+        Op::SetEnabled(i, on) => id(i).map_or(Ok(()), |b| world.set_enabled(b, on)),
+        Op::SetFilter(i, l, m, g) => id(i).map_or(Ok(()), |b| world.set_filter(b, l, m, g)),
     }
 }
 

@@ -100,11 +100,8 @@ impl ShapePairs {
             };
             let (boxes_a, boxes_b) = (boxes(sa), boxes(sb));
             for (ca, box_a) in boxes_a.iter().enumerate() {
-                let (layers_a, mask_a) = b.child_filter(sa, ca);
                 for (cb, box_b) in boxes_b.iter().enumerate() {
-                    let (layers_b, mask_b) = b.child_filter(sb, cb);
-                    let collide = layers_a & mask_b != 0 && layers_b & mask_a != 0;
-                    if collide && box_a.overlaps(box_b) {
+                    if box_a.overlaps(box_b) && b.shapes_collide(sa, ca, sb, cb) {
                         out.pairs.push((a, bb));
                         out.children.push(join_children(ca, cb));
                     }

@@ -12,7 +12,6 @@
 //! never depend on how the grid happens to be laid out.
 
 use crate::body::BodyStore;
-use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, BucketTable, CellRect};
 use crate::geometry::math::{Aabb, DVec2, Vec2};
 
@@ -59,14 +58,14 @@ impl QueryGrid {
     pub fn rebuild(&mut self, bodies: &BodyStore) {
         self.aabbs.clear();
         self.aabbs.extend((0..bodies.slots()).map(|s| {
-            if bodies.kind[s] == SlotKind::Empty {
+            if !bodies.is_active(s) {
                 Aabb::default()
             } else {
                 bodies.body_aabb(s, bodies.transform(s))
             }
         }));
         let live: Vec<u32> = (0..bodies.slots() as u32)
-            .filter(|&s| bodies.kind[s as usize] != SlotKind::Empty)
+            .filter(|&s| bodies.is_active(s as usize))
             .collect();
         self.layout(&live);
         self.fill(&live);

@@ -125,6 +125,26 @@ impl Sleep {
         self.stale = true;
     }
 
+    /// The awake body in `slot` changed kind: it leaves its island if it was dynamic (which
+    /// is dissolved at the next step, as for a removal) and starts one of its own, with no
+    /// rest, if it is dynamic now.
+    pub fn kind_changed(&mut self, slot: BodySlot, was_dynamic: bool, is_dynamic: bool) {
+        if was_dynamic {
+            self.islands.remove_body(slot);
+        }
+        if is_dynamic {
+            self.islands.add_body(slot);
+            self.sleep_time[slot.index()] = 0.0;
+        }
+        self.stale = true;
+    }
+
+    /// The body in `slot` was disabled or enabled: the broadphase and the solver leave it out
+    /// or take it in from the next step.
+    pub fn enabled_changed(&mut self) {
+        self.stale = true;
+    }
+
     /// Brings `moving`, `broad_kinds` and the islands up to date after bodies were added,
     /// removed, fell asleep or woke.
     pub fn refresh(&mut self, bodies: &BodyStore) {
@@ -134,14 +154,20 @@ impl Sleep {
         self.stale = false;
         self.islands.dissolve_removed(bodies);
         self.broad_kinds.clear();
-        self.broad_kinds
-            .extend(bodies.kind.iter().zip(&self.asleep).map(|(&k, &asleep)| {
-                if asleep {
-                    SlotKind::Empty
-                } else {
-                    k
-                }
-            }));
+        self.broad_kinds.extend(
+            bodies
+                .kind
+                .iter()
+                .zip(&self.asleep)
+                .zip(&bodies.disabled)
+                .map(|((&k, &asleep), &disabled)| {
+                    if asleep || disabled {
+                        SlotKind::Empty
+                    } else {
+                        k
+                    }
+                }),
+        );
         self.moving.clear();
         self.moving.extend(
             (0..bodies.slots())
@@ -416,8 +442,8 @@ impl Sleep {
         let input = QueryInput {
             aabbs: &bodies.aabb,
             kinds: &bodies.kind,
-            layers: &bodies.layers,
-            masks: &bodies.mask,
+            layers: &bodies.broad_layers,
+            masks: &bodies.broad_mask,
             linear_velocity: &bodies.linear_velocity,
             angular_velocity: &bodies.angular_velocity,
         };

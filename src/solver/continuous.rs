@@ -106,7 +106,7 @@ struct Statics {
 /// The [`Statics`] of `bodies`.
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s])
+        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.disabled[s])
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
     let mut grid = BoxGrid::default();
@@ -144,7 +144,8 @@ fn earliest_impact(
     // does not change it.
     statics.grid.candidates(&path, |i| {
         let (s, ref aabb) = statics.boxes[i as usize];
-        let filtered = b.layers[slot] & b.mask[s] == 0 || b.layers[s] & b.mask[slot] == 0;
+        let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
+            || b.broad_layers[s] & b.broad_mask[slot] == 0;
         if filtered || !aabb.overlaps(&path) {
             return;
         }
@@ -154,10 +155,8 @@ fn earliest_impact(
         // with (one of each unless one is a compound).
         for (cs, other) in b.shapes(s).iter().enumerate() {
             let other = Proxy::new(other);
-            let (layers_s, mask_s) = b.child_filter(s, cs);
             for (c, shape) in shapes.iter().enumerate() {
-                let (layers, mask) = b.child_filter(slot, c);
-                if layers & mask_s == 0 || layers_s & mask == 0 {
+                if !b.shapes_collide(slot, c, s, cs) {
                     continue;
                 }
                 let proxy = Proxy::new(shape);

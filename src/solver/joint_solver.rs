@@ -765,7 +765,7 @@ impl JointStore {
             let color = s.joint.as_ref().map_or(NO_COLOR, |joint| {
                 let [(sa, ma, ia, _), (sb, mb, ib, _)] =
                     [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
-                if ma + mb + ia + ib <= 0.0 {
+                if ma + mb + ia + ib <= 0.0 || bodies.either_disabled(joint.a, joint.b) {
                     return NO_COLOR;
                 }
                 let moved = [(sa, ma + ia > 0.0), (sb, mb + ib > 0.0)];

@@ -4,18 +4,23 @@
 //! arguments. `World`'s fields are private to this folder.
 
 mod bodies;
+mod body_kind;
 mod chain;
 mod compound;
 mod contacts;
 pub(crate) mod debug_draw;
+mod enable;
+mod filters;
 mod forces;
 mod joints;
 mod live_settings;
+mod mass;
 #[cfg(feature = "tracy")]
 mod plots;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod stepper;
+mod target;
 mod teleport;
 mod user_data;
 
@@ -70,6 +75,8 @@ pub struct World {
     query_grid: RwLock<QueryGrid>,
     /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
     removed: Removed,
+    /// The user's pair filter (`World::set_pair_filter`), if any.
+    pair_filter: Option<filters::PairFilter>,
 }
 
 impl World {
@@ -114,6 +121,7 @@ impl World {
             profile: Profile::default(),
             query_grid: new_query_grid(),
             removed: Removed::default(),
+            pair_filter: None,
         })
     }
 
@@ -162,6 +170,11 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.joints.refresh(self.bodies.slots());
+            if self.bodies.disabled_count > 0 {
+                // A disabled body's joints do not act, nor join islands.
+                let bodies = &self.bodies;
+                (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
+            }
             update_aabbs(
                 &mut self.bodies,
                 &self.sleep.asleep,
@@ -177,8 +190,8 @@ impl World {
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
                 kinds: &self.sleep.broad_kinds,
-                layers: &self.bodies.layers,
-                masks: &self.bodies.mask,
+                layers: &self.bodies.broad_layers,
+                masks: &self.bodies.broad_mask,
                 static_version: Some(self.bodies.static_changes),
             };
             let max_pairs = self.settings.pair_limit(self.bodies.len());
@@ -193,6 +206,7 @@ impl World {
             if self.pairs.len() > max_pairs {
                 return too_many;
             }
+            self.filter_pairs()?;
             self.sensors.take_pairs(&self.bodies, &mut self.pairs);
             self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
