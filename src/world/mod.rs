@@ -25,7 +25,7 @@ use crate::broad_phase::{BroadPhase, Proxies};
 use crate::error::Error;
 use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
-use crate::narrow_phase::contact_events::ContactLog;
+use crate::narrow_phase::contact_events::{ContactLog, EventParams};
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
@@ -225,8 +225,12 @@ impl World {
 
         {
             zone!("coloring");
-            let substep = dt / self.settings.substeps as f32;
-            let slop = self.settings.linear_slop;
+            let params = EventParams {
+                substep: dt / self.settings.substeps as f32,
+                linear_slop: self.settings.linear_slop,
+                gravity: self.settings.gravity,
+                hit_threshold: self.settings.hit_event_threshold,
+            };
             let set = &self.contacts;
             let (contacts, keys) = (&set.list, set.keys());
             let bodies = &self.bodies;
@@ -236,7 +240,7 @@ impl World {
             // On two threads the events hide behind the longer coloring; on one they go first,
             // while the contacts the narrowphase wrote are still in cache.
             rayon::join(
-                || events.step_done(set, bodies, asleep, substep, slop),
+                || events.step_done(set, bodies, asleep, &params),
                 || {
                     direct.find(contacts, keys, bodies);
                     graph.build(set.one_point(), keys, bodies, &direct.is_direct, jointed);
