@@ -24,6 +24,10 @@ pub enum Error {
         /// The limit the world was created with.
         max_pairs: usize,
     },
+    /// A user hook (see [`World::set_pre_solve`](crate::World::set_pre_solve)) panicked
+    /// during a step: the panic was caught, the step was not taken and the world is as it was
+    /// before it. The text says which hook, on which contact, and the panic's message.
+    HookPanicked(String),
 }
 
 impl fmt::Display for Error {
@@ -39,6 +43,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+            Error::HookPanicked(why) => write!(f, "{why} (the step was not taken)"),
             Error::TooManyPairs { max_pairs } => write!(
                 f,
                 "more than {max_pairs} pairs of shapes overlap (WorldSettings::max_pairs): the step was not taken"

@@ -127,6 +127,7 @@ pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
 pub use narrow_phase::hit::HitEvent;
+pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use narrow_phase::sensor::SensorEvent;
 pub use profile::Profile;
 pub use settings::{Backend, MixRule, WorldSettings};

@@ -9,6 +9,7 @@ mod compound;
 mod contacts;
 pub(crate) mod debug_draw;
 mod forces;
+mod hooks;
 mod joints;
 mod live_settings;
 pub(crate) mod query;
@@ -26,6 +27,7 @@ use crate::error::Error;
 use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::{ContactLog, EventParams};
+use crate::narrow_phase::pre_solve::PreSolve;
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, Stopwatch};
@@ -68,6 +70,10 @@ pub struct World {
     query_grid: RwLock<QueryGrid>,
     /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
     removed: Removed,
+    /// The user's pre-solve hook, and the copy of the contacts that undoes a step it fails;
+    /// see `narrow_phase/pre_solve.rs`. A snapshot of the world leaves it out: the hook is the
+    /// user's code, and the copy is scratch.
+    pre_solve: PreSolve,
 }
 
 impl World {
@@ -111,6 +117,7 @@ impl World {
             profile: Profile::default(),
             query_grid: new_query_grid(),
             removed: Removed::default(),
+            pre_solve: PreSolve::default(),
         })
     }
 
@@ -123,7 +130,9 @@ impl World {
     /// Advances the world by `dt` seconds. `Err` for `dt <= 0`, NaN, infinite or longer than
     /// 1 s, the longest step the engine supports (bodies would pass through the ground); and
     /// [`Error::TooManyPairs`] when more pairs of shapes overlap than
-    /// [`WorldSettings::max_pairs`]. On `Err` the world is as it was.
+    /// [`WorldSettings::max_pairs`]; [`Error::HookPanicked`] when the pre-solve hook panics,
+    /// and [`Error::InvalidParameter`] when it sets a negative or non-finite coefficient (see
+    /// [`World::set_pre_solve`]). On `Err` the world is as it was.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         crate::limits::check_time_step(dt)?;
         self.removed
@@ -146,7 +155,8 @@ impl World {
     }
 
     /// The pipeline of one step. `Err` only from the broadphase, before anything the world
-    /// shows has changed.
+    /// shows has changed, or from the pre-solve hook, which runs before anything irreversible
+    /// and whose contacts are put back.
     fn run_step(&mut self, dt: f32) -> Result<(), Error> {
         zone!("step");
         self.invalidate_queries();
@@ -205,15 +215,23 @@ impl World {
             friction_mixing: self.settings.friction_mixing,
             restitution_mixing: self.settings.restitution_mixing,
             linear_slop: self.settings.linear_slop,
+            remix: self.pre_solve.hook.is_some(),
         };
         {
             zone!("narrow phase");
+            if self.pre_solve.hook.is_some() {
+                self.contacts.save(&mut self.pre_solve.backup);
+            }
             if self.bodies.compound_slots.is_empty() {
                 self.contacts
                     .update(&self.pairs, &[], &self.bodies, &params);
             } else {
                 let ShapePairs { pairs, children } = &self.shape_pairs;
                 self.contacts.update(pairs, children, &self.bodies, &params);
+            }
+            if let Err(e) = self.pre_solve.run(&mut self.contacts, &self.bodies) {
+                self.contacts.restore(&mut self.pre_solve.backup);
+                return Err(e);
             }
             self.sleep
                 .wake_touched_islands(&self.bodies, &mut self.contacts);
