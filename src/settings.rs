@@ -101,6 +101,11 @@ pub struct WorldSettings {
     /// hit ([`ContactEvents::hit`](crate::ContactEvents::hit)): the speed at which the two
     /// met, for impact sounds and damage. Default 1, as Box2D's.
     pub hit_event_threshold: f32,
+    /// Let fixed sensors see kinematic bodies (a moving platform passing a trigger zone).
+    /// Default `false`, as in Box2D: a sensor sees only the bodies it is paired with for
+    /// contacts, those pairs with a dynamic body. Turned on, each step tests the boxes of every
+    /// fixed body with a sensor against those of every kinematic body, a cost of their product.
+    pub sensors_see_kinematic: bool,
     /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step, > 0 and at
     /// most 1e18 (its square must stay finite in f32). Default 400.
     /// Angular speed is capped too, at an eighth of a turn per substep and a quarter turn per
@@ -144,6 +149,7 @@ impl Default for WorldSettings {
             linear_slop: 0.005,
             restitution_threshold: 1.0,
             hit_event_threshold: 1.0,
+            sensors_see_kinematic: false,
             max_linear_speed: 400.0,
             friction_mixing: MixRule::GeometricMean,
             restitution_mixing: MixRule::Min,

@@ -103,7 +103,9 @@ impl ShapePairs {
                 let (layers_a, mask_a) = b.child_filter(sa, ca);
                 for (cb, box_b) in boxes_b.iter().enumerate() {
                     let (layers_b, mask_b) = b.child_filter(sb, cb);
-                    let collide = layers_a & mask_b != 0 && layers_b & mask_a != 0;
+                    // Sensor shapes collide with nothing (the sensors test their pairs).
+                    let solid = !b.child_sensor(sa, ca) && !b.child_sensor(sb, cb);
+                    let collide = solid && layers_a & mask_b != 0 && layers_b & mask_a != 0;
                     if collide && box_a.overlaps(box_b) {
                         out.pairs.push((a, bb));
                         out.children.push(join_children(ca, cb));

@@ -155,7 +155,8 @@ fn earliest_impact(
             let (layers_s, mask_s) = b.child_filter(s, cs);
             for (c, shape) in shapes.iter().enumerate() {
                 let (layers, mask) = b.child_filter(slot, c);
-                if layers & mask_s == 0 || layers_s & mask == 0 {
+                let sensor = b.child_sensor(s, cs) || b.child_sensor(slot, c);
+                if sensor || layers & mask_s == 0 || layers_s & mask == 0 {
                     continue;
                 }
                 let proxy = Proxy::new(shape);

@@ -198,7 +198,8 @@ impl World {
             if self.pairs.len() > max_pairs {
                 return too_many;
             }
-            self.sensors.take_pairs(&self.bodies, &mut self.pairs);
+            let see_kinematic = self.settings.sensors_see_kinematic;
+            (self.sensors).take_pairs(&self.bodies, &mut self.pairs, see_kinematic);
             self.joints.filter_pairs(&mut self.pairs);
             if !self.bodies.compound_slots.is_empty() {
                 self.shape_pairs.expand(&self.bodies, &self.pairs);
