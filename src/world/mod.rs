@@ -41,7 +41,91 @@ use crate::solver::{Solver, StepInput};
 use crate::world::query::new_query_grid;
 use std::sync::RwLock;
 
-/// A physics world.
+/// A physics world: bodies, their shapes and joints, stepped in time.
+///
+/// Start with [`World::new`] (or [`World::try_new`] to get bad settings as an error), add
+/// bodies with [`World::add_body`], and advance time with [`World::step`]:
+///
+/// ```
+/// use batch2d::{BodyDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+///
+/// let mut world = World::new(WorldSettings::default());
+/// world.add_body(
+///     BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+///     ShapeDef::new(Shape::rect(50.0, 1.0)?),
+/// )?;
+/// let ball = world.add_body(
+///     BodyDef::dynamic().position(Vec2::new(0.0, 4.0)),
+///     ShapeDef::new(Shape::circle(0.5)?),
+/// )?;
+/// for _ in 0..120 {
+///     world.step(1.0 / 60.0)?;
+/// }
+/// assert!((world.position(ball)?.y - 0.5).abs() < 0.01); // at rest on the ground
+/// # Ok::<(), batch2d::Error>(())
+/// ```
+///
+/// Every call that can fail returns `Err` with the world unchanged; a stale
+/// [`BodyId`](crate::BodyId) gives [`Error::InvalidBody`](crate::Error::InvalidBody).
+///
+/// # The calls by topic
+///
+/// - **Stepping:** [`step`](World::step); [`FixedStepper`](crate::FixedStepper) for render
+///   loops of any frame rate; [`settings`](World::settings),
+///   [`set_settings`](World::set_settings), [`set_gravity`](World::set_gravity);
+///   [`profile`](World::profile).
+/// - **Bodies:** [`add_body`](World::add_body),
+///   [`add_compound_body`](World::add_compound_body),
+///   [`add_segment_chain`](World::add_segment_chain), [`remove_body`](World::remove_body);
+///   reading them: [`position`](World::position), [`transform`](World::transform),
+///   [`linear_velocity`](World::linear_velocity), [`shapes`](World::shapes),
+///   [`bodies`](World::bodies); placing them: [`set_transform`](World::set_transform),
+///   [`set_linear_velocity`](World::set_linear_velocity); your own number per body:
+///   [`user_data`](World::user_data).
+/// - **Forces:** [`apply_force`](World::apply_force),
+///   [`apply_linear_impulse`](World::apply_linear_impulse),
+///   [`apply_torque`](World::apply_torque) and their variants at a point.
+/// - **Joints:** [`add_joint`](World::add_joint) with a [`JointDef`](crate::JointDef),
+///   [`remove_joint`](World::remove_joint), [`joint_reaction_force`](World::joint_reaction_force),
+///   [`set_mouse_target`](World::set_mouse_target),
+///   [`set_motor_joint_target`](World::set_motor_joint_target).
+/// - **Contacts and events:** [`contacts`](World::contacts) (points, normals, forces),
+///   [`contact_events`](World::contact_events) (touch begin and end, hits with the speed at
+///   impact, sensor overlaps).
+/// - **Changing contacts while it runs:** [`set_pre_solve`](World::set_pre_solve) (one-way
+///   platforms, conveyor belts, per-contact friction and restitution).
+/// - **Queries:** [`cast_ray`](World::cast_ray), [`cast_shape`](World::cast_shape),
+///   [`overlap_point`](World::overlap_point), [`overlap_aabb`](World::overlap_aabb),
+///   [`overlap_shape`](World::overlap_shape).
+/// - **Sleep:** [`is_awake`](World::is_awake), [`wake`](World::wake) (with
+///   [`WorldSettings::enable_sleep`](crate::WorldSettings::enable_sleep)).
+/// - **Drawing:** [`debug_draw`](World::debug_draw).
+///
+/// # What batch2d does not have yet
+///
+/// Honestly, against Box2D v3 and Rapier:
+///
+/// - **No snapshots:** a world cannot be cloned, saved, loaded or rolled back (no save games,
+///   replays or rollback netcode yet), though its results are bit-identical on every thread
+///   count and backend.
+/// - **Chains are not smooth:** [`add_segment_chain`](World::add_segment_chain) makes one body
+///   per edge without ghost vertices, so a box sliding along it catches on the joins; no loops
+///   and no per-segment materials.
+/// - **No character mover** (Box2D's mover, Rapier's character controller).
+/// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
+///   shapes**, fixed at creation.
+/// - **Shape casts only translate**, and bullets sweep only against fixed bodies.
+/// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
+///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
+///   stopped by a fixed one-way platform that it should pass.
+/// - **Hit events come only with a begin:** an impact on a contact that was already touching
+///   (a box tipping onto its other corner) reports none; sensor events name the body, not which
+///   of its sensor shapes.
+/// - **Stiffness has limits:** islands of up to 24 dynamic bodies with widely different masses
+///   are solved exactly; past that, a heavy load can crush a column of light bodies, and long
+///   joint chains stretch under load, as in Box2D's soft step.
+/// - **Very large worlds:** the broadphase's cost per body doubles from 100,000 to 400,000
+///   bodies.
 pub struct World {
     settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
