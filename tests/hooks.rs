@@ -184,56 +184,70 @@ fn a_one_way_platform_lets_a_ball_pass_from_below_and_holds_it_from_above() {
 
 /// A box at rest on a conveyor belt (the hook's tangent speed `s`) is dragged by kinetic
 /// friction, accelerating at `mu g` until it moves with the belt, then keeps the belt's speed.
+/// The belt carries it along `right_perp` of the normal from the belt to the box whether the
+/// belt is the contact's `a` (created first) or its `b`: both the normal and the relative
+/// velocity then turn around.
 #[test]
 fn a_conveyor_carries_a_box_at_its_tangent_speed() {
-    let (mu, speed) = (0.6f32, 2.0f32);
-    let settings = WorldSettings::default();
-    let g = -settings.gravity.y;
-    let mut world = World::new(settings);
-    let belt = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
-            ShapeDef::new(Shape::rect(50.0, 0.5).unwrap()).friction(mu),
-        )
-        .unwrap();
-    let parcel = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(mu),
-        )
-        .unwrap();
-    world
-        .set_pre_solve(move |c: &mut PreSolveContact| {
-            // The belt is `a` (created first) and the normal points up to the box:
-            // `normal.right_perp()` is +x.
-            if c.a == belt {
-                c.tangent_speed = speed;
-            }
-            true
-        })
-        .unwrap();
-    // While it slips: v = mu g t.
-    let slipping = 12;
-    for _ in 0..slipping {
-        world.step(DT).unwrap();
+    for belt_first in [true, false] {
+        let (mu, speed) = (0.6f32, 2.0f32);
+        let settings = WorldSettings::default();
+        let g = -settings.gravity.y;
+        let mut world = World::new(settings);
+        let add_belt = |world: &mut World| {
+            world
+                .add_body(
+                    BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
+                    ShapeDef::new(Shape::rect(50.0, 0.5).unwrap()).friction(mu),
+                )
+                .unwrap()
+        };
+        let add_parcel = |world: &mut World| {
+            world
+                .add_body(
+                    BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
+                    ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()).friction(mu),
+                )
+                .unwrap()
+        };
+        let (belt, parcel) = if belt_first {
+            let belt = add_belt(&mut world);
+            (belt, add_parcel(&mut world))
+        } else {
+            let parcel = add_parcel(&mut world);
+            (add_belt(&mut world), parcel)
+        };
+        world
+            .set_pre_solve(move |c: &mut PreSolveContact| {
+                if c.a == belt || c.b == belt {
+                    c.tangent_speed = speed;
+                }
+                true
+            })
+            .unwrap();
+        // While it slips: v = mu g t.
+        let slipping = 12;
+        for _ in 0..slipping {
+            world.step(DT).unwrap();
+        }
+        let t = slipping as f32 * DT;
+        let v = world.linear_velocity(parcel).unwrap().x;
+        let expected = mu * g * t;
+        assert!(expected < speed);
+        assert!(
+            (v - expected).abs() < 0.03 * expected,
+            "belt first {belt_first}, slipping: {v} vs mu g t = {expected}"
+        );
+        for _ in 0..60 {
+            world.step(DT).unwrap();
+        }
+        let v = world.linear_velocity(parcel).unwrap();
+        assert!(
+            (v.x - speed).abs() < 0.01 * speed,
+            "belt first {belt_first}: moves with the belt: {v:?}"
+        );
+        assert!(v.y.abs() < 0.01, "and stays on it: {v:?}");
     }
-    let t = slipping as f32 * DT;
-    let v = world.linear_velocity(parcel).unwrap().x;
-    let expected = mu * g * t;
-    assert!(expected < speed);
-    assert!(
-        (v - expected).abs() < 0.03 * expected,
-        "slipping: {v} vs mu g t = {expected}"
-    );
-    for _ in 0..60 {
-        world.step(DT).unwrap();
-    }
-    let v = world.linear_velocity(parcel).unwrap();
-    assert!(
-        (v.x - speed).abs() < 0.01 * speed,
-        "moves with the belt: {v:?}"
-    );
-    assert!(v.y.abs() < 0.01, "and stays on it: {v:?}");
 }
 
 /// A box resting on a slope of 20 degrees is held by its friction (0.6 > tan 20 = 0.36); the

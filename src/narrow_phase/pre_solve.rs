@@ -56,11 +56,12 @@ pub struct PreSolveContact<'a> {
     /// [`WorldSettings::restitution_mixing`](crate::WorldSettings::restitution_mixing).
     pub restitution: f32,
     /// Relative tangent speed (m/s, finite) that friction drives the contact towards: the
-    /// speed at which `b`'s surface moves relative to `a`'s along the tangent
-    /// `normal.right_perp()`. 0, plain friction, by default. A conveyor belt `a` under a
-    /// box `b` with the normal pointing up (`right_perp` then points along +x) carries the
-    /// box at `tangent_speed` m/s towards +x, as far as friction can; with the belt as `b`,
-    /// negate it.
+    /// speed at which `b` slides relative to `a` along the tangent `normal.right_perp()`.
+    /// 0, plain friction, by default. A conveyor belt carries the body on it at
+    /// `tangent_speed` m/s, as far as friction can, along `right_perp` of the normal pointing
+    /// from the belt to the body, whichever of `a` and `b` the belt is (both the normal and
+    /// the relative velocity turn around): a belt under a box, normal up, carries it towards
+    /// +x.
     pub tangent_speed: f32,
 }
 
