@@ -299,13 +299,22 @@ impl ShapeDef {
     /// Makes the shape a sensor (default false): it reports the bodies that overlap it
     /// ([`ContactEvents::sensor_begin`](crate::ContactEvents::sensor_begin) and
     /// [`sensor_end`](crate::ContactEvents::sensor_end)) and exerts no force. Nothing collides
-    /// with it, continuous collision included, and its body, if dynamic, moves as if alone
-    /// (under gravity and the user's forces). Overlap is found as contacts are, between pairs
-    /// with at least one dynamic body whose layers and masks match, at the poses the step
-    /// starts from; two sensors do not see each other. Queries (ray casts and overlap tests)
-    /// do see sensor shapes: filter them out by their layers. A sensor must be its body's only
-    /// shape: [`World::add_compound_body`](crate::World::add_compound_body) refuses one among
-    /// several shapes.
+    /// with it, continuous collision included; a body whose only shape is a sensor, if
+    /// dynamic, moves as if alone (under gravity and the user's forces). Overlap is found as
+    /// contacts are, between pairs with at least one dynamic body whose layers and masks
+    /// match (and, with
+    /// [`WorldSettings::sensors_see_kinematic`](crate::WorldSettings::sensors_see_kinematic),
+    /// between a fixed sensor and a kinematic body), at the poses the step starts from; two
+    /// sensors do not see each other. Queries (ray casts and overlap tests) do see sensor
+    /// shapes: filter them out by their layers.
+    ///
+    /// A sensor may be one shape of a compound body
+    /// ([`World::add_compound_body`](crate::World::add_compound_body)), as a character's foot
+    /// sensor: the body's other shapes collide as usual, and the events name the body as the
+    /// sensor (several sensor shapes of one body are one sensor: overlapping any of them is
+    /// overlapping it). It sees the shapes of other bodies, not those of its own body. Its
+    /// density counts in the body's mass like any shape's: give it density 0 to leave the mass
+    /// to the solid shapes.
     pub fn sensor(mut self, sensor: bool) -> ShapeDef {
         self.sensor = sensor;
         self
@@ -341,6 +350,8 @@ pub(crate) struct ChildMaterial {
     pub layers: u32,
     pub mask: u32,
     pub group: i32,
+    /// A sensor shape: it collides with nothing and reports overlaps for its body.
+    pub sensor: bool,
 }
 
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
@@ -432,7 +443,9 @@ pub(crate) struct BodyStore {
     pub user_data: Vec<u64>,
     /// Whether the body's one shape is a sensor (`ShapeDef::sensor`).
     pub sensor: Vec<bool>,
-    /// Number of live sensor bodies.
+    /// Whether the body is a compound with some sensor shapes (see `ChildMaterial::sensor`).
+    pub sensor_parts: Vec<bool>,
+    /// Number of live bodies with a sensor: sensor bodies and compounds with sensor shapes.
     pub sensor_count: usize,
     /// Whether the body is disabled (`World::set_enabled`): kept, but out of the step and the
     /// queries.
@@ -498,6 +511,7 @@ impl BodyStore {
             bullet: Vec::new(),
             user_data: Vec::new(),
             sensor: Vec::new(),
+            sensor_parts: Vec::new(),
             sensor_count: 0,
             disabled: Vec::new(),
             disabled_count: 0,
@@ -567,11 +581,6 @@ impl BodyStore {
                 shapes.len()
             )));
         }
-        if shapes.len() > 1 && shapes.iter().any(|s| s.sensor) {
-            return Err(Error::InvalidParameter(
-                "a sensor must be its body's only shape, not one of a compound body's".into(),
-            ));
-        }
         let mass = combined_mass(shapes.iter().map(|s| (&s.shape, s.density)));
         let motion = Motion {
             gravity_scale: def.gravity_scale,
@@ -628,8 +637,10 @@ impl BodyStore {
             .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
         self.user_data[slot] = def.user_data;
-        self.sensor[slot] = first.sensor;
-        self.sensor_count += usize::from(first.sensor);
+        let parts = shapes.len() > 1 && shapes.iter().any(|s| s.sensor);
+        self.sensor[slot] = first.sensor && shapes.len() == 1;
+        self.sensor_parts[slot] = parts;
+        self.sensor_count += usize::from(self.sensor[slot] || parts);
         self.min_extent[slot] = shapes
             .iter()
             .map(|s| s.shape.smallest_extent())
@@ -647,6 +658,7 @@ impl BodyStore {
                         layers: s.layers,
                         mask: s.mask,
                         group: s.group,
+                        sensor: s.sensor,
                     })
                     .collect(),
                 aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
@@ -667,6 +679,14 @@ impl BodyStore {
         match &self.compound[slot] {
             Some(c) => &c.shapes,
             None => std::slice::from_ref(&self.shape[slot]),
+        }
+    }
+
+    /// Whether shape `child` of the body in `slot` is a sensor.
+    pub fn child_sensor(&self, slot: usize, child: usize) -> bool {
+        match &self.compound[slot] {
+            Some(c) => c.materials[child].sensor,
+            None => self.sensor[slot],
         }
     }
 
@@ -744,6 +764,7 @@ impl BodyStore {
         self.user_data.push(0);
         self.sensor.push(false);
         self.disabled.push(false);
+        self.sensor_parts.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
     }
@@ -767,7 +788,8 @@ impl BodyStore {
         self.inv_mass[slot] = 0.0;
         self.inv_inertia[slot] = 0.0;
         self.gravity_scale[slot] = 0.0;
-        if std::mem::take(&mut self.sensor[slot]) {
+        let whole = std::mem::take(&mut self.sensor[slot]);
+        if whole | std::mem::take(&mut self.sensor_parts[slot]) {
             self.sensor_count -= 1;
         }
         if std::mem::take(&mut self.disabled[slot]) {

@@ -25,6 +25,11 @@ pub enum Error {
         /// of the world's settings and body count.
         max_pairs: usize,
     },
+    /// A user hook (the pre-solve hook of [`World::set_pre_solve`](crate::World::set_pre_solve)
+    /// or the pair filter of [`World::set_pair_filter`](crate::World::set_pair_filter)) panicked
+    /// during a step: the panic was caught, the step was not taken and the world is as it was
+    /// before it. The text says which hook, on which contact, and the panic's message.
+    HookPanicked(String),
 }
 
 impl fmt::Display for Error {
@@ -40,6 +45,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+            Error::HookPanicked(why) => write!(f, "{why} (the step was not taken)"),
             Error::TooManyPairs { max_pairs } => write!(
                 f,
                 "more than {max_pairs} pairs of shapes overlap (WorldSettings::max_pairs): the step was not taken"
@@ -70,4 +76,11 @@ pub(crate) fn check_non_negative(name: &str, value: f32) -> Result<(), Error> {
             "{name} must be finite and >= 0, got {value}"
         )))
     }
+}
+
+/// The message of a caught panic, for [`Error::HookPanicked`].
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    (panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }

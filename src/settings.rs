@@ -98,6 +98,15 @@ pub struct WorldSettings {
     pub linear_slop: f32,
     /// Approach speed (m/s) under which contacts do not bounce. Default 1.
     pub restitution_threshold: f32,
+    /// Impact speed (m/s, >= 0) above which a pair that begins touching is also reported as a
+    /// hit ([`ContactEvents::hit`](crate::ContactEvents::hit)): the speed at which the two
+    /// met, for impact sounds and damage. Default 1, as Box2D's.
+    pub hit_event_threshold: f32,
+    /// Let fixed sensors see kinematic bodies (a moving platform passing a trigger zone).
+    /// Default `false`, as in Box2D: a sensor sees only the bodies it is paired with for
+    /// contacts, those pairs with a dynamic body. Turned on, each step tests the boxes of every
+    /// fixed body with a sensor against those of every kinematic body, a cost of their product.
+    pub sensors_see_kinematic: bool,
     /// Speed cap (m/s) of dynamic and kinematic bodies, held throughout the step, > 0 and at
     /// most 1e18 (its square must stay finite in f32). Default 400.
     /// Angular speed is capped too, at an eighth of a turn per substep and a quarter turn per
@@ -146,6 +155,8 @@ impl Default for WorldSettings {
             contact_push_max_velocity: 3.0,
             linear_slop: 0.005,
             restitution_threshold: 1.0,
+            hit_event_threshold: 1.0,
+            sensors_see_kinematic: false,
             max_linear_speed: 400.0,
             friction_mixing: MixRule::GeometricMean,
             restitution_mixing: MixRule::Min,
@@ -182,7 +193,7 @@ impl WorldSettings {
     /// `solve_iterations` or `joint_solve_iterations` outside 1..=256, `threads` over 256,
     /// `contact_hertz`, `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not
     /// finite and > 0, a `max_linear_speed` over 1e18, or a negative or non-finite damping
-    /// ratio, time to sleep or restitution threshold, or an `instruction_set` this CPU lacks.
+    /// ratio, time to sleep, restitution threshold or hit event threshold, or an `instruction_set` this CPU lacks.
     /// [`World::new`](crate::World::new) and
     /// [`World::try_new`](crate::World::try_new) both run it.
     pub fn validate(&self) -> Result<(), Error> {
@@ -210,6 +221,7 @@ impl WorldSettings {
         check_non_negative("contact_damping_ratio", self.contact_damping_ratio)?;
         check_non_negative("time_to_sleep", self.time_to_sleep)?;
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
+        check_non_negative("hit_event_threshold", self.hit_event_threshold)?;
         match self.instruction_set {
             Some(set) if !set.is_supported() => Err(Error::InvalidParameter(format!(
                 "instruction_set {} is not supported by this CPU (the widest it has is {})",

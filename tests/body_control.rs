@@ -860,7 +860,7 @@ fn a_panicking_pair_filter_fails_the_step_and_leaves_the_world_as_it_was() {
     let before = body_state_bits(&w);
     w.set_pair_filter(|_, _| panic!("no pairs today")).unwrap();
     let err = w.step(DT).unwrap_err();
-    assert!(matches!(&err, Error::InvalidParameter(m) if m.contains("no pairs today")));
+    assert!(matches!(&err, Error::HookPanicked(m) if m.contains("no pairs today")));
     assert_eq!(body_state_bits(&w), before);
     w.clear_pair_filter();
     w.step(DT).unwrap();

@@ -1,6 +1,11 @@
 //! What every example shares: the standard command-line flags, and pictures of the run (a PNG of
 //! the last frame, an animated GIF of every Nth step) drawn through batch2d's debug draw.
 //!
+//! Every example parses its command line with [`Cli::parse`] (or [`Cli::parse_with_switches`]),
+//! so all take the same flags and behave alike: `--help` prints the usage to stdout and exits
+//! 0; an unknown flag is an error that names it; `--steps`, `--threads`, `--png` and `--gif`
+//! work everywhere.
+//!
 //! Each example compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
@@ -25,6 +30,18 @@ static ALLOCATOR: tracy_client::ProfiledAllocator<std::alloc::System> =
 /// The flags every example takes, described for its usage line.
 pub const FLAGS: &str = "[--steps N] [--threads N] [--png FILE] [--gif FILE] [--gif-every N] \
                          [--width PX] [--draw contacts,colors,aabbs] [--style smooth|flat]";
+
+/// The flags of [`FLAGS`], each of which takes a value.
+const STANDARD: [&str; 8] = [
+    "--steps",
+    "--threads",
+    "--png",
+    "--gif",
+    "--gif-every",
+    "--width",
+    "--draw",
+    "--style",
+];
 
 /// Standard options; `parse` fills them from the command line.
 #[derive(Clone, Debug)]
@@ -65,20 +82,43 @@ impl Cli {
 
     /// Parses the command line over `self`'s defaults. Every flag takes a value; flags not
     /// listed in [`FLAGS`] go to `extra(flag, value)`, which returns `Ok(false)` for a flag it
-    /// does not know either.
+    /// does not know either. `-h` or `--help` prints `usage` to stdout and exits with success.
     pub fn parse(
+        self,
+        usage: &str,
+        extra: impl FnMut(&str, &str) -> Result<bool, String>,
+    ) -> Result<Cli, String> {
+        self.parse_with_switches(usage, &[], extra)
+    }
+
+    /// [`Cli::parse`] for an example that also takes flags without a value (`switches`): each
+    /// goes to `extra(flag, "")`.
+    pub fn parse_with_switches(
         mut self,
         usage: &str,
+        switches: &[&str],
         mut extra: impl FnMut(&str, &str) -> Result<bool, String>,
     ) -> Result<Cli, String> {
         let mut args = std::env::args().skip(1);
         while let Some(flag) = args.next() {
             if flag == "-h" || flag == "--help" {
-                return Err(usage.to_string());
+                println!("{usage}");
+                std::process::exit(0);
             }
-            let value = args
-                .next()
-                .ok_or_else(|| format!("{flag} needs a value\n{usage}"))?;
+            if switches.contains(&flag.as_str()) {
+                if !extra(&flag, "")? {
+                    return Err(format!("unknown argument {flag}\n{usage}"));
+                }
+                continue;
+            }
+            let Some(value) = args.next() else {
+                return Err(match STANDARD.contains(&flag.as_str()) {
+                    true => format!("{flag} needs a value\n{usage}"),
+                    false => {
+                        format!("unknown argument {flag} (or a flag without its value)\n{usage}")
+                    }
+                });
+            };
             let number = || number(&flag, &value);
             match flag.as_str() {
                 "--steps" => self.steps = number()?,

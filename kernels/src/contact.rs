@@ -118,6 +118,10 @@ pub struct ContactBatch {
     /// passes reflect the velocity half a substep on, which keeps a bounce's height exact
     /// under the solver's integration (see [`ImpactParams`]).
     pub gravity_normal: Lanes,
+    /// Relative tangent speed (m/s) that friction drives the contact towards: B's anchor moving
+    /// along the tangent `(normal_y, -normal_x)` relative to A's. 0 for plain friction, which
+    /// stops sliding; a conveyor belt's speed otherwise.
+    pub tangent_speed: Lanes,
     /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
@@ -141,6 +145,7 @@ impl ContactBatch {
             &mut self.mass_scale,
             &mut self.max_push,
             &mut self.gravity_normal,
+            &mut self.tangent_speed,
         ];
         for field in fields {
             field[lane] = 0.0;
@@ -462,7 +467,7 @@ fn friction_point<R: Real>(
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
-    let vt = tangent_velocity(va, vb, a, b, r);
+    let vt = tangent_velocity(va, vb, a, b, r) - c.get(|b| &b.tangent_speed);
     let old = c.get(|b| &b.points[j].tangent_impulse);
     // Coulomb cone: |friction impulse| <= mu * normal impulse.
     let limit = friction * c.get(|b| &b.points[j].normal_impulse);
@@ -787,8 +792,9 @@ fn impact_lanes<R: Real>(
 
     let friction = c.get(|b| &b.friction);
     for (j, r) in arms.iter().enumerate() {
-        // Friction that at most stops the sliding of this point, within the cone.
-        let vt = tangent_velocity(&va, &vb, a, b, r);
+        // Friction that at most stops the sliding of this point (relative to the contact's
+        // tangent speed), within the cone.
+        let vt = tangent_velocity(&va, &vb, a, b, r) - c.get(|b| &b.tangent_speed);
         let limit = friction * impulse[j];
         let applied = (-c.get(|b| &b.points[j].tangent_mass) * vt)
             .max(-limit)

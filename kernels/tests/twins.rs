@@ -330,6 +330,11 @@ fn random_batch(
         } else {
             rng.range(-20.0, 20.0)
         };
+        c.tangent_speed[l] = if rng.chance(0.7) {
+            0.0
+        } else {
+            rng.range(-3.0, 3.0)
+        };
 
         let two_points = rng.chance(0.5);
         random_point(rng, &mut c.points[0], l, true);
@@ -492,7 +497,7 @@ fn random_impact_params(rng: &mut Rng) -> ImpactParams {
 // Bitwise comparison with readable diagnostics.
 // ---------------------------------------------------------------------------------------------
 
-const BATCH_FIELDS: [&str; 14] = [
+const BATCH_FIELDS: [&str; 15] = [
     "body_a",
     "body_b",
     "normal_x",
@@ -507,6 +512,7 @@ const BATCH_FIELDS: [&str; 14] = [
     "mass_scale",
     "max_push",
     "gravity_normal",
+    "tangent_speed",
 ];
 const POINT_FIELDS: [&str; 11] = [
     "active",

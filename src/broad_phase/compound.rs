@@ -101,7 +101,9 @@ impl ShapePairs {
             let (boxes_a, boxes_b) = (boxes(sa), boxes(sb));
             for (ca, box_a) in boxes_a.iter().enumerate() {
                 for (cb, box_b) in boxes_b.iter().enumerate() {
-                    if box_a.overlaps(box_b) && b.shapes_collide(sa, ca, sb, cb) {
+                    // Sensor shapes collide with nothing (the sensors test their pairs).
+                    let solid = !b.child_sensor(sa, ca) && !b.child_sensor(sb, cb);
+                    if solid && box_a.overlaps(box_b) && b.shapes_collide(sa, ca, sb, cb) {
                         out.pairs.push((a, bb));
                         out.children.push(join_children(ca, cb));
                     }

@@ -282,6 +282,7 @@ mod tests {
             manifold: Manifold::default(),
             friction: 0.6,
             restitution: 0.0,
+            tangent_speed: 0.0,
         }
     }
 

@@ -58,6 +58,9 @@ pub(crate) struct Contact {
     pub manifold: Manifold,
     pub friction: f32,
     pub restitution: f32,
+    /// Relative tangent speed (m/s) friction drives towards (a conveyor belt's); 0 unless
+    /// the pre-solve hook set it this step.
+    pub tangent_speed: f32,
 }
 
 impl Contact {
@@ -89,6 +92,7 @@ impl Contact {
             manifold: Manifold::default(),
             friction: 0.0,
             restitution: 0.0,
+            tangent_speed: 0.0,
         }
     }
 }
@@ -149,6 +153,9 @@ pub(crate) struct NarrowPhaseParams {
     /// Separation below which a point touches (`WorldSettings::linear_slop`; see
     /// `contact_events`).
     pub linear_slop: f32,
+    /// Mix every contact's materials afresh, not carrying them from last step's contact: a
+    /// pre-solve hook may have changed those (see `pre_solve`).
+    pub remix: bool,
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
@@ -197,6 +204,21 @@ pub(crate) struct ContactSet {
     speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
+}
+
+/// A copy of a [`ContactSet`] from before an update: see [`ContactSet::save`].
+#[derive(Default)]
+pub(crate) struct ContactBackup {
+    list: Vec<Contact>,
+    keys: Vec<ContactKey>,
+    base_of: Vec<u32>,
+    touching: Vec<bool>,
+    one_point: Vec<bool>,
+    closing: Vec<f32>,
+    thawed: Vec<Base>,
+    touch_threshold: f32,
+    touching_as_before: bool,
+    current: usize,
 }
 
 /// The bases of the contacts, left where the narrowphase wrote them: in the slots of the chunk
@@ -632,6 +654,50 @@ impl ContactSet {
         self.find_flags();
     }
 
+    /// The contacts with their keys, for the pre-solve hook to change their materials and
+    /// tangent speeds in place (see `pre_solve`).
+    pub fn hooked(&mut self) -> (&mut [Contact], &[ContactKey]) {
+        self.ensure_keys();
+        (&mut self.list, &self.keys)
+    }
+
+    /// Drops the contacts for which `disabled` (one flag per contact) is true, for this step.
+    pub fn disable(&mut self, disabled: &[bool]) {
+        debug_assert_eq!(disabled.len(), self.list.len());
+        self.retain(|i, _| !disabled[i]);
+    }
+
+    /// Copies into `backup` everything [`ContactSet::update`] changes but its scratch, so that
+    /// [`ContactSet::restore`] can undo an update whose step is refused afterwards.
+    pub fn save(&self, backup: &mut ContactBackup) {
+        backup.list.clone_from(&self.list);
+        backup.keys.clone_from(&self.keys);
+        backup.base_of.clone_from(&self.base_of);
+        backup.touching.clone_from(&self.touching);
+        backup.one_point.clone_from(&self.one_point);
+        backup.closing.clone_from(&self.closing);
+        backup.thawed.clone_from(&self.bases.thawed);
+        backup.touch_threshold = self.touch_threshold;
+        backup.touching_as_before = self.touching_as_before;
+        backup.current = self.bases.current;
+    }
+
+    /// Puts back what [`ContactSet::save`] copied, after one update since. The update wrote its
+    /// bases to the other set of slots and left the set the saved `base_of` points into as it
+    /// was: turning `current` back restores them without a copy.
+    pub fn restore(&mut self, backup: &mut ContactBackup) {
+        std::mem::swap(&mut self.list, &mut backup.list);
+        std::mem::swap(&mut self.keys, &mut backup.keys);
+        std::mem::swap(&mut self.base_of, &mut backup.base_of);
+        std::mem::swap(&mut self.touching, &mut backup.touching);
+        std::mem::swap(&mut self.one_point, &mut backup.one_point);
+        std::mem::swap(&mut self.closing, &mut backup.closing);
+        std::mem::swap(&mut self.bases.thawed, &mut backup.thawed);
+        self.touch_threshold = backup.touch_threshold;
+        self.touching_as_before = backup.touching_as_before;
+        self.bases.current = backup.current;
+    }
+
     /// Drops every contact between bodies `a` and `b` for which `gone(a, b)`.
     pub fn remove_bodies(&mut self, gone: impl Fn(BodySlot, BodySlot) -> bool) {
         self.touching_as_before = false;
@@ -840,8 +906,9 @@ fn update_shapes<'a>(
     // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
     // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
     // be another shape's.)
+    slot.tangent_speed = 0.0;
     (slot.friction, slot.restitution) = match old {
-        Some((old, _)) if one_shape => (old.friction, old.restitution),
+        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
         _ => {
             let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
             (
@@ -1318,6 +1385,7 @@ mod tests {
         friction_mixing: MixRule::GeometricMean,
         restitution_mixing: MixRule::Min,
         linear_slop: LINEAR_SLOP,
+        remix: false,
     };
 
     #[test]
@@ -1510,6 +1578,7 @@ mod tests {
                 manifold,
                 friction: 0.6,
                 restitution: 0.0,
+                tangent_speed: 0.0,
             }
         };
         let raw = |(a, b): (BodySlot, BodySlot)| (a.index(), b.index());

@@ -20,16 +20,19 @@
 //! A begin event says how fast the bodies met. By the step in which their manifold touches,
 //! the solver has already stopped them (a speculative contact halts a body at the surface in
 //! the step it arrives), so their velocities then say little. The same pass therefore notes,
-//! for every pair that is not touching yet but closing, its closing speed at the start of the
-//! step; a pair that begins touching in the next step reports that speed. A pair that begins
-//! without having closed in on the step before (created or moved into contact) reports its
-//! closing speed at the start of the step in which it begins.
+//! for every pair that is not touching yet but closing, the speed at which it will meet (its
+//! closing speed at the start of the step, with gravity's pull over the gap: see `hit.rs`); a
+//! pair that begins touching in the next step reports that speed, and those faster than
+//! `WorldSettings::hit_event_threshold` are hits too. A pair that begins without having closed
+//! in on the step before (created or moved into contact) reports its closing speed at the
+//! start of the step in which it begins.
 
 use crate::body::{BodyId, BodyStore};
 use crate::broad_phase::compound::split_children;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, NONE};
 use crate::narrow_phase::contact::{Contact, ContactSet};
+use crate::narrow_phase::hit::{meeting_speed, HitEvent};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::SensorEvent;
@@ -69,8 +72,9 @@ pub struct TouchBegin {
     /// Unit normal from `a` to `b`.
     pub normal: Vec2,
     /// How fast they met (m/s, >= 0): the speed at which `point` of `b` closed in on `a` along
-    /// the normal at the start of the step before, when they met, or at the start of this
-    /// step for bodies that did not close in then (created or moved into contact). Bodies moving apart, or side by side, give 0.
+    /// the normal when they met, in the step before (as [`HitEvent::speed`]), or at the start
+    /// of this step for bodies that did not close in then (created or moved into contact).
+    /// Bodies moving apart, or side by side, give 0.
     pub approach_speed: f32,
 }
 
@@ -101,6 +105,7 @@ impl TouchBegin {
 pub struct ContactEvents {
     begin: Vec<TouchBegin>,
     end: Vec<TouchEvent>,
+    hit: Vec<HitEvent>,
     pub(crate) sensor_begin: Vec<SensorEvent>,
     pub(crate) sensor_end: Vec<SensorEvent>,
 }
@@ -109,6 +114,13 @@ impl ContactEvents {
     /// Pairs that touch after the step and did not before it.
     pub fn begin(&self) -> &[TouchBegin] {
         &self.begin
+    }
+
+    /// Pairs that began touching in the step (as [`ContactEvents::begin`]) at an impact speed
+    /// above [`WorldSettings::hit_event_threshold`](crate::WorldSettings::hit_event_threshold)
+    /// (1 m/s by default), with that speed: see [`HitEvent`].
+    pub fn hit(&self) -> &[HitEvent] {
+        &self.hit
     }
 
     /// Pairs that touched before the step and do not after it, including the contacts of
@@ -135,6 +147,7 @@ impl ContactEvents {
     pub fn is_empty(&self) -> bool {
         self.begin.is_empty()
             && self.end.is_empty()
+            && self.hit.is_empty()
             && self.sensor_begin.is_empty()
             && self.sensor_end.is_empty()
     }
@@ -143,6 +156,7 @@ impl ContactEvents {
     pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
         self.begin.clone_from(&other.begin);
         self.end.clone_from(&other.end);
+        self.hit.clone_from(&other.hit);
         self.sensor_begin.clone_from(&other.sensor_begin);
         self.sensor_end.clone_from(&other.sensor_end);
     }
@@ -162,7 +176,8 @@ pub(crate) struct ContactLog {
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
     /// Pairs that had a manifold but did not touch in the last step, with the speed at which
-    /// they were closing in (only those closing in), sorted by pair.
+    /// they meet should they meet in that step (only those closing in; see `hit.rs`), sorted
+    /// by pair.
     approaching: Vec<(BodySlot, BodySlot, f32)>,
     /// Scratch: `approaching` of the step before.
     previous_approaching: Vec<(BodySlot, BodySlot, f32)>,
@@ -170,6 +185,19 @@ pub(crate) struct ContactLog {
     substep: f32,
     /// Separation below which a manifold point touches: the last step's linear slop.
     threshold: f32,
+}
+
+/// The settings the events of a step read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventParams {
+    /// Substep length (s), to turn impulses into forces.
+    pub substep: f32,
+    /// Separation below which a manifold point touches (`WorldSettings::linear_slop`).
+    pub linear_slop: f32,
+    /// The world's gravity, which speeds an approach over the gap.
+    pub gravity: Vec2,
+    /// Impact speed above which a begin is also a hit.
+    pub hit_threshold: f32,
 }
 
 /// Whether a contact touches: a manifold point within `threshold` of touching, or one that
@@ -265,38 +293,40 @@ impl ContactLog {
         set: &ContactSet,
         bodies: &BodyStore,
         asleep: Option<&[bool]>,
-        substep: f32,
-        linear_slop: f32,
+        params: &EventParams,
     ) {
-        self.substep = substep;
-        self.threshold = linear_slop;
+        self.substep = params.substep;
+        self.threshold = params.linear_slop;
         std::mem::swap(&mut self.approaching, &mut self.previous_approaching);
         self.approaching.clear();
         let events = &mut self.events;
         events.begin.clear();
         events.end.clear();
+        events.hit.clear();
         events.end.append(&mut self.removed);
         if asleep.is_none() && set.touching_as_before() {
             // A resting scene: the same contacts touch as in the step before, so the touching
             // pairs stand and no pair begins or ends touching. This skips listing every
             // touching pair, a pass over all contacts that on two threads takes longer than
             // the coloring beside it.
-            self.list_approaching(set, bodies);
+            self.list_approaching(set, bodies, params.gravity);
         } else {
-            self.list_touching(set, bodies, asleep);
-            self.compare(set, bodies, linear_slop);
+            self.list_touching(set, bodies, asleep, params.gravity);
+            self.compare(set, bodies, params);
         }
         // Removal events came first; both parts are sorted, and a stable sort keeps a removed
         // body's event before that of a newcomer in its slot.
         self.events.end.sort_by_key(|e| (e.a.slot(), e.b.slot()));
     }
 
-    /// Lists the contacts of `set` that do not touch but close in, with their speeds.
-    fn list_approaching(&mut self, set: &ContactSet, bodies: &BodyStore) {
+    /// Lists the contacts of `set` that do not touch but close in, with the speeds at which
+    /// they would meet.
+    fn list_approaching(&mut self, set: &ContactSet, bodies: &BodyStore, gravity: Vec2) {
         let (keys, touching) = (set.keys(), set.touching());
         for i in (0..touching.len()).filter(|&i| !touching[i]) {
             if let Some(speed) = set.closing_in(i, bodies) {
                 let (a, b, _) = keys[i];
+                let speed = meeting_speed(&set.list[i], bodies, speed, gravity);
                 self.approaching.push((a, b, speed));
             }
         }
@@ -305,7 +335,13 @@ impl ContactLog {
     /// Lists the touching pairs of `set` (after those of the step before, which become
     /// `previous`) with their first touching contacts, and, as [`ContactLog::list_approaching`],
     /// the contacts that close in.
-    fn list_touching(&mut self, set: &ContactSet, bodies: &BodyStore, asleep: Option<&[bool]>) {
+    fn list_touching(
+        &mut self,
+        set: &ContactSet,
+        bodies: &BodyStore,
+        asleep: Option<&[bool]>,
+        gravity: Vec2,
+    ) {
         std::mem::swap(&mut self.touching, &mut self.previous);
         self.touching.clear();
         // The touching pairs of sleeping bodies, sorted, merged in as the contacts go. A moving
@@ -340,6 +376,7 @@ impl ContactLog {
                     self.first_contact.push(i as u32);
                 }
             } else if let Some(speed) = set.closing_in(i, bodies) {
+                let speed = meeting_speed(&set.list[i], bodies, speed, gravity);
                 self.approaching.push((a, b, speed));
             }
         }
@@ -351,7 +388,7 @@ impl ContactLog {
 
     /// Adds the begin and end events between the touching pairs of the step before and this
     /// step's, both sorted.
-    fn compare(&mut self, set: &ContactSet, bodies: &BodyStore, linear_slop: f32) {
+    fn compare(&mut self, set: &ContactSet, bodies: &BodyStore, params: &EventParams) {
         let events = &mut self.events;
         let (old, new) = (&self.previous, &self.touching);
         let mut approaching = self.previous_approaching.iter().peekable();
@@ -386,7 +423,18 @@ impl ContactLog {
                         earlier = Some(earlier.map_or(speed, |e| e.max(speed)));
                     }
                     let index = self.first_contact[j] as usize;
-                    let begin = begin_event(set, bodies, index, earlier, linear_slop);
+                    let begin = begin_event(set, bodies, index, earlier, params.linear_slop);
+                    if begin.approach_speed > params.hit_threshold {
+                        events.hit.push(HitEvent {
+                            a: begin.a,
+                            b: begin.b,
+                            shape_a: begin.shape_a,
+                            shape_b: begin.shape_b,
+                            point: begin.point,
+                            normal: begin.normal,
+                            speed: begin.approach_speed,
+                        });
+                    }
                     events.begin.push(begin);
                     j += 1;
                 }
@@ -407,8 +455,8 @@ fn event(bodies: &BodyStore, a: BodySlot, b: BodySlot) -> TouchEvent {
 }
 
 /// The begin event of the pair of contact `index`, its first touching contact in this step's
-/// `set`; `earlier` is the pair's closing speed at the start of the step before, if it was
-/// closing in then.
+/// `set`; `earlier` is the pair's meeting speed noted in the step before, if it was closing
+/// in then.
 fn begin_event(
     set: &ContactSet,
     bodies: &BodyStore,

@@ -4,6 +4,8 @@
 
 pub(crate) mod contact;
 pub(crate) mod contact_events;
+pub(crate) mod hit;
 pub mod manifold;
+pub(crate) mod pre_solve;
 pub(crate) mod removal;
 pub(crate) mod sensor;

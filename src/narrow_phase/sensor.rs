@@ -7,8 +7,17 @@
 //! overlapping pairs with last step's. A sleeping body's overlaps are carried over while the
 //! pair is not tested (a sleeping body is in no per-step pair with a static one), so falling
 //! asleep inside a sensor ends nothing, as it ends no contact.
+//!
+//! A sensor may also be one shape of a compound body, whose other shapes collide: its body's
+//! pairs then go to both the narrowphase (which skips the sensor shapes) and the sensors. Each
+//! pair is kept as `(sensor, visitor)`, so that two compound bodies with sensor shapes can
+//! each see the other.
+//!
+//! The broadphase pairs only bodies of which one is dynamic. Where the user asks for it
+//! (`WorldSettings::sensors_see_kinematic`), the fixed bodies with a sensor are also tested
+//! against every kinematic body here, box against box: few bodies are either.
 
-use crate::body::{BodyId, BodyStore};
+use crate::body::{BodyId, BodyStore, SlotKind};
 use crate::geometry::exact_overlap::{self, Core};
 use crate::narrow_phase::contact_events::ContactEvents;
 use rayon::prelude::*;
@@ -25,9 +34,9 @@ pub struct SensorEvent {
 /// The sensor pairs of the step and the overlaps of the last.
 #[derive(Default)]
 pub(crate) struct Sensors {
-    /// This step's broadphase pairs with one sensor, sorted.
+    /// This step's `(sensor, visitor)` pairs, sorted.
     pairs: Vec<(u32, u32)>,
-    /// The pairs that overlap after the last step, sorted.
+    /// The `(sensor, visitor)` pairs that overlap after the last step, sorted.
     overlaps: Vec<(u32, u32)>,
     /// Scratch: `overlaps` of the step before.
     previous: Vec<(u32, u32)>,
@@ -35,40 +44,39 @@ pub(crate) struct Sensors {
     removed: Vec<SensorEvent>,
 }
 
-/// The event of pair `(a, b)`, one of which is a sensor.
-fn sensor_event(bodies: &BodyStore, (a, b): (u32, u32)) -> SensorEvent {
-    let (sensor, visitor) = if bodies.sensor[a as usize] {
-        (a, b)
-    } else {
-        (b, a)
-    };
+/// The event of pair `(sensor, visitor)`.
+fn sensor_event(bodies: &BodyStore, (sensor, visitor): (u32, u32)) -> SensorEvent {
     SensorEvent {
         sensor: bodies.id(sensor as usize),
         visitor: bodies.id(visitor as usize),
     }
 }
 
-/// Whether the bodies of pair `(a, b)` overlap: the sensor's one shape against any shape of
-/// the other body that its layers and mask let it see.
-fn overlap(bodies: &BodyStore, (a, b): (u32, u32)) -> bool {
-    let (sensor, visitor) = if bodies.sensor[a as usize] {
-        (a as usize, b as usize)
-    } else {
-        (b as usize, a as usize)
-    };
-    let (layers, mask) = (bodies.layers[sensor], bodies.mask[sensor]);
+/// Whether a sensor shape of body `sensor` overlaps a shape of body `visitor` that is no
+/// sensor and that the layers and masks let it see.
+fn overlap(bodies: &BodyStore, (sensor, visitor): (u32, u32)) -> bool {
+    let (sensor, visitor) = (sensor as usize, visitor as usize);
     let (xf_sensor, xf_visitor) = (bodies.transform(sensor), bodies.transform(visitor));
-    let shape = &bodies.shape[sensor];
-    bodies
-        .shapes(visitor)
-        .iter()
-        .enumerate()
-        .any(|(child, other)| {
-            let (other_layers, other_mask) = bodies.child_filter(visitor, child);
-            layers & other_mask != 0
-                && other_layers & mask != 0
-                && exact_overlap::overlap(&Core::of(shape, xf_sensor), &Core::of(other, xf_visitor))
+    let sensors = bodies.shapes(sensor).iter().enumerate();
+    sensors
+        .filter(|&(c, _)| bodies.child_sensor(sensor, c))
+        .any(|(c, shape)| {
+            let (layers, mask) = bodies.child_filter(sensor, c);
+            let core = Core::of(shape, xf_sensor);
+            let others = bodies.shapes(visitor).iter().enumerate();
+            others.into_iter().any(|(child, other)| {
+                let (other_layers, other_mask) = bodies.child_filter(visitor, child);
+                !bodies.child_sensor(visitor, child)
+                    && layers & other_mask != 0
+                    && other_layers & mask != 0
+                    && exact_overlap::overlap(&core, &Core::of(other, xf_visitor))
+            })
         })
+}
+
+/// Whether the body in `slot` has a sensor shape.
+fn has_sensor(bodies: &BodyStore, slot: usize) -> bool {
+    bodies.sensor[slot] || bodies.sensor_parts[slot]
 }
 
 impl Sensors {
@@ -87,22 +95,59 @@ impl Sensors {
 }
 
 impl Sensors {
-    /// Broadphase, last part: moves the pairs with a sensor out of the broadphase `pairs` into
-    /// the sensors' own (pairs of two sensors are dropped).
-    pub fn take_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
+    /// Broadphase, last part: moves the pairs with a sensor body out of the broadphase
+    /// `pairs` into the sensors' own (pairs of two sensor bodies are dropped), and copies
+    /// those of compound bodies with sensor shapes there; with `see_kinematic`, adds the
+    /// pairs of fixed bodies with a sensor and kinematic bodies whose boxes overlap.
+    pub fn take_pairs(
+        &mut self,
+        bodies: &BodyStore,
+        pairs: &mut Vec<(u32, u32)>,
+        see_kinematic: bool,
+    ) {
         let sensors = self;
         sensors.pairs.clear();
         if bodies.sensor_count == 0 {
             return;
         }
-        let is_sensor = &bodies.sensor;
+        let (whole, parts) = (&bodies.sensor, &bodies.sensor_parts);
         pairs.retain(|&(a, b)| {
-            let (sa, sb) = (is_sensor[a as usize], is_sensor[b as usize]);
-            if sa != sb {
+            let (sa, sb) = (whole[a as usize], whole[b as usize]);
+            if !sa && !sb && !parts[a as usize] && !parts[b as usize] {
+                return true;
+            }
+            // A sensor body sees a compound's solid shapes; a compound's sensor shapes see
+            // any body but a sensor one.
+            if sa || (parts[a as usize] && !sb) {
                 sensors.pairs.push((a, b));
+            }
+            if sb || (parts[b as usize] && !sa) {
+                sensors.pairs.push((b, a));
             }
             !(sa || sb)
         });
+        if see_kinematic {
+            sensors.add_kinematic_pairs(bodies);
+        }
+        sensors.pairs.sort_unstable();
+    }
+
+    /// Adds the pairs of fixed bodies with a sensor and kinematic bodies whose boxes overlap,
+    /// which the broadphase does not make (neither body moves by the solver).
+    fn add_kinematic_pairs(&mut self, bodies: &BodyStore) {
+        let slots = 0..bodies.slots();
+        let kind = |s: usize| bodies.kind[s];
+        let fixed = slots
+            .clone()
+            .filter(|&s| kind(s) == SlotKind::Fixed && has_sensor(bodies, s));
+        let kinematic: Vec<usize> = slots.filter(|&s| kind(s) == SlotKind::Kinematic).collect();
+        for s in fixed {
+            for &k in &kinematic {
+                if bodies.aabb[s].overlaps(&bodies.aabb[k]) {
+                    self.pairs.push((s as u32, k as u32));
+                }
+            }
+        }
     }
 
     /// Tests this step's sensor pairs for overlap and writes the sensor events; `asleep` says
@@ -151,11 +196,13 @@ impl Sensors {
             }
         }
         // Removal events came first; a stable sort keeps a removed body's event before that of
-        // a newcomer in its slot.
+        // a newcomer in its slot. (Begins are sorted by sensor first; the events list pairs
+        // lower slot first.)
         let slots = |e: &SensorEvent| {
             let (s, v) = (e.sensor.slot(), e.visitor.slot());
             (s.min(v), s.max(v))
         };
         events.sensor_end.sort_by_key(slots);
+        events.sensor_begin.sort_by_key(slots);
     }
 }

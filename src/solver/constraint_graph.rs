@@ -547,6 +547,7 @@ mod tests {
                     manifold,
                     friction: 0.6,
                     restitution: 0.0,
+                    tangent_speed: 0.0,
                 });
             }
         }

@@ -156,7 +156,8 @@ fn earliest_impact(
         for (cs, other) in b.shapes(s).iter().enumerate() {
             let other = Proxy::new(other);
             for (c, shape) in shapes.iter().enumerate() {
-                if !b.shapes_collide(slot, c, s, cs) {
+                let sensor = b.child_sensor(s, cs) || b.child_sensor(slot, c);
+                if sensor || !b.shapes_collide(slot, c, s, cs) {
                     continue;
                 }
                 let proxy = Proxy::new(shape);

@@ -45,6 +45,8 @@ struct Point {
     base_separation: f32,
     friction: f32,
     restitution: f32,
+    /// The contact's tangent speed (see `Contact::tangent_speed`).
+    tangent_speed: f32,
     bias_rate: f32,
     max_push: f32,
     normal_impulse: f32,
@@ -193,6 +195,7 @@ impl Island {
                 contact: ci,
                 friction: c.friction,
                 restitution: c.restitution,
+                tangent_speed: c.tangent_speed,
                 bias_rate,
                 max_push,
                 normal: [c.manifold.normal.x, c.manifold.normal.y],
@@ -341,7 +344,7 @@ impl Island {
             let vt = self.row_velocity(&p, &p.friction_row)
                 + self.outside_velocity(&p, &p.friction_row, states);
             self.lcp.set_b(2 * i, vn + push as f64);
-            self.lcp.set_b(2 * i + 1, vt);
+            self.lcp.set_b(2 * i + 1, vt - p.tangent_speed as f64);
         }
         self.lcp.solve();
         let x: &[f64] = &self.lcp.x;

@@ -962,6 +962,7 @@ fn pack_lane(
     // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
     batch.friction[l] = c.friction + 0.0;
     batch.restitution[l] = c.restitution;
+    batch.tangent_speed[l] = c.tangent_speed;
     batch.inv_mass_a[l] = bodies.inv_mass[a];
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
     batch.inv_mass_b[l] = bodies.inv_mass[b];

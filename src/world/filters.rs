@@ -6,7 +6,7 @@
 //! the narrowphase sees them: a world with neither pays only the test of that.
 
 use crate::body::BodyId;
-use crate::error::Error;
+use crate::error::{panic_message, Error};
 use crate::world::World;
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -119,14 +119,10 @@ impl World {
                 self.pairs = kept;
                 Ok(())
             }
-            Err(panic) => {
-                let why = (panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(Error::InvalidParameter(format!(
-                    "the pair filter panicked: {why}"
-                )))
-            }
+            Err(panic) => Err(Error::HookPanicked(format!(
+                "the pair filter panicked: {}",
+                panic_message(&*panic)
+            ))),
         }
     }
 }
