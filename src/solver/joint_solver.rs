@@ -392,12 +392,13 @@ impl Pair<'_> {
 
     fn row_mass(&self, row: Row) -> f32 {
         let p = self.p;
-        inverse(
-            p.inv_mass[0]
-                + p.inv_mass[1]
-                + p.inv_inertia[0] * row.ja * row.ja
-                + p.inv_inertia[1] * row.jb * row.jb,
-        )
+        // A turning row (no direction) moves no mass: counting the bodies' masses in made
+        // its springs, limits and motors act on too small an effective inertia.
+        let linear = match row.n == Vec2::ZERO {
+            true => 0.0,
+            false => p.inv_mass[0] + p.inv_mass[1],
+        };
+        inverse(linear + p.inv_inertia[0] * row.ja * row.ja + p.inv_inertia[1] * row.jb * row.jb)
     }
 
     fn apply_row(&mut self, row: Row, impulse: f32) {
