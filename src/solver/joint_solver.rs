@@ -197,6 +197,11 @@ pub(crate) struct JointBatches {
 }
 
 impl JointBatches {
+    /// Whether the joint in `slot` was solved in the last step: it could move a body.
+    pub(crate) fn solved(&self, slot: usize) -> bool {
+        self.color_of.get(slot).is_some_and(|&c| c != NO_COLOR)
+    }
+
     /// The joint sets of a joint pass, in the order they run: the colors, then the overflow
     /// set if it has any joint.
     pub(crate) fn sets(&self) -> impl Iterator<Item = JointSet> + '_ {
@@ -494,9 +499,13 @@ impl Pair<'_> {
 }
 
 impl Joint {
-    /// A revolute joint without limits or motor: its solve is its point constraint alone.
+    /// A revolute joint without limits, motor or spring: its solve is its point constraint
+    /// alone.
     fn is_plain(&self) -> bool {
-        self.kind == JointKind::Revolute && self.motor.is_none() && self.limits.is_none()
+        self.kind == JointKind::Revolute
+            && self.active_motor().is_none()
+            && self.active_limits().is_none()
+            && self.spring.is_none()
     }
 
     /// Takes the step's constants from the bodies as the step begins; `None` when neither
@@ -551,10 +560,14 @@ impl Joint {
         let sprung = pair.x.spring.map(Coeffs::from);
         match self.kind {
             JointKind::Revolute => {
-                if let Some(motor) = self.motor {
+                if let Some(k) = sprung {
+                    let angle = pair.angle(self.reference_angle);
+                    pair.solve_equality(Row::ANGULAR, angle, k, &mut i.angular);
+                }
+                if let Some(motor) = self.active_motor() {
                     pair.solve_motor(Row::ANGULAR, motor, pass, &mut i.motor);
                 }
-                if let Some((lower, upper)) = self.limits {
+                if let Some((lower, upper)) = self.active_limits() {
                     let angle = pair.angle(self.reference_angle);
                     pair.solve_limit(Row::ANGULAR, angle - lower, pass, &mut i.lower);
                     let angle = pair.angle(self.reference_angle);
@@ -601,14 +614,18 @@ impl Joint {
                 let c = length - self.length;
                 match (self.spring, self.length_range) {
                     (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
+                    // A range set to one length while the world runs holds that length.
                     (_, Some((min, max))) if min == max => {
-                        pair.solve_equality(row, c, pass.rigid, &mut i.axial)
+                        pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
                     }
                     (_, range) => {
                         if let Some(k) = sprung {
                             pair.solve_equality(row, c, k, &mut i.axial);
                         }
-                        if let Some((min, max)) = range {
+                        if let Some(motor) = self.active_motor() {
+                            pair.solve_motor(row, motor, pass, &mut i.motor);
+                        }
+                        if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
                             if min > 0.0 {
                                 pair.solve_limit(row, length - min, pass, &mut i.lower);
                             }
@@ -621,7 +638,7 @@ impl Joint {
             }
             JointKind::Prismatic | JointKind::Wheel => {
                 let prismatic = self.kind == JointKind::Prismatic;
-                if let Some(motor) = self.motor {
+                if let Some(motor) = self.active_motor() {
                     let row = if prismatic {
                         slide_rows(pair).0
                     } else {
@@ -629,13 +646,13 @@ impl Joint {
                     };
                     pair.solve_motor(row, motor, pass, &mut i.motor);
                 }
-                if let Some(k) = sprung.filter(|_| !prismatic) {
+                if let Some(k) = sprung {
                     let (along, _) = slide_rows(pair);
                     let (_, _, d) = pair.geometry();
                     let c = pair.axis().dot(d);
                     pair.solve_equality(along, c, k, &mut i.axial);
                 }
-                if let Some((lower, upper)) = self.limits {
+                if let Some((lower, upper)) = self.active_limits() {
                     let (along, _) = slide_rows(pair);
                     let (_, _, d) = pair.geometry();
                     let translation = pair.axis().dot(d);
@@ -672,7 +689,7 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
                 ja: ra.cross(axis),
                 jb: rb.cross(axis),
             };
-            pair.apply_row(row, i.axial + i.lower - i.upper);
+            pair.apply_row(row, i.axial + i.motor + i.lower - i.upper);
         }
         JointKind::Prismatic | JointKind::Wheel => {
             let (along, across) = slide_rows(pair);

@@ -9,6 +9,7 @@ mod compound;
 mod contacts;
 pub(crate) mod debug_draw;
 mod forces;
+mod joint_control;
 mod joints;
 mod live_settings;
 pub(crate) mod query;
@@ -270,6 +271,8 @@ impl World {
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep
                 .update(&self.settings, bodies, contacts, joints, dt);
+            // At the poses the step ends with, as `joint_reaction_force` reads them.
+            self.joints.find_breaks(&self.bodies);
         }
         let finalize = clock.lap();
 
