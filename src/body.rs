@@ -67,6 +67,14 @@ pub struct BodyDef {
     /// the start of the step to its new one against the static bodies near its path, and moved
     /// back to the first time of impact, so that it cannot end a step beyond a thin wall.
     pub bullet: bool,
+    /// Lifts the bound on the angular speed of a body in contact. Default false. A contact's
+    /// points are found when its step begins and turn with the body through the step, so a
+    /// body in contact turns at most a quarter turn per step (94 rad/s at 60 Hz): with more,
+    /// the points would be carried round past the surface they stand for, and a fast
+    /// spinning body could slip into a thin wall it touches. A body that is in no contact
+    /// has no such bound. Lift it for a wheel that must roll faster (a car's, past 37 m/s on
+    /// 0.4 m wheels), whose round shape keeps its contact point where it was.
+    pub allow_fast_rotation: bool,
     /// Speed (m/s) under which the body counts as resting, >= 0: its island may sleep once
     /// every member has rested for `WorldSettings::time_to_sleep`. The speed is the larger of
     /// the centre's speed and the angular speed times the body's reach. Default 0.05; 0 keeps
@@ -91,6 +99,7 @@ impl BodyDef {
             angular_damping: 0.0,
             fixed_rotation: false,
             bullet: false,
+            allow_fast_rotation: false,
             sleep_threshold: 0.05,
             user_data: 0,
         }
@@ -134,9 +143,10 @@ impl BodyDef {
     }
 
     /// Sets the initial angular velocity (rad/s, counter-clockwise). Default 0. Ignored for a
-    /// static body. At most 1e30 rad/s is accepted, and every step clamps it to an eighth of a
-    /// turn per substep and a quarter turn per step (94 rad/s at 60 Hz with 2 or more
-    /// substeps).
+    /// static body. At most 1e30 rad/s is accepted. Every substep clamps it to four turns per
+    /// substep (6032 rad/s at 60 Hz and 4 substeps), and a body in contact to a quarter turn
+    /// per step (94 rad/s at 60 Hz) unless it [allows fast
+    /// rotation](BodyDef#structfield.allow_fast_rotation).
     pub fn angular_velocity(mut self, w: f32) -> BodyDef {
         self.angular_velocity = w;
         self
@@ -182,6 +192,13 @@ impl BodyDef {
     /// [`BodyDef::sleep_threshold`](BodyDef#structfield.sleep_threshold).
     pub fn sleep_threshold(mut self, speed: f32) -> BodyDef {
         self.sleep_threshold = speed;
+        self
+    }
+
+    /// Lifts the bound on the angular speed of a body in contact (a quarter turn per step).
+    /// Default false. See [`BodyDef::allow_fast_rotation`](BodyDef#structfield.allow_fast_rotation).
+    pub fn allow_fast_rotation(mut self, allow: bool) -> BodyDef {
+        self.allow_fast_rotation = allow;
         self
     }
 
@@ -439,6 +456,8 @@ pub(crate) struct BodyStore {
     pub reach: Vec<f32>,
     /// `BodyDef::bullet`.
     pub bullet: Vec<bool>,
+    /// `BodyDef::allow_fast_rotation`.
+    pub fast_rotation: Vec<bool>,
     /// `BodyDef::user_data`, or what `World::set_user_data` set since.
     pub user_data: Vec<u64>,
     /// Whether the body's one shape is a sensor (`ShapeDef::sensor`).
@@ -509,6 +528,7 @@ impl BodyStore {
             aabb: Vec::new(),
             reach: Vec::new(),
             bullet: Vec::new(),
+            fast_rotation: Vec::new(),
             user_data: Vec::new(),
             sensor: Vec::new(),
             sensor_parts: Vec::new(),
@@ -636,6 +656,7 @@ impl BodyStore {
             .map(|s| s.shape.reach_from(mass.center))
             .fold(0.0, f32::max);
         self.bullet[slot] = def.bullet;
+        self.fast_rotation[slot] = def.allow_fast_rotation;
         self.user_data[slot] = def.user_data;
         let parts = shapes.len() > 1 && shapes.iter().any(|s| s.sensor);
         self.sensor[slot] = first.sensor && shapes.len() == 1;
@@ -761,6 +782,7 @@ impl BodyStore {
         self.aabb.push(Aabb::default());
         self.reach.push(0.0);
         self.bullet.push(false);
+        self.fast_rotation.push(false);
         self.user_data.push(0);
         self.sensor.push(false);
         self.disabled.push(false);

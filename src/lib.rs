@@ -137,7 +137,7 @@ pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
-pub use solver::joint::{JointDef, JointId, JointKind};
+pub use solver::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};
 pub use world::stepper::{FixedStepper, StepReport};

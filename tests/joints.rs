@@ -1067,7 +1067,7 @@ fn bad_joint_definitions_are_refused_and_leave_the_world_unchanged() {
         JointDef::revolute(a, b, p).limits(-4.0, 0.0),
         JointDef::revolute(a, b, p).motor(1.0, -1.0),
         JointDef::revolute(a, b, p).motor(f32::INFINITY, 1.0),
-        JointDef::revolute(a, b, p).spring(1.0, 1.0),
+        JointDef::revolute(a, b, p).spring(f32::NAN, 1.0),
         JointDef::distance(a, b, p, p),
         JointDef::distance(a, b, p, Vec2::new(0.0, 9.0)).spring(-1.0, 0.5),
         JointDef::distance(a, b, p, Vec2::new(0.0, 9.0)).spring(1.0, f32::NAN),

@@ -4,7 +4,7 @@
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
-use crate::trig::sin_cos_small;
+use crate::trig::sin_cos_turn;
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
@@ -288,7 +288,8 @@ pub struct IntegrateParams {
     pub gravity: [f32; 2],
     /// Speed cap (m/s).
     pub max_linear_speed: f32,
-    /// Angular speed cap (rad/s); keeps one substep's rotation well below a quarter turn.
+    /// Angular speed cap (rad/s); keeps one substep's rotation within four turns, where the
+    /// position integration turns exactly.
     pub max_angular_speed: f32,
 }
 
@@ -304,6 +305,9 @@ pub struct BodyParams<'a> {
     /// Accelerations from user forces, added to gravity's at every substep; `None` when no
     /// body has one, which leaves the arithmetic of the others as it was without forces.
     pub acceleration: Option<Accelerations<'a>>,
+    /// A tighter angular speed cap (rad/s) of each state, in the order of the states, under
+    /// `IntegrateParams::max_angular_speed`; `None` when no body has one.
+    pub spin_bound: Option<&'a [f32]>,
 }
 
 /// Per-state accelerations from user forces and torques, in the order of the states.
@@ -335,6 +339,7 @@ fn integrate_velocity<R: Real>(
     linear_damping: R,
     angular_damping: R,
     acceleration: Option<[R; 3]>,
+    spin_bound: Option<R>,
     p: &IntegrateParams,
 ) {
     let h = R::splat(p.h);
@@ -362,11 +367,13 @@ fn integrate_velocity<R: Real>(
     let ang = one / (one + h * angular_damping);
     let (vx, vy, w) = (vx * lin, vy * lin, w * ang);
 
-    (s.vx, s.vy, s.w) = cap_speed(vx, vy, w, p.max_linear_speed, p.max_angular_speed);
+    let max_w = R::splat(p.max_angular_speed);
+    let max_w = spin_bound.map_or(max_w, |bound| bound.min(max_w));
+    (s.vx, s.vy, s.w) = cap_speed(vx, vy, w, p.max_linear_speed, max_w);
 }
 
 #[inline(always)]
-fn cap_speed<R: Real>(vx: R, vy: R, w: R, max_linear: f32, max_angular: f32) -> (R, R, R) {
+fn cap_speed<R: Real>(vx: R, vy: R, w: R, max_linear: f32, max_w: R) -> (R, R, R) {
     let max_v = R::splat(max_linear);
     // A velocity whose square overflows (set huge by the user, or made infinite by a huge
     // gravity scale) would scale by `max_v / inf = 0`, to zero or to NaN. Clamping each axis
@@ -377,7 +384,6 @@ fn cap_speed<R: Real>(vx: R, vy: R, w: R, max_linear: f32, max_angular: f32) -> 
     let speed_sq = vx * vx + vy * vy;
     let too_fast = speed_sq.gt(max_v * max_v);
     let scale = max_v / speed_sq.sqrt();
-    let max_w = R::splat(max_angular);
     (
         R::select(too_fast, vx * scale, vx),
         R::select(too_fast, vy * scale, vy),
@@ -398,10 +404,10 @@ pub fn cap_speeds(v: [f32; 2], w: f32, max_linear: f32, max_angular: f32) -> ([f
 #[inline(always)]
 fn integrate_position<R: Real>(s: &mut BodyLanes<R>, h: f32) {
     let h = R::splat(h);
-    // Turn by exactly w h: the angular speed cap keeps it within an eighth of a turn, where
-    // the small-angle series is accurate to f32 rounding. (A first-order update, c - w h s,
+    // Turn by exactly w h: the angular speed cap keeps it within four turns, where
+    // `sin_cos_turn` is accurate to a few f32 roundings. (A first-order update, c - w h s,
     // turns by atan(w h) instead: 5% short at 100 rad/s.) Renormalised against drift.
-    let (sin, cos) = sin_cos_small(h * s.w);
+    let (sin, cos) = sin_cos_turn(h * s.w);
     let c = cos * s.dqc - sin * s.dqs;
     let sn = sin * s.dqc + cos * s.dqs;
     let mag = (c * c + sn * sn).sqrt();
@@ -437,8 +443,9 @@ pub(crate) fn integrate_velocities_batches<V: Lanes8>(
             &mut s,
             lanes8(&body.gravity_scale[r.clone()]),
             lanes8(&body.linear_damping[r.clone()]),
-            lanes8(&body.angular_damping[r]),
+            lanes8(&body.angular_damping[r.clone()]),
             acceleration,
+            body.spin_bound.map(|b| lanes8(&b[r])),
             p,
         );
         *rows = s.to_states();
@@ -448,6 +455,7 @@ pub(crate) fn integrate_velocities_batches<V: Lanes8>(
         linear_damping: &body.linear_damping[simd_len..],
         angular_damping: &body.angular_damping[simd_len..],
         acceleration: body.acceleration.map(|a| a.slice(simd_len..a.x.len())),
+        spin_bound: body.spin_bound.map(|b| &b[simd_len..]),
     };
     integrate_velocities_scalar(tail, rest, p);
 }
@@ -472,6 +480,7 @@ pub fn integrate_velocities_scalar(
             body.linear_damping[i],
             body.angular_damping[i],
             body.acceleration.map(|a| [a.x[i], a.y[i], a.angular[i]]),
+            body.spin_bound.map(|b| b[i]),
             p,
         );
         *state = s.to_state();

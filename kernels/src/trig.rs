@@ -23,6 +23,26 @@ pub fn sin_cos_small<R: Real>(x: R) -> (R, R) {
     (sin, cos)
 }
 
+/// Sine and cosine of `x` within four turns (`|x| <= 8 pi`), for a substep's turn: where a
+/// lane lies beyond an eighth of a turn, the series takes `x / 32` and the double-angle
+/// formulas bring it back, five times. A lane within an eighth of a turn gets
+/// [`sin_cos_small`]'s bits whatever its neighbours hold, so the SIMD lanes and the scalar
+/// twin agree.
+#[inline(always)]
+pub fn sin_cos_turn<R: Real>(x: R) -> (R, R) {
+    let eighth = R::splat(std::f32::consts::FRAC_PI_4);
+    let within = eighth.ge((R::splat(0.0) - x).max(x));
+    let (sin, cos) = sin_cos_small(x);
+    if R::all(within) {
+        return (sin, cos);
+    }
+    let (mut s, mut c) = sin_cos_small(x * R::splat(1.0 / 32.0));
+    for _ in 0..5 {
+        (s, c) = (R::splat(2.0) * (s * c), c * c - s * s);
+    }
+    (R::select(within, sin, s), R::select(within, cos, c))
+}
+
 /// Sine and cosine of any finite `x`, correctly rounded to f32 in all but rare cases (the
 /// reduction and the series run in f64). NaN for a non-finite `x`.
 pub fn sin_cos(x: f32) -> (f32, f32) {

@@ -47,6 +47,7 @@ fn velocities_beyond_overflow_are_capped_not_zeroed_or_nan() {
         linear_damping: &zeros,
         angular_damping: &zeros,
         acceleration: None,
+        spin_bound: None,
     };
     let (mut a, mut b) = (states.clone(), states.clone());
     integrate_velocities_simd(&mut a, body, &p);
@@ -108,6 +109,7 @@ fn the_largest_force_accelerations_stay_finite_under_any_damping() {
             y: &ay,
             angular: &alpha,
         }),
+        spin_bound: None,
     };
     let (mut a, mut b) = (states.clone(), states.clone());
     integrate_velocities_simd(&mut a, body, &p);

@@ -1009,6 +1009,7 @@ impl SequenceInputs {
             linear_damping,
             angular_damping,
             acceleration: None,
+            spin_bound: None,
         }
     }
 }
@@ -1540,6 +1541,15 @@ fn integrate_velocities_case(seed: u64, inputs: Inputs) {
             .collect()
     };
     let (ax, ay, alpha) = (acceleration(), acceleration(), acceleration());
+    // Bounds on the spin of bodies in contact on half the cases: none (infinite) on some
+    // bodies, tighter than the cap on others.
+    let bounded = rng.chance(0.5);
+    let spin_bound: Vec<f32> = (0..n)
+        .map(|_| match rng.below(3) {
+            0 => f32::INFINITY,
+            _ => rng.range(0.0, 1.5 * p.max_angular_speed),
+        })
+        .collect();
     let body = BodyParams {
         gravity_scale: &gravity_scale,
         linear_damping: &linear_damping,
@@ -1549,6 +1559,7 @@ fn integrate_velocities_case(seed: u64, inputs: Inputs) {
             y: &ay,
             angular: &alpha,
         }),
+        spin_bound: bounded.then_some(&spin_bound[..]),
     };
 
     let (mut a, mut b) = (states.clone(), states.clone());
@@ -1568,18 +1579,18 @@ fn integrate_velocities_case(seed: u64, inputs: Inputs) {
     if inputs != Inputs::Finite {
         return;
     }
-    for (s, s0) in a.iter().zip(&states) {
+    for (k, (s, s0)) in a.iter().zip(&states).enumerate() {
         // The caps hold (up to the rounding of the rescale), and positions are untouched.
         let speed = (s.v[0] * s.v[0] + s.v[1] * s.v[1]).sqrt();
         assert!(
             speed <= p.max_linear_speed * (1.0 + 1e-5),
             "seed {seed}: speed {speed}"
         );
-        assert!(
-            s.w.abs() <= p.max_angular_speed,
-            "seed {seed}: spin {}",
-            s.w
-        );
+        let bound = match bounded {
+            true => spin_bound[k].min(p.max_angular_speed),
+            false => p.max_angular_speed,
+        };
+        assert!(s.w.abs() <= bound, "seed {seed}: spin {}", s.w);
         let motion = |s: &BodyState| [s.dp, s.dq].map(|x| x.map(f32::to_bits));
         assert_eq!(motion(s), motion(s0), "seed {seed}: dp or dq changed");
     }
@@ -1621,6 +1632,19 @@ fn integrate_positions_case(seed: u64, inputs: Inputs) {
         );
         let velocity = |s: &BodyState| [s.v[0], s.v[1], s.w].map(f32::to_bits);
         assert_eq!(velocity(s), velocity(s0), "seed {seed}: velocity changed");
+        // The turn is w h exactly, up to a few roundings, within four turns per substep.
+        let turn = h as f64 * s0.w as f64;
+        if mag > 0.0 && turn.abs() <= 8.0 * std::f64::consts::PI {
+            let (c0, s0) = (s0.dq[0] as f64, s0.dq[1] as f64);
+            let norm = (c0 * c0 + s0 * s0).sqrt();
+            let (c0, s0) = (c0 / norm, s0 / norm);
+            let (want_c, want_s) = (
+                turn.cos() * c0 - turn.sin() * s0,
+                turn.sin() * c0 + turn.cos() * s0,
+            );
+            let error = (s.dq[1] as f64 * want_c - s.dq[0] as f64 * want_s).abs();
+            assert!(error < 1e-5, "seed {seed}: turn {turn} off by {error} rad");
+        }
     }
 }
 

@@ -15,7 +15,7 @@
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
 //! `joint_solver`). The joints are colored so that no dynamic body appears twice in a color,
 //! and each joint pass runs its colors one after another, a color's joints in parallel; plain
-//! revolute joints (no limits, no motor) are solved eight at a time by SIMD kernels whose
+//! revolute joints (no limits, motor or spring) are solved eight at a time by SIMD kernels whose
 //! scalar twins give the same bits: results stay bit-identical across backends and thread
 //! counts. Bodies with a joint are left out of the
 //! solver's tiles (a tile runs a component's whole step on one worker, without the joint
@@ -96,6 +96,8 @@ pub struct JointDef {
     max_torque: Option<f32>,
     correction: Option<f32>,
     collide: bool,
+    break_force: Option<f32>,
+    break_torque: Option<f32>,
 }
 
 /// Default fraction of a motor joint's pose error it corrects per substep.
@@ -121,25 +123,31 @@ impl JointDef {
             max_torque: None,
             correction: None,
             collide: false,
+            break_force: None,
+            break_torque: None,
         }
     }
 
     /// A hinge of `a` and `b` at `anchor` (world): the point stays shared, the bodies turn
-    /// freely about it. Options: [`limits`](Self::limits), [`motor`](Self::motor).
+    /// freely about it. Options: [`limits`](Self::limits), [`motor`](Self::motor),
+    /// [`spring`](Self::spring) (towards the relative angle the bodies have now).
     pub fn revolute(a: BodyId, b: BodyId, anchor: Vec2) -> Self {
         JointDef::new(JointKind::Revolute, Some(a), b, anchor, anchor)
     }
 
     /// Keeps `anchor_a` (a point of `a`, world) and `anchor_b` (of `b`) at their present
     /// distance, which must be above zero: a rigid rod by default. Options:
-    /// [`spring`](Self::spring), [`length_range`](Self::length_range).
+    /// [`spring`](Self::spring), [`length_range`](Self::length_range), [`motor`](Self::motor)
+    /// (m/s, N: drives the length's rate of change; it acts only on a joint that is not rigid,
+    /// one with a spring or a length range).
     pub fn distance(a: BodyId, b: BodyId, anchor_a: Vec2, anchor_b: Vec2) -> Self {
         JointDef::new(JointKind::Distance, Some(a), b, anchor_a, anchor_b)
     }
 
     /// A slider: `b` moves along `axis` (world, any non-zero length; fixed in `a`'s frame)
     /// through `anchor`, and keeps its angle relative to `a`. Options: [`limits`](Self::limits)
-    /// (metres along the axis from where `b` is now), [`motor`](Self::motor) (m/s, N).
+    /// (metres along the axis from where `b` is now), [`motor`](Self::motor) (m/s, N),
+    /// [`spring`](Self::spring) (towards where `b` is now on the axis).
     pub fn prismatic(a: BodyId, b: BodyId, anchor: Vec2, axis: Vec2) -> Self {
         JointDef {
             axis,
@@ -199,8 +207,10 @@ impl JointDef {
     }
 
     /// A motor: drives a revolute or wheel joint's relative turn to `speed` (rad/s) with at
-    /// most `max` torque (N m), or a prismatic joint's relative speed along its axis to
-    /// `speed` (m/s) with at most `max` force (N). `max >= 0`. Default: none.
+    /// most `max` torque (N m), a prismatic joint's relative speed along its axis, or a
+    /// distance joint's rate of change of length, to `speed` (m/s) with at most `max` force
+    /// (N). `max >= 0`. Default: none. [`World::set_joint_motor`](crate::World::set_joint_motor)
+    /// changes it while the world runs.
     pub fn motor(mut self, speed: f32, max: f32) -> Self {
         self.motor = Some((speed, max));
         self
@@ -208,8 +218,11 @@ impl JointDef {
 
     /// A spring of `hertz` (>= 0) and `damping_ratio` (>= 0): a distance joint pulls towards
     /// its length (with `hertz` 0 it is slack within its [`length_range`](Self::length_range)),
-    /// a weld turns soft (0 Hz: rigid), a wheel joint's tyre is held at its place on the axis
-    /// (0 Hz: free), a mouse joint pulls with it. Default: none (mouse joint: 5 Hz, 0.7).
+    /// a weld turns soft (0 Hz: rigid), a wheel or prismatic joint's B is held at its place on
+    /// the axis and a revolute joint's at its relative angle when the joint was made (0 Hz:
+    /// free), a mouse joint pulls with it. Default: none (mouse joint: 5 Hz, 0.7).
+    /// [`World::set_joint_spring`](crate::World::set_joint_spring) changes it while the world
+    /// runs.
     pub fn spring(mut self, hertz: f32, damping_ratio: f32) -> Self {
         self.spring = Some((hertz, damping_ratio));
         self
@@ -248,6 +261,26 @@ impl JointDef {
         self
     }
 
+    /// Force (N, >= 0, may be infinite) above which the joint reports a [`JointEvent`] (any
+    /// kind): in each step whose last substep's reaction force (see
+    /// [`World::joint_reaction_force`](crate::World::joint_reaction_force)) is longer than
+    /// `force`. The joint stays: remove it with
+    /// [`World::remove_joint`](crate::World::remove_joint) to break it. Default: unlimited, no
+    /// events.
+    pub fn break_force(mut self, force: f32) -> Self {
+        self.break_force = Some(force);
+        self
+    }
+
+    /// Torque (N m, >= 0, may be infinite) above which the joint reports a [`JointEvent`], as
+    /// [`break_force`](Self::break_force) does for the size of the reaction torque (see
+    /// [`World::joint_reaction_torque`](crate::World::joint_reaction_torque)). Default:
+    /// unlimited, no events.
+    pub fn break_torque(mut self, torque: f32) -> Self {
+        self.break_torque = Some(torque);
+        self
+    }
+
     /// `Err(InvalidParameter)` for bad values or options the kind does not have.
     /// Bodies A (`None` for a mouse joint) and B.
     pub(crate) fn bodies(&self) -> (Option<BodyId>, BodyId) {
@@ -276,47 +309,41 @@ impl JointDef {
                 self.axis
             )));
         }
-        if let Some((lower, upper)) = self.limits {
+        if let Some(limits) = self.limits {
             if !matches!(kind, Revolute | Prismatic | Wheel) {
                 return refuse("limits");
             }
-            check_finite("lower limit", lower)?;
-            check_finite("upper limit", upper)?;
-            if lower > upper {
-                return Err(Error::InvalidParameter(format!(
-                    "joint limits crossed: lower {lower} > upper {upper}"
-                )));
-            }
-            if kind == Revolute && (lower < -PI || upper > PI) {
-                return Err(Error::InvalidParameter(format!(
-                    "revolute limits must lie within -pi..=pi, got {lower}..={upper}"
-                )));
-            }
+            check_limits(kind, limits)?;
         }
-        if let Some((speed, max)) = self.motor {
-            if !matches!(kind, Revolute | Prismatic | Wheel) {
+        if let Some(motor) = self.motor {
+            if !kind.has_motor() {
                 return refuse("motor");
             }
-            check_finite("motor speed", speed)?;
-            check_non_negative("motor maximum torque or force", max)?;
+            check_motor(motor)?;
         }
-        if let Some((hertz, damping)) = self.spring {
-            if !matches!(kind, Distance | Weld | Wheel | Mouse) {
+        if let Some(spring) = self.spring {
+            if !kind.has_spring() {
                 return refuse("spring");
             }
-            check_non_negative("spring frequency", hertz)?;
-            check_non_negative("spring damping ratio", damping)?;
+            check_spring(spring)?;
         }
-        if let Some((min, max)) = self.length_range {
+        if let Some(range) = self.length_range {
             if kind != Distance {
                 return refuse("length range");
             }
-            check_non_negative("minimum length", min)?;
-            check_non_negative("maximum length", max)?;
-            if min > max {
-                return Err(Error::InvalidParameter(format!(
-                    "length range crossed: min {min} > max {max}"
-                )));
+            check_limits(kind, range)?;
+        }
+        for (name, threshold) in [
+            ("break force", self.break_force),
+            ("break torque", self.break_torque),
+        ] {
+            match threshold {
+                Some(t) if t.is_nan() || t < 0.0 => {
+                    return Err(Error::InvalidParameter(format!(
+                        "{name} must be >= 0, got {t}"
+                    )))
+                }
+                _ => {}
             }
         }
         for (name, cap, kinds) in [
@@ -353,6 +380,82 @@ impl JointDef {
     }
 }
 
+impl JointKind {
+    /// Whether the kind has a motor: revolute, prismatic, wheel and distance joints.
+    pub(crate) fn has_motor(self) -> bool {
+        use JointKind::*;
+        matches!(self, Revolute | Prismatic | Wheel | Distance)
+    }
+
+    /// Whether the kind has limits: revolute, prismatic and wheel joints, and a distance
+    /// joint's length range.
+    pub(crate) fn has_limits(self) -> bool {
+        use JointKind::*;
+        matches!(self, Revolute | Prismatic | Wheel | Distance)
+    }
+
+    /// Whether the kind has a spring: all but the motor joint.
+    pub(crate) fn has_spring(self) -> bool {
+        self != JointKind::Motor
+    }
+}
+
+/// `Err(InvalidParameter)` unless a motor's speed is finite and its maximum torque or force
+/// finite and `>= 0`.
+pub(crate) fn check_motor((speed, max): (f32, f32)) -> Result<(), Error> {
+    check_finite("motor speed", speed)?;
+    check_non_negative("motor maximum torque or force", max)
+}
+
+/// `Err(InvalidParameter)` unless a spring's frequency and damping ratio are finite and
+/// `>= 0`.
+pub(crate) fn check_spring((hertz, damping): (f32, f32)) -> Result<(), Error> {
+    check_non_negative("spring frequency", hertz)?;
+    check_non_negative("spring damping ratio", damping)
+}
+
+/// `Err(InvalidParameter)` unless `lower <= upper`, both finite, within `-pi..=pi` for a
+/// revolute joint and `>= 0` for a distance joint's length range.
+pub(crate) fn check_limits(kind: JointKind, (lower, upper): (f32, f32)) -> Result<(), Error> {
+    if kind == JointKind::Distance {
+        check_non_negative("minimum length", lower)?;
+        check_non_negative("maximum length", upper)?;
+        if lower > upper {
+            return Err(Error::InvalidParameter(format!(
+                "length range crossed: min {lower} > max {upper}"
+            )));
+        }
+        return Ok(());
+    }
+    check_finite("lower limit", lower)?;
+    check_finite("upper limit", upper)?;
+    if lower > upper {
+        return Err(Error::InvalidParameter(format!(
+            "joint limits crossed: lower {lower} > upper {upper}"
+        )));
+    }
+    if kind == JointKind::Revolute && (lower < -PI || upper > PI) {
+        return Err(Error::InvalidParameter(format!(
+            "revolute limits must lie within -pi..=pi, got {lower}..={upper}"
+        )));
+    }
+    Ok(())
+}
+
+/// A joint whose reaction passed its break force or torque in the last step (see
+/// [`JointDef::break_force`]), from [`World::joint_events`](crate::World::joint_events).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointEvent {
+    /// The joint. It stays until the user removes it.
+    pub joint: JointId,
+    /// The force (N) the joint applied to its body B in the last substep of the step, as
+    /// [`World::joint_reaction_force`](crate::World::joint_reaction_force) gives it.
+    pub force: Vec2,
+    /// The torque (N m) it applied to B, as
+    /// [`World::joint_reaction_torque`](crate::World::joint_reaction_torque) gives it.
+    pub torque: f32,
+}
+
 /// The accumulated impulses of a joint over one substep, kept from step to step to warm start
 /// the next.
 #[derive(Clone, Copy, Debug, Default)]
@@ -360,10 +463,12 @@ pub(crate) struct Impulses {
     /// Point constraint (revolute, weld, mouse, motor joint): world frame. Prismatic and
     /// wheel: `x` along the perpendicular of the axis, `y` unused.
     pub linear: Vec2,
-    /// Angular constraint (weld, prismatic, motor joint), spin damping (mouse).
+    /// Angular constraint (weld, prismatic, motor joint), spin damping (mouse), spring
+    /// (revolute).
     pub angular: f32,
-    /// Along the axis: the rigid distance, the spring (distance, wheel).
+    /// Along the axis: the rigid distance, the spring (distance, wheel, prismatic).
     pub axial: f32,
+    /// Motor (revolute, prismatic, wheel, distance).
     pub motor: f32,
     pub lower: f32,
     pub upper: f32,
@@ -388,9 +493,18 @@ pub(crate) struct Joint {
     /// Distance joint: the length it holds; min and max.
     pub length: f32,
     pub length_range: Option<(f32, f32)>,
+    /// The limits and motor as last set; they act while `limits_enabled`, `motor_enabled`
+    /// (see [`Joint::active_limits`], [`Joint::active_motor`]).
     pub limits: Option<(f32, f32)>,
     pub motor: Option<(f32, f32)>,
+    /// Whether the limits (a distance joint: its length range, where `min < max`) and the
+    /// motor act; `World::enable_joint_limits` and `World::enable_joint_motor` switch them.
+    pub limits_enabled: bool,
+    pub motor_enabled: bool,
     pub spring: Option<(f32, f32)>,
+    /// Reaction force (N) and torque (N m) above which the joint reports a `JointEvent`.
+    pub break_force: f32,
+    pub break_torque: f32,
     /// Mouse and motor joints' caps.
     pub max_force: f32,
     pub max_torque: f32,
@@ -454,7 +568,11 @@ impl Joint {
             length_range: def.length_range,
             limits: def.limits,
             motor: def.motor,
+            limits_enabled: true,
+            motor_enabled: true,
             spring,
+            break_force: def.break_force.unwrap_or(f32::INFINITY),
+            break_torque: def.break_torque.unwrap_or(f32::INFINITY),
             max_force: def.max_force.unwrap_or(f32::INFINITY),
             max_torque: def.max_torque.unwrap_or(f32::INFINITY),
             correction: def.correction.unwrap_or(MOTOR_CORRECTION),
@@ -485,6 +603,64 @@ impl Joint {
             a => bodies.rotation[a.index()],
         };
         qa.rotate(self.local_axis)
+    }
+
+    /// B's angle relative to A's minus the reference angle (radians, within `-pi..=pi`), at
+    /// the bodies' present poses.
+    pub(crate) fn angle(&self, bodies: &BodyStore) -> f32 {
+        let qa = match self.a {
+            BodySlot::NONE => Rot::IDENTITY,
+            a => bodies.rotation[a.index()],
+        };
+        let angle = qa.inv_mul(bodies.rotation[self.b.index()]).angle() - self.reference_angle;
+        if angle > PI {
+            angle - 2.0 * PI
+        } else if angle < -PI {
+            angle + 2.0 * PI
+        } else {
+            angle
+        }
+    }
+
+    /// The limits while they are enabled (revolute, prismatic, wheel).
+    pub(crate) fn active_limits(&self) -> Option<(f32, f32)> {
+        self.limits.filter(|_| self.limits_enabled)
+    }
+
+    /// The motor while it is enabled.
+    pub(crate) fn active_motor(&self) -> Option<(f32, f32)> {
+        self.motor.filter(|_| self.motor_enabled)
+    }
+
+    /// The force (N) and torque (N m) the joint applied to B in the last substep of the last
+    /// step, from its impulses over substeps `1 / inv_h` long: the torque apart from the
+    /// force's moment (that of limits, motors, springs and angular constraints).
+    pub(crate) fn reaction(&self, bodies: &BodyStore, inv_h: f32) -> (Vec2, f32) {
+        let i = &self.impulses;
+        let (d, axis) = self.frame(bodies);
+        let force = match self.kind {
+            JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => i.linear,
+            JointKind::Distance => {
+                d.normalized().unwrap_or(Vec2::ZERO) * (i.axial + i.motor + i.lower - i.upper)
+            }
+            JointKind::Prismatic | JointKind::Wheel => {
+                let along = i.axial + i.lower - i.upper;
+                let along = match self.kind {
+                    JointKind::Prismatic => along + i.motor,
+                    _ => along,
+                };
+                axis.left_perp() * i.linear.x + axis * along
+            }
+        };
+        let torque = match self.kind {
+            JointKind::Revolute => i.angular + i.motor + i.lower - i.upper,
+            JointKind::Weld | JointKind::Prismatic | JointKind::Mouse | JointKind::Motor => {
+                i.angular
+            }
+            JointKind::Wheel => i.motor,
+            JointKind::Distance => 0.0,
+        };
+        (force * inv_h, torque * inv_h)
     }
 
     /// Body A's slot, `None` for a mouse joint.
@@ -528,6 +704,8 @@ pub(crate) struct JointStore {
     pub rigid: Softness,
     /// The step's joints in color order, as the passes read them (see `joint_solver`).
     pub batches: JointBatches,
+    /// The joints that passed their break force or torque in the last step, in slot order.
+    pub events: Vec<JointEvent>,
 }
 
 impl Default for JointStore {
@@ -544,6 +722,7 @@ impl Default for JointStore {
             inv_h: 0.0,
             rigid: Softness::default(),
             batches: JointBatches::default(),
+            events: Vec::new(),
         }
     }
 }
@@ -604,6 +783,31 @@ impl JointStore {
         self.free.push(slot);
         self.count -= 1;
         Some(joint)
+    }
+
+    /// Lists in `events`, in slot order, the joints solved in the last step (see
+    /// `JointBatches::solved`) whose reaction force or torque passed their break threshold.
+    pub fn find_breaks(&mut self, bodies: &BodyStore) {
+        self.events.clear();
+        for (slot, s) in self.slots.iter().enumerate() {
+            let Some(joint) = &s.joint else { continue };
+            let watched = joint.break_force < f32::INFINITY || joint.break_torque < f32::INFINITY;
+            if !watched || !self.batches.solved(slot) {
+                continue;
+            }
+            let (force, torque) = joint.reaction(bodies, self.inv_h);
+            if force.length() > joint.break_force || torque.abs() > joint.break_torque {
+                self.events.push(JointEvent {
+                    joint: JointId {
+                        world: self.world,
+                        slot: slot as u32,
+                        generation: s.generation,
+                    },
+                    force,
+                    torque,
+                });
+            }
+        }
     }
 
     /// Removes every joint of the body in `slot`.

@@ -6,8 +6,10 @@
 //! since (`dp`, `dq` of the body state), so no pose is written back until the step ends.
 //! Rigid constraints are soft in the biased pass (a damped spring at twice the contacts'
 //! stiffness, the stiffness of a contact with a static body) and unbiased in the relax pass,
-//! which removes the velocity the bias added. Springs the user asked for act in both passes:
-//! they are part of the model, not an error correction. Limits let a body approach within the
+//! which removes the velocity the bias added. Springs the user asked for are part of the
+//! model, not an error correction: each acts once per substep, after the warm start, with
+//! coefficients that give the discrete update the spring's own frequency, damping and static
+//! deflection (see `SpringLaw`); a mouse joint's spring acts in every pass. Limits let a body approach within the
 //! substep (a limit not yet reached is a speculative constraint), motors are capped at their
 //! impulse per substep.
 //!
@@ -119,8 +121,14 @@ pub(crate) struct Extra {
     q: [Rot; 2],
     /// The joint's axis, world frame, at the start of the step.
     axis: Vec2,
-    /// The user's spring for one substep, when it has a frequency above zero.
+    /// A mouse joint's spring for one substep, when it has a frequency above zero.
     spring: Option<Softness>,
+    /// Any other joint's spring for one substep, when it has a frequency above zero (see
+    /// [`SpringLaw`]).
+    law: Option<SpringLaw>,
+    /// The velocity gravity gives A and B in one substep (zero for a body the joint does not
+    /// move): a spring's static deflection is set from it (see [`SpringLaw`]).
+    kick: [Vec2; 2],
     /// A mouse joint's damping of the body's spin: twice the spring's frequency.
     spin: Option<Softness>,
 }
@@ -148,6 +156,8 @@ impl Default for Extra {
             q: [Rot::IDENTITY; 2],
             axis: Vec2::ZERO,
             spring: None,
+            law: None,
+            kick: [Vec2::ZERO; 2],
             spin: None,
         }
     }
@@ -198,6 +208,11 @@ pub(crate) struct JointBatches {
 }
 
 impl JointBatches {
+    /// Whether the joint in `slot` was solved in the last step: it could move a body.
+    pub(crate) fn solved(&self, slot: usize) -> bool {
+        self.color_of.get(slot).is_some_and(|&c| c != NO_COLOR)
+    }
+
     /// The joint sets of a joint pass, in the order they run: the colors, then the overflow
     /// set if it has any joint.
     pub(crate) fn sets(&self) -> impl Iterator<Item = JointSet> + '_ {
@@ -393,12 +408,13 @@ impl Pair<'_> {
 
     fn row_mass(&self, row: Row) -> f32 {
         let p = self.p;
-        inverse(
-            p.inv_mass[0]
-                + p.inv_mass[1]
-                + p.inv_inertia[0] * row.ja * row.ja
-                + p.inv_inertia[1] * row.jb * row.jb,
-        )
+        // A turning row (no direction) moves no mass: counting the bodies' masses in made
+        // its springs, limits and motors act on too small an effective inertia.
+        let linear = match row.n == Vec2::ZERO {
+            true => 0.0,
+            false => p.inv_mass[0] + p.inv_mass[1],
+        };
+        inverse(linear + p.inv_inertia[0] * row.ja * row.ja + p.inv_inertia[1] * row.jb * row.jb)
     }
 
     fn apply_row(&mut self, row: Row, impulse: f32) {
@@ -494,9 +510,13 @@ impl Pair<'_> {
 }
 
 impl Joint {
-    /// A revolute joint without limits or motor: its solve is its point constraint alone.
+    /// A revolute joint without limits, motor or spring: its solve is its point constraint
+    /// alone.
     fn is_plain(&self) -> bool {
-        self.kind == JointKind::Revolute && self.motor.is_none() && self.limits.is_none()
+        self.kind == JointKind::Revolute
+            && self.active_motor().is_none()
+            && self.active_limits().is_none()
+            && self.spring.is_none()
     }
 
     /// Takes the step's constants from the bodies as the step begins; `None` when neither
@@ -507,6 +527,7 @@ impl Joint {
         bodies: &BodyStore,
         state_of: &[u32],
         h: f32,
+        gravity: Vec2,
     ) -> Option<(Prepared, Extra)> {
         let (sa, ma, ia, qa) = side(self.a, bodies, state_of);
         let (sb, mb, ib, qb) = side(self.b, bodies, state_of);
@@ -517,8 +538,14 @@ impl Joint {
             BodySlot::NONE => (self.local_a, Vec2::ZERO),
             a => (bodies.center[a.index()], qa.rotate(self.local_a)),
         };
+        let law = match self.spring {
+            Some((hertz, zeta)) if hertz > 0.0 && self.kind != JointKind::Mouse => {
+                Some(SpringLaw::new(hertz, zeta, h))
+            }
+            _ => None,
+        };
         let (spring, spin) = match self.spring {
-            Some((hertz, zeta)) if hertz > 0.0 => (
+            Some((hertz, zeta)) if hertz > 0.0 && self.kind == JointKind::Mouse => (
                 Some(Softness::new(hertz, zeta, h)),
                 (self.kind == JointKind::Mouse).then(|| Softness::new(2.0 * hertz, zeta, h)),
             ),
@@ -539,6 +566,11 @@ impl Joint {
             q: [qa, qb],
             axis: qa.rotate(self.local_axis),
             spring,
+            law,
+            kick: [(self.a, ma), (self.b, mb)].map(|(slot, inv_mass)| match inv_mass > 0.0 {
+                true => gravity * (bodies.gravity_scale[slot.index()] * h),
+                false => Vec2::ZERO,
+            }),
             spin,
         };
         let impulses = self.impulses;
@@ -547,14 +579,15 @@ impl Joint {
 
     /// One solve (`pass.rigid` biased) or relax (`RIGID`) pass.
     fn solve(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
-        // The user's spring acts in every pass; without one, rigid joints use the pass's.
+        // A mouse joint's spring acts in every pass. Other joints' springs act once per
+        // substep, in the warm start stage (see `Joint::solve_spring`).
         let sprung = pair.x.spring.map(Coeffs::from);
         match self.kind {
             JointKind::Revolute => {
-                if let Some(motor) = self.motor {
+                if let Some(motor) = self.active_motor() {
                     pair.solve_motor(Row::ANGULAR, motor, pass, &mut i.motor);
                 }
-                if let Some((lower, upper)) = self.limits {
+                if let Some((lower, upper)) = self.active_limits() {
                     let angle = pair.angle(self.reference_angle);
                     pair.solve_limit(Row::ANGULAR, angle - lower, pass, &mut i.lower);
                     let angle = pair.angle(self.reference_angle);
@@ -563,7 +596,10 @@ impl Joint {
                 pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
             }
             JointKind::Weld => {
-                let k = sprung.unwrap_or(pass.rigid);
+                if pair.x.law.is_some() {
+                    return;
+                }
+                let k = pass.rigid;
                 let angle = pair.angle(self.reference_angle);
                 pair.solve_equality(Row::ANGULAR, angle, k, &mut i.angular);
                 pair.solve_point(k, &mut i.linear, f32::INFINITY);
@@ -601,14 +637,15 @@ impl Joint {
                 let c = length - self.length;
                 match (self.spring, self.length_range) {
                     (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
+                    // A range set to one length while the world runs holds that length.
                     (_, Some((min, max))) if min == max => {
-                        pair.solve_equality(row, c, pass.rigid, &mut i.axial)
+                        pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
                     }
                     (_, range) => {
-                        if let Some(k) = sprung {
-                            pair.solve_equality(row, c, k, &mut i.axial);
+                        if let Some(motor) = self.active_motor() {
+                            pair.solve_motor(row, motor, pass, &mut i.motor);
                         }
-                        if let Some((min, max)) = range {
+                        if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
                             if min > 0.0 {
                                 pair.solve_limit(row, length - min, pass, &mut i.lower);
                             }
@@ -621,7 +658,7 @@ impl Joint {
             }
             JointKind::Prismatic | JointKind::Wheel => {
                 let prismatic = self.kind == JointKind::Prismatic;
-                if let Some(motor) = self.motor {
+                if let Some(motor) = self.active_motor() {
                     let row = if prismatic {
                         slide_rows(pair).0
                     } else {
@@ -629,13 +666,7 @@ impl Joint {
                     };
                     pair.solve_motor(row, motor, pass, &mut i.motor);
                 }
-                if let Some(k) = sprung.filter(|_| !prismatic) {
-                    let (along, _) = slide_rows(pair);
-                    let (_, _, d) = pair.geometry();
-                    let c = pair.axis().dot(d);
-                    pair.solve_equality(along, c, k, &mut i.axial);
-                }
-                if let Some((lower, upper)) = self.limits {
+                if let Some((lower, upper)) = self.active_limits() {
                     let (along, _) = slide_rows(pair);
                     let (_, _, d) = pair.geometry();
                     let translation = pair.axis().dot(d);
@@ -652,6 +683,129 @@ impl Joint {
                 }
             }
         }
+    }
+}
+
+impl Joint {
+    /// The joint's spring (not a mouse joint's), once per substep after the warm start: a
+    /// revolute joint's on its angle, a prismatic or wheel joint's along the axis, a distance
+    /// joint's on its length, a soft weld's on all three of its rows.
+    fn solve_spring(&self, law: SpringLaw, i: &mut Impulses, pair: &mut Pair) {
+        match self.kind {
+            JointKind::Revolute => {
+                let angle = pair.angle(self.reference_angle);
+                pair.solve_spring_row(Row::ANGULAR, angle, law, &mut i.angular);
+            }
+            JointKind::Prismatic | JointKind::Wheel => {
+                let (along, _) = slide_rows(pair);
+                let (_, _, d) = pair.geometry();
+                let c = pair.axis().dot(d);
+                pair.solve_spring_row(along, c, law, &mut i.axial);
+            }
+            JointKind::Distance => {
+                if matches!(self.length_range, Some((min, max)) if min == max) {
+                    return;
+                }
+                let (ra, rb, d) = pair.geometry();
+                let axis = d.normalized().unwrap_or(Vec2::ZERO);
+                let row = Row {
+                    n: axis,
+                    ja: ra.cross(axis),
+                    jb: rb.cross(axis),
+                };
+                pair.solve_spring_row(row, d.length() - self.length, law, &mut i.axial);
+            }
+            JointKind::Weld => {
+                let angle = pair.angle(self.reference_angle);
+                pair.solve_spring_row(Row::ANGULAR, angle, law, &mut i.angular);
+                pair.solve_spring_point(law, &mut i.linear);
+            }
+            JointKind::Mouse | JointKind::Motor => {}
+        }
+    }
+}
+
+/// A spring's coefficients for one substep `h`, set so that the discrete update has the
+/// spring's own frequency and damping ratio.
+///
+/// Applied once per substep, after the warm start, the row's impulse is
+/// `-m (a v + k c) - impulse_scale acc` (`m` the row's effective mass, `v` its velocity, `c`
+/// its error, `acc` the impulse warm started, `a = velocity_scale`, `k = stiffness`). With
+/// `impulse_scale = 1 - a` the warm start and that term cancel, so one substep maps
+/// `v' = (1 - a) v - k c`, then `c' = c + h v'`: a linear map of determinant `1 - a` and
+/// trace `2 - a - h k`. The exact flow of `c'' + 2 zeta w c' + w^2 c = 0` over `h` has
+/// determinant `det = e^(-2 zeta w h)` and trace `2 e^(-zeta w h) cos(w_d h)` (cosh above
+/// critical damping; `w_d = w sqrt|1 - zeta^2|`). Matching both gives `a = 1 - det` and
+/// `k = (1 - trace + det) / h`: the discrete spring has the continuous one's eigenvalues, so
+/// its period and decay are the law's at any substep. (The soft-constraint coefficients,
+/// `Softness`, applied in every pass, damp by about `w h` on top of the ratio asked for.)
+///
+/// A steady load, gravity `g` along the row, adds `g h` to `v` each substep before the
+/// spring acts. At rest then `0 = (1 - a) g h - k c`, a deflection `(1 - a) g h / k`, not
+/// Hooke's `g / w^2` (9% short at 5 Hz and a ratio of 0.7). So the spring also gives back
+/// `b g h` with `b = k / (h w^2) - (1 - a)`, which makes the deflection `g / w^2` and
+/// leaves the eigenvalues as they are. Gravity is the load the joint knows; a user's force
+/// on the body keeps the small error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpringLaw {
+    velocity_scale: f32,
+    stiffness: f32,
+    impulse_scale: f32,
+    /// The share of the substep's gravity kick the spring gives back (`b` above).
+    feed: f32,
+}
+
+impl SpringLaw {
+    fn new(hertz: f32, zeta: f32, h: f32) -> SpringLaw {
+        let (w, zeta, h) = (2.0 * PI as f64 * hertz as f64, zeta as f64, h as f64);
+        let det = (-2.0 * zeta * w * h).exp();
+        let decay = (-zeta * w * h).exp();
+        let wd = w * (1.0 - zeta * zeta).abs().sqrt() * h;
+        let trace = 2.0
+            * decay
+            * match zeta {
+                z if z < 1.0 => wd.cos(),
+                z if z > 1.0 => wd.cosh(),
+                _ => 1.0,
+            };
+        let stiffness = (1.0 - trace + det) / h;
+        SpringLaw {
+            velocity_scale: (1.0 - det) as f32,
+            stiffness: stiffness as f32,
+            impulse_scale: det as f32,
+            feed: (stiffness / (h * w * w) - det) as f32,
+        }
+    }
+}
+
+impl Pair<'_> {
+    /// A weld's spring on its point (see [`SpringLaw`]): B's anchor pulled to A's.
+    fn solve_spring_point(&mut self, law: SpringLaw, accumulated: &mut Vec2) {
+        let kick = self.x.kick[1] - self.x.kick[0];
+        let (ra, rb, d) = self.geometry();
+        let (a, b, p) = (&self.a, &self.b, self.p);
+        let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
+        let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
+        let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
+        let k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
+        let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
+        let k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
+        let target = cdot * law.velocity_scale + d * law.stiffness - kick * law.feed;
+        let x = solve2(k11, k12, k22, target);
+        let impulse = -x - *accumulated * law.impulse_scale;
+        *accumulated += impulse;
+        self.apply_point(ra, rb, impulse);
+    }
+
+    /// A spring row with error `c` (see [`SpringLaw`]).
+    fn solve_spring_row(&mut self, row: Row, c: f32, law: SpringLaw, accumulated: &mut f32) {
+        let mass = self.row_mass(row);
+        let cdot = self.row_velocity(row);
+        let kick = row.n.dot(self.x.kick[1] - self.x.kick[0]);
+        let target = law.velocity_scale * cdot + law.stiffness * c - law.feed * kick;
+        let impulse = -mass * target - law.impulse_scale * *accumulated;
+        *accumulated += impulse;
+        self.apply_row(row, impulse);
     }
 }
 
@@ -672,7 +826,7 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
                 ja: ra.cross(axis),
                 jb: rb.cross(axis),
             };
-            pair.apply_row(row, i.axial + i.lower - i.upper);
+            pair.apply_row(row, i.axial + i.motor + i.lower - i.upper);
         }
         JointKind::Prismatic | JointKind::Wheel => {
             let (along, across) = slide_rows(pair);
@@ -792,7 +946,7 @@ impl JointStore {
                 continue;
             };
             let (p, x) = joint
-                .prepare(slot as u32, bodies, state_of, h)
+                .prepare(slot as u32, bodies, state_of, h, settings.gravity)
                 .unwrap_or_default();
             let color = color as usize;
             if p.c.plain && color < JOINT_COLORS as usize {
@@ -980,7 +1134,14 @@ impl Passes<'_> {
                 x: &self.extra[k],
             };
             match op {
-                JointOp::WarmStart => warm_start(c.kind, impulses, &mut pair),
+                JointOp::WarmStart => {
+                    warm_start(c.kind, impulses, &mut pair);
+                    if let Some(law) = pair.x.law {
+                        let joint = self.slots[c.slot as usize].joint.as_ref();
+                        let joint = joint.expect("a prepared joint stays in its slot for the step");
+                        joint.solve_spring(law, impulses, &mut pair);
+                    }
+                }
                 // A plain revolute joint's whole solve (see `Joint::solve`).
                 JointOp::Solve | JointOp::Relax if c.plain => {
                     pair.solve_point(pass.rigid, &mut impulses.linear, f32::INFINITY)

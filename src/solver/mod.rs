@@ -194,6 +194,9 @@ pub(crate) struct Solver {
     forced: bool,
     /// The step's linear (m/s) and angular (rad/s) speed caps.
     speed_caps: (f32, f32),
+    /// Per state: the angular speed bound (rad/s) of a body in contact, infinite for others
+    /// (see `bound_contact_spin`).
+    spin_bound: Vec<f32>,
     /// Whether any contact of the step has a restitution above zero; without one the step has
     /// no impact stages.
     bouncy: bool,
@@ -246,14 +249,14 @@ impl Solver {
             h,
             gravity: [settings.gravity.x, settings.gravity.y],
             max_linear_speed: settings.max_linear_speed,
-            // An eighth of a turn per substep keeps each substep's rotation small. A quarter
-            // turn per step bounds how far a contact's anchors, fixed on the body when the
-            // step's manifold was made, carry round: with more, a fast spinning dumbbell's ball
-            // slips into a thin wall it touches.
-            max_angular_speed: (0.25 * PI * inv_h).min(0.5 * PI / dt),
+            // Four turns per substep, which the position integration turns exactly (see
+            // `sin_cos_turn`): far beyond any wheel or propeller, only a guard against
+            // overflow. Bodies in contact have a tighter bound (`bound_contact_spin`).
+            max_angular_speed: 8.0 * PI * inv_h,
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
+        self.bound_contact_spin(contacts, bodies, 0.5 * PI / dt);
         self.load_forces(bodies, forces);
         self.fill_batches(contacts, graph, direct, bodies, settings, h);
         joints.prepare(bodies, &self.state_of, self.states.len(), settings, h);
@@ -290,6 +293,7 @@ impl Solver {
         let angular_damping = &self.angular_damping[..];
         let [acceleration_x, acceleration_y, acceleration_angular] = &self.acceleration;
         let forced = self.forced;
+        let spin_bound = &self.spin_bound[..];
 
         // The constants of a solve or relax pass.
         let pass = |op| match op {
@@ -344,8 +348,9 @@ impl Solver {
                         acceleration: forced.then(|| Accelerations {
                             x: &acceleration_x[range.clone()],
                             y: &acceleration_y[range.clone()],
-                            angular: &acceleration_angular[range],
+                            angular: &acceleration_angular[range.clone()],
                         }),
+                        spin_bound: (!spin_bound.is_empty()).then(|| &spin_bound[range]),
                     };
                     kernels.integrate_velocities(chunk, body, &integrate)
                 }
@@ -514,6 +519,33 @@ impl Solver {
                     *state = BodyState::with_velocity(v, w);
                 },
             );
+    }
+
+    /// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
+    /// the step (`spin_bound`), unless it allows fast rotation, and clamps it now. A contact's
+    /// points are fixed on its bodies when the step's manifold is made and turn with them
+    /// through the step: a quarter turn per step bounds how far they carry round, and with
+    /// more, a fast spinning dumbbell's ball slips into a thin wall it touches. A body the
+    /// step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
+    fn bound_contact_spin(&mut self, contacts: &[Contact], bodies: &BodyStore, max: f32) {
+        self.spin_bound.clear();
+        // Without a touching contact no body is bound, and the kernels read no bounds.
+        let mut touching = contacts.iter().filter(|c| c.manifold.point_count > 0);
+        let Some(first) = touching.next() else {
+            return;
+        };
+        self.spin_bound.resize(self.states.len(), f32::INFINITY);
+        // Bounds are all the same value: the order of the contacts cannot change them.
+        for c in std::iter::once(first).chain(touching) {
+            for slot in [c.a, c.b] {
+                let state = self.state_of[slot.index()];
+                if state != NULL_BODY && !bodies.fast_rotation[slot.index()] {
+                    self.spin_bound[state as usize] = max;
+                    let s = &mut self.states[state as usize];
+                    s.w = s.w.clamp(-max, max);
+                }
+            }
+        }
     }
 
     /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of

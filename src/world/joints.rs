@@ -77,39 +77,16 @@ impl World {
     /// for a stale or foreign handle.
     pub fn joint_reaction_force(&self, id: JointId) -> Result<Vec2, Error> {
         let j = self.joints.get(id)?;
-        let i = &j.impulses;
-        let (d, axis) = j.frame(&self.bodies);
-        let impulse = match j.kind {
-            JointKind::Revolute | JointKind::Weld | JointKind::Mouse | JointKind::Motor => i.linear,
-            JointKind::Distance => {
-                d.normalized().unwrap_or(Vec2::ZERO) * (i.axial + i.lower - i.upper)
-            }
-            JointKind::Prismatic => {
-                axis.left_perp() * i.linear.x + axis * (i.motor + i.lower - i.upper)
-            }
-            JointKind::Wheel => {
-                axis.left_perp() * i.linear.x + axis * (i.axial + i.lower - i.upper)
-            }
-        };
-        Ok(impulse * self.joints.inv_h)
+        Ok(j.reaction(&self.bodies, self.joints.inv_h).0)
     }
 
     /// The torque (N m) the joint applied to its body B in the last substep of the last step
     /// (A got the opposite), apart from the moment of [`World::joint_reaction_force`]: that of limits,
-    /// motors and angular constraints. Zero before the first step. `Err(InvalidJoint)` for a
+    /// motors, springs and angular constraints. Zero before the first step. `Err(InvalidJoint)` for a
     /// stale or foreign handle.
     pub fn joint_reaction_torque(&self, id: JointId) -> Result<f32, Error> {
         let j = self.joints.get(id)?;
-        let i = &j.impulses;
-        let torque = match j.kind {
-            JointKind::Revolute => i.motor + i.lower - i.upper,
-            JointKind::Weld | JointKind::Prismatic | JointKind::Mouse | JointKind::Motor => {
-                i.angular
-            }
-            JointKind::Wheel => i.motor,
-            JointKind::Distance => 0.0,
-        };
-        Ok(torque * self.joints.inv_h)
+        Ok(j.reaction(&self.bodies, self.joints.inv_h).1)
     }
 
     /// The kind and bodies (A, B) of a joint; A is `None` for a mouse joint.
@@ -156,7 +133,7 @@ impl World {
     }
 
     /// Wakes the islands of the sleeping bodies among a joint's `slots` (`NONE`: no body).
-    fn wake_sleeping(&mut self, slots: [BodySlot; 2]) {
+    pub(super) fn wake_sleeping(&mut self, slots: [BodySlot; 2]) {
         for slot in slots {
             if slot != BodySlot::NONE && self.sleep.asleep[slot.index()] {
                 self.wake_touching(slot.index());

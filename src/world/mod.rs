@@ -13,6 +13,7 @@ mod enable;
 mod filters;
 mod forces;
 mod hooks;
+mod joint_control;
 mod joints;
 mod live_settings;
 mod mass;
@@ -396,6 +397,8 @@ impl World {
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep
                 .update(&self.settings, bodies, contacts, joints, dt);
+            // At the poses the step ends with, as `joint_reaction_force` reads them.
+            self.joints.find_breaks(&self.bodies);
         }
         let finalize = clock.lap();
 
