@@ -396,7 +396,7 @@ fn heavy_on_column(loose: usize) -> (f32, f32, f32) {
 
 /// Today's bound for a heavy box on a column in an island past the exact solve's size. The
 /// law (nothing flung faster than free fall from the column's top, 20.5 m/s) is not met: the
-/// heavy box crushes the column and light boxes fly at 91 m/s with 4 neighbours, 99 m/s with
+/// heavy box crushes the column and light boxes fly at 91 m/s with 4 neighbours, 93 m/s with
 /// 10 (measured). This bound catches worse: no body past 150 m/s, the heavy box not through
 /// the ground.
 #[test]
@@ -418,7 +418,7 @@ fn a_heavy_box_on_a_light_column_with_neighbours_flings_no_faster_than_before() 
 /// Issue 57 item 1's target: the heavy box within 1 cm of its resting height and nothing faster
 /// than 0.1 m/s, with 4 and with 10 neighbours. Not met: the island (25 or 31 bodies) is past
 /// the exact solve's 24 and the soft step lets the heavy box crush the column (measured: it
-/// sinks to the ground, about 20 m, and bodies fly at up to 99 m/s).
+/// sinks to the ground, 20 m, and bodies fly at 91 m/s with 4 neighbours, 93 m/s with 10).
 #[test]
 #[ignore = "issue 57 item 1: not met yet; the heavy box crushes the column"]
 fn a_heavy_box_on_a_light_column_with_neighbours_rests_at_its_height() {
