@@ -537,3 +537,48 @@ fn joint_trees_give_the_same_bits_for_both_backends_and_any_thread_count() {
         );
     }
 }
+
+/// A chain whose joints are made from its free end up to its pin: the same law as the chain
+/// made from the pin down (no stretch, the top joint holds the whole weight).
+#[test]
+fn a_chain_joined_from_its_free_end_up_holds_as_rigidly() {
+    let mut world = world();
+    let top = Vec2::new(0.0, 50.0);
+    let pin = anchor(&mut world, top + Vec2::new(0.0, 0.1));
+    let links: Vec<BodyId> = (0..20)
+        .map(|i| {
+            let y = top.y - 0.5 * (i as f32 + 0.5);
+            block(&mut world, Vec2::new(0.0, y), 0.05, 0.25, 1.0)
+        })
+        .collect();
+    let load = block(&mut world, Vec2::new(0.0, top.y - 10.5), 0.5, 0.5, 50.0);
+    let hinge = |i: usize| Vec2::new(0.0, top.y - 0.5 * i as f32);
+    world
+        .add_joint(JointDef::revolute(links[19], load, hinge(20)))
+        .unwrap();
+    for i in (1..20).rev() {
+        world
+            .add_joint(JointDef::revolute(links[i - 1], links[i], hinge(i)))
+            .unwrap();
+    }
+    let top_joint = world
+        .add_joint(JointDef::revolute(pin, links[0], top))
+        .unwrap();
+    // A sideways push sets it swinging.
+    world
+        .set_linear_velocity(load, Vec2::new(3.0, 0.0))
+        .unwrap();
+    let mut max_stretch = 0.0f32;
+    for _ in 0..300 {
+        world.step(DT).unwrap();
+        let end = world.transform(load).unwrap().apply(Vec2::new(0.0, 0.5));
+        max_stretch = max_stretch.max((end - top).length() / 10.0 - 1.0);
+    }
+    println!(
+        "chain joined from its end: max stretch {:.5}%",
+        100.0 * max_stretch
+    );
+    assert!(max_stretch < 0.002, "stretched {max_stretch}");
+    let force = world.joint_reaction_force(top_joint).unwrap().length();
+    assert!(force > 0.5 * 70.0 * G, "the top joint holds {force} N");
+}

@@ -337,9 +337,9 @@ impl JointTrees {
         self.closing = closing;
     }
 
-    /// Orders the candidate joints and their bodies into trees: each tree from the first
-    /// body of its first joint in slot order, breadth first, then reversed so that children
-    /// come before their parents.
+    /// Orders the candidate joints and their bodies into trees: each from the body of its
+    /// joint to the fixed world, if it has one, else from the first body of its first joint in
+    /// slot order; breadth first, then reversed so that children come before their parents.
     fn lay_out(&mut self, states: usize) {
         let candidates = &self.candidates;
         let between = |j: &TreeJoint| j.node[0] && j.node[1];
@@ -367,7 +367,10 @@ impl JointTrees {
         }
         self.seen_body.clear();
         self.seen_body.resize(states, false);
-        for j in candidates {
+        // Trees held by the fixed world first, each from the body with that joint: its block
+        // then stays the root's, never eliminated into a joint.
+        let held = candidates.iter().filter(|j| !between(j));
+        for j in held.chain(candidates.iter().filter(|j| between(j))) {
             let root = if j.node[0] { j.state[0] } else { j.state[1] };
             if self.seen_body[root as usize] {
                 continue;
