@@ -54,6 +54,17 @@ impl<'a, T> DisjointMut<'a, T> {
         unsafe { &mut *self.ptr.add(i) }
     }
 
+    /// The elements of `range`.
+    ///
+    /// # Safety
+    /// As for [`DisjointMut::get`], for every element of `range`.
+    #[inline(always)]
+    pub unsafe fn slice(self, range: std::ops::Range<usize>) -> &'a mut [T] {
+        debug_assert!(range.start <= range.end && range.end <= self.len);
+        // SAFETY: in bounds, and exclusive by the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
+    }
+
     /// Elements `i` and `i + 1`.
     ///
     /// # Safety

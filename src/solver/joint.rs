@@ -10,7 +10,9 @@
 //!
 //! # How joints are solved
 //!
-//! Joints are solved in the substeps of the contact solve, as soft constraints: per substep
+//! Rigid joints that hold bodies in a tree (a chain, a rope, a welded beam: no loop, at most
+//! one joint to the fixed world) are solved exactly, tree by tree (see `joint_tree`). The
+//! others are solved in the substeps of the contact solve, as soft constraints: per substep
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
 //! `joint_solver`). The joints are colored so that no dynamic body appears twice in a color,

@@ -887,8 +887,9 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
 
 impl JointStore {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
-    /// that can move a body; `state_of` maps body slots to solver states, of which there are
-    /// `states`. Returns whether any joint can move a body.
+    /// that can move a body, but those marked in `exact` (per slot; the joint trees solve
+    /// them); `state_of` maps body slots to solver states, of which there are `states`.
+    /// Returns whether any joint can move a body.
     pub(crate) fn prepare(
         &mut self,
         bodies: &BodyStore,
@@ -896,6 +897,7 @@ impl JointStore {
         states: usize,
         settings: &WorldSettings,
         h: f32,
+        exact: &[bool],
     ) -> bool {
         zone!("joint prepare");
         self.h = h;
@@ -915,8 +917,10 @@ impl JointStore {
         batches.others.resize(sets, 0);
         // Greedy in slot order: each joint takes the first color in which neither body it
         // moves is used yet.
-        for s in &self.slots {
-            let color = s.joint.as_ref().map_or(NO_COLOR, |joint| {
+        for (slot, s) in self.slots.iter().enumerate() {
+            let exact = exact.get(slot).copied().unwrap_or(false);
+            let joint = s.joint.as_ref().filter(|_| !exact);
+            let color = joint.map_or(NO_COLOR, |joint| {
                 let [(sa, ma, ia, _), (sb, mb, ib, _)] =
                     [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
                 if ma + mb + ia + ib <= 0.0 || bodies.either_disabled(joint.a, joint.b) {

@@ -23,6 +23,7 @@ pub(crate) mod direct_solver;
 pub(crate) mod forces;
 pub(crate) mod joint;
 pub(crate) mod joint_solver;
+pub(crate) mod joint_tree;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
 
@@ -39,6 +40,7 @@ use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::solver::forces::Forces;
 use crate::solver::joint::JointStore;
 use crate::solver::joint_solver::{JointOp, JointSet};
+use crate::solver::joint_tree::{JointTrees, TreeOp};
 use crate::solver::schedule::{run_stages, Progress};
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{
@@ -107,6 +109,8 @@ enum Op {
     Contacts(ContactOp, Sweep),
     Direct(DirectOp),
     Joints(JointOp),
+    /// The exact solve of the joint trees (see `joint_tree`).
+    Trees(TreeOp),
 }
 
 /// One stage of the step, cut into blocks for the workers.
@@ -118,6 +122,8 @@ enum Stage {
     Direct(DirectOp),
     /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
     Joints(JointOp, JointSet),
+    /// One block per joint tree (see `joint_tree`).
+    Trees(TreeOp),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
     Tiles,
@@ -204,6 +210,8 @@ pub(crate) struct Solver {
     relax_sweep: Sweep,
     /// The islands solved exactly instead of by the batches.
     direct: DirectSolver,
+    /// The trees of rigid joints solved exactly instead of by the joint passes.
+    trees: JointTrees,
 }
 
 /// What one step solves.
@@ -259,7 +267,11 @@ impl Solver {
         self.bound_contact_spin(contacts, bodies, 0.5 * PI / dt);
         self.load_forces(bodies, forces);
         self.fill_batches(contacts, graph, direct, bodies, settings, h);
-        joints.prepare(bodies, &self.state_of, self.states.len(), settings, h);
+        let states = self.states.len();
+        self.trees
+            .prepare(&joints.slots, bodies, &self.state_of, states);
+        let exact = &self.trees.exact;
+        joints.prepare(bodies, &self.state_of, states, settings, h, exact);
         self.plan(graph, settings, joints);
 
         let solve = SolveParams {
@@ -360,6 +372,7 @@ impl Solver {
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
+        let tree_passes = self.trees.passes();
         let joint_passes = joints.passes();
 
         zone!("solver stages");
@@ -375,6 +388,7 @@ impl Solver {
                         DirectSolver::run(islands, block, op, states, &direct_params)
                     }
                     Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
+                    Stage::Trees(op) => tree_passes.run(op, block, states),
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
                         integrate_bodies(op, start..(start + BODIES_PER_BLOCK).min(body_count));
@@ -405,7 +419,7 @@ impl Solver {
                                     }
                                 }
                                 // Direct islands and jointed bodies are in no tile.
-                                Op::Direct(_) | Op::Joints(_) => {}
+                                Op::Direct(_) | Op::Joints(_) | Op::Trees(_) => {}
                             }
                         }
                     }
@@ -414,6 +428,7 @@ impl Solver {
         });
 
         joints.store_impulses();
+        self.trees.store_impulses(&mut joints.slots);
         self.relax_sweep = match self.relax_sweep {
             Sweep::Forward => Sweep::Backward,
             Sweep::Backward => Sweep::Forward,
@@ -808,6 +823,7 @@ impl Solver {
             }
         };
         let direct = self.direct.len() > 0;
+        let trees = self.trees.len() > 0;
         let program = &mut self.program;
         program.clear();
         if self.bouncy {
@@ -828,25 +844,36 @@ impl Solver {
             if joints {
                 program.push(Op::Joints(JointOp::WarmStart));
             }
+            if trees {
+                program.push(Op::Trees(TreeOp::WarmStart));
+            }
             program.push(Op::Contacts(ContactOp::WarmStart, sweep));
             let contact_passes = settings.solve_iterations;
-            let joint_passes = if joints {
+            let joint_passes = if joints || trees {
                 settings.joint_solve_iterations
             } else {
                 0
             };
             for pass in 0..contact_passes.max(joint_passes) {
-                if pass < joint_passes {
+                if joints && pass < joint_passes {
                     program.push(Op::Joints(JointOp::Solve));
                 }
                 if pass < contact_passes {
                     program.push(Op::Contacts(ContactOp::Solve, sweep));
+                }
+                // Last in the pass: the trees' joints then hold exactly whatever the soft
+                // passes before did.
+                if trees && pass < joint_passes {
+                    program.push(Op::Trees(TreeOp::Solve));
                 }
             }
             if direct {
                 program.push(Op::Direct(DirectOp::Solve));
             }
             program.push(Op::Bodies(BodyOp::IntegratePositions));
+            if trees {
+                program.push(Op::Trees(TreeOp::Project));
+            }
             program.push(Op::Contacts(ContactOp::Relax, self.relax_sweep));
             if direct {
                 program.push(Op::Direct(DirectOp::Relax));
@@ -855,6 +882,9 @@ impl Solver {
             // its solve, and would undo a joint relax before it.
             if joints {
                 program.push(Op::Joints(JointOp::Relax));
+            }
+            if trees {
+                program.push(Op::Trees(TreeOp::Solve));
             }
         }
         let stages = &mut self.stages;
@@ -869,16 +899,19 @@ impl Solver {
                 Op::Contacts(op, sweep) => contacts(stages, op, sweep),
                 Op::Direct(op) => stages.push(Stage::Direct(op)),
                 Op::Joints(op) => joint_stages(stages, op),
+                Op::Trees(op) => stages.push(Stage::Trees(op)),
             }
         }
 
         let bodies = self.states.len();
         let islands = self.direct.len();
+        let trees = self.trees.len();
         self.blocks.clear();
         self.blocks
             .extend(self.stages.iter().map(|stage| match *stage {
                 Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
                 Stage::Direct(_) => islands,
+                Stage::Trees(_) => trees,
                 Stage::Joints(_, set) => joint_batches.blocks(set),
                 Stage::Tiles => graph.tiles.len(),
                 Stage::Contacts {
