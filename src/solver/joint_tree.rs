@@ -67,13 +67,17 @@ impl Rows {
     /// a rigid equality (a limit, a motor, a spring, a slack range) or its kind has rows this
     /// solve does not model.
     fn of(joint: &Joint) -> Option<Rows> {
+        // A spring of 0 Hz is off (`World::set_joint_spring`).
+        let springless = joint.spring.is_none_or(|(hertz, _)| hertz <= 0.0);
         match joint.kind {
-            JointKind::Revolute if joint.limits.is_none() && joint.motor.is_none() => {
+            JointKind::Revolute
+                if springless
+                    && joint.active_limits().is_none()
+                    && joint.active_motor().is_none() =>
+            {
                 Some(Rows::Point)
             }
-            JointKind::Weld if joint.spring.is_none_or(|(hertz, _)| hertz <= 0.0) => {
-                Some(Rows::Weld)
-            }
+            JointKind::Weld if springless => Some(Rows::Weld),
             JointKind::Distance => match (joint.spring, joint.length_range) {
                 (None, None) => Some(Rows::Distance),
                 (_, Some((min, max))) if min == max => Some(Rows::Distance),
@@ -234,7 +238,8 @@ impl JointTrees {
             let Some(rows) = Rows::of(joint) else {
                 continue;
             };
-            if joint.a == BodySlot::NONE {
+            // A disabled body's joints do not act (`World::set_enabled`).
+            if joint.a == BodySlot::NONE || bodies.either_disabled(joint.a, joint.b) {
                 continue;
             }
             let (Some(a), Some(b)) = (side(joint.a), side(joint.b)) else {
