@@ -205,12 +205,16 @@ pub(crate) struct JointBatches {
     used: Vec<u64>,
     plain: Vec<usize>,
     others: Vec<usize>,
+    /// Per joint slot, whether the joint trees solved it instead (see `joint_tree`).
+    in_tree: Vec<bool>,
 }
 
 impl JointBatches {
-    /// Whether the joint in `slot` was solved in the last step: it could move a body.
+    /// Whether the joint in `slot` was solved in the last step, by the joint passes or by
+    /// the joint trees: it could move a body.
     pub(crate) fn solved(&self, slot: usize) -> bool {
         self.color_of.get(slot).is_some_and(|&c| c != NO_COLOR)
+            || self.in_tree.get(slot).copied().unwrap_or(false)
     }
 
     /// The joint sets of a joint pass, in the order they run: the colors, then the overflow
@@ -908,6 +912,8 @@ impl JointStore {
         let batches = &mut self.batches;
         batches.kernels = Some(settings.kernels());
         batches.color_of.clear();
+        batches.in_tree.clear();
+        batches.in_tree.extend_from_slice(exact);
         batches.used.clear();
         batches.used.resize(states, 0);
         let sets = JOINT_COLORS as usize + 1;
