@@ -129,7 +129,7 @@ pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, T
 pub use narrow_phase::sensor::SensorEvent;
 pub use profile::Profile;
 pub use settings::{Backend, MixRule, WorldSettings};
-pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
 pub use solver::joint::{JointDef, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
