@@ -17,48 +17,58 @@ fn frictionless(shape: Shape) -> ShapeDef {
     ShapeDef::new(shape).friction(0.0).restitution(0.0)
 }
 
-/// A frictionless box sliding at 5 m/s over a flat chain of 200 segments (0.1 m each) keeps
-/// its speed and stays level over 10 m: with nothing to slow it, any loss is the joins
-/// catching it. Plain segments (no ghost vertices) stop such a box within a few joins.
+/// A frictionless box, and a frictionless capsule lying along the chain, sliding at 5 m/s over
+/// a flat chain of 200 segments (0.1 m each) keep their speed and stay level over 10 m: with
+/// nothing to slow them, any loss is the joins catching them. Plain segments (no ghost
+/// vertices) stop such a box within a few joins.
 #[test]
-fn a_box_slides_across_the_joins_of_a_flat_chain() {
-    let mut world = World::new(WorldSettings::default());
-    let points: Vec<Vec2> = (0..=200).map(|i| v(-2.0 + 0.1 * i as f32, 0.0)).collect();
-    let chain = world
-        .add_segment_chain(
-            BodyDef::fixed(),
-            &points,
-            &frictionless(Shape::circle(1.0).unwrap()),
-        )
-        .unwrap();
-    assert_eq!(chain.len(), 200);
-    let speed = 5.0;
+fn a_box_and_a_capsule_slide_across_the_joins_of_a_flat_chain() {
     let half_height = 0.25;
-    let body = world
-        .add_body(
-            BodyDef::dynamic()
-                .position(v(0.0, half_height))
-                .linear_velocity(v(speed, 0.0)),
-            frictionless(Shape::rect(0.5, half_height).unwrap()),
-        )
-        .unwrap();
-    let mut steps = 0;
-    while world.position(body).unwrap().x < 10.0 {
-        world.step(DT).unwrap();
-        steps += 1;
-        assert!(steps < 200, "the box never got 10 m along the chain");
-        let velocity = world.linear_velocity(body).unwrap();
-        let angle = world.angle(body).unwrap();
-        assert!(
-            (velocity.length() - speed).abs() <= 0.005 * speed,
-            "step {steps}: speed {} at {:?}",
-            velocity.length(),
-            world.position(body).unwrap()
-        );
-        assert!(angle.abs() <= 0.001, "step {steps}: angle {angle}");
+    let shapes = [
+        Shape::rect(0.5, half_height).unwrap(),
+        Shape::capsule(v(-0.25, 0.0), v(0.25, 0.0), half_height).unwrap(),
+    ];
+    for shape in shapes {
+        let mut world = World::new(WorldSettings::default());
+        let points: Vec<Vec2> = (0..=200).map(|i| v(-2.0 + 0.1 * i as f32, 0.0)).collect();
+        let chain = world
+            .add_segment_chain(
+                BodyDef::fixed(),
+                &points,
+                &frictionless(Shape::circle(1.0).unwrap()),
+            )
+            .unwrap();
+        assert_eq!(chain.len(), 200);
+        let speed = 5.0;
+        let body = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(v(0.0, half_height))
+                    .linear_velocity(v(speed, 0.0)),
+                frictionless(shape.clone()),
+            )
+            .unwrap();
+        let mut steps = 0;
+        while world.position(body).unwrap().x < 10.0 {
+            world.step(DT).unwrap();
+            steps += 1;
+            assert!(steps < 200, "{shape:?} never got 10 m along the chain");
+            let velocity = world.linear_velocity(body).unwrap();
+            let angle = world.angle(body).unwrap();
+            assert!(
+                (velocity.length() - speed).abs() <= 0.005 * speed,
+                "{shape:?}, step {steps}: speed {} at {:?}",
+                velocity.length(),
+                world.position(body).unwrap()
+            );
+            assert!(
+                angle.abs() <= 0.001,
+                "{shape:?}, step {steps}: angle {angle}"
+            );
+        }
+        // 10 m at 5 m/s takes 2 s.
+        assert!((steps as f32 * DT - 2.0).abs() <= 2.0 * DT, "{steps} steps");
     }
-    // 10 m at 5 m/s takes 2 s.
-    assert!((steps as f32 * DT - 2.0).abs() <= 2.0 * DT, "{steps} steps");
 }
 
 /// Height of the sine valley: one period of `h (1 - cos(2 pi x / L))` over `[-L/2, L/2]`.
