@@ -4,7 +4,7 @@
 mod common;
 
 use batch2d::shape::Shape;
-use batch2d::{Backend, BodyDef, BodyId, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{Backend, BodyDef, BodyId, QueryFilter, ShapeDef, Vec2, World, WorldSettings};
 use common::body_state_bits;
 
 const DT: f32 = 1.0 / 60.0;
@@ -198,6 +198,31 @@ fn a_chain_is_one_sided() {
             assert!(y < -15.0, "the box should fall through the back: {y}");
         }
     }
+}
+
+/// Rays, like bodies, meet a chain only from its front.
+#[test]
+fn rays_meet_a_chain_from_its_front_only() {
+    let mut world = World::new(WorldSettings::default());
+    let points = [v(-5.0, 0.0), v(0.0, 0.0), v(5.0, 1.0)];
+    world
+        .add_segment_chain(
+            BodyDef::fixed(),
+            &points,
+            &ShapeDef::new(Shape::circle(1.0).unwrap()),
+        )
+        .unwrap();
+    let filter = QueryFilter::default();
+    let down = world
+        .cast_ray(v(2.5, 3.0), v(0.0, -6.0), 1.0, filter)
+        .unwrap()
+        .expect("a ray from above hits the chain");
+    // The edge (0, 0) -> (5, 1) is at height 0.5 under x = 2.5.
+    assert!((down.point.y - 0.5).abs() < 1e-5, "{down:?}");
+    let up = world
+        .cast_ray(v(2.5, -3.0), v(0.0, 6.0), 1.0, filter)
+        .unwrap();
+    assert!(up.is_none(), "a ray from below passes through: {up:?}");
 }
 
 /// A loop listed counter-clockwise holds a ball inside; listed clockwise, a ball dropped on
