@@ -14,7 +14,7 @@
 //! so a body in the corner gets one contact, not two. Bodies whose centre lies behind the
 //! segment's line get none: the segment is one-sided.
 
-use super::{face_contact, polygons, segment_circle, Hull, LocalManifold};
+use super::{face_contact, feature_id, midpoint, polygons, segment_circle, Hull, LocalManifold};
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{ChainGhosts, Circle, Polygon, Shape, MAX_POLYGON_VERTICES};
 
@@ -50,10 +50,13 @@ pub(super) fn chain_segment_manifold(
     }
 }
 
-/// A circle centred at `centre` (segment frame): the plain segment's contact, kept only when
-/// the centre lies in a region this segment owns. Beyond `p1` that is the wedge of a convex
-/// join (past the previous segment's end too); beyond `p2` it is nothing when a next segment
-/// exists, which owns that corner.
+/// A circle centred at `centre` (segment frame): the plain segment's contact where the centre
+/// lies in a region this segment owns: its face region, and beyond `p1` the wedge of a convex
+/// join (past the previous segment's end too). Beyond `p2`, a next segment owns the corner.
+///
+/// Where the centre lies over a neighbour's face at a concave join, the contact is with this
+/// segment's line: a circle rolling into a valley meets the next segment's line speculatively,
+/// before it gets there, instead of sinking into it for a step once it is there.
 fn circle_manifold(
     segment: &Polygon,
     ghosts: ChainGhosts,
@@ -64,21 +67,51 @@ fn circle_manifold(
     let (v1, v2) = (segment.vertices[0], segment.vertices[1]);
     let edge = v2 - v1;
     let along = (centre - v1).dot(edge);
-    if along < 0.0 {
-        if let Some(prev) = ghosts.prev {
-            if (centre - v1).dot(v1 - prev) <= 0.0 {
-                return LocalManifold::default();
-            }
-        }
-    } else if along >= edge.length_squared() && ghosts.next.is_some() {
+    // A join is concave when the chain turns towards the front, the left.
+    let neighbour = if along < 0.0 {
+        ghosts
+            .prev
+            .filter(|&prev| (centre - v1).dot(v1 - prev) <= 0.0)
+            .map(|prev| (v1 - prev).cross(edge) > 0.0)
+    } else if along >= edge.length_squared() {
+        ghosts.next.map(|next| edge.cross(next - v2) > 0.0)
+    } else {
+        None
+    };
+    match neighbour {
+        Some(true) => line_contact(segment, centre, circle.radius, speculative_distance),
+        Some(false) => LocalManifold::default(),
+        None => segment_circle(
+            segment,
+            centre,
+            circle.radius,
+            circle.radius,
+            speculative_distance,
+        ),
+    }
+}
+
+/// A circle against the line through the segment, from its front: the face contact the
+/// segment would give were it long enough to reach the circle.
+fn line_contact(
+    segment: &Polygon,
+    centre: Vec2,
+    radius: f32,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let front = segment.normals[1];
+    let distance = front.dot(centre - segment.vertices[0]);
+    let separation = distance - radius;
+    if separation > speculative_distance {
         return LocalManifold::default();
     }
-    segment_circle(
-        segment,
-        centre,
-        circle.radius,
-        circle.radius,
-        speculative_distance,
+    let on_line = centre - front * distance;
+    let on_circle = centre - front * radius;
+    LocalManifold::single(
+        front,
+        midpoint(on_line, on_circle),
+        separation,
+        feature_id(1, 0),
     )
 }
 
