@@ -128,7 +128,7 @@ fn polygon_manifold(
     if plain.point_count == 0 || owns_normal(segment, ghosts, plain.normal) {
         return plain;
     }
-    let face = front_face_manifold(segment, polygon, xf, speculative_distance);
+    let face = front_face_manifold(segment, ghosts, polygon, xf, speculative_distance);
     if face.point_count > 0 && owns_normal(segment, ghosts, face.normal) {
         face
     } else {
@@ -159,9 +159,14 @@ fn owns_normal(segment: &Polygon, ghosts: ChainGhosts, normal: Vec2) -> bool {
 }
 
 /// The contact of `polygon` (placed by `xf`) against the segment's front face alone, as the
-/// separating-axis test would give it had it picked that face.
+/// separating-axis test would give it had it picked that face. At a concave join the face
+/// runs on along its line past the join, under the neighbour, as far as the polygon reaches:
+/// a polygon sliding into a valley meets the next segment's line speculatively, before it
+/// gets there, instead of sinking into it for a step once it is there (as circles do, see
+/// `circle_manifold`).
 fn front_face_manifold(
     segment: &Polygon,
+    ghosts: ChainGhosts,
     polygon: &Polygon,
     xf: Transform,
     speculative_distance: f32,
@@ -182,8 +187,26 @@ fn front_face_manifold(
     if separation - polygon.radius > speculative_distance {
         return LocalManifold::default();
     }
+    let (v1, v2) = (segment.vertices[0], segment.vertices[1]);
+    let edge = v2 - v1;
+    let tangent = edge * (1.0 / edge.length());
+    let reach = vertices[..count]
+        .iter()
+        .map(|&w| (w - v1).length().max((w - v2).length()))
+        .fold(0.0, f32::max)
+        + polygon.radius;
+    let mut ends = [v1, v2];
+    if ghosts
+        .prev
+        .is_some_and(|prev| (v1 - prev).cross(edge) > 0.0)
+    {
+        ends[0] = v1 - tangent * reach;
+    }
+    if ghosts.next.is_some_and(|next| edge.cross(next - v2) > 0.0) {
+        ends[1] = v2 + tangent * reach;
+    }
     let reference = Hull {
-        vertices: &segment.vertices[..2],
+        vertices: &ends,
         normals: &segment.normals[..2],
         radius: segment.radius,
     };
