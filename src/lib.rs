@@ -135,7 +135,7 @@ pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use narrow_phase::sensor::SensorEvent;
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
-pub use shape::{MassData, Shape, MAX_COMPOUND_SHAPES};
+pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
 pub use solver::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};

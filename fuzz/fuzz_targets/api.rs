@@ -62,11 +62,21 @@ fn vec2(u: &mut Unstructured) -> Result<Vec2> {
 }
 
 fn shape(u: &mut Unstructured) -> Result<Shape> {
-    let made = match u.int_in_range(0u8..=5)? {
+    let made = match u.int_in_range(0u8..=6)? {
         0 => Shape::circle(float(u)?),
         1 => Shape::circle_at(vec2(u)?, float(u)?),
         2 => Shape::rect(float(u)?, float(u)?),
         3 => Shape::offset_rect(float(u)?, float(u)?, vec2(u)?, float(u)?),
+        6 => {
+            let ghost = |u: &mut Unstructured| -> Result<Option<Vec2>> {
+                Ok(if bool::arbitrary(u)? {
+                    Some(vec2(u)?)
+                } else {
+                    None
+                })
+            };
+            Shape::chain_segment(ghost(u)?, vec2(u)?, vec2(u)?, ghost(u)?)
+        }
         kind => {
             let n = u.int_in_range(0usize..=12)?;
             let points = (0..n).map(|_| vec2(u)).collect::<Result<Vec<_>>>()?;
@@ -164,6 +174,8 @@ enum Op {
     /// A compound body: 0 to `MAX_COMPOUND_SHAPES + 1` shapes, so both ends of the limit are
     /// tried.
     AddCompound(Box<(BodyDef, Vec<ShapeDef>)>),
+    /// A segment chain through 0 to 12 points, a loop when the flag is set.
+    AddChain(Box<(BodyDef, Vec<Vec2>, ShapeDef, bool)>),
     Remove(usize),
     Step(f32),
     SetLinearVelocity(usize, Vec2),
@@ -182,6 +194,12 @@ fn op(u: &mut Unstructured) -> Result<Op> {
     let body = |u: &mut Unstructured| u.int_in_range(0usize..=MAX_BODIES);
     Ok(match u.int_in_range(0u8..=11)? {
         0..=2 => Op::Add(Box::new((body_def(u)?, shape_def(u)?))),
+        10 if bool::arbitrary(u)? => {
+            let n = u.int_in_range(0usize..=12)?;
+            let points = (0..n).map(|_| vec2(u)).collect::<Result<Vec<_>>>()?;
+            let closed = bool::arbitrary(u)?;
+            Op::AddChain(Box::new((body_def(u)?, points, shape_def(u)?, closed)))
+        }
         10 => {
             let n = u.int_in_range(0..=MAX_COMPOUND_SHAPES + 1)?;
             let shapes = (0..n).map(|_| shape_def(u)).collect::<Result<Vec<_>>>()?;
@@ -275,6 +293,18 @@ fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Resu
             if world.body_count() < MAX_BODIES {
                 let (def, shapes) = defs.as_ref();
                 ids.push(world.add_compound_body(def.clone(), shapes)?);
+            }
+            Ok(())
+        }
+        Op::AddChain(ref defs) => {
+            let (def, points, material, closed) = defs.as_ref();
+            if world.body_count() + points.len() <= MAX_BODIES {
+                let added = if *closed {
+                    world.add_segment_loop(def.clone(), points, material)?
+                } else {
+                    world.add_segment_chain(def.clone(), points, material)?
+                };
+                ids.extend(added);
             }
             Ok(())
         }

@@ -135,7 +135,17 @@ fn shape(u: &mut Unstructured) -> Result<Shape> {
         }
         5 => {
             let half = Vec2::new(s, s * ordinary(u)?);
-            Shape::segment(-half, half)
+            if bool::arbitrary(u)? {
+                Shape::segment(-half, half)
+            } else {
+                // A chain segment between neighbours that bend up or down by up to 27 degrees.
+                let bend = |u: &mut Unstructured| -> Result<Vec2> {
+                    Ok(half.left_perp() * ordinary(u)?.clamp(-1.0, 1.0))
+                };
+                let prev = -half * 3.0 + bend(u)?;
+                let next = half * 3.0 + bend(u)?;
+                Shape::chain_segment(Some(prev), -half, half, Some(next))
+            }
         }
         kind => {
             let n = u.int_in_range(3usize..=10)?;

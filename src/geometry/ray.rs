@@ -39,6 +39,12 @@ pub(crate) fn cast_ray(
         Shape::Polygon(p) if p.radius == 0.0 => ray_sharp_polygon(p, o, d, max_fraction),
         Shape::Polygon(p) => ray_rounded_polygon(p, o, d, max_fraction),
     }?;
+    // A chain segment is one-sided: a ray meeting its back passes through, as a body does.
+    if let Shape::Polygon(p) = shape {
+        if p.chain.is_some() && normal.dot(p.normals[1].into()) <= 0.0 {
+            return None;
+        }
+    }
     Some(ShapeRayHit {
         fraction,
         point: (origin + translation * fraction).to_f32(),

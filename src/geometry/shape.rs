@@ -67,6 +67,21 @@ pub struct Polygon {
     pub(crate) centroid: Vec2,
     /// Rounding radius; 0 for sharp corners.
     pub(crate) radius: f32,
+    /// The neighbours of a chain segment ([`Shape::chain_segment`]); `None` for every other
+    /// polygon.
+    pub(crate) chain: Option<ChainGhosts>,
+}
+
+/// The ghost vertices of a chain segment `p1 -> p2`: the chain's points just before `p1` and
+/// just after `p2`, `None` at a free end of an open chain. They let the narrowphase tell a
+/// contact with the segment's own face from one that belongs to a neighbour (see
+/// [`Shape::chain_segment`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainGhosts {
+    /// The point before `p1`, or `None` when `p1` ends the chain.
+    pub prev: Option<Vec2>,
+    /// The point after `p2`, or `None` when `p2` ends the chain.
+    pub next: Option<Vec2>,
 }
 
 /// A collision shape attached to a body.
@@ -223,7 +238,58 @@ impl Shape {
         Shape::capsule(p1, p2, 0.0)
     }
 
-    /// True for a [`Shape::segment`]: no area, so no mass.
+    /// A one-sided segment `p1 -> p2` of a chain, which knows its neighbours: `prev`, the
+    /// chain's point before `p1`, and `next`, the point after `p2` (`None` at a free end).
+    /// [`World::add_segment_chain`](crate::World::add_segment_chain) and
+    /// [`World::add_segment_loop`](crate::World::add_segment_loop) build these for you.
+    ///
+    /// It collides only from its front, the **left** of `p1 -> p2` (the normal is `p2 - p1`
+    /// turned a quarter counter-clockwise): terrain listed from left to right is solid below
+    /// and walked on from above. (Box2D's chains collide on the right; list the points the
+    /// other way round when porting.) A body whose centre is behind the segment's line passes
+    /// through it. Against circles, capsules and polygons a contact whose normal leans into a
+    /// neighbour's region is dropped or replaced by one along the segment's own normal, so a
+    /// body sliding or rolling across a join meets one smooth surface and never catches on
+    /// the next segment's end. Like [`Shape::segment`] it has no mass and only static and
+    /// kinematic bodies may carry it. Ray casts are one-sided too (a ray meeting its back
+    /// passes through); shape casts, overlap queries and continuous collision see it as a
+    /// plain two-sided segment.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidShape`] for a non-finite point, ends less than 2.5 mm apart, or a ghost
+    /// less than 2.5 mm from the end it neighbours.
+    pub fn chain_segment(
+        prev: Option<Vec2>,
+        p1: Vec2,
+        p2: Vec2,
+        next: Option<Vec2>,
+    ) -> Result<Shape, Error> {
+        let mut segment = Polygon::two_vertex(p1, p2, 0.0);
+        segment.validate_two_vertex()?;
+        for (ghost, end) in [(prev, p1), (next, p2)] {
+            let Some(ghost) = ghost else { continue };
+            let gap = (ghost - end).length();
+            if !ghost.is_finite() || !gap.is_finite() || gap < WELD_DISTANCE {
+                return Err(invalid(format!(
+                    "a chain segment's ghost vertex {ghost:?} must be finite and at least \
+                     {WELD_DISTANCE} m from its end {end:?}"
+                )));
+            }
+        }
+        segment.chain = Some(ChainGhosts { prev, next });
+        Ok(Shape::Polygon(Box::new(segment)))
+    }
+
+    /// The ghost vertices of a [`Shape::chain_segment`]; `None` for every other shape.
+    pub fn chain_ghosts(&self) -> Option<ChainGhosts> {
+        match self {
+            Shape::Polygon(p) => p.chain,
+            Shape::Circle(_) => None,
+        }
+    }
+
+    /// True for a [`Shape::segment`] or [`Shape::chain_segment`]: no area, so no mass.
     pub fn is_segment(&self) -> bool {
         matches!(self, Shape::Polygon(p) if p.count == 2 && p.radius == 0.0)
     }
@@ -533,6 +599,7 @@ impl Polygon {
             count,
             centroid: Vec2::ZERO,
             radius,
+            chain: None,
         };
         polygon.centroid = polygon.core_moments().centroid();
         polygon
@@ -555,6 +622,7 @@ impl Polygon {
             count: 2,
             centroid: (p1 + p2) * 0.5,
             radius,
+            chain: None,
         }
     }
 
@@ -884,6 +952,7 @@ fn box_polygon(half_width: f32, half_height: f32, xf: Transform) -> Polygon {
         count: 4,
         centroid: xf.p,
         radius: 0.0,
+        chain: None,
     }
 }
 

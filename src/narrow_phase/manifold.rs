@@ -11,6 +11,8 @@ use crate::geometry::shape::{
     next_index, BoxHull, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
 };
 
+mod chain;
+
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
 pub const MAX_MANIFOLD_POINTS: usize = 2;
 
@@ -177,6 +179,23 @@ pub(crate) fn collide_into(
     out: &mut Manifold,
 ) {
     match (a, b) {
+        // Chain segments are terrain: against another chain segment they collide as plain
+        // segments.
+        (Shape::Polygon(pa), _) if pa.chain.is_some() && b.chain_ghosts().is_none() => {
+            if let Some(ghosts) = pa.chain {
+                let xf = xf_a.inv_mul(xf_b);
+                let local = chain::chain_segment_manifold(pa, ghosts, b, xf, speculative_distance);
+                to_world(&local, xf_a, xf_b, out);
+            }
+        }
+        (_, Shape::Polygon(pb)) if pb.chain.is_some() && a.chain_ghosts().is_none() => {
+            if let Some(ghosts) = pb.chain {
+                let xf = xf_b.inv_mul(xf_a);
+                let local = chain::chain_segment_manifold(pb, ghosts, a, xf, speculative_distance);
+                to_world(&local, xf_b, xf_a, out);
+                swap_roles(out);
+            }
+        }
         (Shape::Polygon(pa), Shape::Polygon(pb)) => {
             let local = polygons(pa, pb, xf_a.inv_mul(xf_b), speculative_distance);
             to_world(&local, xf_a, xf_b, out);

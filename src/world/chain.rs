@@ -1,4 +1,5 @@
-//! Static terrain from a polyline: one segment body per edge.
+//! Static terrain from a polyline: open chains and loops of smooth, one-sided segments, one
+//! body per edge.
 
 use crate::body::{BodyDef, BodyId, BodyKind, ShapeDef};
 use crate::error::Error;
@@ -7,16 +8,17 @@ use crate::geometry::shape::Shape;
 use crate::world::World;
 
 impl World {
-    /// Adds a chain of segments through `points` (in the frame of `def`: its position and
-    /// angle place the whole chain), one body per edge, each with the material, layers and
-    /// mask of `material` (whose shape is ignored). Returns the bodies in edge order.
+    /// Adds an open chain of segments through `points` (in the frame of `def`: its position
+    /// and angle place the whole chain), one body per edge, each with the material, layers
+    /// and mask of `material` (whose shape is ignored). Returns the bodies in edge order.
     ///
-    /// `def` must be static or kinematic (segments have no mass). The edges are separate
-    /// shapes, with no ghost vertices to smooth the joints: a body near a joint also gets a
-    /// speculative contact with the next edge's end, whose normal leans against the motion,
-    /// so a ball rolling at 2 m/s over a flat chain lifts by about 1.5 mm and loses about 2%
-    /// of its speed at each joint, and a sliding box can catch on a joint (as on a row of
-    /// boxes). Chain shapes with ghost vertices would smooth this; they do not exist yet.
+    /// Each edge is a [`Shape::chain_segment`] that knows its neighbours, so a body slides and
+    /// rolls across the joins as on one surface. The chain is one-sided: it collides on the
+    /// left of the direction the points run in, so terrain listed from left to right is walked
+    /// on from above (Box2D's chains collide on the right). The two end points are free ends:
+    /// a body meets them as the ends of plain segments.
+    ///
+    /// `def` must be static or kinematic (segments have no mass).
     ///
     /// `Err`, with nothing added, for fewer than 2 points, a dynamic `def`, bad `def` or
     /// material values, or an edge that is not a valid segment (non-finite, or shorter than
@@ -27,10 +29,85 @@ impl World {
         points: &[Vec2],
         material: &ShapeDef,
     ) -> Result<Vec<BodyId>, Error> {
-        if points.len() < 2 {
+        let materials = vec![material.clone(); points.len().saturating_sub(1)];
+        self.add_chain(def, points, &materials, false)
+    }
+
+    /// [`World::add_segment_chain`] with one material per edge: `materials[i]` gives the
+    /// friction, restitution, layers and mask of the edge from `points[i]` to `points[i + 1]`.
+    ///
+    /// `Err`, with nothing added, as for `add_segment_chain`, and when `materials` does not
+    /// hold exactly one entry per edge.
+    pub fn add_segment_chain_with_materials(
+        &mut self,
+        def: BodyDef,
+        points: &[Vec2],
+        materials: &[ShapeDef],
+    ) -> Result<Vec<BodyId>, Error> {
+        self.add_chain(def, points, materials, false)
+    }
+
+    /// Adds a closed chain (a loop) through `points` and back to the first, one body per edge
+    /// (the last edge runs from the last point to the first), each a smooth, one-sided
+    /// [`Shape::chain_segment`] whose neighbours wrap round, with the material, layers and
+    /// mask of `material`. Returns the bodies in edge order.
+    ///
+    /// It collides on the left of the direction the points run in: a loop listed
+    /// counter-clockwise holds bodies inside it (a container, a cave), one listed clockwise is
+    /// a solid island bodies rest on from outside.
+    ///
+    /// `Err`, with nothing added, for fewer than 3 points, a dynamic `def`, bad `def` or
+    /// material values, or an edge that is not a valid segment (the closing one included).
+    pub fn add_segment_loop(
+        &mut self,
+        def: BodyDef,
+        points: &[Vec2],
+        material: &ShapeDef,
+    ) -> Result<Vec<BodyId>, Error> {
+        let materials = vec![material.clone(); points.len()];
+        self.add_chain(def, points, &materials, true)
+    }
+
+    /// [`World::add_segment_loop`] with one material per edge: `materials[i]` for the edge
+    /// from `points[i]` to the next point (the last wrapping round to the first).
+    ///
+    /// `Err`, with nothing added, as for `add_segment_loop`, and when `materials` does not
+    /// hold exactly one entry per edge (as many as points).
+    pub fn add_segment_loop_with_materials(
+        &mut self,
+        def: BodyDef,
+        points: &[Vec2],
+        materials: &[ShapeDef],
+    ) -> Result<Vec<BodyId>, Error> {
+        self.add_chain(def, points, materials, true)
+    }
+
+    /// The chain through `points`, closed when `closed`, with `materials[i]` on edge `i`.
+    fn add_chain(
+        &mut self,
+        def: BodyDef,
+        points: &[Vec2],
+        materials: &[ShapeDef],
+        closed: bool,
+    ) -> Result<Vec<BodyId>, Error> {
+        let least = if closed { 3 } else { 2 };
+        if points.len() < least {
+            let kind = if closed {
+                "segment loop"
+            } else {
+                "segment chain"
+            };
             return Err(Error::InvalidShape(format!(
-                "a segment chain needs at least 2 points, got {}",
+                "a {kind} needs at least {least} points, got {}",
                 points.len()
+            )));
+        }
+        let n = points.len();
+        let edge_count = if closed { n } else { n - 1 };
+        if materials.len() != edge_count {
+            return Err(Error::InvalidParameter(format!(
+                "a chain of {edge_count} edges needs {edge_count} materials, got {}",
+                materials.len()
             )));
         }
         if def.kind == BodyKind::Dynamic {
@@ -40,12 +117,14 @@ impl World {
         }
         // Everything is checked before the first body goes in, so an error adds nothing.
         def.validate()?;
-        let edges = points
-            .windows(2)
-            .map(|edge| {
+        let point = |i: usize| points[i % n];
+        let edges = (0..edge_count)
+            .map(|i| {
+                let prev = (closed || i > 0).then(|| point(i + n - 1));
+                let next = (closed || i + 2 < n).then(|| point(i + 2));
                 Ok(ShapeDef {
-                    shape: Shape::segment(edge[0], edge[1])?,
-                    ..material.clone()
+                    shape: Shape::chain_segment(prev, point(i), point(i + 1), next)?,
+                    ..materials[i].clone()
                 })
             })
             .collect::<Result<Vec<ShapeDef>, Error>>()?;
