@@ -356,7 +356,7 @@ pub enum SlotKind {
 /// Structure-of-arrays storage of all bodies, indexed by slot. Its columns and methods take a
 /// slot as the `usize` of [`BodySlot::index`]: the world and the broadphase index columns with
 /// it directly.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct BodyStore {
     world: u32,
     pub generation: Vec<u32>,

@@ -134,5 +134,6 @@ pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
 pub use solver::joint::{JointDef, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};
+pub use world::snapshot::Snapshot;
 pub use world::stepper::{FixedStepper, StepReport};
 pub use world::World;

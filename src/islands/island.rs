@@ -19,7 +19,7 @@ use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Islands {
     /// Union-find parent of each slot; a root is its own parent.
     parent: Vec<BodySlot>,

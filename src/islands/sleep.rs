@@ -43,7 +43,7 @@ fn rested(seconds: f32, time_to_sleep: f32) -> bool {
 }
 
 /// A sleeping island: its bodies and the contacts set aside with it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct SleepingIsland {
     bodies: Vec<BodySlot>,
     contacts: Vec<FrozenContact>,
@@ -59,7 +59,7 @@ struct IslandTimes {
 }
 
 /// Which bodies sleep, the islands, and what the step needs to leave sleeping bodies out.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Sleep {
     /// Per slot: the body sleeps.
     pub asleep: Vec<bool>,
@@ -154,6 +154,11 @@ impl Sleep {
     /// off does not count).
     pub fn reset_rest_times(&mut self) {
         self.sleep_time.fill(0.0);
+    }
+
+    /// Per slot: the seconds each body has been sleepy.
+    pub fn rest_times(&self) -> &[f32] {
+        &self.sleep_time
     }
 
     /// Touching contacts set aside by sleeping islands.

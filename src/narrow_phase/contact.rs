@@ -152,7 +152,7 @@ pub(crate) struct NarrowPhaseParams {
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ContactSet {
     /// This step's contacts, sorted by pair (by [`ContactKey`]).
     pub list: Vec<Contact>,
@@ -203,7 +203,7 @@ pub(crate) struct ContactSet {
 /// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
 /// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
 /// last step's bases from one while it writes this step's to the other, and nothing is copied.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bases {
     sets: [Vec<BaseSlots>; 2],
     /// The set that `ContactSet::base_of` points into.
@@ -239,7 +239,7 @@ const FAR: u32 = u32::MAX - 1;
 /// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
 /// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
 /// it (measured at a tenth of a pyramid's narrowphase).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct BaseSlots {
     items: Vec<Base>,
     count: usize,

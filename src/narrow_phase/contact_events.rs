@@ -149,7 +149,7 @@ impl ContactEvents {
 }
 
 /// The events of the last step and what the next step's events need.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ContactLog {
     pub events: ContactEvents,
     /// Touching pairs after the last step, sorted, less those of bodies removed since.

@@ -12,7 +12,7 @@ use crate::index::BodySlot;
 use crate::narrow_phase::contact::ContactSet;
 use crate::narrow_phase::contact_events::ContactLog;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Removed {
     /// Per slot: the handle of the body removed from it since the last step began, whose
     /// contacts are still listed. A slot reused and emptied again keeps the first handle: the

@@ -23,7 +23,7 @@ pub struct SensorEvent {
 }
 
 /// The sensor pairs of the step and the overlaps of the last.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Sensors {
     /// This step's broadphase pairs with one sensor, sorted.
     pairs: Vec<(u32, u32)>,

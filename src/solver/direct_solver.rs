@@ -53,7 +53,7 @@ struct Point {
 }
 
 /// One island's points, bodies and solver scratch, kept from step to step.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Island {
     points: Vec<Point>,
     /// Solver states of the island's dynamic bodies.
@@ -89,7 +89,7 @@ pub(crate) struct DirectParams {
 }
 
 /// The direct solver's reused buffers.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct DirectSolver {
     islands: Vec<Island>,
     count: usize,

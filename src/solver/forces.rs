@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::geometry::math::Vec2;
 
 /// The forces and torques applied since the last step, per body slot.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Forces {
     /// Per slot: the summed force (N), zero unless the slot is in `pending`.
     force: Vec<Vec2>,

@@ -499,16 +499,24 @@ impl Joint {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Slot {
     generation: u32,
     pub joint: Option<Joint>,
+}
+
+impl Slot {
+    /// How many times the slot's joint was removed: a handle names the slot and this.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
 }
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_STORE_ID: AtomicU32 = AtomicU32::new(1);
 
 /// The world's joints, by slot; removed joints leave holes that later joints reuse.
+#[derive(Clone)]
 pub(crate) struct JointStore {
     world: u32,
     pub(crate) slots: Vec<Slot>,

@@ -154,8 +154,19 @@ impl Softness {
     }
 }
 
-/// Reused buffers of the solver.
+/// The per-state counts of `count_deep_contacts`, which sets them all before it counts: a
+/// copy of the solver starts with none.
 #[derive(Default)]
+struct DeepCounts(Vec<AtomicU32>);
+
+impl Clone for DeepCounts {
+    fn clone(&self) -> DeepCounts {
+        DeepCounts::default()
+    }
+}
+
+/// Reused buffers of the solver.
+#[derive(Clone, Default)]
 pub(crate) struct Solver {
     states: StateRows,
     batches: Vec<ContactBatch>,
@@ -183,7 +194,7 @@ pub(crate) struct Solver {
     ordered_generation: u64,
     ordered_moving: Vec<BodySlot>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
-    deep_contacts: Vec<AtomicU32>,
+    deep_contacts: DeepCounts,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
@@ -696,11 +707,11 @@ impl Solver {
 
         // Every contact is in a lane or a direct island.
         let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
-            let counts = &mut self.deep_contacts;
+            let counts = &mut self.deep_contacts.0;
             Self::count_deep_contacts(counts, self.states.len(), state_of, contacts, bodies);
             let push = PushCap {
                 max_velocity,
-                deep_contacts: Some(&self.deep_contacts),
+                deep_contacts: Some(&self.deep_contacts.0),
             };
             self.batches
                 .par_iter_mut()

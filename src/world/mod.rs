@@ -13,6 +13,8 @@ mod joints;
 mod live_settings;
 pub(crate) mod query;
 mod sleep;
+pub(crate) mod snapshot;
+mod state_hash;
 pub(crate) mod stepper;
 mod teleport;
 mod user_data;
@@ -68,6 +70,21 @@ pub struct World {
     query_grid: RwLock<QueryGrid>,
     /// Bodies removed since the last step whose contacts are still listed; see `narrow_phase/removal.rs`.
     removed: Removed,
+}
+
+impl Clone for World {
+    /// A deep copy: the same bodies, handles, joints, contacts, islands, pending forces, unread
+    /// events and settings, stepping to the same bits as `self`; what it leaves out is what a
+    /// [`Snapshot`](crate::Snapshot) leaves out. Handles of `self` work in the copy. The copy
+    /// gets a worker pool of its own with the same number of threads, since a pool cannot be
+    /// shared or copied.
+    fn clone(&self) -> World {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.settings.threads)
+            .build()
+            .ok();
+        self.copy_with_pool(pool)
+    }
 }
 
 impl World {
