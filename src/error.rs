@@ -24,6 +24,10 @@ pub enum Error {
         /// The limit the world was created with.
         max_pairs: usize,
     },
+    /// Bytes that are not a snapshot this version of the crate can restore: truncated,
+    /// corrupted, of another format version, or inconsistent (a contact naming a free slot, a
+    /// joint on a removed body, a number out of range). The text says what was wrong first.
+    InvalidSnapshot(String),
 }
 
 impl fmt::Display for Error {
@@ -39,6 +43,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+            Error::InvalidSnapshot(why) => write!(f, "invalid snapshot: {why}"),
             Error::TooManyPairs { max_pairs } => write!(
                 f,
                 "more than {max_pairs} pairs of shapes overlap (WorldSettings::max_pairs): the step was not taken"

@@ -96,6 +96,7 @@
 
 mod body;
 mod broad_phase;
+mod codec;
 mod disjoint;
 mod error;
 mod geometry;

@@ -193,6 +193,26 @@ fn check_continuation(world: &mut World, k: usize, n: usize, what: &str) {
     step(&mut twin, n);
     assert_eq!(state(&twin), first, "{what}: clone at step {k} differs");
 
+    let bytes = snap.to_bytes();
+    let read = Snapshot::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        read.to_bytes(),
+        bytes,
+        "{what}: bytes read back write the same bytes"
+    );
+    let mut from_bytes = World::from_snapshot(&read, settings(false, 2, Backend::Simd)).unwrap();
+    assert_eq!(
+        state(&from_bytes),
+        before,
+        "{what}: read from bytes at step {k}"
+    );
+    step(&mut from_bytes, n);
+    assert_eq!(
+        state(&from_bytes),
+        first,
+        "{what}: read from bytes at step {k} differs"
+    );
+
     for (threads, backend) in [(1, Backend::Scalar), (3, Backend::Simd)] {
         let other = WorldSettings {
             // Ignored but for the execution fields: the physics settings are the snapshot's.

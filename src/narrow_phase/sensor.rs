@@ -9,6 +9,8 @@
 //! asleep inside a sensor ends nothing, as it ends no contact.
 
 use crate::body::{BodyId, BodyStore};
+use crate::codec::{codec_struct, invalid};
+use crate::error::Error;
 use crate::geometry::exact_overlap::{self, Core};
 use crate::narrow_phase::contact_events::ContactEvents;
 use rayon::prelude::*;
@@ -157,5 +159,20 @@ impl Sensors {
             (s.min(v), s.max(v))
         };
         events.sensor_end.sort_by_key(slots);
+    }
+}
+
+codec_struct!(SensorEvent { sensor, visitor });
+
+codec_struct!(Sensors { overlaps, removed } rebuilt { pairs, previous });
+
+impl Sensors {
+    /// `Err` unless the overlaps are sorted pairs of slots of `bodies`, lower slot first.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let n = bodies.slots() as u32;
+        let ok = self.overlaps.iter().all(|&(a, b)| a < b && b < n)
+            && self.overlaps.windows(2).all(|w| w[0] < w[1]);
+        ok.then_some(())
+            .ok_or_else(|| invalid("sensor overlaps out of range or order"))
     }
 }

@@ -27,7 +27,9 @@ pub(crate) mod lcp;
 pub(crate) mod schedule;
 
 use crate::body::BodyStore;
+use crate::codec::{codec_struct, Codec, Reader, Writer};
 use crate::disjoint::DisjointMut;
+use crate::error::Error;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
@@ -1006,3 +1008,49 @@ fn pack_lane(
         lanes.tangent_impulse[l] = p.tangent_impulse;
     }
 }
+
+codec_struct!(Softness {
+    bias_rate,
+    mass_scale
+});
+
+impl Codec for Sweep {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        u8::from(*self == Sweep::Backward).encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(match bool::decode(r)? {
+            false => Sweep::Forward,
+            true => Sweep::Backward,
+        })
+    }
+}
+
+// The solver keeps from step to step only the direction of its relax passes; the rest are
+// buffers each step fills afresh (the body order is keyed on the graph's generation, which a
+// restored graph starts over).
+codec_struct!(Solver { relax_sweep } rebuilt {
+    states,
+    batches,
+    one_point,
+    program,
+    stages,
+    blocks,
+    progress,
+    order,
+    state_of,
+    tile_states,
+    free_states,
+    ordered_generation,
+    ordered_moving,
+    deep_contacts,
+    gravity_scale,
+    linear_damping,
+    angular_damping,
+    acceleration,
+    forced,
+    speed_caps,
+    bouncy,
+    direct
+});

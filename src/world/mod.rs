@@ -14,6 +14,7 @@ mod live_settings;
 pub(crate) mod query;
 mod sleep;
 pub(crate) mod snapshot;
+mod snapshot_bytes;
 mod state_hash;
 pub(crate) mod stepper;
 mod teleport;

@@ -1,5 +1,6 @@
 //! [`World::state_hash`]: a checksum of the simulated state, for peers to compare.
 
+use crate::body::SlotKind;
 use crate::geometry::math::Vec2;
 use crate::settings::WorldSettings;
 use crate::solver::joint::Impulses;
@@ -47,7 +48,8 @@ impl World {
     /// [`Backend`](crate::Backend) or instruction set, and a world restored from a
     /// [`Snapshot`](crate::Snapshot) has the hash of the world it was taken from.
     ///
-    /// It covers the settings that shape physics; every body slot's generation, kind, pose,
+    /// It covers the settings that shape physics; every slot's generation and kind, and every
+    /// body's pose,
     /// velocities, mass, user data and rest time, and whether it sleeps; every contact's bodies,
     /// normal, points, feature ids and impulses; every joint's slot, bodies and impulses; and
     /// the forces waiting for the next step: the bit patterns of the numbers, in slot and
@@ -63,6 +65,10 @@ impl World {
         for s in 0..b.slots() {
             h.u32(b.generation[s]);
             h.u32(b.kind[s] as u32);
+            if b.kind[s] == SlotKind::Empty {
+                // A free slot's columns keep what its last body left: nothing reads them.
+                continue;
+            }
             h.vec2(b.center[s]);
             h.f32(b.rotation[s].c);
             h.f32(b.rotation[s].s);
