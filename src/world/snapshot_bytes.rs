@@ -113,13 +113,13 @@ impl Snapshot {
             )));
         }
         let bodies = &world.bodies;
-        world.contacts.check(bodies)?;
+        world.removed.check(bodies)?;
+        world.contacts.check(bodies, &world.removed)?;
         world.events.check(bodies)?;
         world.forces.check(bodies.slots())?;
         world.sensors.check(bodies)?;
         world.sleep.check(bodies)?;
         world.joints.check(bodies)?;
-        world.removed.check(bodies)?;
         Ok(Snapshot {
             world: Box::new(world),
         })
