@@ -236,6 +236,15 @@ pub(crate) struct StepInput<'a> {
 }
 
 impl Solver {
+    /// A solver with none of this one's buffers, only what it carries from step to step (the
+    /// direction of the relax passes): what a snapshot keeps of it.
+    pub fn carried(&self) -> Solver {
+        Solver {
+            relax_sweep: self.relax_sweep,
+            ..Solver::default()
+        }
+    }
+
     /// Solves one step: leaves the new body states in the solver (see [`Solver::finalize`])
     /// and the new impulses in `contacts`.
     pub fn step(&mut self, input: StepInput) {

@@ -84,7 +84,8 @@ impl Clone for World {
             .num_threads(self.settings.threads)
             .build()
             .ok();
-        self.copy_with_pool(pool)
+        // A twin keeps the caches, so that its next step costs what the original's does.
+        self.copy_with_pool(pool, true)
     }
 }
 

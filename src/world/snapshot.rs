@@ -19,18 +19,21 @@ use crate::world::World;
 /// Saved: the bodies with their handles, generations and free slots; shapes, materials,
 /// filters and user data; the joints with their warm-start impulses; the contacts with their
 /// feature ids, warm-start impulses and the bases their manifolds are recycled from; the
-/// broadphase's grids and kept pairs; the islands, sleeping islands and rest times; the forces
+/// islands, sleeping islands and rest times; the forces
 /// applied since the last step; the events of the last step not yet read; and the settings
 /// that shape physics. Handles ([`BodyId`](crate::BodyId), [`JointId`](crate::JointId)) of the
 /// saved world work in the restored one.
 ///
-/// Not saved, because it decides nothing about the next step:
+/// Not saved, because the next step rebuilds it to the same bits: the broadphase's grids and
+/// pairs, the coloring and the solver's buffers, the sweep targets of continuous collision and
+/// the index that queries search (so the first step after a restore redoes some work a step
+/// of the saved world would have reused). Not saved, because it decides nothing about the
+/// next step:
 /// - the worker pool: a world keeps its own (restore), or builds one from the settings it is
 ///   given ([`World::from_snapshot`]); so are [`WorldSettings::threads`],
 ///   [`WorldSettings::backend`] and [`WorldSettings::instruction_set`] the restoring world's,
 ///   since every choice of them gives the same bits;
-/// - the [`Profile`] of the last step: a restored world reports zeros until it steps;
-/// - the index that queries search: the first query after a restore rebuilds it.
+/// - the [`Profile`] of the last step: a restored world reports zeros until it steps.
 #[derive(Clone)]
 pub struct Snapshot {
     /// The saved state, as a world without a worker pool.
@@ -39,8 +42,11 @@ pub struct Snapshot {
 
 impl World {
     /// The state of the world with `pool` as its worker pool: what `clone`, `snapshot` and
-    /// `restore` share.
-    pub(super) fn copy_with_pool(&self, pool: Option<rayon::ThreadPool>) -> World {
+    /// `restore` share. With `caches` false, the state that each step rebuilds when it is
+    /// missing (the broadphase's grids and pairs, the coloring, the solver's buffers, the sweep
+    /// targets) is left out, as `Snapshot::from_bytes` leaves it out, and the first step
+    /// rebuilds it to the same bits.
+    pub(super) fn copy_with_pool(&self, pool: Option<rayon::ThreadPool>, caches: bool) -> World {
         let World {
             settings,
             pool: _,
@@ -62,27 +68,37 @@ impl World {
             query_grid: _,
             removed,
         } = self;
-        World {
+        let mut copy = World {
             settings: settings.clone(),
             pool,
             bodies: bodies.clone(),
-            broad_phase: broad_phase.clone(),
-            pairs: pairs.clone(),
-            shape_pairs: shape_pairs.clone(),
+            broad_phase: Default::default(),
+            pairs: Vec::new(),
+            shape_pairs: Default::default(),
             contacts: contacts.clone(),
             events: events.clone(),
             forces: forces.clone(),
             sensors: sensors.clone(),
             sleep: sleep.clone(),
-            graph: graph.clone(),
-            direct: direct.clone(),
-            solver: solver.clone(),
-            sweep_targets: sweep_targets.clone(),
+            graph: Default::default(),
+            direct: Default::default(),
+            solver: solver.carried(),
+            sweep_targets: Default::default(),
             joints: joints.clone(),
             profile: Profile::default(),
             query_grid: new_query_grid(),
             removed: removed.clone(),
+        };
+        if caches {
+            copy.broad_phase = broad_phase.clone();
+            copy.pairs = pairs.clone();
+            copy.shape_pairs = shape_pairs.clone();
+            copy.graph = graph.clone();
+            copy.direct = direct.clone();
+            copy.solver = solver.clone();
+            copy.sweep_targets = sweep_targets.clone();
         }
+        copy
     }
 
     /// A deep copy of everything that decides the next step (see [`Snapshot`] for what is
@@ -90,7 +106,7 @@ impl World {
     /// columns and lists, nothing more.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            world: Box::new(self.copy_with_pool(None)),
+            world: Box::new(self.copy_with_pool(None, false)),
         }
     }
 
@@ -107,7 +123,7 @@ impl World {
         let settings = with_execution(&snapshot.world.settings, &self.settings);
         settings.validate()?;
         let pool = self.pool.take();
-        *self = snapshot.world.copy_with_pool(pool);
+        *self = snapshot.world.copy_with_pool(pool, false);
         self.settings = settings;
         Ok(())
     }
@@ -124,7 +140,7 @@ impl World {
             .num_threads(settings.threads)
             .build()
             .ok();
-        let mut world = snapshot.world.copy_with_pool(pool);
+        let mut world = snapshot.world.copy_with_pool(pool, false);
         world.settings = settings;
         Ok(world)
     }
