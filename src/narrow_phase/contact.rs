@@ -156,7 +156,7 @@ pub(crate) struct NarrowPhaseParams {
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct ContactSet {
     /// This step's contacts, sorted by pair (by [`ContactKey`]).
     pub list: Vec<Contact>,
@@ -694,6 +694,43 @@ impl ContactSet {
         let in_sync = self.keys.len() == self.list.len();
         let keys = if in_sync { &self.keys[..] } else { &[] };
         (0..self.list.len()).map(move |i| keys.get(i).map_or(0, |k| k.2))
+    }
+}
+
+/// A copy without the scratch of `update`, which fills it afresh for every step (as it does for
+/// a set read from a snapshot's bytes): a snapshot of a pile would copy each contact twice more
+/// otherwise.
+impl Clone for ContactSet {
+    fn clone(&self) -> ContactSet {
+        let ContactSet {
+            list,
+            keys,
+            base_of,
+            touching,
+            one_point,
+            closing,
+            touch_threshold,
+            touching_as_before,
+            bases,
+            previous: _,
+            candidates: _,
+            found: _,
+            flags: _,
+            speed: _,
+            chunk_starts: _,
+        } = self;
+        ContactSet {
+            list: list.clone(),
+            keys: keys.clone(),
+            base_of: base_of.clone(),
+            touching: touching.clone(),
+            one_point: one_point.clone(),
+            closing: closing.clone(),
+            touch_threshold: *touch_threshold,
+            touching_as_before: *touching_as_before,
+            bases: bases.clone(),
+            ..ContactSet::default()
+        }
     }
 }
 
