@@ -35,6 +35,8 @@
 //! (as a machine without AVX-512 would), with the same bits.
 //! `--soak MINUTES` fills, steps and empties one world for that long and prints its memory and
 //! time per cycle instead (benches/soak/mod.rs).
+//! `--snapshot` times snapshots, restores and clones beside a step, and sizes the snapshot
+//! (benches/snapshot/mod.rs).
 //! `--sweep` runs batch2d over a handful of solver settings on large_pyramid and smash, beside
 //! Box2D's and rapier2d's defaults, prints ms/step against stability and draws the plot
 //! `docs/frontier.png` (benches/sweep/mod.rs).
@@ -43,6 +45,8 @@ mod box2d_scenes;
 mod rapier_scenes;
 // `--soak MINUTES`: a mode of its own, see benches/soak/mod.rs.
 mod soak;
+// `--snapshot`: what snapshots cost beside a step, see benches/snapshot/mod.rs.
+mod snapshot;
 // `--sweep`: batch2d over solver settings beside the other engines, see benches/sweep/mod.rs.
 mod sweep;
 
@@ -805,7 +809,8 @@ fn today() -> String {
 }
 
 fn main() {
-    if let Err(e) = soak::run_if_asked().unwrap_or_else(run) {
+    let mode = soak::run_if_asked().or_else(snapshot::run_if_asked);
+    if let Err(e) = mode.unwrap_or_else(run) {
         eprintln!("error: {e}");
         std::process::exit(2);
     }

@@ -30,6 +30,10 @@ pub enum Error {
     /// during a step: the panic was caught, the step was not taken and the world is as it was
     /// before it. The text says which hook, on which contact, and the panic's message.
     HookPanicked(String),
+    /// Bytes that are not a snapshot this version of the crate can restore: truncated,
+    /// corrupted, of another format version, or inconsistent (a contact naming a free slot, a
+    /// joint on a removed body, a number out of range). The text says what was wrong first.
+    InvalidSnapshot(String),
 }
 
 impl fmt::Display for Error {
@@ -46,6 +50,7 @@ impl fmt::Display for Error {
             Error::InvalidShape(why) => write!(f, "invalid shape: {why}"),
             Error::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
             Error::HookPanicked(why) => write!(f, "{why} (the step was not taken)"),
+            Error::InvalidSnapshot(why) => write!(f, "invalid snapshot: {why}"),
             Error::TooManyPairs { max_pairs } => write!(
                 f,
                 "more than {max_pairs} pairs of shapes overlap (WorldSettings::max_pairs): the step was not taken"

@@ -100,6 +100,7 @@
 
 mod body;
 mod broad_phase;
+mod codec;
 mod disjoint;
 mod error;
 mod geometry;
@@ -140,5 +141,6 @@ pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
 pub use solver::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};
+pub use world::snapshot::Snapshot;
 pub use world::stepper::{FixedStepper, StepReport};
 pub use world::World;

@@ -10,7 +10,7 @@ use crate::geometry::math::Aabb;
 const MAX_QUERY_CELLS: usize = 256;
 
 /// A set of boxes, each with an id, in cells.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct BoxGrid {
     /// The cells of the boxes that are not large.
     cells: HashGrid,

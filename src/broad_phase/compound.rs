@@ -43,7 +43,7 @@ pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
 
 /// What the narrowphase reads in a world with compound bodies: the broadphase's body pairs
 /// expanded into shape pairs (see the module docs).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ShapePairs {
     /// The body pair of each shape pair, sorted with `children`.
     pub pairs: Vec<(u32, u32)>,

@@ -144,7 +144,7 @@ impl CellRect {
 
 /// Buckets of entries in one array (compressed rows): bucket `h` holds
 /// `entries[starts[h]..starts[h + 1]]`.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct BucketTable<E> {
     starts: Vec<u32>,
     entries: Vec<E>,
@@ -327,7 +327,7 @@ impl CellEntry {
 /// packed into a window of no more cells than that table would have buckets (a pile) get a
 /// bucket per cell of the window instead, which is smaller, holds no other cell's entries,
 /// and keeps neighbouring rows close in memory.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct HashGrid {
     /// `1 / cell_size`: one multiply per coordinate instead of a divide.
     inv_cell: f32,

@@ -99,7 +99,7 @@ enum Class {
 }
 
 /// The grid hash of one call, plus the per-proxy data the queries need.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Grid {
     /// The small proxies' cells, each bucket in descending slot order.
     cells: HashGrid,
@@ -145,7 +145,7 @@ const FAT_MARGIN: f32 = 0.1;
 /// box.
 ///
 /// Holds only reusable buffers: once they have grown to the scene, a call allocates nothing.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct BroadPhase {
     cell_size: f32,
     grid: Grid,
@@ -173,7 +173,7 @@ pub struct BroadPhase {
 }
 
 /// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct FatProxies {
     aabbs: Vec<Aabb>,
     kinds: Vec<SlotKind>,

@@ -38,7 +38,7 @@ impl QueryInput<'_> {
 }
 
 /// The grid of sleeping boxes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct RestingGrid {
     /// The sleeping set changed since the last build.
     stale: bool,

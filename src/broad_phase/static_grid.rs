@@ -24,7 +24,7 @@ const MIN_STATICS: usize = 64;
 const STATICS_PER_TASK: usize = 4096;
 
 /// The static proxies of the last [`StaticGrid::refresh`] and the grid of their boxes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct StaticGrid {
     /// Whether the static proxies are kept here, out of the rebuilt grid.
     active: bool,

@@ -1,6 +1,8 @@
 //! Small 2D math types: y up, metres, radians. Plain `f32`, no fused multiply-add, so every
 //! result can be reproduced bit for bit.
 
+use crate::codec::{Codec, Reader, Writer};
+use crate::error::Error;
 use batch2d_kernels::trig;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -392,5 +394,62 @@ impl Mul<f64> for DVec2 {
     type Output = DVec2;
     fn mul(self, s: f64) -> DVec2 {
         DVec2::new(self.x * s, self.y * s)
+    }
+}
+
+impl Codec for Vec2 {
+    const MIN_SIZE: usize = 8;
+    fn encode(&self, w: &mut Writer) {
+        let Vec2 { x, y } = self;
+        x.encode(w);
+        y.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(Vec2::new(f32::decode(r)?, f32::decode(r)?))
+    }
+}
+
+impl Codec for Rot {
+    const MIN_SIZE: usize = 8;
+    fn encode(&self, w: &mut Writer) {
+        let Rot { c, s } = self;
+        c.encode(w);
+        s.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(Rot {
+            c: f32::decode(r)?,
+            s: f32::decode(r)?,
+        })
+    }
+}
+
+impl Codec for Transform {
+    const MIN_SIZE: usize = 16;
+    fn encode(&self, w: &mut Writer) {
+        let Transform { p, q } = self;
+        p.encode(w);
+        q.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(Transform {
+            p: Vec2::decode(r)?,
+            q: Rot::decode(r)?,
+        })
+    }
+}
+
+impl Codec for Aabb {
+    const MIN_SIZE: usize = 16;
+    fn encode(&self, w: &mut Writer) {
+        let Aabb { min, max } = self;
+        min.encode(w);
+        max.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(Aabb {
+            min: Vec2::decode(r)?,
+            max: Vec2::decode(r)?,
+        })
     }
 }

@@ -14,12 +14,14 @@
 //! the thread count or backend.
 
 use crate::body::BodyStore;
+use crate::codec::{invalid, Codec, Reader, Writer};
+use crate::error::Error;
 use crate::index::{BodySlot, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Islands {
     /// Union-find parent of each slot; a root is its own parent.
     parent: Vec<BodySlot>,
@@ -260,6 +262,85 @@ impl Islands {
             self.parent[s.index()] = s;
             self.split_pending[s.index()] = false;
         }
+    }
+}
+
+/// Saves the forest and the links; the per-slot scratch is rebuilt empty (`NONE`), as
+/// between steps.
+impl Codec for Islands {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        let Islands {
+            parent,
+            split_pending,
+            links,
+            next_links: _,
+            member_index: _,
+            removed,
+            added,
+        } = self;
+        parent.encode(w);
+        split_pending.encode(w);
+        links.encode(w);
+        removed.encode(w);
+        added.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        let parent: Vec<BodySlot> = Codec::decode(r)?;
+        Ok(Islands {
+            member_index: vec![NONE; parent.len()],
+            parent,
+            split_pending: Codec::decode(r)?,
+            links: Codec::decode(r)?,
+            next_links: Vec::new(),
+            removed: Codec::decode(r)?,
+            added: Codec::decode(r)?,
+        })
+    }
+}
+
+impl Islands {
+    /// `Err` unless there is an entry per slot of a store of `slots`, the parent links form
+    /// a forest (no cycle: a find must end), and the links and lists name slots in range.
+    pub fn check(&self, slots: usize) -> Result<(), Error> {
+        let n = self.parent.len();
+        let in_range = |s: &BodySlot| s.index() < n;
+        let ok = n == slots
+            && self.split_pending.len() == n
+            && self.parent.iter().all(in_range)
+            && self.removed.iter().all(in_range)
+            && self.added.iter().all(in_range)
+            && (self.links.iter()).all(|(a, b)| a < b && in_range(b))
+            && self.links.windows(2).all(|w| w[0] < w[1]);
+        if !ok {
+            return Err(invalid("islands out of range"));
+        }
+        // Each walk up the forest marks its path; meeting the path being walked is a cycle.
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![NEW; n];
+        let mut path = Vec::new();
+        for start in 0..n {
+            let mut s = start;
+            while state[s] == NEW {
+                state[s] = ON_PATH;
+                path.push(s);
+                let p = self.parent[s].index();
+                if p == s {
+                    break;
+                }
+                s = p;
+            }
+            if state[s] == ON_PATH && self.parent[s].index() != s {
+                return Err(invalid("island links form a cycle"));
+            }
+            for &p in &path {
+                state[p] = DONE;
+            }
+            path.clear();
+        }
+        Ok(())
     }
 }
 

@@ -23,6 +23,8 @@ use crate::body::BodyStore;
 use crate::body::SlotKind;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
+use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
+use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, IslandIndex, NONE};
 use crate::islands::island::Islands;
@@ -43,7 +45,7 @@ fn rested(seconds: f32, time_to_sleep: f32) -> bool {
 }
 
 /// A sleeping island: its bodies and the contacts set aside with it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct SleepingIsland {
     bodies: Vec<BodySlot>,
     contacts: Vec<FrozenContact>,
@@ -59,7 +61,7 @@ struct IslandTimes {
 }
 
 /// Which bodies sleep, the islands, and what the step needs to leave sleeping bodies out.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Sleep {
     /// Per slot: the body sleeps.
     pub asleep: Vec<bool>,
@@ -180,6 +182,11 @@ impl Sleep {
     /// off does not count).
     pub fn reset_rest_times(&mut self) {
         self.sleep_time.fill(0.0);
+    }
+
+    /// Per slot: the seconds each body has been sleepy.
+    pub fn rest_times(&self) -> &[f32] {
+        &self.sleep_time
     }
 
     /// Touching contacts set aside by sleeping islands.
@@ -536,5 +543,119 @@ impl Sleep {
         if !ready.is_empty() {
             sleep.fall_asleep(&ready, bodies, contacts, margin);
         }
+    }
+}
+
+codec_struct!(SleepingIsland { bodies, contacts });
+
+/// Saves which bodies sleep, their rest times and islands, and the sleeping islands with
+/// their frozen contacts. The lists derived from these (`moving`, `broad_kinds`, the grid of
+/// sleeping boxes) are marked stale, so that the next step rebuilds them as it would after any
+/// change; the per-slot scratch is rebuilt empty (`NONE`), as between steps.
+impl Codec for Sleep {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        let Sleep {
+            asleep,
+            sleep_time,
+            threshold,
+            island_of,
+            sleeping,
+            free_islands,
+            frozen_count: _,
+            islands,
+            resting: _,
+            resting_pairs: _,
+            moving: _,
+            broad_kinds: _,
+            stale: _,
+            split_pause,
+            scratch: _,
+        } = self;
+        asleep.encode(w);
+        sleep_time.encode(w);
+        threshold.encode(w);
+        island_of.encode(w);
+        sleeping.encode(w);
+        free_islands.encode(w);
+        islands.encode(w);
+        split_pause.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        let mut sleep = Sleep {
+            asleep: Codec::decode(r)?,
+            sleep_time: Codec::decode(r)?,
+            threshold: Codec::decode(r)?,
+            island_of: Codec::decode(r)?,
+            sleeping: Codec::decode(r)?,
+            free_islands: Codec::decode(r)?,
+            islands: Codec::decode(r)?,
+            split_pause: Codec::decode(r)?,
+            stale: true,
+            ..Sleep::default()
+        };
+        sleep.frozen_count = sleep.sleeping.iter().map(|i| i.contacts.len()).sum();
+        sleep.scratch = vec![NONE; sleep.asleep.len()];
+        sleep.resting.mark_stale();
+        Ok(sleep)
+    }
+}
+
+impl Sleep {
+    /// `Err` with the reason unless the sleep state fits `bodies`: an entry per slot, finite
+    /// rest times, every sleeping body in the one sleeping island that lists it, free island
+    /// entries empty, and every frozen contact one `bodies` could have.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let n = bodies.slots();
+        let per_slot = [
+            self.asleep.len(),
+            self.sleep_time.len(),
+            self.threshold.len(),
+            self.island_of.len(),
+        ];
+        if per_slot.iter().any(|&len| len != n) {
+            return Err(invalid("sleep state does not have one entry per slot"));
+        }
+        let finite = |x: &f32| x.is_finite() && *x >= 0.0;
+        if !(self.sleep_time.iter().all(finite) && self.threshold.iter().all(finite)) {
+            return Err(invalid("rest time or threshold out of range"));
+        }
+        self.islands.check(n)?;
+        let mut listed = vec![false; n];
+        for (k, island) in self.sleeping.iter().enumerate() {
+            for s in &island.bodies {
+                let i = s.index();
+                let ok = i < n
+                    && self.asleep[i]
+                    && bodies.kind[i] != SlotKind::Empty
+                    && self.island_of[i].index() == k
+                    && !std::mem::replace(&mut listed[i], true);
+                if !ok {
+                    return Err(invalid(format!(
+                        "sleeping island {k} lists slot {i} wrongly"
+                    )));
+                }
+            }
+            for c in &island.contacts {
+                c.check(bodies)
+                    .map_err(|why| invalid(format!("sleeping island {k}: {why}")))?;
+            }
+        }
+        let awake_in_island = (0..n).any(|s| !listed[s] && self.island_of[s] != IslandIndex::NONE);
+        if awake_in_island || (0..n).any(|s| self.asleep[s] != listed[s]) {
+            return Err(invalid("a sleeping body is in no sleeping island"));
+        }
+        let mut free = vec![false; self.sleeping.len()];
+        for f in &self.free_islands {
+            let i = f.index();
+            let ok = i < free.len()
+                && !std::mem::replace(&mut free[i], true)
+                && self.sleeping[i].bodies.is_empty()
+                && self.sleeping[i].contacts.is_empty();
+            if !ok {
+                return Err(invalid("free sleeping island out of range or in use"));
+            }
+        }
+        Ok(())
     }
 }

@@ -6,16 +6,20 @@
 //! last computed recycles that manifold instead of running
 //! [`collide`](crate::narrow_phase::manifold::collide) again: see [`RECYCLE_DISTANCE`].
 
-use crate::body::BodyStore;
+use crate::body::{BodyStore, SlotKind};
 use crate::broad_phase::compound::{split_children, Children};
+use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
 use crate::disjoint::DisjointMut;
+use crate::error::Error;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact_events::{closing_in, touches};
 use crate::narrow_phase::manifold::{
     boxes_into, collide_into, world_point, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
+    MAX_MANIFOLD_POINTS,
 };
+use crate::narrow_phase::removal::Removed;
 use crate::settings::MixRule;
 use rayon::prelude::*;
 
@@ -225,7 +229,7 @@ pub(crate) struct ContactBackup {
 /// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
 /// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
 /// last step's bases from one while it writes this step's to the other, and nothing is copied.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bases {
     sets: [Vec<BaseSlots>; 2],
     /// The set that `ContactSet::base_of` points into.
@@ -261,7 +265,7 @@ const FAR: u32 = u32::MAX - 1;
 /// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
 /// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
 /// it (measured at a tenth of a pyramid's narrowphase).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct BaseSlots {
     items: Vec<Base>,
     count: usize,
@@ -756,6 +760,227 @@ impl ContactSet {
         let in_sync = self.keys.len() == self.list.len();
         let keys = if in_sync { &self.keys[..] } else { &[] };
         (0..self.list.len()).map(move |i| keys.get(i).map_or(0, |k| k.2))
+    }
+}
+
+/// A copy without the scratch of `update`, which fills it afresh for every step (as it does for
+/// a set read from a snapshot's bytes): a snapshot of a pile would copy each contact twice more
+/// otherwise.
+impl Clone for ContactSet {
+    fn clone(&self) -> ContactSet {
+        let ContactSet {
+            list,
+            keys,
+            base_of,
+            touching,
+            one_point,
+            closing,
+            touch_threshold,
+            touching_as_before,
+            bases,
+            previous: _,
+            candidates: _,
+            found: _,
+            flags: _,
+            speed: _,
+            chunk_starts: _,
+        } = self;
+        ContactSet {
+            list: list.clone(),
+            keys: keys.clone(),
+            base_of: base_of.clone(),
+            touching: touching.clone(),
+            one_point: one_point.clone(),
+            closing: closing.clone(),
+            touch_threshold: *touch_threshold,
+            touching_as_before: *touching_as_before,
+            bases: bases.clone(),
+            ..ContactSet::default()
+        }
+    }
+}
+
+codec_struct!(Contact {
+    a,
+    b,
+    manifold,
+    friction,
+    restitution,
+    tangent_speed
+});
+
+codec_struct!(Base { manifold, relative });
+
+codec_struct!(FrozenContact {
+    contact,
+    base,
+    children
+});
+
+/// Saves the contacts with what the next update and the events read beside them: each one's
+/// shape pair, recycling base and flags. The bases are read back into `Bases::thawed`, where
+/// the next update finds them as it finds those of woken contacts; the scratch is rebuilt.
+impl Codec for ContactSet {
+    const MIN_SIZE: usize = 1;
+
+    fn encode(&self, w: &mut Writer) {
+        let ContactSet {
+            list,
+            keys,
+            base_of: _,
+            touching,
+            one_point,
+            closing,
+            touch_threshold,
+            touching_as_before,
+            bases: _,
+            previous: _,
+            candidates: _,
+            found: _,
+            flags: _,
+            speed: _,
+            chunk_starts: _,
+        } = self;
+        touch_threshold.encode(w);
+        touching_as_before.encode(w);
+        let in_sync = self.in_sync();
+        in_sync.encode(w);
+        list.encode(w);
+        if in_sync {
+            for i in 0..list.len() {
+                keys[i].2.encode(w);
+                let base = (self.base_of[i] != NONE).then(|| self.base(i));
+                base.encode(w);
+                touching[i].encode(w);
+                one_point[i].encode(w);
+                closing[i].encode(w);
+            }
+        }
+    }
+
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        let mut set = ContactSet {
+            touch_threshold: f32::decode(r)?,
+            touching_as_before: bool::decode(r)?,
+            ..ContactSet::default()
+        };
+        let in_sync = bool::decode(r)?;
+        set.list = Vec::decode(r)?;
+        if in_sync {
+            for c in &set.list {
+                set.keys.push((c.a, c.b, Children::decode(r)?));
+                match Option::<Base>::decode(r)? {
+                    Some(base) => {
+                        set.base_of.push(set.bases.thawed.len() as u32 | THAWED);
+                        set.bases.thawed.push(base);
+                    }
+                    None => set.base_of.push(NONE),
+                }
+                set.touching.push(bool::decode(r)?);
+                set.one_point.push(bool::decode(r)?);
+                set.closing.push(f32::decode(r)?);
+            }
+        }
+        Ok(set)
+    }
+}
+
+impl ContactSet {
+    /// `Err` with the reason unless every contact (listed here or frozen, see
+    /// [`check_contact`]) could have come from `bodies`, the contacts are sorted by key with
+    /// no key twice, and the flags say what the contacts do. A contact of a body in a slot
+    /// that `removed` marks is let through: the next step drops it before reading it.
+    pub fn check(&self, bodies: &BodyStore, removed: &Removed) -> Result<(), Error> {
+        if !self.touch_threshold.is_finite() || self.touch_threshold < 0.0 {
+            return Err(invalid("contact threshold out of range"));
+        }
+        let sorted = self.keys.windows(2).all(|w| w[0] < w[1]);
+        let in_step = (self.keys.iter().zip(&self.list)).all(|(k, c)| (k.0, k.1) == (c.a, c.b));
+        if !(sorted && in_step) {
+            return Err(invalid("contacts out of order"));
+        }
+        for (i, c) in self.list.iter().enumerate() {
+            let dropped = c.a < c.b && c.b.index() < bodies.slots() && removed.either(c.a, c.b);
+            if dropped {
+                continue;
+            }
+            let children = self.keys.get(i).map_or(0, |k| k.2);
+            check_contact(c, children, bodies)
+                .map_err(|why| invalid(format!("contact {i}: {why}")))?;
+            if self.keys.len() == self.list.len() {
+                if self.one_point[i] != c.has_one_point() {
+                    return Err(invalid(format!("contact {i}: flags disagree")));
+                }
+                if self.base_of[i] != NONE {
+                    let base = self.bases.get(self.base_of[i]);
+                    check_base(base).map_err(|why| invalid(format!("contact {i}: {why}")))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FrozenContact {
+    /// `Err` with the reason unless the contact could have come from `bodies` (see
+    /// [`check_contact`]).
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), &'static str> {
+        check_contact(&self.contact, self.children, bodies)?;
+        check_base(&self.base)
+    }
+}
+
+/// `Err` with the reason unless `c` is a contact of two live bodies `a < b` by slot, with shape
+/// indices each body has, at most two finite points, and finite materials.
+fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<(), &'static str> {
+    let live =
+        |s: BodySlot| s.index() < bodies.slots() && bodies.kind[s.index()] != SlotKind::Empty;
+    if !(c.a < c.b && live(c.a) && live(c.b)) {
+        return Err("bodies not two live ones in order");
+    }
+    let (child_a, child_b) = split_children(children);
+    if child_a >= bodies.shapes(c.a.index()).len() || child_b >= bodies.shapes(c.b.index()).len() {
+        return Err("shape index out of range");
+    }
+    let m = &c.manifold;
+    if m.point_count > MAX_MANIFOLD_POINTS || !m.normal.is_finite() {
+        return Err("bad manifold");
+    }
+    let finite = m.points[..m.point_count].iter().all(|p| {
+        p.point.is_finite()
+            && p.anchor_a.is_finite()
+            && p.anchor_b.is_finite()
+            && [
+                p.separation,
+                p.normal_impulse,
+                p.tangent_impulse,
+                p.impact_impulse,
+            ]
+            .iter()
+            .all(|x| x.is_finite())
+    });
+    if !(finite && c.friction.is_finite() && c.restitution.is_finite()) {
+        return Err("number not finite");
+    }
+    Ok(())
+}
+
+/// `Err` unless the recycling base has at most two finite points and a finite transform.
+fn check_base(base: &Base) -> Result<(), &'static str> {
+    let m = &base.manifold;
+    let xf = base.relative;
+    let finite = m.normal.is_finite()
+        && xf.p.is_finite()
+        && xf.q.c.is_finite()
+        && xf.q.s.is_finite()
+        && m.point_count <= MAX_MANIFOLD_POINTS
+        && m.points[..m.point_count]
+            .iter()
+            .all(|p| p.point.is_finite() && p.separation.is_finite());
+    if finite {
+        Ok(())
+    } else {
+        Err("bad recycling base")
     }
 }
 

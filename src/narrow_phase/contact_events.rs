@@ -29,6 +29,8 @@
 
 use crate::body::{BodyId, BodyStore};
 use crate::broad_phase::compound::split_children;
+use crate::codec::{codec_struct, invalid};
+use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, NONE};
 use crate::narrow_phase::contact::{Contact, ContactSet};
@@ -163,7 +165,7 @@ impl ContactEvents {
 }
 
 /// The events of the last step and what the next step's events need.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ContactLog {
     pub events: ContactEvents,
     /// Touching pairs after the last step, sorted, less those of bodies removed since.
@@ -529,5 +531,59 @@ impl ContactData<'_> {
     /// signed along the tangent `normal.right_perp()`; `a` feels the opposite.
     pub fn friction_force(&self) -> f32 {
         self.points().iter().map(|p| p.tangent_impulse).sum::<f32>() / self.substep
+    }
+}
+
+codec_struct!(TouchEvent { a, b });
+
+codec_struct!(TouchBegin {
+    a,
+    b,
+    shape_a,
+    shape_b,
+    point,
+    normal,
+    approach_speed
+});
+
+codec_struct!(ContactEvents {
+    begin,
+    end,
+    hit,
+    sensor_begin,
+    sensor_end
+});
+
+codec_struct!(ContactLog {
+    events,
+    touching,
+    removed,
+    approaching,
+    substep,
+    threshold
+} rebuilt {
+    previous,
+    first_contact,
+    previous_approaching
+});
+
+impl ContactLog {
+    /// `Err` with the reason unless the pairs kept for the next step's events are sorted pairs
+    /// of slots of `bodies`, lower slot first, with finite speeds.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let pair_ok = |a: BodySlot, b: BodySlot| a < b && b.index() < bodies.slots();
+        let touching = self.touching.iter().all(|&(a, b)| pair_ok(a, b));
+        let approaching =
+            (self.approaching.iter()).all(|&(a, b, v)| pair_ok(a, b) && v.is_finite());
+        let sorted = self.touching.windows(2).all(|w| w[0] < w[1])
+            && (self.approaching.windows(2)).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1));
+        let numbers = self.substep.is_finite() && self.threshold.is_finite();
+        if touching && approaching && sorted && numbers {
+            Ok(())
+        } else {
+            Err(invalid(
+                "touching or approaching pairs out of range or order",
+            ))
+        }
     }
 }

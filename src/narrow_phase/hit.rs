@@ -13,6 +13,7 @@
 //! what they can within one step.
 
 use crate::body::{BodyId, BodyStore};
+use crate::codec::codec_struct;
 use crate::geometry::math::Vec2;
 use crate::index::BodySlot;
 use crate::narrow_phase::contact::Contact;
@@ -74,3 +75,13 @@ pub(crate) fn meeting_speed(
     // something else) met at no speed this estimate can tell.
     squared.max(0.0).sqrt()
 }
+
+codec_struct!(HitEvent {
+    a,
+    b,
+    shape_a,
+    shape_b,
+    point,
+    normal,
+    speed
+});

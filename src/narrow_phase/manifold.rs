@@ -6,6 +6,8 @@
 //! the world origin keep the precision of their small relative offset. Results go back to world
 //! orientation only at the end, anchored on the body origins.
 
+use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
+use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{
     next_index, BoxHull, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
@@ -799,6 +801,64 @@ fn closest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
     let t = (ab.dot(p - a) / length_sq).clamp(0.0, 1.0);
     a + ab * t
 }
+
+codec_struct!(ManifoldPoint {
+    point,
+    anchor_a,
+    anchor_b,
+    separation,
+    id,
+    normal_impulse,
+    tangent_impulse,
+    impact_impulse
+});
+
+codec_struct!(LocalPoint {
+    point,
+    separation,
+    id
+});
+
+/// Saves a manifold's points in use only; the point count is checked on reading.
+macro_rules! codec_manifold {
+    ($ty:ident, $point:ident) => {
+        impl Codec for $ty {
+            const MIN_SIZE: usize = 16;
+            fn encode(&self, w: &mut Writer) {
+                let $ty {
+                    normal,
+                    points,
+                    point_count,
+                } = self;
+                normal.encode(w);
+                point_count.encode(w);
+                for p in &points[..*point_count] {
+                    p.encode(w);
+                }
+            }
+            fn decode(r: &mut Reader) -> Result<Self, Error> {
+                let mut m = $ty {
+                    normal: Vec2::decode(r)?,
+                    ..$ty::default()
+                };
+                m.point_count = usize::decode(r)?;
+                if m.point_count > MAX_MANIFOLD_POINTS {
+                    return Err(invalid(format!(
+                        "a manifold has at most {MAX_MANIFOLD_POINTS} points, got {}",
+                        m.point_count
+                    )));
+                }
+                for p in &mut m.points[..m.point_count] {
+                    *p = $point::decode(r)?;
+                }
+                Ok(m)
+            }
+        }
+    };
+}
+
+codec_manifold!(Manifold, ManifoldPoint);
+codec_manifold!(LocalManifold, LocalPoint);
 
 #[cfg(test)]
 mod tests {

@@ -80,6 +80,14 @@ pub(crate) struct PreSolve {
 const CHUNK: usize = 256;
 
 impl PreSolve {
+    /// The same hook, without the scratch: for a copy of the world.
+    pub fn share(&self) -> PreSolve {
+        PreSolve {
+            hook: self.hook.clone(),
+            ..PreSolve::default()
+        }
+    }
+
     /// Runs the hook on every contact of `set`, writes back what it changed and drops the
     /// contacts it disabled. `Err` when a call panicked or set a value out of range (the first
     /// such contact in contact order); `set` is then partly changed, for the caller to restore

@@ -8,11 +8,13 @@
 
 use crate::body::BodyId;
 use crate::body::BodyStore;
+use crate::codec::{codec_struct, invalid};
+use crate::error::Error;
 use crate::index::BodySlot;
 use crate::narrow_phase::contact::ContactSet;
 use crate::narrow_phase::contact_events::ContactLog;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Removed {
     /// Per slot: the handle of the body removed from it since the last step began, whose
     /// contacts are still listed. A slot reused and emptied again keeps the first handle: the
@@ -69,5 +71,18 @@ impl Removed {
         for s in std::mem::take(&mut self.slots) {
             self.ids[s.index()] = None;
         }
+    }
+}
+
+codec_struct!(Removed { ids, slots });
+
+impl Removed {
+    /// `Err` unless every marked slot is a slot of `bodies` with the handle it was marked with.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let ok = self.ids.len() <= bodies.slots()
+            && (self.slots.iter()).all(|s| self.ids.get(s.index()).is_some_and(Option::is_some))
+            && self.ids.iter().filter(|id| id.is_some()).count() == self.slots.len();
+        ok.then_some(())
+            .ok_or_else(|| invalid("removed bodies out of range"))
     }
 }

@@ -18,6 +18,8 @@
 //! against every kinematic body here, box against box: few bodies are either.
 
 use crate::body::{BodyId, BodyStore, SlotKind};
+use crate::codec::{codec_struct, invalid};
+use crate::error::Error;
 use crate::geometry::exact_overlap::{self, Core};
 use crate::narrow_phase::contact_events::ContactEvents;
 use rayon::prelude::*;
@@ -32,7 +34,7 @@ pub struct SensorEvent {
 }
 
 /// The sensor pairs of the step and the overlaps of the last.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Sensors {
     /// This step's `(sensor, visitor)` pairs, sorted.
     pairs: Vec<(u32, u32)>,
@@ -204,5 +206,25 @@ impl Sensors {
         };
         events.sensor_end.sort_by_key(slots);
         events.sensor_begin.sort_by_key(slots);
+    }
+}
+
+codec_struct!(SensorEvent { sensor, visitor });
+
+codec_struct!(Sensors { overlaps, removed } rebuilt { pairs, previous });
+
+impl Sensors {
+    /// `Err` unless the overlaps are sorted `(sensor, visitor)` pairs of two slots of
+    /// `bodies`, the first a body with a sensor.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let n = bodies.slots();
+        let pair_ok = |&(s, v): &(u32, u32)| {
+            let (s, v) = (s as usize, v as usize);
+            s != v && s < n && v < n && (bodies.sensor[s] || bodies.sensor_parts[s])
+        };
+        let ok = self.overlaps.iter().all(pair_ok)
+            && self.overlaps.windows(2).all(|w| w[0] < w[1]);
+        ok.then_some(())
+            .ok_or_else(|| invalid("sensor overlaps out of range or order"))
     }
 }

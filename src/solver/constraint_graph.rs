@@ -61,7 +61,7 @@ const ONE_POINT_WINDOW: usize = 32 * LANES;
 const TILE_RETRY: u32 = 30;
 
 /// The colors of the last step and their packing into batches of `LANES` contacts.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ConstraintGraph {
     /// The contacts of each color, in contact order.
     colors: Vec<Vec<ContactIndex>>,

@@ -37,7 +37,7 @@ const TOLERANCE_PER_SLOP: f32 = 0.25;
 
 /// The static bodies fast bodies are swept against, kept from step to step: a level of static
 /// tiles would otherwise cost every step with a fast body a box per tile and a grid of them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct SweepTargets {
     /// `BodyStore::static_changes` when `statics` was emptied last.
     changes: u64,
@@ -97,6 +97,7 @@ const BODIES_PER_TASK: usize = 1024;
 /// The static bodies that are not sensors, with their boxes, in slot order, and a grid of
 /// those boxes: a level built of thousands of static tiles would otherwise cost every fast
 /// body a test of each.
+#[derive(Clone)]
 struct Statics {
     boxes: Vec<(usize, Aabb)>,
     /// Over `boxes`, by index.

@@ -34,7 +34,7 @@ fn mass_ratio_exceeded(a: BodySlot, b: BodySlot, bodies: &BodyStore) -> bool {
 }
 
 /// The islands of one step that are solved directly.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct DirectIslands {
     /// Per contact, whether a direct island holds it; empty when none does.
     pub is_direct: Vec<bool>,

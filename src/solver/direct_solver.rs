@@ -55,7 +55,7 @@ struct Point {
 }
 
 /// One island's points, bodies and solver scratch, kept from step to step.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Island {
     points: Vec<Point>,
     /// Solver states of the island's dynamic bodies.
@@ -91,7 +91,7 @@ pub(crate) struct DirectParams {
 }
 
 /// The direct solver's reused buffers.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct DirectSolver {
     islands: Vec<Island>,
     count: usize,

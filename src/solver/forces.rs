@@ -13,11 +13,12 @@
 //! Forces are summed in the order they are applied and handed to the solver per body, so they
 //! keep results bit-identical across thread counts and backends.
 
+use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 
 /// The forces and torques applied since the last step, per body slot.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Forces {
     /// Per slot: the summed force (N), zero unless the slot is in `pending`.
     force: Vec<Vec2>,
@@ -88,5 +89,32 @@ impl Forces {
             self.is_pending[s] = false;
         }
         self.pending.clear();
+    }
+}
+
+codec_struct!(Forces {
+    force,
+    torque,
+    is_pending,
+    pending
+});
+
+impl Forces {
+    /// `Err` unless there is a finite force and torque per slot of a store of `slots`, and
+    /// the pending list names each pending slot once.
+    pub fn check(&self, slots: usize) -> Result<(), Error> {
+        let n = self.force.len();
+        let ok = n <= slots
+            && self.torque.len() == n
+            && self.is_pending.len() == n
+            && self.force.iter().all(|f| f.is_finite())
+            && self.torque.iter().all(|t| t.is_finite())
+            && self
+                .pending
+                .iter()
+                .all(|&s| self.is_pending.get(s as usize) == Some(&true))
+            && self.is_pending.iter().filter(|&&p| p).count() == self.pending.len();
+        ok.then_some(())
+            .ok_or_else(|| invalid("pending forces out of range"))
     }
 }

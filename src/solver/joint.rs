@@ -37,6 +37,7 @@
 
 use crate::body::BodyId;
 use crate::body::BodyStore;
+use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::BodySlot;
@@ -677,16 +678,24 @@ impl Joint {
     }
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Slot {
     generation: u32,
     pub joint: Option<Joint>,
+}
+
+impl Slot {
+    /// How many times the slot's joint was removed: a handle names the slot and this.
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
 }
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_STORE_ID: AtomicU32 = AtomicU32::new(1);
 
 /// The world's joints, by slot; removed joints leave holes that later joints reuse.
+#[derive(Clone)]
 pub(crate) struct JointStore {
     world: u32,
     pub(crate) slots: Vec<Slot>,
@@ -865,5 +874,184 @@ impl JointStore {
         if !self.no_collide.is_empty() {
             pairs.retain(|p| self.no_collide.binary_search(p).is_err());
         }
+    }
+}
+
+impl Codec for JointKind {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        (*self as u8).encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        const KINDS: [JointKind; 7] = [
+            JointKind::Revolute,
+            JointKind::Distance,
+            JointKind::Prismatic,
+            JointKind::Weld,
+            JointKind::Mouse,
+            JointKind::Wheel,
+            JointKind::Motor,
+        ];
+        let k = u8::decode(r)?;
+        let kind = KINDS.get(usize::from(k)).copied();
+        kind.filter(|kind| *kind as u8 == k)
+            .ok_or_else(|| invalid(format!("unknown joint kind {k}")))
+    }
+}
+
+codec_struct!(Impulses {
+    linear,
+    angular,
+    axial,
+    motor,
+    lower,
+    upper
+});
+
+codec_struct!(Joint {
+    kind,
+    a,
+    b,
+    local_a,
+    local_b,
+    local_axis,
+    reference_angle,
+    length,
+    length_range,
+    limits,
+    motor,
+    limits_enabled,
+    motor_enabled,
+    spring,
+    break_force,
+    break_torque,
+    max_force,
+    max_torque,
+    correction,
+    collide,
+    impulses
+});
+
+codec_struct!(Slot { generation, joint });
+
+codec_struct!(JointId {
+    world,
+    slot,
+    generation
+});
+
+codec_struct!(JointEvent {
+    joint,
+    force,
+    torque
+});
+
+/// Saves the joints by slot with their generations, free slots and the last step's substep;
+/// what `refresh` and the joint coloring derive from them is rebuilt by the next step.
+impl Codec for JointStore {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        let JointStore {
+            world,
+            slots,
+            free,
+            count: _,
+            jointed: _,
+            pairs: _,
+            no_collide: _,
+            h,
+            inv_h,
+            rigid,
+            batches: _,
+            events,
+        } = self;
+        world.encode(w);
+        slots.encode(w);
+        free.encode(w);
+        h.encode(w);
+        inv_h.encode(w);
+        rigid.encode(w);
+        events.encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        let mut store = JointStore {
+            world: Codec::decode(r)?,
+            slots: Codec::decode(r)?,
+            free: Codec::decode(r)?,
+            h: Codec::decode(r)?,
+            inv_h: Codec::decode(r)?,
+            rigid: Codec::decode(r)?,
+            events: Codec::decode(r)?,
+            ..JointStore::default()
+        };
+        store.count = store.slots.iter().filter(|s| s.joint.is_some()).count();
+        Ok(store)
+    }
+}
+
+impl JointStore {
+    /// `Err` with the reason unless every joint joins live bodies of `bodies` (two different
+    /// ones, or one for a mouse joint) with finite numbers, and the free list names each empty
+    /// slot at most once.
+    pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
+        let live = |s: BodySlot| {
+            s.index() < bodies.slots() && bodies.kind[s.index()] != crate::body::SlotKind::Empty
+        };
+        for (k, slot) in self.slots.iter().enumerate() {
+            let Some(j) = &slot.joint else { continue };
+            let bodies_ok = live(j.b)
+                && j.a != j.b
+                && if j.kind == JointKind::Mouse {
+                    j.a == BodySlot::NONE
+                } else {
+                    live(j.a)
+                };
+            // Caps, limits and lengths may be infinite (none set); nothing may be NaN.
+            let pairs = [j.length_range, j.limits, j.motor, j.spring];
+            let i = &j.impulses;
+            let finite = [j.local_a, j.local_b, j.local_axis, i.linear]
+                .iter()
+                .all(|v| v.is_finite())
+                && [
+                    j.reference_angle,
+                    i.angular,
+                    i.axial,
+                    i.motor,
+                    i.lower,
+                    i.upper,
+                ]
+                .iter()
+                .all(|x| x.is_finite())
+                && [
+                    j.length,
+                    j.max_force,
+                    j.max_torque,
+                    j.correction,
+                    j.break_force,
+                    j.break_torque,
+                ]
+                .iter()
+                .all(|x| !x.is_nan())
+                && pairs
+                    .iter()
+                    .flatten()
+                    .all(|(x, y)| !x.is_nan() && !y.is_nan());
+            if !(bodies_ok && finite) {
+                return Err(invalid(format!("joint in slot {k}: bad bodies or numbers")));
+            }
+        }
+        let mut listed = vec![false; self.slots.len()];
+        for &f in &self.free {
+            let ok = (f as usize) < self.slots.len()
+                && self.slots[f as usize].joint.is_none()
+                && !std::mem::replace(&mut listed[f as usize], true);
+            if !ok {
+                return Err(invalid("free joint slot out of range or in use"));
+            }
+        }
+        if !(self.h.is_finite() && self.inv_h.is_finite()) {
+            return Err(invalid("joint substep not finite"));
+        }
+        Ok(())
     }
 }

@@ -184,7 +184,7 @@ pub(crate) enum JointSet {
 /// [`PinBatch`], whose kernels take eight at once with the SIMD backend; the others are in
 /// `prepared`, color after color, the overflow set last (plain ones too: the overflow set is
 /// solved one joint after another).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct JointBatches {
     prepared: Vec<Prepared>,
     extra: Vec<Extra>,

@@ -152,7 +152,7 @@ struct Tree {
 }
 
 /// The step's joint trees.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct JointTrees {
     /// Per joint slot: whether a tree solves it (then the soft passes leave it out).
     pub(crate) exact: Vec<bool>,

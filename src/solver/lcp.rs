@@ -53,7 +53,7 @@ const W_TOLERANCE: f64 = 1e-7;
 
 /// A problem and its scratch, reused from solve to solve so that a warm solver allocates
 /// nothing.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Lcp {
     n: usize,
     /// Row-major `n x n`.

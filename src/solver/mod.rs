@@ -28,7 +28,9 @@ pub(crate) mod lcp;
 pub(crate) mod schedule;
 
 use crate::body::BodyStore;
+use crate::codec::{codec_struct, Codec, Reader, Writer};
 use crate::disjoint::DisjointMut;
+use crate::error::Error;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
@@ -160,8 +162,19 @@ impl Softness {
     }
 }
 
-/// Reused buffers of the solver.
+/// The per-state counts of `count_deep_contacts`, which sets them all before it counts: a
+/// copy of the solver starts with none.
 #[derive(Default)]
+struct DeepCounts(Vec<AtomicU32>);
+
+impl Clone for DeepCounts {
+    fn clone(&self) -> DeepCounts {
+        DeepCounts::default()
+    }
+}
+
+/// Reused buffers of the solver.
+#[derive(Clone, Default)]
 pub(crate) struct Solver {
     states: StateRows,
     batches: Vec<ContactBatch>,
@@ -189,7 +202,7 @@ pub(crate) struct Solver {
     ordered_generation: u64,
     ordered_moving: Vec<BodySlot>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
-    deep_contacts: Vec<AtomicU32>,
+    deep_contacts: DeepCounts,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
@@ -234,6 +247,15 @@ pub(crate) struct StepInput<'a> {
 }
 
 impl Solver {
+    /// A solver with none of this one's buffers, only what it carries from step to step (the
+    /// direction of the relax passes): what a snapshot keeps of it.
+    pub fn carried(&self) -> Solver {
+        Solver {
+            relax_sweep: self.relax_sweep,
+            ..Solver::default()
+        }
+    }
+
     /// Solves one step: leaves the new body states in the solver (see [`Solver::finalize`])
     /// and the new impulses in `contacts`.
     pub fn step(&mut self, input: StepInput) {
@@ -743,11 +765,11 @@ impl Solver {
 
         // Every contact is in a lane or a direct island.
         let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
-            let counts = &mut self.deep_contacts;
+            let counts = &mut self.deep_contacts.0;
             Self::count_deep_contacts(counts, self.states.len(), state_of, contacts, bodies);
             let push = PushCap {
                 max_velocity,
-                deep_contacts: Some(&self.deep_contacts),
+                deep_contacts: Some(&self.deep_contacts.0),
             };
             self.batches
                 .par_iter_mut()
@@ -1061,3 +1083,51 @@ fn pack_lane(
         lanes.tangent_impulse[l] = p.tangent_impulse;
     }
 }
+
+codec_struct!(Softness {
+    bias_rate,
+    mass_scale
+});
+
+impl Codec for Sweep {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        u8::from(*self == Sweep::Backward).encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Self, Error> {
+        Ok(match bool::decode(r)? {
+            false => Sweep::Forward,
+            true => Sweep::Backward,
+        })
+    }
+}
+
+// The solver keeps from step to step only the direction of its relax passes; the rest are
+// buffers each step fills afresh (the body order is keyed on the graph's generation, which a
+// restored graph starts over).
+codec_struct!(Solver { relax_sweep } rebuilt {
+    states,
+    batches,
+    one_point,
+    program,
+    stages,
+    blocks,
+    progress,
+    order,
+    state_of,
+    tile_states,
+    free_states,
+    ordered_generation,
+    ordered_moving,
+    deep_contacts,
+    gravity_scale,
+    linear_damping,
+    angular_damping,
+    acceleration,
+    forced,
+    speed_caps,
+    bouncy,
+    direct,
+    spin_bound,
+    trees
+});

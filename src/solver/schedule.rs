@@ -47,6 +47,14 @@ pub(crate) struct Progress {
     done: Vec<Counter>,
 }
 
+impl Clone for Progress {
+    /// An empty one: `run_stages` resets the counters before every use, so a copy of a world
+    /// needs none of them.
+    fn clone(&self) -> Progress {
+        Progress::default()
+    }
+}
+
 /// Runs `execute(stage, block)` for every block of every stage, stage after stage.
 /// `blocks[s]` is the number of blocks of stage `s`.
 ///

@@ -21,6 +21,9 @@ mod mass;
 mod plots;
 pub(crate) mod query;
 mod sleep;
+pub(crate) mod snapshot;
+mod snapshot_bytes;
+mod state_hash;
 pub(crate) mod stepper;
 mod target;
 mod teleport;
@@ -168,6 +171,22 @@ pub struct World {
     /// see `narrow_phase/pre_solve.rs`. A snapshot of the world leaves it out: the hook is the
     /// user's code, and the copy is scratch.
     pre_solve: PreSolve,
+}
+
+impl Clone for World {
+    /// A deep copy: the same bodies, handles, joints, contacts, islands, pending forces, unread
+    /// events and settings, stepping to the same bits as `self`; what it leaves out is what a
+    /// [`Snapshot`](crate::Snapshot) leaves out. Handles of `self` work in the copy. The copy
+    /// gets a worker pool of its own with the same number of threads, since a pool cannot be
+    /// shared or copied.
+    fn clone(&self) -> World {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.settings.threads)
+            .build()
+            .ok();
+        // A twin keeps the caches, so that its next step costs what the original's does.
+        self.copy_with_pool(pool, true)
+    }
 }
 
 impl World {
