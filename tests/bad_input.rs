@@ -4,39 +4,19 @@
 mod common;
 
 use batch2d::shape::Circle;
-use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{BodyDef, BodyId, Error, JointDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::{first_difference, state_bits};
 
 const BAD: [f32; 3] = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
 
-/// Everything observable about a world: body count and each body's full state.
-#[derive(Debug, PartialEq)]
-struct Snapshot {
-    count: usize,
-    bodies: Vec<(BodyId, Vec2, f32, Vec2, f32)>,
-}
+const DT: f32 = 1.0 / 60.0;
 
-fn snapshot(world: &World) -> Snapshot {
-    Snapshot {
-        count: world.body_count(),
-        bodies: world
-            .bodies()
-            .map(|id| {
-                (
-                    id,
-                    world.position(id).unwrap(),
-                    world.angle(id).unwrap(),
-                    world.linear_velocity(id).unwrap(),
-                    world.angular_velocity(id).unwrap(),
-                )
-            })
-            .collect(),
-    }
-}
-
-/// A world with a ground and two moving bodies, stepped a little so it has contacts.
+/// A world with a ground, a ball rolling on it and a box hanging from a pin, stepped a little
+/// so that it has contacts, joint forces and events, then given a force and a torque that wait
+/// for the next step.
 fn sample_world() -> (World, BodyId) {
     let mut world = World::new(WorldSettings::default());
-    common::ground_of(&mut world, 10.0);
+    let ground = common::ground_of(&mut world, 10.0);
     let ball = world
         .add_body(
             BodyDef::dynamic()
@@ -45,16 +25,38 @@ fn sample_world() -> (World, BodyId) {
             ShapeDef::new(Shape::circle(0.5).unwrap()),
         )
         .unwrap();
-    world
+    let hanging = world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(3.0, 2.0)).angle(0.2),
             ShapeDef::new(Shape::rect(0.5, 0.25).unwrap()),
         )
         .unwrap();
+    world
+        .add_joint(JointDef::revolute(ground, hanging, Vec2::new(3.5, 2.5)))
+        .unwrap();
     for _ in 0..5 {
-        world.step(1.0 / 60.0).unwrap();
+        world.step(DT).unwrap();
     }
+    world.apply_force(ball, Vec2::new(3.0, 1.0)).unwrap();
+    world.apply_torque(hanging, -0.5).unwrap();
     (world, ball)
+}
+
+/// Asserts that `world`, which refused calls, is bit for bit `twin`, which never saw them: now,
+/// and over the next steps, which show what the state cannot (pending forces, a half-made
+/// change in a part of the world that the API does not read).
+fn assert_same_as_twin(world: &mut World, twin: &mut World, what: &str) {
+    for step in 0..=3 {
+        if step > 0 {
+            world.step(DT).unwrap();
+            twin.step(DT).unwrap();
+        }
+        let differs = first_difference(&state_bits(world), &state_bits(twin));
+        assert_eq!(
+            differs, None,
+            "{what}: differs from its twin {step} steps on"
+        );
+    }
 }
 
 fn ok_body() -> BodyDef {
@@ -69,14 +71,13 @@ fn ok_shape() -> ShapeDef {
 /// nothing.
 fn assert_add_rejected(body: BodyDef, shape: ShapeDef, want: fn(&Error) -> bool, what: &str) {
     let (mut world, _) = sample_world();
-    let before = snapshot(&world);
+    let before = state_bits(&world);
     match world.add_body(body, shape) {
         Err(e) if want(&e) => {}
         other => panic!("{what}: expected a matching Err, got {other:?}"),
     }
-    assert_eq!(snapshot(&world), before, "{what}: world changed");
-    // The world still works after the refusal.
-    world.step(1.0 / 60.0).unwrap();
+    assert_eq!(state_bits(&world), before, "{what}: world changed");
+    assert_same_as_twin(&mut world, &mut sample_world().0, what);
 }
 
 fn is_param(e: &Error) -> bool {
@@ -298,16 +299,17 @@ fn insertion_still_refuses_valid_shapes_that_do_not_fit_the_body() {
             &what,
         );
         let (mut world, _) = sample_world();
-        let before = snapshot(&world);
+        let before = state_bits(&world);
         let compound = world.add_compound_body(ok_body(), &[ok_shape(), ShapeDef::new(shape)]);
         assert!(matches!(compound, Err(Error::InvalidShape(_))), "{what}");
-        assert_eq!(snapshot(&world), before, "{what}: world changed");
+        assert_eq!(state_bits(&world), before, "{what}: world changed");
+        assert_same_as_twin(&mut world, &mut sample_world().0, &what);
     }
     let segment = ShapeDef::new(Shape::segment(Vec2::ZERO, Vec2::new(1.0, 0.0)).unwrap());
     assert_add_rejected(ok_body(), segment, is_shape, "segment on a dynamic body");
 
     let (mut world, _) = sample_world();
-    let before = snapshot(&world);
+    let before = state_bits(&world);
     let points = [
         Vec2::new(0.0, 0.0),
         Vec2::new(1.0, 0.0),
@@ -315,7 +317,12 @@ fn insertion_still_refuses_valid_shapes_that_do_not_fit_the_body() {
     ];
     let chain = world.add_segment_chain(BodyDef::fixed(), &points, &ok_shape());
     assert!(matches!(chain, Err(Error::InvalidShape(_))), "{chain:?}");
-    assert_eq!(snapshot(&world), before, "short chain edge: world changed");
+    assert_eq!(
+        state_bits(&world),
+        before,
+        "short chain edge: world changed"
+    );
+    assert_same_as_twin(&mut world, &mut sample_world().0, "short chain edge");
 }
 
 #[test]
@@ -396,7 +403,7 @@ fn out_of_range_materials_are_rejected() {
 #[test]
 fn non_finite_setters_are_rejected() {
     let (mut world, ball) = sample_world();
-    let before = snapshot(&world);
+    let before = state_bits(&world);
     for x in BAD {
         for v in [Vec2::new(x, 0.0), Vec2::new(0.0, x)] {
             assert!(matches!(
@@ -412,14 +419,23 @@ fn non_finite_setters_are_rejected() {
             world.set_angular_velocity(ball, x),
             Err(Error::InvalidParameter(_))
         ));
+        assert!(matches!(
+            world.apply_torque(ball, x),
+            Err(Error::InvalidParameter(_))
+        ));
+        assert!(matches!(
+            world.apply_force(ball, Vec2::new(x, 0.0)),
+            Err(Error::InvalidParameter(_))
+        ));
+        assert_eq!(state_bits(&world), before, "{x}");
     }
-    assert_eq!(snapshot(&world), before);
+    assert_same_as_twin(&mut world, &mut sample_world().0, "non-finite setters");
 }
 
 #[test]
 fn bad_time_steps_are_rejected() {
     let (mut world, _) = sample_world();
-    let before = snapshot(&world);
+    let before = state_bits(&world);
     for dt in [
         0.0,
         -0.0,
@@ -432,9 +448,9 @@ fn bad_time_steps_are_rejected() {
             Err(Error::InvalidParameter(_)) => {}
             other => panic!("step({dt}): expected Err(InvalidParameter), got {other:?}"),
         }
-        assert_eq!(snapshot(&world), before, "step({dt}) changed the world");
+        assert_eq!(state_bits(&world), before, "step({dt}) changed the world");
     }
-    world.step(1.0 / 60.0).unwrap();
+    assert_same_as_twin(&mut world, &mut sample_world().0, "bad time steps");
 }
 
 #[test]
@@ -473,7 +489,7 @@ fn bad_settings_are_rejected_by_try_new_and_new() {
 /// Every call that takes a `BodyId` must answer `Err(InvalidBody)` for `id` and leave `world`
 /// as it was.
 fn assert_handle_rejected(world: &mut World, id: BodyId, what: &str) {
-    let before = snapshot(world);
+    let before = state_bits(world);
     let invalid = |r: Result<(), Error>, call: &str| {
         assert_eq!(r, Err(Error::InvalidBody), "{what}: {call}");
     };
@@ -492,21 +508,29 @@ fn assert_handle_rejected(world: &mut World, id: BodyId, what: &str) {
         world.apply_linear_impulse(id, Vec2::new(1.0, 2.0)),
         "apply_linear_impulse",
     );
+    invalid(world.apply_force(id, Vec2::new(1.0, 2.0)), "apply_force");
+    invalid(world.apply_torque(id, 1.0), "apply_torque");
+    invalid(world.is_awake(id).map(|_| ()), "is_awake");
+    invalid(world.body_kind(id).map(|_| ()), "body_kind");
     invalid(world.remove_body(id), "remove_body");
-    assert_eq!(snapshot(world), before, "{what}: world changed");
+    assert_eq!(state_bits(world), before, "{what}: world changed");
 }
 
 #[test]
 fn removed_bodies_are_invalid_handles_even_after_their_slot_is_reused() {
     let (mut world, ball) = sample_world();
+    let (mut twin, twin_ball) = sample_world();
     world.remove_body(ball).unwrap();
+    twin.remove_body(twin_ball).unwrap();
     assert_eq!(world.body_count(), 2);
     assert_handle_rejected(&mut world, ball, "removed body");
     // A new body may take the freed slot; the old handle must still not reach it.
     let newcomer = world.add_body(ok_body(), ok_shape()).unwrap();
+    twin.add_body(ok_body(), ok_shape()).unwrap();
     assert_ne!(newcomer, ball);
     assert_handle_rejected(&mut world, ball, "removed body after slot reuse");
     world.position(newcomer).unwrap();
+    assert_same_as_twin(&mut world, &mut twin, "stale handle");
 }
 
 #[test]
@@ -525,6 +549,7 @@ fn handles_from_another_world_are_invalid() {
     for &id in &b_ids[..3] {
         assert_handle_rejected(&mut a, id, "slot that world A uses");
     }
+    assert_same_as_twin(&mut a, &mut sample_world().0, "foreign handles");
     // And world B is untouched by all of that.
     assert_eq!(b.body_count(), 5);
 }

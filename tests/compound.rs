@@ -317,15 +317,7 @@ fn mixed_scene(backend: Backend, threads: usize) -> World {
     world
 }
 
-/// Body states and every contact's shapes and normal impulses, as bits.
-fn snapshot(world: &World) -> Vec<u32> {
-    let mut bits = common::body_state_bits(world);
-    for c in world.contacts() {
-        bits.extend([c.a.slot(), c.b.slot(), c.shape_a as u32, c.shape_b as u32]);
-        bits.extend(c.points().iter().map(|p| p.normal_impulse.to_bits()));
-    }
-    bits
-}
+use common::state_bits as snapshot;
 
 fn run_mixed(backend: Backend, threads: usize) -> Vec<u32> {
     let mut world = mixed_scene(backend, threads);

@@ -5,7 +5,7 @@ mod common;
 
 use batch2d::scenes::Scene;
 use batch2d::{Backend, WorldSettings};
-use common::body_state_bits as snapshot;
+use common::state_bits as snapshot;
 
 const STEPS: usize = 120;
 

@@ -8,7 +8,7 @@ mod common;
 
 use batch2d::scenes::Scene;
 use batch2d::{Backend, BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
-use common::{body_state_bits, ground};
+use common::{ground, state_bits};
 
 const DT: f32 = 1.0 / 60.0;
 const SUBSTEPS: u32 = 4;
@@ -268,7 +268,7 @@ fn static_and_kinematic_bodies_ignore_forces_and_impulses() {
             ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
         )
         .unwrap();
-    let before = body_state_bits(&world);
+    let before = state_bits(&world);
     let point = Vec2::new(0.5, 0.5);
     for id in [wall, lift] {
         world.apply_force(id, Vec2::new(10.0, 0.0)).unwrap();
@@ -282,7 +282,7 @@ fn static_and_kinematic_bodies_ignore_forces_and_impulses() {
             .unwrap();
         world.apply_angular_impulse(id, 1.0).unwrap();
     }
-    assert_eq!(body_state_bits(&world), before);
+    assert_eq!(state_bits(&world), before);
     world.step(DT).unwrap();
     assert_eq!(world.position(wall).unwrap(), Vec2::ZERO);
     assert_eq!(
@@ -377,13 +377,13 @@ fn bad_input_is_refused_and_leaves_the_world_unchanged() {
         Err(Error::InvalidBody)
     );
     // Same bits as the world that only ever got the accepted calls.
-    assert_eq!(body_state_bits(&world), body_state_bits(&reference));
+    assert_eq!(state_bits(&world), state_bits(&reference));
     for _ in 0..3 {
         world.step(DT).unwrap();
         reference.step(DT).unwrap();
-        assert_eq!(body_state_bits(&world), body_state_bits(&reference));
+        assert_eq!(state_bits(&world), state_bits(&reference));
     }
-    assert!(body_state_bits(&world)
+    assert!(state_bits(&world)
         .iter()
         .all(|&b| f32::from_bits(b).is_finite()));
 }
@@ -458,7 +458,7 @@ fn forced_run(scene: Scene, backend: Backend, threads: usize) -> Vec<u32> {
         }
         world.step(DT).unwrap();
     }
-    body_state_bits(&world)
+    state_bits(&world)
 }
 
 #[test]

@@ -1,6 +1,15 @@
 //! Regression tests for what the `fuzz/` targets found, one per finding, each reduced to the few
 //! calls that triggered it. The law in most: no panic, `Err` leaves the world unchanged, and
 //! whatever is accepted stays finite; the last ones hold queries to what their docs promise.
+//!
+//! The finding's input itself is kept in `fuzz/regressions/` and replayed here through the fuzz
+//! target that found it: the targets' own code (`run` in `fuzz/fuzz_targets/`), built into this
+//! test, with every check the target makes.
+
+#[path = "../fuzz/fuzz_targets/api.rs"]
+mod api;
+#[path = "../fuzz/fuzz_targets/scene.rs"]
+mod scene;
 
 use batch2d::{
     Aabb, Backend, BodyDef, BodyId, Error, MixRule, QueryFilter, Shape, ShapeDef, Vec2, World,
@@ -551,4 +560,99 @@ fn boxes_of_zero_size_or_width_report_only_the_bodies_they_touch() {
     // Segments across it, and one ending on its edge.
     assert_eq!(query((1.0, -1.0), (1.0, 3.0)), [id]);
     assert_eq!(query((-1.0, 0.5), (0.0, 0.5)), [id]);
+}
+
+/// Every kept input of `fuzz/regressions/`, with the fuzz target that replays it and the test
+/// above that holds its finding. A file not listed here fails the test, so that a new finding's
+/// input is replayed from the day it is kept.
+/// A kept input: its file, the fuzz target that replays it, and the test that holds its finding.
+type KeptInput = (&'static str, fn(&[u8]), &'static str);
+
+const KEPT_INPUTS: [KeptInput; 11] = [
+    (
+        "gravity_scale_overflow",
+        api::run,
+        "a_huge_gravity_scale_is_capped_at_the_speed_limit",
+    ),
+    (
+        "centre_of_mass_overflow",
+        api::run,
+        "shapes_reaching_beyond_a_thousand_kilometres_are_refused",
+    ),
+    (
+        "origin_overflow_when_turning",
+        api::run,
+        "shapes_reaching_beyond_a_thousand_kilometres_are_refused",
+    ),
+    (
+        "engulfing_circle_lever_arm_overflow",
+        api::run,
+        "a_small_body_engulfed_by_the_largest_allowed_shape_stays_finite",
+    ),
+    (
+        "huge_initial_spin",
+        api::run,
+        "velocities_beyond_1e30_are_refused_and_1e30_is_capped",
+    ),
+    (
+        "tiny_fast_polygons_nan",
+        api::run,
+        "a_pile_hit_far_beyond_the_speed_cap_stays_within_the_caps",
+    ),
+    (
+        "huge_friction_mixed",
+        api::run,
+        "a_huge_friction_mixes_to_a_finite_one",
+    ),
+    (
+        "heavier_than_1e20_kg",
+        api::run,
+        "a_body_heavier_than_1e20_kg_is_refused",
+    ),
+    (
+        "infinite_gravity_under_infinite_damping",
+        api::run,
+        "infinite_gravity_under_infinite_damping_stays_finite",
+    ),
+    (
+        "scene_hits_with_equal_f32_fractions",
+        scene::run,
+        "hits_with_equal_f32_fractions_keep_the_order_the_ray_enters_them",
+    ),
+    (
+        "scene_zero_size_box_overlaps_everything",
+        scene::run,
+        "boxes_of_zero_size_or_width_report_only_the_bodies_they_touch",
+    ),
+];
+
+/// Replays every kept input through its fuzz target, which panics on a finding.
+/// `BATCH2D_FUZZ_TRACE=1` prints what each input does.
+#[test]
+fn every_kept_fuzz_input_replays_through_its_target() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    let mut kept: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    kept.sort();
+    let mut listed: Vec<String> = KEPT_INPUTS.iter().map(|k| k.0.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        kept,
+        listed,
+        "the files of {} and KEPT_INPUTS",
+        dir.display()
+    );
+    let source = include_str!("fuzz_regressions.rs");
+    for (file, run, test) in KEPT_INPUTS {
+        assert!(
+            source.contains(&format!("fn {test}()")),
+            "{file}: no test {test}"
+        );
+        let data = std::fs::read(dir.join(file)).unwrap();
+        assert!(!data.is_empty(), "{file} is empty");
+        eprintln!("replaying {file}");
+        run(&data);
+    }
 }

@@ -8,7 +8,7 @@ use batch2d::{
     Backend, BodyDef, BodyId, Error, JointDef, JointId, JointKind, Shape, ShapeDef, Vec2, World,
     WorldSettings,
 };
-use common::body_state_bits;
+use common::state_bits;
 use std::f32::consts::PI;
 
 const DT: f32 = 1.0 / 60.0;
@@ -871,10 +871,10 @@ fn joints_give_the_same_bits_on_both_backends_and_any_thread_count() {
     ];
     for k in 0..150 {
         reference.step(DT).unwrap();
-        let expected = body_state_bits(&reference);
+        let expected = state_bits(&reference);
         for (i, w) in others.iter_mut().enumerate() {
             w.step(DT).unwrap();
-            assert_eq!(body_state_bits(w), expected, "world {i}, step {k}");
+            assert_eq!(state_bits(w), expected, "world {i}, step {k}");
         }
     }
 }
@@ -954,10 +954,10 @@ fn a_jointed_grid_gives_the_same_bits_on_both_backends_and_any_thread_count() {
     ];
     for k in 0..60 {
         reference.step(DT).unwrap();
-        let expected = body_state_bits(&reference);
+        let expected = state_bits(&reference);
         for (i, w) in others.iter_mut().enumerate() {
             w.step(DT).unwrap();
-            assert_eq!(body_state_bits(w), expected, "world {i}, step {k}");
+            assert_eq!(state_bits(w), expected, "world {i}, step {k}");
         }
     }
 }
@@ -1102,7 +1102,7 @@ fn bad_joint_definitions_are_refused_and_leave_the_world_unchanged() {
         JointDef::motor_joint(a, b).spring(1.0, 1.0),
         JointDef::motor_joint(b, b),
     ];
-    let before = body_state_bits(&w);
+    let before = state_bits(&w);
     for def in parameter {
         let result = w.add_joint(def.clone());
         assert!(
@@ -1118,7 +1118,7 @@ fn bad_joint_definitions_are_refused_and_leave_the_world_unchanged() {
         assert_eq!(w.add_joint(def), Err(Error::InvalidBody));
     }
     assert_eq!(w.joint_count(), 0);
-    assert_eq!(body_state_bits(&w), before);
+    assert_eq!(state_bits(&w), before);
     let hinge = w.add_joint(JointDef::revolute(a, b, p)).unwrap();
     assert!(matches!(
         w.set_mouse_target(hinge, p),

@@ -125,40 +125,65 @@ fn collision_of_unequal_masses_conserves_momentum_and_obeys_restitution() {
     );
 }
 
-/// Restitution 0 means no bounce, also when the impact goes through a chain of bodies: a column
-/// of five circles arriving together at 10 m/s on a fixed ground (zero gravity, so nothing falls
-/// back) must end at rest against it, not be thrown back. A perfectly inelastic stop leaves
-/// nothing; 5% of the impact speed is allowed for the soft contacts.
-///
-/// Known limitation, so ignored: the soft step warm starts each substep with the impact
-/// impulse of the one before, and one Gauss-Seidel relax pass cannot take that back along a
-/// chain, so the upper circles leave at 10-22% of the impact speed (rapier2d 0.36, same
-/// scene: 16-28%). Run with `--ignored` to see where it stands.
-#[test]
-#[ignore = "soft-step limitation: chains hit at speed keep part of the warm-start push"]
-fn column_with_zero_restitution_does_not_bounce_off_the_ground() {
+/// A column of five circles of restitution 0 arriving together at `V0` on a fixed ground, in
+/// zero gravity (so nothing falls back): each circle's velocity 60 steps after.
+fn zero_restitution_column() -> Vec<Vec2> {
     let mut world = world_with_gravity(Vec2::ZERO);
     add_ground(&mut world, 0.6, 0.0);
-    let (r, v0) = (0.25, 10.0);
+    let r = 0.25;
     let column: Vec<BodyId> = (0..5)
         .map(|i| {
             world
                 .add_body(
                     BodyDef::dynamic()
                         .position(Vec2::new(0.0, 1.0 + 0.6 * i as f32))
-                        .linear_velocity(Vec2::new(0.0, -v0)),
+                        .linear_velocity(Vec2::new(0.0, -V0)),
                     ShapeDef::new(Shape::circle(r).unwrap()).restitution(0.0),
                 )
                 .unwrap()
         })
         .collect();
     step(&mut world, 60);
-    for (i, &id) in column.iter().enumerate() {
-        let v = world.linear_velocity(id).unwrap();
+    column
+        .iter()
+        .map(|&id| world.linear_velocity(id).unwrap())
+        .collect()
+}
+
+/// The column's impact speed (m/s).
+const V0: f32 = 10.0;
+
+/// Restitution 0 means no bounce, also when the impact goes through a chain of bodies: the
+/// column (see [`zero_restitution_column`]) must end at rest against the ground, not be thrown
+/// back. A perfectly inelastic stop leaves nothing; 5% of the impact speed is allowed for the
+/// soft contacts.
+///
+/// Known limitation, so ignored: the soft step warm starts each substep with the impact
+/// impulse of the one before, and one Gauss-Seidel relax pass cannot take that back along a
+/// chain, so the upper circles leave at up to 27% of the impact speed (rapier2d 0.36, same
+/// scene: 16-28%). `cargo test --profile ci --test laws -- --ignored` shows where it stands;
+/// [`column_with_zero_restitution_bounces_no_more_than_today`] keeps it from getting worse.
+#[test]
+#[ignore = "soft-step limitation: chains hit at speed keep part of the warm-start push"]
+fn column_with_zero_restitution_does_not_bounce_off_the_ground() {
+    for (i, v) in zero_restitution_column().into_iter().enumerate() {
         assert!(
-            v.length() < 0.05 * v0,
-            "circle {i} of the column moves at {v:?} after an inelastic impact at {v0} m/s"
+            v.length() < 0.05 * V0,
+            "circle {i} of the column moves at {v:?} after an inelastic impact at {V0} m/s"
         );
+    }
+}
+
+/// The bound that holds today beside the ideal above: no circle of the column leaves at more
+/// than 30% of the impact speed (the top one leaves at 27% today), none goes on into the
+/// ground, and none is thrown sideways.
+#[test]
+fn column_with_zero_restitution_bounces_no_more_than_today() {
+    for (i, v) in zero_restitution_column().into_iter().enumerate() {
+        let what = format!("circle {i} of the column, after an impact at {V0} m/s: {v:?}");
+        assert!(v.y <= 0.3 * V0, "thrown back: {what}");
+        assert!(v.y >= -0.05 * V0, "still falling: {what}");
+        assert!(v.x.abs() <= 1e-3 * V0, "{what}");
     }
 }
 

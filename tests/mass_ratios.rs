@@ -8,7 +8,7 @@ use batch2d::{
     Backend, BodyDef, BodyId, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, GraphColor,
     Shape, ShapeDef, Vec2, World, WorldSettings,
 };
-use common::{body_state_bits, ground};
+use common::{ground, state_bits};
 
 const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
@@ -262,7 +262,7 @@ fn direct_islands_are_bit_identical_across_backends_and_threads() {
             assert!(colors.iter().any(|c| matches!(c, GraphColor::Color(_))));
         }
         assert!(saw_direct);
-        body_state_bits(&world)
+        state_bits(&world)
     };
     let reference = run(Backend::Simd, 1);
     assert_eq!(run(Backend::Scalar, 1), reference);

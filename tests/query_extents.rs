@@ -10,7 +10,11 @@
 //! band when they are exact (an axis-aligned box, a ray's origin and translation), and their
 //! own f32 spacing when the engine must place a rotated shape at them.
 //!
-//! `PROPTEST_CASES=2000 cargo test --release --test query_extents` runs a longer search.
+//! 48 cases from a fixed seed by default; `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test
+//! --profile ci --test query_extents` runs a longer search from another seed. Failures are kept in
+//! `tests/query_extents.proptest-regressions` (commit it) and tried first on every run.
+
+mod common;
 
 use batch2d::{
     Aabb, BodyDef, BodyId, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
@@ -398,23 +402,12 @@ fn check_first_hit(
     Ok(())
 }
 
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(48)
-}
-
 fn all() -> QueryFilter {
     QueryFilter::default()
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: cases(),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(common::proptest_config(48))]
 
     #[test]
     fn overlap_aabb_matches_brute_force(

@@ -5,7 +5,7 @@
 mod common;
 
 use batch2d::{Backend, BodyDef, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings};
-use common::{body_state_bits, ground};
+use common::{ground, state_bits};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -131,11 +131,7 @@ fn settings_changed_before_the_first_step_match_a_world_created_with_them() {
     for step in 0..120 {
         created.step(DT).unwrap();
         switched.step(DT).unwrap();
-        assert_eq!(
-            body_state_bits(&switched),
-            body_state_bits(&created),
-            "step {step}"
-        );
+        assert_eq!(state_bits(&switched), state_bits(&created), "step {step}");
     }
 }
 
@@ -216,5 +212,5 @@ fn bad_or_fixed_settings_are_refused_and_change_nothing() {
         world.step(DT).unwrap();
         reference.step(DT).unwrap();
     }
-    assert_eq!(body_state_bits(&world), body_state_bits(&reference));
+    assert_eq!(state_bits(&world), state_bits(&reference));
 }

@@ -495,13 +495,7 @@ fn zero_threshold_keeps_the_island_awake() {
     assert!(!world.is_awake(alone).unwrap());
 }
 
-/// Bits of every body's state and sleep flag, in creation order.
-fn snapshot(world: &World) -> Vec<u32> {
-    let mut bits = common::body_state_bits(world);
-    bits.extend(world.bodies().map(|id| world.is_awake(id).unwrap() as u32));
-    bits.push(world.contact_count() as u32);
-    bits
-}
+use common::state_bits as snapshot;
 
 /// Pyramids fall asleep, balls dropped from different heights wake some of them at different
 /// times, one of them is pushed by the user: snapshots along the way, plus how many bodies were

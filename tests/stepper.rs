@@ -43,17 +43,7 @@ fn pile(settings: WorldSettings) -> World {
     world
 }
 
-fn bits(world: &World) -> Vec<u32> {
-    let mut out = Vec::new();
-    for id in world.bodies() {
-        let p = world.position(id).unwrap();
-        let q = world.rotation(id).unwrap();
-        let v = world.linear_velocity(id).unwrap();
-        let w = world.angular_velocity(id).unwrap();
-        out.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
-    }
-    out
-}
+use common::state_bits as bits;
 
 fn transform_bits(xf: Transform) -> [u32; 4] {
     [xf.p.x, xf.p.y, xf.q.c, xf.q.s].map(f32::to_bits)

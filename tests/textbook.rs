@@ -8,7 +8,7 @@
 #[path = "textbook/cases.rs"]
 mod cases;
 
-use batch2d::Backend;
+use batch2d::{Backend, Vec2};
 use cases::*;
 
 #[test]
@@ -52,8 +52,13 @@ fn restitution_mixes_by_the_minimum_and_ignores_slow_approaches() {
 fn hits_between_boxes_keep_momentum_and_never_gain_energy() {
     for offset in [0.0f32, 0.1, 0.3, 0.45, 0.7] {
         for e in [1.0f32, 0.5, 0.0] {
-            let (energy, momentum) = box_hit(offset, e);
+            let (energy, momentum, [a, _]) = box_hit_velocities(offset, e);
             let what = format!("offset {offset}, e {e}");
+            // Without a hit A would keep its 3 m/s to the right, and both laws would hold.
+            assert!(
+                (a - Vec2::new(3.0, 0.0)).length() >= 0.3,
+                "{what}: the boxes did not meet, A moves at {a:?}"
+            );
             assert!(energy <= 1.005, "{what}: kinetic energy grew by {energy}");
             // Momentum was zero, 3 kg m/s per box.
             assert!(
@@ -65,12 +70,27 @@ fn hits_between_boxes_keep_momentum_and_never_gain_energy() {
             }
         }
     }
-    // Head-on and centred, e = 1 between equal masses: each leaves at the other's speed.
-    let (energy, _) = box_hit(0.0, 1.0);
-    assert!(
-        (energy - 1.0).abs() <= 1e-3,
-        "head-on: energy ratio {energy}"
-    );
+}
+
+/// Head-on and centred between equal masses meeting at 3 m/s each: by Newton's law of
+/// restitution each leaves at `e` times its speed, backwards (`v' = -e v`), so the kinetic
+/// energy after is `e^2` of the energy before.
+#[test]
+fn a_centred_hit_between_equal_boxes_keeps_e_squared_of_the_energy() {
+    for e in [0.0f32, 0.5, 1.0] {
+        let (energy, _, [a, b]) = box_hit_velocities(0.0, e);
+        let want = (e * e) as f64;
+        assert!(
+            (energy - want).abs() <= 1e-2,
+            "e {e}: energy ratio {energy}, want {want}"
+        );
+        for (name, v, want) in [("A", a, -3.0 * e), ("B", b, 3.0 * e)] {
+            assert!(
+                (v.x - want).abs() <= 0.03 && v.y.abs() <= 1e-3,
+                "e {e}: {name} leaves at {v:?}, want ({want}, 0)"
+            );
+        }
+    }
 }
 
 #[test]
@@ -91,22 +111,43 @@ fn a_free_body_turns_by_omega_t_at_every_allowed_speed() {
 #[test]
 fn a_frictionless_elastic_hit_keeps_angular_momentum_and_energy() {
     for offset in [0.0f32, 0.3, 0.6, 0.7] {
-        let (l, e) = corner_hit(offset);
+        let (l, e, struck) = corner_hit_struck(offset);
         if offset > 0.0 {
             assert!((l - 1.0).abs() <= 0.005, "offset {offset}: L ratio {l}");
         }
         assert!((e - 1.0).abs() <= 0.01, "offset {offset}: energy ratio {e}");
+        // Both laws would hold as well if the ball missed: the box, at rest before, must move.
+        assert!(
+            struck.length() >= 0.1,
+            "offset {offset}: the box moves at {struck:?}: nothing hit it"
+        );
     }
+    // Centred, the hit is one-dimensional: an elastic ball of mass m into a resting box of mass
+    // M gives it 2 m / (m + M) of the ball's 5 m/s.
+    let ball = std::f32::consts::PI * 0.25 * 0.25 * 2.0;
+    let want = 2.0 * ball / (ball + 1.0) * 5.0;
+    let (_, _, struck) = corner_hit_struck(0.0);
+    assert!(
+        (struck.x - want).abs() <= 0.01 * want && struck.y.abs() <= 1e-3,
+        "centred: the box leaves at {struck:?}, want ({want}, 0)"
+    );
 }
 
 #[test]
 fn a_pool_break_keeps_momentum_and_kinetic_energy() {
-    let (energy, momentum) = pool_break();
+    let (energy, momentum, velocities) = pool_break_velocities();
     assert!((energy - 1.0).abs() <= 0.02, "energy ratio {energy}");
     assert!(
         momentum <= 1e-4,
         "momentum changed by {momentum} of the cue's"
     );
+    // Both laws would hold as well if the cue missed: it must have given most of its energy to
+    // the triangle (equal masses: energy goes as speed squared), and the triangle must move.
+    let (cue, rack) = velocities.split_first().unwrap();
+    let kept = (cue.length() / 10.0).powi(2);
+    assert!(kept <= 0.5, "the cue keeps {kept} of its energy: {cue:?}");
+    let moved = rack.iter().filter(|v| v.length() >= 0.1).count();
+    assert!(moved >= rack.len() / 2, "{moved} of the 15 balls move");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use batch2d::{BodyDef, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
-use common::body_state_bits;
+use common::state_bits;
 
 fn ball(x: f32) -> (BodyDef, ShapeDef) {
     (
@@ -86,5 +86,5 @@ fn user_data_changes_no_result() {
             b.set_user_data(id, data.wrapping_add(1)).unwrap();
         }
     }
-    assert_eq!(body_state_bits(&a), body_state_bits(&b));
+    assert_eq!(state_bits(&a), state_bits(&b));
 }

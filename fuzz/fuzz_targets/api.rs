@@ -8,13 +8,16 @@
 //! world unchanged, a stale handle gives `Err(InvalidBody)`, every state is finite after a
 //! step, and the two worlds stay bit-identical.
 
-#![no_main]
+// The fuzz target binary has libFuzzer's `main`; tests/fuzz_regressions.rs includes this file
+// as a module (`cfg(test)`) and replays the kept inputs of fuzz/regressions/ through `run`.
+#![cfg_attr(not(test), no_main)]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
     Backend, BodyDef, BodyId, BodyKind, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
     MAX_COMPOUND_SHAPES,
 };
+#[cfg(not(test))]
 use libfuzzer_sys::fuzz_target;
 
 /// Most operations per input, bodies per world and substeps x iterations per step: keeps one
@@ -325,7 +328,11 @@ fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Resu
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+#[cfg(not(test))]
+fuzz_target!(|data: &[u8]| run(data));
+
+/// Runs one input: the whole fuzz target. Panics on a finding.
+pub fn run(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(base) = settings(&mut u) else { return };
     let simd = WorldSettings {
@@ -373,4 +380,4 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = (a.profile(), a.color_count());
     }
-});
+}

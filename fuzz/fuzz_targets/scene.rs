@@ -23,13 +23,16 @@
 //! `WorldSettings::max_pairs`), so that an input runs in well under libFuzzer's `-timeout`.
 //! `BATCH2D_FUZZ_TRACE=1` prints what an input does, to turn a finding into a regression test.
 
-#![no_main]
+// The fuzz target binary has libFuzzer's `main`; tests/fuzz_regressions.rs includes this file
+// as a module (`cfg(test)`) and replays the kept inputs of fuzz/regressions/ through `run`.
+#![cfg_attr(not(test), no_main)]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
     Aabb, Backend, BodyDef, BodyId, Error, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2,
     World, WorldSettings, MAX_COMPOUND_SHAPES,
 };
+#[cfg(not(test))]
 use libfuzzer_sys::fuzz_target;
 
 /// Most bodies alive at once, operations per input, and steps per input.
@@ -1374,7 +1377,11 @@ impl Sim {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
+#[cfg(not(test))]
+fuzz_target!(|data: &[u8]| run(data));
+
+/// Runs one input: the whole fuzz target. Panics on a finding.
+pub fn run(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let (Ok(base), Ok(twin), Ok(pick)) = (
         settings(&mut u),
@@ -1429,4 +1436,4 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     a.check(true);
-});
+}

@@ -16,12 +16,13 @@ use batch2d_kernels::body::{
     integrate_velocities_simd, Accelerations, BodyParams, IntegrateParams, States,
 };
 use batch2d_kernels::contact::{pair, scalar, simd};
+use batch2d_kernels::joint as pin;
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
-#[cfg(target_arch = "x86_64")]
 use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, PointLanes, SolveParams, StateRows, LANES, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, PinBatch, PinParams, PointLanes, SolveParams, StateRows,
+    LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 
@@ -391,9 +392,53 @@ enum Backend {
     Avx512,
 }
 
+/// The instruction sets that `BATCH2D_REQUIRE_ISA` names (comma-separated: `avx2,avx512`; CI
+/// sets it from the CPU's flags), after checking that this CPU has each: a missing one fails the
+/// tests instead of leaving its kernels untested without a word.
+fn required_instruction_sets() -> Vec<InstructionSet> {
+    let Ok(names) = std::env::var("BATCH2D_REQUIRE_ISA") else {
+        return Vec::new();
+    };
+    let names = names.split(',').map(str::trim).filter(|n| !n.is_empty());
+    names
+        .map(|name| {
+            let set = InstructionSet::ALL
+                .into_iter()
+                .find(|s| s.name() == name)
+                .unwrap_or_else(|| panic!("BATCH2D_REQUIRE_ISA: no instruction set {name:?}"));
+            assert!(
+                set.is_supported(),
+                "BATCH2D_REQUIRE_ISA requires {name}, which this CPU cannot run"
+            );
+            set
+        })
+        .collect()
+}
+
+#[test]
+fn every_required_instruction_set_is_supported() {
+    let required = required_instruction_sets();
+    let sets = other_instruction_sets();
+    #[cfg(target_arch = "x86_64")]
+    for set in required {
+        let backend = match set {
+            InstructionSet::Portable => continue,
+            InstructionSet::Avx2 => Backend::Avx2,
+            InstructionSet::Avx512 => Backend::Avx512,
+        };
+        assert!(sets.contains(&backend), "{set:?}");
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    assert!(
+        required.iter().all(|&s| s == InstructionSet::Portable),
+        "{required:?}"
+    );
+}
+
 /// The instruction sets this CPU has besides the portable one: their kernels must give the
-/// portable kernels' bits too.
+/// portable kernels' bits too. Fails where one that `BATCH2D_REQUIRE_ISA` names is missing.
 fn other_instruction_sets() -> Vec<Backend> {
+    required_instruction_sets();
     #[cfg(target_arch = "x86_64")]
     {
         let sets = [
@@ -1984,4 +2029,359 @@ fn prepare_never_writes_states() {
     run(Backend::Scalar, Op::Prepare, &mut [c], &mut s_scalar);
     assert_eq!(s_simd[0].pad, 1.0, "simd::prepare wrote the state");
     assert_eq!(s_scalar[0].pad, 1.0, "scalar::prepare wrote the state");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pin kernels (the revolute joint without limits or motor).
+// ---------------------------------------------------------------------------------------------
+
+const PIN_FIELDS: [&str; 15] = [
+    "body_a",
+    "body_b",
+    "inv_mass_a",
+    "inv_mass_b",
+    "inv_inertia_a",
+    "inv_inertia_b",
+    "rax",
+    "ray",
+    "rbx",
+    "rby",
+    "dcx",
+    "dcy",
+    "impulse_x",
+    "impulse_y",
+    "angular",
+];
+const _: () = assert!(std::mem::size_of::<PinBatch>() == PIN_FIELDS.len() * 32);
+
+fn pin_batches_word_name(w: usize) -> String {
+    let per = std::mem::size_of::<PinBatch>() / 4;
+    let (batch, w) = (w / per, w % per);
+    format!("pin batch {batch} {}[{}]", PIN_FIELDS[w / LANES], w % LANES)
+}
+
+/// Whether a pin writes body `index` back: it has a state and the joint can move it (the
+/// kernels' rule).
+fn pin_moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
+    index != NULL_BODY && inv_mass + inv_inertia > 0.0
+}
+
+/// Bodies that a sequence of pin batches may write.
+fn pin_writable(batches: &[PinBatch], len: usize) -> Vec<bool> {
+    let mut w = vec![false; len];
+    for c in batches {
+        for l in 0..LANES {
+            for (i, m, ii) in [
+                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]),
+                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]),
+            ] {
+                if pin_moves(i, m, ii) {
+                    w[i as usize] = true;
+                }
+            }
+        }
+    }
+    w
+}
+
+/// A batch of eight pins over `world`, of every lane kind the engine packs: padding (all zero
+/// but the null bodies), a pin to the fixed world on either side, a pin between two bodies
+/// (kinematic ones among them, which a pin reads but never writes). Written bodies are
+/// distinct within the batch, as the joint coloring makes them.
+fn random_pin_batch(
+    rng: &mut Rng,
+    world: &World,
+    used: &mut [bool],
+    share_kinematic: bool,
+) -> PinBatch {
+    let mut c = PinBatch::empty();
+    let all_padding = rng.chance(0.02);
+    for l in 0..LANES {
+        let kind = match rng.below(10) {
+            _ if all_padding => LaneKind::Padding,
+            0 | 1 => LaneKind::Padding,
+            2 => LaneKind::StaticA,
+            3 => LaneKind::StaticB,
+            _ => LaneKind::TwoBodies,
+        };
+        if kind == LaneKind::Padding {
+            continue;
+        }
+        let mut side = |is_static: bool| -> (u32, f32, f32) {
+            if is_static {
+                (NULL_BODY, 0.0, 0.0)
+            } else {
+                let i = pick_body(rng, world, used, share_kinematic);
+                (i, world.inv_mass[i as usize], world.inv_inertia[i as usize])
+            }
+        };
+        (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) = side(kind == LaneKind::StaticA);
+        (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) = side(kind == LaneKind::StaticB);
+        c.rax[l] = rng.spicy(1.0);
+        c.ray[l] = rng.spicy(1.0);
+        c.rbx[l] = rng.spicy(1.0);
+        c.rby[l] = rng.spicy(1.0);
+        c.dcx[l] = rng.spicy(2.0);
+        c.dcy[l] = rng.spicy(2.0);
+        c.impulse_x[l] = rng.spicy(3.0);
+        c.impulse_y[l] = rng.spicy(3.0);
+        // Only a revolute joint whose motor or limits were just taken off has one.
+        c.angular[l] = if rng.chance(0.7) { 0.0 } else { rng.spicy(1.0) };
+    }
+    c
+}
+
+/// A pass of the soft step: a biased solve (random softness), or the relax pass (no bias,
+/// rigid).
+fn random_pin_params(rng: &mut Rng, use_bias: bool) -> PinParams {
+    if !use_bias {
+        return PinParams {
+            bias_rate: 0.0,
+            mass_scale: 1.0,
+            impulse_scale: 0.0,
+        };
+    }
+    PinParams {
+        bias_rate: if rng.chance(0.1) {
+            0.0
+        } else {
+            rng.range(0.0, 100.0)
+        },
+        mass_scale: rng.range(0.0, 1.0),
+        impulse_scale: rng.range(0.0, 1.0),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PinOp {
+    WarmStart,
+    Solve(PinParams),
+}
+
+/// Runs `op` on every pin batch in order.
+fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut [BodyState]) {
+    for c in batches.iter() {
+        let mut seen = Vec::new();
+        for l in 0..LANES {
+            for (i, m, ii) in [
+                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]),
+                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]),
+            ] {
+                assert!(i == NULL_BODY || (i as usize) < states.len(), "index {i}");
+                if pin_moves(i, m, ii) {
+                    assert!(!seen.contains(&i), "body {i} written twice in one batch");
+                    seen.push(i);
+                }
+            }
+        }
+    }
+    let mut rows = StateRows::from_states(states);
+    let view = States::new(&mut rows);
+    for c in batches.iter_mut() {
+        // SAFETY: checked above: every index is NULL_BODY or in bounds, and no body a lane
+        // writes appears twice in a batch; the batches run one after the other on this
+        // thread, which alone has the states.
+        unsafe {
+            match (backend, op) {
+                (Backend::Simd, PinOp::WarmStart) => pin::simd::warm_start(c, view),
+                (Backend::Simd, PinOp::Solve(p)) => pin::simd::solve(c, view, &p),
+                (Backend::Scalar, PinOp::WarmStart) => pin::scalar::warm_start(c, view),
+                (Backend::Scalar, PinOp::Solve(p)) => pin::scalar::solve(c, view, &p),
+                #[cfg(target_arch = "x86_64")]
+                (Backend::Avx2, PinOp::WarmStart) => avx2::pin_warm_start(c, view),
+                #[cfg(target_arch = "x86_64")]
+                (Backend::Avx2, PinOp::Solve(p)) => avx2::pin_solve(c, view, &p),
+                #[cfg(target_arch = "x86_64")]
+                (Backend::Avx512, PinOp::WarmStart) => avx512::pin_warm_start(c, view),
+                #[cfg(target_arch = "x86_64")]
+                (Backend::Avx512, PinOp::Solve(p)) => avx512::pin_solve(c, view, &p),
+            }
+        }
+    }
+    states.copy_from_slice(&rows);
+}
+
+/// Runs `ops` in order on the SIMD backend, on every other instruction set the CPU has, and
+/// on the scalar twins, from the same inputs, and compares every word of the batches and the
+/// states; states no pin writes keep every bit (the `pad` sentinel included), and padding
+/// lanes stay zero. Returns the scalar twins' output.
+fn check_pins(
+    what: &dyn std::fmt::Display,
+    inputs: Inputs,
+    ops: &[PinOp],
+    batches: &[PinBatch],
+    states: &[BodyState],
+) -> (Vec<PinBatch>, Vec<BodyState>) {
+    let run_all = |backend: Backend| {
+        let (mut b, mut s) = (batches.to_vec(), states.to_vec());
+        for &op in ops {
+            run_pins(backend, op, &mut b, &mut s);
+        }
+        (b, s)
+    };
+    let scalar = run_all(Backend::Scalar);
+    let written = pin_writable(batches, states.len());
+    let mut backends = vec![Backend::Simd];
+    backends.extend(other_instruction_sets());
+    for backend in backends {
+        let (b, s) = run_all(backend);
+        let diffs: Vec<String> = word_diffs(
+            bytemuck::cast_slice(&b),
+            bytemuck::cast_slice(&scalar.0),
+            pin_batches_word_name,
+            inputs.cmp(),
+        )
+        .into_iter()
+        .chain(word_diffs(
+            state_words(&s),
+            state_words(&scalar.1),
+            state_word_name,
+            inputs.cmp(),
+        ))
+        .collect();
+        assert!(
+            diffs.is_empty(),
+            "{what}: {backend:?} and the scalar twins diverge in {} words ({backend:?} vs \
+             scalar):\n  {}",
+            diffs.len(),
+            diffs.join("\n  ")
+        );
+        for (i, (before, after)) in states.iter().zip(&s).enumerate() {
+            let same = state_words(std::slice::from_ref(before))
+                == state_words(std::slice::from_ref(after));
+            assert!(
+                written[i] || same,
+                "{what}: {backend:?}: state {i}, which no pin writes, changed"
+            );
+        }
+        for (bi, c) in b.iter().enumerate() {
+            for l in (0..LANES).filter(|&l| batches[bi].body_a[l] == NULL_BODY) {
+                if batches[bi].body_b[l] != NULL_BODY {
+                    continue;
+                }
+                let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(c));
+                for (w, &x) in words.iter().enumerate().skip(2 * LANES) {
+                    assert!(
+                        w % LANES != l || x == 0,
+                        "{what}: {backend:?}: padding lane {l} of batch {bi}: {}",
+                        pin_batches_word_name(w)
+                    );
+                }
+            }
+        }
+    }
+    scalar
+}
+
+/// The velocity of B's anchor relative to A's, per lane (zero velocity and no turn for a
+/// null side, as the identity row gives the kernels), in f64.
+fn pin_anchor_speeds(c: &PinBatch, states: &[BodyState]) -> Vec<[f64; 2]> {
+    let state = |i: u32| match i {
+        NULL_BODY => BodyState::IDENTITY,
+        i => states[i as usize],
+    };
+    (0..LANES)
+        .map(|l| {
+            let (a, b) = (state(c.body_a[l]), state(c.body_b[l]));
+            let turn = |s: &BodyState, x: f32, y: f32| {
+                let (qc, qs) = (s.dq[0] as f64, s.dq[1] as f64);
+                let (x, y) = (x as f64, y as f64);
+                (qc * x - qs * y, qs * x + qc * y)
+            };
+            let (rax, ray) = turn(&a, c.rax[l], c.ray[l]);
+            let (rbx, rby) = turn(&b, c.rbx[l], c.rby[l]);
+            let (wa, wb) = (a.w as f64, b.w as f64);
+            [
+                (b.v[0] as f64 - wb * rby) - (a.v[0] as f64 - wa * ray),
+                (b.v[1] as f64 + wb * rbx) - (a.v[1] as f64 + wa * rax),
+            ]
+        })
+        .collect()
+}
+
+/// One pin batch, each pass on its own from the same inputs (warm start, a biased solve, the
+/// relax pass), then a sequence of batches through a whole substep (warm start, two biased
+/// solves, relax), as the engine runs them: every backend and instruction set gives the scalar
+/// twins' bits. With finite inputs the relax pass must also do what it is for: leave the two
+/// anchors of every lane that can move with no relative velocity (the law of a rigid pin,
+/// computed here in f64), which a mistake common to both twins would break.
+fn pin_case(seed: u64, inputs: Inputs) {
+    let mut rng = Rng::with_inputs(seed ^ 0x0919_0000, inputs);
+    let world = World::random(&mut rng, BODIES);
+    let share = rng.chance(0.5);
+    let batch = [random_pin_batch(
+        &mut rng,
+        &world,
+        &mut [false; BODIES],
+        share,
+    )];
+    let mut states = world.states.clone();
+    let zero_pads = |states: &mut [BodyState], batches: &[PinBatch]| {
+        let written = pin_writable(batches, states.len());
+        for (s, w) in states.iter_mut().zip(written) {
+            if w {
+                s.pad = 0.0;
+            }
+        }
+    };
+    zero_pads(&mut states, &batch);
+    let biased = random_pin_params(&mut rng, true);
+    let relax = random_pin_params(&mut rng, false);
+    for (name, op) in [
+        ("pin warm_start", PinOp::WarmStart),
+        ("pin solve(bias)", PinOp::Solve(biased)),
+        ("pin solve(relax)", PinOp::Solve(relax)),
+    ] {
+        let what = Ctx { seed, what: name };
+        let (after_batch, after) = check_pins(&what, inputs, &[op], &batch, &states);
+        if let (PinOp::Solve(_), Inputs::Finite, "pin solve(relax)") = (op, inputs, name) {
+            let c = &after_batch[0];
+            for (l, [x, y]) in pin_anchor_speeds(c, &after).into_iter().enumerate() {
+                if c.inv_mass_a[l] + c.inv_mass_b[l] == 0.0 {
+                    continue; // Nothing the pin can move: no impulse, nothing to stop.
+                }
+                let scale = pin_anchor_speeds(&batch[0], &states)[l]
+                    .iter()
+                    .fold(1.0f64, |m, v| m.max(v.abs()));
+                assert!(
+                    x.hypot(y) <= 1e-3 * scale,
+                    "{what}: lane {l}: the anchors still part at ({x}, {y}) m/s"
+                );
+            }
+        }
+    }
+
+    let count = 1 + rng.below(3);
+    let batches: Vec<PinBatch> = (0..count)
+        .map(|_| random_pin_batch(&mut rng, &world, &mut [false; BODIES], share))
+        .collect();
+    let mut states = world.states.clone();
+    zero_pads(&mut states, &batches);
+    let ops = [
+        PinOp::WarmStart,
+        PinOp::Solve(biased),
+        PinOp::Solve(random_pin_params(&mut rng, true)),
+        PinOp::Solve(relax),
+    ];
+    let what = Ctx {
+        seed,
+        what: "pin substep",
+    };
+    check_pins(&what, inputs, &ops, &batches, &states);
+}
+
+#[test]
+fn pin_kernels_match_bit_for_bit() {
+    for seed in 0..SEEDS {
+        pin_case(seed, Inputs::Finite);
+    }
+}
+
+#[test]
+fn pin_kernels_match_with_infinite_and_nan_inputs() {
+    for inputs in [Inputs::Infinite, Inputs::Nan] {
+        for seed in 0..SEEDS {
+            pin_case(seed, inputs);
+        }
+    }
 }

@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn query_matches_brute_force() {
         for seed in 1..30u64 {
-            let mut rng = Rng(seed * 0x9E37_79B9_7F4A_7C15);
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let n = 400;
             let mut aabbs = Vec::new();
             let mut kinds = Vec::new();

@@ -3,21 +3,161 @@
 #![allow(dead_code)]
 
 use batch2d::scenes::{large_pyramid_at, Scene};
-use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{
+    Backend, BodyDef, BodyId, InstructionSet, Shape, ShapeDef, Vec2, World, WorldSettings,
+};
 
-/// Every body's position, rotation and velocities as raw bits, in creation order. Equal
-/// snapshots mean bit-identical worlds: NaN equals itself and -0 differs from 0.
-pub fn body_state_bits(world: &World) -> Vec<u32> {
-    let mut bits = Vec::new();
+/// Everything about a world that the public API can read and that decides or records a step,
+/// as raw bits (`f32::to_bits`): equal fingerprints mean bit-identical worlds (NaN equals itself
+/// and -0 differs from 0). In order:
+/// - each body in creation order: slot, kind, awake flag, position, rotation (cos, sin), linear
+///   and angular velocity;
+/// - each touching contact (the order of [`World::contacts`]): bodies' slots, shapes, mixed
+///   friction and restitution, normal, and per point its position, separation, feature id and
+///   the normal, friction and bounce impulses the solver accumulated;
+/// - each joint: kind, bodies' slots, anchors, reaction force and torque;
+/// - the contact and sensor events of the last step, with the speeds and points of the begins.
+///
+/// Handles enter as slots, not as `BodyId`s, so that twin worlds (which have handles of their
+/// own) compare equal. Pending forces and torques cannot be read: the steps after a call show
+/// them (compare the fingerprints of a world and its twin after stepping both).
+pub fn state_bits(world: &World) -> Vec<u32> {
+    let f = f32::to_bits;
+    let mut bits = vec![world.body_count() as u32, world.contact_count() as u32];
     for id in world.bodies() {
         let p = world.position(id).unwrap();
         let q = world.rotation(id).unwrap();
         let v = world.linear_velocity(id).unwrap();
         let w = world.angular_velocity(id).unwrap();
-        bits.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f32::to_bits));
+        let kind = world.body_kind(id).unwrap() as u32;
+        let awake = world.is_awake(id).unwrap() as u32;
+        bits.extend([id.slot(), kind, awake]);
+        bits.extend([p.x, p.y, q.c, q.s, v.x, v.y, w].map(f));
+    }
+    for c in world.contacts() {
+        let n = c.normal();
+        bits.extend([c.a.slot(), c.b.slot(), c.shape_a as u32, c.shape_b as u32]);
+        bits.extend([c.friction, c.restitution, n.x, n.y].map(f));
+        bits.push(c.points().len() as u32);
+        for p in c.points() {
+            bits.push(p.id);
+            bits.extend(
+                [
+                    p.point.x,
+                    p.point.y,
+                    p.separation,
+                    p.normal_impulse,
+                    p.tangent_impulse,
+                    p.impact_impulse,
+                ]
+                .map(f),
+            );
+        }
+    }
+    for j in world.joints() {
+        let (kind, a, b) = world.joint_bodies(j).unwrap();
+        let (anchor_a, anchor_b) = world.joint_anchors(j).unwrap();
+        let force = world.joint_reaction_force(j).unwrap();
+        let torque = world.joint_reaction_torque(j).unwrap();
+        bits.extend([kind as u32, a.map_or(u32::MAX, |a| a.slot()), b.slot()]);
+        bits.extend(
+            [anchor_a, anchor_b, force]
+                .iter()
+                .flat_map(|v| [f(v.x), f(v.y)]),
+        );
+        bits.push(f(torque));
+    }
+    let events = world.contact_events();
+    bits.push(events.begin().len() as u32);
+    for e in events.begin() {
+        bits.extend([e.a.slot(), e.b.slot(), e.shape_a as u32, e.shape_b as u32]);
+        bits.extend(
+            [
+                e.point.x,
+                e.point.y,
+                e.normal.x,
+                e.normal.y,
+                e.approach_speed,
+            ]
+            .map(f),
+        );
+    }
+    bits.push(events.end().len() as u32);
+    bits.extend(events.end().iter().flat_map(|e| [e.a.slot(), e.b.slot()]));
+    for sensor_events in [events.sensor_begin(), events.sensor_end()] {
+        bits.push(sensor_events.len() as u32);
+        bits.extend(
+            sensor_events
+                .iter()
+                .flat_map(|e| [e.sensor.slot(), e.visitor.slot()]),
+        );
     }
     bits
 }
+
+/// The earlier name of [`state_bits`], which now holds the whole state, not only the bodies'.
+pub fn body_state_bits(world: &World) -> Vec<u32> {
+    state_bits(world)
+}
+
+/// Index of the first word where two fingerprints differ (or where the shorter ends), for a
+/// readable failure; `None` when they are equal.
+pub fn first_difference(a: &[u32], b: &[u32]) -> Option<usize> {
+    if a.len() != b.len() {
+        return Some(
+            a.iter()
+                .zip(b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len())),
+        );
+    }
+    a.iter().zip(b).position(|(x, y)| x != y)
+}
+
+/// The instruction sets that `BATCH2D_REQUIRE_ISA` names (comma-separated, by
+/// [`InstructionSet::name`]: `avx2,avx512`), after checking that this CPU has each: a test that
+/// compares instruction sets must fail where one it was meant to cover is missing, not skip it.
+/// CI sets the variable from the flags in /proc/cpuinfo (.ci/run); unset, nothing is required.
+pub fn required_instruction_sets() -> Vec<InstructionSet> {
+    let Ok(names) = std::env::var("BATCH2D_REQUIRE_ISA") else {
+        return Vec::new();
+    };
+    let names = names.split(',').map(str::trim).filter(|n| !n.is_empty());
+    names
+        .map(|name| {
+            let set = InstructionSet::ALL
+                .into_iter()
+                .find(|s| s.name() == name)
+                .unwrap_or_else(|| panic!("BATCH2D_REQUIRE_ISA: no instruction set {name:?}"));
+            assert!(
+                set.is_supported(),
+                "BATCH2D_REQUIRE_ISA requires {name}, which this CPU or build cannot run"
+            );
+            set
+        })
+        .collect()
+}
+
+/// The property tests' configuration: `default_cases` cases (`PROPTEST_CASES` overrides), from
+/// a fixed seed, so that CI runs the same cases every time and a failure found there fails the
+/// same way on any machine (`PROPTEST_RNG_SEED` picks another seed, for longer searches).
+/// Failures found are kept in `tests/NAME.proptest-regressions` beside the test file, which is
+/// committed: every later run tries them first.
+pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
+    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
+    Config {
+        cases: var("PROPTEST_CASES").map_or(default_cases, |n: u64| n as u32),
+        rng_seed: RngSeed::Fixed(var("PROPTEST_RNG_SEED").unwrap_or(PROPTEST_SEED)),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..Config::default()
+    }
+}
+
+/// The property tests' seed ("batch2d" in ASCII), unless `PROPTEST_RNG_SEED` says otherwise.
+pub const PROPTEST_SEED: u64 = 0x0062_6174_6368_3264;
 
 /// A fixed ground 100 m wide whose top face is at y = 0.
 pub fn ground(world: &mut World) -> BodyId {

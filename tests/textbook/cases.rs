@@ -143,7 +143,16 @@ pub fn rebound_ratio(e_ball: f32, e_floor: f32, speed: f32, threshold: f32) -> f
 /// Two 1 m boxes of restitution `e`, no friction, meet at 3 m/s each without gravity, B
 /// offset sideways by `offset`: kinetic energy after over before, and the linear momentum
 /// after (it is zero before).
+// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+#[cfg_attr(test, allow(dead_code))]
 pub fn box_hit(offset: f32, e: f32) -> (f64, [f64; 2]) {
+    let (energy, momentum, _) = box_hit_velocities(offset, e);
+    (energy, momentum)
+}
+
+/// [`box_hit`], and the velocities of A (from the left) and B after it, which show that the
+/// boxes did meet.
+pub fn box_hit_velocities(offset: f32, e: f32) -> (f64, [f64; 2], [Vec2; 2]) {
     let mut world = space();
     let shape = Shape::rect(0.5, 0.5).unwrap();
     let mass = mass_of(&shape, 1.0);
@@ -162,7 +171,8 @@ pub fn box_hit(offset: f32, e: f32) -> (f64, [f64; 2]) {
     let before = motion(&world, &bodies);
     run(&mut world, 60);
     let after = motion(&world, &bodies);
-    (after.energy / before.energy, after.momentum)
+    let velocities = bodies.map(|(id, _)| world.linear_velocity(id).unwrap());
+    (after.energy / before.energy, after.momentum, velocities)
 }
 
 /// The angle (unwrapped) that a free box spinning at `w` turns through in `steps` steps.
@@ -190,7 +200,15 @@ pub fn free_spin(w: f32, steps: usize) -> f64 {
 /// A ball (radius 0.25, density 2) at 5 m/s hits a free 1 m box `offset` off its centre line,
 /// no friction, restitution 1, without gravity: angular momentum about the origin after over
 /// before, and kinetic energy after over before.
+// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+#[cfg_attr(test, allow(dead_code))]
 pub fn corner_hit(offset: f32) -> (f64, f64) {
+    let (l, e, _) = corner_hit_struck(offset);
+    (l, e)
+}
+
+/// [`corner_hit`], and the box's velocity after it, which shows that the ball did hit it.
+pub fn corner_hit_struck(offset: f32) -> (f64, f64, Vec2) {
     let mut world = space();
     let ball_shape = Shape::circle(0.25).unwrap();
     let box_shape = Shape::rect(0.5, 0.5).unwrap();
@@ -223,6 +241,7 @@ pub fn corner_hit(offset: f32) -> (f64, f64) {
     (
         after.angular_momentum / before.angular_momentum,
         after.energy / before.energy,
+        world.linear_velocity(cube).unwrap(),
     )
 }
 
@@ -258,7 +277,16 @@ pub fn cradle(count: usize, speed: f32, gap: f32) -> Vec<f32> {
 
 /// A pool break: a cue ball at 10 m/s into a triangle of 15 touching balls. Kinetic energy
 /// after over before, and the change of linear momentum over the cue's momentum.
+// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+#[cfg_attr(test, allow(dead_code))]
 pub fn pool_break() -> (f64, f64) {
+    let (energy, momentum, _) = pool_break_velocities();
+    (energy, momentum)
+}
+
+/// [`pool_break`], and every ball's velocity after it, the cue's first, in the order of
+/// [`pool_rack`]: they show that the cue did break the triangle.
+pub fn pool_break_velocities() -> (f64, f64, Vec<Vec2>) {
     let mut world = space();
     let at: Vec<(Vec2, Vec2)> = pool_rack()
         .into_iter()
@@ -268,7 +296,11 @@ pub fn pool_break() -> (f64, f64) {
     let before = motion(&world, &bodies);
     run(&mut world, 60);
     let after = motion(&world, &bodies);
-    after.against(&before)
+    let (energy, momentum) = after.against(&before);
+    let velocities = bodies
+        .iter()
+        .map(|&(id, _)| world.linear_velocity(id).unwrap());
+    (energy, momentum, velocities.collect())
 }
 
 /// The pool break's balls, position and velocity: the cue at 10 m/s, then the triangle of 15
