@@ -116,12 +116,10 @@ use std::sync::RwLock;
 ///
 /// Honestly, against Box2D v3 and Rapier:
 ///
-/// - **No snapshots:** a world cannot be cloned, saved, loaded or rolled back (no save games,
-///   replays or rollback netcode yet), though its results are bit-identical on every thread
-///   count and backend.
-/// - **Chains are not smooth:** [`add_segment_chain`](World::add_segment_chain) makes one body
-///   per edge without ghost vertices, so a box sliding along it catches on the joins; no loops
-///   and no per-segment materials.
+/// - **No serde:** snapshots have their own byte format ([`Snapshot::to_bytes`](crate::Snapshot::to_bytes)),
+///   but the definitions and settings do not implement `Serialize`/`Deserialize` yet.
+/// - **Chains are one-sided segments only for contacts and rays:** shape casts, overlap tests,
+///   sensors and continuous collision still see chain segments from both sides.
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
 /// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
 ///   shapes**, fixed at creation.
@@ -132,11 +130,13 @@ use std::sync::RwLock;
 /// - **Hit events come only with a begin:** an impact on a contact that was already touching
 ///   (a box tipping onto its other corner) reports none; sensor events name the body, not which
 ///   of its sensor shapes.
-/// - **Stiffness has limits:** islands of up to 24 dynamic bodies with widely different masses
-///   are solved exactly; past that, a heavy load can crush a column of light bodies, and long
-///   joint chains stretch under load, as in Box2D's soft step.
-/// - **Very large worlds:** the broadphase's cost per body doubles from 100,000 to 400,000
-///   bodies.
+/// - **Heavy on light has a size limit:** islands of up to 24 dynamic bodies with widely
+///   different masses are solved exactly; past that, a heavy load can crush a column of light
+///   bodies, as in Box2D's soft step. Rigid joints that form trees (chains, ropes, welded
+///   beams) are solved exactly at any size; joints in loops, and joints with limits, motors or
+///   springs, are soft.
+/// - **Very large worlds:** the broadphase's cost per body grows past about 300,000 bodies,
+///   once its data no longer fits in the cache.
 pub struct World {
     settings: WorldSettings,
     pool: Option<rayon::ThreadPool>,
