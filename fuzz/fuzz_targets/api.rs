@@ -14,8 +14,8 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
-    Backend, BodyDef, BodyId, BodyKind, Error, MixRule, Shape, ShapeDef, Vec2, World, WorldSettings,
-    MAX_COMPOUND_SHAPES,
+    Backend, BodyDef, BodyId, BodyKind, Error, MixRule, Shape, ShapeDef, Vec2, World,
+    WorldSettings, MAX_COMPOUND_SHAPES,
 };
 #[cfg(not(test))]
 use libfuzzer_sys::fuzz_target;

@@ -222,8 +222,7 @@ impl Sensors {
             let (s, v) = (s as usize, v as usize);
             s != v && s < n && v < n && (bodies.sensor[s] || bodies.sensor_parts[s])
         };
-        let ok = self.overlaps.iter().all(pair_ok)
-            && self.overlaps.windows(2).all(|w| w[0] < w[1]);
+        let ok = self.overlaps.iter().all(pair_ok) && self.overlaps.windows(2).all(|w| w[0] < w[1]);
         ok.then_some(())
             .ok_or_else(|| invalid("sensor overlaps out of range or order"))
     }
