@@ -374,3 +374,125 @@ fn a_restored_world_with_a_restored_stepper_gives_the_same_frames() {
     let mut stepper = saved_stepper;
     assert_eq!(run(&mut world, &mut stepper), first);
 }
+
+/// A world with what run-time control, chains and joint trees add to the state: a smooth
+/// chain loop, grouped and filtered shapes, a disabled body, a body allowed to spin fast, a
+/// joint with a break force and a switched-off motor, a joint tree, a kinematic platform moved
+/// by velocity, and changed densities and kinds.
+fn game_world(settings: WorldSettings) -> World {
+    let mut world = World::new(settings);
+    let ground = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
+            ShapeDef::new(Shape::rect(30.0, 1.0).unwrap()),
+        )
+        .unwrap();
+    let bowl = [
+        (-6.0, 4.0),
+        (-4.0, 1.0),
+        (-2.0, 0.5),
+        (-0.5, 1.0),
+        (1.0, 4.0),
+    ];
+    let bowl: Vec<Vec2> = bowl.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+    world
+        .add_segment_chain(
+            BodyDef::fixed(),
+            &bowl,
+            &ShapeDef::new(Shape::circle(1.0).unwrap()),
+        )
+        .unwrap();
+    for i in 0..4 {
+        let limb = ShapeDef::new(Shape::rect(0.3, 0.3).unwrap()).group(-1);
+        let at = Vec2::new(-3.0 + 0.2 * i as f32, 3.0 + 0.5 * i as f32);
+        world
+            .add_body(BodyDef::dynamic().position(at), limb)
+            .unwrap();
+    }
+    let off = dynamic_box(&mut world, Vec2::new(4.0, 3.0));
+    world.set_enabled(off, false).unwrap();
+    let spinner = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(8.0, 6.0))
+                .angular_velocity(300.0)
+                .allow_fast_rotation(true),
+            ShapeDef::new(Shape::rect(0.5, 0.1).unwrap()),
+        )
+        .unwrap();
+    world.set_density(spinner, 3.0).unwrap();
+    let wheel = dynamic_box(&mut world, Vec2::new(10.0, 3.0));
+    let hinge = world
+        .add_joint(
+            JointDef::revolute(ground, wheel, Vec2::new(10.0, 3.0))
+                .motor(2.0, 50.0)
+                .break_force(5.0),
+        )
+        .unwrap();
+    world.enable_joint_motor(hinge, false).unwrap();
+    let mut last = ground;
+    for i in 0..5 {
+        let link = dynamic_box(&mut world, Vec2::new(14.0 + i as f32, 6.0));
+        let at = Vec2::new(13.5 + i as f32, 6.0);
+        world.add_joint(JointDef::revolute(last, link, at)).unwrap();
+        last = link;
+    }
+    let platform = world
+        .add_body(
+            BodyDef::kinematic().position(Vec2::new(-10.0, 2.0)),
+            ShapeDef::new(Shape::rect(1.0, 0.1).unwrap()),
+        )
+        .unwrap();
+    dynamic_box(&mut world, Vec2::new(-10.0, 2.7));
+    world
+        .set_target_transform(platform, Vec2::new(-9.0, 2.0), 0.0, 1.0)
+        .unwrap();
+    let crate_ = dynamic_box(&mut world, Vec2::new(6.0, 5.0));
+    world
+        .set_body_kind(crate_, batch2d::BodyKind::Fixed)
+        .unwrap();
+    world
+}
+
+#[test]
+fn run_time_state_is_saved_too() {
+    for k in [1, 45] {
+        let mut world = game_world(settings(false, 2, Backend::Simd));
+        check_continuation(&mut world, k, 40, "game world");
+        assert!(!world.joint_events().is_empty(), "no joint broke past 5 N");
+    }
+}
+
+#[test]
+fn clones_share_the_hooks_snapshots_leave_them_and_restore_keeps_its_own() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut world = game_world(settings(false, 2, Backend::Simd));
+    step(&mut world, 30);
+    let counted = calls.clone();
+    world
+        .set_pre_solve(move |_| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            true
+        })
+        .unwrap();
+    let snap = world.snapshot();
+    let mut twin = world.clone();
+    step(&mut twin, 1);
+    let after_twin = calls.load(Ordering::Relaxed);
+    assert!(after_twin > 0, "the clone calls the shared hook");
+    let mut fresh = World::from_snapshot(&snap, settings(false, 1, Backend::Simd)).unwrap();
+    step(&mut fresh, 1);
+    assert_eq!(
+        calls.load(Ordering::Relaxed),
+        after_twin,
+        "a snapshot saves no hook"
+    );
+    world.restore(&snap).unwrap();
+    step(&mut world, 1);
+    assert!(
+        calls.load(Ordering::Relaxed) > after_twin,
+        "restore keeps the world's hook"
+    );
+}
