@@ -8,63 +8,16 @@ use batch2d::{
 
 const DT: f32 = 1.0 / 60.0;
 
-/// A small world with a bit of everything a snapshot holds: contacts (one of them between a
-/// compound body's shape and the ground), a sleeping body, a joint, a sensor overlap, a pending
-/// force, a removed body.
+#[path = "../fuzz/fuzz_targets/from_bytes.rs"]
+mod from_bytes;
+
+/// The fuzz target's small world, with a bit of everything a snapshot holds: contacts (one of
+/// them between a compound body's shape and the ground), a sleeping body, a joint, a sensor
+/// overlap, a pending force, a removed body.
 fn small_world() -> World {
-    let mut world = World::new(WorldSettings {
-        enable_sleep: true,
-        threads: 1,
-        ..WorldSettings::default()
-    });
-    let ground = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(20.0, 1.0).unwrap()),
-        )
-        .unwrap();
-    let resting = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(-8.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
-        )
-        .unwrap();
-    let gone = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(5.0, 0.5)),
-            ShapeDef::new(Shape::circle(0.5).unwrap()),
-        )
-        .unwrap();
-    world
-        .add_compound_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.4)),
-            &[
-                ShapeDef::new(Shape::rect(0.6, 0.2).unwrap()),
-                ShapeDef::new(Shape::circle_at(Vec2::new(0.6, 0.2), 0.2).unwrap()),
-            ],
-        )
-        .unwrap();
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(3.0, 0.5)),
-            ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()).sensor(true),
-        )
-        .unwrap();
-    let swinging = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(3.0, 3.0)),
-            ShapeDef::new(Shape::capsule(Vec2::new(-0.4, 0.0), Vec2::new(0.4, 0.0), 0.2).unwrap()),
-        )
-        .unwrap();
-    world
-        .add_joint(JointDef::revolute(ground, swinging, Vec2::new(2.0, 3.0)))
-        .unwrap();
-    for _ in 0..80 {
-        world.step(DT).unwrap();
-    }
-    assert!(!world.is_awake(resting).unwrap(), "the resting box sleeps");
-    world.remove_body(gone).unwrap();
-    world.apply_force(swinging, Vec2::new(3.0, 1.0)).unwrap();
+    let world = from_bytes::small_world();
+    let asleep = world.bodies().filter(|&id| !world.is_awake(id).unwrap());
+    assert!(asleep.count() > 0, "the resting box sleeps");
     world
 }
 
