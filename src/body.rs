@@ -12,6 +12,7 @@ use crate::index::BodySlot;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BodyKind {
     /// Never moves (ground, walls). Infinite mass. Made by [`BodyDef::fixed`].
@@ -23,7 +24,10 @@ pub enum BodyKind {
 }
 
 /// Handle of a body. Stays valid until the body is removed; a removed or foreign handle gives
-/// `Err(Error::InvalidBody)`.
+/// `Err(Error::InvalidBody)`. With the `serde` feature it serializes as its world, slot and
+/// generation: it names a body of the world it came from, of that world's clones and of the
+/// worlds restored from its snapshots, and no other world's.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BodyId {
     world: u32,
@@ -40,6 +44,7 @@ impl BodyId {
 
 /// How to create a body. Build with [`BodyDef::dynamic`], [`BodyDef::fixed`] or
 /// [`BodyDef::kinematic`] and the builder methods.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDef {
     /// Fixed, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
@@ -228,6 +233,7 @@ impl BodyDef {
 
 /// The material and filter of a body's shape. The shape may reach at most 1e6 m from the body
 /// origin.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
     /// The collision shape, in the body frame.

@@ -34,6 +34,10 @@ use crate::world::World;
 ///   [`WorldSettings::backend`] and [`WorldSettings::instruction_set`] the restoring world's,
 ///   since every choice of them gives the same bits;
 /// - the [`Profile`] of the last step: a restored world reports zeros until it steps.
+///
+/// With the `serde` feature, a snapshot serializes as its bytes ([`Snapshot::to_bytes`]) and
+/// deserializes through [`Snapshot::from_bytes`], so that bad input is an error of the
+/// deserializer, with the reason `from_bytes` gives.
 #[derive(Clone)]
 pub struct Snapshot {
     /// The saved state, as a world without a worker pool.
