@@ -229,7 +229,7 @@ pub(crate) struct ContactBackup {
 /// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
 /// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
 /// last step's bases from one while it writes this step's to the other, and nothing is copied.
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Bases {
     sets: [Vec<BaseSlots>; 2],
     /// The set that `ContactSet::base_of` points into.
@@ -237,6 +237,21 @@ struct Bases {
     /// Bases of woken contacts (see `ContactSet::thaw`), indexed with [`THAWED`] set, until
     /// the next update has read them.
     thawed: Vec<Base>,
+}
+
+/// A copy of the bases the contacts point into: the current set only. The other set is the
+/// next update's scratch, which that update fills afresh, as it does for a set read from a
+/// snapshot's bytes.
+impl Clone for Bases {
+    fn clone(&self) -> Bases {
+        let mut sets: [Vec<BaseSlots>; 2] = Default::default();
+        sets[self.current] = self.sets[self.current].clone();
+        Bases {
+            sets,
+            current: self.current,
+            thawed: self.thawed.clone(),
+        }
+    }
 }
 
 /// Marks a base index into [`Bases::thawed`].
@@ -265,10 +280,20 @@ const FAR: u32 = u32::MAX - 1;
 /// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
 /// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
 /// it (measured at a tenth of a pyramid's narrowphase).
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct BaseSlots {
     items: Vec<Base>,
     count: usize,
+}
+
+/// A copy of the chunk's bases, without the stale slots past `count`.
+impl Clone for BaseSlots {
+    fn clone(&self) -> BaseSlots {
+        BaseSlots {
+            items: self.as_slice().to_vec(),
+            count: self.count,
+        }
+    }
 }
 
 impl BaseSlots {
