@@ -95,7 +95,7 @@ pub struct ChainGhosts {
         into = "crate::geometry::shape_serde::ShapeParts"
     )
 )]
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Shape {
     /// A disc.
     Circle(Circle),
@@ -103,6 +103,24 @@ pub enum Shape {
     /// shape 150 bytes, and the per-body passes over shapes (bounding boxes, the narrowphase
     /// of a pile of circles) read three times the memory they use.
     Polygon(Box<Polygon>),
+}
+
+impl Clone for Shape {
+    fn clone(&self) -> Shape {
+        match self {
+            Shape::Circle(circle) => Shape::Circle(*circle),
+            Shape::Polygon(polygon) => Shape::Polygon(polygon.clone()),
+        }
+    }
+
+    /// Copies a polygon into this shape's own box when both are polygons, so that restoring a
+    /// snapshot of a pile of boxes into a world of boxes allocates nothing per body.
+    fn clone_from(&mut self, source: &Shape) {
+        match (self, source) {
+            (Shape::Polygon(mine), Shape::Polygon(theirs)) => **mine = **theirs,
+            (me, _) => *me = source.clone(),
+        }
+    }
 }
 
 /// Mass properties of a shape for a given density.

@@ -241,7 +241,7 @@ struct Bases {
 
 /// A copy of the bases the contacts point into: the current set only. The other set is the
 /// next update's scratch, which that update fills afresh, as it does for a set read from a
-/// snapshot's bytes.
+/// snapshot's bytes; `clone_from` leaves its own as it was, for that update to reuse.
 impl Clone for Bases {
     fn clone(&self) -> Bases {
         let mut sets: [Vec<BaseSlots>; 2] = Default::default();
@@ -251,6 +251,12 @@ impl Clone for Bases {
             current: self.current,
             thawed: self.thawed.clone(),
         }
+    }
+
+    fn clone_from(&mut self, source: &Bases) {
+        self.current = source.current;
+        self.sets[self.current].clone_from(&source.sets[self.current]);
+        self.thawed.clone_from(&source.thawed);
     }
 }
 
@@ -293,6 +299,12 @@ impl Clone for BaseSlots {
             items: self.as_slice().to_vec(),
             count: self.count,
         }
+    }
+
+    fn clone_from(&mut self, source: &BaseSlots) {
+        self.items.clear();
+        self.items.extend_from_slice(source.as_slice());
+        self.count = source.count;
     }
 }
 
@@ -822,6 +834,36 @@ impl Clone for ContactSet {
             bases: bases.clone(),
             ..ContactSet::default()
         }
+    }
+
+    /// Copies into this set's own lists, and leaves its scratch as it was.
+    fn clone_from(&mut self, source: &ContactSet) {
+        let ContactSet {
+            list,
+            keys,
+            base_of,
+            touching,
+            one_point,
+            closing,
+            touch_threshold,
+            touching_as_before,
+            bases,
+            previous: _,
+            candidates: _,
+            found: _,
+            flags: _,
+            speed: _,
+            chunk_starts: _,
+        } = self;
+        list.clone_from(&source.list);
+        keys.clone_from(&source.keys);
+        base_of.clone_from(&source.base_of);
+        touching.clone_from(&source.touching);
+        one_point.clone_from(&source.one_point);
+        closing.clone_from(&source.closing);
+        *touch_threshold = source.touch_threshold;
+        *touching_as_before = source.touching_as_before;
+        bases.clone_from(&source.bases);
     }
 }
 
