@@ -1,5 +1,6 @@
 //! A platformer's physics: a player with a foot sensor on its body, a one-way platform it
-//! jumps up through and lands on, a conveyor belt, and crates whose landings are hit sounds.
+//! jumps up through and lands on, a conveyor belt, a moving platform that carries a crate,
+//! and crates whose landings are hit sounds.
 //!
 //! ```text
 //! cargo run --release --example platformer -- [--steps N] [--png FILE] [--gif FILE] ...
@@ -8,8 +9,11 @@
 //! The player is one compound body: a solid box and, under it, a sensor shape, its foot. The
 //! foot's sensor events say when the player stands on something, and only then may it jump.
 //! The pre-solve hook makes the platform one-way (its contacts hold only bodies above it) and
-//! turns the belt (its contacts get a tangent speed). Hits above 1 m/s print as sounds, louder
-//! the faster the impact. A scripted player runs right, jumping whenever its foot is down.
+//! turns the belt (its contacts get a tangent speed). The moving platform is a kinematic body
+//! that `World::set_target_transform` sends along its path a step at a time: it moves by
+//! velocity, so friction carries the crate on it (a platform moved by `set_transform` would
+//! be teleported from under it). Hits above 1 m/s print as sounds, louder the faster the
+//! impact. A scripted player runs right, jumping whenever its foot is down.
 
 mod common;
 
@@ -21,6 +25,14 @@ use std::process::ExitCode;
 const PLATFORM_TOP: f32 = 2.0;
 /// Speed of the belt (m/s, towards +x).
 const BELT_SPEED: f32 = 1.5;
+/// The moving platform sways along x = `SWAY_FROM` + A (1 - cos(omega t)) at height
+/// `SWAY_HEIGHT`: its acceleration, at most A omega² = 3.4 m/s², stays below what friction can
+/// give the crate on it (mu g = 6.9 m/s² for the crate's and the platform's mixed friction),
+/// so the crate rides without sliding.
+const SWAY_FROM: f32 = -13.0;
+const SWAY_HEIGHT: f32 = 1.0;
+const SWAY_AMPLITUDE: f32 = 1.5;
+const SWAY_OMEGA: f32 = 1.5;
 /// The player's running speed (m/s) and take-off speed (m/s): a jump rises `v^2 / 2g`, 2.45 m.
 const RUN: f32 = 2.0;
 const JUMP: f32 = 7.0;
@@ -37,6 +49,8 @@ fn main() -> ExitCode {
 struct Level {
     platform: BodyId,
     belt: BodyId,
+    lift: BodyId,
+    rider: BodyId,
     player: BodyId,
     crates: Vec<BodyId>,
 }
@@ -68,8 +82,23 @@ fn run(cli: &Cli) -> Result<(), String> {
     let mut recorder = common::Recorder::start(cli, &world)?;
     // Bodies under the player's foot: it may jump while there is one.
     let mut under_foot = 0usize;
+    // The rider's largest slip on the moving platform once it has landed (m), and where the
+    // two were when it landed.
+    let (mut slip, mut landed) = (0.0f32, None);
     for step in 1..=cli.steps {
+        let sway = |t: f32| SWAY_FROM + SWAY_AMPLITUDE * (1.0 - (SWAY_OMEGA * t).cos());
+        let at = Vec2::new(sway(step as f32 / 60.0), SWAY_HEIGHT);
+        world
+            .set_target_transform(level.lift, at, 0.0, 1.0 / 60.0)
+            .map_err(err)?;
         world.step(1.0 / 60.0).map_err(err)?;
+        let lift_x = world.position(level.lift).map_err(err)?.x;
+        let rider_x = world.position(level.rider).map_err(err)?.x;
+        match landed {
+            None if step == 60 => landed = Some((lift_x, rider_x)),
+            Some((lift0, rider0)) => slip = slip.max(((rider_x - rider0) - (lift_x - lift0)).abs()),
+            None => {}
+        }
         let t = step as f32 / 60.0;
         let events = world.contact_events();
         for e in events.sensor_begin() {
@@ -105,6 +134,15 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     let p = world.position(level.player).map_err(err)?;
     println!("player ends at ({:.2}, {:.2})", p.x, p.y);
+    if let Some((lift0, rider0)) = landed {
+        let lift = world.position(level.lift).map_err(err)?.x - lift0;
+        let rider = world.position(level.rider).map_err(err)?.x - rider0;
+        println!(
+            "moving platform: moved {lift:+.3} m since 1 s, the crate on it {rider:+.3} m, \
+             {:.1} mm of slip at most",
+            slip * 1e3
+        );
+    }
     for (i, &c) in level.crates.iter().enumerate() {
         let (p, v) = (
             world.position(c).map_err(err)?,
@@ -122,6 +160,10 @@ fn run(cli: &Cli) -> Result<(), String> {
 fn name(level: &Level, id: BodyId) -> String {
     if id == level.platform {
         "the platform".into()
+    } else if id == level.lift {
+        "the moving platform".into()
+    } else if id == level.rider {
+        "the riding crate".into()
     } else if id == level.belt {
         "the belt".into()
     } else if id == level.player {
@@ -133,7 +175,8 @@ fn name(level: &Level, id: BodyId) -> String {
     }
 }
 
-/// Ground, a one-way platform, a belt, the player and three crates dropped onto the belt.
+/// Ground, a one-way platform, a belt, the player, three crates dropped onto the belt, and
+/// a moving platform with a crate dropped onto it.
 fn build(world: &mut World) -> Result<Level, batch2d::Error> {
     world.add_body(
         BodyDef::fixed().position(Vec2::new(0.0, -0.5)),
@@ -167,9 +210,19 @@ fn build(world: &mut World) -> Result<Level, batch2d::Error> {
             )
         })
         .collect::<Result<_, _>>()?;
+    let lift = world.add_body(
+        BodyDef::kinematic().position(Vec2::new(SWAY_FROM, SWAY_HEIGHT)),
+        ShapeDef::new(Shape::rect(1.5, 0.1)?),
+    )?;
+    let rider = world.add_body(
+        BodyDef::dynamic().position(Vec2::new(SWAY_FROM, SWAY_HEIGHT + 0.6)),
+        ShapeDef::new(Shape::rect(0.3, 0.3)?).friction(0.8),
+    )?;
     Ok(Level {
         platform,
         belt,
+        lift,
+        rider,
         player,
         crates,
     })

@@ -9,8 +9,9 @@
 //! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene), `7`
 //! ragdoll, `8` car, `9` bridge, `0` chain (the jointed examples' scenes); `N` the next scene,
 //! which also reaches scene 11, the joint grid; `Space` pause, `S` one step while paused, `R`
-//! reset; `C` / `B` drop a circle / box at the cursor; `K` contacts, `G` graph colors, `A`
-//! bounding boxes, `J` joints; `F` frame the scene; `Esc` quit.
+//! reset; `C` / `B` drop a circle / box at the cursor; `M` the scene's joint motors: run,
+//! brake (held at speed 0), off, in turn; `V` reverse the motors (the car backs up); `K`
+//! contacts, `G` graph colors, `A` bounding boxes, `J` joints; `F` frame the scene; `Esc` quit.
 //! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--scene N` starts with
 //! scene N (1-11, as the keys number them); `--steps N` quits after N frames (for scripted
 //! checks); `--draw contacts,colors,aabbs` starts with overlays on.
@@ -25,8 +26,8 @@ mod viewer {
 
 use batch2d::scenes::Scene;
 use batch2d::{
-    BodyDef, BodyId, BodyKind, DebugBody, DebugDraw, DebugDrawOptions, Profile, Shape, ShapeDef,
-    Vec2, World, WorldSettings,
+    BodyDef, BodyId, BodyKind, DebugBody, DebugDraw, DebugDrawOptions, JointId, Profile, Shape,
+    ShapeDef, Vec2, World, WorldSettings,
 };
 use common::jointed::Demo;
 use common::render::{render_into, world_bounds, Camera, Layers};
@@ -167,10 +168,36 @@ struct Drag {
     anchor: Vec2,
 }
 
+/// What the `M` key has the scene's joint motors do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Motors {
+    /// Drive at their speeds (reversed by `V`).
+    Run,
+    /// Hold the joints' turn or slide at speed 0, with their usual torque or force.
+    Brake,
+    /// Switched off: the joints turn or slide freely.
+    Off,
+}
+
+impl Motors {
+    fn next(self) -> Motors {
+        match self {
+            Motors::Run => Motors::Brake,
+            Motors::Brake => Motors::Off,
+            Motors::Off => Motors::Run,
+        }
+    }
+}
+
 struct Viewer {
     choice: Choice,
     threads: usize,
     world: World,
+    /// The joints whose motors ran when the scene was built, with their speed and torque or
+    /// force, and what the `M` and `V` keys have them do now.
+    motors: Vec<(JointId, f32, f32)>,
+    motor_mode: Motors,
+    reversed: bool,
     camera: Camera,
     layers: Layers,
     paused: bool,
@@ -188,11 +215,21 @@ struct Viewer {
 impl Viewer {
     fn new(choice: Choice, threads: usize) -> Result<Viewer, String> {
         let world = choice.build(threads)?;
+        // Joints of a kind without a motor answer `Err`, those with a motor switched off
+        // `None`: neither has a motor to drive.
+        let motors = world
+            .joints()
+            .filter_map(|id| Some((id, world.joint_motor(id).ok()??)))
+            .map(|(id, (speed, max))| (id, speed, max))
+            .collect();
         let mut v = Viewer {
             choice,
             threads,
             camera: Camera::fitting(scene_bounds(&world), WIDTH as u32, HEIGHT as u32),
             world,
+            motors,
+            motor_mode: Motors::Run,
+            reversed: false,
             layers: Layers::default(),
             paused: false,
             drag: None,
@@ -305,10 +342,32 @@ impl Viewer {
                 Key::J => self.layers.joints = !self.layers.joints,
                 Key::C => self.spawn(Shape::circle(0.5).map_err(|e| e.to_string())?)?,
                 Key::B => self.spawn(Shape::rect(0.5, 0.5).map_err(|e| e.to_string())?)?,
+                Key::M => {
+                    self.motor_mode = self.motor_mode.next();
+                    self.drive_motors()?;
+                }
+                Key::V => {
+                    self.reversed = !self.reversed;
+                    self.drive_motors()?;
+                }
                 _ => {}
             }
         }
         Ok(true)
+    }
+
+    /// Sets the scene's joint motors as the `M` and `V` keys chose, from the next step on.
+    fn drive_motors(&mut self) -> Result<(), String> {
+        let sign = if self.reversed { -1.0 } else { 1.0 };
+        for &(id, speed, max) in &self.motors {
+            let set = match self.motor_mode {
+                Motors::Run => self.world.set_joint_motor(id, sign * speed, max),
+                Motors::Brake => self.world.set_joint_motor(id, 0.0, max),
+                Motors::Off => self.world.enable_joint_motor(id, false),
+            };
+            set.map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 
     fn spawn(&mut self, shape: Shape) -> Result<(), String> {
@@ -384,11 +443,15 @@ impl Viewer {
                 self.step_ms, p.broad_phase, p.narrow_phase, p.coloring, p.solve, p.finalize
             ),
             format!(
-                "overlays: K contacts {}  G colors {}  A aabbs {}  J joints {}",
+                "overlays: K contacts {}  G colors {}  A aabbs {}  J joints {}    \
+                 motors ({}): M {:?}  V {}",
                 on(self.layers.contacts),
                 on(self.layers.graph_colors),
                 on(self.layers.aabbs),
-                on(self.layers.joints)
+                on(self.layers.joints),
+                self.motors.len(),
+                self.motor_mode,
+                if self.reversed { "reversed" } else { "forward" },
             ),
             "1-5 scenes 6 playground 7-0 ragdoll car bridge chain  N next (11 joint grid)  \
              space pause  S step  R reset  C/B spawn  F frame  drag/pan/zoom  esc quit"

@@ -4,7 +4,9 @@
 //! hole that a later body reuses with a new generation, so other handles never move and
 //! iteration in slot order is deterministic.
 
-use crate::codec::{codec_struct, invalid as invalid_snapshot, Codec, Reader, Writer};
+use crate::codec::{
+    clone_fields, codec_struct, invalid as invalid_snapshot, Codec, Reader, Writer,
+};
 use crate::error::{check_finite, check_non_negative, Error};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, MassData, Shape, MAX_COMPOUND_SHAPES};
@@ -12,6 +14,7 @@ use crate::index::BodySlot;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How a body moves.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BodyKind {
     /// Never moves (ground, walls). Infinite mass. Made by [`BodyDef::fixed`].
@@ -23,7 +26,10 @@ pub enum BodyKind {
 }
 
 /// Handle of a body. Stays valid until the body is removed; a removed or foreign handle gives
-/// `Err(Error::InvalidBody)`.
+/// `Err(Error::InvalidBody)`. With the `serde` feature it serializes as its world, slot and
+/// generation: it names a body of the world it came from, of that world's clones and of the
+/// worlds restored from its snapshots, and no other world's.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BodyId {
     world: u32,
@@ -40,6 +46,7 @@ impl BodyId {
 
 /// How to create a body. Build with [`BodyDef::dynamic`], [`BodyDef::fixed`] or
 /// [`BodyDef::kinematic`] and the builder methods.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyDef {
     /// Fixed, kinematic or dynamic: chosen by the constructor ([`BodyDef::dynamic`],
@@ -228,6 +235,7 @@ impl BodyDef {
 
 /// The material and filter of a body's shape. The shape may reach at most 1e6 m from the body
 /// origin.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
     /// The collision shape, in the body frame.
@@ -374,7 +382,7 @@ pub(crate) struct ChildMaterial {
 
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
 /// the per-slot columns so that one-shape bodies read exactly what they read before.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Compound {
     /// The shapes in the body frame, in the order they were given.
     pub shapes: Box<[Shape]>,
@@ -385,6 +393,12 @@ pub(crate) struct Compound {
     /// body's box.
     pub aabbs: Box<[Aabb]>,
 }
+
+clone_fields!(Compound {
+    shapes,
+    materials,
+    aabbs,
+});
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
@@ -408,7 +422,7 @@ pub enum SlotKind {
 /// Structure-of-arrays storage of all bodies, indexed by slot. Its columns and methods take a
 /// slot as the `usize` of [`BodySlot::index`]: the world and the broadphase index columns with
 /// it directly.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct BodyStore {
     world: u32,
     pub generation: Vec<u32>,
@@ -497,6 +511,52 @@ pub(crate) struct BodyStore {
     free: Vec<BodySlot>,
     count: usize,
 }
+
+// Restoring a snapshot copies into the columns the world has: see `clone_fields!`.
+clone_fields!(BodyStore {
+    world,
+    generation,
+    kind,
+    center,
+    rotation,
+    local_center,
+    linear_velocity,
+    angular_velocity,
+    inv_mass,
+    inv_inertia,
+    gravity_scale,
+    motion,
+    density,
+    linear_damping,
+    angular_damping,
+    shape,
+    local_box,
+    friction,
+    restitution,
+    layers,
+    mask,
+    group,
+    grouped,
+    broad_layers,
+    broad_mask,
+    aabb,
+    reach,
+    bullet,
+    fast_rotation,
+    user_data,
+    sensor,
+    sensor_parts,
+    sensor_count,
+    disabled,
+    disabled_count,
+    min_extent,
+    compound,
+    compound_slots,
+    static_changes,
+    static_boxes_at,
+    free,
+    count,
+});
 
 impl BodyStore {
     pub fn new() -> BodyStore {

@@ -246,6 +246,27 @@ macro_rules! codec_struct {
 }
 pub(crate) use codec_struct;
 
+/// Implements `Clone` for a struct field by field, with a `clone_from` that clones each field
+/// from the source's into its own, so that a column (`Vec`) reuses its allocation: what
+/// [`World::restore`](crate::World::restore) does with the saved state, which then copies into
+/// memory the world already has instead of allocating it afresh. The impl destructures the
+/// struct without `..`, so a field added later fails to compile here until it is listed.
+macro_rules! clone_fields {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Clone for $ty {
+            fn clone(&self) -> Self {
+                let $ty { $($field,)* } = self;
+                $ty { $($field: $field.clone(),)* }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                let $ty { $($field,)* } = self;
+                $($field.clone_from(&source.$field);)*
+            }
+        }
+    };
+}
+pub(crate) use clone_fields;
+
 macro_rules! codec_index {
     ($($t:ident),*) => {$(
         impl Codec for $t {

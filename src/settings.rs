@@ -8,6 +8,7 @@ use crate::limits::{MAX_SOLVE_ITERATIONS, MAX_SPEED_CAP, MAX_SUBSTEPS, MAX_THREA
 use batch2d_kernels::InstructionSet;
 
 /// Which kernels solve the contacts.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Backend {
     /// f32x8 kernels, eight contacts at a time, on the instruction set that
@@ -19,6 +20,7 @@ pub enum Backend {
 }
 
 /// How two shapes' coefficients combine into the contact's.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MixRule {
     /// `sqrt(a * b)`.
@@ -48,6 +50,11 @@ impl MixRule {
 }
 
 /// World-wide settings. Every field is public; start from `WorldSettings::default()`.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default)
+)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldSettings {
     /// Default (0, -10) m/s².
@@ -78,6 +85,10 @@ pub struct WorldSettings {
     /// has, detected at run time ([`instruction_set`](crate::instruction_set) names it). Every
     /// set gives the same bits; `Some` picks one, for tests and benchmarks, and a set the CPU
     /// lacks fails validation. `Backend::Scalar` ignores it.
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "crate::settings::instruction_set_serde")
+    )]
     pub instruction_set: Option<InstructionSet>,
     /// Contact stiffness in Hz, capped at a quarter of the substep rate; contacts with a static
     /// or kinematic body use twice the capped value, since only one side gives. Default 45: a
@@ -276,4 +287,33 @@ fn check_work_limits(settings: &WorldSettings) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// [`WorldSettings::instruction_set`](crate::WorldSettings::instruction_set) by its name
+/// ([`InstructionSet::name`]), or none.
+#[cfg(feature = "serde")]
+mod instruction_set_serde {
+    use batch2d_kernels::InstructionSet;
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        set: &Option<InstructionSet>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        set.map(InstructionSet::name).serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<InstructionSet>, D::Error> {
+        let Some(name) = Option::<String>::deserialize(deserializer)? else {
+            return Ok(None);
+        };
+        let set = InstructionSet::ALL.into_iter().find(|s| s.name() == name);
+        set.map(Some).ok_or_else(|| {
+            de::Error::custom(format!(
+                "unknown instruction set {name:?} (portable, avx2 or avx512)"
+            ))
+        })
+    }
 }

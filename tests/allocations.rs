@@ -1,11 +1,13 @@
 //! Steady-state steps allocate nothing: every buffer of the pipeline (pairs, contacts, graph,
-//! solver batches and states) is reused from step to step. Counted with a global allocator
-//! that tallies every allocation made while counting is switched on.
+//! solver batches and states) is reused from step to step; and restoring a snapshot into a
+//! world reuses the world's own lists. Counted with a global allocator that tallies every
+//! allocation made while counting is switched on.
 
 use batch2d::scenes::Scene;
 use batch2d::{Backend, BodyDef, Shape, ShapeDef, Vec2, WorldSettings};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 struct Counting;
 
@@ -35,6 +37,10 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// The counter is global: the tests that count take this lock, so that none runs while
+/// another counts.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Allocations made by `steps` steps of large_pyramid after `warm_up` steps; with
 /// `compounds`, a row of compound bodies (tables, each standing on two legs) beside it, which
@@ -88,6 +94,7 @@ const RAYON_INJECTOR_BLOCKS: usize = STEPS / 63 + 1;
 // One test function: the counter is global, so the configurations must not run concurrently.
 #[test]
 fn large_pyramid_steps_allocate_nothing_once_settled() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let runs = [
         (1, Backend::Simd, false),
         (2, Backend::Simd, false),
@@ -103,4 +110,59 @@ fn large_pyramid_steps_allocate_nothing_once_settled() {
              {RAYON_INJECTOR_BLOCKS}"
         );
     }
+}
+
+/// A rollback loop restores a snapshot into the same world frame after frame: the restore
+/// copies into the columns and lists the world already has (a box's polygon into the box's
+/// own allocation), so it allocates a few times, not once per body or per list. Measured on
+/// large_pyramid (5050 boxes) with compound tables beside it, restored into a world that has
+/// stepped on from the same snapshot, as a rollback's world has.
+#[test]
+fn restoring_into_a_world_reuses_its_lists() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let settings = WorldSettings {
+        threads: 1,
+        ..WorldSettings::default()
+    };
+    let mut world = Scene::LargePyramid.build(settings).unwrap();
+    let table = [
+        ShapeDef::new(Shape::offset_rect(0.6, 0.1, Vec2::new(0.0, 0.6), 0.0).unwrap()),
+        ShapeDef::new(Shape::offset_rect(0.1, 0.5, Vec2::new(-0.4, 0.0), 0.0).unwrap()),
+    ];
+    for i in 0..20 {
+        let at = Vec2::new(60.0 + 1.5 * i as f32, 0.52);
+        (world.add_compound_body(BodyDef::dynamic().position(at), &table)).unwrap();
+    }
+    for _ in 0..60 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let snapshot = world.snapshot();
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let bodies = world.body_count();
+    let count = |f: &mut dyn FnMut()| {
+        ALLOCATIONS.store(0, Ordering::SeqCst);
+        COUNTING.store(true, Ordering::SeqCst);
+        f();
+        COUNTING.store(false, Ordering::SeqCst);
+        ALLOCATIONS.load(Ordering::SeqCst)
+    };
+    // A snapshot is new memory: at least one allocation per box.
+    let mut kept = None;
+    let snapshotting = count(&mut || kept = Some(world.snapshot()));
+    assert!(
+        snapshotting >= bodies,
+        "{snapshotting} allocations for {bodies} bodies"
+    );
+    let restoring = count(&mut || world.restore(&snapshot).unwrap());
+    assert!(
+        restoring <= 32,
+        "{restoring} allocations restoring {bodies} bodies into a world that had stepped on"
+    );
+    // The world restored steps as the one saved did.
+    let mut twin = batch2d::World::from_snapshot(&snapshot, WorldSettings::default()).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    twin.step(1.0 / 60.0).unwrap();
+    assert_eq!(world.state_hash(), twin.state_hash());
 }

@@ -89,7 +89,9 @@ fn a_motor_switched_to_a_new_speed_reaches_it() {
         .unwrap();
     step(&mut w, 60);
     assert!((w.joint_speed(hinge).unwrap() - 2.0).abs() < 1e-3);
+    assert_eq!(w.joint_motor(hinge), Ok(Some((2.0, 100.0))));
     w.set_joint_motor(hinge, -3.0, 100.0).unwrap();
+    assert_eq!(w.joint_motor(hinge), Ok(Some((-3.0, 100.0))));
     step(&mut w, 60);
     let speed = w.joint_speed(hinge).unwrap();
     assert!((speed + 3.0).abs() < 1e-3, "speed {speed}, want -3");
@@ -109,11 +111,13 @@ fn a_motor_switched_to_a_new_speed_reaches_it() {
     );
 
     w.enable_joint_motor(hinge, false).unwrap();
+    assert_eq!(w.joint_motor(hinge), Ok(None));
     let before = w.joint_speed(hinge).unwrap();
     step(&mut w, 30);
     assert!((w.joint_speed(hinge).unwrap() - before).abs() < 1e-5);
     // On again: the motor kept its speed and torque.
     w.enable_joint_motor(hinge, true).unwrap();
+    assert_eq!(w.joint_motor(hinge), Ok(Some((3.0, max))));
     step(&mut w, 400);
     assert!((w.joint_speed(hinge).unwrap() - 3.0).abs() < 1e-3);
 }
@@ -530,7 +534,10 @@ fn bad_calls_are_refused_and_change_nothing() {
     assert_eq!(w.joint_angle(stale), Err(Error::InvalidJoint));
     assert_eq!(w.joint_translation(stale), Err(Error::InvalidJoint));
     assert_eq!(w.joint_speed(stale), Err(Error::InvalidJoint));
+    assert_eq!(w.joint_motor(stale), Err(Error::InvalidJoint));
     // Parts the kind lacks.
+    param(w.joint_motor(weld).map(drop), "motor of a weld");
+    assert_eq!(w.joint_motor(plain), Ok(None), "a motor never set");
     param(w.set_joint_motor(weld, 1.0, 1.0), "motor on a weld");
     param(
         w.enable_joint_motor(motor_joint, true),

@@ -7,6 +7,7 @@ use batch2d_kernels::trig;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// A 2D vector (or point) with public `x` and `y`.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Vec2 {
     /// Horizontal component (grows to the right).

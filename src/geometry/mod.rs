@@ -7,3 +7,5 @@ pub(crate) mod exact_overlap;
 pub mod math;
 pub(crate) mod ray;
 pub mod shape;
+#[cfg(feature = "serde")]
+mod shape_serde;

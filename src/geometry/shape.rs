@@ -77,6 +77,7 @@ pub struct Polygon {
 /// just after `p2`, `None` at a free end of an open chain. They let the narrowphase tell a
 /// contact with the segment's own face from one that belongs to a neighbour (see
 /// [`Shape::chain_segment`]).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChainGhosts {
     /// The point before `p1`, or `None` when `p1` ends the chain.
@@ -86,7 +87,15 @@ pub struct ChainGhosts {
 }
 
 /// A collision shape attached to a body.
-#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "crate::geometry::shape_serde::ShapeParts",
+        into = "crate::geometry::shape_serde::ShapeParts"
+    )
+)]
+#[derive(Debug, PartialEq)]
 pub enum Shape {
     /// A disc.
     Circle(Circle),
@@ -94,6 +103,24 @@ pub enum Shape {
     /// shape 150 bytes, and the per-body passes over shapes (bounding boxes, the narrowphase
     /// of a pile of circles) read three times the memory they use.
     Polygon(Box<Polygon>),
+}
+
+impl Clone for Shape {
+    fn clone(&self) -> Shape {
+        match self {
+            Shape::Circle(circle) => Shape::Circle(*circle),
+            Shape::Polygon(polygon) => Shape::Polygon(polygon.clone()),
+        }
+    }
+
+    /// Copies a polygon into this shape's own box when both are polygons, so that restoring a
+    /// snapshot of a pile of boxes into a world of boxes allocates nothing per body.
+    fn clone_from(&mut self, source: &Shape) {
+        match (self, source) {
+            (Shape::Polygon(mine), Shape::Polygon(theirs)) => **mine = **theirs,
+            (me, _) => *me = source.clone(),
+        }
+    }
 }
 
 /// Mass properties of a shape for a given density.
@@ -1127,6 +1154,34 @@ pub(crate) fn next_index(i: usize, n: usize) -> usize {
     }
 }
 
+impl Circle {
+    /// `Shape::Circle(self)` if a constructor could have made it: how a circle read back from
+    /// a snapshot or deserialized, built field by field, is checked.
+    pub(crate) fn checked(self) -> Result<Shape, Error> {
+        self.validate().map(|()| Shape::Circle(self))
+    }
+}
+
+impl Polygon {
+    /// `Shape::Polygon(self)` if a checked constructor could have made it, bit for bit where
+    /// it matters: a chain segment must be exactly what [`Shape::chain_segment`] makes of its
+    /// points and ghosts (its normal and its ghosts' tests are derived from them), any other
+    /// polygon must pass `validate`. How a polygon read back from a snapshot or deserialized,
+    /// built field by field, is checked.
+    pub(crate) fn checked(self) -> Result<Shape, Error> {
+        match self.chain {
+            Some(ChainGhosts { prev, next }) => {
+                let [p1, p2] = [self.vertices[0], self.vertices[1]];
+                let made = Shape::chain_segment(prev, p1, p2, next)?;
+                let same = made == Shape::Polygon(Box::new(self));
+                same.then_some(made)
+                    .ok_or_else(|| invalid("a chain segment that its points do not make".into()))
+            }
+            None => self.validate().map(|()| Shape::Polygon(Box::new(self))),
+        }
+    }
+}
+
 fn invalid(reason: String) -> Error {
     Error::InvalidShape(reason)
 }
@@ -1171,7 +1226,7 @@ impl Codec for Shape {
                     center: Vec2::decode(r)?,
                     radius: f32::decode(r)?,
                 };
-                circle.validate().map(|()| Shape::Circle(circle))
+                circle.checked()
             }
             1 => {
                 let count = usize::decode(r)?;
@@ -1197,22 +1252,8 @@ impl Codec for Shape {
                 polygon.centroid = Vec2::decode(r)?;
                 polygon.radius = f32::decode(r)?;
                 let chain = Option::<(Option<Vec2>, Option<Vec2>)>::decode(r)?;
-                match chain {
-                    // A chain segment is what its checked constructor makes of its points.
-                    Some((prev, next)) => {
-                        polygon.chain = Some(ChainGhosts { prev, next });
-                        let [p1, p2] = [polygon.vertices[0], polygon.vertices[1]];
-                        Shape::chain_segment(prev, p1, p2, next).and_then(|made| {
-                            let same = made == Shape::Polygon(Box::new(polygon));
-                            same.then_some(made).ok_or_else(|| {
-                                invalid("a chain segment that its points do not make".into())
-                            })
-                        })
-                    }
-                    None => polygon
-                        .validate()
-                        .map(|()| Shape::Polygon(Box::new(polygon))),
-                }
+                polygon.chain = chain.map(|(prev, next)| ChainGhosts { prev, next });
+                polygon.checked()
             }
             tag => return Err(invalid_snapshot(format!("unknown shape kind {tag}"))),
         };

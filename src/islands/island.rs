@@ -14,14 +14,14 @@
 //! the thread count or backend.
 
 use crate::body::BodyStore;
-use crate::codec::{invalid, Codec, Reader, Writer};
+use crate::codec::{clone_fields, invalid, Codec, Reader, Writer};
 use crate::error::Error;
 use crate::index::{BodySlot, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 
 /// The islands of the dynamic bodies. Per-slot entries of non-dynamic and free slots are unused.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct Islands {
     /// Union-find parent of each slot; a root is its own parent.
     parent: Vec<BodySlot>,
@@ -44,6 +44,17 @@ pub(crate) struct Islands {
     /// those islands are dissolved.
     added: Vec<BodySlot>,
 }
+
+// Restoring a snapshot copies into the columns the world has: see `clone_fields!`.
+clone_fields!(Islands {
+    parent,
+    split_pending,
+    links,
+    next_links,
+    member_index,
+    removed,
+    added,
+});
 
 impl Islands {
     /// A new body in `slot` is an island of its own (once [`Islands::dissolve_removed`] ran, if

@@ -23,7 +23,7 @@ use crate::body::BodyStore;
 use crate::body::SlotKind;
 use crate::broad_phase::resting_grid::{QueryInput, RestingGrid};
 use crate::broad_phase::sorted_pairs::merge_sorted;
-use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
+use crate::codec::{clone_fields, codec_struct, invalid, Codec, Reader, Writer};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, IslandIndex, NONE};
@@ -61,7 +61,7 @@ struct IslandTimes {
 }
 
 /// Which bodies sleep, the islands, and what the step needs to leave sleeping bodies out.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct Sleep {
     /// Per slot: the body sleeps.
     pub asleep: Vec<bool>,
@@ -93,6 +93,25 @@ pub(crate) struct Sleep {
     /// Per-slot scratch, `NONE` between uses.
     scratch: Vec<u32>,
 }
+
+// Restoring a snapshot copies into the columns the world has: see `clone_fields!`.
+clone_fields!(Sleep {
+    asleep,
+    sleep_time,
+    threshold,
+    island_of,
+    sleeping,
+    free_islands,
+    frozen_count,
+    islands,
+    resting,
+    resting_pairs,
+    moving,
+    broad_kinds,
+    stale,
+    split_pause,
+    scratch,
+});
 
 impl Sleep {
     /// A new body in `slot`, awake.

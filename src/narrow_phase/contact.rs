@@ -229,7 +229,7 @@ pub(crate) struct ContactBackup {
 /// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
 /// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
 /// last step's bases from one while it writes this step's to the other, and nothing is copied.
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Bases {
     sets: [Vec<BaseSlots>; 2],
     /// The set that `ContactSet::base_of` points into.
@@ -237,6 +237,27 @@ struct Bases {
     /// Bases of woken contacts (see `ContactSet::thaw`), indexed with [`THAWED`] set, until
     /// the next update has read them.
     thawed: Vec<Base>,
+}
+
+/// A copy of the bases the contacts point into: the current set only. The other set is the
+/// next update's scratch, which that update fills afresh, as it does for a set read from a
+/// snapshot's bytes; `clone_from` leaves its own as it was, for that update to reuse.
+impl Clone for Bases {
+    fn clone(&self) -> Bases {
+        let mut sets: [Vec<BaseSlots>; 2] = Default::default();
+        sets[self.current] = self.sets[self.current].clone();
+        Bases {
+            sets,
+            current: self.current,
+            thawed: self.thawed.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Bases) {
+        self.current = source.current;
+        self.sets[self.current].clone_from(&source.sets[self.current]);
+        self.thawed.clone_from(&source.thawed);
+    }
 }
 
 /// Marks a base index into [`Bases::thawed`].
@@ -265,10 +286,26 @@ const FAR: u32 = u32::MAX - 1;
 /// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
 /// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
 /// it (measured at a tenth of a pyramid's narrowphase).
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct BaseSlots {
     items: Vec<Base>,
     count: usize,
+}
+
+/// A copy of the chunk's bases, without the stale slots past `count`.
+impl Clone for BaseSlots {
+    fn clone(&self) -> BaseSlots {
+        BaseSlots {
+            items: self.as_slice().to_vec(),
+            count: self.count,
+        }
+    }
+
+    fn clone_from(&mut self, source: &BaseSlots) {
+        self.items.clear();
+        self.items.extend_from_slice(source.as_slice());
+        self.count = source.count;
+    }
 }
 
 impl BaseSlots {
@@ -797,6 +834,36 @@ impl Clone for ContactSet {
             bases: bases.clone(),
             ..ContactSet::default()
         }
+    }
+
+    /// Copies into this set's own lists, and leaves its scratch as it was.
+    fn clone_from(&mut self, source: &ContactSet) {
+        let ContactSet {
+            list,
+            keys,
+            base_of,
+            touching,
+            one_point,
+            closing,
+            touch_threshold,
+            touching_as_before,
+            bases,
+            previous: _,
+            candidates: _,
+            found: _,
+            flags: _,
+            speed: _,
+            chunk_starts: _,
+        } = self;
+        list.clone_from(&source.list);
+        keys.clone_from(&source.keys);
+        base_of.clone_from(&source.base_of);
+        touching.clone_from(&source.touching);
+        one_point.clone_from(&source.one_point);
+        closing.clone_from(&source.closing);
+        *touch_threshold = source.touch_threshold;
+        *touching_as_before = source.touching_as_before;
+        bases.clone_from(&source.bases);
     }
 }
 

@@ -56,6 +56,7 @@ pub struct JointId {
 }
 
 /// What a joint does.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JointKind {
     /// A hinge: pins a point of B to a point of A, leaving the relative turn free (within
@@ -83,6 +84,7 @@ pub enum JointKind {
 /// [`JointDef::mouse`], [`JointDef::motor_joint`]) and builder methods for the options. Anchors and axes are in world
 /// space, as the bodies stand when [`World::add_joint`](crate::World::add_joint) is called. An option the kind does not
 /// have (limits on a weld) makes `add_joint` fail.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointDef {
     kind: JointKind,

@@ -57,6 +57,17 @@ impl World {
         Ok(())
     }
 
+    /// A joint's motor while it is switched on: its speed (rad/s or m/s) and its maximum
+    /// torque (N m) or force (N), as [`World::set_joint_motor`] takes them; `None` while it is
+    /// off or was never set.
+    ///
+    /// `Err(InvalidJoint)` for a stale or foreign handle; `Err(InvalidParameter)` for a weld,
+    /// mouse or motor joint (no motor).
+    pub fn joint_motor(&self, id: JointId) -> Result<Option<(f32, f32)>, Error> {
+        let joint = self.joint_with(id, "motor", JointKind::has_motor)?;
+        Ok(joint.motor.filter(|_| joint.motor_enabled))
+    }
+
     /// Sets a joint's limits and switches them on: a revolute joint's relative angle (radians,
     /// within `-pi..=pi`, from the relative angle the bodies had when the joint was made), a
     /// prismatic or wheel joint's translation along its axis (m, from where B was when the

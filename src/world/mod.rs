@@ -23,6 +23,8 @@ pub(crate) mod query;
 mod sleep;
 pub(crate) mod snapshot;
 mod snapshot_bytes;
+#[cfg(feature = "serde")]
+mod snapshot_serde;
 mod state_hash;
 pub(crate) mod stepper;
 mod target;

@@ -34,6 +34,10 @@ use crate::world::World;
 ///   [`WorldSettings::backend`] and [`WorldSettings::instruction_set`] the restoring world's,
 ///   since every choice of them gives the same bits;
 /// - the [`Profile`] of the last step: a restored world reports zeros until it steps.
+///
+/// With the `serde` feature, a snapshot serializes as its bytes ([`Snapshot::to_bytes`]) and
+/// deserializes through [`Snapshot::from_bytes`], so that bad input is an error of the
+/// deserializer, with the reason `from_bytes` gives.
 #[derive(Clone)]
 pub struct Snapshot {
     /// The saved state, as a world without a worker pool.
@@ -121,19 +125,65 @@ impl World {
     /// execution settings ([`WorldSettings::threads`], [`WorldSettings::backend`],
     /// [`WorldSettings::instruction_set`]); every other setting is the snapshot's. Handles of
     /// the saved world work afterwards (those of this world work only if it is the saved
-    /// one), and the unread events are the snapshot's.
+    /// one), and the unread events are the snapshot's. The state is copied into the lists this
+    /// world already has, so that a rollback loop restoring into the same world frame after
+    /// frame allocates next to nothing; the caches the next step rebuilds are dropped.
     ///
     /// `Err(InvalidParameter)`, with the world unchanged, if the snapshot's settings combined
     /// with this world's execution settings do not validate.
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), Error> {
         let settings = with_execution(&snapshot.world.settings, &self.settings);
         settings.validate()?;
-        let pool = self.pool.take();
-        let (pair_filter, hook) = (self.pair_filter.take(), self.pre_solve.hook.take());
-        *self = snapshot.world.copy_with_pool(pool, false);
-        (self.pair_filter, self.pre_solve.hook) = (pair_filter, hook);
+        self.copy_state_from(&snapshot.world);
         self.settings = settings;
         Ok(())
+    }
+
+    /// Makes this world's state a copy of `source`'s, as `copy_with_pool(_, false)` makes a
+    /// new one, but copying into the lists this world already has, which restoring every frame
+    /// of a rollback loop then reuses instead of allocating. Keeps this world's pool, hooks
+    /// and settings; drops its caches, which the next step rebuilds for the state copied.
+    fn copy_state_from(&mut self, source: &World) {
+        let World {
+            settings: _,
+            pool: _,
+            bodies,
+            broad_phase,
+            pairs,
+            shape_pairs,
+            contacts,
+            events,
+            forces,
+            sensors,
+            sleep,
+            graph,
+            direct,
+            solver,
+            sweep_targets,
+            joints,
+            profile,
+            query_grid,
+            removed,
+            pair_filter: _,
+            pre_solve: _,
+        } = self;
+        bodies.clone_from(&source.bodies);
+        contacts.clone_from(&source.contacts);
+        events.clone_from(&source.events);
+        forces.clone_from(&source.forces);
+        sensors.clone_from(&source.sensors);
+        sleep.clone_from(&source.sleep);
+        joints.clone_from(&source.joints);
+        removed.clone_from(&source.removed);
+        *broad_phase = Default::default();
+        pairs.clear();
+        *shape_pairs = Default::default();
+        *graph = Default::default();
+        *direct = Default::default();
+        *solver = source.solver.carried();
+        *sweep_targets = Default::default();
+        *profile = Profile::default();
+        *query_grid = new_query_grid();
     }
 
     /// A new world in the state `snapshot` saved, running with the execution settings of
