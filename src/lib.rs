@@ -130,10 +130,10 @@ pub use distance::{
 };
 pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
-pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
-pub use narrow_phase::hit::HitEvent;
+pub use narrow_phase::events::{
+    ContactData, ContactEvents, HitEvent, SensorEvent, TouchBegin, TouchEvent,
+};
 pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
-pub use narrow_phase::sensor::SensorEvent;
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};

@@ -19,7 +19,7 @@ use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
 use crate::world::World;
-use std::sync::{PoisonError, RwLock};
+use std::sync::PoisonError;
 
 /// Which bodies a query sees, with the collision filter's rule: a body is seen when
 /// `(filter.layers & body.mask) != 0 && (body.layers & filter.mask) != 0`, where the body's
@@ -446,10 +446,6 @@ impl World {
 }
 
 /// The query grid a world starts with: empty and stale.
-pub(super) fn new_query_grid() -> RwLock<QueryGrid> {
-    RwLock::new(QueryGrid::default())
-}
-
 /// The box grown by a few f32 spacings of its coordinates: shapes are tested in f64 from
 /// their f32 pose, and their exact extent may reach an ulp past the f32 box.
 fn padded(aabb: Aabb) -> Aabb {
