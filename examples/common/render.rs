@@ -3,7 +3,7 @@
 //! per colour (20000 separate fills would take seconds; a handful of large ones takes
 //! milliseconds).
 //!
-//! Shared by the examples, the viewer and `tests/render.rs` (which includes this file by path).
+//! Shared by the examples, the viewer and `tests/physics/render.rs` (which includes this file by path).
 
 use batch2d::{
     Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, GraphColor,

@@ -23,7 +23,7 @@
 //! `WorldSettings::max_pairs`), so that an input runs in well under libFuzzer's `-timeout`.
 //! `BATCH2D_FUZZ_TRACE=1` prints what an input does, to turn a finding into a regression test.
 
-// The fuzz target binary has libFuzzer's `main`; tests/fuzz_regressions.rs includes this file
+// The fuzz target binary has libFuzzer's `main`; tests/robust/fuzz_regressions.rs includes this file
 // as a module (`cfg(test)`) and replays the kept inputs of fuzz/regressions/ through `run`.
 #![cfg_attr(not(test), no_main)]
 

@@ -275,7 +275,7 @@ fn events_and_impulses_do_not_depend_on_threads_or_backend() {
 }
 
 /// A ball dropped from height `h` above the ground meets it at `sqrt(2 g h)`. The begin event
-/// reports the speed at which they met (within 1% of it: `tests/hooks.rs` checks hits from
+/// reports the speed at which they met (within 1% of it: `tests/api/hooks.rs` checks hits from
 /// several heights), certainly within one step of gravity (`g dt`); the point is on the ground
 /// under the ball, the normal straight up.
 #[test]

@@ -5,7 +5,7 @@
 //! A file is a module: `src/a/b.rs` is `a::b`, `src/a/mod.rs` is `a`. Its dependencies are the
 //! `crate::` and `super::` paths in its code (comments skipped, `use` groups expanded), each
 //! resolved to the deepest file it names; a name the crate root re-exports (`crate::Vec2`)
-//! counts as a dependency on the file it comes from. `cargo test --test layout -- --nocapture`
+//! counts as a dependency on the file it comes from. `cargo test --test api layout:: -- --nocapture`
 //! prints both graphs.
 
 use std::collections::{BTreeMap, BTreeSet};

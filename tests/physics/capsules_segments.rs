@@ -342,7 +342,7 @@ fn a_dropped_capsule_comes_to_rest_lying_flat() {
 /// A ball rolls over the joints of a flat chain of segments, neither sinking nor stopping,
 /// and a box rests flat across a joint.
 ///
-/// The chain's segments know their neighbours, so the ride is smooth: tests/chains.rs checks
+/// The chain's segments know their neighbours, so the ride is smooth: tests/physics/chains.rs checks
 /// it against the speed and energy a body keeps across the joins.
 #[test]
 fn a_ball_rolls_over_the_joints_of_a_flat_chain() {

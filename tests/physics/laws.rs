@@ -161,7 +161,7 @@ const V0: f32 = 10.0;
 /// Known limitation, so ignored: the soft step warm starts each substep with the impact
 /// impulse of the one before, and one Gauss-Seidel relax pass cannot take that back along a
 /// chain, so the upper circles leave at up to 27% of the impact speed (rapier2d 0.36, same
-/// scene: 16-28%). `cargo test --profile ci --test laws -- --ignored` shows where it stands;
+/// scene: 16-28%). `cargo test --profile ci --test physics laws:: -- --ignored` shows where it stands;
 /// [`column_with_zero_restitution_bounces_no_more_than_today`] keeps it from getting worse.
 #[test]
 #[ignore = "soft-step limitation: chains hit at speed keep part of the warm-start push"]

@@ -4,7 +4,7 @@
 //! how far batch2d strays from it after some seconds at 60 Hz and the default settings.
 //!
 //! Targets not yet met are `#[ignore]`d with the value measured; beside each, a test with a
-//! bound that holds today catches regressions. `cargo test --release --test rigid -- --nocapture`
+//! bound that holds today catches regressions. `cargo test --release --test physics rigid:: -- --nocapture`
 //! prints every measurement.
 
 use crate::common;

@@ -17,10 +17,10 @@ fn large_pyramid_stands_for_500_steps() {
     assert!(end.lowest > 0.45, "a box sank to y = {}", end.lowest);
     // Soft contacts compress under a hundred rows: Box2D v3 and rapier2d sag 0.73 and 0.75 m
     // here. (Contacts held rigid within the slop sagged 0.36 m, but let tall pyramids hop and
-    // walk sideways: tests/textbook.rs.)
+    // walk sideways: tests/physics/textbook.rs.)
     assert!(end.top_drop < 0.6, "top box sank {} m", end.top_drop);
     // Every box touches the one(s) below and beside it: 14950 manifolds in the standing pyramid.
     // (One solve pass per substep holds them only because contact points keep their ids, and
-    // so their warm start, when the reference face passes between neighbours: tests/shapes.rs.)
+    // so their warm start, when the reference face passes between neighbours: tests/physics/shapes.rs.)
     assert_eq!(end.contacts, 14950);
 }

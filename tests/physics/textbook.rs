@@ -217,7 +217,7 @@ fn a_disk_rolls_down_a_slope_at_two_thirds_g_sin_theta_without_slipping() {
 
 #[test]
 fn pyramids_do_not_walk() {
-    // Backends and thread counts give the same bits (tests/determinism.rs), so one
+    // Backends and thread counts give the same bits (tests/physics/determinism.rs), so one
     // configuration stands for all; a second checks that claim on one of them. The 100 rows
     // run on all cores: they are the standard large_pyramid.
     for rows in [10, 20, 30, 50, 70, 100] {

@@ -173,7 +173,7 @@ fn circles_created_at_one_point_separate_no_faster_than_the_push_out_cap() {
 }
 
 /// The same with a thousand circles, apart within 6 s (at one solve pass per substep; two
-/// passes took 5): `cargo test --profile ci --test hostile -- --ignored`.
+/// passes took 5): `cargo test --profile ci --test robust hostile:: -- --ignored`.
 #[test]
 #[ignore = "a thousand circles for 7 s: over a minute; the 250-circle version runs in CI"]
 fn a_thousand_circles_created_at_one_point_separate_no_faster_than_the_push_out_cap() {

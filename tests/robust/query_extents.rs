@@ -11,7 +11,7 @@
 //! own f32 spacing when the engine must place a rotated shape at them.
 //!
 //! 48 cases from a fixed seed by default; `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test
-//! --profile ci --test query_extents` runs a longer search from another seed. Failures are kept in
+//! --profile ci --test robust query_extents::` runs a longer search from another seed. Failures are kept in
 //! `tests/query_extents.proptest-regressions` (commit it) and tried first on every run.
 
 use crate::common;

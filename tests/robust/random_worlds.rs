@@ -9,7 +9,7 @@
 //! sleep flags, contacts and their impulses, joint forces, events).
 //!
 //! 32 cases from a fixed seed by default; `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test
-//! --profile ci --test random_worlds` runs a longer search from another seed. Failures are kept
+//! --profile ci --test robust random_worlds::` runs a longer search from another seed. Failures are kept
 //! in `tests/random_worlds.proptest-regressions` (commit it) and tried first on every run.
 
 use crate::common;
@@ -376,7 +376,7 @@ proptest! {
     /// that drag a small dense body from an anchor metres away after a body it barely moves
     /// (a 1.5 kg polygon pinned to a body flying at 160 m/s, to a kinematic one, or on a slider
     /// along a 300 kg plank spinning at 30 rad/s): the small body's state turns NaN within a
-    /// few steps. `cargo test --profile ci --test random_worlds -- --ignored` finds such a case
+    /// few steps. `cargo test --profile ci --test robust random_worlds:: -- --ignored` finds such a case
     /// and prints it.
     #[test]
     #[ignore = "engine bug: a joint dragging a small body after a fast heavy one turns NaN"]

@@ -1,7 +1,7 @@
 //! The textbook's situations, each set up in batch2d and measured the way its law is stated.
 //! Shared by the `textbook` example of the bench crate (`benches/examples/textbook`), which
 //! prints them beside the analytic answers and the reference engines' answers, and by
-//! `tests/textbook.rs`, which asserts each against the answer it computes itself.
+//! `tests/physics/textbook.rs`, which asserts each against the answer it computes itself.
 
 use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
 
@@ -143,7 +143,7 @@ pub fn rebound_ratio(e_ball: f32, e_floor: f32, speed: f32, threshold: f32) -> f
 /// Two 1 m boxes of restitution `e`, no friction, meet at 3 m/s each without gravity, B
 /// offset sideways by `offset`: kinetic energy after over before, and the linear momentum
 /// after (it is zero before).
-// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+// The bench example prints these ratios; tests/physics/textbook.rs reads the velocities too.
 #[cfg_attr(test, allow(dead_code))]
 pub fn box_hit(offset: f32, e: f32) -> (f64, [f64; 2]) {
     let (energy, momentum, _) = box_hit_velocities(offset, e);
@@ -200,7 +200,7 @@ pub fn free_spin(w: f32, steps: usize) -> f64 {
 /// A ball (radius 0.25, density 2) at 5 m/s hits a free 1 m box `offset` off its centre line,
 /// no friction, restitution 1, without gravity: angular momentum about the origin after over
 /// before, and kinetic energy after over before.
-// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+// The bench example prints these ratios; tests/physics/textbook.rs reads the velocities too.
 #[cfg_attr(test, allow(dead_code))]
 pub fn corner_hit(offset: f32) -> (f64, f64) {
     let (l, e, _) = corner_hit_struck(offset);
@@ -277,7 +277,7 @@ pub fn cradle(count: usize, speed: f32, gap: f32) -> Vec<f32> {
 
 /// A pool break: a cue ball at 10 m/s into a triangle of 15 touching balls. Kinetic energy
 /// after over before, and the change of linear momentum over the cue's momentum.
-// The bench example prints these ratios; tests/textbook.rs reads the velocities too.
+// The bench example prints these ratios; tests/physics/textbook.rs reads the velocities too.
 #[cfg_attr(test, allow(dead_code))]
 pub fn pool_break() -> (f64, f64) {
     let (energy, momentum, _) = pool_break_velocities();
