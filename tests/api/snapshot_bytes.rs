@@ -211,8 +211,11 @@ fn continues_in_another_process() {
     let mut world = small_world();
     let path = std::env::temp_dir().join(format!("batch2d-snapshot-{}.bin", std::process::id()));
     std::fs::write(&path, world.snapshot().to_bytes()).unwrap();
+    // This test's name as the harness knows it: its module path less the crate's name.
+    let module = module_path!().split_once("::").map(|(_, m)| format!("{m}::"));
+    let name = format!("{}continues_in_another_process", module.unwrap_or_default());
     let child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["continues_in_another_process", "--exact", "--nocapture"])
+        .args([name.as_str(), "--exact", "--nocapture"])
         .env(CHILD_FILE, &path)
         .output()
         .unwrap();
