@@ -732,8 +732,9 @@ fn f64_band(points: &[Vec2]) -> f64 {
     F64_PER_MAGNITUDE * f64::from(magnitude)
 }
 
-/// Gap at which a shape cast stops short of a body (`TOI_TARGET + TOI_TOLERANCE`).
-const CAST_BAND: f64 = (batch2d::distance::TOI_TARGET + batch2d::distance::TOI_TOLERANCE) as f64;
+/// Gap within which a shape cast stops short of a body: 2.5 mm, half the linear slop
+/// (`ShapeHit::fraction`'s documentation).
+const CAST_BAND: f64 = 0.0025f32 as f64;
 
 fn p64(v: Vec2) -> P {
     [f64::from(v.x), f64::from(v.y)]

@@ -91,8 +91,7 @@ pub struct ShapeHit {
     /// away from the body.
     pub normal: Vec2,
     /// How far the cast shape got, in units of its translation. It stops within
-    /// [`TOI_TARGET`](crate::geometry::distance::TOI_TARGET) + [`TOI_TOLERANCE`] of the body, never in
-    /// it; 0 when the shapes overlap from the start.
+    /// 2.5 mm (half the linear slop) of the body, never in it; 0 when the shapes overlap from the start.
     pub fraction: f32,
 }
 

@@ -11,6 +11,7 @@ mod debug_draw;
 mod hooks;
 mod joint_control;
 mod layout;
+mod public_api;
 mod sensors;
 mod settings;
 mod sleep_events;

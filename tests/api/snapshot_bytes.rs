@@ -212,7 +212,9 @@ fn continues_in_another_process() {
     let path = std::env::temp_dir().join(format!("batch2d-snapshot-{}.bin", std::process::id()));
     std::fs::write(&path, world.snapshot().to_bytes()).unwrap();
     // This test's name as the harness knows it: its module path less the crate's name.
-    let module = module_path!().split_once("::").map(|(_, m)| format!("{m}::"));
+    let module = module_path!()
+        .split_once("::")
+        .map(|(_, m)| format!("{m}::"));
     let name = format!("{}continues_in_another_process", module.unwrap_or_default());
     let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([name.as_str(), "--exact", "--nocapture"])

@@ -23,8 +23,9 @@ use proptest::prelude::*;
 
 const TOL_PER_MAGNITUDE: f64 = 16.0 * f32::EPSILON as f64;
 
-/// Gap at which a shape cast stops short of a body (`TOI_TARGET + TOI_TOLERANCE`).
-const CAST_BAND: f64 = (batch2d::distance::TOI_TARGET + batch2d::distance::TOI_TOLERANCE) as f64;
+/// Gap within which a shape cast stops short of a body: 2.5 mm, half the linear slop
+/// (`ShapeHit::fraction`'s documentation).
+const CAST_BAND: f64 = 0.0025f32 as f64;
 
 type P = [f64; 2];
 
