@@ -24,7 +24,7 @@
 # Exits 0 when every target ran and found nothing, 1 when something was found, 2 on a usage or
 # build error or a target that did not run. A finding is replayed with `cargo fuzz run TARGET fuzz/artifacts/TARGET/FILE`
 # (with RUSTC_BOOTSTRAP=1 on stable), and traced with BATCH2D_FUZZ_TRACE=1 in front of that;
-# once fixed, it becomes a test in tests/fuzz_regressions.rs and its input is kept in
+# once fixed, it becomes a test in tests/robust/fuzz_regressions.rs and its input is kept in
 # fuzz/regressions/.
 set -euo pipefail
 

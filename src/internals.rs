@@ -4,5 +4,6 @@
 //! release; a [`World`](crate::World) runs both for every step.
 
 pub use crate::body::SlotKind;
-pub use crate::broad_phase::{BroadPhase, Proxies};
+pub use crate::broad_phase::proxies::Proxies;
+pub use crate::broad_phase::BroadPhase;
 pub use crate::narrow_phase::manifold::collide;

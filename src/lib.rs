@@ -111,12 +111,13 @@ mod islands;
 mod limits;
 mod narrow_phase;
 mod profile;
+#[cfg(feature = "scenes")]
 pub mod scenes;
 mod settings;
 mod solver;
 mod world;
 
-pub use geometry::{distance, math, shape};
+pub use geometry::{math, shape};
 
 /// The contact manifold of a touching pair of shapes, as [`World::contacts`] reports it.
 pub mod manifold {
@@ -125,19 +126,19 @@ pub mod manifold {
 
 pub use batch2d_kernels::{instruction_set, InstructionSet};
 pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
-pub use distance::{
+pub use error::Error;
+pub use geometry::distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };
-pub use error::Error;
 pub use math::{Aabb, Rot, Transform, Vec2};
-pub use narrow_phase::contact_events::{ContactData, ContactEvents, TouchBegin, TouchEvent};
-pub use narrow_phase::hit::HitEvent;
+pub use narrow_phase::events::{
+    ContactData, ContactEvents, HitEvent, SensorEvent, TouchBegin, TouchEvent,
+};
 pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
-pub use narrow_phase::sensor::SensorEvent;
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
-pub use solver::constraint_graph::{GraphColor, COLOR_COUNT};
+pub use solver::constraint_graph::GraphColor;
 pub use solver::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};

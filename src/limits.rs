@@ -131,8 +131,8 @@ pub(crate) const MAX_SUBSTEPS: u32 = 256;
 pub(crate) const MAX_SOLVE_ITERATIONS: u32 = 256;
 
 /// Most worker threads a world may ask for. Building a pool spawns them all at once, and every
-/// parallel stage of a step wakes them: 4096 threads took half a minute to build and a step
-/// never finished, 512 made a step of 100 bodies take a third of a second. 256 is beyond the
+/// parallel stage of a step wakes them all, so thousands of threads make building a world and
+/// every step far slower than one thread would, however small the world. 256 is beyond the
 /// cores of any machine the engine runs on, and the count is a fixed constant rather than the
 /// machine's core count so that the same settings are valid everywhere.
 pub(crate) const MAX_THREADS: usize = 256;

@@ -1,5 +1,6 @@
 //! The standard scenes of `docs/scenes.md`, built from one place so that benches, examples and tests
-//! all measure and check the same work.
+//! all measure and check the same work. Fixtures, not the engine's API: behind the `scenes`
+//! feature, which the tests, examples and benches turn on.
 //!
 //! Units are metres, kilograms and seconds. Every scene is meant to be stepped at 1/60 s with the
 //! substep count of the settings passed in (4 by default). Bodies are created in a fixed order

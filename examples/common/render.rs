@@ -3,11 +3,11 @@
 //! per colour (20000 separate fills would take seconds; a handful of large ones takes
 //! milliseconds).
 //!
-//! Shared by the examples, the viewer and `tests/render.rs` (which includes this file by path).
+//! Shared by the examples, the viewer and `tests/physics/render.rs` (which includes this file by path).
 
 use batch2d::{
     Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, GraphColor,
-    Vec2, World, COLOR_COUNT,
+    Vec2, World,
 };
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, Transform,
@@ -80,7 +80,8 @@ pub fn palette() -> Vec<Rgb> {
     ];
     p.extend_from_slice(&BANDS);
     p.extend([OVERFLOW, UNKNOWN]);
-    p.extend((0..COLOR_COUNT).map(graph_color));
+    // Every colour `graph_color` gives: twelve hues in two shades.
+    p.extend((0..24).map(graph_color));
     p
 }
 

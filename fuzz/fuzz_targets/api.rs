@@ -8,7 +8,7 @@
 //! world unchanged, a stale handle gives `Err(InvalidBody)`, every state is finite after a
 //! step, and the two worlds stay bit-identical.
 
-// The fuzz target binary has libFuzzer's `main`; tests/fuzz_regressions.rs includes this file
+// The fuzz target binary has libFuzzer's `main`; tests/robust/fuzz_regressions.rs includes this file
 // as a module (`cfg(test)`) and replays the kept inputs of fuzz/regressions/ through `run`.
 #![cfg_attr(not(test), no_main)]
 

@@ -7,7 +7,7 @@
 //! and a byte to XOR there. An input whose first byte is even is read as it is.
 //! `BATCH2D_FUZZ_TRACE=1` prints the error or the world's state hash.
 
-// The fuzz target binary has libFuzzer's `main`; tests/snapshot_bytes.rs includes this file as
+// The fuzz target binary has libFuzzer's `main`; tests/api/snapshot_bytes.rs includes this file as
 // a module (`cfg(test)`) for the same small world.
 #![cfg_attr(not(test), no_main)]
 

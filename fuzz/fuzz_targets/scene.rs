@@ -23,7 +23,7 @@
 //! `WorldSettings::max_pairs`), so that an input runs in well under libFuzzer's `-timeout`.
 //! `BATCH2D_FUZZ_TRACE=1` prints what an input does, to turn a finding into a regression test.
 
-// The fuzz target binary has libFuzzer's `main`; tests/fuzz_regressions.rs includes this file
+// The fuzz target binary has libFuzzer's `main`; tests/robust/fuzz_regressions.rs includes this file
 // as a module (`cfg(test)`) and replays the kept inputs of fuzz/regressions/ through `run`.
 #![cfg_attr(not(test), no_main)]
 
@@ -732,8 +732,9 @@ fn f64_band(points: &[Vec2]) -> f64 {
     F64_PER_MAGNITUDE * f64::from(magnitude)
 }
 
-/// Gap at which a shape cast stops short of a body (`TOI_TARGET + TOI_TOLERANCE`).
-const CAST_BAND: f64 = (batch2d::distance::TOI_TARGET + batch2d::distance::TOI_TOLERANCE) as f64;
+/// Gap within which a shape cast stops short of a body: 2.5 mm, half the linear slop
+/// (`ShapeHit::fraction`'s documentation).
+const CAST_BAND: f64 = 0.0025f32 as f64;
 
 fn p64(v: Vec2) -> P {
     [f64::from(v.x), f64::from(v.y)]

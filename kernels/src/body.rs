@@ -3,6 +3,7 @@
 //! The solver keeps one [`BodyState`] per body: 32 bytes, so eight of them transpose into eight
 //! f32x8 registers with one load each (a gather costs 8 loads instead of 56).
 
+use crate::disjoint::DisjointMut;
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use crate::trig::sin_cos_turn;
 use bytemuck::{Pod, Zeroable};
@@ -205,31 +206,28 @@ impl std::ops::DerefMut for StateRows {
 /// Shared mutable access to the body states for the workers of one graph color.
 ///
 /// Within a color no dynamic body appears in two constraints, so workers write disjoint
-/// states; static and kinematic bodies are only read.
+/// states; static and kinematic bodies are only read. A [`DisjointMut`] of the rows, whose
+/// contract every accessor below passes on.
 #[derive(Clone, Copy)]
-pub struct States {
-    /// The first state, right after the identity row.
-    ptr: *mut BodyState,
-    len: usize,
+pub struct States<'a> {
+    /// The identity row, then the states: state `i` is row `i + 1`.
+    rows: DisjointMut<'a, BodyState>,
 }
 
-// SAFETY: `States` is a view handed to workers that, by the coloring invariant, never touch the
-// same state concurrently unless all of them only read it.
-unsafe impl Send for States {}
-unsafe impl Sync for States {}
-
-impl States {
-    /// A view of `rows`. It holds a raw pointer, not a borrow: the unsafe accessors need
-    /// `rows` to stay alive and unmoved, and the caller to touch it only through the view.
-    pub fn new(rows: &mut StateRows) -> States {
+impl<'a> States<'a> {
+    /// A view of `rows` for the workers of one color.
+    pub fn new(rows: &'a mut StateRows) -> States<'a> {
         // Every state index must stay non-negative as an i32 (see `read`).
         assert!(rows.len() <= i32::MAX as usize, "too many body states");
         States {
-            // From the whole vector, identity row included, which `read` reaches.
-            // SAFETY: the vector holds the identity row, so one row in is within it.
-            ptr: unsafe { rows.rows.as_mut_ptr().add(1) },
-            len: rows.len(),
+            rows: DisjointMut::new(&mut rows.rows),
         }
+    }
+
+    /// The row of state `index`; [`NULL_BODY`], -1 as an i32, is the identity row.
+    #[inline(always)]
+    fn row(index: u32) -> usize {
+        (index as i32 as isize + 1) as usize
     }
 
     /// The state at `index`, or the identity state for [`NULL_BODY`].
@@ -238,9 +236,9 @@ impl States {
     /// `index` is `NULL_BODY` or in bounds, and no other thread writes that state meanwhile.
     #[inline(always)]
     pub unsafe fn read(self, index: u32) -> BodyState {
-        debug_assert!(index == NULL_BODY || (index as usize) < self.len);
-        // NULL_BODY is -1 as an i32: the identity row just before the first state.
-        *self.ptr.offset(index as i32 as isize)
+        debug_assert!(index == NULL_BODY || (index as usize) < self.rows.len() - 1);
+        // SAFETY: in bounds and not written meanwhile, by the caller's promise.
+        unsafe { self.rows.read(Self::row(index)) }
     }
 
     /// The states `start..start + len` as a slice.
@@ -248,9 +246,9 @@ impl States {
     /// # Safety
     /// The range is in bounds and no other thread accesses these states while the slice lives.
     #[inline(always)]
-    pub unsafe fn slice_mut<'a>(self, start: usize, len: usize) -> &'a mut [BodyState] {
-        debug_assert!(start + len <= self.len);
-        std::slice::from_raw_parts_mut(self.ptr.add(start), len)
+    pub unsafe fn slice_mut(self, start: usize, len: usize) -> &'a mut [BodyState] {
+        // SAFETY: in bounds and exclusive, by the caller's promise.
+        unsafe { self.rows.slice(start + 1..start + 1 + len) }
     }
 
     /// Writes the first half of `state` (`v`, `w`, `pad`) to the state at `index`, leaving
@@ -274,8 +272,11 @@ impl States {
     /// As for [`write_velocity`](Self::write_velocity).
     #[inline(always)]
     pub unsafe fn write_velocity_row(self, index: u32, row: [f32; 4]) {
-        debug_assert!((index as usize) < self.len);
-        *(self.ptr.add(index as usize) as *mut [f32; 4]) = row;
+        debug_assert!((index as usize) < self.rows.len() - 1);
+        // SAFETY: in bounds and exclusive, by the caller's promise; a `BodyState` starts with
+        // its velocity half, four f32s (`BodyState` is `repr(C)`).
+        let state: *mut BodyState = unsafe { self.rows.get(index as usize + 1) };
+        unsafe { *(state as *mut [f32; 4]) = row };
     }
 }
 

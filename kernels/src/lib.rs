@@ -13,6 +13,7 @@
 
 pub mod body;
 pub mod contact;
+pub mod disjoint;
 mod isa;
 pub mod joint;
 mod real;

@@ -19,6 +19,7 @@ pub(crate) mod box_grid;
 pub(crate) mod boxes;
 pub(crate) mod compound;
 pub(crate) mod grid;
+pub(crate) mod proxies;
 pub(crate) mod query_grid;
 pub(crate) mod resting_grid;
 pub(crate) mod sorted_pairs;
@@ -26,6 +27,7 @@ pub(crate) mod static_grid;
 
 use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
+use crate::broad_phase::proxies::{overlaps, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
 use crate::geometry::math::{Aabb, Vec2};
@@ -33,52 +35,6 @@ use rayon::prelude::*;
 use std::mem::take;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// Proxies as parallel slices indexed by body slot (holes have kind `SlotKind::Empty`).
-///
-/// All four slices must have the same length.
-pub struct Proxies<'a> {
-    /// The bounding box of each slot.
-    pub aabbs: &'a [Aabb],
-    /// The kind of body in each slot.
-    pub kinds: &'a [SlotKind],
-    /// The collision layers each slot belongs to (bit set).
-    pub layers: &'a [u32],
-    /// The layers each slot collides with (bit set).
-    pub masks: &'a [u32],
-    /// A number that changes whenever a static proxy is added, moved or removed, where the
-    /// caller keeps one: while it stands, the static proxies are taken as they were, not
-    /// compared box by box. `None`: compared.
-    pub static_version: Option<u64>,
-}
-
-impl Proxies<'_> {
-    /// The number of slots, holes included.
-    fn len(&self) -> usize {
-        self.aabbs.len()
-    }
-
-    /// Panics on mismatched slice lengths: a silent truncation would drop pairs.
-    fn check(&self) {
-        let n = self.len();
-        assert!(
-            self.kinds.len() == n && self.layers.len() == n && self.masks.len() == n,
-            "Proxies: aabbs, kinds, layers and masks must have the same length"
-        );
-        assert!(
-            u32::try_from(n).is_ok(),
-            "Proxies: too many slots for u32 ids"
-        );
-    }
-
-    /// The kind and layer filter; the AABB test is done by the caller. Always inlined: the
-    /// pair search calls it per candidate, and left to itself the compiler kept it a call.
-    #[inline(always)]
-    fn may_collide(&self, a: usize, b: usize) -> bool {
-        let has_dynamic = self.kinds[a] == SlotKind::Dynamic || self.kinds[b] == SlotKind::Dynamic;
-        has_dynamic && self.layers[a] & self.masks[b] != 0 && self.layers[b] & self.masks[a] != 0
-    }
-}
 
 /// The smallest range of proxies handed to one rayon task: below this, splitting costs more than
 /// it saves.
@@ -657,12 +613,6 @@ fn sweep_pairs(
             }
         }
     }
-}
-
-/// `Aabb::overlaps` without short-circuits, for the hot loops (see `Grid::small_partners`).
-#[inline]
-fn overlaps(a: &Aabb, b: &Aabb) -> bool {
-    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
 }
 
 impl Grid {

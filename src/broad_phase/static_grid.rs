@@ -13,7 +13,7 @@
 
 use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
-use crate::broad_phase::{overlaps, Proxies};
+use crate::broad_phase::proxies::{overlaps, Proxies};
 use crate::geometry::math::Aabb;
 use rayon::prelude::*;
 

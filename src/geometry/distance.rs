@@ -27,15 +27,15 @@ const EPA_CAPACITY: usize = 2 * MAX_POLYGON_VERTICES + 4;
 /// Conservative advancement iteration cap. Pure translation converges in one or two
 /// iterations; fast rotation needs more because its speed bound is loose. On reaching the cap
 /// the result is still safe (the shapes are apart at the returned fraction), only early.
-pub const MAX_TOI_ITERATIONS: usize = 64;
+pub(crate) const MAX_TOI_ITERATIONS: usize = 64;
 
 /// Gap [`time_of_impact`] stops at: it returns the first fraction at which the shapes are
 /// between `TOI_TARGET` and `TOI_TARGET + TOI_TOLERANCE` apart. Stopping short of contact
 /// keeps rounding from ever placing the shapes in overlap.
-pub const TOI_TARGET: f32 = 0.25 * LINEAR_SLOP;
+pub(crate) const TOI_TARGET: f32 = 0.25 * LINEAR_SLOP;
 
 /// Width of the gap band accepted as "at the target" by [`time_of_impact`].
-pub const TOI_TOLERANCE: f32 = 0.25 * LINEAR_SLOP;
+pub(crate) const TOI_TOLERANCE: f32 = 0.25 * LINEAR_SLOP;
 
 /// Normal used where no direction is better than another (two coincident circle centres).
 const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
@@ -131,14 +131,15 @@ impl Sweep {
 /// How a [`time_of_impact`] search ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ToiState {
-    /// The shapes come within [`TOI_TARGET`] (+ [`TOI_TOLERANCE`]) of each other at `fraction`.
+    /// The shapes come within a quarter of the linear slop (1.25 mm), or up to twice that, of
+    /// each other at `fraction`.
     Hit,
     /// They stay further apart than that up to the maximum fraction.
     Separated,
     /// They already overlap at fraction 0.
     Overlapping,
-    /// [`MAX_TOI_ITERATIONS`] ran out; the shapes are still apart at `fraction`, the last
-    /// safe fraction found.
+    /// The search's 64 iterations ran out; the shapes are still apart at `fraction`, the
+    /// last safe fraction found.
     Unconverged,
 }
 
@@ -177,7 +178,8 @@ pub fn penetration(
 }
 
 /// The first fraction in `0..=max_fraction` of the two sweeps at which the shapes come within
-/// [`TOI_TARGET`] of each other, by conservative advancement: at each iterate, the GJK gap
+/// 1.25 mm to 2.5 mm of each other (a quarter to a half of the linear slop: stopping short of
+/// contact keeps rounding from placing them in overlap), by conservative advancement: at each iterate, the GJK gap
 /// divided by a bound on how fast the shapes can approach is a time they certainly stay apart,
 /// so the search never steps past the contact. `Err` for a non-finite sweep or `max_fraction`
 /// outside `0..=1`.

@@ -14,7 +14,6 @@ use crate::error::Error;
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Shape, LINEAR_SLOP};
 use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::narrow_phase::contact_events::{closing_in, touches};
 use crate::narrow_phase::manifold::{
     boxes_into, collide_into, world_point, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
     MAX_MANIFOLD_POINTS,
@@ -771,7 +770,7 @@ impl ContactSet {
     }
 
     /// The speed at which contact `i`, which does not touch, closes in, if it does
-    /// (`contact_events::closing_in` with `bodies` as they were when the narrowphase ran).
+    /// (`closing_in` with `bodies` as they were when the narrowphase ran).
     pub fn closing_in(&self, i: usize, bodies: &BodyStore) -> Option<f32> {
         match self.closing[i] {
             speed if speed.is_nan() => closing_in(&self.list[i], bodies),
@@ -1434,6 +1433,50 @@ impl PairFlags {
             *speed = closing_in(contact, bodies).unwrap_or(0.0);
         }
     }
+}
+
+/// Whether a contact touches: a manifold point within `threshold` of touching, or one that
+/// bounced in the last step.
+pub(crate) fn touches(contact: &Contact, threshold: f32) -> bool {
+    let m = &contact.manifold;
+    m.points[..m.point_count]
+        .iter()
+        .any(|p| point_touches(p, threshold))
+}
+
+/// Whether a manifold point touches: within `threshold` of touching, or bounced in the last
+/// step.
+pub(crate) fn point_touches(p: &ManifoldPoint, threshold: f32) -> bool {
+    p.separation < threshold || p.impact_impulse > 0.0
+}
+
+/// The centroid of the points of `contact` that satisfy `include`.
+pub(crate) fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bool) -> Vec2 {
+    let m = &contact.manifold;
+    let (sum, count) = m.points[..m.point_count]
+        .iter()
+        .filter(|p| include(p))
+        .fold((Vec2::ZERO, 0.0f32), |(sum, n), p| (sum + p.point, n + 1.0));
+    sum * (1.0 / count.max(1.0))
+}
+
+/// The speed (m/s) at which the point `at` of body `b` moves towards body `a` along the
+/// contact's normal, with the bodies' current velocities; negative when they move apart.
+pub(crate) fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
+    let velocity_at = |slot: BodySlot| {
+        let s = slot.index();
+        let r = at - bodies.center[s];
+        bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
+    };
+    let relative = velocity_at(contact.b) - velocity_at(contact.a);
+    -relative.dot(contact.manifold.normal)
+}
+
+/// The speed at which a contact that does not touch closes in at its points' centroid, if it
+/// does (see `ContactLog::approaching`).
+pub(crate) fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
+    let speed = closing_speed(contact, bodies, centroid(contact, |_| true));
+    (speed > 0.0).then_some(speed)
 }
 
 #[cfg(test)]

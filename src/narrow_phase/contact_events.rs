@@ -1,5 +1,5 @@
-//! Contact events and contact data for users: which pairs began and stopped touching in the
-//! last step, and the touching contacts with their points and solver impulses.
+//! How a step finds its contact events (the types are in `events.rs`): which pairs began and
+//! stopped touching in the last step, and which touching contacts `World::contacts` lists.
 //!
 //! The narrowphase keeps a manifold for every pair within the speculative reach (2 cm plus the
 //! distance the pair can close in one step, which is large for fast bodies, even when they
@@ -27,142 +27,17 @@
 //! in on the step before (created or moved into contact) reports its closing speed at the
 //! start of the step in which it begins.
 
-use crate::body::{BodyId, BodyStore};
+use crate::body::BodyStore;
 use crate::broad_phase::compound::split_children;
 use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, NONE};
-use crate::narrow_phase::contact::{Contact, ContactSet};
-use crate::narrow_phase::hit::{meeting_speed, HitEvent};
-use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
+use crate::narrow_phase::contact::{centroid, closing_speed, point_touches, touches, ContactSet};
+use crate::narrow_phase::events::{ContactData, ContactEvents, HitEvent, TouchBegin, TouchEvent};
+use crate::narrow_phase::hit::meeting_speed;
 use crate::narrow_phase::removal::Removed;
-use crate::narrow_phase::sensor::SensorEvent;
 use std::cmp::Ordering;
-
-/// Two bodies that began or stopped touching. `a` was created in a lower slot than `b`
-/// (`a.slot() < b.slot()`), as in [`World::contacts`](crate::World::contacts). Events are per body pair: a compound
-/// body that touches another body with several of its shapes begins touching it once, when
-/// the first of its shapes does, and stops once, when the last one lets go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TouchEvent {
-    /// The body in the lower slot.
-    pub a: BodyId,
-    /// The body in the higher slot.
-    pub b: BodyId,
-}
-
-/// Two bodies that began touching: which, where, along which normal and how fast they met.
-/// `a` was created in a lower slot than `b`, as in [`TouchEvent`]. For a compound body the
-/// point and normal are those of the first touching pair of shapes (in the order of
-/// [`World::contacts`](crate::World::contacts)).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TouchBegin {
-    /// The body in the lower slot.
-    pub a: BodyId,
-    /// The body in the higher slot.
-    pub b: BodyId,
-    /// Which of `a`'s shapes touches (the index into [`World::shapes`](crate::World::shapes), 0 for a one-shape
-    /// body).
-    pub shape_a: usize,
-    /// Which of `b`'s shapes touches.
-    pub shape_b: usize,
-    /// Where they touch (m, world frame): the centroid of the contact's touching points (within
-    /// the slop, or bounced in the step before; see [`ContactEvents`]),
-    /// each midway between the two surfaces.
-    pub point: Vec2,
-    /// Unit normal from `a` to `b`.
-    pub normal: Vec2,
-    /// How fast they met (m/s, >= 0): the speed at which `point` of `b` closed in on `a` along
-    /// the normal when they met, in the step before (as [`HitEvent::speed`]), or at the start
-    /// of this step for bodies that did not close in then (created or moved into contact).
-    /// Bodies moving apart, or side by side, give 0.
-    pub approach_speed: f32,
-}
-
-impl TouchBegin {
-    /// The pair, as end events report it.
-    pub fn pair(&self) -> TouchEvent {
-        TouchEvent {
-            a: self.a,
-            b: self.b,
-        }
-    }
-}
-
-/// The contact and sensor events of a step, each list sorted by the slots of its pairs (lower
-/// slot first).
-///
-/// A pair of shapes *touches* when a point of its contact is within
-/// [`WorldSettings::linear_slop`](crate::WorldSettings::linear_slop) (5 mm by default), or
-/// bounced in the step before (a point's
-/// [`impact_impulse`](crate::narrow_phase::manifold::ManifoldPoint::impact_impulse) is above zero). Contacts
-/// are also kept for pairs that are only near each other, ready before they meet, so having a
-/// contact does not mean touching. Resting contacts sit at or below zero separation, well
-/// inside the slop, so they do not flicker; a body that bounces off another within one step,
-/// from a gap to a gap, still touched it. Contacts are computed at the start of a step, so a
-/// pair begins (or ends) touching in the step after the one in which the bodies met (or
-/// parted).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ContactEvents {
-    begin: Vec<TouchBegin>,
-    end: Vec<TouchEvent>,
-    hit: Vec<HitEvent>,
-    pub(crate) sensor_begin: Vec<SensorEvent>,
-    pub(crate) sensor_end: Vec<SensorEvent>,
-}
-
-impl ContactEvents {
-    /// Pairs that touch after the step and did not before it.
-    pub fn begin(&self) -> &[TouchBegin] {
-        &self.begin
-    }
-
-    /// Pairs that began touching in the step (as [`ContactEvents::begin`]) at an impact speed
-    /// above [`WorldSettings::hit_event_threshold`](crate::WorldSettings::hit_event_threshold)
-    /// (1 m/s by default), with that speed: see [`HitEvent`].
-    pub fn hit(&self) -> &[HitEvent] {
-        &self.hit
-    }
-
-    /// Pairs that touched before the step and do not after it, including the contacts of
-    /// bodies removed since the step before (their handles are stale by then, but still say
-    /// which bodies they were).
-    pub fn end(&self) -> &[TouchEvent] {
-        &self.end
-    }
-
-    /// Bodies that overlap a sensor (see [`ShapeDef::sensor`](method@crate::ShapeDef::sensor)) at
-    /// the start of the step and did not at the start of the step before.
-    pub fn sensor_begin(&self) -> &[SensorEvent] {
-        &self.sensor_begin
-    }
-
-    /// Bodies that overlapped a sensor at the start of the step before and do not at the start
-    /// of the step, including those of sensors and bodies removed since (their handles are
-    /// stale by then).
-    pub fn sensor_end(&self) -> &[SensorEvent] {
-        &self.sensor_end
-    }
-
-    /// Whether the step began and ended no contact and no sensor overlap.
-    pub fn is_empty(&self) -> bool {
-        self.begin.is_empty()
-            && self.end.is_empty()
-            && self.hit.is_empty()
-            && self.sensor_begin.is_empty()
-            && self.sensor_end.is_empty()
-    }
-
-    /// Makes `self` a copy of `other`, reusing `self`'s buffers.
-    pub(crate) fn copy_from(&mut self, other: &ContactEvents) {
-        self.begin.clone_from(&other.begin);
-        self.end.clone_from(&other.end);
-        self.hit.clone_from(&other.hit);
-        self.sensor_begin.clone_from(&other.sensor_begin);
-        self.sensor_end.clone_from(&other.sensor_end);
-    }
-}
 
 /// The events of the last step and what the next step's events need.
 #[derive(Clone, Default)]
@@ -202,50 +77,6 @@ pub(crate) struct EventParams {
     pub hit_threshold: f32,
 }
 
-/// Whether a contact touches: a manifold point within `threshold` of touching, or one that
-/// bounced in the last step.
-pub(crate) fn touches(contact: &Contact, threshold: f32) -> bool {
-    let m = &contact.manifold;
-    m.points[..m.point_count]
-        .iter()
-        .any(|p| point_touches(p, threshold))
-}
-
-/// Whether a manifold point touches: within `threshold` of touching, or bounced in the last
-/// step.
-fn point_touches(p: &ManifoldPoint, threshold: f32) -> bool {
-    p.separation < threshold || p.impact_impulse > 0.0
-}
-
-/// The centroid of the points of `contact` that satisfy `include`.
-fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bool) -> Vec2 {
-    let m = &contact.manifold;
-    let (sum, count) = m.points[..m.point_count]
-        .iter()
-        .filter(|p| include(p))
-        .fold((Vec2::ZERO, 0.0f32), |(sum, n), p| (sum + p.point, n + 1.0));
-    sum * (1.0 / count.max(1.0))
-}
-
-/// The speed (m/s) at which the point `at` of body `b` moves towards body `a` along the
-/// contact's normal, with the bodies' current velocities; negative when they move apart.
-fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
-    let velocity_at = |slot: BodySlot| {
-        let s = slot.index();
-        let r = at - bodies.center[s];
-        bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
-    };
-    let relative = velocity_at(contact.b) - velocity_at(contact.a);
-    -relative.dot(contact.manifold.normal)
-}
-
-/// The speed at which a contact that does not touch closes in at its points' centroid, if it
-/// does (see `ContactLog::approaching`).
-pub(crate) fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
-    let speed = closing_speed(contact, bodies, centroid(contact, |_| true));
-    (speed > 0.0).then_some(speed)
-}
-
 impl ContactLog {
     /// The touching contacts of `set` (see [`ContactEvents`]), less those of bodies in
     /// `removed`, sorted by `(a.slot(), b.slot(), shape_a, shape_b)`.
@@ -269,6 +100,23 @@ impl ContactLog {
                 shape_b,
                 substep,
             })
+    }
+
+    /// Drops the contacts and touching pairs of the bodies removed since the last step, noting
+    /// an end event for each touching pair, and forgets the removals: the first thing a step
+    /// does.
+    pub fn drop_removed(
+        &mut self,
+        removed: &mut Removed,
+        contacts: &mut ContactSet,
+        bodies: &BodyStore,
+    ) {
+        if removed.is_empty() {
+            return;
+        }
+        contacts.remove_bodies(|a, b| removed.either(a, b));
+        self.bodies_removed(bodies, removed);
+        removed.clear();
     }
 
     /// Records the end of every touching pair of the bodies `gone` marks as removed, naming
@@ -480,79 +328,6 @@ fn begin_event(
         approach_speed: approach_speed.max(0.0),
     }
 }
-
-/// A touching contact after the last step: the two bodies, the manifold (normal from `a` to
-/// `b`, points with separations, feature ids and the solver's impulses) and the mixed
-/// material.
-#[derive(Clone, Copy, Debug)]
-pub struct ContactData<'a> {
-    /// The body in the lower slot.
-    pub a: BodyId,
-    /// The body in the higher slot.
-    pub b: BodyId,
-    /// Normal, points and impulses. [`ManifoldPoint::normal_impulse`] and
-    /// [`ManifoldPoint::tangent_impulse`] are the solver's accumulated impulses of the last
-    /// substep (the soft step re-applies them every substep to warm start), so a steady
-    /// contact transmits `substeps` times that over the step: see
-    /// [`ContactData::normal_force`].
-    pub manifold: &'a Manifold,
-    /// Mixed friction coefficient.
-    pub friction: f32,
-    /// Mixed restitution.
-    pub restitution: f32,
-    /// Which of `a`'s shapes the contact is on: the index into [`World::shapes`](crate::World::shapes) of `a`, 0
-    /// for a one-shape body.
-    pub shape_a: usize,
-    /// Which of `b`'s shapes the contact is on (see [`ContactData::shape_a`]).
-    pub shape_b: usize,
-    substep: f32,
-}
-
-impl ContactData<'_> {
-    /// The points in use.
-    pub fn points(&self) -> &[ManifoldPoint] {
-        &self.manifold.points[..self.manifold.point_count]
-    }
-
-    /// Unit normal from `a` to `b`.
-    pub fn normal(&self) -> Vec2 {
-        self.manifold.normal
-    }
-
-    /// Force (N) with which `a` pushes `b` along the normal in the last substep (`b` is
-    /// pushed along `normal`, `a` the opposite way): the points'
-    /// normal impulses over the substep length. Times the step length, the impulse over the
-    /// step for a steady contact (`m g dt` for a body of mass `m` resting on the ground).
-    pub fn normal_force(&self) -> f32 {
-        self.points().iter().map(|p| p.normal_impulse).sum::<f32>() / self.substep
-    }
-
-    /// Friction force (N) on `b` in the last substep, from the points' tangent impulses,
-    /// signed along the tangent `normal.right_perp()`; `a` feels the opposite.
-    pub fn friction_force(&self) -> f32 {
-        self.points().iter().map(|p| p.tangent_impulse).sum::<f32>() / self.substep
-    }
-}
-
-codec_struct!(TouchEvent { a, b });
-
-codec_struct!(TouchBegin {
-    a,
-    b,
-    shape_a,
-    shape_b,
-    point,
-    normal,
-    approach_speed
-});
-
-codec_struct!(ContactEvents {
-    begin,
-    end,
-    hit,
-    sensor_begin,
-    sensor_end
-});
 
 codec_struct!(ContactLog {
     events,

@@ -12,35 +12,10 @@
 //! damping and joints acting over the gap are not counted: they change the speed by at most
 //! what they can within one step.
 
-use crate::body::{BodyId, BodyStore};
-use crate::codec::codec_struct;
+use crate::body::BodyStore;
 use crate::geometry::math::Vec2;
 use crate::index::BodySlot;
 use crate::narrow_phase::contact::Contact;
-
-/// Two bodies that began touching faster than
-/// [`WorldSettings::hit_event_threshold`](crate::WorldSettings::hit_event_threshold): every
-/// such [`TouchBegin`](crate::TouchBegin) of the step also gives one hit. `a` was created in a
-/// lower slot than `b`, as in the begin events.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HitEvent {
-    /// The body in the lower slot.
-    pub a: BodyId,
-    /// The body in the higher slot.
-    pub b: BodyId,
-    /// Which of `a`'s shapes was hit (the index into [`World::shapes`](crate::World::shapes)).
-    pub shape_a: usize,
-    /// Which of `b`'s shapes was hit.
-    pub shape_b: usize,
-    /// Where they met (m, world frame), as [`TouchBegin::point`](crate::TouchBegin::point).
-    pub point: Vec2,
-    /// Unit normal from `a` to `b`.
-    pub normal: Vec2,
-    /// The speed (m/s, > the threshold) at which `point` of `b` closed in on `a` along the
-    /// normal when they met: for a ball dropped from rest onto the ground from a height `h`,
-    /// `sqrt(2 g h)`.
-    pub speed: f32,
-}
 
 /// The speed at which a contact closing in at `speed` (m/s, at the step's start) meets, should
 /// its gap close within the step: `sqrt(speed^2 + 2 a gap)`, where `gap` is the separation of
@@ -75,13 +50,3 @@ pub(crate) fn meeting_speed(
     // something else) met at no speed this estimate can tell.
     squared.max(0.0).sqrt()
 }
-
-codec_struct!(HitEvent {
-    a,
-    b,
-    shape_a,
-    shape_b,
-    point,
-    normal,
-    speed
-});

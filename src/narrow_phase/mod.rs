@@ -4,6 +4,7 @@
 
 pub(crate) mod contact;
 pub(crate) mod contact_events;
+pub(crate) mod events;
 pub(crate) mod hit;
 pub mod manifold;
 pub(crate) mod pre_solve;

@@ -6,13 +6,10 @@
 //! touching pairs of every marked slot in one pass, with the end events that the step reports
 //! anyway. Until then the few readers of contacts between steps skip the marked ones.
 
-use crate::body::BodyId;
-use crate::body::BodyStore;
+use crate::body::{BodyId, BodyStore};
 use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::index::BodySlot;
-use crate::narrow_phase::contact::ContactSet;
-use crate::narrow_phase::contact_events::ContactLog;
 
 #[derive(Clone, Default)]
 pub(crate) struct Removed {
@@ -53,21 +50,8 @@ impl Removed {
 }
 
 impl Removed {
-    /// Drops the contacts and touching pairs of the bodies removed since the last step, noting
-    /// an end event for each touching pair in `log`, and forgets the removals: the first thing
-    /// a step does.
-    pub fn drop_contacts(
-        &mut self,
-        contacts: &mut ContactSet,
-        log: &mut ContactLog,
-        bodies: &BodyStore,
-    ) {
-        if self.is_empty() {
-            return;
-        }
-        let removed = &*self;
-        contacts.remove_bodies(|a, b| removed.either(a, b));
-        log.bodies_removed(bodies, removed);
+    /// Forgets the removals, once their contacts and touching pairs are dropped.
+    pub fn clear(&mut self) {
         for s in std::mem::take(&mut self.slots) {
             self.ids[s.index()] = None;
         }

@@ -17,21 +17,12 @@
 //! (`WorldSettings::sensors_see_kinematic`), the fixed bodies with a sensor are also tested
 //! against every kinematic body here, box against box: few bodies are either.
 
-use crate::body::{BodyId, BodyStore, SlotKind};
+use crate::body::{BodyStore, SlotKind};
 use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::geometry::exact_overlap::{self, Core};
-use crate::narrow_phase::contact_events::ContactEvents;
+use crate::narrow_phase::events::{ContactEvents, SensorEvent};
 use rayon::prelude::*;
-
-/// A body that began or stopped overlapping a sensor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SensorEvent {
-    /// The body whose shape is the sensor.
-    pub sensor: BodyId,
-    /// The body overlapping it.
-    pub visitor: BodyId,
-}
 
 /// The sensor pairs of the step and the overlaps of the last.
 #[derive(Clone, Default)]
@@ -208,8 +199,6 @@ impl Sensors {
         events.sensor_begin.sort_by_key(slots);
     }
 }
-
-codec_struct!(SensorEvent { sensor, visitor });
 
 codec_struct!(Sensors { overlaps, removed } rebuilt { pairs, previous });
 

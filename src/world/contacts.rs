@@ -1,6 +1,6 @@
 //! The world's contact calls: the last step's events and touching contacts.
 
-use crate::narrow_phase::contact_events::{ContactData, ContactEvents};
+use crate::narrow_phase::events::{ContactData, ContactEvents};
 use crate::world::World;
 
 impl World {

@@ -34,8 +34,9 @@ mod user_data;
 use crate::body::BodyStore;
 use crate::broad_phase::boxes::update_aabbs;
 use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
+use crate::broad_phase::proxies::Proxies;
 use crate::broad_phase::query_grid::QueryGrid;
-use crate::broad_phase::{BroadPhase, Proxies};
+use crate::broad_phase::BroadPhase;
 use crate::error::Error;
 use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
@@ -51,7 +52,6 @@ use crate::solver::direct_islands::DirectIslands;
 use crate::solver::forces::Forces;
 use crate::solver::joint::JointStore;
 use crate::solver::{Solver, StepInput};
-use crate::world::query::new_query_grid;
 use std::sync::RwLock;
 
 /// A physics world: bodies, their shapes and joints, stepped in time.
@@ -231,7 +231,7 @@ impl World {
             sweep_targets: SweepTargets::default(),
             joints: JointStore::default(),
             profile: Profile::default(),
-            query_grid: new_query_grid(),
+            query_grid: RwLock::default(),
             removed: Removed::default(),
             pair_filter: None,
             pre_solve: PreSolve::default(),
@@ -254,8 +254,7 @@ impl World {
         let _frame = StepFrame::begin();
         zone!("step");
         crate::limits::check_time_step(dt)?;
-        self.removed
-            .drop_contacts(&mut self.contacts, &mut self.events, &self.bodies);
+        (self.events).drop_removed(&mut self.removed, &mut self.contacts, &self.bodies);
         if self.bodies.len() == 0 {
             // Nothing can move or touch (removing a body drops its contacts), and handing the
             // step to the worker pool would cost more than the rest of it: waking its threads.

@@ -19,7 +19,7 @@ use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
 use crate::world::World;
-use std::sync::{PoisonError, RwLock};
+use std::sync::PoisonError;
 
 /// Which bodies a query sees, with the collision filter's rule: a body is seen when
 /// `(filter.layers & body.mask) != 0 && (body.layers & filter.mask) != 0`, where the body's
@@ -91,8 +91,7 @@ pub struct ShapeHit {
     /// away from the body.
     pub normal: Vec2,
     /// How far the cast shape got, in units of its translation. It stops within
-    /// [`TOI_TARGET`](crate::geometry::distance::TOI_TARGET) + [`TOI_TOLERANCE`] of the body, never in
-    /// it; 0 when the shapes overlap from the start.
+    /// 2.5 mm (half the linear slop) of the body, never in it; 0 when the shapes overlap from the start.
     pub fraction: f32,
 }
 
@@ -446,10 +445,6 @@ impl World {
 }
 
 /// The query grid a world starts with: empty and stale.
-pub(super) fn new_query_grid() -> RwLock<QueryGrid> {
-    RwLock::new(QueryGrid::default())
-}
-
 /// The box grown by a few f32 spacings of its coordinates: shapes are tested in f64 from
 /// their f32 pose, and their exact extent may reach an ulp past the f32 box.
 fn padded(aabb: Aabb) -> Aabb {

@@ -9,7 +9,6 @@
 use crate::error::Error;
 use crate::profile::Profile;
 use crate::settings::WorldSettings;
-use crate::world::query::new_query_grid;
 use crate::world::World;
 
 /// A saved world: everything that decides the steps that follow. A world restored from it (by
@@ -92,7 +91,7 @@ impl World {
             sweep_targets: Default::default(),
             joints: joints.clone(),
             profile: Profile::default(),
-            query_grid: new_query_grid(),
+            query_grid: Default::default(),
             removed: removed.clone(),
             pair_filter: pair_filter.clone(),
             pre_solve: pre_solve.share(),

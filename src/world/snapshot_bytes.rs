@@ -10,7 +10,6 @@
 use crate::codec::{invalid, Codec, Reader, Writer};
 use crate::error::Error;
 use crate::settings::{MixRule, WorldSettings};
-use crate::world::query::new_query_grid;
 use crate::world::snapshot::Snapshot;
 use crate::world::World;
 
@@ -106,7 +105,7 @@ impl Snapshot {
             sweep_targets: Default::default(),
             joints: Codec::decode(&mut r)?,
             profile: Default::default(),
-            query_grid: new_query_grid(),
+            query_grid: Default::default(),
             removed: Codec::decode(&mut r)?,
             pair_filter: None,
             pre_solve: Default::default(),

@@ -33,7 +33,7 @@
 use crate::body::BodyId;
 use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
-use crate::narrow_phase::contact_events::ContactEvents;
+use crate::narrow_phase::events::ContactEvents;
 use crate::world::World;
 
 /// The largest `f32` below 1: `alpha` is rounded down to it when `accumulator / dt`, which is

@@ -2,14 +2,14 @@
 //! answer the law gives.
 //!
 //! `cargo run --release -p batch2d-bench --example textbook` prints one row per law. The
-//! situations are set up in batch2d in `tests/textbook/cases.rs` (and asserted in
-//! `tests/textbook.rs`), and the same situations in rapier2d in `rapier.rs` and in Box2D v3 in
+//! situations are set up in batch2d in `tests/physics/textbook/cases.rs` (and asserted in
+//! `tests/physics/textbook.rs`), and the same situations in rapier2d in `rapier.rs` and in Box2D v3 in
 //! `box2d.rs`, measured the same way.
 
 mod box2d;
 // Shared with the engine's own tests, which assert each case; this crate adds the two
 // reference engines beside them.
-#[path = "../../../tests/textbook/cases.rs"]
+#[path = "../../../tests/physics/textbook/cases.rs"]
 mod cases;
 mod rapier;
 

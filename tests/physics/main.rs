@@ -1,0 +1,33 @@
+//! The physics against its laws: textbook cases, conservation laws, stacks and joints, shapes
+//! and queries, and bit-identical results across backends, instruction sets and thread counts.
+
+#[path = "../common/mod.rs"]
+mod common;
+/// The examples' scenes and pictures, which `jointed_demos` and `render` check.
+#[path = "../../examples/common/mod.rs"]
+mod examples;
+
+mod broad_phase;
+mod capsules_segments;
+mod chains;
+mod compound;
+mod continuous;
+mod determinism;
+mod distance;
+mod far_world;
+mod fast_rotation;
+mod forces;
+mod instruction_sets;
+mod jointed_demos;
+mod joints;
+mod laws;
+mod mass_ratios;
+mod queries;
+mod render;
+mod rigid;
+mod shapes;
+mod sleep;
+mod spring_laws;
+mod stability;
+mod stacking;
+mod textbook;

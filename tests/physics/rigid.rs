@@ -1,0 +1,584 @@
+//! Rigid at any scale (issue 57): chains, welded beams and ropes that hold heavy loads, and
+//! heavy bodies on light ones in islands of any size. Each test builds its scene at rest in
+//! the pose the law gives, computes the law from the scene's sizes and masses, and measures
+//! how far batch2d strays from it after some seconds at 60 Hz and the default settings.
+//!
+//! Targets not yet met are `#[ignore]`d with the value measured; beside each, a test with a
+//! bound that holds today catches regressions. `cargo test --release --test physics rigid:: -- --nocapture`
+//! prints every measurement.
+
+use crate::common;
+
+use batch2d::{
+    Backend, BodyDef, BodyId, JointDef, JointId, Shape, ShapeDef, Vec2, World, WorldSettings,
+};
+use common::ground;
+
+const DT: f32 = 1.0 / 60.0;
+const G: f32 = 10.0;
+
+fn world() -> World {
+    World::new(WorldSettings {
+        gravity: Vec2::new(0.0, -G),
+        ..WorldSettings::default()
+    })
+}
+
+/// A dynamic box `2 hw` x `2 hh` of `mass` kg centred at `at`.
+fn block(world: &mut World, at: Vec2, hw: f32, hh: f32, mass: f32) -> BodyId {
+    let density = mass / (4.0 * hw * hh);
+    world
+        .add_body(
+            BodyDef::dynamic().position(at),
+            ShapeDef::new(Shape::rect(hw, hh).unwrap()).density(density),
+        )
+        .unwrap()
+}
+
+/// A fixed small box at `at`: something to fasten joints to.
+fn anchor(world: &mut World, at: Vec2) -> BodyId {
+    world
+        .add_body(
+            BodyDef::fixed().position(at),
+            ShapeDef::new(Shape::rect(0.1, 0.1).unwrap()),
+        )
+        .unwrap()
+}
+
+fn speed(world: &World, id: BodyId) -> f32 {
+    world.linear_velocity(id).unwrap().length()
+}
+
+/// The largest speed of any body.
+fn fastest(world: &World) -> f32 {
+    world
+        .bodies()
+        .map(|id| speed(world, id))
+        .fold(0.0, f32::max)
+}
+
+/// A vertical rope or chain hanging at rest from a fixed point at `top`: `links` links of
+/// `link_mass` kg, each `width` wide and `length` long, joined by revolute joints at their
+/// ends, holding a `load_size` square box of `load_mass` kg from its top edge's middle.
+struct Hanging {
+    world: World,
+    top: Vec2,
+    joints: Vec<JointId>,
+    load: BodyId,
+    /// The rigid rope's length from `top` to the load's top edge.
+    length: f32,
+    /// The load's centre below the rigid rope: `length + load_size / 2` below `top`.
+    load_centre: Vec2,
+    /// Everything the top joint holds: links and load (N).
+    weight: f32,
+}
+
+fn hanging(
+    links: usize,
+    width: f32,
+    length: f32,
+    link_mass: f32,
+    load_size: f32,
+    load_mass: f32,
+) -> Hanging {
+    let mut world = world();
+    let top = Vec2::new(0.0, 200.0);
+    let pin = anchor(&mut world, top + Vec2::new(0.0, 0.1));
+    let mut above = pin;
+    let mut joints = Vec::new();
+    for i in 0..links {
+        let y = top.y - length * (i as f32 + 0.5);
+        let link = block(
+            &mut world,
+            Vec2::new(0.0, y),
+            0.5 * width,
+            0.5 * length,
+            link_mass,
+        );
+        let hinge = Vec2::new(0.0, top.y - length * i as f32);
+        joints.push(
+            world
+                .add_joint(JointDef::revolute(above, link, hinge))
+                .unwrap(),
+        );
+        above = link;
+    }
+    let rope = length * links as f32;
+    let load_centre = Vec2::new(0.0, top.y - rope - 0.5 * load_size);
+    let load = block(
+        &mut world,
+        load_centre,
+        0.5 * load_size,
+        0.5 * load_size,
+        load_mass,
+    );
+    let hinge = Vec2::new(0.0, top.y - rope);
+    joints.push(
+        world
+            .add_joint(JointDef::revolute(above, load, hinge))
+            .unwrap(),
+    );
+    Hanging {
+        world,
+        top,
+        joints,
+        load,
+        length: rope,
+        load_centre,
+        weight: (links as f32 * link_mass + load_mass) * G,
+    }
+}
+
+/// What a hanging rope does over `steps` steps: its largest stretch (fraction of its length),
+/// its stretch and the load's speed at the end, and the top joint's force at the end (N).
+struct HangingRun {
+    max_stretch: f32,
+    stretch: f32,
+    load_speed: f32,
+    top_force: f32,
+}
+
+fn run_hanging(h: &mut Hanging, steps: usize) -> HangingRun {
+    let mut max_stretch = 0.0f32;
+    let mut stretch = 0.0;
+    for _ in 0..steps {
+        h.world.step(DT).unwrap();
+        let below = h.load_centre.y - h.world.position(h.load).unwrap().y;
+        stretch = below / h.length;
+        max_stretch = max_stretch.max(stretch.abs());
+    }
+    let top_force = h.world.joint_reaction_force(h.joints[0]).unwrap().length();
+    let _ = h.top;
+    HangingRun {
+        max_stretch,
+        stretch,
+        load_speed: speed(&h.world, h.load),
+        top_force,
+    }
+}
+
+/// A chain of 40 links of 1 kg, 0.5 m apart, holding 100 kg: after 10 s it is stretched under
+/// 0.2%, the weight moves slower than 1 cm/s, and the top joint holds the whole weight, 1400 N,
+/// within 1%.
+#[test]
+fn a_chain_of_forty_links_holds_a_hundred_kilograms_rigidly() {
+    let mut h = hanging(40, 0.1, 0.5, 1.0, 1.0, 100.0);
+    let run = run_hanging(&mut h, 600);
+    println!(
+        "chain 40 x 1 kg + 100 kg: max stretch {:.5}%, stretch {:.5}%, weight at {:.5} m/s, top force {:.1} N of {:.1} N",
+        100.0 * run.max_stretch,
+        100.0 * run.stretch,
+        run.load_speed,
+        run.top_force,
+        h.weight
+    );
+    assert!(run.max_stretch < 0.002, "stretched {}", run.max_stretch);
+    assert!(
+        run.load_speed < 0.01,
+        "the weight moves at {} m/s",
+        run.load_speed
+    );
+    let error = (run.top_force - h.weight).abs() / h.weight;
+    assert!(
+        error < 0.01,
+        "the top joint holds {} N of {} N",
+        run.top_force,
+        h.weight
+    );
+}
+
+/// AVBD's heavy rope: 20 links of 1 x 0.5 m (0.5 kg) holding a 30 x 30 m box of 900 kg, about
+/// 1800:1. Hung at rest, it stays at its length within 0.5% and at rest.
+#[test]
+fn a_heavy_rope_holds_a_box_eighteen_hundred_times_heavier_than_a_link() {
+    let mut h = hanging(20, 0.5, 1.0, 0.5, 30.0, 900.0);
+    let run = run_hanging(&mut h, 600);
+    println!(
+        "heavy rope 20 links, 1800:1: max stretch {:.5}%, stretch {:.5}%, box at {:.5} m/s",
+        100.0 * run.max_stretch,
+        100.0 * run.stretch,
+        run.load_speed
+    );
+    assert!(run.max_stretch < 0.005, "stretched {}", run.max_stretch);
+    assert!(
+        run.load_speed < 0.01,
+        "the box moves at {} m/s",
+        run.load_speed
+    );
+}
+
+/// AVBD's heavy rope as its demo runs it: laid out level from its pin and let go, it swings
+/// down with its 900 kg box. However it swings, it stays at its length within 0.5% (the box's
+/// anchor no farther from the pin than the rope is long), and nothing moves faster than a
+/// fall from the rope's height allows.
+#[test]
+fn a_heavy_rope_swinging_down_stays_at_its_length() {
+    let mut world = world();
+    let pin = anchor(&mut world, Vec2::new(-0.1, 0.0));
+    let mut previous = pin;
+    for i in 0..20 {
+        let link = block(&mut world, Vec2::new(i as f32 + 0.5, 0.0), 0.5, 0.25, 0.5);
+        let hinge = Vec2::new(i as f32, 0.0);
+        world
+            .add_joint(JointDef::revolute(previous, link, hinge))
+            .unwrap();
+        previous = link;
+    }
+    let load = block(&mut world, Vec2::new(35.0, 0.0), 15.0, 15.0, 900.0);
+    let hinge = Vec2::new(20.0, 0.0);
+    world
+        .add_joint(JointDef::revolute(previous, load, hinge))
+        .unwrap();
+    let local = world.transform(load).unwrap().inv_apply(hinge);
+    let mut max_stretch = 0.0f32;
+    let mut max_speed = 0.0f32;
+    for _ in 0..300 {
+        world.step(DT).unwrap();
+        let end = world.transform(load).unwrap().apply(local);
+        max_stretch = max_stretch.max(end.length() / 20.0 - 1.0);
+        max_speed = max_speed.max(speed(&world, load));
+    }
+    // The box's centre falls at most the rope and half the box's diagonal.
+    let fall = 20.0 + 15.0 * 2.0f32.sqrt();
+    let bound = (2.0 * G * fall).sqrt();
+    println!("heavy rope swinging down: max stretch {:.5}%, box's top speed {max_speed:.3} m/s (free fall {bound:.3})", 100.0 * max_stretch);
+    assert!(max_stretch < 0.005, "stretched {max_stretch}");
+    assert!(max_speed < bound, "the box moved at {max_speed} m/s");
+}
+
+/// AVBD's hanging rope: 50 links of 0.5 x 1 m (0.5 kg) holding a 10 x 10 m box of 100 kg.
+#[test]
+fn a_hanging_rope_of_fifty_links_holds_its_box_at_its_length() {
+    let mut h = hanging(50, 0.5, 1.0, 0.5, 10.0, 100.0);
+    let run = run_hanging(&mut h, 600);
+    println!(
+        "hanging rope 50 links: max stretch {:.5}%, stretch {:.5}%, box at {:.5} m/s",
+        100.0 * run.max_stretch,
+        100.0 * run.stretch,
+        run.load_speed
+    );
+    assert!(run.max_stretch < 0.005, "stretched {}", run.max_stretch);
+    assert!(
+        run.load_speed < 0.01,
+        "the box moves at {} m/s",
+        run.load_speed
+    );
+}
+
+/// A beam of `count` boxes `length` x `height` of `mass` kg welded end to end out from a wall
+/// at the origin, along +x; returns the world and the boxes.
+fn welded_beam(count: usize, length: f32, height: f32, mass: f32) -> (World, Vec<BodyId>) {
+    let mut world = world();
+    let wall = world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(-0.5, 0.0)),
+            ShapeDef::new(Shape::rect(0.5, 2.0).unwrap()),
+        )
+        .unwrap();
+    let mut boxes = Vec::new();
+    let mut previous = wall;
+    for i in 0..count {
+        let x = length * (i as f32 + 0.5);
+        let b = block(
+            &mut world,
+            Vec2::new(x, 0.0),
+            0.5 * length,
+            0.5 * height,
+            mass,
+        );
+        let at = Vec2::new(length * i as f32, 0.0);
+        world.add_joint(JointDef::weld(previous, b, at)).unwrap();
+        boxes.push(b);
+        previous = b;
+    }
+    (world, boxes)
+}
+
+/// The tip's drop below its place on the rigid beam, and its speed, after `steps` steps;
+/// and the largest drop seen.
+fn run_beam(world: &mut World, boxes: &[BodyId], length: f32, steps: usize) -> (f32, f32, f32) {
+    let tip = *boxes.last().unwrap();
+    let at = world.position(tip).unwrap();
+    let mut worst = 0.0f32;
+    let mut sag = 0.0;
+    for _ in 0..steps {
+        world.step(DT).unwrap();
+        // The beam's far end: the tip box's centre plus half a length along its axis.
+        let end = world
+            .transform(tip)
+            .unwrap()
+            .apply(Vec2::new(0.5 * length, 0.0));
+        sag = at.y - end.y;
+        worst = worst.max(sag.abs());
+    }
+    (sag, speed(world, tip), worst)
+}
+
+/// Ten 1 x 0.2 m boxes of 1 kg welded end to end out from a wall: a rigid beam, its tip does
+/// not drop (under 1 cm) and it is at rest after 10 s.
+#[test]
+fn a_cantilever_of_ten_welded_boxes_holds_straight() {
+    let (mut world, boxes) = welded_beam(10, 1.0, 0.2, 1.0);
+    let (sag, tip_speed, worst) = run_beam(&mut world, &boxes, 1.0, 600);
+    println!("cantilever of 10 welded boxes: tip sag {sag:.5} m (worst {worst:.5}), tip at {tip_speed:.5} m/s");
+    assert!(worst < 0.01, "the tip sags {worst} m");
+    assert!(tip_speed < 0.01, "the tip moves at {tip_speed} m/s");
+}
+
+/// AVBD's rod: 20 links of 1 x 0.5 m welded end to end from a fixed first link: stays
+/// straight (tip sag under 0.5% of its length) and at rest.
+#[test]
+fn a_rod_of_twenty_welded_links_holds_straight() {
+    let (mut world, boxes) = welded_beam(20, 1.0, 0.5, 0.5);
+    let (sag, tip_speed, worst) = run_beam(&mut world, &boxes, 1.0, 600);
+    println!(
+        "rod of 20 welded links: tip sag {sag:.5} m (worst {worst:.5}), tip at {tip_speed:.5} m/s"
+    );
+    assert!(worst < 0.005 * 20.0, "the tip sags {worst} m");
+    assert!(tip_speed < 0.01, "the tip moves at {tip_speed} m/s");
+}
+
+/// Wall -> 1 kg -> 100 kg, welded in a row: the welds do not open (under 0.5 mm), the heavy
+/// box does not drop.
+#[test]
+fn a_heavy_box_welded_to_a_light_one_does_not_open_the_weld() {
+    let mut world = world();
+    let wall = anchor(&mut world, Vec2::new(-0.1, 0.0));
+    let light = block(&mut world, Vec2::new(0.5, 0.0), 0.5, 0.5, 1.0);
+    let heavy = block(&mut world, Vec2::new(1.5, 0.0), 0.5, 0.5, 100.0);
+    let welds = [
+        world
+            .add_joint(JointDef::weld(wall, light, Vec2::ZERO))
+            .unwrap(),
+        world
+            .add_joint(JointDef::weld(light, heavy, Vec2::new(1.0, 0.0)))
+            .unwrap(),
+    ];
+    let mut opening = 0.0f32;
+    for _ in 0..600 {
+        world.step(DT).unwrap();
+        for &w in &welds {
+            let (a, b) = world.joint_anchors(w).unwrap();
+            opening = opening.max((b - a).length());
+        }
+    }
+    let drop = -world.position(heavy).unwrap().y;
+    let tilt = world.rotation(heavy).unwrap().angle();
+    println!("wall -> 1 kg -> 100 kg weld: opens {opening:.5} m, heavy box drops {drop:.5} m, tilts {tilt:.5} rad");
+    assert!(opening < 5e-4, "a weld opens {opening} m");
+    assert!(drop.abs() < 0.005, "the heavy box drops {drop} m");
+}
+
+/// A column of twenty 1 kg unit boxes under a 1000 kg one, with `loose` 1 kg boxes on the ground
+/// touching the column's base (half on each side). Returns the heavy box's height below its
+/// resting height after 600 steps, the largest speed of any body then, and the fastest seen.
+fn heavy_on_column(loose: usize) -> (f32, f32, f32) {
+    let mut world = world();
+    ground(&mut world);
+    for i in 0..20 {
+        block(&mut world, Vec2::new(0.0, 0.5 + i as f32), 0.5, 0.5, 1.0);
+    }
+    let heavy = block(&mut world, Vec2::new(0.0, 20.5), 0.5, 0.5, 1000.0);
+    for k in 0..loose {
+        let side = if k % 2 == 0 { 1.0 } else { -1.0 };
+        let x = side * (1.0 + (k / 2) as f32);
+        block(&mut world, Vec2::new(x, 0.5), 0.5, 0.5, 1.0);
+    }
+    let mut worst = 0.0f32;
+    for _ in 0..600 {
+        world.step(DT).unwrap();
+        worst = worst.max(fastest(&world));
+    }
+    (
+        20.5 - world.position(heavy).unwrap().y,
+        fastest(&world),
+        worst,
+    )
+}
+
+/// Today's bound for a heavy box on a column in an island past the exact solve's size. The
+/// law (nothing flung faster than free fall from the column's top, 20.5 m/s) is not met: the
+/// heavy box crushes the column and light boxes fly at 91 m/s with 4 neighbours, 93 m/s with
+/// 10 (measured). This bound catches worse: no body past 150 m/s, the heavy box not through
+/// the ground.
+#[test]
+fn a_heavy_box_on_a_light_column_with_neighbours_flings_no_faster_than_before() {
+    for loose in [4, 10] {
+        let (sink, now, worst) = heavy_on_column(loose);
+        println!("1000 kg on 20 x 1 kg, {loose} neighbours: sinks {sink:.3} m, fastest now {now:.3} m/s, fastest seen {worst:.2} m/s");
+        assert!(
+            worst < 150.0,
+            "{loose} neighbours: a body flew at {worst} m/s"
+        );
+        assert!(
+            sink < 20.05,
+            "{loose} neighbours: the heavy box sank {sink} m"
+        );
+    }
+}
+
+/// Issue 57 item 1's target: the heavy box within 1 cm of its resting height and nothing faster
+/// than 0.1 m/s, with 4 and with 10 neighbours. Not met: the island (25 or 31 bodies) is past
+/// the exact solve's 24 and the soft step lets the heavy box crush the column (measured: it
+/// sinks to the ground, 20 m, and bodies fly at 91 m/s with 4 neighbours, 93 m/s with 10).
+#[test]
+#[ignore = "issue 57 item 1: not met yet; the heavy box crushes the column"]
+fn a_heavy_box_on_a_light_column_with_neighbours_rests_at_its_height() {
+    for loose in [4, 10] {
+        let (sink, now, _) = heavy_on_column(loose);
+        assert!(sink.abs() < 0.01, "{loose} neighbours: sinks {sink} m");
+        assert!(now < 0.1, "{loose} neighbours: a body moves at {now} m/s");
+    }
+}
+
+/// A column of `n` unit boxes alternating 1 kg and 100 kg, lightest at the bottom: the top's
+/// centre after 600 steps (law: `n - 0.5` m).
+fn alternating_column(n: usize) -> f32 {
+    let mut world = world();
+    ground(&mut world);
+    let mut top = None;
+    for i in 0..n {
+        let mass = if i % 2 == 0 { 1.0 } else { 100.0 };
+        top = Some(block(
+            &mut world,
+            Vec2::new(0.0, 0.5 + i as f32),
+            0.5,
+            0.5,
+            mass,
+        ));
+    }
+    for _ in 0..600 {
+        world.step(DT).unwrap();
+    }
+    world.position(top.unwrap()).unwrap().y
+}
+
+/// Today's bound for the alternating column of 50: it stands at least as high as measured when
+/// issue 57 was filed (31.6 m of 49.5 m).
+#[test]
+fn an_alternating_column_of_fifty_stands_no_lower_than_before() {
+    let top = alternating_column(50);
+    println!("alternating column of 50: top at {top:.3} m (law 49.5 m)");
+    assert!(top > 31.0, "the top sank to {top} m");
+}
+
+/// Issue 57 item 1's target: the top of the alternating column of 50 within 1 cm of 49.5 m.
+#[test]
+#[ignore = "issue 57 item 1: not met yet (the top sits near 31.6 m)"]
+fn an_alternating_column_of_fifty_stands_at_its_height() {
+    let top = alternating_column(50);
+    assert!((top - 49.5).abs() < 0.01, "the top is at {top} m");
+}
+
+/// Several joint trees beside contacts and soft joints: a chain swinging into a pile of boxes,
+/// a welded beam, a hinged pair with a motor. The same bits for both backends and any
+/// thread count.
+fn jointed_scene(backend: Backend, threads: usize) -> Vec<u32> {
+    let mut world = World::new(WorldSettings {
+        gravity: Vec2::new(0.0, -G),
+        backend,
+        threads,
+        ..WorldSettings::default()
+    });
+    ground(&mut world);
+    for i in 0..12 {
+        let x = 3.0 + 1.05 * (i % 4) as f32;
+        block(
+            &mut world,
+            Vec2::new(x, 0.5 + (i / 4) as f32),
+            0.5,
+            0.5,
+            1.0,
+        );
+    }
+    let pin = anchor(&mut world, Vec2::new(0.0, 8.0));
+    let mut above = pin;
+    for i in 0..10 {
+        let link = block(
+            &mut world,
+            Vec2::new(-0.5 * i as f32 - 0.25, 8.0),
+            0.25,
+            0.05,
+            1.0,
+        );
+        let hinge = Vec2::new(-0.5 * i as f32, 8.0);
+        world
+            .add_joint(JointDef::revolute(above, link, hinge))
+            .unwrap();
+        above = link;
+    }
+    let wall = anchor(&mut world, Vec2::new(-10.0, 3.0));
+    let mut previous = wall;
+    for i in 0..5 {
+        let b = block(&mut world, Vec2::new(-9.5 + i as f32, 3.0), 0.5, 0.1, 1.0);
+        let at = Vec2::new(-10.0 + i as f32, 3.0);
+        world.add_joint(JointDef::weld(previous, b, at)).unwrap();
+        previous = b;
+    }
+    let a = block(&mut world, Vec2::new(8.0, 2.0), 0.5, 0.5, 1.0);
+    let b = block(&mut world, Vec2::new(9.0, 2.0), 0.5, 0.5, 1.0);
+    let motor = JointDef::revolute(a, b, Vec2::new(8.5, 2.0)).motor(2.0, 50.0);
+    world.add_joint(motor).unwrap();
+    for _ in 0..240 {
+        world.step(DT).unwrap();
+    }
+    common::body_state_bits(&world)
+}
+
+#[test]
+fn joint_trees_give_the_same_bits_for_both_backends_and_any_thread_count() {
+    let one = jointed_scene(Backend::Scalar, 1);
+    assert_eq!(one, jointed_scene(Backend::Simd, 1), "scalar vs simd");
+    for threads in [2, 3, 8] {
+        assert_eq!(
+            one,
+            jointed_scene(Backend::Simd, threads),
+            "{threads} threads"
+        );
+    }
+}
+
+/// A chain whose joints are made from its free end up to its pin: the same law as the chain
+/// made from the pin down (no stretch, the top joint holds the whole weight).
+#[test]
+fn a_chain_joined_from_its_free_end_up_holds_as_rigidly() {
+    let mut world = world();
+    let top = Vec2::new(0.0, 50.0);
+    let pin = anchor(&mut world, top + Vec2::new(0.0, 0.1));
+    let links: Vec<BodyId> = (0..20)
+        .map(|i| {
+            let y = top.y - 0.5 * (i as f32 + 0.5);
+            block(&mut world, Vec2::new(0.0, y), 0.05, 0.25, 1.0)
+        })
+        .collect();
+    let load = block(&mut world, Vec2::new(0.0, top.y - 10.5), 0.5, 0.5, 50.0);
+    let hinge = |i: usize| Vec2::new(0.0, top.y - 0.5 * i as f32);
+    world
+        .add_joint(JointDef::revolute(links[19], load, hinge(20)))
+        .unwrap();
+    for i in (1..20).rev() {
+        world
+            .add_joint(JointDef::revolute(links[i - 1], links[i], hinge(i)))
+            .unwrap();
+    }
+    let top_joint = world
+        .add_joint(JointDef::revolute(pin, links[0], top))
+        .unwrap();
+    // A sideways push sets it swinging.
+    world
+        .set_linear_velocity(load, Vec2::new(3.0, 0.0))
+        .unwrap();
+    let mut max_stretch = 0.0f32;
+    for _ in 0..300 {
+        world.step(DT).unwrap();
+        let end = world.transform(load).unwrap().apply(Vec2::new(0.0, 0.5));
+        max_stretch = max_stretch.max((end - top).length() / 10.0 - 1.0);
+    }
+    println!(
+        "chain joined from its end: max stretch {:.5}%",
+        100.0 * max_stretch
+    );
+    assert!(max_stretch < 0.002, "stretched {max_stretch}");
+    let force = world.joint_reaction_force(top_joint).unwrap().length();
+    assert!(force > 0.5 * 70.0 * G, "the top joint holds {force} N");
+}

@@ -1,0 +1,10 @@
+//! Bad and hostile input: random worlds, the fuzz targets' kept inputs, and extreme scenes.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fuzz_regressions;
+mod hostile;
+mod query_extents;
+mod random_worlds;
+mod two_vertex_shapes;
