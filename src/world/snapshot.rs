@@ -6,6 +6,8 @@
 //! stage's state derives `Clone`, so state a later change adds is saved without anyone having
 //! to remember it. What a copy leaves out is listed on [`Snapshot`].
 
+use std::sync::RwLock;
+
 use crate::error::Error;
 use crate::profile::Profile;
 use crate::settings::WorldSettings;
@@ -182,7 +184,7 @@ impl World {
         *solver = source.solver.carried();
         *sweep_targets = Default::default();
         *profile = Profile::default();
-        *query_grid = new_query_grid();
+        *query_grid = RwLock::default();
     }
 
     /// A new world in the state `snapshot` saved, running with the execution settings of
