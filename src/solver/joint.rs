@@ -657,13 +657,32 @@ impl Joint {
         };
         let torque = match self.kind {
             JointKind::Revolute => i.angular + i.motor + i.lower - i.upper,
-            JointKind::Weld | JointKind::Prismatic | JointKind::Mouse | JointKind::Motor => {
-                i.angular
+            JointKind::Prismatic => {
+                let along = i.axial + i.lower - i.upper + i.motor;
+                let (along_share, across_share) = self.turn_shares(bodies, d, axis);
+                i.angular + along_share * along + across_share * i.linear.x
             }
+            JointKind::Weld | JointKind::Mouse | JointKind::Motor => i.angular,
             JointKind::Wheel => i.motor,
             JointKind::Distance => 0.0,
         };
         (force * inv_h, torque * inv_h)
+    }
+
+    /// A prismatic joint's turn shares of its rows along and across the axis, at the bodies'
+    /// present poses: its impulses along those rows carry that much turn besides (see
+    /// [`turn_share`]).
+    fn turn_shares(&self, bodies: &BodyStore, d: Vec2, axis: Vec2) -> (f32, f32) {
+        let (anchor_a, anchor_b) = self.anchors(bodies);
+        let side = |slot: BodySlot| match slot {
+            BodySlot::NONE => (Vec2::ZERO, 0.0),
+            s => (bodies.center[s.index()], bodies.inv_inertia[s.index()]),
+        };
+        let ((ca, ia), (cb, ib)) = (side(self.a), side(self.b));
+        // A's arm reaches B's anchor (`d + ra`), as the rows measure it.
+        let (arm, rb) = (anchor_a - ca + d, anchor_b - cb);
+        let share = |n: Vec2| turn_share(arm.cross(n), rb.cross(n), ia, ib);
+        (share(axis), share(axis.left_perp()))
     }
 
     /// Body A's slot, `None` for a mouse joint.
@@ -1053,5 +1072,17 @@ impl JointStore {
             return Err(invalid("joint substep not finite"));
         }
         Ok(())
+    }
+}
+
+/// The turn impulse, per unit impulse along a row with angular parts `ja` (A) and `jb` (B),
+/// that leaves the relative spin `wB - wA` as it was, for inverse inertias `ia` and `ib`: an
+/// impulse `P` along the row changes it by `(ia ja + ib jb) P`, a turn impulse `T` by
+/// `(ia + ib) T`. Zero where neither body turns.
+pub(crate) fn turn_share(ja: f32, jb: f32, ia: f32, ib: f32) -> f32 {
+    if ia + ib > 0.0 {
+        -(ia * ja + ib * jb) / (ia + ib)
+    } else {
+        0.0
     }
 }

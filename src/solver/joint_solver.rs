@@ -37,7 +37,7 @@ use crate::index::{BodySlot, NONE};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
-use crate::solver::joint::{Impulses, Joint, JointKind, JointStore, Slot};
+use crate::solver::joint::{turn_share, Impulses, Joint, JointKind, JointStore, Slot};
 use crate::solver::Softness;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
@@ -367,14 +367,34 @@ fn relative_angle(qa: Rot, qb: Rot, reference: f32) -> f32 {
     }
 }
 
-/// Solves `[[k11, k12], [k12, k22]] x = r`; zero for a singular matrix.
-fn solve2(k11: f32, k12: f32, k22: f32, r: Vec2) -> Vec2 {
-    let det = k11 * k22 - k12 * k12;
+/// Solves `[[k11, k12], [k12, k22]] x = r`, given the matrix's determinant `det`; zero for a
+/// singular matrix.
+///
+/// The callers compute `det` from the constraint's parts as a sum of terms that are never
+/// negative, not as `k11 k22 - k12^2`: where an anchor lies hundreds of times a small body's
+/// size from its centre, the two products agree in more digits than an f32 holds, and their
+/// difference is rounding alone, zero or negative as often as not, and the impulse huge.
+fn solve2(k11: f32, k12: f32, k22: f32, det: f32, r: Vec2) -> Vec2 {
     if det == 0.0 {
         return Vec2::ZERO;
     }
     let inv = 1.0 / det;
     Vec2::new(inv * (k22 * r.x - k12 * r.y), inv * (k11 * r.y - k12 * r.x))
+}
+
+/// The effective-mass matrix of a point constraint with arms `ra` and `rb`, and its
+/// determinant: `m^2 + m (ia |ra|^2 + ib |rb|^2) + ia ib (ra x rb)^2` with `m = ma + mb`,
+/// which is `k11 k22 - k12^2` without the cancellation (see [`solve2`]). The pin kernels
+/// (`batch2d_kernels::joint`) do the same operations in the same order.
+fn point_block(ma: f32, mb: f32, ia: f32, ib: f32, ra: Vec2, rb: Vec2) -> [f32; 4] {
+    let m = ma + mb;
+    let k11 = (m + ra.y * ra.y * ia) + rb.y * rb.y * ib;
+    let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
+    let k22 = (m + ra.x * ra.x * ia) + rb.x * rb.x * ib;
+    let arms = ia * (ra.x * ra.x + ra.y * ra.y) + ib * (rb.x * rb.x + rb.y * rb.y);
+    let cross = ra.x * rb.y - ra.y * rb.x;
+    let det = (m * m + m * arms) + (ia * ib) * (cross * cross);
+    [k11, k12, k22, det]
 }
 
 /// Both bodies of a joint during one pass.
@@ -494,10 +514,8 @@ impl Pair<'_> {
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
         let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-        let k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
-        let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
-        let k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
-        let x = solve2(k11, k12, k22, cdot + d * k.bias_rate);
+        let [k11, k12, k22, det] = point_block(ma, mb, ia, ib, ra, rb);
+        let x = solve2(k11, k12, k22, det, cdot + d * k.bias_rate);
         let impulse = x * -k.mass_scale - *accumulated * k.impulse_scale;
         let old = *accumulated;
         let mut total = old + impulse;
@@ -791,11 +809,9 @@ impl Pair<'_> {
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
         let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-        let k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
-        let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
-        let k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
+        let [k11, k12, k22, det] = point_block(ma, mb, ia, ib, ra, rb);
         let target = cdot * law.velocity_scale + d * law.stiffness - kick * law.feed;
-        let x = solve2(k11, k12, k22, target);
+        let x = solve2(k11, k12, k22, det, target);
         let impulse = -x - *accumulated * law.impulse_scale;
         *accumulated += impulse;
         self.apply_point(ra, rb, impulse);
@@ -845,8 +861,22 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
     }
 }
 
-/// The rows along a prismatic or wheel joint's axis and across it, now.
+/// The rows along a prismatic or wheel joint's axis and across it, now, as the passes solve
+/// them: a prismatic joint's carry the turn that holds the bodies' relative turn (see
+/// [`Pair::holding_the_turn`]).
 fn slide_rows(pair: &Pair) -> (Row, Row) {
+    let (along, across) = plain_slide_rows(pair);
+    match pair.p.kind {
+        JointKind::Prismatic => (
+            pair.holding_the_turn(along).0,
+            pair.holding_the_turn(across).0,
+        ),
+        _ => (along, across),
+    }
+}
+
+/// The rows along the axis and across it, measured at B's anchor.
+fn plain_slide_rows(pair: &Pair) -> (Row, Row) {
     let (ra, rb, d) = pair.geometry();
     let axis = pair.axis();
     let perp = axis.left_perp();
@@ -865,12 +895,42 @@ fn slide_rows(pair: &Pair) -> (Row, Row) {
     )
 }
 
-/// A prismatic joint's rows across the axis and of the relative turn, solved together: one
-/// 2x2 block couples them, since a turn of A swings the axis.
+impl Pair<'_> {
+    /// `row` plus `share` times the relative turn's row, and `share`: the share that cancels
+    /// the relative spin an impulse along `row` would give (see [`turn_share`]). An impulse
+    /// along the new row moves the bodies only as a joint that cannot turn lets them.
+    ///
+    /// A prismatic joint holds the turn. Measured at B's anchor, an impulse along or across
+    /// its axis turns the bodies about an anchor that may lie far from a small body (its arm
+    /// is the whole offset), and the turn row takes the turn back: two large impulses that
+    /// cancel. With the arm a hundred times the body's size, a slide row's effective mass is
+    /// ten thousand times too small, so its spring, motor and limits barely move the body in
+    /// a pass; and the pair of large impulses, warm started after the body has turned by a
+    /// little, no longer cancel, and grow without bound. The rows that hold the turn are the
+    /// slide of the reduced joint: their effective masses are the Schur complements of the
+    /// turn, and their impulses stay of the size of the force the joint carries.
+    fn holding_the_turn(&self, row: Row) -> (Row, f32) {
+        let p = self.p;
+        let share = turn_share(row.ja, row.jb, p.inv_inertia[0], p.inv_inertia[1]);
+        let row = Row {
+            n: row.n,
+            ja: row.ja + share,
+            jb: row.jb + share,
+        };
+        (row, share)
+    }
+}
+
+/// A prismatic joint's rows across the axis and of the relative turn, solved together. Both
+/// hold the turn, so the block is diagonal up to rounding; the error across the axis is
+/// measured in the same combination as the row (the rows are a change of basis of the
+/// constraint, and the errors change with them).
 fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impulses) {
-    let (_, across) = slide_rows(pair);
+    let (_, plain) = plain_slide_rows(pair);
+    let (across, share) = pair.holding_the_turn(plain);
     let (_, _, d) = pair.geometry();
-    let c = Vec2::new(pair.axis().left_perp().dot(d), pair.angle(reference));
+    let angle = pair.angle(reference);
+    let c = Vec2::new(pair.axis().left_perp().dot(d) + share * angle, angle);
     let p = pair.p;
     let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
     let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
@@ -878,9 +938,14 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
     let k11 = ma + mb + ia * s1 * s1 + ib * s2 * s2;
     let k12 = ia * s1 + ib * s2;
     // Neither body can turn: the turn row is empty, and a unit entry keeps the block regular.
-    let k22 = if ia + ib > 0.0 { ia + ib } else { 1.0 };
+    // The determinant without cancellation (see `solve2`).
+    let gap = s1 - s2;
+    let (k22, det) = match ia + ib > 0.0 {
+        true => (ia + ib, (ma + mb) * (ia + ib) + (ia * ib) * (gap * gap)),
+        false => (1.0, k11),
+    };
     let cdot = Vec2::new(pair.row_velocity(across), pair.row_velocity(Row::ANGULAR));
-    let x = solve2(k11, k12, k22, cdot + c * k.bias_rate);
+    let x = solve2(k11, k12, k22, det, cdot + c * k.bias_rate);
     let accumulated = Vec2::new(i.linear.x, i.angular);
     let impulse = x * -k.mass_scale - accumulated * k.impulse_scale;
     i.linear.x += impulse.x;
