@@ -21,9 +21,7 @@ pub(crate) mod continuous;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_solver;
 pub(crate) mod forces;
-pub(crate) mod joint;
-pub(crate) mod joint_solver;
-pub(crate) mod joint_tree;
+pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
 
@@ -40,9 +38,9 @@ use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::solver::forces::Forces;
-use crate::solver::joint::JointStore;
-use crate::solver::joint_solver::{JointOp, JointSet};
-use crate::solver::joint_tree::{JointTrees, TreeOp};
+use crate::solver::joints::soft::{JointOp, JointSet};
+use crate::solver::joints::store::JointStore;
+use crate::solver::joints::tree::{JointTrees, TreeOp};
 use crate::solver::schedule::{run_stages, Progress};
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{
@@ -111,7 +109,7 @@ enum Op {
     Contacts(ContactOp, Sweep),
     Direct(DirectOp),
     Joints(JointOp),
-    /// The exact solve of the joint trees (see `joint_tree`).
+    /// The exact solve of the joint trees (see `joints::tree`).
     Trees(TreeOp),
 }
 
@@ -122,9 +120,9 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
+    /// The blocks of a joint color or of the joint overflow set (see `joints::soft`).
     Joints(JointOp, JointSet),
-    /// One block per joint tree (see `joint_tree`).
+    /// One block per joint tree (see `joints::tree`).
     Trees(TreeOp),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.

@@ -37,7 +37,7 @@ use crate::index::{BodySlot, NONE};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
-use crate::solver::joint::{turn_share, Impulses, Joint, JointKind, JointStore, Slot};
+use crate::solver::joints::joint::{turn_share, Impulses, Joint, JointKind, Slot};
 use crate::solver::Softness;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
@@ -55,6 +55,13 @@ pub(crate) enum JointOp {
 /// Damping ratio of the joints' rigid constraints: well damped, so that the error correction
 /// does not ring along a chain.
 const JOINT_DAMPING_RATIO: f32 = 2.0;
+
+/// The softness of the joints' rigid constraints for substeps `h` long: as stiff as a
+/// contact with a static body (see `Solver::fill_batches`).
+pub(crate) fn rigid_softness(settings: &WorldSettings, h: f32) -> Softness {
+    let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
+    Softness::new(hertz, JOINT_DAMPING_RATIO, h)
+}
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
 /// amortise claiming it, small enough to balance the workers over one color.
@@ -205,7 +212,7 @@ pub(crate) struct JointBatches {
     used: Vec<u64>,
     plain: Vec<usize>,
     others: Vec<usize>,
-    /// Per joint slot, whether the joint trees solved it instead (see `joint_tree`).
+    /// Per joint slot, whether the joint trees solved it instead (see `tree`).
     in_tree: Vec<bool>,
 }
 
@@ -647,63 +654,70 @@ impl Joint {
                 pair.solve_row(Row::ANGULAR, bias, 1.0, 0.0, &mut i.angular, -cap, cap);
                 pair.solve_point(k, &mut i.linear, self.max_force * pass.h);
             }
-            JointKind::Distance => {
-                let (ra, rb, d) = pair.geometry();
-                let length = d.length();
-                let axis = d.normalized().unwrap_or(Vec2::ZERO);
-                let row = Row {
-                    n: axis,
-                    ja: ra.cross(axis),
-                    jb: rb.cross(axis),
-                };
-                let c = length - self.length;
-                match (self.spring, self.length_range) {
-                    (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
-                    // A range set to one length while the world runs holds that length.
-                    (_, Some((min, max))) if min == max => {
-                        pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
-                    }
-                    (_, range) => {
-                        if let Some(motor) = self.active_motor() {
-                            pair.solve_motor(row, motor, pass, &mut i.motor);
-                        }
-                        if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
-                            if min > 0.0 {
-                                pair.solve_limit(row, length - min, pass, &mut i.lower);
-                            }
-                            if max.is_finite() {
-                                pair.solve_limit(row.neg(), max - length, pass, &mut i.upper);
-                            }
-                        }
-                    }
-                }
+            JointKind::Distance => self.solve_distance(i, pair, pass),
+            JointKind::Prismatic | JointKind::Wheel => self.solve_slide(i, pair, pass),
+        }
+    }
+
+    /// A distance joint's pass: its length held, or its motor, limits and range.
+    fn solve_distance(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
+        let (ra, rb, d) = pair.geometry();
+        let length = d.length();
+        let axis = d.normalized().unwrap_or(Vec2::ZERO);
+        let row = Row {
+            n: axis,
+            ja: ra.cross(axis),
+            jb: rb.cross(axis),
+        };
+        let c = length - self.length;
+        match (self.spring, self.length_range) {
+            (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
+            // A range set to one length while the world runs holds that length.
+            (_, Some((min, max))) if min == max => {
+                pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
             }
-            JointKind::Prismatic | JointKind::Wheel => {
-                let prismatic = self.kind == JointKind::Prismatic;
+            (_, range) => {
                 if let Some(motor) = self.active_motor() {
-                    let row = if prismatic {
-                        slide_rows(pair).0
-                    } else {
-                        Row::ANGULAR
-                    };
                     pair.solve_motor(row, motor, pass, &mut i.motor);
                 }
-                if let Some((lower, upper)) = self.active_limits() {
-                    let (along, _) = slide_rows(pair);
-                    let (_, _, d) = pair.geometry();
-                    let translation = pair.axis().dot(d);
-                    pair.solve_limit(along, translation - lower, pass, &mut i.lower);
-                    pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
-                }
-                if prismatic {
-                    solve_slide_and_turn(pair, pass.rigid, self.reference_angle, i);
-                } else {
-                    let (_, across) = slide_rows(pair);
-                    let (_, _, d) = pair.geometry();
-                    let c = pair.axis().left_perp().dot(d);
-                    pair.solve_equality(across, c, pass.rigid, &mut i.linear.x);
+                if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
+                    if min > 0.0 {
+                        pair.solve_limit(row, length - min, pass, &mut i.lower);
+                    }
+                    if max.is_finite() {
+                        pair.solve_limit(row.neg(), max - length, pass, &mut i.upper);
+                    }
                 }
             }
+        }
+    }
+
+    /// A prismatic or wheel joint's pass: its motor and limits, then its rows across the
+    /// axis (and a prismatic joint's turn).
+    fn solve_slide(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
+        let prismatic = self.kind == JointKind::Prismatic;
+        if let Some(motor) = self.active_motor() {
+            let row = if prismatic {
+                slide_rows(pair).0
+            } else {
+                Row::ANGULAR
+            };
+            pair.solve_motor(row, motor, pass, &mut i.motor);
+        }
+        if let Some((lower, upper)) = self.active_limits() {
+            let (along, _) = slide_rows(pair);
+            let (_, _, d) = pair.geometry();
+            let translation = pair.axis().dot(d);
+            pair.solve_limit(along, translation - lower, pass, &mut i.lower);
+            pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
+        }
+        if prismatic {
+            solve_slide_and_turn(pair, pass.rigid, self.reference_angle, i);
+        } else {
+            let (_, across) = slide_rows(pair);
+            let (_, _, d) = pair.geometry();
+            let c = pair.axis().left_perp().dot(d);
+            pair.solve_equality(across, c, pass.rigid, &mut i.linear.x);
         }
     }
 }
@@ -954,13 +968,15 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
     pair.apply_row(Row::ANGULAR, impulse.y);
 }
 
-impl JointStore {
+impl JointBatches {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
     /// that can move a body, but those marked in `exact` (per slot; the joint trees solve
     /// them); `state_of` maps body slots to solver states, of which there are `states`.
     /// Returns whether any joint can move a body.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare(
         &mut self,
+        slots: &[Slot],
         bodies: &BodyStore,
         state_of: &[u32],
         states: usize,
@@ -969,12 +985,7 @@ impl JointStore {
         exact: &[bool],
     ) -> bool {
         zone!("joint prepare");
-        self.h = h;
-        self.inv_h = 1.0 / h;
-        // As stiff as a contact with a static body (see `Solver::fill_batches`).
-        let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
-        self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
-        let batches = &mut self.batches;
+        let batches = self;
         batches.kernels = Some(settings.kernels());
         batches.color_of.clear();
         batches.in_tree.clear();
@@ -988,7 +999,7 @@ impl JointStore {
         batches.others.resize(sets, 0);
         // Greedy in slot order: each joint takes the first color in which neither body it
         // moves is used yet.
-        for (slot, s) in self.slots.iter().enumerate() {
+        for (slot, s) in slots.iter().enumerate() {
             let exact = exact.get(slot).copied().unwrap_or(false);
             let joint = s.joint.as_ref().filter(|_| !exact);
             let color = joint.map_or(NO_COLOR, |joint| {
@@ -1016,7 +1027,7 @@ impl JointStore {
         }
         batches.lay_out();
         // Each joint's constants straight into its place in color order.
-        for (slot, (s, &color)) in self.slots.iter().zip(&batches.color_of).enumerate() {
+        for (slot, (s, &color)) in slots.iter().zip(&batches.color_of).enumerate() {
             let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
                 continue;
             };
@@ -1040,46 +1051,45 @@ impl JointStore {
     }
 
     /// Writes the step's impulses back to the joints.
-    pub(crate) fn store_impulses(&mut self) {
+    pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
         zone!("joint store impulses");
-        let batches = &self.batches;
-        for (pins, slots) in batches.pins.iter().zip(&batches.pin_slots) {
-            for (l, &slot) in slots.iter().enumerate() {
-                let slot = self.slots.get_mut(slot as usize);
+        let batches = self;
+        for (pins, lanes) in batches.pins.iter().zip(&batches.pin_slots) {
+            for (l, &slot) in lanes.iter().enumerate() {
+                let slot = slots.get_mut(slot as usize);
                 if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                     joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
                 }
             }
         }
         for p in &batches.prepared {
-            let slot = self.slots.get_mut(p.c.slot as usize);
+            let slot = slots.get_mut(p.c.slot as usize);
             if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                 joint.impulses = p.impulses;
             }
         }
     }
 
-    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]).
-    pub(crate) fn passes(&mut self) -> Passes<'_> {
-        let JointStore {
-            slots,
-            batches,
-            rigid,
-            h,
-            inv_h,
-            ..
-        } = self;
+    /// The joint passes of this step over the joints in `slots`, for the solver's stages
+    /// (after [`JointBatches::prepare`]), with the rigid constraints' softness `rigid` for
+    /// substeps `h` long.
+    pub(crate) fn passes<'a>(
+        &'a mut self,
+        slots: &'a [Slot],
+        rigid: Softness,
+        h: f32,
+    ) -> Passes<'a> {
         Passes {
             slots,
-            prepared: DisjointMut::new(&mut batches.prepared),
-            extra: &batches.extra,
-            pins: DisjointMut::new(&mut batches.pins),
-            colors: &batches.colors,
-            overflow: &batches.overflow,
-            kernels: batches.kernels.expect("the joints are prepared"),
-            rigid: (*rigid).into(),
-            h: *h,
-            inv_h: *inv_h,
+            prepared: DisjointMut::new(&mut self.prepared),
+            extra: &self.extra,
+            pins: DisjointMut::new(&mut self.pins),
+            colors: &self.colors,
+            overflow: &self.overflow,
+            kernels: self.kernels.expect("the joints are prepared"),
+            rigid: rigid.into(),
+            h,
+            inv_h: 1.0 / h,
         }
     }
 }
