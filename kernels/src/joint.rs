@@ -200,8 +200,12 @@ fn solve_lanes<R: Real>(
     let k22 = (m + r.rax * r.rax * r.ia) + r.rbx * r.rbx * r.ib;
     let bias = R::splat(k.bias_rate);
     let (rx, ry) = (cdot_x + dx * bias, cdot_y + dy * bias);
-    // The 2x2 solve; zero where no body can move (a singular matrix).
-    let det = k11 * k22 - k12 * k12;
+    // The 2x2 solve; zero where no body can move (a singular matrix). The determinant as a
+    // sum of terms that are never negative, not `k11 k22 - k12^2`, whose products agree in
+    // more digits than an f32 holds where an anchor lies far from a small body.
+    let arms = r.ia * (r.rax * r.rax + r.ray * r.ray) + r.ib * (r.rbx * r.rbx + r.rby * r.rby);
+    let cross = r.rax * r.rby - r.ray * r.rbx;
+    let det = (m * m + m * arms) + (r.ia * r.ib) * (cross * cross);
     let zero = R::splat(0.0);
     let regular = det.gt(zero) | det.lt(zero);
     let inv = R::splat(1.0) / det;

@@ -52,6 +52,8 @@ pub trait Real:
     fn select(m: Self::Mask, a: Self, b: Self) -> Self;
     /// True if `m` holds in every lane.
     fn all(m: Self::Mask) -> bool;
+    /// The largest integer not above `self`, per lane (exact: no rounding).
+    fn floor(self) -> Self;
 
     /// `if self > o { self } else { o }`: one definition for both widths, so that signed zeros
     /// and NaNs resolve identically.
@@ -95,6 +97,10 @@ impl Real for f32 {
         m
     }
     #[inline(always)]
+    fn floor(self) -> f32 {
+        f32::floor(self)
+    }
+    #[inline(always)]
     fn select(m: bool, a: f32, b: f32) -> f32 {
         if m {
             a
@@ -130,6 +136,10 @@ macro_rules! real_for_wide {
             #[inline(always)]
             fn ge(self, o: $t) -> $t {
                 self.simd_ge(o)
+            }
+            #[inline(always)]
+            fn floor(self) -> $t {
+                $t::floor(self)
             }
             #[inline(always)]
             fn select(m: $t, a: $t, b: $t) -> $t {

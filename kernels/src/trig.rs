@@ -23,11 +23,16 @@ pub fn sin_cos_small<R: Real>(x: R) -> (R, R) {
     (sin, cos)
 }
 
-/// Sine and cosine of `x` within four turns (`|x| <= 8 pi`), for a substep's turn: where a
-/// lane lies beyond an eighth of a turn, the series takes `x / 32` and the double-angle
+/// Sine and cosine of a substep's turn `x`, accurate within four turns (`|x| <= 8 pi`): where
+/// a lane lies beyond an eighth of a turn, the series takes `x / 32` and the double-angle
 /// formulas bring it back, five times. A lane within an eighth of a turn gets
 /// [`sin_cos_small`]'s bits whatever its neighbours hold, so the SIMD lanes and the scalar
 /// twin agree.
+///
+/// A lane beyond four turns is first brought within one by whole turns. The speed cap keeps
+/// a body's turn within four turns when its velocity is integrated, but a constraint solve
+/// that follows can spin a body faster still (a joint whose anchor lies far outside a tiny
+/// body), and the series, doubled five times from a large argument, overflows to NaN.
 #[inline(always)]
 pub fn sin_cos_turn<R: Real>(x: R) -> (R, R) {
     let eighth = R::splat(std::f32::consts::FRAC_PI_4);
@@ -36,11 +41,23 @@ pub fn sin_cos_turn<R: Real>(x: R) -> (R, R) {
     if R::all(within) {
         return (sin, cos);
     }
+    let turns = R::splat(8.0 * std::f32::consts::PI);
+    let x = R::select(turns.ge((R::splat(0.0) - x).max(x)), x, whole_turns_off(x));
     let (mut s, mut c) = sin_cos_small(x * R::splat(1.0 / 32.0));
     for _ in 0..5 {
         (s, c) = (R::splat(2.0) * (s * c), c * c - s * s);
     }
     (R::select(within, sin, s), R::select(within, cos, c))
+}
+
+/// `x` less the whole turns nearest to it, kept within half a turn of zero. Past about a
+/// million turns an f32 holds no fraction of a turn, and the difference is rounding alone:
+/// any angle in the range is then as good as another.
+#[inline(always)]
+fn whole_turns_off<R: Real>(x: R) -> R {
+    let (pi, tau) = (std::f32::consts::PI, std::f32::consts::TAU);
+    let k = (x / R::splat(tau) + R::splat(0.5)).floor();
+    (x - k * R::splat(tau)).max(R::splat(-pi)).min(R::splat(pi))
 }
 
 /// Sine and cosine of any finite `x`, correctly rounded to f32 in all but rare cases (the
@@ -170,6 +187,25 @@ mod tests {
             assert!((s as f64 - es).abs() <= tol, "sin {x}: {s} against {es}");
             assert!((c as f64 - ec).abs() <= tol, "cos {x}: {c} against {ec}");
             x += 0.001;
+        }
+    }
+
+    #[test]
+    fn a_turn_of_any_finite_size_has_a_unit_sine_and_cosine() {
+        let mut x = 8.0 * std::f32::consts::PI;
+        while x < 1e30 {
+            for x in [x, -x] {
+                let (s, c) = sin_cos_turn(x);
+                let length = (s * s + c * c).sqrt();
+                assert!((length - 1.0).abs() < 1e-5, "turn {x}: sin {s} cos {c}");
+                // Within a thousand turns, the angle itself: whole turns are exact there.
+                if x.abs() < 6000.0 {
+                    let (es, ec) = (x as f64).sin_cos();
+                    let error = (s as f64 - es).abs().max((c as f64 - ec).abs());
+                    assert!(error < 1e-3, "turn {x}: sin {s} cos {c}, exact {es} {ec}");
+                }
+            }
+            x *= 1.37;
         }
     }
 

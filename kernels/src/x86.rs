@@ -159,6 +159,11 @@ impl Real for F32x8 {
         // SAFETY: as for the operators.
         unsafe { _mm256_movemask_ps(m.0) == 0xff }
     }
+    #[inline(always)]
+    fn floor(self) -> F32x8 {
+        // SAFETY: as for the operators.
+        F32x8(unsafe { _mm256_floor_ps(self.0) })
+    }
 }
 
 impl Lanes8 for F32x8 {
@@ -270,6 +275,13 @@ impl Real for F32x16 {
     fn all(m: u16) -> bool {
         m == u16::MAX
     }
+    #[inline(always)]
+    fn floor(self) -> F32x16 {
+        // SAFETY: as for the operators.
+        F32x16(unsafe {
+            _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(self.0)
+        })
+    }
 }
 
 impl Real for F32x8x2 {
@@ -302,6 +314,10 @@ impl Real for F32x8x2 {
     #[inline(always)]
     fn all(m: Mask8x2) -> bool {
         F32x8::all(m.0) & F32x8::all(m.1)
+    }
+    #[inline(always)]
+    fn floor(self) -> F32x8x2 {
+        F32x8x2(self.0.floor(), self.1.floor())
     }
 }
 

@@ -86,15 +86,8 @@ pub struct ChainGhosts {
     pub next: Option<Vec2>,
 }
 
-/// A collision shape attached to a body.
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "crate::geometry::shape_serde::ShapeParts",
-        into = "crate::geometry::shape_serde::ShapeParts"
-    )
-)]
+/// A collision shape attached to a body. With the `serde` feature it is `Serialize` and
+/// `Deserialize` (see `shape_serde.rs`), checked on the way in.
 #[derive(Debug, PartialEq)]
 pub enum Shape {
     /// A disc.

@@ -4,7 +4,7 @@
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::{ChainGhosts, Circle, Polygon, Shape, MAX_POLYGON_VERTICES};
 use crate::Error;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A [`Shape`] as its defining numbers, the same ones a snapshot saves: a circle's centre and
 /// radius, or a polygon's vertices with their edge normals, its centroid, its rounding radius
@@ -84,5 +84,19 @@ impl TryFrom<ShapeParts> for Shape {
                 polygon.checked()
             }
         }
+    }
+}
+
+/// Written as its [`ShapeParts`].
+impl Serialize for Shape {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ShapeParts::from(self.clone()).serialize(serializer)
+    }
+}
+
+/// Read as [`ShapeParts`], then checked: a shape no constructor makes is an error.
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+        Shape::try_from(ShapeParts::deserialize(deserializer)?).map_err(serde::de::Error::custom)
     }
 }

@@ -21,11 +21,10 @@ pub(crate) mod continuous;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_solver;
 pub(crate) mod forces;
-pub(crate) mod joint;
-pub(crate) mod joint_solver;
-pub(crate) mod joint_tree;
+pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
+pub(crate) mod softness;
 
 use crate::body::BodyStore;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
@@ -40,10 +39,11 @@ use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::solver::forces::Forces;
-use crate::solver::joint::JointStore;
-use crate::solver::joint_solver::{JointOp, JointSet};
-use crate::solver::joint_tree::{JointTrees, TreeOp};
+use crate::solver::joints::soft::{JointOp, JointSet};
+use crate::solver::joints::store::JointStore;
+use crate::solver::joints::tree::{JointTrees, TreeOp};
 use crate::solver::schedule::{run_stages, Progress};
+use crate::solver::softness::Softness;
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{
     BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
@@ -111,7 +111,7 @@ enum Op {
     Contacts(ContactOp, Sweep),
     Direct(DirectOp),
     Joints(JointOp),
-    /// The exact solve of the joint trees (see `joint_tree`).
+    /// The exact solve of the joint trees (see `joints::tree`).
     Trees(TreeOp),
 }
 
@@ -122,9 +122,9 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// The blocks of a joint color or of the joint overflow set (see `joint_solver`).
+    /// The blocks of a joint color or of the joint overflow set (see `joints::soft`).
     Joints(JointOp, JointSet),
-    /// One block per joint tree (see `joint_tree`).
+    /// One block per joint tree (see `joints::tree`).
     Trees(TreeOp),
     /// One block per tile of the graph: the tile's whole step, `Solver::program` over its
     /// bodies and colors.
@@ -138,28 +138,6 @@ enum Stage {
         per_block: usize,
         color: bool,
     },
-}
-
-/// Coefficients of a soft constraint for one substep length: a damped spring of the given
-/// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
-/// step is `1 - mass_scale`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Softness {
-    pub(crate) bias_rate: f32,
-    pub(crate) mass_scale: f32,
-}
-
-impl Softness {
-    pub(crate) fn new(hertz: f32, damping_ratio: f32, h: f32) -> Softness {
-        let omega = 2.0 * std::f32::consts::PI * hertz;
-        let a1 = 2.0 * damping_ratio + h * omega;
-        let a2 = h * omega * a1;
-        let a3 = 1.0 / (1.0 + a2);
-        Softness {
-            bias_rate: omega / a1,
-            mass_scale: a2 * a3,
-        }
-    }
 }
 
 /// The per-state counts of `count_deep_contacts`, which sets them all before it counts: a
@@ -1083,11 +1061,6 @@ fn pack_lane(
         lanes.tangent_impulse[l] = p.tangent_impulse;
     }
 }
-
-codec_struct!(Softness {
-    bias_rate,
-    mass_scale
-});
 
 impl Codec for Sweep {
     const MIN_SIZE: usize = 1;

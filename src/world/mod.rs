@@ -50,7 +50,7 @@ use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::continuous::{solve_continuous, SweepTargets};
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::forces::Forces;
-use crate::solver::joint::JointStore;
+use crate::solver::joints::store::JointStore;
 use crate::solver::{Solver, StepInput};
 use std::sync::RwLock;
 

@@ -3,7 +3,7 @@
 use crate::body::SlotKind;
 use crate::geometry::math::Vec2;
 use crate::settings::WorldSettings;
-use crate::solver::joint::Impulses;
+use crate::solver::joints::joint::Impulses;
 use crate::world::World;
 
 /// FNV-1a over 64 bits, fed whole words: small, in the crate, and the same on every machine

@@ -290,6 +290,117 @@ fn a_prismatic_motor_pushes_at_its_force_cap_up_to_its_speed() {
     assert!((v.x - speed).abs() < 1e-4 && v.y.abs() < 1e-4, "v {v:?}");
 }
 
+/// A small dense triangle (6 cm across) on a slider whose anchor lies 20 m from it, on a
+/// kinematic body: its row along the axis has an arm of 20 m, hundreds of times the body's
+/// size. `spin` is the kinematic body's angular velocity.
+fn far_slider(spin: f32) -> (World, BodyId, BodyId, Vec2, Vec2) {
+    let mut w = world(Vec2::new(0.0, -G));
+    let points: Vec<Vec2> = (0..3)
+        .map(|k| {
+            let a = 2.05 + std::f32::consts::TAU * k as f32 / 3.0;
+            Vec2::new(0.065 * a.cos(), 0.065 * a.sin())
+        })
+        .collect();
+    let slider = w
+        .add_body(
+            BodyDef::dynamic().angle(-1.79),
+            ShapeDef::new(Shape::polygon(&points).unwrap()),
+        )
+        .unwrap();
+    let carrier = w
+        .add_body(
+            BodyDef::kinematic()
+                .position(Vec2::new(19.4, -2.9))
+                .angular_velocity(spin),
+            ShapeDef::new(Shape::circle(1.0).unwrap()),
+        )
+        .unwrap();
+    let at = Vec2::new(19.65, -2.4);
+    let axis = Vec2::new(0.6, 0.8);
+    w.add_joint(
+        JointDef::prismatic(carrier, slider, at, axis)
+            .limits(-1.0, 1.0)
+            .motor(0.5, 50.0),
+    )
+    .unwrap();
+    (w, slider, carrier, at, axis)
+}
+
+/// Regression (random worlds): the rows along and across the axis, measured at an anchor
+/// 20 m away, turned the 6 cm body more than they slid it; the impulses that turned it and
+/// turned it back, warm started after it had turned, grew until the body flew off at the
+/// speed cap. The motor slides it to its upper limit, where it rests without turning.
+#[test]
+fn a_small_body_on_a_slider_anchored_far_away_slides_to_its_limit() {
+    let (mut w, slider, _, _, axis) = far_slider(0.0);
+    let start = w.position(slider).unwrap();
+    let angle = w.angle(slider).unwrap();
+    step(&mut w, 300);
+    let along = (w.position(slider).unwrap() - start).dot(axis);
+    let across = (w.position(slider).unwrap() - start).cross(axis);
+    assert!(
+        (along - 1.0).abs() < 0.05,
+        "{along} m along the axis, limit 1"
+    );
+    assert!(across.abs() < 0.01, "{across} m off the axis");
+    let v = w.linear_velocity(slider).unwrap();
+    assert!(v.length() < 1e-3, "still moving at {v:?}");
+    let turned = w.angle(slider).unwrap() - angle;
+    assert!(turned.abs() < 1e-3, "the slider turned by {turned} rad");
+}
+
+/// Regression (random worlds): the same slider on a carrier spinning at 39 rad/s turned NaN
+/// within two steps. A slider cannot turn on its carrier: it spins with it.
+#[test]
+fn a_small_body_on_a_slider_of_a_spinning_carrier_spins_with_it() {
+    let spin = 39.16;
+    let (mut w, slider, carrier, _, _) = far_slider(spin);
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+        let p = w.position(slider).unwrap();
+        assert!(p.is_finite(), "slider at {p:?}");
+    }
+    let turn = w.angular_velocity(slider).unwrap();
+    assert!((turn - spin).abs() < 0.01 * spin, "turns at {turn} rad/s");
+    let relative = w.angle(slider).unwrap() - w.angle(carrier).unwrap();
+    step(&mut w, 10);
+    let later = w.angle(slider).unwrap() - w.angle(carrier).unwrap();
+    let drift = (later - relative).sin().abs();
+    assert!(
+        drift < 1e-2,
+        "the slider turned by {drift} rad on its carrier"
+    );
+}
+
+/// A 2 cm ball pinned to the world 150 m from its centre: the point constraint's matrix has
+/// a determinant that `k11 k22 - k12^2` loses in rounding (the products agree to ten
+/// digits). It swings as a simple pendulum, its distance from the pivot held.
+#[test]
+fn a_small_ball_pinned_far_away_swings_on_a_rod_that_holds() {
+    let mut w = world(Vec2::new(0.0, -G));
+    let pivot = Vec2::new(0.0, 200.0);
+    let length = 150.0f32;
+    // Out to one side at 45 degrees, so that both arm components are large.
+    let start = pivot + Vec2::new(length, -length) * std::f32::consts::FRAC_1_SQRT_2;
+    let support = pin(&mut w, pivot);
+    let bob = ball(&mut w, start, 0.01, 10.0);
+    w.add_joint(JointDef::revolute(support, bob, pivot))
+        .unwrap();
+    // Energy: from 45 degrees, the speed at the bottom is sqrt(2 g L (1 - cos 45)).
+    let bottom = (2.0 * G * length * (1.0 - std::f32::consts::FRAC_1_SQRT_2)).sqrt();
+    let mut fastest = 0.0f32;
+    for _ in 0..600 {
+        w.step(DT).unwrap();
+        let rod = (w.position(bob).unwrap() - pivot).length();
+        assert!((rod - length).abs() < 0.005 * length, "rod {rod} m");
+        fastest = fastest.max(w.linear_velocity(bob).unwrap().length());
+    }
+    assert!(
+        (fastest - bottom).abs() < 0.02 * bottom,
+        "fastest {fastest} m/s, at the bottom {bottom} m/s"
+    );
+}
+
 #[test]
 fn the_reaction_force_of_a_hanging_mass_is_its_weight() {
     let mut w = world(Vec2::new(0.0, -G));

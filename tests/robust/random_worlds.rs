@@ -1,8 +1,7 @@
 //! Property tests over random worlds: random shapes (circles and polygons from 1 cm to 100 m),
 //! densities a thousandfold apart, speeds up to 400 m/s, sensors and two-shape compound bodies,
 //! and random sequences of add, remove, step, rest (long enough for islands to fall asleep),
-//! set-velocity, forces and torques, and joints of every kind between any two handles (in an
-//! ignored test until the engine keeps them finite).
+//! set-velocity, forces and torques, and joints of every kind between any two handles.
 //! Whatever the sequence, nothing panics, every state stays finite, handles are valid until
 //! their body is removed and `Err(InvalidBody)` after, and worlds that differ only in backend
 //! or thread count answer every call alike and stay bit-identical (`common::state_bits`: bodies,
@@ -198,13 +197,10 @@ struct Run {
     live: Vec<bool>,
     /// What each `Join` answered: the worlds must agree on which joints they refuse.
     joins: Vec<Result<(), Error>>,
-    /// Whether `Join` makes joints, or does nothing: see
-    /// `random_worlds_with_joints_stay_finite_and_identical`.
-    joints: bool,
 }
 
 impl Run {
-    fn new(backend: Backend, threads: usize, joints: bool) -> Run {
+    fn new(backend: Backend, threads: usize) -> Run {
         Run {
             world: World::new(WorldSettings {
                 backend,
@@ -217,7 +213,6 @@ impl Run {
             ids: Vec::new(),
             live: Vec::new(),
             joins: Vec::new(),
-            joints,
         }
     }
 
@@ -269,9 +264,6 @@ impl Run {
             Action::Join(kind, i, j) => {
                 if let (Some(a), Some(b)) = (self.pick(*i), self.pick(*j)) {
                     let (ida, idb) = (self.ids[a], self.ids[b]);
-                    if !self.joints {
-                        return Ok(());
-                    }
                     let at = match self.world.position(ida) {
                         Ok(p) => p + Vec2::new(0.25, 0.5),
                         Err(_) => Vec2::ZERO,
@@ -335,11 +327,11 @@ impl Run {
 }
 
 /// Steps three worlds (backends, thread counts) through `actions`, checking them after each.
-fn check_actions(actions: &[Action], joints: bool) -> Result<(), TestCaseError> {
+fn check_actions(actions: &[Action]) -> Result<(), TestCaseError> {
     let mut runs = [
-        Run::new(Backend::Simd, 1, joints),
-        Run::new(Backend::Scalar, 2, joints),
-        Run::new(Backend::Simd, 2, joints),
+        Run::new(Backend::Simd, 1),
+        Run::new(Backend::Scalar, 2),
+        Run::new(Backend::Simd, 2),
     ];
     for action in actions {
         for run in &mut runs {
@@ -364,25 +356,10 @@ fn check_actions(actions: &[Action], joints: bool) -> Result<(), TestCaseError> 
 proptest! {
     #![proptest_config(common::proptest_config(32))]
 
-    /// Without joints (see below).
     #[test]
     fn random_worlds_stay_finite_valid_and_identical_across_backends_and_threads(
         actions in prop::collection::vec(action(), 1..60)
     ) {
-        check_actions(&actions, false)?;
-    }
-
-    /// With joints of every kind. Known engine bug, so ignored: these worlds found joints
-    /// that drag a small dense body from an anchor metres away after a body it barely moves
-    /// (a 1.5 kg polygon pinned to a body flying at 160 m/s, to a kinematic one, or on a slider
-    /// along a 300 kg plank spinning at 30 rad/s): the small body's state turns NaN within a
-    /// few steps. `cargo test --profile ci --test robust random_worlds:: -- --ignored` finds such a case
-    /// and prints it.
-    #[test]
-    #[ignore = "engine bug: a joint dragging a small body after a fast heavy one turns NaN"]
-    fn random_worlds_with_joints_stay_finite_and_identical(
-        actions in prop::collection::vec(action(), 1..60)
-    ) {
-        check_actions(&actions, true)?;
+        check_actions(&actions)?;
     }
 }

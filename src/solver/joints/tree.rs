@@ -2,7 +2,7 @@
 //! time linear in its size, so that chains, ropes, welded beams and ragdolls hold whatever the
 //! masses they carry.
 //!
-//! The soft joint passes (see `joint_solver`) relax each joint against its neighbours in turn:
+//! The soft joint passes (see `soft`) relax each joint against its neighbours in turn:
 //! a chain of forty links under a heavy weight needs far more passes than a step has, and it
 //! stretches and bounces like a bungee. Yet the joints of a chain, a beam or a rope form a
 //! tree once fixed bodies are left out (a fixed body is not a node: it cuts the graph), and a
@@ -34,7 +34,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
-use crate::solver::joint::{Joint, JointKind, Slot};
+use crate::solver::joints::joint::{Joint, JointKind, Slot};
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;
@@ -222,7 +222,7 @@ impl JointTrees {
         self.inv_mass.resize(states, (0.0, 0.0));
         // A side: its state and whether it is a node (a dynamic body the solver moves, which
         // can turn); `None` for a dynamic body that cannot turn, whose joints stay soft.
-        let side = |slot: BodySlot| -> Option<(u32, bool, f32, f32, Rot)> {
+        let side = |slot: BodySlot| -> Option<TreeSide> {
             let s = slot.index();
             let state = state_of[s];
             let (m, i) = (bodies.inv_mass[s], bodies.inv_inertia[s]);
@@ -277,30 +277,9 @@ impl JointTrees {
                 }
             }
             self.exact[slot] = true;
-            let (ca, cb) = (
-                bodies.center[joint.a.index()],
-                bodies.center[joint.b.index()],
-            );
-            let i = &joint.impulses;
-            let impulse = match rows {
-                Rows::Point | Rows::Weld => [i.linear.x, i.linear.y, i.angular],
-                Rows::Distance => [i.axial, 0.0, 0.0],
-            };
-            self.candidates.push(TreeJoint {
-                rows,
-                slot: slot as u32,
-                state: [a.0, b.0],
-                node: [a.1, b.1],
-                inv_mass: [a.2, b.2],
-                inv_inertia: [a.3, b.3],
-                r: [a.4.rotate(joint.local_a), b.4.rotate(joint.local_b)],
-                q: [a.4, b.4],
-                delta_center: cb - ca,
-                reference_angle: joint.reference_angle,
-                length: joint.length,
-                impulse: impulse.map(f64::from),
-                jacobian: [ZERO3; 2],
-            });
+            let centers = [joint.a, joint.b].map(|s| bodies.center[s.index()]);
+            let candidate = TreeJoint::new(joint, slot as u32, rows, [a, b], centers);
+            self.candidates.push(candidate);
         }
         self.leave_loops();
         self.lay_out(states);
@@ -346,6 +325,27 @@ impl JointTrees {
     /// joint to the fixed world, if it has one, else from the first body of its first joint in
     /// slot order; breadth first, then reversed so that children come before their parents.
     fn lay_out(&mut self, states: usize) {
+        self.link(states);
+        self.seen_body.clear();
+        self.seen_body.resize(states, false);
+        // Trees held by the fixed world first, each from the body with that joint: its block
+        // then stays the root's, never eliminated into a joint.
+        for held in [true, false] {
+            for k in 0..self.candidates.len() {
+                let j = &self.candidates[k];
+                if (j.node[0] && j.node[1]) == held {
+                    continue;
+                }
+                let root = if j.node[0] { j.state[0] } else { j.state[1] };
+                if !self.seen_body[root as usize] {
+                    self.push_tree(root);
+                }
+            }
+        }
+    }
+
+    /// Lists each body's joints to other bodies (`adjacent`, from `offsets`).
+    fn link(&mut self, states: usize) {
         let candidates = &self.candidates;
         let between = |j: &TreeJoint| j.node[0] && j.node[1];
         self.offsets.clear();
@@ -370,89 +370,84 @@ impl JointTrees {
                 *at += 1;
             }
         }
-        self.seen_body.clear();
-        self.seen_body.resize(states, false);
-        // Trees held by the fixed world first, each from the body with that joint: its block
-        // then stays the root's, never eliminated into a joint.
-        let held = candidates.iter().filter(|j| !between(j));
-        for j in held.chain(candidates.iter().filter(|j| between(j))) {
-            let root = if j.node[0] { j.state[0] } else { j.state[1] };
-            if self.seen_body[root as usize] {
-                continue;
-            }
-            // The search: (is a body, index, parent's place in the queue, side).
-            let queue = &mut self.queue;
-            queue.clear();
-            queue.push((true, root, NONE, 0));
-            self.seen_body[root as usize] = true;
-            let mut at = 0;
-            while at < queue.len() {
-                let (is_body, index, from, _) = queue[at];
-                if is_body {
-                    let range = self.offsets[index as usize]..self.offsets[index as usize + 1];
-                    for &k in &self.adjacent[range.start as usize..range.end as usize] {
-                        // The joint it was reached by is its parent.
-                        if from != NONE && queue[from as usize].1 == k {
-                            continue;
-                        }
-                        let side = u8::from(candidates[k as usize].state[1] == index);
-                        queue.push((false, k, at as u32, side));
+    }
+
+    /// Lays out the tree of `root`, breadth first from it, then reversed so that children
+    /// come before their parents.
+    fn push_tree(&mut self, root: u32) {
+        let candidates = &self.candidates;
+        // The search: (is a body, index, parent's place in the queue, side).
+        let queue = &mut self.queue;
+        queue.clear();
+        queue.push((true, root, NONE, 0));
+        self.seen_body[root as usize] = true;
+        let mut at = 0;
+        while at < queue.len() {
+            let (is_body, index, from, _) = queue[at];
+            if is_body {
+                let range = self.offsets[index as usize]..self.offsets[index as usize + 1];
+                for &k in &self.adjacent[range.start as usize..range.end as usize] {
+                    // The joint it was reached by is its parent.
+                    if from != NONE && queue[from as usize].1 == k {
+                        continue;
                     }
-                } else {
-                    let joint = &candidates[index as usize];
-                    for side in 0..2 {
-                        let state = joint.state[side];
-                        if !self.seen_body[state as usize] {
-                            self.seen_body[state as usize] = true;
-                            queue.push((true, state, at as u32, side as u8));
-                        }
+                    let side = u8::from(candidates[k as usize].state[1] == index);
+                    queue.push((false, k, at as u32, side));
+                }
+            } else {
+                let joint = &candidates[index as usize];
+                for side in 0..2 {
+                    let state = joint.state[side];
+                    if !self.seen_body[state as usize] {
+                        self.seen_body[state as usize] = true;
+                        queue.push((true, state, at as u32, side as u8));
                     }
                 }
-                at += 1;
             }
-            // Reversed: the node at queue place `p` goes to `n - 1 - p`.
-            let n = queue.len();
-            let (node_start, joint_start) = (self.nodes.len(), self.joints.len());
-            let mut push_joint = |k: u32| {
-                self.joints.push(candidates[k as usize]);
-                (self.joints.len() - 1 - joint_start) as u32
-            };
-            for &(is_body, index, parent, side) in queue.iter().rev() {
-                let parent = match parent {
-                    NONE => NONE,
-                    p => (n - 1 - p as usize) as u32,
-                };
-                let mut node = Node {
-                    index,
-                    is_body,
-                    fixed_joint: NONE,
-                    parent,
-                    side,
-                    mass: 0.0,
-                    inertia: 0.0,
-                    edge: ZERO,
-                    d: ZERO,
-                    y: [0.0; N],
-                    x: [0.0; N],
-                };
-                if is_body {
-                    let (m, i) = self.inv_mass[index as usize];
-                    node.mass = 1.0 / f64::from(m);
-                    node.inertia = 1.0 / f64::from(i);
-                    let fixed = self.fixed_joint[index as usize];
-                    if fixed != NONE {
-                        node.fixed_joint = push_joint(fixed);
-                    }
-                } else {
-                    node.index = push_joint(index);
-                }
-                self.nodes.push(node);
-            }
-            self.trees.push(Tree {
-                nodes: node_start..self.nodes.len(),
-                joints: joint_start..self.joints.len(),
-            });
+            at += 1;
         }
+        // Reversed: the node at queue place `p` goes to `n - 1 - p`.
+        let n = queue.len();
+        let (node_start, joint_start) = (self.nodes.len(), self.joints.len());
+        let mut push_joint = |k: u32| {
+            self.joints.push(candidates[k as usize]);
+            (self.joints.len() - 1 - joint_start) as u32
+        };
+        for &(is_body, index, parent, side) in queue.iter().rev() {
+            let parent = match parent {
+                NONE => NONE,
+                p => (n - 1 - p as usize) as u32,
+            };
+            let mut node = Node {
+                index,
+                is_body,
+                fixed_joint: NONE,
+                parent,
+                side,
+                mass: 0.0,
+                inertia: 0.0,
+                edge: ZERO,
+                d: ZERO,
+                y: [0.0; N],
+                x: [0.0; N],
+            };
+            if is_body {
+                let (m, i) = self.inv_mass[index as usize];
+                node.mass = 1.0 / f64::from(m);
+                node.inertia = 1.0 / f64::from(i);
+                let fixed = self.fixed_joint[index as usize];
+                if fixed != NONE {
+                    node.fixed_joint = push_joint(fixed);
+                }
+            } else {
+                node.index = push_joint(index);
+            }
+            self.nodes.push(node);
+        }
+        self.trees.push(Tree {
+            nodes: node_start..self.nodes.len(),
+            joints: joint_start..self.joints.len(),
+        });
     }
 
     /// Writes the step's impulses back to the joints.
@@ -711,15 +706,67 @@ unsafe fn warm_start(joints: &mut [TreeJoint], states: States) {
     }
 }
 
+/// A joint side as the trees take it: its state, whether it is a node (a dynamic body the
+/// solver moves, which can turn), inverse mass and inertia (zero for a side that is not a
+/// node) and rotation.
+type TreeSide = (u32, bool, f32, f32, Rot);
+
+impl TreeJoint {
+    /// `joint` in `slot`, with its `rows`, its sides and its bodies' centres.
+    fn new(
+        joint: &Joint,
+        slot: u32,
+        rows: Rows,
+        [a, b]: [TreeSide; 2],
+        centers: [Vec2; 2],
+    ) -> Self {
+        let i = &joint.impulses;
+        let impulse = match rows {
+            Rows::Point | Rows::Weld => [i.linear.x, i.linear.y, i.angular],
+            Rows::Distance => [i.axial, 0.0, 0.0],
+        };
+        TreeJoint {
+            rows,
+            slot,
+            state: [a.0, b.0],
+            node: [a.1, b.1],
+            inv_mass: [a.2, b.2],
+            inv_inertia: [a.3, b.3],
+            r: [a.4.rotate(joint.local_a), b.4.rotate(joint.local_b)],
+            q: [a.4, b.4],
+            delta_center: centers[1] - centers[0],
+            reference_angle: joint.reference_angle,
+            length: joint.length,
+            impulse: impulse.map(f64::from),
+            jacobian: [ZERO3; 2],
+        }
+    }
+}
+
 /// Solves the tree exactly: changes the bodies' velocities so that no row moves, by the
 /// joints' impulses alone; or, with `project`, moves the bodies so that no row has an error,
 /// to first order, by displacements of the same form (`M^-1 J^T` times some vector).
 ///
 /// # Safety
 /// As for [`TreePasses::run`].
+unsafe fn solve(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, project: bool) {
+    assemble(joints, nodes, states, project);
+    eliminate(nodes);
+    if project {
+        move_bodies(nodes, states);
+    } else {
+        apply_impulses(joints, nodes, states);
+    }
+}
+
+/// Fills each node's block, right-hand side and edge to its parent from the rows' Jacobians
+/// at the bodies' motion now.
+///
+/// # Safety
+/// As for [`TreePasses::run`].
 // Blocks are indexed by row and column, as the formulas above write them.
 #[allow(clippy::needless_range_loop)]
-unsafe fn solve(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, project: bool) {
+unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, project: bool) {
     // The rows' Jacobians at the bodies' motion now, and the change they ask for.
     let rhs_of = |j: &mut TreeJoint| {
         let (a, b) = (states.read(j.state[0]), states.read(j.state[1]));
@@ -792,6 +839,12 @@ unsafe fn solve(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, pr
             }
         }
     }
+}
+
+/// Eliminates the nodes into their parents, leaves first, then finds each node's unknowns
+/// from its parent's, root first: no fill-in, as the tree is ordered children first.
+#[allow(clippy::needless_range_loop)]
+fn eliminate(nodes: &mut [Node]) {
     // Leaves first: each node, its children eliminated, is eliminated into its parent.
     for i in 0..nodes.len() {
         let n = &mut nodes[i];
@@ -822,20 +875,31 @@ unsafe fn solve(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, pr
         }
         nodes[i].x = mul_vec(&n.d, &y);
     }
-    if project {
-        for n in nodes.iter().filter(|n| n.is_body) {
-            let s = &mut states.slice_mut(n.index as usize, 1)[0];
-            let [x, y, angle, ..] = n.x;
-            s.dp = [s.dp[0] + x as f32, s.dp[1] + y as f32];
-            let dq = Rot {
-                c: s.dq[0],
-                s: s.dq[1],
-            };
-            let dq = Rot::from_angle(angle as f32).compose(dq).normalized();
-            s.dq = [dq.c, dq.s];
-        }
-        return;
+}
+
+/// Moves the bodies by the projection's displacements (`project`).
+///
+/// # Safety
+/// As for [`TreePasses::run`].
+unsafe fn move_bodies(nodes: &[Node], states: States) {
+    for n in nodes.iter().filter(|n| n.is_body) {
+        let s = &mut states.slice_mut(n.index as usize, 1)[0];
+        let [x, y, angle, ..] = n.x;
+        s.dp = [s.dp[0] + x as f32, s.dp[1] + y as f32];
+        let dq = Rot {
+            c: s.dq[0],
+            s: s.dq[1],
+        };
+        let dq = Rot::from_angle(angle as f32).compose(dq).normalized();
+        s.dq = [dq.c, dq.s];
     }
+}
+
+/// Changes the bodies' velocities by the solve's result and adds it to the joints' impulses.
+///
+/// # Safety
+/// As for [`TreePasses::run`].
+unsafe fn apply_impulses(joints: &mut [TreeJoint], nodes: &[Node], states: States) {
     for n in nodes.iter() {
         let (joint, first) = if n.is_body {
             let v = velocity(&states.read(n.index));

@@ -37,8 +37,8 @@ use crate::index::{BodySlot, NONE};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
-use crate::solver::joint::{Impulses, Joint, JointKind, JointStore, Slot};
-use crate::solver::Softness;
+use crate::solver::joints::joint::{turn_share, Impulses, Joint, JointKind, Slot};
+use crate::solver::softness::Softness;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;
@@ -55,6 +55,13 @@ pub(crate) enum JointOp {
 /// Damping ratio of the joints' rigid constraints: well damped, so that the error correction
 /// does not ring along a chain.
 const JOINT_DAMPING_RATIO: f32 = 2.0;
+
+/// The softness of the joints' rigid constraints for substeps `h` long: as stiff as a
+/// contact with a static body (see `Solver::fill_batches`).
+pub(crate) fn rigid_softness(settings: &WorldSettings, h: f32) -> Softness {
+    let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
+    Softness::new(hertz, JOINT_DAMPING_RATIO, h)
+}
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
 /// amortise claiming it, small enough to balance the workers over one color.
@@ -205,7 +212,7 @@ pub(crate) struct JointBatches {
     used: Vec<u64>,
     plain: Vec<usize>,
     others: Vec<usize>,
-    /// Per joint slot, whether the joint trees solved it instead (see `joint_tree`).
+    /// Per joint slot, whether the joint trees solved it instead (see `tree`).
     in_tree: Vec<bool>,
 }
 
@@ -367,14 +374,34 @@ fn relative_angle(qa: Rot, qb: Rot, reference: f32) -> f32 {
     }
 }
 
-/// Solves `[[k11, k12], [k12, k22]] x = r`; zero for a singular matrix.
-fn solve2(k11: f32, k12: f32, k22: f32, r: Vec2) -> Vec2 {
-    let det = k11 * k22 - k12 * k12;
+/// Solves `[[k11, k12], [k12, k22]] x = r`, given the matrix's determinant `det`; zero for a
+/// singular matrix.
+///
+/// The callers compute `det` from the constraint's parts as a sum of terms that are never
+/// negative, not as `k11 k22 - k12^2`: where an anchor lies hundreds of times a small body's
+/// size from its centre, the two products agree in more digits than an f32 holds, and their
+/// difference is rounding alone, zero or negative as often as not, and the impulse huge.
+fn solve2(k11: f32, k12: f32, k22: f32, det: f32, r: Vec2) -> Vec2 {
     if det == 0.0 {
         return Vec2::ZERO;
     }
     let inv = 1.0 / det;
     Vec2::new(inv * (k22 * r.x - k12 * r.y), inv * (k11 * r.y - k12 * r.x))
+}
+
+/// The effective-mass matrix of a point constraint with arms `ra` and `rb`, and its
+/// determinant: `m^2 + m (ia |ra|^2 + ib |rb|^2) + ia ib (ra x rb)^2` with `m = ma + mb`,
+/// which is `k11 k22 - k12^2` without the cancellation (see [`solve2`]). The pin kernels
+/// (`batch2d_kernels::joint`) do the same operations in the same order.
+fn point_block(ma: f32, mb: f32, ia: f32, ib: f32, ra: Vec2, rb: Vec2) -> [f32; 4] {
+    let m = ma + mb;
+    let k11 = (m + ra.y * ra.y * ia) + rb.y * rb.y * ib;
+    let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
+    let k22 = (m + ra.x * ra.x * ia) + rb.x * rb.x * ib;
+    let arms = ia * (ra.x * ra.x + ra.y * ra.y) + ib * (rb.x * rb.x + rb.y * rb.y);
+    let cross = ra.x * rb.y - ra.y * rb.x;
+    let det = (m * m + m * arms) + (ia * ib) * (cross * cross);
+    [k11, k12, k22, det]
 }
 
 /// Both bodies of a joint during one pass.
@@ -494,10 +521,8 @@ impl Pair<'_> {
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
         let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-        let k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
-        let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
-        let k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
-        let x = solve2(k11, k12, k22, cdot + d * k.bias_rate);
+        let [k11, k12, k22, det] = point_block(ma, mb, ia, ib, ra, rb);
+        let x = solve2(k11, k12, k22, det, cdot + d * k.bias_rate);
         let impulse = x * -k.mass_scale - *accumulated * k.impulse_scale;
         let old = *accumulated;
         let mut total = old + impulse;
@@ -629,63 +654,70 @@ impl Joint {
                 pair.solve_row(Row::ANGULAR, bias, 1.0, 0.0, &mut i.angular, -cap, cap);
                 pair.solve_point(k, &mut i.linear, self.max_force * pass.h);
             }
-            JointKind::Distance => {
-                let (ra, rb, d) = pair.geometry();
-                let length = d.length();
-                let axis = d.normalized().unwrap_or(Vec2::ZERO);
-                let row = Row {
-                    n: axis,
-                    ja: ra.cross(axis),
-                    jb: rb.cross(axis),
-                };
-                let c = length - self.length;
-                match (self.spring, self.length_range) {
-                    (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
-                    // A range set to one length while the world runs holds that length.
-                    (_, Some((min, max))) if min == max => {
-                        pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
-                    }
-                    (_, range) => {
-                        if let Some(motor) = self.active_motor() {
-                            pair.solve_motor(row, motor, pass, &mut i.motor);
-                        }
-                        if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
-                            if min > 0.0 {
-                                pair.solve_limit(row, length - min, pass, &mut i.lower);
-                            }
-                            if max.is_finite() {
-                                pair.solve_limit(row.neg(), max - length, pass, &mut i.upper);
-                            }
-                        }
-                    }
-                }
+            JointKind::Distance => self.solve_distance(i, pair, pass),
+            JointKind::Prismatic | JointKind::Wheel => self.solve_slide(i, pair, pass),
+        }
+    }
+
+    /// A distance joint's pass: its length held, or its motor, limits and range.
+    fn solve_distance(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
+        let (ra, rb, d) = pair.geometry();
+        let length = d.length();
+        let axis = d.normalized().unwrap_or(Vec2::ZERO);
+        let row = Row {
+            n: axis,
+            ja: ra.cross(axis),
+            jb: rb.cross(axis),
+        };
+        let c = length - self.length;
+        match (self.spring, self.length_range) {
+            (None, None) => pair.solve_equality(row, c, pass.rigid, &mut i.axial),
+            // A range set to one length while the world runs holds that length.
+            (_, Some((min, max))) if min == max => {
+                pair.solve_equality(row, length - min, pass.rigid, &mut i.axial)
             }
-            JointKind::Prismatic | JointKind::Wheel => {
-                let prismatic = self.kind == JointKind::Prismatic;
+            (_, range) => {
                 if let Some(motor) = self.active_motor() {
-                    let row = if prismatic {
-                        slide_rows(pair).0
-                    } else {
-                        Row::ANGULAR
-                    };
                     pair.solve_motor(row, motor, pass, &mut i.motor);
                 }
-                if let Some((lower, upper)) = self.active_limits() {
-                    let (along, _) = slide_rows(pair);
-                    let (_, _, d) = pair.geometry();
-                    let translation = pair.axis().dot(d);
-                    pair.solve_limit(along, translation - lower, pass, &mut i.lower);
-                    pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
-                }
-                if prismatic {
-                    solve_slide_and_turn(pair, pass.rigid, self.reference_angle, i);
-                } else {
-                    let (_, across) = slide_rows(pair);
-                    let (_, _, d) = pair.geometry();
-                    let c = pair.axis().left_perp().dot(d);
-                    pair.solve_equality(across, c, pass.rigid, &mut i.linear.x);
+                if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
+                    if min > 0.0 {
+                        pair.solve_limit(row, length - min, pass, &mut i.lower);
+                    }
+                    if max.is_finite() {
+                        pair.solve_limit(row.neg(), max - length, pass, &mut i.upper);
+                    }
                 }
             }
+        }
+    }
+
+    /// A prismatic or wheel joint's pass: its motor and limits, then its rows across the
+    /// axis (and a prismatic joint's turn).
+    fn solve_slide(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
+        let prismatic = self.kind == JointKind::Prismatic;
+        if let Some(motor) = self.active_motor() {
+            let row = if prismatic {
+                slide_rows(pair).0
+            } else {
+                Row::ANGULAR
+            };
+            pair.solve_motor(row, motor, pass, &mut i.motor);
+        }
+        if let Some((lower, upper)) = self.active_limits() {
+            let (along, _) = slide_rows(pair);
+            let (_, _, d) = pair.geometry();
+            let translation = pair.axis().dot(d);
+            pair.solve_limit(along, translation - lower, pass, &mut i.lower);
+            pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
+        }
+        if prismatic {
+            solve_slide_and_turn(pair, pass.rigid, self.reference_angle, i);
+        } else {
+            let (_, across) = slide_rows(pair);
+            let (_, _, d) = pair.geometry();
+            let c = pair.axis().left_perp().dot(d);
+            pair.solve_equality(across, c, pass.rigid, &mut i.linear.x);
         }
     }
 }
@@ -791,11 +823,9 @@ impl Pair<'_> {
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
         let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-        let k11 = ma + mb + ra.y * ra.y * ia + rb.y * rb.y * ib;
-        let k12 = -ra.y * ra.x * ia - rb.y * rb.x * ib;
-        let k22 = ma + mb + ra.x * ra.x * ia + rb.x * rb.x * ib;
+        let [k11, k12, k22, det] = point_block(ma, mb, ia, ib, ra, rb);
         let target = cdot * law.velocity_scale + d * law.stiffness - kick * law.feed;
-        let x = solve2(k11, k12, k22, target);
+        let x = solve2(k11, k12, k22, det, target);
         let impulse = -x - *accumulated * law.impulse_scale;
         *accumulated += impulse;
         self.apply_point(ra, rb, impulse);
@@ -845,8 +875,22 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
     }
 }
 
-/// The rows along a prismatic or wheel joint's axis and across it, now.
+/// The rows along a prismatic or wheel joint's axis and across it, now, as the passes solve
+/// them: a prismatic joint's carry the turn that holds the bodies' relative turn (see
+/// [`Pair::holding_the_turn`]).
 fn slide_rows(pair: &Pair) -> (Row, Row) {
+    let (along, across) = plain_slide_rows(pair);
+    match pair.p.kind {
+        JointKind::Prismatic => (
+            pair.holding_the_turn(along).0,
+            pair.holding_the_turn(across).0,
+        ),
+        _ => (along, across),
+    }
+}
+
+/// The rows along the axis and across it, measured at B's anchor.
+fn plain_slide_rows(pair: &Pair) -> (Row, Row) {
     let (ra, rb, d) = pair.geometry();
     let axis = pair.axis();
     let perp = axis.left_perp();
@@ -865,12 +909,42 @@ fn slide_rows(pair: &Pair) -> (Row, Row) {
     )
 }
 
-/// A prismatic joint's rows across the axis and of the relative turn, solved together: one
-/// 2x2 block couples them, since a turn of A swings the axis.
+impl Pair<'_> {
+    /// `row` plus `share` times the relative turn's row, and `share`: the share that cancels
+    /// the relative spin an impulse along `row` would give (see [`turn_share`]). An impulse
+    /// along the new row moves the bodies only as a joint that cannot turn lets them.
+    ///
+    /// A prismatic joint holds the turn. Measured at B's anchor, an impulse along or across
+    /// its axis turns the bodies about an anchor that may lie far from a small body (its arm
+    /// is the whole offset), and the turn row takes the turn back: two large impulses that
+    /// cancel. With the arm a hundred times the body's size, a slide row's effective mass is
+    /// ten thousand times too small, so its spring, motor and limits barely move the body in
+    /// a pass; and the pair of large impulses, warm started after the body has turned by a
+    /// little, no longer cancel, and grow without bound. The rows that hold the turn are the
+    /// slide of the reduced joint: their effective masses are the Schur complements of the
+    /// turn, and their impulses stay of the size of the force the joint carries.
+    fn holding_the_turn(&self, row: Row) -> (Row, f32) {
+        let p = self.p;
+        let share = turn_share(row.ja, row.jb, p.inv_inertia[0], p.inv_inertia[1]);
+        let row = Row {
+            n: row.n,
+            ja: row.ja + share,
+            jb: row.jb + share,
+        };
+        (row, share)
+    }
+}
+
+/// A prismatic joint's rows across the axis and of the relative turn, solved together. Both
+/// hold the turn, so the block is diagonal up to rounding; the error across the axis is
+/// measured in the same combination as the row (the rows are a change of basis of the
+/// constraint, and the errors change with them).
 fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impulses) {
-    let (_, across) = slide_rows(pair);
+    let (_, plain) = plain_slide_rows(pair);
+    let (across, share) = pair.holding_the_turn(plain);
     let (_, _, d) = pair.geometry();
-    let c = Vec2::new(pair.axis().left_perp().dot(d), pair.angle(reference));
+    let angle = pair.angle(reference);
+    let c = Vec2::new(pair.axis().left_perp().dot(d) + share * angle, angle);
     let p = pair.p;
     let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
     let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
@@ -878,9 +952,14 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
     let k11 = ma + mb + ia * s1 * s1 + ib * s2 * s2;
     let k12 = ia * s1 + ib * s2;
     // Neither body can turn: the turn row is empty, and a unit entry keeps the block regular.
-    let k22 = if ia + ib > 0.0 { ia + ib } else { 1.0 };
+    // The determinant without cancellation (see `solve2`).
+    let gap = s1 - s2;
+    let (k22, det) = match ia + ib > 0.0 {
+        true => (ia + ib, (ma + mb) * (ia + ib) + (ia * ib) * (gap * gap)),
+        false => (1.0, k11),
+    };
     let cdot = Vec2::new(pair.row_velocity(across), pair.row_velocity(Row::ANGULAR));
-    let x = solve2(k11, k12, k22, cdot + c * k.bias_rate);
+    let x = solve2(k11, k12, k22, det, cdot + c * k.bias_rate);
     let accumulated = Vec2::new(i.linear.x, i.angular);
     let impulse = x * -k.mass_scale - accumulated * k.impulse_scale;
     i.linear.x += impulse.x;
@@ -889,13 +968,15 @@ fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impu
     pair.apply_row(Row::ANGULAR, impulse.y);
 }
 
-impl JointStore {
+impl JointBatches {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
     /// that can move a body, but those marked in `exact` (per slot; the joint trees solve
     /// them); `state_of` maps body slots to solver states, of which there are `states`.
     /// Returns whether any joint can move a body.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare(
         &mut self,
+        slots: &[Slot],
         bodies: &BodyStore,
         state_of: &[u32],
         states: usize,
@@ -904,12 +985,7 @@ impl JointStore {
         exact: &[bool],
     ) -> bool {
         zone!("joint prepare");
-        self.h = h;
-        self.inv_h = 1.0 / h;
-        // As stiff as a contact with a static body (see `Solver::fill_batches`).
-        let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
-        self.rigid = Softness::new(hertz, JOINT_DAMPING_RATIO, h);
-        let batches = &mut self.batches;
+        let batches = self;
         batches.kernels = Some(settings.kernels());
         batches.color_of.clear();
         batches.in_tree.clear();
@@ -923,7 +999,7 @@ impl JointStore {
         batches.others.resize(sets, 0);
         // Greedy in slot order: each joint takes the first color in which neither body it
         // moves is used yet.
-        for (slot, s) in self.slots.iter().enumerate() {
+        for (slot, s) in slots.iter().enumerate() {
             let exact = exact.get(slot).copied().unwrap_or(false);
             let joint = s.joint.as_ref().filter(|_| !exact);
             let color = joint.map_or(NO_COLOR, |joint| {
@@ -951,7 +1027,7 @@ impl JointStore {
         }
         batches.lay_out();
         // Each joint's constants straight into its place in color order.
-        for (slot, (s, &color)) in self.slots.iter().zip(&batches.color_of).enumerate() {
+        for (slot, (s, &color)) in slots.iter().zip(&batches.color_of).enumerate() {
             let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
                 continue;
             };
@@ -975,46 +1051,45 @@ impl JointStore {
     }
 
     /// Writes the step's impulses back to the joints.
-    pub(crate) fn store_impulses(&mut self) {
+    pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
         zone!("joint store impulses");
-        let batches = &self.batches;
-        for (pins, slots) in batches.pins.iter().zip(&batches.pin_slots) {
-            for (l, &slot) in slots.iter().enumerate() {
-                let slot = self.slots.get_mut(slot as usize);
+        let batches = self;
+        for (pins, lanes) in batches.pins.iter().zip(&batches.pin_slots) {
+            for (l, &slot) in lanes.iter().enumerate() {
+                let slot = slots.get_mut(slot as usize);
                 if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                     joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
                 }
             }
         }
         for p in &batches.prepared {
-            let slot = self.slots.get_mut(p.c.slot as usize);
+            let slot = slots.get_mut(p.c.slot as usize);
             if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
                 joint.impulses = p.impulses;
             }
         }
     }
 
-    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]).
-    pub(crate) fn passes(&mut self) -> Passes<'_> {
-        let JointStore {
-            slots,
-            batches,
-            rigid,
-            h,
-            inv_h,
-            ..
-        } = self;
+    /// The joint passes of this step over the joints in `slots`, for the solver's stages
+    /// (after [`JointBatches::prepare`]), with the rigid constraints' softness `rigid` for
+    /// substeps `h` long.
+    pub(crate) fn passes<'a>(
+        &'a mut self,
+        slots: &'a [Slot],
+        rigid: Softness,
+        h: f32,
+    ) -> Passes<'a> {
         Passes {
             slots,
-            prepared: DisjointMut::new(&mut batches.prepared),
-            extra: &batches.extra,
-            pins: DisjointMut::new(&mut batches.pins),
-            colors: &batches.colors,
-            overflow: &batches.overflow,
-            kernels: batches.kernels.expect("the joints are prepared"),
-            rigid: (*rigid).into(),
-            h: *h,
-            inv_h: *inv_h,
+            prepared: DisjointMut::new(&mut self.prepared),
+            extra: &self.extra,
+            pins: DisjointMut::new(&mut self.pins),
+            colors: &self.colors,
+            overflow: &self.overflow,
+            kernels: self.kernels.expect("the joints are prepared"),
+            rigid: rigid.into(),
+            h,
+            inv_h: 1.0 / h,
         }
     }
 }
