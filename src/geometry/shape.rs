@@ -252,9 +252,9 @@ impl Shape {
     /// neighbour's region is dropped or replaced by one along the segment's own normal, so a
     /// body sliding or rolling across a join meets one smooth surface and never catches on
     /// the next segment's end. Like [`Shape::segment`] it has no mass and only static and
-    /// kinematic bodies may carry it. Ray casts are one-sided too (a ray meeting its back
-    /// passes through); shape casts, overlap queries and continuous collision see it as a
-    /// plain two-sided segment.
+    /// kinematic bodies may carry it. Ray and shape casts are one-sided too (a cast meeting
+    /// its back passes through, and a shape cast meets only the normals the segment owns);
+    /// overlap queries and continuous collision see it as a plain two-sided segment.
     ///
     /// # Errors
     ///

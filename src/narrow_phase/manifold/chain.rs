@@ -50,6 +50,29 @@ pub(super) fn chain_segment_manifold(
     }
 }
 
+/// Whether a query, a sweep or a sensor meets chain segment `shape` (placed by `xf`) where
+/// the other shape, centred at world point `centre`, touches it along world normal `normal`
+/// (from the segment towards the other shape): as for contacts, only from the segment's front
+/// and only along a normal the segment owns, so that a cast sliding along a chain meets one
+/// smooth surface and one coming from behind passes through. True for every other shape.
+pub(crate) fn chain_segment_meets(
+    shape: &Shape,
+    xf: Transform,
+    centre: Vec2,
+    normal: Vec2,
+) -> bool {
+    let Shape::Polygon(segment) = shape else {
+        return true;
+    };
+    let Some(ghosts) = segment.chain else {
+        return true;
+    };
+    let local_centre = xf.inv_apply(centre);
+    let front = segment.normals[1];
+    front.dot(local_centre - segment.vertices[0]) >= 0.0
+        && owns_normal(segment, ghosts, xf.q.inv_rotate(normal))
+}
+
 /// A circle centred at `centre` (segment frame): the plain segment's contact where the centre
 /// lies in a region this segment owns: its face region, and beyond `p1` the wedge of a convex
 /// join (past the previous segment's end too). Beyond `p2`, a next segment owns the corner.
