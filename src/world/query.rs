@@ -18,7 +18,7 @@ use crate::geometry::exact_overlap::{overlap, Core};
 use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
-use crate::narrow_phase::manifold::chain_segment_meets;
+use crate::narrow_phase::manifold::{chain_segment_meets, collide};
 use crate::world::World;
 use std::sync::{PoisonError, RwLock};
 
@@ -102,10 +102,13 @@ pub(super) struct SweepRule<'a> {
     /// The bodies and shapes it sees.
     pub filter: QueryFilter,
     /// Pass bodies the shape touches at the start and moves away from (or along), as a mover
-    /// standing on the ground or against a wall does; `cast_shape` stops at them.
+    /// standing on the ground or against a wall does; `cast_shape` stops at them. The hits'
+    /// normals are then the contact manifold's (a face's own normal where a face is met):
+    /// GJK's direction between closest points leans off a long face by rounding, and a
+    /// motion slid along it would lean into it.
     pub skip_leaving: bool,
-    /// Bodies (by slot) it passes through.
-    pub skip: &'a dyn Fn(usize) -> bool,
+    /// Shapes it passes through, by body slot and shape index.
+    pub skip: &'a dyn Fn(usize, usize) -> bool,
 }
 
 /// Where a sweep stops: the body's slot and shape, the fraction of the translation, and the
@@ -265,7 +268,7 @@ impl World {
         let rule = SweepRule {
             filter,
             skip_leaving: false,
-            skip: &|_| false,
+            skip: &|_, _| false,
         };
         Ok(self
             .sweep(shape, transform, translation, &rule)
@@ -297,9 +300,6 @@ impl World {
             if best.as_ref().is_some_and(|b| entry > b.fraction) {
                 break; // This and every later candidate stop after the best hit, if at all.
             }
-            if (rule.skip)(slot) {
-                continue;
-            }
             // The cast starts over where its box reaches the body's, placed in f64: from a
             // billion metres away the sweep's own f32 positions would miss a small body.
             let start = Transform::new((from + along * entry).to_f32(), transform.q);
@@ -308,6 +308,9 @@ impl World {
             let xf = self.bodies.transform(slot);
             let fixed = Sweep::fixed(xf);
             for (child, body) in self.seen_shapes(slot, rule.filter) {
+                if (rule.skip)(slot, child) {
+                    continue;
+                }
                 let toi = advance(
                     &cast,
                     &sweep,
@@ -325,7 +328,10 @@ impl World {
                     continue;
                 }
                 let at = sweep.transform_at(toi.fraction);
-                let (point, normal) = contact(body, xf, shape, at);
+                let (point, mut normal) = contact(body, xf, shape, at);
+                if rule.skip_leaving {
+                    normal = face_normal(body, xf, shape, at).unwrap_or(normal);
+                }
                 let leaving = rule.skip_leaving
                     && toi.fraction == 0.0
                     && normal.dot(direction) >= -LEAVING_COSINE;
@@ -393,7 +399,7 @@ impl World {
     /// Runs `f` on an up-to-date query grid, rebuilding it first if the world changed. Queries
     /// take `&self`, so the grid sits behind a lock: concurrent queries share the read lock,
     /// and only the first one after a change takes the write lock to rebuild.
-    fn with_query_grid<R>(&self, f: impl FnOnce(&QueryGrid) -> R) -> R {
+    pub(super) fn with_query_grid<R>(&self, f: impl FnOnce(&QueryGrid) -> R) -> R {
         {
             let grid = self
                 .query_grid
@@ -414,7 +420,12 @@ impl World {
     }
 
     /// Slots of the bodies the filter accepts whose box overlaps `region`, ascending.
-    fn candidates(&self, grid: &QueryGrid, region: Aabb, filter: QueryFilter) -> Vec<usize> {
+    pub(super) fn candidates(
+        &self,
+        grid: &QueryGrid,
+        region: Aabb,
+        filter: QueryFilter,
+    ) -> Vec<usize> {
         let mut out: Vec<u32> = grid
             .large
             .iter()
@@ -483,7 +494,7 @@ impl World {
 
     /// The shapes of the body in `slot` that `filter` sees, with their indices: its one shape,
     /// or those of a compound body whose own layers and mask the filter accepts.
-    fn seen_shapes(
+    pub(super) fn seen_shapes(
         &self,
         slot: usize,
         filter: QueryFilter,
@@ -572,4 +583,11 @@ pub(super) fn centre(shape: &Shape, xf: Transform) -> Vec2 {
         Shape::Circle(c) => xf.apply(c.center()),
         Shape::Polygon(p) => xf.apply(p.centroid()),
     }
+}
+
+/// The normal of the contact manifold of `body` (placed by `xf`) and `shape` at `at`, from
+/// `body` towards `shape`, if they are within a few stopping bands of each other.
+fn face_normal(body: &Shape, xf: Transform, shape: &Shape, at: Transform) -> Option<Vec2> {
+    let manifold = collide(body, xf, shape, at, 4.0 * (TOI_TARGET + TOI_TOLERANCE));
+    (manifold.point_count > 0).then_some(manifold.normal)
 }
