@@ -233,6 +233,9 @@ const RECOVER_PASSES: usize = 4;
 /// (m).
 const LEDGE_PROBE: f32 = 0.01;
 
+/// Most surfaces a look for ground passes that do not hold the character up.
+const GROUND_TRIES: usize = 4;
+
 /// Least progress (m) a step up must make over the ledge to count.
 const MIN_STEP_PROGRESS: f32 = 1.0e-4;
 
@@ -317,12 +320,10 @@ impl World {
         let rising = translation.dot(up) > 0.0;
         let snaps = (on_ground || touched) && !rising && controller.snap_distance > 0.0;
         if snaps && end_ground.is_none() {
-            let down = up * -controller.snap_distance;
-            if let Some(hit) = self.sweep_mover(&mover, at, down, None) {
-                if self.supports(&mover, at, &hit) {
-                    at += down * hit.fraction as f32;
-                    end_ground = self.ground(&mover, at);
-                }
+            let distance = controller.snap_distance;
+            if let Some(hit) = self.ground_within(&mover, at, distance) {
+                at += up * -(distance * hit.fraction as f32);
+                end_ground = self.ground(&mover, at);
             }
         }
         Ok(CharacterMove {
@@ -406,12 +407,25 @@ impl World {
         at
     }
 
-    /// The ground under the character at `at`: what a sweep down by [`GROUND_DISTANCE`]
-    /// meets, if it is no steeper than the controller's slope limit.
+    /// The ground under the character at `at`: the first surface that holds it up (see
+    /// `supports`) a sweep down by `distance` meets, passing what it meets that does not (a
+    /// wall or crate beside it that leans over it).
+    fn ground_within(&self, mover: &Mover, at: Vec2, distance: f32) -> Option<SweepHit> {
+        let down = mover.up * -distance;
+        let mut passed = Vec::new();
+        for _ in 0..GROUND_TRIES {
+            let hit = self.sweep_mover(mover, at, down, &passed)?;
+            if self.supports(mover, at, &hit) {
+                return Some(hit);
+            }
+            passed.push(hit.slot);
+        }
+        None
+    }
+
+    /// The ground the character at `at` stands on: within [`GROUND_DISTANCE`] below it.
     fn ground(&self, mover: &Mover, at: Vec2) -> Option<SweepHit> {
-        let down = mover.up * -GROUND_DISTANCE;
-        self.sweep_mover(mover, at, down, None)
-            .filter(|hit| self.supports(mover, at, hit))
+        self.ground_within(mover, at, GROUND_DISTANCE)
     }
 
     /// The moving body the character at `at` stood on before the step of length `dt` just
@@ -421,9 +435,8 @@ impl World {
     fn platform(&self, mover: &Mover, at: Vec2, dt: f32) -> Option<(usize, Vec2)> {
         let up = mover.up;
         let reach = GROUND_DISTANCE + mover.controller.snap_distance;
-        let down = up * -reach;
-        let hit = self.sweep_mover(mover, at, down, None)?;
-        if self.bodies.kind[hit.slot] == SlotKind::Fixed || !self.supports(mover, at, &hit) {
+        let hit = self.ground_within(mover, at, reach)?;
+        if self.bodies.kind[hit.slot] == SlotKind::Fixed {
             return None;
         }
         let carried = self.point_velocity(hit.slot, hit.point) * dt;
@@ -504,7 +517,7 @@ impl World {
             if remaining == Vec2::ZERO {
                 break;
             }
-            let Some(hit) = self.sweep_mover(mover, at, remaining, pass) else {
+            let Some(hit) = self.sweep_mover(mover, at, remaining, pass.as_slice()) else {
                 at += remaining;
                 break;
             };
@@ -565,7 +578,7 @@ impl World {
             return None;
         }
         let rise = up * mover.controller.step_height;
-        let raised = match self.sweep_mover(mover, at, rise, None) {
+        let raised = match self.sweep_mover(mover, at, rise, &[]) {
             Some(hit) => at + rise * hit.fraction as f32,
             None => at + rise,
         };
@@ -573,7 +586,7 @@ impl World {
         if height <= 0.0 {
             return None;
         }
-        let (over, done) = match self.sweep_mover(mover, raised, level, None) {
+        let (over, done) = match self.sweep_mover(mover, raised, level, &[]) {
             Some(hit) => (raised + level * hit.fraction as f32, hit.fraction as f32),
             None => (raised + level, 1.0),
         };
@@ -581,7 +594,7 @@ impl World {
             return None;
         }
         let down = up * -(height + GROUND_DISTANCE);
-        let landing = self.sweep_mover(mover, over, down, None)?;
+        let landing = self.sweep_mover(mover, over, down, &[])?;
         let landed = over + down * landing.fraction as f32;
         if !self.supports(mover, landed, &landing) {
             return None;
@@ -598,21 +611,21 @@ impl World {
     }
 
     /// The first solid shape the character meets swept from `at` by `translation` (`None`
-    /// for a zero one), passing what it leaves, sensors, its own body and the body in slot
-    /// `pass`.
+    /// for a zero one), passing what it leaves, sensors, its own body and the bodies in the
+    /// slots `pass`.
     fn sweep_mover(
         &self,
         mover: &Mover,
         at: Vec2,
         translation: Vec2,
-        pass: Option<usize>,
+        pass: &[usize],
     ) -> Option<SweepHit> {
         if translation == Vec2::ZERO {
             return None;
         }
         let skip = |slot: usize, child: usize| {
             Some(slot) == mover.ignore
-                || Some(slot) == pass
+                || pass.contains(&slot)
                 || self.bodies.child_sensor(slot, child)
         };
         let rule = SweepRule {
