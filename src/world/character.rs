@@ -25,7 +25,7 @@ use crate::geometry::ray::cast_ray;
 use crate::geometry::shape::Shape;
 use crate::limits::{check_time_step, check_vector};
 use crate::narrow_phase::manifold::chain_segment_meets;
-use crate::world::query::{centre, QueryFilter, SweepHit, SweepRule};
+use crate::world::query::{QueryFilter, SweepHit, SweepRule};
 use crate::world::World;
 
 /// The settings of a character mover, built like a [`BodyDef`](crate::BodyDef): start from
@@ -392,8 +392,7 @@ impl World {
                     }
                     let here = Transform::new(at, mover.rotation);
                     let (separation, normal) = separation(body, body_xf, mover.shape, here);
-                    let faces =
-                        chain_segment_meets(body, body_xf, centre(mover.shape, here), normal);
+                    let faces = chain_segment_meets(body, body_xf, mover.shape, here, normal);
                     if separation < RECOVER_DISTANCE && faces && normal != Vec2::ZERO {
                         at += normal * (TOI_TARGET - separation);
                         moved = true;

@@ -18,7 +18,9 @@ use crate::geometry::exact_overlap::{overlap, Core};
 use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
-use crate::narrow_phase::manifold::{chain_segment_meets, collide};
+use crate::narrow_phase::manifold::{
+    chain_faces, chain_segment_faces, chain_segment_meets, collide,
+};
 use crate::world::World;
 use std::sync::{PoisonError, RwLock};
 
@@ -209,10 +211,12 @@ impl World {
             )));
         }
         let region = Core::rect(aabb.min, aabb.max);
+        let middle = (aabb.min + aabb.max) * 0.5;
         Ok(self.overlaps(aabb, filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, shape)| overlap(&region, &Core::of(shape, xf)))
+            self.seen_shapes(slot, filter).any(|(_, shape)| {
+                chain_segment_faces(shape, xf, middle) && overlap(&region, &Core::of(shape, xf))
+            })
         }))
     }
 
@@ -226,8 +230,9 @@ impl World {
         }
         Ok(self.overlaps(Aabb::new(point, point), filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, shape)| contains_point(shape, xf, point))
+            self.seen_shapes(slot, filter).any(|(_, shape)| {
+                chain_segment_faces(shape, xf, point) && contains_point(shape, xf, point)
+            })
         }))
     }
 
@@ -243,8 +248,9 @@ impl World {
         let query = Core::of(shape, transform);
         Ok(self.overlaps(shape.aabb(transform), filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, body)| overlap(&query, &Core::of(body, xf)))
+            self.seen_shapes(slot, filter).any(|(_, body)| {
+                chain_faces(body, xf, shape, transform) && overlap(&query, &Core::of(body, xf))
+            })
         }))
     }
 
@@ -335,7 +341,7 @@ impl World {
                 let leaving = rule.skip_leaving
                     && toi.fraction == 0.0
                     && normal.dot(direction) >= -LEAVING_COSINE;
-                if leaving || !chain_segment_meets(body, xf, centre(shape, at), normal) {
+                if leaving || !chain_segment_meets(body, xf, shape, at, normal) {
                     continue;
                 }
                 best = Some(SweepHit {
@@ -574,14 +580,6 @@ pub(super) fn contact(body: &Shape, xf: Transform, shape: &Shape, at: Transform)
             let d = shape_distance(body, xf, shape, at);
             (d.point_a, d.normal)
         }
-    }
-}
-
-/// The world centre of `shape` placed by `xf`: a circle's centre, a polygon's centroid.
-pub(super) fn centre(shape: &Shape, xf: Transform) -> Vec2 {
-    match shape {
-        Shape::Circle(c) => xf.apply(c.center()),
-        Shape::Polygon(p) => xf.apply(p.centroid()),
     }
 }
 
