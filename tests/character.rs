@@ -637,3 +637,47 @@ fn it_never_ends_inside_the_level() {
         - first.iter().map(|p| p.x).fold(f32::MAX, f32::min);
     assert!(span > 3.0, "the walk went somewhere: {span}");
 }
+
+/// Standing on level ground against a wall that leans away from it (its side faces a little
+/// up, too steep to stand on), the character is still grounded: a sweep down meets the wall's
+/// side first, and the look for ground passes it, as it does not hold the character up, and
+/// finds the floor under it.
+#[test]
+fn a_wall_leaning_away_does_not_hide_the_ground() {
+    let mut world = World::new(WorldSettings {
+        gravity: Vec2::ZERO,
+        ..WorldSettings::default()
+    });
+    // A tall box tilted 0.1 rad clockwise, its left side leaning away from the character,
+    // that side's lower end on the ground at x = 0.5 (its other corner sinks into the ground).
+    let tilt = -0.1f32;
+    let half = v(0.3, 1.0);
+    let corner = v(-half.x, -half.y);
+    let rotated = v(
+        corner.x * tilt.cos() - corner.y * tilt.sin(),
+        corner.x * tilt.sin() + corner.y * tilt.cos(),
+    );
+    world
+        .add_body(
+            BodyDef::fixed().position(v(0.5, 0.0) - rotated).angle(tilt),
+            ShapeDef::new(Shape::rect(half.x, half.y).unwrap()),
+        )
+        .unwrap();
+    // The ground after the wall: the sweep meets both at once, and ties go to the wall.
+    world
+        .add_body(
+            BodyDef::fixed().position(v(0.0, -0.5)),
+            ShapeDef::new(Shape::rect(50.0, 0.5).unwrap()),
+        )
+        .unwrap();
+    let c = CharacterController::new();
+    let mut p = v(-0.5, STANDING);
+    for i in 0..30 {
+        let (moved, next) = step(&world, &c, p, v(0.05, -0.1));
+        assert!(moved.grounded, "move {i}: {moved:?}");
+        assert!((moved.ground.unwrap().normal.y - 1.0).abs() < 1e-6);
+        p = next;
+    }
+    // Stopped against the leaning side (it does not climb it), still standing.
+    assert_eq!(p.y, STANDING);
+}
