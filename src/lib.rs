@@ -83,6 +83,7 @@
 //! | [`World::contact_events`], [`World::contacts`] | `b2World_GetContactEvents`, `b2Body_GetContactData` | an `EventHandler` such as `ChannelEventCollector`, `NarrowPhase::contact_pairs` |
 //! | [`ShapeDef::sensor`], [`ContactEvents::sensor_begin`] | `isSensor`, `b2World_GetSensorEvents` | `ColliderBuilder::sensor`, intersection events |
 //! | [`World::cast_ray`], [`World::overlap_aabb`], [`World::cast_shape`] | `b2World_CastRayClosest`, `b2World_OverlapAABB`, `b2World_CastShape` | the query pipeline's `cast_ray`, AABB intersection and `cast_shape` |
+//! | [`World::move_character`] with a [`CharacterController`], [`World::push_with_character`] | the mover: `b2World_CastMover`, `b2World_CollideMover`, `b2SolvePlanes` | `KinematicCharacterController::move_shape`, `solve_character_collision_impulses` |
 //! | [`ShapeDef::layers`] and [`ShapeDef::mask`] | `b2Filter` `categoryBits` and `maskBits` | `InteractionGroups` |
 //! | [`ShapeDef::group`](method@ShapeDef::group), [`World::set_filter`], [`World::set_pair_filter`] | `b2Filter` `groupIndex`, `b2Shape_SetFilter`, `b2World_SetCustomFilterCallback` | `InteractionGroups`, `PhysicsHooks::filter_contact_pair` |
 //! | [`World::mass`], [`World::rotational_inertia`], [`World::set_density`] | `b2Body_GetMass`, `b2Body_GetRotationalInertia`, `b2Shape_SetDensity` | `RigidBody::mass`, `Collider::set_density` |
@@ -140,6 +141,7 @@ pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
 pub use solver::constraint_graph::GraphColor;
 pub use solver::joints::joint::{JointDef, JointEvent, JointId, JointKind};
+pub use world::character::{CharacterController, CharacterHit, CharacterMove};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};
 pub use world::snapshot::Snapshot;

@@ -272,9 +272,10 @@ impl Shape {
     /// neighbour's region is dropped or replaced by one along the segment's own normal, so a
     /// body sliding or rolling across a join meets one smooth surface and never catches on
     /// the next segment's end. Like [`Shape::segment`] it has no mass and only static and
-    /// kinematic bodies may carry it. Ray casts are one-sided too (a ray meeting its back
-    /// passes through); shape casts, overlap queries and continuous collision see it as a
-    /// plain two-sided segment.
+    /// kinematic bodies may carry it. Queries, sensors and continuous collision keep the same
+    /// rule: a ray or shape cast meeting its back passes through (and a shape cast meets only
+    /// the normals the segment owns), and an overlap query, a sensor or a fast body's sweep
+    /// sees it only when the other shape's centre is not behind its line.
     ///
     /// # Errors
     ///

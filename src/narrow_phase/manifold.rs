@@ -15,6 +15,8 @@ use crate::geometry::shape::{
 
 mod chain;
 
+pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
+
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
 pub const MAX_MANIFOLD_POINTS: usize = 2;
 

@@ -22,6 +22,7 @@ use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::geometry::exact_overlap::{self, Core};
 use crate::narrow_phase::events::{ContactEvents, SensorEvent};
+use crate::narrow_phase::manifold::chain_faces;
 use rayon::prelude::*;
 
 /// The sensor pairs of the step and the overlaps of the last.
@@ -62,6 +63,7 @@ fn overlap(bodies: &BodyStore, (sensor, visitor): (u32, u32)) -> bool {
                 !bodies.child_sensor(visitor, child)
                     && layers & other_mask != 0
                     && other_layers & mask != 0
+                    && chain_faces(shape, xf_sensor, other, xf_visitor)
                     && exact_overlap::overlap(&core, &Core::of(other, xf_visitor))
             })
         })

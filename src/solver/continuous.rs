@@ -16,6 +16,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::narrow_phase::manifold::chain_faces;
 use crate::profile::zone;
 use crate::solver::Solver;
 use batch2d_kernels::BodyState;
@@ -151,14 +152,18 @@ fn earliest_impact(
             return;
         }
         let sweep = &*sweep.get_or_insert_with(|| sweep_of(b, slot, motion));
-        let fixed = Sweep::fixed(b.transform(s));
+        let fixed_xf = b.transform(s);
+        let fixed = Sweep::fixed(fixed_xf);
+        let start = sweep.transform_at(0.0);
         // Every shape of the body against every shape of the static body that it collides
         // with (one of each unless one is a compound).
-        for (cs, other) in b.shapes(s).iter().enumerate() {
-            let other = Proxy::new(other);
+        for (cs, other_shape) in b.shapes(s).iter().enumerate() {
+            let other = Proxy::new(other_shape);
             for (c, shape) in shapes.iter().enumerate() {
                 let sensor = b.child_sensor(s, cs) || b.child_sensor(slot, c);
-                if sensor || !b.shapes_collide(slot, c, s, cs) {
+                // A chain segment the body starts behind lets it through, as its contacts do.
+                let behind = !chain_faces(other_shape, fixed_xf, shape, start);
+                if sensor || behind || !b.shapes_collide(slot, c, s, cs) {
                     continue;
                 }
                 let proxy = Proxy::new(shape);

@@ -6,6 +6,7 @@
 mod bodies;
 mod body_kind;
 mod chain;
+pub(crate) mod character;
 mod compound;
 mod contacts;
 pub(crate) mod debug_draw;

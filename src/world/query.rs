@@ -18,6 +18,9 @@ use crate::geometry::exact_overlap::{overlap, Core};
 use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
+use crate::narrow_phase::manifold::{
+    chain_faces, chain_segment_faces, chain_segment_meets, collide,
+};
 use crate::world::World;
 use std::sync::PoisonError;
 
@@ -94,6 +97,36 @@ pub struct ShapeHit {
     /// 2.5 mm (half the linear slop) of the body, never in it; 0 when the shapes overlap from the start.
     pub fraction: f32,
 }
+
+/// What a sweep ([`World::sweep`]) may stop at besides what its filter lets it see.
+pub(super) struct SweepRule<'a> {
+    /// The bodies and shapes it sees.
+    pub filter: QueryFilter,
+    /// Pass bodies the shape touches at the start and moves away from (or along), as a mover
+    /// standing on the ground or against a wall does; `cast_shape` stops at them. The hits'
+    /// normals are then the contact manifold's (a face's own normal where a face is met):
+    /// GJK's direction between closest points leans off a long face by rounding, and a
+    /// motion slid along it would lean into it.
+    pub skip_leaving: bool,
+    /// Shapes it passes through, by body slot and shape index.
+    pub skip: &'a dyn Fn(usize, usize) -> bool,
+}
+
+/// Where a sweep stops: the body's slot and shape, the fraction of the translation, and the
+/// contact there (as in [`ShapeHit`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SweepHit {
+    pub slot: usize,
+    pub child: usize,
+    pub fraction: f64,
+    pub point: Vec2,
+    pub normal: Vec2,
+}
+
+/// How far a sweep's direction may lean into a body it starts touching (the cosine of the
+/// angle from the body's surface) and still count as leaving it: a motion slid along a surface
+/// is parallel to it only up to rounding.
+const LEAVING_COSINE: f32 = 1.0e-5;
 
 impl World {
     /// The first body the ray `origin + t * translation`, `t` in `0..=max_fraction`, enters.
@@ -177,10 +210,12 @@ impl World {
             )));
         }
         let region = Core::rect(aabb.min, aabb.max);
+        let middle = (aabb.min + aabb.max) * 0.5;
         Ok(self.overlaps(aabb, filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, shape)| overlap(&region, &Core::of(shape, xf)))
+            self.seen_shapes(slot, filter).any(|(_, shape)| {
+                chain_segment_faces(shape, xf, middle) && overlap(&region, &Core::of(shape, xf))
+            })
         }))
     }
 
@@ -194,8 +229,9 @@ impl World {
         }
         Ok(self.overlaps(Aabb::new(point, point), filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, shape)| contains_point(shape, xf, point))
+            self.seen_shapes(slot, filter).any(|(_, shape)| {
+                chain_segment_faces(shape, xf, point) && contains_point(shape, xf, point)
+            })
         }))
     }
 
@@ -211,13 +247,17 @@ impl World {
         let query = Core::of(shape, transform);
         Ok(self.overlaps(shape.aabb(transform), filter, |slot| {
             let xf = self.bodies.transform(slot);
-            self.seen_shapes(slot, filter)
-                .any(|(_, body)| overlap(&query, &Core::of(body, xf)))
+            self.seen_shapes(slot, filter).any(|(_, body)| {
+                chain_faces(body, xf, shape, transform) && overlap(&query, &Core::of(body, xf))
+            })
         }))
     }
 
     /// The first body `shape` meets when moved from `transform` by `translation` without
     /// turning (conservative advancement on the GJK distance). Ties go to the lowest slot.
+    /// A chain segment is met only from its front, along a normal it owns (see
+    /// [`Shape::chain_segment`]): a cast from behind passes through it, and one sliding along
+    /// a chain does not stop at the joins.
     ///
     /// `Err` for a non-finite or non-unit transform, or a non-finite or zero
     /// translation (use [`World::overlap_shape`] for a shape at rest).
@@ -230,14 +270,39 @@ impl World {
     ) -> Result<Option<ShapeHit>, Error> {
         check_transform("transform", transform)?;
         check_translation(translation)?;
-        let candidates = self.cast_candidates(shape, transform, translation, filter);
+        let rule = SweepRule {
+            filter,
+            skip_leaving: false,
+            skip: &|_, _| false,
+        };
+        Ok(self
+            .sweep(shape, transform, translation, &rule)
+            .map(|hit| ShapeHit {
+                body: self.bodies.id(hit.slot),
+                point: hit.point,
+                normal: hit.normal,
+                fraction: hit.fraction as f32,
+            }))
+    }
+
+    /// The first body shape `shape` meets when moved from `transform` by `translation`
+    /// (checked by the caller) without turning, among those `rule` lets it meet.
+    pub(super) fn sweep(
+        &self,
+        shape: &Shape,
+        transform: Transform,
+        translation: Vec2,
+        rule: &SweepRule,
+    ) -> Option<SweepHit> {
+        let candidates = self.cast_candidates(shape, transform, translation, rule.filter);
         let cast = Proxy::new(shape);
         let (from, along) = (DVec2::from(transform.p), DVec2::from(translation));
-        // The fraction, slot and shape of the best hit so far, with the cast's pose there: ties
-        // go to the lowest slot, then the lowest shape of a compound body.
-        let mut best: Option<(f64, usize, usize, Transform)> = None;
+        let direction = translation * (1.0 / translation.length());
+        // The best hit so far: ties go to the lowest slot, then the lowest shape of a compound
+        // body.
+        let mut best: Option<SweepHit> = None;
         for (entry, slot) in candidates {
-            if best.is_some_and(|(f, ..)| entry > f) {
+            if best.as_ref().is_some_and(|b| entry > b.fraction) {
                 break; // This and every later candidate stop after the best hit, if at all.
             }
             // The cast starts over where its box reaches the body's, placed in f64: from a
@@ -245,42 +310,49 @@ impl World {
             let start = Transform::new((from + along * entry).to_f32(), transform.q);
             let sweep = Sweep::translation(start, translation);
             let left = (1.0 - entry) as f32;
-            let fixed = Sweep::fixed(self.bodies.transform(slot));
-            for (child, shape) in self.seen_shapes(slot, filter) {
-                let body = Proxy::new(shape);
+            let xf = self.bodies.transform(slot);
+            let fixed = Sweep::fixed(xf);
+            for (child, body) in self.seen_shapes(slot, rule.filter) {
+                if (rule.skip)(slot, child) {
+                    continue;
+                }
                 let toi = advance(
                     &cast,
                     &sweep,
-                    &body,
+                    &Proxy::new(body),
                     &fixed,
                     left,
                     TOI_TARGET,
                     TOI_TOLERANCE,
                 );
                 let fraction = entry + f64::from(toi.fraction);
-                let better = best.is_none_or(|(f, s, c, _)| (fraction, slot, child) < (f, s, c));
-                if toi.state != ToiState::Separated && better {
-                    best = Some((fraction, slot, child, sweep.transform_at(toi.fraction)));
+                let better = best
+                    .as_ref()
+                    .is_none_or(|b| (fraction, slot, child) < (b.fraction, b.slot, b.child));
+                if toi.state == ToiState::Separated || !better {
+                    continue;
                 }
+                let at = sweep.transform_at(toi.fraction);
+                let (point, mut normal) = contact(body, xf, shape, at);
+                if rule.skip_leaving {
+                    normal = face_normal(body, xf, shape, at).unwrap_or(normal);
+                }
+                let leaving = rule.skip_leaving
+                    && toi.fraction == 0.0
+                    && normal.dot(direction) >= -LEAVING_COSINE;
+                if leaving || !chain_segment_meets(body, xf, shape, at, normal) {
+                    continue;
+                }
+                best = Some(SweepHit {
+                    slot,
+                    child,
+                    fraction,
+                    point,
+                    normal,
+                });
             }
         }
-        Ok(best.map(|(fraction, slot, child, at)| {
-            let body = &self.bodies.shapes(slot)[child];
-            let xf = self.bodies.transform(slot);
-            let (point, normal) = match shape_penetration(body, xf, shape, at) {
-                Some(p) => (p.point_a, p.normal),
-                None => {
-                    let d = shape_distance(body, xf, shape, at);
-                    (d.point_a, d.normal)
-                }
-            };
-            ShapeHit {
-                body: self.bodies.id(slot),
-                point,
-                normal,
-                fraction: fraction as f32,
-            }
-        }))
+        best
     }
 
     /// The bodies `shape` may meet on its way, each with the fraction at which the shape's
@@ -332,7 +404,7 @@ impl World {
     /// Runs `f` on an up-to-date query grid, rebuilding it first if the world changed. Queries
     /// take `&self`, so the grid sits behind a lock: concurrent queries share the read lock,
     /// and only the first one after a change takes the write lock to rebuild.
-    fn with_query_grid<R>(&self, f: impl FnOnce(&QueryGrid) -> R) -> R {
+    pub(super) fn with_query_grid<R>(&self, f: impl FnOnce(&QueryGrid) -> R) -> R {
         {
             let grid = self
                 .query_grid
@@ -353,7 +425,12 @@ impl World {
     }
 
     /// Slots of the bodies the filter accepts whose box overlaps `region`, ascending.
-    fn candidates(&self, grid: &QueryGrid, region: Aabb, filter: QueryFilter) -> Vec<usize> {
+    pub(super) fn candidates(
+        &self,
+        grid: &QueryGrid,
+        region: Aabb,
+        filter: QueryFilter,
+    ) -> Vec<usize> {
         let mut out: Vec<u32> = grid
             .large
             .iter()
@@ -422,7 +499,7 @@ impl World {
 
     /// The shapes of the body in `slot` that `filter` sees, with their indices: its one shape,
     /// or those of a compound body whose own layers and mask the filter accepts.
-    fn seen_shapes(
+    pub(super) fn seen_shapes(
         &self,
         slot: usize,
         filter: QueryFilter,
@@ -487,4 +564,23 @@ fn check_translation(translation: Vec2) -> Result<(), Error> {
             "translation must be finite and non-zero, got {translation:?}"
         )))
     }
+}
+
+/// The point of `body` (placed by `xf`) nearest `shape` at `at` (its deepest point inside
+/// `shape` when they overlap), and the unit normal from `body` towards `shape`.
+pub(super) fn contact(body: &Shape, xf: Transform, shape: &Shape, at: Transform) -> (Vec2, Vec2) {
+    match shape_penetration(body, xf, shape, at) {
+        Some(p) => (p.point_a, p.normal),
+        None => {
+            let d = shape_distance(body, xf, shape, at);
+            (d.point_a, d.normal)
+        }
+    }
+}
+
+/// The normal of the contact manifold of `body` (placed by `xf`) and `shape` at `at`, from
+/// `body` towards `shape`, if they are within a few stopping bands of each other.
+fn face_normal(body: &Shape, xf: Transform, shape: &Shape, at: Transform) -> Option<Vec2> {
+    let manifold = collide(body, xf, shape, at, 4.0 * (TOI_TARGET + TOI_TOLERANCE));
+    (manifold.point_count > 0).then_some(manifold.normal)
 }

@@ -9,7 +9,9 @@ mod examples;
 
 mod broad_phase;
 mod capsules_segments;
+mod chain_queries;
 mod chains;
+mod character;
 mod compound;
 mod continuous;
 mod determinism;

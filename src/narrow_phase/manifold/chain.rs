@@ -50,6 +50,58 @@ pub(super) fn chain_segment_manifold(
     }
 }
 
+/// Whether a cast meets chain segment `shape` (placed by `xf`) where `other`, placed by
+/// `other_xf`, touches it along world normal `normal` (from the segment towards `other`): as
+/// for contacts, only from the segment's front and only along a normal the segment owns, so
+/// that a cast sliding along a chain meets one smooth surface and one coming from behind
+/// passes through. True for every other shape.
+pub(crate) fn chain_segment_meets(
+    shape: &Shape,
+    xf: Transform,
+    other: &Shape,
+    other_xf: Transform,
+    normal: Vec2,
+) -> bool {
+    let Shape::Polygon(segment) = shape else {
+        return true;
+    };
+    let Some(ghosts) = segment.chain else {
+        return true;
+    };
+    chain_segment_faces(shape, xf, centre_of(other, other_xf))
+        && owns_normal(segment, ghosts, xf.q.inv_rotate(normal))
+}
+
+/// Whether world point `centre` lies in front of chain segment `shape` (placed by `xf`), or
+/// on its line: where a body centred there collides with it, as the contacts judge (a body
+/// centred behind passes through). True for every other shape. Overlap queries, sensors and
+/// continuous collision judge a chain segment by the centre of the shape they test with it.
+pub(crate) fn chain_segment_faces(shape: &Shape, xf: Transform, centre: Vec2) -> bool {
+    match shape {
+        Shape::Polygon(segment) if segment.chain.is_some() => {
+            let local = xf.inv_apply(centre);
+            segment.normals[1].dot(local - segment.vertices[0]) >= 0.0
+        }
+        _ => true,
+    }
+}
+
+/// Whether `a` (placed by `xf_a`) and `b` (placed by `xf_b`) face each other, should either
+/// be a chain segment: the other's centre is not behind it.
+pub(crate) fn chain_faces(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> bool {
+    chain_segment_faces(a, xf_a, centre_of(b, xf_b))
+        && chain_segment_faces(b, xf_b, centre_of(a, xf_a))
+}
+
+/// The world centre of `shape` placed by `xf`: a circle's centre, a polygon's centroid, the
+/// point the contacts judge a chain segment's side by.
+pub(crate) fn centre_of(shape: &Shape, xf: Transform) -> Vec2 {
+    match shape {
+        Shape::Circle(c) => xf.apply(c.center),
+        Shape::Polygon(p) => xf.apply(p.centroid),
+    }
+}
+
 /// A circle centred at `centre` (segment frame): the plain segment's contact where the centre
 /// lies in a region this segment owns: its face region, and beyond `p1` the wedge of a convex
 /// join (past the previous segment's end too). Beyond `p2`, a next segment owns the corner.
