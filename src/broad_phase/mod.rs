@@ -32,7 +32,7 @@ use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
 use std::mem::take;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Proxies as parallel slices indexed by body slot (holes have kind `SlotKind::Empty`).
 ///
@@ -133,11 +133,6 @@ fn max_off_grid(n: usize) -> usize {
     (n / OFF_GRID_SHARE).max(MIN_OFF_GRID)
 }
 
-/// Slots whose boxes [`FatProxies::held_overlapping`] checks before it filters their pairs: the
-/// boxes and fat boxes of a block (32 bytes a slot) and its pairs stay well within a core's
-/// second-level cache.
-const HOLD_BLOCK: usize = 4096;
-
 /// New pairs a refit may add without allocating (reserved when the grid is built).
 const REFIT_RESERVE: usize = 256;
 
@@ -220,42 +215,12 @@ impl FatProxies {
             && proxies.masks == &self.masks[..]
     }
 
-    /// When every box of `proxies` is inside its fat box (of the same slots): the pairs whose
-    /// plain boxes overlap, as [`FatProxies::overlapping`] finds them, and true. Otherwise
-    /// false, with `pairs` unspecified.
-    ///
-    /// Block by block of slots, the boxes are checked and the pairs of the block filtered
-    /// while its boxes are in cache: in a world too large for the cache, a check of every box
-    /// followed by a filter over every pair read each box from memory twice.
-    fn held_overlapping(
-        &self,
-        proxies: &Proxies,
-        pairs: &mut Vec<(u32, u32)>,
-        parts: &mut Vec<Vec<(u32, u32)>>,
-    ) -> bool {
-        pairs.clear();
-        let escaped = AtomicBool::new(false);
-        let aabbs = proxies.aabbs;
-        let overlap = |&&(a, b): &&(u32, u32)| overlaps(&aabbs[a as usize], &aabbs[b as usize]);
-        in_ranges(self.aabbs.len(), parts, pairs, |range, out| {
-            let mut first = self.pairs.partition_point(|p| (p.0 as usize) < range.start);
-            for lo in range.clone().step_by(HOLD_BLOCK) {
-                let hi = (lo + HOLD_BLOCK).min(range.end);
-                // Whichever task finds an escape, the answer is false: the others may stop.
-                if escaped.load(Ordering::Relaxed) {
-                    return;
-                }
-                let fats = &self.aabbs[lo..hi];
-                if !aabbs[lo..hi].iter().zip(fats).all(|(b, f)| inside(b, f)) {
-                    escaped.store(true, Ordering::Relaxed);
-                    return;
-                }
-                let end = first + self.pairs[first..].partition_point(|p| (p.0 as usize) < hi);
-                out.extend(self.pairs[first..end].iter().filter(overlap));
-                first = end;
-            }
-        });
-        !escaped.load(Ordering::Relaxed)
+    /// Whether every box of `proxies` is inside its fat box (of the same slots).
+    fn hold(&self, proxies: &Proxies) -> bool {
+        (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+            .into_par_iter()
+            .with_min_len(MIN_CHUNK)
+            .all(|(aabb, fat)| inside(aabb, fat))
     }
 
     /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless
@@ -461,14 +426,14 @@ impl BroadPhase {
         max_pairs: usize,
     ) -> bool {
         if self.fat.same_filters(proxies) {
-            if (self.fat).held_overlapping(proxies, pairs, &mut self.chunk_pairs) {
-                self.fat_uses += 1;
-                return pairs.len() <= max_pairs;
-            }
-            if self.fat.escaped(proxies, &mut self.escaped) {
-                self.refits += 1;
-                let grids = (&self.grid, &self.statics);
-                if (self.fat).refit(proxies, &self.escaped, grids, max_pairs) {
+            let held = self.fat.hold(proxies);
+            if held || self.fat.escaped(proxies, &mut self.escaped) {
+                let answered = held || {
+                    self.refits += 1;
+                    let grids = (&self.grid, &self.statics);
+                    (self.fat).refit(proxies, &self.escaped, grids, max_pairs)
+                };
+                if answered {
                     self.fat_uses += 1;
                     self.fat.overlapping(proxies, pairs, &mut self.chunk_pairs);
                     return pairs.len() <= max_pairs;
