@@ -227,7 +227,7 @@ fn scale(sizes: &str, threads: &str, steps: usize, plot: Option<&str>) -> Result
 /// The picture's size and the plot area's margins.
 const W: u32 = 1100;
 const H: u32 = 620;
-const LEFT: f32 = 90.0;
+const LEFT: f32 = 104.0;
 const TOP: f32 = 60.0;
 const PW: f32 = W as f32 - LEFT - 300.0;
 const PH: f32 = H as f32 - TOP - 80.0;
@@ -243,7 +243,8 @@ fn draw(rows: &[Row], steps: usize) -> Pixmap {
         .fold(f64::MAX, f64::min);
     let log_hi = rows
         .iter()
-        .map(|r| (r.bodies as f64).log10().ceil())
+        // (A pile of 1,000,003 circles ends the axis at a million, not ten million.)
+        .map(|r| ((r.bodies as f64).log10() - 0.01).ceil())
         .fold(0.0, f64::max);
     let (log_lo, log_hi) = (log_lo.min(log_hi - 1.0), log_hi);
     let y_hi = rows
