@@ -64,11 +64,7 @@ impl BoxGrid {
         for cy in r.y0..=r.y1 {
             for cx in r.x0..=r.x1 {
                 let (first_col, first_row) = (cx == r.x0, cy == r.y0);
-                for e in self.cells.bucket_of(cx, cy) {
-                    if e.first_shared(cx, cy, first_col, first_row) {
-                        visit(e.id);
-                    }
-                }
+                (self.cells).first_shared_in((cx, cy), first_col, first_row, &mut visit);
             }
         }
         self.large.iter().for_each(|&id| visit(id));

@@ -287,7 +287,7 @@ impl<E> Filler<'_, E> {
     }
 }
 
-/// One cell of one box in a [`HashGrid`].
+/// One cell of one box in a hashed [`HashGrid`].
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CellEntry {
     /// The cell, kept so that cells sharing a hash bucket are told apart.
@@ -296,15 +296,31 @@ pub(crate) struct CellEntry {
     /// The box (a body slot).
     pub id: u32,
     /// Whether this cell is in the box's first column / first row of cells; see
-    /// [`CellEntry::first_shared`] for why that is all the pair rule needs.
+    /// [`Entry::first_shared`] for why that is all the pair rule needs.
     pub first_col: bool,
     pub first_row: bool,
 }
 
-impl CellEntry {
-    /// Whether cell `(cx, cy)` is this entry's cell and the first cell it shares with a box
-    /// for which `(cx, cy)` is in its first column / first row as `first_col` / `first_row`
-    /// say.
+/// One cell of one box in a [`HashGrid`] with a bucket per cell: half the size of a
+/// [`CellEntry`], since its bucket says which cell it is. A pile rebuilding its grid writes
+/// and reads two to three of these per body.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WindowEntry {
+    /// The box (a body slot).
+    pub id: u32,
+    /// As in [`CellEntry`].
+    pub first_col: bool,
+    pub first_row: bool,
+}
+
+/// What the pair rule reads of an entry of either kind.
+pub(crate) trait Entry: Copy {
+    /// The box (a body slot).
+    fn id(&self) -> u32;
+
+    /// Whether cell `(cx, cy)`, of the bucket this entry was found in, is this entry's cell and
+    /// the first cell it shares with a box for which `(cx, cy)` is in its first column / first
+    /// row as `first_col` / `first_row` say.
     ///
     /// Two overlapping boxes share every cell of the intersection of their cell rectangles;
     /// a pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
@@ -313,13 +329,91 @@ impl CellEntry {
     /// first column of `a` or of `b`; likewise for rows. So each pair comes out once, with no
     /// dedup set. Evaluated without short-circuits: in hot loops these tests pass or fail
     /// unpredictably.
-    #[inline]
-    pub fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool {
+    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool;
+}
+
+impl Entry for CellEntry {
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+
+    #[inline(always)]
+    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool {
         (self.cx == cx)
             & (self.cy == cy)
             & (self.first_col | first_col)
             & (self.first_row | first_row)
     }
+}
+
+impl Entry for WindowEntry {
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// A bucket of a window holds the entries of its one cell: no cell to compare.
+    #[inline(always)]
+    fn first_shared(&self, _cx: i32, _cy: i32, first_col: bool, first_row: bool) -> bool {
+        (self.first_col | first_col) & (self.first_row | first_row)
+    }
+}
+
+/// The buckets of a filled [`HashGrid`] in one layout: a search written against `Cells` (see
+/// [`HashGrid::search`]) is compiled once per layout, with no test of the layout per cell.
+pub(crate) trait Cells {
+    type E: Entry;
+
+    /// The entries of the bucket of cell `(cx, cy)`: that cell's, and in a hashed table those
+    /// of any other cell hashed alike.
+    fn bucket_of(&self, cx: i32, cy: i32) -> &[Self::E];
+}
+
+/// The buckets of a hashed [`HashGrid`].
+pub(crate) struct HashedCells<'a> {
+    mask: u32,
+    table: &'a BucketTable<CellEntry>,
+}
+
+impl Cells for HashedCells<'_> {
+    type E = CellEntry;
+
+    #[inline(always)]
+    fn bucket_of(&self, cx: i32, cy: i32) -> &[CellEntry] {
+        self.table.bucket(bucket(cx, cy, self.mask))
+    }
+}
+
+/// The buckets of a [`HashGrid`] with a bucket per cell of its window.
+pub(crate) struct WindowCells<'a> {
+    window: CellRect,
+    width: usize,
+    table: &'a BucketTable<WindowEntry>,
+}
+
+impl Cells for WindowCells<'_> {
+    type E = WindowEntry;
+
+    /// No entry for a cell outside the window.
+    #[inline(always)]
+    fn bucket_of(&self, cx: i32, cy: i32) -> &[WindowEntry] {
+        let w = self.window;
+        if cx >= w.x0 && cx <= w.x1 && cy >= w.y0 && cy <= w.y1 {
+            self.table.bucket(window_bucket(w, self.width, cx, cy))
+        } else {
+            &[]
+        }
+    }
+}
+
+/// A search over the buckets of a [`HashGrid`], whichever its layout (see
+/// [`HashGrid::search`]).
+pub(crate) trait CellSearch {
+    type Output;
+
+    /// Runs the search over `cells`.
+    fn run<C: Cells>(self, cells: C) -> Self::Output;
 }
 
 /// A uniform grid whose cells are the buckets of one table: memory in proportion to the boxes,
@@ -332,7 +426,10 @@ pub(crate) struct HashGrid {
     /// `1 / cell_size`: one multiply per coordinate instead of a divide.
     inv_cell: f32,
     layout: Layout,
+    /// The entries of a hashed layout...
     table: BucketTable<CellEntry>,
+    /// ...and of a window. Only the layout's table is current; the other keeps its buffers.
+    window_table: BucketTable<WindowEntry>,
 }
 
 /// How a [`HashGrid`] maps a cell to its bucket.
@@ -370,18 +467,6 @@ impl Layout {
         } else {
             let mask = (table_size - 1) as u32;
             (Layout::Hashed { mask }, table_size)
-        }
-    }
-
-    /// The bucket of cell `(cx, cy)`, `None` for a cell outside the window.
-    #[inline(always)]
-    fn bucket(self, cx: i32, cy: i32) -> Option<usize> {
-        match self {
-            Layout::Hashed { mask } => Some(bucket(cx, cy, mask)),
-            Layout::Window { window: w, width } => {
-                let inside = cx >= w.x0 && cx <= w.x1 && cy >= w.y0 && cy <= w.y1;
-                inside.then(|| window_bucket(w, width, cx, cy))
-            }
         }
     }
 }
@@ -426,60 +511,111 @@ impl HashGrid {
         match layout {
             Layout::Hashed { mask } => {
                 let all = |_| (0..parts).flat_map(&boxes);
-                self.enter(buckets, 1, all, |cx, cy| bucket(cx, cy, mask))
+                let entry = |cx, cy, id, first_col, first_row| CellEntry {
+                    cx,
+                    cy,
+                    id,
+                    first_col,
+                    first_row,
+                };
+                let bucket = |cx, cy| bucket(cx, cy, mask);
+                enter(&mut self.table, buckets, 1, all, bucket, entry)
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
                 let bucket = move |cx, cy| window_bucket(window, width, cx, cy);
-                self.enter(buckets, parts, boxes, bucket)
+                let entry = |_, _, id, first_col, first_row| WindowEntry {
+                    id,
+                    first_col,
+                    first_row,
+                };
+                enter(&mut self.window_table, buckets, parts, boxes, bucket, entry)
             }
         }
     }
 
-    /// Fills `buckets` buckets with the cells of the boxes of `parts` parts, cell `(cx, cy)`
-    /// into `bucket(cx, cy)`.
-    #[inline(always)]
-    fn enter<I>(
-        &mut self,
-        buckets: usize,
-        parts: usize,
-        boxes: impl Fn(usize) -> I + Sync,
-        bucket: impl Fn(i32, i32) -> usize + Sync,
-    ) where
-        I: Iterator<Item = (u32, CellRect)>,
-    {
-        self.table.fill(buckets, parts, |part, filler| {
-            for (id, r) in boxes(part) {
-                for cy in r.y0..=r.y1 {
-                    for cx in r.x0..=r.x1 {
-                        let entry = CellEntry {
-                            cx,
-                            cy,
-                            id,
-                            first_col: cx == r.x0,
-                            first_row: cy == r.y0,
-                        };
-                        filler.add(bucket(cx, cy), entry);
+    /// Runs `search` over the buckets of this grid's layout.
+    #[inline]
+    pub fn search<S: CellSearch>(&self, search: S) -> S::Output {
+        match self.layout {
+            Layout::Hashed { mask } => search.run(HashedCells {
+                mask,
+                table: &self.table,
+            }),
+            Layout::Window { window, width } => search.run(WindowCells {
+                window,
+                width,
+                table: &self.window_table,
+            }),
+        }
+    }
+
+    /// Calls `visit(id)` for every box in the bucket of cell `(cx, cy)` for which that cell is
+    /// the first it shares with a box whose first column / row it is as `first_col` /
+    /// `first_row` say (see [`Entry::first_shared`]).
+    pub fn first_shared_in(
+        &self,
+        (cx, cy): (i32, i32),
+        first_col: bool,
+        first_row: bool,
+        visit: impl FnMut(u32),
+    ) {
+        /// The search of one bucket.
+        struct Visit<F> {
+            cell: (i32, i32),
+            first: (bool, bool),
+            visit: F,
+        }
+        impl<F: FnMut(u32)> CellSearch for Visit<F> {
+            type Output = ();
+
+            fn run<C: Cells>(mut self, cells: C) {
+                let ((cx, cy), (first_col, first_row)) = (self.cell, self.first);
+                for e in cells.bucket_of(cx, cy) {
+                    if e.first_shared(cx, cy, first_col, first_row) {
+                        (self.visit)(e.id());
                     }
                 }
             }
-        });
-    }
-
-    /// The entries of the bucket of cell `(cx, cy)`: that cell's, and those of any other cell
-    /// hashed alike.
-    #[inline]
-    pub fn bucket_of(&self, cx: i32, cy: i32) -> &[CellEntry] {
-        match self.layout.bucket(cx, cy) {
-            Some(h) => self.table.bucket(h),
-            None => &[],
         }
+        self.search(Visit {
+            cell: (cx, cy),
+            first: (first_col, first_row),
+            visit,
+        })
     }
 
     /// How many (cell, box) entries the grid holds.
     pub fn entry_count(&self) -> usize {
-        self.table.len()
+        match self.layout {
+            Layout::Hashed { .. } => self.table.len(),
+            Layout::Window { .. } => self.window_table.len(),
+        }
     }
+}
+
+/// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts, cell
+/// `(cx, cy)` of box `id` as `entry(cx, cy, id, first_col, first_row)` into `bucket(cx, cy)`.
+#[inline(always)]
+fn enter<E: Copy + Default + Send, I>(
+    table: &mut BucketTable<E>,
+    buckets: usize,
+    parts: usize,
+    boxes: impl Fn(usize) -> I + Sync,
+    bucket: impl Fn(i32, i32) -> usize + Sync,
+    entry: impl Fn(i32, i32, u32, bool, bool) -> E + Sync,
+) where
+    I: Iterator<Item = (u32, CellRect)>,
+{
+    table.fill(buckets, parts, |part, filler| {
+        for (id, r) in boxes(part) {
+            for cy in r.y0..=r.y1 {
+                for cx in r.x0..=r.x1 {
+                    filler.add(bucket(cx, cy), entry(cx, cy, id, cx == r.x0, cy == r.y0));
+                }
+            }
+        }
+    });
 }
 
 /// The hash bucket of cell `(cx, cy)`.
@@ -634,19 +770,14 @@ mod tests {
                     .collect(),
             };
             for (cx, cy) in cells {
-                let found: Vec<u32> = (grid.bucket_of(cx, cy).iter())
-                    .filter(|e| (e.cx, e.cy) == (cx, cy))
-                    .map(|e| e.id)
-                    .collect();
+                // Every entry of the cell: it is in the first row and column of the query.
+                let mut found = Vec::new();
+                grid.first_shared_in((cx, cy), true, true, |id| found.push(id));
                 let expected: Vec<u32> = (0..rects.len() as u32)
                     .rev()
                     .filter(|&i| rects[i as usize].cells().any(|c| c == (cx, cy)))
                     .collect();
                 assert_eq!(found, expected, "cell ({cx}, {cy})");
-                if windowed {
-                    // A bucket of its own: no entry of another cell.
-                    assert_eq!(grid.bucket_of(cx, cy).len(), expected.len());
-                }
             }
         }
     }

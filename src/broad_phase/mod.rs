@@ -26,7 +26,7 @@ pub(crate) mod sorted_pairs;
 pub(crate) mod static_grid;
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
+use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
 use crate::broad_phase::proxies::{overlaps, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
@@ -688,31 +688,25 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
         limit: &PairLimit,
     ) {
-        let n = proxies.len();
-        limit.count_each(range, out, |a, out| {
-            let through_cells = match self.class[a] {
-                Class::Empty => return,
-                Class::Small => true,
-                // Where its cells are few next to the proxies it must pair with (a platform
-                // among a pile's boxes, not a ground the size of the world).
-                Class::Large => self.rects[a].cell_count() <= (n - a - 1) / SCAN_PER_CELL,
-            };
-            if through_cells {
-                let before = out.len();
-                self.small_partners(proxies, a, out);
-                self.large_partners(proxies, a, out);
-                // Few partners per proxy: sorting them here keeps the whole output sorted
-                // without a global sort.
-                out[before..].sort_unstable_by_key(|&(_, b)| b);
-            } else {
-                self.partners_of_large(proxies, a, out);
-            }
-        });
+        self.cells.search(Collect {
+            grid: self,
+            proxies,
+            range,
+            out,
+            limit,
+        })
     }
 
     /// Small partners b > a of proxy `a`, found through the cells `a` overlaps, each from the
-    /// first cell the two share (`CellEntry::first_shared`).
-    fn small_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
+    /// first cell the two share (`Entry::first_shared`).
+    #[inline(always)]
+    fn small_partners<C: Cells>(
+        &self,
+        cells: &C,
+        proxies: &Proxies,
+        a: usize,
+        out: &mut Vec<(u32, u32)>,
+    ) {
         let r = self.rects[a];
         let aabb = &proxies.aabbs[a];
         let start = out.len();
@@ -721,14 +715,13 @@ impl Grid {
                 let (first_col, first_row) = (cx == r.x0, cy == r.y0);
                 // Buckets are filled in descending slot order: past `a`, no entry can be a
                 // partner b > a.
-                let bucket = self.cells.bucket_of(cx, cy);
-                for e in bucket.iter().take_while(|e| e.id as usize > a) {
+                for e in (cells.bucket_of(cx, cy).iter()).take_while(|e| e.id() as usize > a) {
                     // These tests pass or fail unpredictably: every entry is written, and
                     // kept by advancing the length when all of them pass, with no branch.
                     let hit = (e.first_shared(cx, cy, first_col, first_row)
-                        & overlaps(aabb, &proxies.aabbs[e.id as usize]))
+                        & overlaps(aabb, &proxies.aabbs[e.id() as usize]))
                         as usize;
-                    out.push((a as u32, e.id));
+                    out.push((a as u32, e.id()));
                     out.truncate(out.len() - 1 + hit);
                 }
             }
@@ -780,12 +773,11 @@ impl Grid {
         for cy in r.y0..=r.y1 {
             for cx in r.x0..=r.x1 {
                 let (first_col, first_row) = (cx == r.x0, cy == r.y0);
-                for e in self.cells.bucket_of(cx, cy) {
-                    let j = e.id as usize;
-                    if e.first_shared(cx, cy, first_col, first_row) && partner(j) {
-                        out.push(pair(j));
+                (self.cells).first_shared_in((cx, cy), first_col, first_row, |j| {
+                    if partner(j as usize) {
+                        out.push(pair(j as usize));
                     }
-                }
+                });
             }
         }
         let large = self.large.iter().map(|&j| j as usize);
@@ -804,6 +796,49 @@ impl Grid {
                 out.push((a as u32, b as u32));
             }
         }
+    }
+}
+
+/// [`Grid::collect`] over the buckets of the grid's layout.
+struct Collect<'a, 'p> {
+    grid: &'a Grid,
+    proxies: &'a Proxies<'p>,
+    range: Range<usize>,
+    out: &'a mut Vec<(u32, u32)>,
+    limit: &'a PairLimit,
+}
+
+impl CellSearch for Collect<'_, '_> {
+    type Output = ();
+
+    fn run<C: Cells>(self, cells: C) {
+        let Collect {
+            grid,
+            proxies,
+            range,
+            out,
+            limit,
+        } = self;
+        let n = proxies.len();
+        limit.count_each(range, out, |a, out| {
+            let through_cells = match grid.class[a] {
+                Class::Empty => return,
+                Class::Small => true,
+                // Where its cells are few next to the proxies it must pair with (a platform
+                // among a pile's boxes, not a ground the size of the world).
+                Class::Large => grid.rects[a].cell_count() <= (n - a - 1) / SCAN_PER_CELL,
+            };
+            if through_cells {
+                let before = out.len();
+                grid.small_partners(&cells, proxies, a, out);
+                grid.large_partners(proxies, a, out);
+                // Few partners per proxy: sorting them here keeps the whole output sorted
+                // without a global sort.
+                out[before..].sort_unstable_by_key(|&(_, b)| b);
+            } else {
+                grid.partners_of_large(proxies, a, out);
+            }
+        });
     }
 }
 
