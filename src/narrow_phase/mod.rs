@@ -7,5 +7,6 @@ pub(crate) mod contact_events;
 pub(crate) mod hit;
 pub mod manifold;
 pub(crate) mod pre_solve;
+pub(crate) mod recycle;
 pub(crate) mod removal;
 pub(crate) mod sensor;
