@@ -997,7 +997,7 @@ struct ChunkSlots<'s> {
 impl ChunkSlots<'_> {
     /// Notes that pair `i`'s contact, now in its slot, is `found` (see `ContactSet::found`),
     /// with its flags.
-    #[inline]
+    #[inline(always)]
     fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
         self.found[i] = found;
         let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);

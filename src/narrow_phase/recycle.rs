@@ -132,7 +132,7 @@ impl<'a, T: Copy> Recycler<'a, T> {
 
     /// Adds a pair of bodies in slots `a` and `b` with its `base` (which has points); returns
     /// true when the batch is full.
-    #[inline]
+    #[inline(always)]
     pub fn push(
         &mut self,
         payload: T,
@@ -148,7 +148,8 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// of mass of A, then of B.
     #[inline(always)]
     fn push_poses(&mut self, payload: T, poses: [(Vec2, Rot, Vec2); 2], base: &'a Base) -> bool {
-        let (c, l) = (&mut self.batch, self.len);
+        // (`len` is below LANES here; taken modulo, the lane needs no bounds checks.)
+        let (c, l) = (&mut self.batch, self.len % LANES);
         let set = |lanes: &mut [[f32; LANES]; 2], v: Vec2| {
             lanes[0][l] = v.x;
             lanes[1][l] = v.y;
