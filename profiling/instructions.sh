@@ -13,6 +13,12 @@
 # source file (a path outside the repository cut to ".../" and its last three parts). For
 # per-line counts, run `cg_annotate` on one of the two runs kept in the output folder (their
 # difference has no line numbers).
+#
+# Last, the narrowphase per touching pair: the same two runs under callgrind, once collecting
+# only inside batch2d's `ContactSet::update` (every pair's manifold, recycled or collided
+# afresh, with the matching of last step's contacts) and once only inside Box2D's
+# `b2CollideTask` (its contacts' manifolds), each divided by its engine's touching pairs after
+# the last step.
 set -euo pipefail
 
 scene=${1:?"usage: $0 SCENE [FIRST LAST]"}
@@ -41,8 +47,15 @@ for steps in "$first" "$last"; do
         "$bench" --scene "$scene" --threads 1 --rounds 1 --steps "$steps" --compare box2d \
         >"$out/$steps.log" 2>&1 &
     runs+=($!)
+    for root in '*ContactSet::update' b2CollideTask; do
+        valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$root" \
+            --callgrind-out-file="$out/$steps.${root#\*}.narrow" \
+            "$bench" --scene "$scene" --threads 1 --rounds 1 --steps "$steps" --compare box2d \
+            >"$out/$steps.${root#\*}.narrow.log" 2>&1 &
+        runs+=($!)
+    done
 done
-for i in 0 1; do
+for i in "${!runs[@]}"; do
     if ! wait "${runs[$i]}"; then
         echo "a run failed; see $out/*.log" >&2
         exit 1
@@ -87,4 +100,19 @@ show() {
 show batch2d "costliest functions of batch2d"
 show files "costliest source files of batch2d, inlined code counted where it is written"
 show box2d "costliest functions of Box2D"
-echo "cachegrind runs and logs: $out"
+
+# Instructions inside one function (it and all it calls) over a run: the total of a callgrind
+# run that collected only there.
+inside() {
+    sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out/$1.$2.narrow"
+}
+# Touching pairs of each engine after the last step, from the bench's summary line.
+pairs=$(sed -n 's/.* pairs \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' "$out/$last.log" | tail -n 1)
+ours=$(($(inside "$last" ContactSet::update) - $(inside "$first" ContactSet::update)))
+theirs=$(($(inside "$last" b2CollideTask) - $(inside "$first" b2CollideTask)))
+echo "narrowphase instructions per touching pair (callgrind):"
+echo "$pairs" | awk -v ours="$ours" -v theirs="$theirs" -v steps=$((last - first)) '{
+    printf "  batch2d %6.0f  (ContactSet::update, %d pairs)\n", ours / steps / $1, $1
+    printf "  Box2D   %6.0f  (b2CollideTask, %d pairs)\n", theirs / steps / $2, $2
+}'
+echo "valgrind runs and logs: $out"

@@ -17,6 +17,7 @@ pub mod disjoint;
 mod isa;
 pub mod joint;
 mod real;
+pub mod recycle;
 pub mod trig;
 #[cfg(target_arch = "x86_64")]
 pub mod x86;
@@ -26,3 +27,4 @@ pub use contact::{ContactBatch, ImpactParams, PointLanes, SolveParams};
 pub use isa::{instruction_set, InstructionSet, NATIVE_PAIRS};
 pub use joint::{PinBatch, PinParams};
 pub use real::{Lanes16, Lanes8, Real, LANES};
+pub use recycle::{RecycleBatch, RecycleLanes, RecycleParams};

@@ -17,6 +17,7 @@ use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
+use crate::recycle::{self, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
@@ -551,6 +552,17 @@ macro_rules! entry_points {
             check();
             // SAFETY: as for `impact`.
             unsafe { kernel(c, states, p) }
+        }
+
+        /// [`recycle::simd::recycle`] with this instruction set.
+        pub fn recycle(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
+            #[target_feature(enable = $features)]
+            fn kernel(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
+                recycle::batches::recycle::<F32x8>(c, p)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(c, p) }
         }
 
         /// [`body::integrate_velocities_simd`] with this instruction set.

@@ -4,49 +4,25 @@
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
-//! [`collide`](crate::narrow_phase::manifold::collide) again: see [`RECYCLE_DISTANCE`].
+//! [`collide`](crate::narrow_phase::manifold::collide) again: see `recycle`. Each chunk of
+//! pairs gathers those that may recycle into batches for the recycle kernel, and collides the
+//! others, and those the kernel turns down, afresh.
 
 use crate::body::{BodyStore, SlotKind};
 use crate::broad_phase::compound::{split_children, Children};
 use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
 use crate::disjoint::DisjointMut;
 use crate::error::Error;
-use crate::geometry::math::{Transform, Vec2};
-use crate::geometry::shape::{Shape, LINEAR_SLOP};
+use crate::geometry::math::Vec2;
+use crate::geometry::shape::Shape;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
-    boxes_into, collide_into, world_point, LocalManifold, LocalPoint, Manifold, ManifoldPoint,
-    MAX_MANIFOLD_POINTS,
+    boxes_into, collide_into, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
 };
+use crate::narrow_phase::recycle::{local_form, recycle_params, Base, RecycleKernel, Recycler};
 use crate::narrow_phase::removal::Removed;
 use crate::settings::MixRule;
 use rayon::prelude::*;
-
-/// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`collide`](crate::narrow_phase::manifold::collide) is reused.
-///
-/// A recycled manifold keeps the points, normal and ids of that collide; each point's
-/// separation moves by the relative motion of the two bodies at the point along the normal.
-/// That is exact for a point where a corner meets a face, up to a second-order term
-/// (separation x angle²); where a side plane clipped the incident edge it is off by about the
-/// motion times the slope between the two edges, and a normal defined by B (B's face, or two
-/// circle centres) lags by at most the angle or the motion over the radii. The solver holds
-/// overlaps to about [`LINEAR_SLOP`] (5 mm by default), so with a fifth of that (1 mm) these
-/// errors stay well under a tenth of the slop for the near-parallel faces of resting stacks
-/// (in tests, under 1 µm). A recycled manifold gains no points: a corner that a fresh collide
-/// would add on entering the 20 mm speculative band waits until the drift passes these bounds,
-/// having closed in by at most 1 mm plus [`RECYCLE_ANGLE`] times its distance from a contact
-/// point, still far from touching. Motion is measured from the last *full* collide, not from
-/// last step, so errors cannot build up: once the drift reaches this bound the pair is
-/// collided afresh.
-const RECYCLE_DISTANCE: f32 = 0.2 * LINEAR_SLOP;
-
-/// Largest rotation (rad, as the chord `|R1 - R0|`, equal to the angle to first order) of B
-/// relative to A since the last full collide for which its manifold is reused. A rotation
-/// about a contact point moves nothing at the point, but turns a face of B, and with it the
-/// true normal: 1 mrad keeps the normal within 0.06 degrees, and the motion of a point 1 m
-/// from a recycled one within the 1 mm of [`RECYCLE_DISTANCE`].
-const RECYCLE_ANGLE: f32 = 1.0e-3;
 
 /// What contacts are sorted and matched by: the two body slots, then the shape pair.
 pub(crate) type ContactKey = (BodySlot, BodySlot, Children);
@@ -100,27 +76,6 @@ impl Contact {
     }
 }
 
-/// What a contact's last full collide saw, kept beside the contact for recycling. Not a field
-/// of [`Contact`], which the solver and graph read in bulk and which stays small for them.
-#[derive(Clone, Copy, Debug)]
-struct Base {
-    /// That collide's manifold in A's body frame: normal, points relative to A's origin,
-    /// separations, ids. No points means nothing to recycle.
-    manifold: LocalManifold,
-    /// B's origin transform in A's frame at that collide.
-    relative: Transform,
-}
-
-impl Base {
-    /// A placeholder slot, overwritten before it is read; never recycled.
-    fn empty() -> Base {
-        Base {
-            manifold: LocalManifold::default(),
-            relative: Transform::IDENTITY,
-        }
-    }
-}
-
 /// A touching contact set aside while its island sleeps: the manifold with its impulses (to
 /// warm start from on waking) and the base that recycling measures motion from.
 #[derive(Clone, Copy, Debug)]
@@ -159,6 +114,8 @@ pub(crate) struct NarrowPhaseParams {
     /// Mix every contact's materials afresh, not carrying them from last step's contact: a
     /// pre-solve hook may have changed those (see `pre_solve`).
     pub remix: bool,
+    /// The kernel that recycles manifolds, of the world's backend and instruction set.
+    pub recycle: RecycleKernel,
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
@@ -377,7 +334,6 @@ impl ContactSet {
         self.flags.resize(n, PairFlags::default());
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
-        let threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
         let old = |prev: ContactIndex| {
             (prev != ContactIndex::NONE).then(|| {
@@ -399,32 +355,28 @@ impl ContactSet {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
             chunks.for_each(
                 |((((((slots, found), flags), speed), bases), pairs), previous)| {
-                    bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(flags).zip(speed);
-                    for (i, (((slot, found), flags), speed)) in slots.enumerate() {
-                        if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                            prefetch(&bodies.shape[a as usize]);
-                            prefetch(&bodies.shape[b as usize]);
-                        }
-                        let (a, b) = body_slots(pairs[i]);
-                        let old = old(previous[i]);
-                        *found = update_pair(slot, bases, a, b, bodies, params, old).unwrap_or(FAR);
-                        PairFlags::note(slot, *found, threshold, bodies, flags, speed);
-                    }
+                    let out = ChunkSlots {
+                        slots,
+                        found,
+                        flags,
+                        speed,
+                        bases,
+                    };
+                    update_chunk(out, pairs, None, previous, &old, bodies, params);
                 },
             );
         } else {
             chunks.zip(children.par_chunks(CHUNK)).for_each(
                 |(((((((slots, found), flags), speed), bases), pairs), previous), children)| {
-                    bases.clear();
-                    let slots = slots.iter_mut().zip(found).zip(flags).zip(speed);
-                    for (i, (((slot, found), flags), speed)) in slots.enumerate() {
-                        let (a, b) = body_slots(pairs[i]);
-                        let (old, c) = (old(previous[i]), children[i]);
-                        *found = update_shape_pair(slot, bases, a, b, c, bodies, params, old)
-                            .unwrap_or(FAR);
-                        PairFlags::note(slot, *found, threshold, bodies, flags, speed);
-                    }
+                    let out = ChunkSlots {
+                        slots,
+                        found,
+                        flags,
+                        speed,
+                        bases,
+                    };
+                    let children = Some(children);
+                    update_chunk(out, pairs, children, previous, &old, bodies, params);
                 },
             );
         }
@@ -1097,11 +1049,145 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
         .unwrap_or(Vec2::new(0.0, 1.0))
 }
 
-/// Writes the contact of pair `(a, b)` to `slot`: last step's contact `old` recycled when the
-/// bodies have barely moved since its last full collide, else a fresh [`collide`] with the
-/// impulses of persisting feature ids carried over. Returns `None` if the pair does not
-/// touch, else the index in `bases` of what the next step recycles from (`NONE` for nothing,
-/// as between two circles).
+/// Last step's contact of a pair and its base, if it has one (see [`update_chunk`]).
+type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
+
+/// What the update writes for one chunk of pairs, a slot of each per pair (the bases as they
+/// are found).
+struct ChunkSlots<'s> {
+    slots: &'s mut [Contact],
+    found: &'s mut [u32],
+    flags: &'s mut [PairFlags],
+    speed: &'s mut [f32],
+    bases: &'s mut BaseSlots,
+}
+
+impl ChunkSlots<'_> {
+    /// Notes that pair `i`'s contact, now in its slot, is `found` (see `ContactSet::found`),
+    /// with its flags.
+    #[inline(always)]
+    fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
+        self.found[i] = found;
+        let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
+        PairFlags::note(&self.slots[i], found, threshold, bodies, flags, speed);
+    }
+}
+
+/// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
+/// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
+/// up. A pair whose old contact has a base goes to the recycle kernel, eight at a time; the
+/// others, and those the kernel turns down, collide afresh. A pair's slots are the same
+/// whichever way it goes, and each way depends on the pair alone, so the order does not
+/// change the result.
+#[inline(always)]
+fn update_chunk<'a>(
+    mut out: ChunkSlots,
+    pairs: &[(u32, u32)],
+    children: Option<&[Children]>,
+    previous: &[ContactIndex],
+    old: &impl Fn(ContactIndex) -> Old<'a>,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+) {
+    out.bases.clear();
+    let threshold = params.linear_slop;
+    let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
+        let (a, b) = body_slots(pairs[i]);
+        let (slot, bases) = (&mut out.slots[i], &mut *out.bases);
+        let found = match children {
+            None => update_pair(slot, bases, a, b, bodies, params, old),
+            Some(children) => {
+                update_shape_pair(slot, bases, a, b, children[i], bodies, params, old)
+            }
+        };
+        out.found(i, found.unwrap_or(FAR), threshold, bodies);
+    };
+    let recycle = recycle_params(params.speculative_distance);
+    let run = |out: &mut ChunkSlots, recycler: &mut Recycler<(usize, &Contact)>| {
+        let (len, lanes) = recycler.run(params.recycle, &recycle);
+        for l in 0..len {
+            let (i, old) = recycler.payload(l);
+            let kept = lanes.kept & 1 << l != 0
+                || lanes.beyond & 1 << l != 0 && {
+                    let (a, b) = body_slots(pairs[i]);
+                    let widened = widened(a.index(), b.index(), bodies, params);
+                    recycler.within(l, params.speculative_distance, widened)
+                };
+            let base = recycler.base(l);
+            if !kept {
+                fresh(out, i, Some((old, Some(base))));
+                continue;
+            }
+            let slot = &mut out.slots[i];
+            (slot.a, slot.b) = (old.a, old.b);
+            (slot.friction, slot.restitution) = match children {
+                None if !params.remix => (old.friction, old.restitution),
+                _ => {
+                    let children = children.map_or(0, |c| c[i]);
+                    mixed(old.a.index(), old.b.index(), children, bodies, params)
+                }
+            };
+            slot.tangent_speed = 0.0;
+            recycler.write(l, &old.manifold, &mut slot.manifold);
+            let (index, copy) = out.bases.push();
+            *copy = *base;
+            out.found(i, index, threshold, bodies);
+        }
+    };
+    let mut recycler = Recycler::new();
+    for i in 0..pairs.len() {
+        if children.is_none() {
+            if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                prefetch(&bodies.shape[a as usize]);
+                prefetch(&bodies.shape[b as usize]);
+            }
+        }
+        let (a, b) = body_slots(pairs[i]);
+        match old(previous[i]) {
+            // (A contact of another pair would mean the old contacts were reordered behind
+            // our back.)
+            Some((c, Some(base))) if c.key() == (a, b) => {
+                if recycler.push((i, c), (a.index(), b.index()), bodies, base) {
+                    run(&mut out, &mut recycler);
+                }
+            }
+            old => fresh(&mut out, i, old),
+        }
+    }
+    run(&mut out, &mut recycler);
+}
+
+/// The friction and restitution of shape pair `children` of the bodies in slots `a` and `b`,
+/// mixed by the world's rules.
+fn mixed(
+    a: usize,
+    b: usize,
+    children: Children,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+) -> (f32, f32) {
+    let (ca, cb) = split_children(children);
+    let (friction_a, restitution_a) = bodies.child_material(a, ca);
+    let (friction_b, restitution_b) = bodies.child_material(b, cb);
+    (
+        params.friction_mixing.mix(friction_a, friction_b),
+        params.restitution_mixing.mix(restitution_a, restitution_b),
+    )
+}
+
+/// The speculative distance widened by how far the bodies in slots `a` and `b` can close in
+/// in a step.
+fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -> f32 {
+    let closing = (bodies.linear_velocity[b] - bodies.linear_velocity[a]).length()
+        + bodies.angular_velocity[a].abs() * bodies.reach[a]
+        + bodies.angular_velocity[b].abs() * bodies.reach[b];
+    params.speculative_distance + closing * params.dt
+}
+
+/// Writes the contact of pair `(a, b)` to `slot`, collided afresh, with the impulses of `old`,
+/// last step's contact of the pair, carried over where a feature id persists. Returns `None`
+/// if the pair does not touch, else the index in `bases` of what the next step recycles from
+/// (`NONE` for nothing, as between two circles).
 ///
 /// This is the path of worlds without compound bodies: shapes and materials come straight
 /// from the body columns.
@@ -1112,7 +1198,7 @@ fn update_pair(
     b: BodySlot,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, Option<&Base>)>,
+    old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
     let shapes = || (&bodies.shape[sa], &bodies.shape[sb]);
@@ -1147,7 +1233,7 @@ fn update_shape_pair(
     children: Children,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, Option<&Base>)>,
+    old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
     let (ca, cb) = split_children(children);
@@ -1171,8 +1257,8 @@ fn update_shape_pair(
 }
 
 /// The body of [`update_pair`] for bodies `(a, b)`: `shapes` gives their shapes and
-/// `materials` their frictions and restitutions, each asked for only where needed (a pair
-/// that recycles needs neither); `one_shape` when neither body is a compound.
+/// `materials` their frictions and restitutions, each asked for only where needed;
+/// `one_shape` when neither body is a compound.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn update_shapes<'a>(
@@ -1183,7 +1269,7 @@ fn update_shapes<'a>(
     materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
-    old: Option<(&Contact, Option<&Base>)>,
+    old: Old,
     one_shape: bool,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
@@ -1209,28 +1295,8 @@ fn update_shapes<'a>(
         }
     };
 
-    // The band widened by how far the pair can close in a step. Found only where needed: a
-    // recycled point inside the plain band is inside the widened one too, and the velocities
-    // and reaches of a resting pile's pairs, which recycle, are cache misses of their own.
-    let widened = || {
-        let closing = (bodies.linear_velocity[sb] - bodies.linear_velocity[sa]).length()
-            + bodies.angular_velocity[sa].abs() * bodies.reach[sa]
-            + bodies.angular_velocity[sb].abs() * bodies.reach[sb];
-        params.speculative_distance + closing * params.dt
-    };
-
-    if let Some((old, Some(old_base))) = old {
-        let bands = (params.speculative_distance, widened);
-        let carried = Some(&old.manifold);
-        let recycled = recycle(old_base, xf_a, xf_b, bands, carried, &mut slot.manifold);
-        if recycled {
-            let (base, copy) = bases.push();
-            *copy = *old_base;
-            return Some(base);
-        }
-    }
-
-    let speculative_distance = widened();
+    // The band widened by how far the pair can close in a step.
+    let speculative_distance = widened(sa, sb, bodies, params);
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
     // smash's debris); the reach test turns them away for a fraction of a separating-axis
     // test. Two circles collide about as cheaply as it.
@@ -1309,97 +1375,6 @@ fn out_of_reach(
     speculative_distance: f32,
 ) -> bool {
     (centre_b - centre_a).length() - reach_a - reach_b > speculative_distance
-}
-
-/// `manifold` (world orientation, anchors on the body origins) in A's body frame.
-fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
-    let mut local = LocalManifold {
-        normal: xf_a.q.inv_rotate(manifold.normal),
-        point_count: manifold.point_count,
-        ..LocalManifold::default()
-    };
-    let count = manifold.point_count;
-    for (lp, mp) in local.points.iter_mut().zip(&manifold.points[..count]) {
-        *lp = LocalPoint {
-            point: xf_a.q.inv_rotate(mp.anchor_a),
-            separation: mp.separation,
-            id: mp.id,
-        };
-    }
-    local
-}
-
-/// Writes the manifold of `base` moved to the body transforms `xf_a`, `xf_b` to `out`, with
-/// the impulses of `carried` (the manifold last made from this base, whose points are the
-/// base's in the same order; `None`: 0), and returns true; returns false, leaving `out` to be
-/// overwritten, when B has moved relative to A by more than [`RECYCLE_DISTANCE`] at a contact
-/// point or turned by more than [`RECYCLE_ANGLE`] since the last full collide, or when a point
-/// would separate beyond the speculative distance (a fresh collide would drop it).
-/// `(plain, widened)` give that distance: `widened()` is it, never below `plain` (it adds a
-/// closing distance, >= 0), and is called only for a point beyond `plain`.
-///
-/// Each point is the midpoint between the two surfaces, so at the last collide the two bodies'
-/// material met there; A's copy stays put in A's frame, B's copy moves with B, and the
-/// separation grows by their offset along the normal. The new point is again their midpoint.
-/// Every test is a `<=` that a NaN fails. Each point's world form is written as its tests
-/// pass, not from a moved copy of the base.
-///
-/// Always inlined into [`update_shapes`], for the same reason as `collide_into`.
-#[inline(always)]
-fn recycle(
-    base: &Base,
-    xf_a: Transform,
-    xf_b: Transform,
-    (plain, widened): (f32, impl Fn() -> f32),
-    carried: Option<&Manifold>,
-    out: &mut Manifold,
-) -> bool {
-    let count = base.manifold.point_count;
-    if count == 0 {
-        return false;
-    }
-    let from = base.relative;
-    let to = xf_a.inv_mul(xf_b);
-    let turn = from.q.inv_mul(to.q);
-    let chord_squared = (1.0 - turn.c) * (1.0 - turn.c) + turn.s * turn.s;
-    let turned_little = chord_squared <= RECYCLE_ANGLE * RECYCLE_ANGLE;
-    if !turned_little {
-        return false;
-    }
-    let base = &base.manifold;
-    out.normal = xf_a.q.rotate(base.normal);
-    out.point_count = count;
-    let origin_offset = xf_a.p - xf_b.p;
-    for (i, (mp, lp)) in out.points.iter_mut().zip(&base.points).enumerate() {
-        if i >= count {
-            *mp = ManifoldPoint::default();
-            continue;
-        }
-        let moved = to.apply(from.inv_apply(lp.point));
-        let motion = moved - lp.point;
-        let moved_little = motion.length_squared() <= RECYCLE_DISTANCE * RECYCLE_DISTANCE;
-        if !moved_little {
-            return false;
-        }
-        let separation = lp.separation + base.normal.dot(motion);
-        let kept = separation <= plain || separation <= widened();
-        if !kept {
-            return false;
-        }
-        let new = LocalPoint {
-            point: (lp.point + moved) * 0.5,
-            separation,
-            id: lp.id,
-        };
-        let old = carried.map_or(ManifoldPoint::default(), |m| m.points[i]);
-        *mp = ManifoldPoint {
-            normal_impulse: old.normal_impulse,
-            tangent_impulse: old.tangent_impulse,
-            impact_impulse: old.impact_impulse,
-            ..world_point(&new, xf_a, origin_offset)
-        };
-    }
-    true
 }
 
 /// What the update finds of a new pair's contact for the set's flags `touching` and
@@ -1482,8 +1457,10 @@ pub(crate) fn closing_in(contact: &Contact, bodies: &BodyStore) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::math::{Rot, Vec2};
+    use crate::geometry::math::{Rot, Transform, Vec2};
+    use crate::geometry::shape::LINEAR_SLOP;
     use crate::narrow_phase::manifold::collide;
+    use crate::narrow_phase::recycle::recycle_one;
 
     const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
 
@@ -1550,16 +1527,7 @@ mod tests {
     }
 
     fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
-        let mut out = Manifold::default();
-        recycle(
-            old,
-            xf_a,
-            xf_b,
-            (SPECULATIVE, || SPECULATIVE),
-            None,
-            &mut out,
-        )
-        .then_some(out)
+        recycle_one(old, xf_a, xf_b, SPECULATIVE, SPECULATIVE).0
     }
 
     /// Recycled and fresh manifolds agree: same ids and normal (within `angle`), separations
@@ -1660,7 +1628,6 @@ mod tests {
 
     #[test]
     fn recycling_widens_the_band_only_for_points_beyond_the_plain_one() {
-        use std::cell::Cell;
         let ground = Shape::rect(5.0, 0.5).unwrap();
         let block = Shape::rect(0.5, 0.5).unwrap();
         let xf_a = xf(0.0, 0.0, 0.0);
@@ -1673,26 +1640,13 @@ mod tests {
             relative: xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
         };
         let recycle_with = |y: f32, widened: f32| {
-            let calls = Cell::new(0);
-            let band = || {
-                calls.set(calls.get() + 1);
-                widened
-            };
-            let mut out = Manifold::default();
-            let kept = recycle(
-                &base,
-                xf_a,
-                xf(0.3, y, 0.0),
-                (SPECULATIVE, band),
-                None,
-                &mut out,
-            );
-            (kept, calls.get())
+            let (kept, asked) = recycle_one(&base, xf_a, xf(0.3, y, 0.0), SPECULATIVE, widened);
+            (kept.is_some(), asked)
         };
         // Both points inside the plain band (20 mm): the widened one is never asked for.
         assert_eq!(recycle_with(1.0195, wide), (true, 0));
-        // Beyond the plain band: kept inside the widened one, asked once per point.
-        assert_eq!(recycle_with(1.0203, wide), (true, 2));
+        // Beyond the plain band: kept inside the widened one, asked once for the pair.
+        assert_eq!(recycle_with(1.0203, wide), (true, 1));
         // Beyond both, as a fresh collide with the widened band would drop it.
         assert_eq!(recycle_with(1.0203, SPECULATIVE + 1e-4), (false, 1));
     }
@@ -1721,6 +1675,7 @@ mod tests {
         restitution_mixing: MixRule::Min,
         linear_slop: LINEAR_SLOP,
         remix: false,
+        recycle: batch2d_kernels::recycle::scalar::recycle,
     };
 
     #[test]

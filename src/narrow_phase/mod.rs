@@ -8,5 +8,6 @@ pub(crate) mod events;
 pub(crate) mod hit;
 pub mod manifold;
 pub(crate) mod pre_solve;
+pub(crate) mod recycle;
 pub(crate) mod removal;
 pub(crate) mod sensor;

@@ -43,6 +43,7 @@ use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::{ContactLog, EventParams};
 use crate::narrow_phase::pre_solve::PreSolve;
+use crate::narrow_phase::recycle::recycle_kernel;
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
@@ -342,6 +343,7 @@ impl World {
             restitution_mixing: self.settings.restitution_mixing,
             linear_slop: self.settings.linear_slop,
             remix: self.pre_solve.hook.is_some(),
+            recycle: recycle_kernel(&self.settings),
         };
         {
             zone!("narrow phase");

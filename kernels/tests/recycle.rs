@@ -1,0 +1,205 @@
+//! The manifold recycling kernel against its scalar twin, bit for bit, on every instruction
+//! set this CPU has, and against the motion it measures.
+
+use batch2d_kernels::recycle::{scalar, simd, RecycleBatch, RecycleLanes, RecycleParams};
+#[cfg(target_arch = "x86_64")]
+use batch2d_kernels::x86::{avx2, avx512};
+use batch2d_kernels::{InstructionSet, LANES};
+use bytemuck::Zeroable;
+
+/// Seeded splitmix64: the same sequence on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// Now and then exactly 0.0 or -0.0, else uniform in [lo, hi).
+    fn zero_or_range(&mut self, lo: f32, hi: f32) -> f32 {
+        match self.below(16) {
+            0 => 0.0,
+            1 => -0.0,
+            _ => self.range(lo, hi),
+        }
+    }
+}
+
+/// A rotation of `angle` as (cos, sin).
+fn rotation(angle: f32) -> [f32; 2] {
+    [angle.cos(), angle.sin()]
+}
+
+/// Lane `l` of a batch: two bodies, a base made where they were, and the bodies since moved
+/// by a random amount, from nothing to far more than any limit, so that every outcome of the
+/// kernel comes up.
+fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, l: usize) {
+    let set = |field: &mut [[f32; LANES]; 2], v: [f32; 2]| {
+        field[0][l] = v[0];
+        field[1][l] = v[1];
+    };
+    let far = rng.range(-1000.0, 1000.0);
+    let origin_a = [rng.range(-5.0, 5.0) + far, rng.range(-5.0, 5.0)];
+    let origin_b = [origin_a[0] + rng.range(-2.0, 2.0), origin_a[1] + 1.0];
+    let (angle_a, angle_b) = (rng.range(-4.0, 4.0), rng.range(-4.0, 4.0));
+    let (qa, qb) = (rotation(angle_a), rotation(angle_b));
+    let local_a = [rng.zero_or_range(-0.5, 0.5), rng.range(-0.5, 0.5)];
+    let local_b = [rng.range(-0.5, 0.5), rng.zero_or_range(-0.5, 0.5)];
+    // Centres from origins: the kernel finds the origins back up to rounding.
+    let center = |o: [f32; 2], [c, s]: [f32; 2], r: [f32; 2]| {
+        [o[0] + (c * r[0] - s * r[1]), o[1] + (s * r[0] + c * r[1])]
+    };
+    set(&mut c.center_a, center(origin_a, qa, local_a));
+    set(&mut c.rotation_a, qa);
+    set(&mut c.local_center_a, local_a);
+    set(&mut c.center_b, center(origin_b, qb, local_b));
+    set(&mut c.rotation_b, qb);
+    set(&mut c.local_center_b, local_b);
+    // The base saw B where it is in A's frame, moved back by a motion of a random scale.
+    let scale = [0.0, 1e-6, 1e-4, 1e-3, 1e-2, 1.0][rng.below(6) as usize];
+    let [c_turn, s_turn] = rotation(angle_b - angle_a + scale * rng.range(-1.0, 1.0));
+    let [ca, sa] = qa;
+    let d = [origin_b[0] - origin_a[0], origin_b[1] - origin_a[1]];
+    c.relative[0][l] = ca * d[0] + sa * d[1] + scale * rng.range(-1.0, 1.0);
+    c.relative[1][l] = -sa * d[0] + ca * d[1] + scale * rng.range(-1.0, 1.0);
+    c.relative[2][l] = c_turn;
+    c.relative[3][l] = s_turn;
+    let normal = rotation(rng.range(-4.0, 4.0));
+    set(&mut c.base_normal, normal);
+    c.point_count[l] = [0.0, 1.0, 2.0, 2.0][rng.below(4) as usize];
+    for p in &mut c.base_points {
+        p.x[l] = rng.range(-1.0, 1.0);
+        p.y[l] = rng.range(-1.0, 1.0);
+        p.separation[l] = rng.zero_or_range(-0.01, 0.03);
+    }
+}
+
+/// The words of a batch, inputs and outputs.
+fn words(c: &RecycleBatch) -> &[u32] {
+    bytemuck::cast_slice(bytemuck::bytes_of(c))
+}
+
+/// A recycle kernel of some instruction set.
+type Kernel = fn(&mut RecycleBatch, &RecycleParams) -> RecycleLanes;
+
+/// Every recycle kernel this CPU can run, by name.
+fn kernels() -> Vec<(&'static str, Kernel)> {
+    let mut kernels: Vec<(&str, Kernel)> = vec![("portable", simd::recycle)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if InstructionSet::Avx2.is_supported() {
+            kernels.push(("avx2", avx2::recycle));
+        }
+        if InstructionSet::Avx512.is_supported() {
+            kernels.push(("avx512", avx512::recycle));
+        }
+    }
+    kernels
+}
+
+const PARAMS: RecycleParams = RecycleParams {
+    max_motion_squared: 1e-3 * 1e-3,
+    max_chord_squared: 1e-3 * 1e-3,
+    band: 0.02,
+};
+
+#[test]
+fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
+    let mut rng = Rng(58);
+    let mut outcomes = [0usize; 3];
+    for case in 0..2000 {
+        let mut input = RecycleBatch::zeroed();
+        for l in 0..LANES {
+            random_lane(&mut rng, &mut input, l);
+        }
+        // Outputs start as NaNs: every one the kernel owns must be written.
+        let garbage = f32::from_bits(0x7FC0_1234);
+        input.normal = [[garbage; LANES]; 2];
+        for p in &mut input.points {
+            *p = bytemuck::cast([[garbage; LANES]; 7]);
+        }
+        let mut twin = input;
+        let expected = scalar::recycle(&mut twin, &PARAMS);
+        for (name, kernel) in kernels() {
+            let mut batch = input;
+            let lanes = kernel(&mut batch, &PARAMS);
+            assert_eq!(lanes, expected, "{name}, case {case}: masks differ");
+            let diff = (words(&batch).iter().zip(words(&twin))).position(|(x, y)| x != y);
+            assert_eq!(diff, None, "{name}, case {case}: word differs");
+        }
+        for l in 0..LANES {
+            let outcome = if expected.kept & 1 << l != 0 {
+                0
+            } else if expected.beyond & 1 << l != 0 {
+                1
+            } else {
+                2
+            };
+            outcomes[outcome] += 1;
+        }
+        assert_eq!(expected.kept & expected.beyond, 0);
+    }
+    // Each outcome came up often enough to have been compared.
+    assert!(outcomes.iter().all(|&n| n > 500), "outcomes {outcomes:?}");
+}
+
+#[test]
+fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_refused() {
+    let mut c = RecycleBatch::zeroed();
+    let angle_a: f32 = 0.7;
+    let [ca, sa] = rotation(angle_a);
+    for l in 0..LANES {
+        c.center_a[0][l] = 3.0;
+        c.center_a[1][l] = -1.0;
+        c.rotation_a[0][l] = ca;
+        c.rotation_a[1][l] = sa;
+        c.center_b[0][l] = 3.0 - sa;
+        c.center_b[1][l] = -1.0 + ca;
+        c.rotation_b[0][l] = ca;
+        c.rotation_b[1][l] = sa;
+        // B one metre above A in A's frame, not turned relative to it.
+        c.relative[0][l] = 0.0;
+        c.relative[1][l] = 1.0;
+        c.relative[2][l] = 1.0;
+        c.relative[3][l] = 0.0;
+        c.base_normal[1][l] = 1.0;
+        c.point_count[l] = 2.0;
+        c.base_points[0].x[l] = -0.5;
+        c.base_points[0].y[l] = 0.5;
+        c.base_points[1].x[l] = 0.5;
+        c.base_points[1].y[l] = 0.5;
+    }
+    // Lane 1: B slid 2 mm along A's x; lane 2: B turned by 2 mrad about its origin.
+    c.center_b[0][1] += 2e-3 * ca;
+    c.center_b[1][1] += 2e-3 * sa;
+    let [ct, st] = rotation(angle_a + 2e-3);
+    c.rotation_b[0][2] = ct;
+    c.rotation_b[1][2] = st;
+    let lanes = scalar::recycle(&mut c, &PARAMS);
+    assert_eq!(lanes.kept & 0b111, 0b001);
+    assert_eq!(lanes.beyond & 0b111, 0);
+    // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad.
+    for (j, p) in c.points.iter().enumerate() {
+        let x = c.base_points[j].x[0];
+        let y = c.base_points[j].y[0];
+        let world = [3.0 + ca * x - sa * y, -1.0 + sa * x + ca * y];
+        assert!((p.point_x[0] - world[0]).abs() < 1e-5);
+        assert!((p.point_y[0] - world[1]).abs() < 1e-5);
+        assert!(p.separation[0].abs() < 1e-5);
+    }
+    assert!((c.normal[0][0] + sa).abs() < 1e-6 && (c.normal[1][0] - ca).abs() < 1e-6);
+}
