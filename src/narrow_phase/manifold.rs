@@ -651,12 +651,25 @@ fn face_contact(
     let radii = (reference.radius, incident.radius);
     let edge_pair_id = feature_id(face, edge) | ID_VERTEX;
 
+    // Counter-clockwise edges run along the normal turned left, so t·v1 < t·v2.
+    let tangent = normal.left_perp();
+    let (lower, upper) = (tangent.dot(v1), tangent.dot(v2));
+
     // Separated cores may be closest corner to corner, off to the side of the face: the gap
     // along the face normal then understates the true gap, and speculative points built on it
     // would let the shapes close in too far. The two edges' closest points tell; with a
-    // segment core, all edge pairs' (see `closest_edges`).
+    // segment core, all edge pairs' (see `closest_edges`). They are not needed when the
+    // incident edge's nearer end lies across from the face at the face separation: its foot on
+    // the face is that far from it, and no two points of the cores are closer than their
+    // separation along an axis, so that is the true gap.
+    let gap_along_normal = || {
+        let (s1, s2) = (normal.dot(w1 - v1), normal.dot(w2 - v1));
+        let (nearer, nearer_separation) = if s1 <= s2 { (w1, s1) } else { (w2, s2) };
+        let across = (lower..=upper).contains(&tangent.dot(nearer));
+        across && nearer_separation <= face_separation + GAP_TOLERANCE
+    };
     let has_segment = reference.count() == 2 || incident.count() == 2;
-    let separated = face_separation > 0.0;
+    let separated = face_separation > 0.0 && !gap_along_normal();
     let segment_closest = (separated && has_segment).then(|| closest_edges(reference, incident));
     if separated {
         let (closest, id) =
@@ -666,9 +679,6 @@ fn face_contact(
         }
     }
 
-    // Counter-clockwise edges run along the normal turned left, so t·v1 < t·v2.
-    let tangent = normal.left_perp();
-    let (lower, upper) = (tangent.dot(v1), tangent.dot(v2));
     let clipped =
         clip_end(w1, w2, tangent, lower, upper).zip(clip_end(w2, w1, tangent, lower, upper));
     let Some((p1, p2)) = clipped else {
