@@ -21,7 +21,7 @@
 //! Without it, the configurations (backends x thread counts) take turns round by round, and
 //! the speed-up of each over the first is printed as a ratio of their "mean" columns, with the
 //! lowest and highest ratio of one round's means to the other's.
-//! `--scene all` runs the five contact scenes (`Scene::ALL`); `--scene joint_grid` runs the grid
+//! `--scene all` runs the six contact scenes (`Scene::ALL`); `--scene joint_grid` runs the grid
 //! of revolute joints, and prints each engine's largest joint anchor gap at the end (for every
 //! joint, the distance between the point fixed in either body, which the joint holds together).
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes

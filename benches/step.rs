@@ -47,7 +47,7 @@ fn step(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    // Short runs: the whole bench (5 scenes x 3 configurations) takes a few minutes.
+    // Short runs: the whole bench (6 scenes x 3 configurations) takes a few minutes.
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))

@@ -8,12 +8,13 @@
 //! Needs an X11 display (the `viewer` feature pulls in `minifb`, which loads libX11 at run
 //! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene), `7`
 //! ragdoll, `8` car, `9` bridge, `0` chain (the jointed examples' scenes); `N` the next scene,
-//! which also reaches scene 11, the joint grid; `Space` pause, `S` one step while paused, `R`
-//! reset; `C` / `B` drop a circle / box at the cursor; `M` the scene's joint motors: run,
-//! brake (held at speed 0), off, in turn; `V` reverse the motors (the car backs up); `K`
-//! contacts, `G` graph colors, `A` bounding boxes, `J` joints; `F` frame the scene; `Esc` quit.
+//! which also reaches scene 11, the joint grid, and 12, the stirred bin; `Space` pause, `S` one
+//! step while paused, `R` reset; `C` / `B` drop a circle / box at the cursor; `M` the scene's
+//! joint motors: run, brake (held at speed 0), off, in turn; `V` reverse the motors (the car
+//! backs up); `K` contacts, `G` graph colors, `A` bounding boxes, `J` joints; `F` frame the
+//! scene; `Esc` quit.
 //! Mouse: left-drag a dynamic body, right-drag to pan, wheel to zoom. `--scene N` starts with
-//! scene N (1-11, as the keys number them); `--steps N` quits after N frames (for scripted
+//! scene N (1-12, as the keys number them); `--steps N` quits after N frames (for scripted
 //! checks); `--draw contacts,colors,aabbs` starts with overlays on.
 //! `--screenshot FILE` writes the last frame shown, status lines included, to a PNG and quits
 //! (after `--steps` frames, 60 by default): CI runs it under Xvfb and checks that bodies were
@@ -59,19 +60,21 @@ enum Choice {
     Demo(Demo),
 }
 
-/// How many scenes the viewer numbers: the five contact scenes, the playground, the four
-/// jointed demos and the joint grid.
-const CHOICES: usize = 11;
+/// How many scenes the viewer numbers: the first five contact scenes, the playground, the four
+/// jointed demos, the joint grid and the stirred bin.
+const CHOICES: usize = 12;
 
 impl Choice {
-    /// Scene `n` in 1..=[`CHOICES`]: `1`-`5` the contact scenes of `Scene::ALL`, `6` the
-    /// playground, `7`-`10` the jointed demos, `11` the joint grid.
+    /// Scene `n` in 1..=[`CHOICES`]: `1`-`5` the first contact scenes of `Scene::ALL`, `6` the
+    /// playground, `7`-`10` the jointed demos, `11` the joint grid, `12` the stirred bin (the
+    /// last of `Scene::ALL`, after the number keys had all been taken).
     fn from_number(n: usize) -> Option<Choice> {
         match n {
             1..=5 => Some(Choice::Standard(Scene::ALL[n - 1])),
             6 => Some(Choice::Playground),
             7..=10 => Some(Choice::Demo(Demo::ALL[n - 7])),
             11 => Some(Choice::Standard(Scene::JointGrid)),
+            12 => Some(Choice::Standard(Scene::StirredBin)),
             _ => None,
         }
     }
@@ -453,7 +456,7 @@ impl Viewer {
                 self.motor_mode,
                 if self.reversed { "reversed" } else { "forward" },
             ),
-            "1-5 scenes 6 playground 7-0 ragdoll car bridge chain  N next (11 joint grid)  \
+            "1-5 scenes 6 playground 7-0 ragdoll car bridge chain  N next (11 joint grid, 12 stirred bin)  \
              space pause  S step  R reset  C/B spawn  F frame  drag/pan/zoom  esc quit"
                 .to_string(),
         ]

@@ -22,6 +22,10 @@ pub enum Scene {
     ParticlePile,
     /// The particle pile with every other circle replaced by a box. 300 steps.
     MixedPile,
+    /// 4032 circles, boxes, capsules, rounded boxes and irregular polygons of 3 to 7 vertices
+    /// fall into a bin and are stirred by a turning kinematic paddle, so contacts are made
+    /// afresh every step. 500 steps.
+    StirredBin,
     /// 100 x 100 circles hanging in a grid of 19800 revolute joints from seven fixed bodies in
     /// the middle of its top row; the circles do not collide. 500 steps. Not in
     /// [`Scene::ALL`]: it measures joints, where the others measure contacts.
@@ -29,23 +33,25 @@ pub enum Scene {
 }
 
 impl Scene {
-    /// The five contact scenes, in the order of `docs/scenes.md`: those the performance tables
+    /// The six contact scenes, in the order of `docs/scenes.md`: those the performance tables
     /// list and a bench's `--scene all` runs. [`Scene::EVERY`] adds the joint grid.
-    pub const ALL: [Scene; 5] = [
+    pub const ALL: [Scene; 6] = [
         Scene::LargePyramid,
         Scene::ManyPyramids,
         Scene::Smash,
         Scene::ParticlePile,
         Scene::MixedPile,
+        Scene::StirredBin,
     ];
 
     /// Every scene: [`Scene::ALL`], then [`Scene::JointGrid`].
-    pub const EVERY: [Scene; 6] = [
+    pub const EVERY: [Scene; 7] = [
         Scene::LargePyramid,
         Scene::ManyPyramids,
         Scene::Smash,
         Scene::ParticlePile,
         Scene::MixedPile,
+        Scene::StirredBin,
         Scene::JointGrid,
     ];
 
@@ -57,6 +63,7 @@ impl Scene {
             Scene::Smash => "smash",
             Scene::ParticlePile => "particle_pile",
             Scene::MixedPile => "mixed_pile",
+            Scene::StirredBin => "stirred_bin",
             Scene::JointGrid => "joint_grid",
         }
     }
@@ -70,7 +77,7 @@ impl Scene {
     /// How many steps of 1/60 s a bench or check runs this scene for.
     pub fn steps(self) -> usize {
         match self {
-            Scene::LargePyramid | Scene::JointGrid => 500,
+            Scene::LargePyramid | Scene::StirredBin | Scene::JointGrid => 500,
             Scene::ManyPyramids => 200,
             Scene::Smash | Scene::ParticlePile | Scene::MixedPile => 300,
         }
@@ -96,6 +103,7 @@ impl Scene {
             Scene::Smash => smash(settings),
             Scene::ParticlePile => pile(PILE_ROWS, PILE_COLS, false, settings),
             Scene::MixedPile => pile(PILE_ROWS, PILE_COLS, true, settings),
+            Scene::StirredBin => stirred_bin(settings),
             Scene::JointGrid => Ok(joint_grid(JOINT_GRID_SIZE, settings)?.0),
         }
     }
@@ -327,6 +335,131 @@ fn pile(rows: usize, cols: usize, mixed: bool, settings: WorldSettings) -> Resul
     Ok(world)
 }
 
+/// How many bodies (floor, two walls, then the kinematic paddle) the stirred bin creates
+/// before its grid.
+pub const STIRRED_BIN_FIXED_BODIES: usize = 4;
+
+/// The stirred bin's inner half-width (m): its walls' inner faces are at x = -20 and x = 20.
+pub const STIRRED_BIN_HALF_WIDTH: f32 = 20.0;
+
+/// The stirred bin's walls reach this high (m).
+pub const STIRRED_BIN_HEIGHT: f32 = 80.0;
+
+/// Centre (m), half-extents (m) and angular velocity (rad/s, counter-clockwise) of the
+/// stirred bin's paddle. Its ends sweep a circle that clears the floor by 0.995 m, more than
+/// any body is wide, so no body is pinched between the paddle and the floor, and stays below
+/// the grid's lowest row.
+pub const STIRRED_BIN_PADDLE: (Vec2, Vec2, f32) = (Vec2::new(0.0, 7.5), Vec2::new(6.5, 0.25), 1.5);
+
+/// Rows and columns of the stirred bin's grid, and its pitch (m).
+const STIRRED_ROWS: usize = 72;
+const STIRRED_COLS: usize = 56;
+const STIRRED_PITCH: f32 = 0.7;
+/// Centre height of the grid's lowest row (m).
+const STIRRED_BOTTOM: f32 = 14.5;
+
+/// The irregular convex polygons of the stirred bin (3 to 7 vertices, counter-clockwise, m),
+/// as `docs/scenes.md` lists them. Every vertex lies within 0.3 m of the body origin along
+/// either axis.
+const STIRRED_POLYGONS: [&[[f32; 2]]; 5] = [
+    &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
+    &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
+    &[
+        [-0.10, -0.30],
+        [0.25, -0.20],
+        [0.25, 0.15],
+        [-0.05, 0.30],
+        [-0.30, 0.00],
+    ],
+    &[
+        [-0.15, -0.28],
+        [0.15, -0.25],
+        [0.30, 0.00],
+        [0.10, 0.28],
+        [-0.20, 0.25],
+        [-0.30, -0.05],
+    ],
+    &[
+        [0.00, -0.30],
+        [0.22, -0.20],
+        [0.30, 0.05],
+        [0.15, 0.27],
+        [-0.10, 0.28],
+        [-0.28, 0.10],
+        [-0.25, -0.18],
+    ],
+];
+
+/// The shape of the stirred bin's cell (r, c), by `(r + c) mod 9`: a circle, a box, a
+/// capsule, a rounded box, then the irregular polygons of 3 to 7 vertices.
+fn stirred_shape(r: usize, c: usize) -> Result<Shape, Error> {
+    match (r + c) % 9 {
+        0 => Shape::circle(0.25),
+        1 => Shape::rect(0.25, 0.25),
+        2 => Shape::capsule(Vec2::new(-0.15, 0.0), Vec2::new(0.15, 0.0), 0.15),
+        3 => {
+            let h = 0.18;
+            let core = [(-h, -h), (h, -h), (h, h), (-h, h)].map(|(x, y)| Vec2::new(x, y));
+            Shape::rounded_polygon(&core, 0.07)
+        }
+        k => {
+            let points: Vec<Vec2> = STIRRED_POLYGONS[k - 4]
+                .iter()
+                .map(|&[x, y]| Vec2::new(x, y))
+                .collect();
+            Shape::polygon(&points)
+        }
+    }
+}
+
+/// The stirred bin of `docs/scenes.md`.
+///
+/// A 40 m wide bin (floor and two walls) with a kinematic paddle turning near its floor, and
+/// above it 72 rows x 56 columns of mixed shapes that fall in: circles, boxes, capsules,
+/// rounded boxes and irregular convex polygons of 3 to 7 vertices. The paddle keeps the pile
+/// moving, so pairs begin and end every step and the narrowphase keeps computing manifolds
+/// from scratch, where the other scenes mostly update pairs they already had.
+///
+/// The [`STIRRED_BIN_FIXED_BODIES`] bodies (floor, left wall, right wall, paddle) come first,
+/// then the grid row by row from the bottom, each row from left to right.
+pub fn stirred_bin(settings: WorldSettings) -> Result<World, Error> {
+    let mut world = World::new(settings);
+    let inner = STIRRED_BIN_HALF_WIDTH;
+    let wall_half_h = 0.5 * STIRRED_BIN_HEIGHT;
+    add_fixed_box(
+        &mut world,
+        Vec2::new(0.0, -0.5),
+        Vec2::new(inner + 1.0, 0.5),
+    )?;
+    for side in [-1.0f32, 1.0] {
+        let center = Vec2::new(side * (inner + 0.5), wall_half_h);
+        add_fixed_box(&mut world, center, Vec2::new(0.5, wall_half_h))?;
+    }
+    let (center, half, spin) = STIRRED_BIN_PADDLE;
+    world.add_body(
+        BodyDef::kinematic().position(center).angular_velocity(spin),
+        ShapeDef::new(Shape::rect(half.x, half.y)?),
+    )?;
+
+    let mid = (STIRRED_COLS as f32 - 1.0) * 0.5;
+    for r in 0..STIRRED_ROWS {
+        for c in 0..STIRRED_COLS {
+            let p = Vec2::new(
+                (c as f32 - mid) * STIRRED_PITCH + jitter(r, c),
+                STIRRED_BOTTOM + STIRRED_PITCH * r as f32,
+            );
+            world.add_body(
+                BodyDef::dynamic().position(p),
+                ShapeDef::new(stirred_shape(r, c)?)
+                    .density(1.0)
+                    .friction(0.6)
+                    .restitution(0.0),
+            )?;
+        }
+    }
+    Ok(world)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,6 +492,7 @@ mod tests {
             (Scene::Smash, 9601),
             (Scene::ParticlePile, 3 + 20000),
             (Scene::MixedPile, 3 + 20000),
+            (Scene::StirredBin, STIRRED_BIN_FIXED_BODIES + 56 * 72),
             (Scene::JointGrid, 10000),
         ];
         for (scene, n) in expect {
@@ -415,6 +549,48 @@ mod tests {
             let p = world.position(id).unwrap();
             assert!(p.x.abs() + PILE_RADIUS < inner, "{p:?}");
             assert!(p.y - PILE_RADIUS > 0.0, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_stirred_bin_mixes_every_shape_kind_above_the_paddles_sweep() {
+        // Vertex counts of the nine kinds: circle (none), box, capsule, rounded box, then the
+        // irregular polygons of 3 to 7 vertices.
+        let want = [
+            None,
+            Some(4),
+            Some(2),
+            Some(4),
+            Some(3),
+            Some(4),
+            Some(5),
+            Some(6),
+            Some(7),
+        ];
+        for (k, want) in want.into_iter().enumerate() {
+            let count = match stirred_shape(0, k).unwrap() {
+                Shape::Circle(_) => None,
+                Shape::Polygon(p) => Some(p.count),
+            };
+            assert_eq!(count, want, "kind {k}");
+        }
+        let world = stirred_bin(WorldSettings::default()).unwrap();
+        let ids: Vec<BodyId> = world.bodies().collect();
+        assert_eq!(world.body_kind(ids[3]), Ok(crate::BodyKind::Kinematic));
+        let (center, half, _) = STIRRED_BIN_PADDLE;
+        let sweep = half.length();
+        // Every shape lies within 0.3 m of its origin along either axis, so within
+        // 0.3 sqrt 2 of it: none can be pinched between the floor and the paddle's ends.
+        let widest = 2.0 * 0.3 * 2f32.sqrt();
+        assert!(
+            center.y - sweep > widest,
+            "the paddle sweeps too close to the floor"
+        );
+        for &id in &ids[STIRRED_BIN_FIXED_BODIES..] {
+            let p = world.position(id).unwrap();
+            // Every shape reaches at most 0.3 m from its origin along either axis at angle 0.
+            assert!(p.x.abs() + 0.3 < STIRRED_BIN_HALF_WIDTH, "{p:?}");
+            assert!((p - center).length() - 0.3 * 2f32.sqrt() > sweep, "{p:?}");
         }
     }
 }

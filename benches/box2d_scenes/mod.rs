@@ -116,16 +116,37 @@ impl Box2dScene {
     /// A dynamic body at (x, y) with initial velocity `v`, density and shape.
     fn dynamic(&mut self, x: f32, y: f32, v: [f32; 2], shape: Shape, density: f32) {
         let body = self.body(b2BodyType_b2_dynamicBody, [x, y], v, density, |b, s| {
+            let v = |[x, y]: [f32; 2]| b2Vec2 { x, y };
+            // SAFETY (each arm): a live body, a valid shape definition, and a polygon Box2D
+            // built itself from a hull it checked.
             match shape {
                 Shape::Box(h) => add_box(b, s, h, h),
                 Shape::Circle(r) => {
                     let circle = b2Circle {
-                        center: b2Vec2 { x: 0.0, y: 0.0 },
+                        center: v([0.0; 2]),
                         radius: r,
                     };
-                    // SAFETY: a live body and a valid shape definition.
                     unsafe { b2CreateCircleShape(b, s, &circle) };
                 }
+                Shape::Capsule(p1, p2, radius) => {
+                    let capsule = b2Capsule {
+                        center1: v(p1),
+                        center2: v(p2),
+                        radius,
+                    };
+                    unsafe { b2CreateCapsuleShape(b, s, &capsule) };
+                }
+                Shape::RoundedBox(h, radius) => unsafe {
+                    let polygon = b2MakeRoundedBox(h, h, radius);
+                    b2CreatePolygonShape(b, s, &polygon);
+                },
+                Shape::Polygon(points) => unsafe {
+                    let points: Vec<b2Vec2> = points.iter().map(|&p| v(p)).collect();
+                    let hull = b2ComputeHull(points.as_ptr(), points.len() as i32);
+                    assert_eq!(hull.count as usize, points.len(), "a convex polygon's hull");
+                    let polygon = b2MakePolygon(&hull, 0.0);
+                    b2CreatePolygonShape(b, s, &polygon);
+                },
             }
         });
         if self.top.is_none_or(|(_, top_y)| y > top_y) {
@@ -230,6 +251,12 @@ enum Shape {
     Box(f32),
     /// A circle of this radius.
     Circle(f32),
+    /// A capsule from one point to the other (body frame) with this radius.
+    Capsule([f32; 2], [f32; 2], f32),
+    /// A square core of this half-extent rounded by this radius.
+    RoundedBox(f32, f32),
+    /// The convex polygon of these points (body frame, counter-clockwise).
+    Polygon(&'static [[f32; 2]]),
 }
 
 fn add_box(body: b2BodyId, shape: &b2ShapeDef, hx: f32, hy: f32) {
@@ -249,6 +276,7 @@ pub fn build(name: &str, threads: usize) -> Option<Box2dScene> {
         "smash" => Some(smash(threads)),
         "particle_pile" => Some(pile(100, 200, false, threads)),
         "mixed_pile" => Some(pile(100, 200, true, threads)),
+        "stirred_bin" => Some(stirred_bin(threads)),
         "joint_grid" => Some(joint_grid(100, threads)),
         _ => None,
     }
@@ -327,6 +355,71 @@ pub fn pile(rows: usize, cols: usize, mixed: bool, threads: usize) -> Box2dScene
                 Shape::Box(0.25)
             } else {
                 Shape::Circle(0.25)
+            };
+            s.dynamic(x, y, [0.0; 2], shape, 1.0);
+        }
+    }
+    s.top = None;
+    s
+}
+
+/// The irregular polygons of the stirred bin in `docs/scenes.md`, of 3 to 7 vertices.
+const STIRRED_POLYGONS: [&[[f32; 2]]; 5] = [
+    &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
+    &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
+    &[
+        [-0.10, -0.30],
+        [0.25, -0.20],
+        [0.25, 0.15],
+        [-0.05, 0.30],
+        [-0.30, 0.00],
+    ],
+    &[
+        [-0.15, -0.28],
+        [0.15, -0.25],
+        [0.30, 0.00],
+        [0.10, 0.28],
+        [-0.20, 0.25],
+        [-0.30, -0.05],
+    ],
+    &[
+        [0.00, -0.30],
+        [0.22, -0.20],
+        [0.30, 0.05],
+        [0.15, 0.27],
+        [-0.10, 0.28],
+        [-0.28, 0.10],
+        [-0.25, -0.18],
+    ],
+];
+
+/// The stirred bin of `docs/scenes.md`: a 40 m wide bin, a kinematic paddle of half-extents
+/// (6.5, 0.25) at (0, 7.5) turning at 1.5 rad/s, and 72 x 56 mixed shapes falling in, the
+/// shape of cell (r, c) chosen by (r + c) mod 9.
+fn stirred_bin(threads: usize) -> Box2dScene {
+    let mut s = Box2dScene::new(GRAVITY, threads);
+    s.fixed_box(0.0, -0.5, 21.0, 0.5);
+    s.fixed_box(-20.5, 40.0, 0.5, 40.0);
+    s.fixed_box(20.5, 40.0, 0.5, 40.0);
+    let paddle = s.body(
+        b2BodyType_b2_kinematicBody,
+        [0.0, 7.5],
+        [0.0; 2],
+        1.0,
+        |b, def| add_box(b, def, 6.5, 0.25),
+    );
+    // SAFETY: a live body of this world.
+    unsafe { b2Body_SetAngularVelocity(paddle, 1.5) };
+    for r in 0..72 {
+        for c in 0..56 {
+            let x = (c as f32 - 27.5) * 0.7 + jitter(r, c);
+            let y = 14.5 + 0.7 * r as f32;
+            let shape = match (r + c) % 9 {
+                0 => Shape::Circle(0.25),
+                1 => Shape::Box(0.25),
+                2 => Shape::Capsule([-0.15, 0.0], [0.15, 0.0], 0.15),
+                3 => Shape::RoundedBox(0.18, 0.07),
+                k => Shape::Polygon(STIRRED_POLYGONS[k - 4]),
             };
             s.dynamic(x, y, [0.0; 2], shape, 1.0);
         }

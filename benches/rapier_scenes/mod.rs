@@ -138,6 +138,7 @@ pub fn build(name: &str) -> Option<RapierScene> {
         "smash" => Some(smash()),
         "particle_pile" => Some(pile(100, 200, false)),
         "mixed_pile" => Some(pile(100, 200, true)),
+        "stirred_bin" => Some(stirred_bin()),
         "joint_grid" => Some(joint_grid(100)),
         _ => None,
     }
@@ -223,6 +224,74 @@ pub fn pile(rows: usize, cols: usize, mixed: bool) -> RapierScene {
                 ColliderBuilder::cuboid(0.25, 0.25)
             } else {
                 ColliderBuilder::ball(0.25)
+            };
+            s.dynamic(x, y, Vector::ZERO, collider, 1.0);
+        }
+    }
+    s.top = None;
+    s
+}
+
+/// The irregular polygons of the stirred bin in `docs/scenes.md`, of 3 to 7 vertices.
+const STIRRED_POLYGONS: [&[[f32; 2]]; 5] = [
+    &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
+    &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
+    &[
+        [-0.10, -0.30],
+        [0.25, -0.20],
+        [0.25, 0.15],
+        [-0.05, 0.30],
+        [-0.30, 0.00],
+    ],
+    &[
+        [-0.15, -0.28],
+        [0.15, -0.25],
+        [0.30, 0.00],
+        [0.10, 0.28],
+        [-0.20, 0.25],
+        [-0.30, -0.05],
+    ],
+    &[
+        [0.00, -0.30],
+        [0.22, -0.20],
+        [0.30, 0.05],
+        [0.15, 0.27],
+        [-0.10, 0.28],
+        [-0.28, 0.10],
+        [-0.25, -0.18],
+    ],
+];
+
+/// The stirred bin of `docs/scenes.md`: a 40 m wide bin, a kinematic paddle of half-extents
+/// (6.5, 0.25) at (0, 7.5) turning at 1.5 rad/s, and 72 x 56 mixed shapes falling in, the
+/// shape of cell (r, c) chosen by (r + c) mod 9.
+fn stirred_bin() -> RapierScene {
+    let mut s = RapierScene::new(GRAVITY);
+    s.fixed_box(0.0, -0.5, 21.0, 0.5);
+    s.fixed_box(-20.5, 40.0, 0.5, 40.0);
+    s.fixed_box(20.5, 40.0, 0.5, 40.0);
+    s.world.insert(
+        RigidBodyBuilder::kinematic_velocity_based()
+            .translation(Vector::new(0.0, 7.5))
+            .angvel(1.5)
+            .can_sleep(false),
+        material(ColliderBuilder::cuboid(6.5, 0.25)),
+    );
+    let v = |[x, y]: [f32; 2]| Vector::new(x, y);
+    for r in 0..72 {
+        for c in 0..56 {
+            let x = (c as f32 - 27.5) * 0.7 + jitter(r, c);
+            let y = 14.5 + 0.7 * r as f32;
+            let collider = match (r + c) % 9 {
+                0 => ColliderBuilder::ball(0.25),
+                1 => ColliderBuilder::cuboid(0.25, 0.25),
+                2 => ColliderBuilder::capsule_from_endpoints(v([-0.15, 0.0]), v([0.15, 0.0]), 0.15),
+                3 => ColliderBuilder::round_cuboid(0.18, 0.18, 0.07),
+                k => {
+                    let points: Vec<Vector> =
+                        STIRRED_POLYGONS[k - 4].iter().map(|&p| v(p)).collect();
+                    ColliderBuilder::convex_hull(&points).expect("a convex polygon's hull")
+                }
             };
             s.dynamic(x, y, Vector::ZERO, collider, 1.0);
         }

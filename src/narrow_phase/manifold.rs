@@ -241,7 +241,7 @@ pub(crate) fn boxes_into(
             radius: h.radius,
         }
     }
-    let local = polygon_cores(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
+    let local = polygon_cores::<4>(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
     to_world(&local, xf_a, xf_b, out);
 }
 
@@ -495,22 +495,66 @@ fn rotate_vectors(q: Rot, vectors: &[Vec2], out: &mut [Vec2]) {
     }
 }
 
+/// Points as two columns of width `N`, padded past the last point with copies of the first.
+/// The separating-axis loops run over the fixed width, which the compiler turns into vector
+/// instructions, and the copies change no minimum.
+#[derive(Clone, Copy)]
+struct Columns<const N: usize> {
+    x: [f32; N],
+    y: [f32; N],
+}
+
+impl<const N: usize> Columns<N> {
+    /// `points` (1 to `N` of them) as columns.
+    #[inline(always)]
+    fn of(points: &[Vec2]) -> Columns<N> {
+        let mut columns = Columns {
+            x: [points[0].x; N],
+            y: [points[0].y; N],
+        };
+        for (i, p) in points.iter().enumerate().take(N) {
+            columns.x[i] = p.x;
+            columns.y[i] = p.y;
+        }
+        columns
+    }
+
+    /// The least `n · p` over the points: `n.dot(p)` for each (the same bits), then the
+    /// minimum by halves. A plain compare instead of `f32::min`: the same minimum (inputs are
+    /// finite), without the NaN bookkeeping.
+    #[inline(always)]
+    fn min_dot(&self, n: Vec2) -> f32 {
+        let mut s = [0.0f32; N];
+        for (s, (&x, &y)) in s.iter_mut().zip(self.x.iter().zip(&self.y)) {
+            *s = n.x * x + n.y * y;
+        }
+        let mut width = N;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                if s[j + width] < s[j] {
+                    s[j] = s[j + width];
+                }
+            }
+        }
+        s[0]
+    }
+}
+
 /// Separating-axis test of the faces `(normals[i], vertices[i])` against the points `others`:
 /// the face whose plane the deepest of `others` is furthest in front of, and that separation
 /// (cores only, radii not subtracted). Ties keep the lowest face index.
 #[inline(always)]
-fn max_separation(normals: &[Vec2], vertices: &[Vec2], others: &[Vec2]) -> (usize, f32) {
+fn max_separation<const N: usize>(
+    normals: &[Vec2],
+    vertices: &[Vec2],
+    others: &Columns<N>,
+) -> (usize, f32) {
     let mut best = (0, f32::MIN);
     for (i, (&n, &v)) in normals.iter().zip(vertices).enumerate() {
-        // A plain compare instead of `f32::min`: the same minimum (inputs are finite, and a
-        // NaN would be skipped by both), without the NaN bookkeeping in the loop.
-        let mut deepest = f32::INFINITY;
-        for &w in others {
-            let s = n.dot(w - v);
-            if s < deepest {
-                deepest = s;
-            }
-        }
+        // The deepest point along the face normal first, the face's offset taken off once:
+        // each point then costs one dot product.
+        let deepest = others.min_dot(n) - n.dot(v);
         if deepest > best.1 {
             best = (i, deepest);
         }
@@ -520,38 +564,29 @@ fn max_separation(normals: &[Vec2], vertices: &[Vec2], others: &[Vec2]) -> (usiz
 
 /// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
 fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    fn hull(p: &Polygon, count: usize) -> Hull<'_> {
+        Hull {
+            vertices: &p.vertices[..count],
+            normals: &p.normals[..count],
+            radius: p.radius,
+        }
+    }
     // Boxes are by far the most common polygons: with the counts known at compile time the
-    // loops below unroll and lose their bounds checks.
-    if a.count == 4 && b.count == 4 {
-        polygon_cores(
-            Hull {
-                vertices: &a.vertices[..4],
-                normals: &a.normals[..4],
-                radius: a.radius,
-            },
-            Hull {
-                vertices: &b.vertices[..4],
-                normals: &b.normals[..4],
-                radius: b.radius,
-            },
+    // loops below unroll and lose their bounds checks. The others take the narrowest
+    // separating-axis width that holds both: a capsule's two vertices padded to eight would
+    // cost more than they save.
+    match (a.count, b.count) {
+        (4, 4) => polygon_cores::<4>(hull(a, 4), hull(b, 4), xf, speculative_distance),
+        (2, 2) => polygon_cores::<2>(hull(a, 2), hull(b, 2), xf, speculative_distance),
+        (na, nb) if na <= 4 && nb <= 4 => {
+            polygon_cores::<4>(hull(a, na), hull(b, nb), xf, speculative_distance)
+        }
+        (na, nb) => polygon_cores::<MAX_POLYGON_VERTICES>(
+            hull(a, na),
+            hull(b, nb),
             xf,
             speculative_distance,
-        )
-    } else {
-        polygon_cores(
-            Hull {
-                vertices: &a.vertices[..a.count],
-                normals: &a.normals[..a.count],
-                radius: a.radius,
-            },
-            Hull {
-                vertices: &b.vertices[..b.count],
-                normals: &b.normals[..b.count],
-                radius: b.radius,
-            },
-            xf,
-            speculative_distance,
-        )
+        ),
     }
 }
 
@@ -559,14 +594,22 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
 ///
 /// Only B is brought into A's frame, and lazily: its vertices first (A's axes need them), its
 /// normals only once A's axes have failed to separate the pair.
+///
+/// `N` is the width of the separating-axis loops: at least either hull's vertex count, a
+/// power of two.
 #[inline(always)]
-fn polygon_cores(a: Hull, b: Hull, xf: Transform, speculative_distance: f32) -> LocalManifold {
+fn polygon_cores<const N: usize>(
+    a: Hull,
+    b: Hull,
+    xf: Transform,
+    speculative_distance: f32,
+) -> LocalManifold {
     let count = b.count();
     let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
     let vertices = &mut vertices[..count];
     transform_points(xf, b.vertices, vertices);
     let radius = a.radius + b.radius;
-    let (face_a, separation_a) = max_separation(a.normals, a.vertices, vertices);
+    let (face_a, separation_a) = max_separation(a.normals, a.vertices, &Columns::<N>::of(vertices));
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -578,7 +621,8 @@ fn polygon_cores(a: Hull, b: Hull, xf: Transform, speculative_distance: f32) -> 
         normals,
         radius: b.radius,
     };
-    let (face_b, separation_b) = max_separation(b.normals, b.vertices, a.vertices);
+    let (face_b, separation_b) =
+        max_separation(b.normals, b.vertices, &Columns::<N>::of(a.vertices));
     if separation_b - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -653,12 +697,25 @@ fn face_contact(
     let radii = (reference.radius, incident.radius);
     let edge_pair_id = feature_id(face, edge) | ID_VERTEX;
 
+    // Counter-clockwise edges run along the normal turned left, so t·v1 < t·v2.
+    let tangent = normal.left_perp();
+    let (lower, upper) = (tangent.dot(v1), tangent.dot(v2));
+
     // Separated cores may be closest corner to corner, off to the side of the face: the gap
     // along the face normal then understates the true gap, and speculative points built on it
     // would let the shapes close in too far. The two edges' closest points tell; with a
-    // segment core, all edge pairs' (see `closest_edges`).
+    // segment core, all edge pairs' (see `closest_edges`). They are not needed when the
+    // incident edge's nearer end lies across from the face at the face separation: its foot on
+    // the face is that far from it, and no two points of the cores are closer than their
+    // separation along an axis, so that is the true gap.
+    let gap_along_normal = || {
+        let (s1, s2) = (normal.dot(w1 - v1), normal.dot(w2 - v1));
+        let (nearer, nearer_separation) = if s1 <= s2 { (w1, s1) } else { (w2, s2) };
+        let across = (lower..=upper).contains(&tangent.dot(nearer));
+        across && nearer_separation <= face_separation + GAP_TOLERANCE
+    };
     let has_segment = reference.count() == 2 || incident.count() == 2;
-    let separated = face_separation > 0.0;
+    let separated = face_separation > 0.0 && !gap_along_normal();
     let segment_closest = (separated && has_segment).then(|| closest_edges(reference, incident));
     if separated {
         let (closest, id) =
@@ -668,9 +725,6 @@ fn face_contact(
         }
     }
 
-    // Counter-clockwise edges run along the normal turned left, so t·v1 < t·v2.
-    let tangent = normal.left_perp();
-    let (lower, upper) = (tangent.dot(v1), tangent.dot(v2));
     let clipped =
         clip_end(w1, w2, tangent, lower, upper).zip(clip_end(w2, w1, tangent, lower, upper));
     let Some((p1, p2)) = clipped else {
