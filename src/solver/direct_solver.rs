@@ -69,6 +69,9 @@ pub(crate) struct Island {
     /// contact rows for the whole step).
     hit: Vec<usize>,
     impact_lcp: Lcp,
+    /// Whether every exact solve of this step settled. After one that did not, the rest of
+    /// the step relaxes from the last impulses instead of pivoting again (see `Lcp::relax`).
+    settled: bool,
 }
 
 /// Which solve a direct stage does.
@@ -187,6 +190,7 @@ impl Island {
     ) {
         self.points.clear();
         self.bodies.clear();
+        self.settled = true;
         for &ci in members {
             let c = &contacts[ci.index()];
             let (bias_rate, max_push) = softness(c);
@@ -350,7 +354,11 @@ impl Island {
             self.lcp.set_b(2 * i, vn + push as f64);
             self.lcp.set_b(2 * i + 1, vt - p.tangent_speed as f64);
         }
-        self.lcp.solve();
+        if self.settled {
+            self.settled = self.lcp.solve();
+        } else {
+            self.lcp.relax();
+        }
         let x: &[f64] = &self.lcp.x;
         for (i, p) in self.points.iter_mut().enumerate() {
             let (normal, tangent) = (x[2 * i], x[2 * i + 1]);

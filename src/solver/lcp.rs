@@ -9,7 +9,9 @@
 //! All rows are solved together by block principal pivoting with the friction bounds held
 //! fixed: guess which rows sit at a bound, solve the others for `w = 0`, move every row that
 //! breaks its conditions to the other side; when that stops reducing the broken rows, move only
-//! the first (Murty's rule, which cannot cycle on a positive definite matrix with fixed bounds).
+//! the first (Murty's rule, which cannot cycle on a positive definite matrix with fixed bounds;
+//! rounding on nearly redundant rows can, so a solve that stops reducing its broken rows for
+//! long gives up).
 //! `A` is `J M^-1 J^T`, positive semidefinite; a tiny ridge on its diagonal makes it definite
 //! and splits the load of redundant rows (the two friction rows of one face, a box on two
 //! others) evenly. Mass ratios make `A` ill-conditioned, which costs an exact solve nothing,
@@ -55,6 +57,12 @@ const RIDGE: f64 = 1e-9;
 /// Solves per call: the first with friction bounds from the normal impulses on entry, each
 /// next with bounds from the normal impulses the one before found.
 const BOUND_UPDATES: usize = 2;
+
+/// Rounds of pivoting without fewer broken rows after which a solve gives up. A pile's
+/// redundant rows (boxes side by side) can keep rows within rounding of their conditions
+/// flipping for as long as the rounds allow; the solves that settle, in columns and piles
+/// alike, get there with far fewer stalled rounds.
+const STALLED_ROUNDS: usize = 64;
 
 /// Projected Gauss-Seidel sweeps of a solve that did not settle.
 const RELAX_SWEEPS: usize = 32;
@@ -247,6 +255,18 @@ impl Lcp {
         true
     }
 
+    /// What [`Lcp::solve`] gives when it does not settle, without pivoting: projected
+    /// Gauss-Seidel sweeps from the impulses in `x`. For the rest of a step whose solve of
+    /// this problem did not settle: the next substep's, from nearly the same impulses, mostly
+    /// does not either, and costs as much again.
+    pub fn relax(&mut self) {
+        if !self.built {
+            self.build();
+        }
+        self.relax_from_entry();
+        self.side.fill(Side::Free);
+    }
+
     /// What a solve that did not settle gives: projected Gauss-Seidel sweeps over the exact
     /// rows from the impulses on entry, each row clamped into its bounds as it is solved
     /// (friction by its normal row's current impulse). Slow to converge where masses differ
@@ -311,6 +331,9 @@ impl Lcp {
                 stalled = 0;
             } else {
                 stalled += 1;
+                if stalled > STALLED_ROUNDS {
+                    return false;
+                }
             }
             // Move every broken row while that makes progress, else only the first.
             let limit = if stalled < 3 { usize::MAX } else { 1 };
