@@ -19,12 +19,14 @@ use std::ops::Range;
 /// Mass ratio between two touching dynamic bodies from which their island is solved directly.
 /// Gauss-Seidel holds a 1:100 column within a few centimetres at the default settings.
 pub const MASS_RATIO: f32 = 10.0;
-/// Most dynamic bodies of an island solved directly: a heavy box on a column of twenty light
-/// ones, with room to spare.
-pub const MAX_BODIES: usize = 24;
+/// Most dynamic bodies of an island solved directly: a heavy box on a column of fifty light
+/// ones, or on a column of twenty with ten loose boxes around its base.
+pub const MAX_BODIES: usize = 64;
 /// Most contact points of an island solved directly (two rows each: normal and friction). The
-/// dense solve grows with the cube of the rows, so this bounds what one such island costs.
-pub const MAX_POINTS: usize = 64;
+/// sparse solve costs the rows times the square of the envelope's width, which stays narrow
+/// along columns and stacks but widens with a pile's width, and a pile's many redundant rows
+/// (boxes side by side) make the pivoting slow to settle: this bounds what one island costs.
+pub const MAX_POINTS: usize = 128;
 
 /// True if bodies `a` and `b` are both dynamic and their masses differ more than
 /// [`MASS_RATIO`] times.

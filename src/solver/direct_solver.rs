@@ -69,6 +69,9 @@ pub(crate) struct Island {
     /// contact rows for the whole step).
     hit: Vec<usize>,
     impact_lcp: Lcp,
+    /// Whether every exact solve of this step settled. After one that did not, the rest of
+    /// the step relaxes from the last impulses instead of pivoting again (see `Lcp::relax`).
+    settled: bool,
 }
 
 /// Which solve a direct stage does.
@@ -187,6 +190,7 @@ impl Island {
     ) {
         self.points.clear();
         self.bodies.clear();
+        self.settled = true;
         for &ci in members {
             let c = &contacts[ci.index()];
             let (bias_rate, max_push) = softness(c);
@@ -249,7 +253,8 @@ impl Island {
         self.v.resize(self.bodies.len(), [0.0; 3]);
         self.read_velocities(states);
 
-        // A = J M^-1 J^T over both rows of every point; it holds for the whole step.
+        // A = J M^-1 J^T over both rows of every point; it holds for the whole step. Only
+        // points that share a body couple: A is as sparse as the contact graph.
         let rows = 2 * self.points.len();
         self.lcp.reset(rows);
         // Last step's normal impulses bound the first solve's friction (see `lcp`).
@@ -259,6 +264,9 @@ impl Island {
         for (i, p) in self.points.iter().enumerate() {
             let row_i = [&p.normal_row, &p.friction_row];
             for (j, q) in self.points[..=i].iter().enumerate() {
+                if !share_a_body(p, q) {
+                    continue;
+                }
                 let row_j = [&q.normal_row, &q.friction_row];
                 for (ki, ri) in row_i.iter().enumerate() {
                     for (kj, rj) in row_j.iter().enumerate() {
@@ -346,7 +354,11 @@ impl Island {
             self.lcp.set_b(2 * i, vn + push as f64);
             self.lcp.set_b(2 * i + 1, vt - p.tangent_speed as f64);
         }
-        self.lcp.solve();
+        if self.settled {
+            self.settled = self.lcp.solve();
+        } else {
+            self.lcp.relax();
+        }
         let x: &[f64] = &self.lcp.x;
         for (i, p) in self.points.iter_mut().enumerate() {
             let (normal, tangent) = (x[2 * i], x[2 * i + 1]);
@@ -401,6 +413,9 @@ impl Island {
             let p = &self.points[i];
             for (c, &j) in self.hit[..=r].iter().enumerate() {
                 let q = &self.points[j];
+                if !share_a_body(p, q) {
+                    continue;
+                }
                 self.impact_lcp
                     .set_a(r, c, coupling(p, &p.normal_row, q, &q.normal_row));
             }
@@ -429,6 +444,13 @@ impl Island {
             states.write_velocity(s, &state);
         }
     }
+}
+
+/// Whether the island moves a body of both points: only then do their rows couple.
+fn share_a_body(p: &Point, q: &Point) -> bool {
+    p.local
+        .iter()
+        .any(|&body| body != NONE && q.local.contains(&body))
 }
 
 /// `A[i][j]` for row `ri` of point `p` and row `rj` of point `q`: the velocity change along

@@ -1,5 +1,5 @@
-//! A small dense boxed linear complementarity problem: the direct solver's answer for islands
-//! that Gauss-Seidel cannot converge.
+//! A boxed linear complementarity problem over a sparse matrix: the direct solver's answer for
+//! islands that Gauss-Seidel cannot converge.
 //!
 //! Find impulses `x` with `w = A x + b`, where each row is either
 //! - a normal row: `x >= 0`, `w >= 0`, `x w = 0` (pushes only, and only while touching), or
@@ -7,13 +7,23 @@
 //!   `w = 0` inside the bounds, `w <= 0` at the upper one and `w >= 0` at the lower one.
 //!
 //! All rows are solved together by block principal pivoting with the friction bounds held
-//! fixed: guess which rows sit at a bound, solve the others for `w = 0` (Gaussian elimination,
-//! f64), move every row that breaks its conditions to the other side; when that stops reducing
-//! the broken rows, move only the first (Murty's rule, which cannot cycle on a positive
-//! definite matrix with fixed bounds). `A` is `J M^-1 J^T`, positive semidefinite; a tiny ridge
-//! on its diagonal makes it definite and splits the load of redundant rows (the two friction
-//! rows of one face, a box on two others) evenly. Mass ratios make `A` ill-conditioned, which
-//! costs an exact solve nothing, while Gauss-Seidel needs passes in proportion to the ratio.
+//! fixed: guess which rows sit at a bound, solve the others for `w = 0`, move every row that
+//! breaks its conditions to the other side; when that stops reducing the broken rows, move only
+//! the first (Murty's rule, which cannot cycle on a positive definite matrix with fixed bounds;
+//! rounding on nearly redundant rows can, so a solve that stops reducing its broken rows for
+//! long gives up).
+//! `A` is `J M^-1 J^T`, positive semidefinite; a tiny ridge on its diagonal makes it definite
+//! and splits the load of redundant rows (the two friction rows of one face, a box on two
+//! others) evenly. Mass ratios make `A` ill-conditioned, which costs an exact solve nothing,
+//! while Gauss-Seidel needs passes in proportion to the ratio.
+//!
+//! `A` is sparse: two rows couple only if their contacts share a dynamic body. The free rows'
+//! system is factored as `L D L^T` (f64, no pivoting: the ridged matrix is positive definite)
+//! in its envelope, the entries of each row from its first nonzero to the diagonal, which is
+//! where the factor fills in. The rows are numbered in reverse Cuthill-McKee order, found once
+//! per problem, which keeps that envelope narrow along the load paths of columns, stacks and
+//! piles: a column of boxes factors in time linear in its height, where the dense elimination
+//! grew with its cube.
 //!
 //! The friction bounds come from the normal impulses in `x` on entry (the caller's previous
 //! solve), then once more from those just found. Measured worse in 1:100 to 1:10000 columns:
@@ -48,6 +58,15 @@ const RIDGE: f64 = 1e-9;
 /// next with bounds from the normal impulses the one before found.
 const BOUND_UPDATES: usize = 2;
 
+/// Rounds of pivoting without fewer broken rows after which a solve gives up. A pile's
+/// redundant rows (boxes side by side) can keep rows within rounding of their conditions
+/// flipping for as long as the rounds allow; the solves that settle, in columns and piles
+/// alike, get there with far fewer stalled rounds.
+const STALLED_ROUNDS: usize = 64;
+
+/// Projected Gauss-Seidel sweeps of a solve that did not settle.
+const RELAX_SWEEPS: usize = 32;
+
 /// Velocity error (m/s) below which a row's condition counts as met.
 const W_TOLERANCE: f64 = 1e-7;
 
@@ -56,8 +75,15 @@ const W_TOLERANCE: f64 = 1e-7;
 #[derive(Clone, Default)]
 pub(crate) struct Lcp {
     n: usize,
-    /// Row-major `n x n`.
-    a: Vec<f64>,
+    /// `A`'s entries `(row, column, value)` as set, both triangles; sorted into `start`,
+    /// `column` and `value` (rows of `A`, columns ascending) when the problem is first solved.
+    entries: Vec<(u32, u32, f64)>,
+    built: bool,
+    start: Vec<usize>,
+    column: Vec<u32>,
+    value: Vec<f64>,
+    /// `order[k]` is the row numbered `k` in reverse Cuthill-McKee order.
+    order: Vec<u32>,
     b: Vec<f64>,
     rows: Vec<Row>,
     /// The solution after [`Lcp::solve`].
@@ -67,10 +93,26 @@ pub(crate) struct Lcp {
     /// Bounds of each row in the current solve.
     lo: Vec<f64>,
     hi: Vec<f64>,
-    /// The free rows.
-    free: Vec<usize>,
-    /// The reduced system of the free rows, augmented with its right-hand side.
-    system: Vec<f64>,
+    /// `x` on entry to the current solve.
+    entry: Vec<f64>,
+    /// The free rows, in `order`, and per row its place among them (`u32::MAX` if held).
+    free: Vec<u32>,
+    place: Vec<u32>,
+    /// The free rows' system: per free row `k`, the first column of its envelope and where
+    /// its entries (that column to the diagonal) start in `factor`; the right-hand side, and
+    /// the diagonal `D` of the factor.
+    first: Vec<u32>,
+    offset: Vec<usize>,
+    factor: Vec<f64>,
+    rhs: Vec<f64>,
+    diagonal: Vec<f64>,
+    /// One row of `L D` while it is being factored.
+    scaled: Vec<f64>,
+    /// Breadth-first queue and per-row visited marks of the ordering.
+    queue: Vec<u32>,
+    visited: Vec<bool>,
+    /// Added to the free rows' diagonal, relative to `A`'s largest diagonal entry.
+    ridge: f64,
     /// Largest impulse of the current guess, for rounding room.
     scale: f64,
 }
@@ -79,20 +121,33 @@ impl Lcp {
     /// Starts a problem of `n` rows, all `A` and `b` entries zero and every row a normal row.
     pub fn reset(&mut self, n: usize) {
         self.n = n;
-        self.a.clear();
-        self.a.resize(n * n, 0.0);
+        self.entries.clear();
+        self.built = false;
         self.b.clear();
         self.b.resize(n, 0.0);
         self.rows.clear();
         self.rows.resize(n, Row::Normal);
         self.x.clear();
         self.x.resize(n, 0.0);
+        self.side.clear();
+        self.side.resize(n, Side::Free);
     }
 
-    /// Sets `A[i][j]` and `A[j][i]`.
+    /// Sets `A[i][j]` and `A[j][i]`; each pair at most once per problem.
     pub fn set_a(&mut self, i: usize, j: usize, value: f64) {
-        self.a[i * self.n + j] = value;
-        self.a[j * self.n + i] = value;
+        self.entries.push((i as u32, j as u32, value));
+        if i != j {
+            self.entries.push((j as u32, i as u32, value));
+        }
+    }
+
+    /// `A[i][j]`.
+    fn a(&self, i: usize, j: usize) -> f64 {
+        let row = self.start[i]..self.start[i + 1];
+        self.column[row.clone()]
+            .iter()
+            .position(|&c| c as usize == j)
+            .map_or(0.0, |k| self.value[row.start + k])
     }
 
     /// Sets `b[i]`.
@@ -105,43 +160,164 @@ impl Lcp {
         self.rows[i] = row;
     }
 
+    /// Sorts the entries into rows and numbers the rows.
+    fn build(&mut self) {
+        let n = self.n;
+        self.entries.sort_unstable_by_key(|&(r, c, _)| (r, c));
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        self.column.clear();
+        self.value.clear();
+        for &(r, c, v) in &self.entries {
+            self.start[r as usize + 1] += 1;
+            self.column.push(c);
+            self.value.push(v);
+        }
+        for i in 0..n {
+            self.start[i + 1] += self.start[i];
+        }
+        self.number_rows();
+        let max_diag = (0..n).map(|i| self.a(i, i)).fold(0.0f64, f64::max);
+        self.ridge = RIDGE * max_diag.max(f64::MIN_POSITIVE);
+        self.built = true;
+    }
+
+    /// Reverse Cuthill-McKee: each connected part breadth first from a row with the fewest
+    /// neighbours, neighbours by fewest neighbours first (ties by row), the whole reversed.
+    fn number_rows(&mut self) {
+        let n = self.n;
+        let degree = |s: &Self, i: usize| s.start[i + 1] - s.start[i];
+        self.order.clear();
+        self.visited.clear();
+        self.visited.resize(n, false);
+        while self.order.len() < n {
+            let seed = (0..n)
+                .filter(|&i| !self.visited[i])
+                .min_by_key(|&i| (degree(self, i), i))
+                .unwrap_or(0);
+            self.visited[seed] = true;
+            let mut head = self.order.len();
+            self.order.push(seed as u32);
+            while head < self.order.len() {
+                let i = self.order[head] as usize;
+                head += 1;
+                self.queue.clear();
+                for &j in &self.column[self.start[i]..self.start[i + 1]] {
+                    if !self.visited[j as usize] {
+                        self.visited[j as usize] = true;
+                        self.queue.push(j);
+                    }
+                }
+                let start = &self.start;
+                self.queue.sort_unstable_by_key(|&j| {
+                    let j = j as usize;
+                    (start[j + 1] - start[j], j)
+                });
+                self.order.extend_from_slice(&self.queue);
+            }
+        }
+        self.order.reverse();
+    }
+
     /// Solves for `x`. Friction bounds come from the normal impulses in `x` on entry (the
     /// last solve's, or an estimate the caller put there), then once more from the normal
-    /// impulses just found. Returns false if the pivoting did not settle within its round
-    /// limit; `x` is then the last guess, clamped into its bounds.
+    /// impulses just found. The pivoting starts from the rows the last solve held, which the
+    /// next substep's solve mostly holds too. Returns false if the pivoting did not settle
+    /// within its round limit (rows within rounding of their conditions can cycle); `x` is
+    /// then the impulses on entry, inside the bounds they give, and the next solve starts
+    /// from all rows free.
     pub fn solve(&mut self) -> bool {
+        if !self.built {
+            self.build();
+        }
         let n = self.n;
         for list in [&mut self.w, &mut self.lo, &mut self.hi] {
             list.clear();
             list.resize(n, 0.0);
         }
+        self.entry.clear();
+        self.entry.extend_from_slice(&self.x);
         let mut settled = true;
         for _ in 0..BOUND_UPDATES {
-            for i in 0..n {
-                (self.lo[i], self.hi[i]) = match self.rows[i] {
+            self.set_bounds();
+            if !self.pivot() {
+                settled = false;
+                break;
+            }
+        }
+        // Rounding cannot make these non-finite for finite input; never hand such on.
+        if !settled || !self.x.iter().all(|x| x.is_finite()) {
+            self.x.copy_from_slice(&self.entry);
+            self.relax_from_entry();
+            self.side.fill(Side::Free);
+            return false;
+        }
+        true
+    }
+
+    /// What [`Lcp::solve`] gives when it does not settle, without pivoting: projected
+    /// Gauss-Seidel sweeps from the impulses in `x`. For the rest of a step whose solve of
+    /// this problem did not settle: the next substep's, from nearly the same impulses, mostly
+    /// does not either, and costs as much again.
+    pub fn relax(&mut self) {
+        if !self.built {
+            self.build();
+        }
+        self.relax_from_entry();
+        self.side.fill(Side::Free);
+    }
+
+    /// What a solve that did not settle gives: projected Gauss-Seidel sweeps over the exact
+    /// rows from the impulses on entry, each row clamped into its bounds as it is solved
+    /// (friction by its normal row's current impulse). Slow to converge where masses differ
+    /// widely, but every sweep lowers the error of a positive definite problem, so from the
+    /// last settled impulses it gives way gradually and never flings a body.
+    fn relax_from_entry(&mut self) {
+        for i in 0..self.n {
+            if !self.x[i].is_finite() {
+                self.x[i] = 0.0;
+            }
+        }
+        for _ in 0..RELAX_SWEEPS {
+            for i in 0..self.n {
+                let row = self.start[i]..self.start[i + 1];
+                let mut diagonal = self.ridge;
+                let mut w = self.b[i];
+                for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                    w += a * self.x[j as usize];
+                    if j as usize == i {
+                        diagonal += a;
+                    }
+                }
+                let (lo, hi) = match self.rows[i] {
                     Row::Normal => (0.0, f64::INFINITY),
                     Row::Friction { normal, mu } => {
                         let limit = mu * self.x[normal].max(0.0);
                         (-limit, limit)
                     }
                 };
+                self.x[i] = (self.x[i] - w / diagonal).clamp(lo, hi);
             }
-            settled = self.pivot();
         }
-        // Rounding cannot make these non-finite for finite input; never hand such on.
-        if !self.x.iter().all(|x| x.is_finite()) {
-            self.x.fill(0.0);
-            return false;
-        }
-        settled
     }
 
-    /// Solves the problem with the current bounds by block principal pivoting, from all rows
-    /// free.
+    /// Bounds of every row from the normal impulses in `x`.
+    fn set_bounds(&mut self) {
+        for i in 0..self.n {
+            (self.lo[i], self.hi[i]) = match self.rows[i] {
+                Row::Normal => (0.0, f64::INFINITY),
+                Row::Friction { normal, mu } => {
+                    let limit = mu * self.x[normal].max(0.0);
+                    (-limit, limit)
+                }
+            };
+        }
+    }
+
+    /// Solves the problem with the current bounds by block principal pivoting, from the
+    /// current guess of which rows are held.
     fn pivot(&mut self) -> bool {
         let n = self.n;
-        self.side.clear();
-        self.side.resize(n, Side::Free);
         let mut fewest = usize::MAX;
         let mut stalled = 0;
         for _ in 0..4 * n + 16 {
@@ -155,13 +331,13 @@ impl Lcp {
                 stalled = 0;
             } else {
                 stalled += 1;
+                if stalled > STALLED_ROUNDS {
+                    return false;
+                }
             }
             // Move every broken row while that makes progress, else only the first.
             let limit = if stalled < 3 { usize::MAX } else { 1 };
             self.flip_broken(limit);
-        }
-        for i in 0..n {
-            self.x[i] = self.x[i].clamp(self.lo[i], self.hi[i]);
         }
         false
     }
@@ -169,42 +345,130 @@ impl Lcp {
     /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`.
     fn solve_guess(&mut self) {
         let n = self.n;
+        for i in 0..n {
+            self.x[i] = match self.side[i] {
+                Side::Free => 0.0,
+                Side::Lower => self.lo[i],
+                Side::Upper => self.hi[i],
+            };
+        }
         self.free.clear();
-        for i in 0..n {
-            match self.side[i] {
-                Side::Free => {
-                    self.free.push(i);
-                    self.x[i] = 0.0;
+        self.place.clear();
+        self.place.resize(n, u32::MAX);
+        for &i in &self.order {
+            if self.side[i as usize] == Side::Free {
+                self.place[i as usize] = self.free.len() as u32;
+                self.free.push(i);
+            }
+        }
+        let ridge = self.ridge;
+        // Lay out each free row's envelope, then fill it with A's entries between free rows
+        // and the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
+        // part of w.
+        self.first.clear();
+        self.offset.clear();
+        self.rhs.clear();
+        let mut size = 0;
+        for (k, &i) in self.free.iter().enumerate() {
+            let row = self.start[i as usize]..self.start[i as usize + 1];
+            let first = self.column[row.clone()]
+                .iter()
+                .map(|&j| self.place[j as usize])
+                .fold(k as u32, u32::min);
+            self.first.push(first);
+            self.offset.push(size);
+            size += k + 1 - first as usize;
+            let held: f64 = self.column[row.clone()]
+                .iter()
+                .zip(&self.value[row])
+                .map(|(&j, a)| a * self.x[j as usize])
+                .sum();
+            self.rhs.push(-(self.b[i as usize] + held));
+        }
+        self.factor.clear();
+        self.factor.resize(size, 0.0);
+        for (k, &i) in self.free.iter().enumerate() {
+            let row = self.start[i as usize]..self.start[i as usize + 1];
+            let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                let c = self.place[j as usize] as usize;
+                if c <= k {
+                    self.factor[offset + c - first] = a;
                 }
-                Side::Lower => self.x[i] = self.lo[i],
-                Side::Upper => self.x[i] = self.hi[i],
             }
+            self.factor[offset + k - first] += ridge;
         }
-        let m = self.free.len();
-        let max_diag = (0..n).map(|i| self.a[i * n + i]).fold(0.0f64, f64::max);
-        let ridge = RIDGE * max_diag.max(f64::MIN_POSITIVE);
-        self.system.clear();
-        self.system.resize(m * (m + 1), 0.0);
-        for (r, &i) in self.free.iter().enumerate() {
-            let a = &self.a[i * n..(i + 1) * n];
-            let row = &mut self.system[r * (m + 1)..(r + 1) * (m + 1)];
-            for (c, &j) in self.free.iter().enumerate() {
-                row[c] = a[j];
-            }
-            row[r] += ridge;
-            // The free rows' x are zero here: this is the held rows' part of w.
-            let held: f64 = a.iter().zip(&self.x).map(|(a, x)| a * x).sum();
-            row[m] = -(self.b[i] + held);
-        }
-        gauss_solve(&mut self.system, m);
-        for (r, &i) in self.free.iter().enumerate() {
-            self.x[i] = self.system[r * (m + 1) + m];
+        self.factor_envelope();
+        self.solve_envelope();
+        for (k, &i) in self.free.iter().enumerate() {
+            self.x[i as usize] = self.rhs[k];
         }
         for i in 0..n {
-            let a = &self.a[i * n..(i + 1) * n];
-            self.w[i] = a.iter().zip(&self.x).map(|(a, x)| a * x).sum::<f64>() + self.b[i];
+            let row = self.start[i]..self.start[i + 1];
+            let ax: f64 = self.column[row.clone()]
+                .iter()
+                .zip(&self.value[row])
+                .map(|(&j, a)| a * self.x[j as usize])
+                .sum();
+            self.w[i] = ax + self.b[i];
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    }
+
+    /// Factors the free rows' envelope in place as `L D L^T`, row by row (`L`'s unit diagonal
+    /// is not stored; `D` goes to `diagonal`). Entry `(k, c)` of row `k` needs the entries of
+    /// rows `k` and `c` from the later of their first columns on: the envelope holds them all.
+    fn factor_envelope(&mut self) {
+        let m = self.free.len();
+        self.diagonal.clear();
+        self.diagonal.resize(m, 0.0);
+        for k in 0..m {
+            let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            self.scaled.clear();
+            for c in first..k {
+                let (first_c, offset_c) = (self.first[c] as usize, self.offset[c]);
+                let from = first.max(first_c);
+                let mut s = self.factor[offset + c - first];
+                for t in from..c {
+                    s -= self.scaled[t - first] * self.factor[offset_c + t - first_c];
+                }
+                // A pivot that vanished (a row the ridge could not rescue) couples nothing.
+                let d = self.diagonal[c];
+                let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
+                self.scaled.push(s);
+                self.factor[offset + c - first] = l;
+            }
+            let mut d = self.factor[offset + k - first];
+            for c in first..k {
+                d -= self.scaled[c - first] * self.factor[offset + c - first];
+            }
+            self.diagonal[k] = d;
+        }
+    }
+
+    /// Solves `L D L^T y = rhs` in place with the factor of [`Lcp::factor_envelope`]. A row
+    /// whose pivot vanished gets 0 for its unknown.
+    fn solve_envelope(&mut self) {
+        let m = self.free.len();
+        for k in 0..m {
+            let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            let mut s = self.rhs[k];
+            for c in first..k {
+                s -= self.factor[offset + c - first] * self.rhs[c];
+            }
+            self.rhs[k] = s;
+        }
+        for k in 0..m {
+            let d = self.diagonal[k];
+            self.rhs[k] = if d > 0.0 { self.rhs[k] / d } else { 0.0 };
+        }
+        for k in (0..m).rev() {
+            let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            let y = self.rhs[k];
+            for c in first..k {
+                self.rhs[c] -= self.factor[offset + c - first] * y;
+            }
+        }
     }
 
     /// Whether row `i` breaks its conditions in the current guess.
@@ -239,43 +503,6 @@ impl Lcp {
                 flipped += 1;
             }
         }
-    }
-}
-
-/// Solves the `m x m` system whose augmented rows `[M | y]` (row-major, `m + 1` wide) are in
-/// `aug`, by Gaussian elimination with partial pivoting; the solution replaces the last
-/// column. A pivot that vanishes (a row the ridge could not rescue) gives 0 for its unknown.
-fn gauss_solve(aug: &mut [f64], m: usize) {
-    let w = m + 1;
-    for col in 0..m {
-        let pivot = (col..m)
-            .max_by(|&r, &s| aug[r * w + col].abs().total_cmp(&aug[s * w + col].abs()))
-            .unwrap_or(col);
-        if pivot != col {
-            for k in 0..w {
-                aug.swap(col * w + k, pivot * w + k);
-            }
-        }
-        let p = aug[col * w + col];
-        if p == 0.0 {
-            continue;
-        }
-        for r in col + 1..m {
-            let f = aug[r * w + col] / p;
-            if f != 0.0 {
-                for k in col..w {
-                    aug[r * w + k] -= f * aug[col * w + k];
-                }
-            }
-        }
-    }
-    for r in (0..m).rev() {
-        let mut s = aug[r * w + m];
-        for k in r + 1..m {
-            s -= aug[r * w + k] * aug[k * w + m];
-        }
-        let p = aug[r * w + r];
-        aug[r * w + m] = if p == 0.0 { 0.0 } else { s / p };
     }
 }
 
@@ -326,7 +553,7 @@ mod tests {
     fn assert_complementary(lcp: &Lcp, seed: u64) {
         let n = lcp.n;
         for i in 0..n {
-            let w: f64 = (0..n).map(|j| lcp.a[i * n + j] * lcp.x[j]).sum::<f64>() + lcp.b[i];
+            let w: f64 = (0..n).map(|j| lcp.a(i, j) * lcp.x[j]).sum::<f64>() + lcp.b[i];
             let x = lcp.x[i];
             match lcp.rows[i] {
                 Row::Normal => {

@@ -270,19 +270,19 @@ fn direct_islands_are_bit_identical_across_backends_and_threads() {
     assert_eq!(run(Backend::Scalar, 3), reference);
 }
 
-/// An island beyond the direct solver's size stays with the iterative solver: a 100 kg plank
-/// on twenty 1 kg boxes is colored as usual.
+/// An island beyond the direct solver's size stays with the iterative solver: a 200 kg plank
+/// on forty 1 kg boxes side by side (over 200 contact points) is solved as usual.
 #[test]
-fn islands_beyond_the_direct_limit_are_colored_as_usual() {
+fn islands_beyond_the_direct_limit_stay_with_the_iterative_solver() {
     let mut world = World::new(WorldSettings::default());
     ground(&mut world);
-    for i in 0..20 {
-        add_box(&mut world, Vec2::new(-9.5 + i as f32, 0.5), 1.0, 0.6, 0.0);
+    for i in 0..40 {
+        add_box(&mut world, Vec2::new(-19.5 + i as f32, 0.5), 1.0, 0.6, 0.0);
     }
     world
         .add_body(
             BodyDef::dynamic().position(Vec2::new(0.0, 1.25)),
-            ShapeDef::new(Shape::rect(10.0, 0.25).unwrap()).density(10.0),
+            ShapeDef::new(Shape::rect(20.0, 0.25).unwrap()).density(10.0),
         )
         .unwrap();
     for _ in 0..10 {
@@ -290,5 +290,6 @@ fn islands_beyond_the_direct_limit_are_colored_as_usual() {
     }
     let colors = contact_colors(&world);
     assert!(!colors.is_empty());
-    assert!(colors.iter().all(|c| matches!(c, GraphColor::Color(_))));
+    // The plank's many contacts may overflow the colors; none goes to the direct solver.
+    assert!(colors.iter().all(|&c| c != GraphColor::Direct));
 }

@@ -182,7 +182,9 @@ fn ball_dropped_on_sleeping_pyramid_wakes_the_boxes_it_hits() {
     }
     assert!(woke, "the hit pyramid never woke");
     let moved = world.position(top).unwrap() - top_before;
-    assert!(moved.length() > 0.05, "the top box moved only {moved:?}");
+    // The ball is 16 times heavier than a box: the island is solved exactly, and the rigid
+    // pyramid gives way only by centimetres where the soft step let it yield further.
+    assert!(moved.length() > 0.01, "the top box moved only {moved:?}");
     assert!(world.position(ball).unwrap().y < top_before.y + 3.0);
     assert!(all_asleep(&world, &spared));
     for (&b, &p) in spared.iter().zip(&spared_before) {
