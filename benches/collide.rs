@@ -37,35 +37,8 @@ use std::hint::black_box;
 /// Box2D's and batch2d's speculative distance: 4 linear slops of 5 mm.
 const SPECULATIVE: f32 = 0.02;
 
-/// The stirred bin's irregular polygons (`docs/scenes.md`), of 3 to 7 vertices.
-const POLYGONS: [&[[f32; 2]]; 5] = [
-    &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
-    &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
-    &[
-        [-0.10, -0.30],
-        [0.25, -0.20],
-        [0.25, 0.15],
-        [-0.05, 0.30],
-        [-0.30, 0.00],
-    ],
-    &[
-        [-0.15, -0.28],
-        [0.15, -0.25],
-        [0.30, 0.00],
-        [0.10, 0.28],
-        [-0.20, 0.25],
-        [-0.30, -0.05],
-    ],
-    &[
-        [0.00, -0.30],
-        [0.22, -0.20],
-        [0.30, 0.05],
-        [0.15, 0.27],
-        [-0.10, 0.28],
-        [-0.28, 0.10],
-        [-0.25, -0.18],
-    ],
-];
+// The irregular polygons of the stirred bin (`docs/scenes.md`), of 3 to 7 vertices.
+use batch2d::scenes::STIRRED_BIN_POLYGONS as POLYGONS;
 
 /// One shape as both engines build it.
 #[derive(Clone, Copy, Debug)]

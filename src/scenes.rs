@@ -359,9 +359,9 @@ const STIRRED_PITCH: f32 = 0.7;
 const STIRRED_BOTTOM: f32 = 14.5;
 
 /// The irregular convex polygons of the stirred bin (3 to 7 vertices, counter-clockwise, m),
-/// as `docs/scenes.md` lists them. Every vertex lies within 0.3 m of the body origin along
-/// either axis.
-const STIRRED_POLYGONS: [&[[f32; 2]]; 5] = [
+/// as `docs/scenes.md` lists them, for other engines' copies of the scene. Every vertex lies
+/// within 0.3 m of the body origin along either axis.
+pub const STIRRED_BIN_POLYGONS: [&[[f32; 2]]; 5] = [
     &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
     &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
     &[
@@ -403,7 +403,7 @@ fn stirred_shape(r: usize, c: usize) -> Result<Shape, Error> {
             Shape::rounded_polygon(&core, 0.07)
         }
         k => {
-            let points: Vec<Vec2> = STIRRED_POLYGONS[k - 4]
+            let points: Vec<Vec2> = STIRRED_BIN_POLYGONS[k - 4]
                 .iter()
                 .map(|&[x, y]| Vec2::new(x, y))
                 .collect();

@@ -232,35 +232,8 @@ pub fn pile(rows: usize, cols: usize, mixed: bool) -> RapierScene {
     s
 }
 
-/// The irregular polygons of the stirred bin in `docs/scenes.md`, of 3 to 7 vertices.
-const STIRRED_POLYGONS: [&[[f32; 2]]; 5] = [
-    &[[-0.30, -0.20], [0.30, -0.15], [-0.05, 0.30]],
-    &[[-0.25, -0.25], [0.30, -0.20], [0.20, 0.25], [-0.30, 0.15]],
-    &[
-        [-0.10, -0.30],
-        [0.25, -0.20],
-        [0.25, 0.15],
-        [-0.05, 0.30],
-        [-0.30, 0.00],
-    ],
-    &[
-        [-0.15, -0.28],
-        [0.15, -0.25],
-        [0.30, 0.00],
-        [0.10, 0.28],
-        [-0.20, 0.25],
-        [-0.30, -0.05],
-    ],
-    &[
-        [0.00, -0.30],
-        [0.22, -0.20],
-        [0.30, 0.05],
-        [0.15, 0.27],
-        [-0.10, 0.28],
-        [-0.28, 0.10],
-        [-0.25, -0.18],
-    ],
-];
+// The irregular polygons of the stirred bin (`docs/scenes.md`), of 3 to 7 vertices.
+use batch2d::scenes::STIRRED_BIN_POLYGONS as STIRRED_POLYGONS;
 
 /// The stirred bin of `docs/scenes.md`: a 40 m wide bin, a kinematic paddle of half-extents
 /// (6.5, 0.25) at (0, 7.5) turning at 1.5 rad/s, and 72 x 56 mixed shapes falling in, the
