@@ -756,35 +756,9 @@ impl ContactSet {
 /// otherwise.
 impl Clone for ContactSet {
     fn clone(&self) -> ContactSet {
-        let ContactSet {
-            list,
-            keys,
-            base_of,
-            touching,
-            one_point,
-            closing,
-            touch_threshold,
-            touching_as_before,
-            bases,
-            previous: _,
-            candidates: _,
-            found: _,
-            flags: _,
-            speed: _,
-            chunk_starts: _,
-        } = self;
-        ContactSet {
-            list: list.clone(),
-            keys: keys.clone(),
-            base_of: base_of.clone(),
-            touching: touching.clone(),
-            one_point: one_point.clone(),
-            closing: closing.clone(),
-            touch_threshold: *touch_threshold,
-            touching_as_before: *touching_as_before,
-            bases: bases.clone(),
-            ..ContactSet::default()
-        }
+        let mut copy = ContactSet::default();
+        copy.clone_from(self);
+        copy
     }
 
     /// Copies into this set's own lists, and leaves its scratch as it was.
