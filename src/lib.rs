@@ -100,6 +100,7 @@
 #![warn(missing_docs)]
 
 mod body;
+mod body_def;
 mod broad_phase;
 mod codec;
 mod disjoint;
@@ -126,7 +127,8 @@ pub mod manifold {
 }
 
 pub use batch2d_kernels::{instruction_set, InstructionSet};
-pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
+pub use body::BodyId;
+pub use body_def::{BodyDef, BodyKind, ShapeDef};
 pub use error::Error;
 pub use geometry::distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,

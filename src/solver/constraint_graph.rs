@@ -494,7 +494,7 @@ impl ConstraintGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::{BodyDef, BodyKind, ShapeDef};
+    use crate::body_def::{BodyDef, BodyKind, ShapeDef};
     use crate::geometry::shape::Shape;
     use crate::narrow_phase::contact::Contact;
     use crate::narrow_phase::manifold::Manifold;

@@ -1,6 +1,7 @@
 //! Changing what a body is while the world runs: its kind.
 
-use crate::body::{BodyId, BodyKind};
+use crate::body::BodyId;
+use crate::body_def::BodyKind;
 use crate::error::Error;
 use crate::index::BodySlot;
 use crate::world::World;

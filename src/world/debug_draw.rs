@@ -6,7 +6,8 @@
 //! slot order (bodies, joints) and in contact order (contacts, sorted by body slots), so the
 //! same world always produces the same sequence of calls.
 
-use crate::body::{BodyId, BodyKind};
+use crate::body::BodyId;
+use crate::body_def::BodyKind;
 use crate::geometry::math::{Aabb, Vec2};
 use crate::geometry::shape::{Shape, MAX_POLYGON_VERTICES};
 use crate::solver::constraint_graph::GraphColor;
