@@ -105,6 +105,7 @@ mod broad_phase;
 mod codec;
 mod disjoint;
 mod error;
+mod forces;
 mod geometry;
 mod index;
 #[doc(hidden)]
