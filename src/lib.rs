@@ -103,6 +103,7 @@ mod body;
 mod body_def;
 mod broad_phase;
 mod codec;
+mod continuous;
 mod disjoint;
 mod error;
 mod forces;

@@ -17,7 +17,6 @@
 
 pub(crate) mod backend;
 pub(crate) mod constraint_graph;
-pub(crate) mod continuous;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_solver;
 pub(crate) mod joints;
