@@ -9,14 +9,13 @@
 //! different masses are not in the colors: the direct solver gives each an exact solve beside
 //! the colored solve and relax stages (see `direct_solver`).
 //!
-//! Small components of the contact graph are grouped into tiles (see `constraint_graph`): a
+//! Small components of the contact graph are grouped into tiles (see `coloring`): a
 //! tile is one block of a single stage in which a worker runs the whole step's operations
 //! over the tile's bodies and colors, in the order the stages run them for the rest of the
 //! world, with its data in that worker's cache and without waiting between stages. Many
 //! separate piles then cost what one small pile costs per contact.
 
 pub(crate) mod backend;
-pub(crate) mod constraint_graph;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_solver;
 pub(crate) mod joints;
@@ -26,6 +25,7 @@ pub(crate) mod softness;
 
 use crate::body::BodyStore;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
+use crate::coloring::ConstraintGraph;
 use crate::disjoint::DisjointMut;
 use crate::error::Error;
 use crate::forces::Forces;
@@ -34,7 +34,6 @@ use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::solver::constraint_graph::ConstraintGraph;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::solver::joints::soft::{JointOp, JointSet};

@@ -8,9 +8,9 @@
 
 use crate::body::BodyId;
 use crate::body_def::BodyKind;
+use crate::coloring::GraphColor;
 use crate::geometry::math::{Aabb, Vec2};
 use crate::geometry::shape::{Shape, MAX_POLYGON_VERTICES};
-use crate::solver::constraint_graph::GraphColor;
 use crate::solver::joints::joint::{JointId, JointKind};
 use crate::world::World;
 
