@@ -245,8 +245,7 @@ impl Solver {
             joints,
             dt,
         } = input;
-        let substeps = settings.substeps;
-        let h = dt / substeps as f32;
+        let h = settings.substep_length(dt);
         let inv_h = 1.0 / h;
         let kernels = settings.kernels();
 
@@ -678,12 +677,9 @@ impl Solver {
         settings: &WorldSettings,
         h: f32,
     ) {
-        // Stiffness is capped at a quarter of the substep rate to stay stable; contacts with a
-        // static or kinematic body are twice as stiff since only one side can move.
-        let hertz = settings.contact_hertz.min(0.25 / h);
         let zeta = settings.contact_damping_ratio;
-        let soft = Softness::new(hertz, zeta, h);
-        let rigid_soft = Softness::new(2.0 * hertz, zeta, h);
+        let soft = Softness::contact(settings, zeta, h, false);
+        let rigid_soft = Softness::contact(settings, zeta, h, true);
         let kernels = settings.kernels();
 
         // The lanes are packed as if no contact were deep, which is the common case; a deep

@@ -372,7 +372,7 @@ impl World {
         {
             zone!("coloring");
             let params = EventParams {
-                substep: dt / self.settings.substeps as f32,
+                substep: self.settings.substep_length(dt),
                 linear_slop: self.settings.linear_slop,
                 gravity: self.settings.gravity,
                 hit_threshold: self.settings.hit_event_threshold,
