@@ -170,10 +170,13 @@ pub(crate) struct BodyStore {
     /// removed, or the boxes grown by a new margin. Static bodies do not move by themselves,
     /// so the passes that keep something of them from step to step (their boxes, the
     /// broadphase's and continuous collision's grids of them) redo it only when this changes.
-    pub static_changes: u64,
+    /// Private, with `static_boxes_at`: it only grows, by `static_changed` and
+    /// `static_boxes_current`, so a pass that saw a value and sees it again knows nothing
+    /// static changed in between.
+    static_changes: u64,
     /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
     /// in `aabb` (see `update_aabbs`).
-    pub static_boxes_at: Option<(u64, u32)>,
+    static_boxes_at: Option<(u64, u32)>,
     /// Free slots, reused last freed first.
     free: Vec<BodySlot>,
     count: usize,
@@ -517,6 +520,24 @@ impl BodyStore {
         self.sensor_parts.push(false);
         self.min_extent.push(0.0);
         self.compound.push(None);
+    }
+
+    /// How many times the static bodies' boxes have changed (see the field): a pass that keeps
+    /// something of the static bodies redoes it when this differs from what it last saw.
+    pub fn static_changes(&self) -> u64 {
+        self.static_changes
+    }
+
+    /// Whether the static bodies' boxes in `aabb` are those of the current static bodies
+    /// grown by `margin`; if not, counts a change, as the caller is about to grow them anew.
+    /// Either way they are then current.
+    pub fn static_boxes_current(&mut self, margin: f32) -> bool {
+        let current = self.static_boxes_at == Some((self.static_changes, margin.to_bits()));
+        if !current {
+            self.static_changes += 1;
+        }
+        self.static_boxes_at = Some((self.static_changes, margin.to_bits()));
+        current
     }
 
     /// Counts a change in `static_changes` if the body in `slot` is static: call it when a

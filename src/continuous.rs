@@ -56,9 +56,9 @@ pub(crate) fn solve_continuous(
     targets: &mut SweepTargets,
 ) {
     zone!("continuous collision");
-    if targets.changes != bodies.static_changes {
+    if targets.changes != bodies.static_changes() {
         *targets = SweepTargets {
-            changes: bodies.static_changes,
+            changes: bodies.static_changes(),
             statics: OnceLock::new(),
         };
     }

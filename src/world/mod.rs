@@ -309,7 +309,7 @@ impl World {
                 kinds: &self.sleep.broad_kinds,
                 layers: &self.bodies.broad_layers,
                 masks: &self.bodies.broad_mask,
-                static_version: Some(self.bodies.static_changes),
+                static_version: Some(self.bodies.static_changes()),
             };
             let max_pairs = self.settings.pair_limit(self.bodies.len());
             let too_many = Err(Error::TooManyPairs { max_pairs });
