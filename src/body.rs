@@ -149,10 +149,11 @@ pub(crate) struct BodyStore {
     /// Number of live bodies with a sensor: sensor bodies and compounds with sensor shapes.
     pub sensor_count: usize,
     /// Whether the body is disabled (`World::set_enabled`): kept, but out of the step and the
-    /// queries.
-    pub disabled: Vec<bool>,
+    /// queries. Private with `disabled_count`, which `set_disabled` keeps equal to the number
+    /// of disabled bodies.
+    disabled: Vec<bool>,
     /// Number of disabled bodies: the passes that leave them out cost nothing while it is 0.
-    pub disabled_count: usize,
+    disabled_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
     pub min_extent: Vec<f32>,
@@ -603,6 +604,34 @@ impl BodyStore {
     /// that is not disabled.
     pub fn is_active(&self, slot: usize) -> bool {
         self.kind[slot] != SlotKind::Empty && !self.disabled[slot]
+    }
+
+    /// Whether the body in `slot` is disabled (`World::set_enabled`).
+    pub fn is_disabled(&self, slot: usize) -> bool {
+        self.disabled[slot]
+    }
+
+    /// Per slot, whether the body is disabled.
+    pub fn disabled(&self) -> &[bool] {
+        &self.disabled
+    }
+
+    /// Whether any body is disabled: without one, the passes that leave disabled bodies out
+    /// can be skipped.
+    pub fn any_disabled(&self) -> bool {
+        self.disabled_count > 0
+    }
+
+    /// Disables the body in `slot`, or enables it again, and counts it.
+    pub fn set_disabled(&mut self, slot: usize, disabled: bool) {
+        if self.disabled[slot] != disabled {
+            self.disabled[slot] = disabled;
+            if disabled {
+                self.disabled_count += 1;
+            } else {
+                self.disabled_count -= 1;
+            }
+        }
     }
 
     /// Whether either body of a joint is disabled (`b` may be `BodySlot::NONE`, a mouse

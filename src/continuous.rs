@@ -108,7 +108,9 @@ struct Statics {
 /// The [`Statics`] of `bodies`.
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.disabled[s])
+        .filter(|&s| {
+            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.is_disabled(s)
+        })
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
     let mut grid = BoxGrid::default();

@@ -287,7 +287,7 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.joints.refresh(self.bodies.slots());
-            if self.bodies.disabled_count > 0 {
+            if self.bodies.any_disabled() {
                 // A disabled body's joints do not act, nor join islands.
                 let bodies = &self.bodies;
                 (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
