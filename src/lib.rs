@@ -100,10 +100,14 @@
 #![warn(missing_docs)]
 
 mod body;
+mod body_def;
 mod broad_phase;
 mod codec;
+mod coloring;
+mod continuous;
 mod disjoint;
 mod error;
+mod forces;
 mod geometry;
 mod index;
 #[doc(hidden)]
@@ -126,7 +130,9 @@ pub mod manifold {
 }
 
 pub use batch2d_kernels::{instruction_set, InstructionSet};
-pub use body::{BodyDef, BodyId, BodyKind, ShapeDef};
+pub use body::BodyId;
+pub use body_def::{BodyDef, BodyKind, ShapeDef};
+pub use coloring::GraphColor;
 pub use error::Error;
 pub use geometry::distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
@@ -139,7 +145,6 @@ pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
-pub use solver::constraint_graph::GraphColor;
 pub use solver::joints::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::character::{CharacterController, CharacterHit, CharacterMove};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};

@@ -200,6 +200,12 @@ impl WorldSettings {
         }
     }
 
+    /// The length (s) of one substep of a step `dt` long: the one place it is computed, so
+    /// that the solver, the joints it prepares and the contact events agree bit for bit.
+    pub(crate) fn substep_length(&self, dt: f32) -> f32 {
+        dt / self.substeps as f32
+    }
+
     /// `Err(InvalidParameter)` naming the first bad field: a non-finite gravity, `substeps`,
     /// `solve_iterations` or `joint_solve_iterations` outside 1..=256, `threads` over 256,
     /// `contact_hertz`, `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not

@@ -1,7 +1,7 @@
 //! A grid hash over a set of boxes that changes seldom, asked which of them another box may
 //! overlap: the sleeping bodies (rebuilt when an island falls asleep or wakes), the static
 //! bodies where they are many (rebuilt when one changes, see `static_grid`), and the static
-//! bodies a fast body's path may cross (see `solver/continuous.rs`).
+//! bodies a fast body's path may cross (see `continuous.rs`).
 
 use crate::broad_phase::grid::{choose_cell_size, CellRect, HashGrid};
 use crate::geometry::math::Aabb;

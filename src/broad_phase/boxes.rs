@@ -14,11 +14,7 @@ use rayon::prelude::*;
 /// [`update_compound_aabbs`](crate::broad_phase::compound::update_compound_aabbs).
 pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
     // A level of static tiles would otherwise cost every step a box per tile.
-    let statics_current = b.static_boxes_at == Some((b.static_changes, margin.to_bits()));
-    if !statics_current {
-        b.static_changes += 1;
-    }
-    b.static_boxes_at = Some((b.static_changes, margin.to_bits()));
+    let statics_current = b.static_boxes_current(margin);
     const CHUNK: usize = 1024;
     let mut aabbs = std::mem::take(&mut b.aabb);
     let body = &*b;

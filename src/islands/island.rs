@@ -358,7 +358,7 @@ impl Islands {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::{BodyDef, ShapeDef};
+    use crate::body_def::{BodyDef, ShapeDef};
     use crate::geometry::shape::Shape;
     use crate::narrow_phase::manifold::Manifold;
 

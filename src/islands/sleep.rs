@@ -180,7 +180,7 @@ impl Sleep {
                 .kind
                 .iter()
                 .zip(&self.asleep)
-                .zip(&bodies.disabled)
+                .zip(bodies.disabled())
                 .map(|((&k, &asleep), &disabled)| {
                     if asleep || disabled {
                         SlotKind::Empty

@@ -1654,7 +1654,7 @@ mod tests {
 
     #[test]
     fn only_pairs_with_a_polygon_keep_a_base() {
-        use crate::body::{BodyDef, ShapeDef};
+        use crate::body_def::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
         let ground = ShapeDef::new(Shape::rect(5.0, 0.5).unwrap());
         let ball = ShapeDef::new(Shape::circle(0.5).unwrap());
@@ -1679,7 +1679,7 @@ mod tests {
     /// the set makes: updates that drop and add pairs, freezing, thawing and removal.
     #[test]
     fn the_flags_follow_the_contacts_through_every_change() {
-        use crate::body::{BodyDef, ShapeDef};
+        use crate::body_def::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
         let ground = ShapeDef::new(Shape::rect(20.0, 0.5).unwrap());
         let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
@@ -1747,7 +1747,7 @@ mod tests {
     /// A static ground slab and a unit box resting on it, 5 mm of overlap, off centre: the
     /// bodies and their slots.
     fn box_on_ground() -> (BodyStore, u32, u32) {
-        use crate::body::{BodyDef, ShapeDef};
+        use crate::body_def::{BodyDef, ShapeDef};
         let mut bodies = BodyStore::new();
         let ground = ShapeDef::new(Shape::rect(5.0, 0.5).unwrap());
         let block = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());

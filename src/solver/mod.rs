@@ -9,18 +9,15 @@
 //! different masses are not in the colors: the direct solver gives each an exact solve beside
 //! the colored solve and relax stages (see `direct_solver`).
 //!
-//! Small components of the contact graph are grouped into tiles (see `constraint_graph`): a
+//! Small components of the contact graph are grouped into tiles (see `coloring`): a
 //! tile is one block of a single stage in which a worker runs the whole step's operations
 //! over the tile's bodies and colors, in the order the stages run them for the rest of the
 //! world, with its data in that worker's cache and without waiting between stages. Many
 //! separate piles then cost what one small pile costs per contact.
 
 pub(crate) mod backend;
-pub(crate) mod constraint_graph;
-pub(crate) mod continuous;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_solver;
-pub(crate) mod forces;
 pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
@@ -28,17 +25,18 @@ pub(crate) mod softness;
 
 use crate::body::BodyStore;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
+use crate::coloring::ConstraintGraph;
 use crate::disjoint::DisjointMut;
 use crate::error::Error;
+use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::solver::constraint_graph::ConstraintGraph;
+use crate::solver::backend::Kernels;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
-use crate::solver::forces::Forces;
 use crate::solver::joints::soft::{JointOp, JointSet};
 use crate::solver::joints::store::JointStore;
 use crate::solver::joints::tree::{JointTrees, TreeOp};
@@ -235,7 +233,9 @@ impl Solver {
     }
 
     /// Solves one step: leaves the new body states in the solver (see [`Solver::finalize`])
-    /// and the new impulses in `contacts`.
+    /// and the new impulses in `contacts`. Loads the states and batches, prepares the joints,
+    /// lists the stages ([`Solver::plan`]), runs them ([`Solver::run`]) and stores the
+    /// impulses for the next step's warm start.
     pub fn step(&mut self, input: StepInput) {
         let StepInput {
             bodies,
@@ -248,11 +248,7 @@ impl Solver {
             joints,
             dt,
         } = input;
-        let substeps = settings.substeps;
-        let h = dt / substeps as f32;
-        let inv_h = 1.0 / h;
-        let kernels = settings.kernels();
-
+        let h = settings.substep_length(dt);
         let integrate = IntegrateParams {
             h,
             gravity: [settings.gravity.x, settings.gravity.y],
@@ -260,7 +256,7 @@ impl Solver {
             // Four turns per substep, which the position integration turns exactly (see
             // `sin_cos_turn`): far beyond any wheel or propeller, only a guard against
             // overflow. Bodies in contact have a tighter bound (`bound_contact_spin`).
-            max_angular_speed: 8.0 * PI * inv_h,
+            max_angular_speed: 8.0 * PI * (1.0 / h),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph);
@@ -274,13 +270,34 @@ impl Solver {
         joints.prepare(bodies, &self.state_of, states, settings, h, exact);
         self.plan(graph, settings, joints);
 
+        self.run(graph, settings, joints, &integrate, dt);
+
+        joints.store_impulses();
+        self.trees.store_impulses(&mut joints.slots);
+        self.relax_sweep = match self.relax_sweep {
+            Sweep::Forward => Sweep::Backward,
+            Sweep::Backward => Sweep::Forward,
+        };
+        zone!("store impulses");
+        self.store_impulses(contacts, graph);
+        self.direct.store_impulses(contacts);
+    }
+
+    /// Runs the stages that [`Solver::plan`] listed, each cut into blocks for the workers,
+    /// with the substep constants of `integrate` and a step `dt` long.
+    fn run(
+        &mut self,
+        graph: &ConstraintGraph,
+        settings: &WorldSettings,
+        joints: &mut JointStore,
+        integrate: &IntegrateParams,
+        dt: f32,
+    ) {
+        let h = integrate.h;
+        let inv_h = 1.0 / h;
         let solve = SolveParams {
             inv_h,
             use_bias: true,
-        };
-        let relax = SolveParams {
-            use_bias: false,
-            ..solve
         };
         let impact = ImpactParams {
             dt,
@@ -296,79 +313,27 @@ impl Solver {
         };
         let islands = self.direct.islands();
         let body_count = self.states.len();
-        let states = States::new(&mut self.states);
-        let batches = DisjointMut::new(&mut self.batches);
-        let one_point = &self.one_point[..];
+        let runner = Runner {
+            kernels: settings.kernels(),
+            states: States::new(&mut self.states),
+            batches: DisjointMut::new(&mut self.batches),
+            one_point: &self.one_point,
+            solve,
+            relax: SolveParams {
+                use_bias: false,
+                ..solve
+            },
+            impact,
+            integrate,
+            gravity_scale: &self.gravity_scale,
+            linear_damping: &self.linear_damping,
+            angular_damping: &self.angular_damping,
+            acceleration: &self.acceleration,
+            forced: self.forced,
+            spin_bound: &self.spin_bound,
+        };
+        let states = runner.states;
         let stages = &self.stages;
-        let gravity_scale = &self.gravity_scale[..];
-        let linear_damping = &self.linear_damping[..];
-        let angular_damping = &self.angular_damping[..];
-        let [acceleration_x, acceleration_y, acceleration_angular] = &self.acceleration;
-        let forced = self.forced;
-        let spin_bound = &self.spin_bound[..];
-
-        // The constants of a solve or relax pass.
-        let pass = |op| match op {
-            ContactOp::Solve => &solve,
-            _ => &relax,
-        };
-        // Runs `op` on batch `i`.
-        // SAFETY (for callers): no other thread accesses the batch or its dynamic bodies
-        // meanwhile.
-        let run_batch = |op, i: usize| unsafe {
-            let b = batches.get(i);
-            match op {
-                ContactOp::Impact if !b.is_bouncy() => {}
-                ContactOp::Impact => kernels.impact(b, states, &impact),
-                ContactOp::WarmStart => kernels.warm_start(b, states, one_point[i]),
-                ContactOp::Solve | ContactOp::Relax => {
-                    kernels.solve(b, states, pass(op), one_point[i])
-                }
-            }
-        };
-        // Runs `op` on the batches of `range`, in order; `color` when they are one graph
-        // color's. The solve and relax passes take a color's batches two at a time, two of one
-        // point or two of two, where there is a pair kernel (AVX2 and AVX-512: two dependency
-        // chains side by side keep the core busier), with the same bits, as the two batches
-        // share no dynamic body.
-        // SAFETY (for callers): as for `run_batch`, for every batch of `range`.
-        let run_batches = |op, range: Range<usize>, color: bool| unsafe {
-            let paired = kernels.solves_pairs()
-                && color
-                && matches!(op, ContactOp::Solve | ContactOp::Relax);
-            let mut i = range.start;
-            while i < range.end {
-                if paired && i + 1 < range.end && one_point[i] == one_point[i + 1] {
-                    kernels.solve_pair(batches.pair(i), states, pass(op), one_point[i]);
-                    i += 2;
-                } else {
-                    run_batch(op, i);
-                    i += 1;
-                }
-            }
-        };
-        // Integrates the states of `range`.
-        // SAFETY (for callers): no other thread accesses these states meanwhile.
-        let integrate_bodies = |op, range: Range<usize>| unsafe {
-            let chunk = states.slice_mut(range.start, range.len());
-            match op {
-                BodyOp::IntegrateVelocities => {
-                    let body = BodyParams {
-                        gravity_scale: &gravity_scale[range.clone()],
-                        linear_damping: &linear_damping[range.clone()],
-                        angular_damping: &angular_damping[range.clone()],
-                        acceleration: forced.then(|| Accelerations {
-                            x: &acceleration_x[range.clone()],
-                            y: &acceleration_y[range.clone()],
-                            angular: &acceleration_angular[range.clone()],
-                        }),
-                        spin_bound: (!spin_bound.is_empty()).then(|| &spin_bound[range]),
-                    };
-                    kernels.integrate_velocities(chunk, body, &integrate)
-                }
-                BodyOp::IntegratePositions => kernels.integrate_positions(chunk, h),
-            }
-        };
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
@@ -391,7 +356,7 @@ impl Solver {
                     Stage::Trees(op) => tree_passes.run(op, block, states),
                     Stage::Bodies(op) => {
                         let start = free_states + block * BODIES_PER_BLOCK;
-                        integrate_bodies(op, start..(start + BODIES_PER_BLOCK).min(body_count));
+                        runner.integrate(op, start..(start + BODIES_PER_BLOCK).min(body_count));
                     }
                     Stage::Contacts {
                         op,
@@ -401,41 +366,15 @@ impl Solver {
                         color,
                     } => {
                         let first = start + block * per_block;
-                        run_batches(op, first..(first + per_block).min(end), color);
+                        runner.run_batches(op, first..(first + per_block).min(end), color);
                     }
                     Stage::Tiles => {
                         let colors = &tile_colors[tiles[block].clone()];
-                        for &op in program {
-                            match op {
-                                Op::Bodies(op) => integrate_bodies(op, tile_states[block].clone()),
-                                Op::Contacts(op, Sweep::Forward) => {
-                                    for range in colors {
-                                        run_batches(op, range.clone(), true);
-                                    }
-                                }
-                                Op::Contacts(op, Sweep::Backward) => {
-                                    for range in colors.iter().rev() {
-                                        run_batches(op, range.clone(), true);
-                                    }
-                                }
-                                // Direct islands and jointed bodies are in no tile.
-                                Op::Direct(_) | Op::Joints(_) | Op::Trees(_) => {}
-                            }
-                        }
+                        runner.run_tile(program, colors, tile_states[block].clone());
                     }
                 }
             }
         });
-
-        joints.store_impulses();
-        self.trees.store_impulses(&mut joints.slots);
-        self.relax_sweep = match self.relax_sweep {
-            Sweep::Forward => Sweep::Backward,
-            Sweep::Backward => Sweep::Forward,
-        };
-        zone!("store impulses");
-        self.store_impulses(contacts, graph);
-        self.direct.store_impulses(contacts);
     }
 
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
@@ -681,12 +620,9 @@ impl Solver {
         settings: &WorldSettings,
         h: f32,
     ) {
-        // Stiffness is capped at a quarter of the substep rate to stay stable; contacts with a
-        // static or kinematic body are twice as stiff since only one side can move.
-        let hertz = settings.contact_hertz.min(0.25 / h);
         let zeta = settings.contact_damping_ratio;
-        let soft = Softness::new(hertz, zeta, h);
-        let rigid_soft = Softness::new(2.0 * hertz, zeta, h);
+        let soft = Softness::contact(settings, zeta, h, false);
+        let rigid_soft = Softness::contact(settings, zeta, h, true);
         let kernels = settings.kernels();
 
         // The lanes are packed as if no contact were deep, which is the common case; a deep
@@ -701,12 +637,54 @@ impl Solver {
                 deep_contacts: None,
             },
         };
+        let (bouncy, deep) = self.pack_batches(contacts, graph, bodies, &params, kernels);
+        let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
+        self.bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
+
+        // Every contact is in a lane or a direct island.
+        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
+            self.cap_deep_contacts(contacts, graph, bodies, max_velocity);
+            PushCap {
+                max_velocity,
+                deep_contacts: Some(&self.deep_contacts.0),
+            }
+        } else {
+            params.push
+        };
+        let state_of = &self.state_of[..];
+        let softness = |c: &Contact| {
+            let s = params.softness(c, bodies);
+            (
+                s.bias_rate,
+                push.of(state_of[c.a.index()], state_of[c.b.index()]),
+            )
+        };
+        self.direct.load(
+            direct,
+            contacts,
+            bodies,
+            state_of,
+            States::new(&mut self.states),
+            &softness,
+        );
+    }
+
+    /// Packs each batch's lanes with its contacts' data and prepares it (effective masses),
+    /// with the push cap of a step without deep contacts. Returns whether any batch bounces
+    /// and whether any of its contacts is deep.
+    fn pack_batches(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &BodyStore,
+        params: &PackParams,
+        kernels: &dyn Kernels,
+    ) -> (bool, bool) {
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
         self.one_point.resize(graph.lanes.len(), false);
         let state_of = &self.state_of[..];
-        let (bouncy, deep) = self
-            .batches
+        self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
             .zip(graph.lanes.par_iter().enumerate())
@@ -729,7 +707,7 @@ impl Solver {
                         batch.clear(l);
                     } else {
                         let c = &contacts[ci.index()];
-                        pack_lane(batch, l, c, bodies, state_of, &params);
+                        pack_lane(batch, l, c, bodies, state_of, params);
                         *one_point &= c.has_one_point();
                         deep |= is_deep(c, bodies);
                     }
@@ -737,70 +715,50 @@ impl Solver {
                 kernels.prepare(batch);
                 (batch.is_bouncy(), deep)
             })
-            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1));
-        let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
-        self.bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
-
-        // Every contact is in a lane or a direct island.
-        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
-            let counts = &mut self.deep_contacts.0;
-            Self::count_deep_contacts(counts, self.states.len(), state_of, contacts, bodies);
-            let push = PushCap {
-                max_velocity,
-                deep_contacts: Some(&self.deep_contacts.0),
-            };
-            self.batches
-                .par_iter_mut()
-                .zip(&graph.lanes)
-                .with_min_len(BATCHES_PER_BLOCK)
-                .for_each(|(batch, lanes)| {
-                    for (l, &ci) in lanes.iter().enumerate() {
-                        if ci != ContactIndex::NONE {
-                            batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
-                        }
-                    }
-                });
-            push
-        } else {
-            params.push
-        };
-        let softness = |c: &Contact| {
-            let s = params.softness(c, bodies);
-            (
-                s.bias_rate,
-                push.of(state_of[c.a.index()], state_of[c.b.index()]),
-            )
-        };
-        self.direct.load(
-            direct,
-            contacts,
-            bodies,
-            state_of,
-            States::new(&mut self.states),
-            &softness,
-        );
+            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
     }
 
-    /// Lists the step's program: the impact passes, if any contact bounces; then per substep
-    /// integrate velocities, warm start, solve (`solve_iterations` times, the joints
-    /// `joint_solve_iterations` times), integrate positions, relax (the warm start and solve
-    /// forward in the first substep, backward in the second and so on, the relax passes in the
-    /// step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
-    /// followed by theirs; with `joints`, each warm start and each contact solve is preceded
-    /// by the joints' (extra joint passes standing alone), and the joints relax after all
-    /// contacts. Then the stages and their block counts: the tiles (one block each, a
-    /// tile runs the whole program); then the program over the rest of the world, each body
-    /// stage over the states in no tile, each contact stage the overflow set (one block, so
-    /// one thread solves it in order) and the colors in its sweep's order, each direct stage
-    /// one block per island, each joint pass the joint colors in order and then the joint
-    /// overflow set (one block).
+    /// Counts the deep contacts of each state (`deep_contacts`) and shares the push cap of
+    /// every batch's lanes among them (see `PushCap`).
+    fn cap_deep_contacts(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &BodyStore,
+        max_velocity: f32,
+    ) {
+        let (counts, states) = (&mut self.deep_contacts.0, self.states.len());
+        Self::count_deep_contacts(counts, states, &self.state_of, contacts, bodies);
+        let push = PushCap {
+            max_velocity,
+            deep_contacts: Some(&self.deep_contacts.0),
+        };
+        self.batches
+            .par_iter_mut()
+            .zip(&graph.lanes)
+            .with_min_len(BATCHES_PER_BLOCK)
+            .for_each(|(batch, lanes)| {
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci != ContactIndex::NONE {
+                        batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
+                    }
+                }
+            });
+    }
+
+    /// Lists the step's program ([`Solver::plan_program`]), then the stages and their block
+    /// counts: the tiles (one block each, a tile runs the whole program); then the program
+    /// over the rest of the world, each body stage over the states in no tile, each contact
+    /// stage the overflow set (one block, so one thread solves it in order) and the colors in
+    /// its sweep's order, each direct stage one block per island, each joint pass the joint
+    /// colors in order and then the joint overflow set (one block).
     fn plan(&mut self, graph: &ConstraintGraph, settings: &WorldSettings, joints: &JointStore) {
         self.stages.clear();
         let joint_batches = &joints.batches;
         let joint_stages = |stages: &mut Vec<Stage>, op| {
             stages.extend(joint_batches.sets().map(|set| Stage::Joints(op, set)));
         };
-        let joints = joint_batches.sets().next().is_some();
+        self.plan_program(settings, joint_batches.sets().next().is_some());
         let contacts = |stages: &mut Vec<Stage>, op, sweep| {
             let overflow = graph.overflow_batches();
             let overflow = (!overflow.is_empty()).then(|| Stage::Contacts {
@@ -822,6 +780,52 @@ impl Solver {
                 Sweep::Backward => stages.extend(colors.rev().chain(overflow)),
             }
         };
+        let program = &self.program;
+        let stages = &mut self.stages;
+        if !graph.tiles.is_empty() {
+            stages.push(Stage::Tiles);
+        }
+        let free_bodies = self.free_states < self.states.len();
+        for &op in program {
+            match op {
+                Op::Bodies(op) if free_bodies => stages.push(Stage::Bodies(op)),
+                Op::Bodies(_) => {}
+                Op::Contacts(op, sweep) => contacts(stages, op, sweep),
+                Op::Direct(op) => stages.push(Stage::Direct(op)),
+                Op::Joints(op) => joint_stages(stages, op),
+                Op::Trees(op) => stages.push(Stage::Trees(op)),
+            }
+        }
+
+        let bodies = self.states.len();
+        let islands = self.direct.len();
+        let trees = self.trees.len();
+        self.blocks.clear();
+        self.blocks
+            .extend(self.stages.iter().map(|stage| match *stage {
+                Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
+                Stage::Direct(_) => islands,
+                Stage::Trees(_) => trees,
+                Stage::Joints(_, set) => joint_batches.blocks(set),
+                Stage::Tiles => graph.tiles.len(),
+                Stage::Contacts {
+                    start,
+                    end,
+                    per_block,
+                    ..
+                } => (end - start).div_ceil(per_block.max(1)),
+            }));
+    }
+
+    /// Lists the step's program: the impact passes, if any contact bounces; then per substep
+    /// integrate velocities, warm start, solve (`solve_iterations` times, the joints
+    /// `joint_solve_iterations` times), integrate positions, relax (the warm start and solve
+    /// forward in the first substep, backward in the second and so on, the relax passes in the
+    /// step's [`Sweep`]); with direct islands, the impact passes, each solve and each relax are
+    /// followed by theirs; with `joints`, each warm start and each contact solve is preceded
+    /// by the joints' (extra joint passes standing alone), and the joints relax after all
+    /// contacts.
+    fn plan_program(&mut self, settings: &WorldSettings, joints: bool) {
         let direct = self.direct.len() > 0;
         let trees = self.trees.len() > 0;
         let program = &mut self.program;
@@ -887,40 +891,6 @@ impl Solver {
                 program.push(Op::Trees(TreeOp::Solve));
             }
         }
-        let stages = &mut self.stages;
-        if !graph.tiles.is_empty() {
-            stages.push(Stage::Tiles);
-        }
-        let free_bodies = self.free_states < self.states.len();
-        for &op in program.iter() {
-            match op {
-                Op::Bodies(op) if free_bodies => stages.push(Stage::Bodies(op)),
-                Op::Bodies(_) => {}
-                Op::Contacts(op, sweep) => contacts(stages, op, sweep),
-                Op::Direct(op) => stages.push(Stage::Direct(op)),
-                Op::Joints(op) => joint_stages(stages, op),
-                Op::Trees(op) => stages.push(Stage::Trees(op)),
-            }
-        }
-
-        let bodies = self.states.len();
-        let islands = self.direct.len();
-        let trees = self.trees.len();
-        self.blocks.clear();
-        self.blocks
-            .extend(self.stages.iter().map(|stage| match *stage {
-                Stage::Bodies(_) => (bodies - self.free_states).div_ceil(BODIES_PER_BLOCK),
-                Stage::Direct(_) => islands,
-                Stage::Trees(_) => trees,
-                Stage::Joints(_, set) => joint_batches.blocks(set),
-                Stage::Tiles => graph.tiles.len(),
-                Stage::Contacts {
-                    start,
-                    end,
-                    per_block,
-                    ..
-                } => (end - start).div_ceil(per_block.max(1)),
-            }));
     }
 
     fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
@@ -939,6 +909,133 @@ impl Solver {
                     p.impact_impulse = lanes.impact_impulse[l];
                 }
             });
+    }
+}
+
+/// What the workers run the step's body and contact stages with: the kernels, the states and
+/// batches they write, and the constants and per-state columns they read.
+#[derive(Clone, Copy)]
+struct Runner<'a> {
+    kernels: &'static dyn Kernels,
+    states: States<'a>,
+    batches: DisjointMut<'a, ContactBatch>,
+    /// Per batch: whether all its contacts have one point.
+    one_point: &'a [bool],
+    solve: SolveParams,
+    relax: SolveParams,
+    impact: ImpactParams,
+    integrate: &'a IntegrateParams,
+    /// Per state (see the fields of `Solver` of the same names).
+    gravity_scale: &'a [f32],
+    linear_damping: &'a [f32],
+    angular_damping: &'a [f32],
+    acceleration: &'a [Vec<f32>; 3],
+    forced: bool,
+    spin_bound: &'a [f32],
+}
+
+impl Runner<'_> {
+    /// The constants of a solve or relax pass.
+    fn pass(&self, op: ContactOp) -> &SolveParams {
+        match op {
+            ContactOp::Solve => &self.solve,
+            _ => &self.relax,
+        }
+    }
+
+    /// Runs `op` on batch `i`.
+    ///
+    /// # Safety
+    /// No other thread accesses the batch or its dynamic bodies meanwhile.
+    unsafe fn run_batch(&self, op: ContactOp, i: usize) {
+        let b = self.batches.get(i);
+        let (kernels, states, one_point) = (self.kernels, self.states, self.one_point[i]);
+        match op {
+            ContactOp::Impact if !b.is_bouncy() => {}
+            ContactOp::Impact => kernels.impact(b, states, &self.impact),
+            ContactOp::WarmStart => kernels.warm_start(b, states, one_point),
+            ContactOp::Solve | ContactOp::Relax => {
+                kernels.solve(b, states, self.pass(op), one_point)
+            }
+        }
+    }
+
+    /// Runs `op` on the batches of `range`, in order; `color` when they are one graph
+    /// color's. The solve and relax passes take a color's batches two at a time, two of one
+    /// point or two of two, where there is a pair kernel (AVX2 and AVX-512: two dependency
+    /// chains side by side keep the core busier), with the same bits, as the two batches
+    /// share no dynamic body.
+    ///
+    /// # Safety
+    /// As for [`Runner::run_batch`], for every batch of `range`.
+    unsafe fn run_batches(&self, op: ContactOp, range: Range<usize>, color: bool) {
+        let one_point = self.one_point;
+        let paired = self.kernels.solves_pairs()
+            && color
+            && matches!(op, ContactOp::Solve | ContactOp::Relax);
+        let mut i = range.start;
+        while i < range.end {
+            if paired && i + 1 < range.end && one_point[i] == one_point[i + 1] {
+                let pair = self.batches.pair(i);
+                (self.kernels).solve_pair(pair, self.states, self.pass(op), one_point[i]);
+                i += 2;
+            } else {
+                self.run_batch(op, i);
+                i += 1;
+            }
+        }
+    }
+
+    /// Integrates the states of `range`.
+    ///
+    /// # Safety
+    /// No other thread accesses these states meanwhile.
+    unsafe fn integrate(&self, op: BodyOp, range: Range<usize>) {
+        let chunk = self.states.slice_mut(range.start, range.len());
+        match op {
+            BodyOp::IntegrateVelocities => {
+                let [x, y, angular] = self.acceleration;
+                let spin_bound = self.spin_bound;
+                let body = BodyParams {
+                    gravity_scale: &self.gravity_scale[range.clone()],
+                    linear_damping: &self.linear_damping[range.clone()],
+                    angular_damping: &self.angular_damping[range.clone()],
+                    acceleration: self.forced.then(|| Accelerations {
+                        x: &x[range.clone()],
+                        y: &y[range.clone()],
+                        angular: &angular[range.clone()],
+                    }),
+                    spin_bound: (!spin_bound.is_empty()).then(|| &spin_bound[range]),
+                };
+                self.kernels
+                    .integrate_velocities(chunk, body, self.integrate)
+            }
+            BodyOp::IntegratePositions => self.kernels.integrate_positions(chunk, self.integrate.h),
+        }
+    }
+
+    /// Runs a tile's whole step: `program` over the tile's `colors` and its states, `states`.
+    ///
+    /// # Safety
+    /// No other thread accesses the tile's batches or states meanwhile.
+    unsafe fn run_tile(&self, program: &[Op], colors: &[Range<usize>], states: Range<usize>) {
+        for &op in program {
+            match op {
+                Op::Bodies(op) => self.integrate(op, states.clone()),
+                Op::Contacts(op, Sweep::Forward) => {
+                    for range in colors {
+                        self.run_batches(op, range.clone(), true);
+                    }
+                }
+                Op::Contacts(op, Sweep::Backward) => {
+                    for range in colors.iter().rev() {
+                        self.run_batches(op, range.clone(), true);
+                    }
+                }
+                // Direct islands and jointed bodies are in no tile.
+                Op::Direct(_) | Op::Joints(_) | Op::Trees(_) => {}
+            }
+        }
     }
 }
 
@@ -1002,7 +1099,7 @@ fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
     !shallow
 }
 
-/// How many batches ahead [`Solver::fill_batches`] prefetches contacts: far enough for the loads to
+/// How many batches ahead [`Solver::pack_batches`] prefetches contacts: far enough for the loads to
 /// arrive, near enough to stay in cache.
 const PACK_AHEAD: usize = 2;
 

@@ -2,6 +2,7 @@
 //! joints' soft passes.
 
 use crate::codec::codec_struct;
+use crate::settings::WorldSettings;
 
 /// Coefficients of a soft constraint for one substep length: a damped spring of the given
 /// frequency, expressed as a velocity bias rate and a mass scale (the impulse scale of the soft
@@ -22,6 +23,22 @@ impl Softness {
             bias_rate: omega / a1,
             mass_scale: a2 * a3,
         }
+    }
+
+    /// The softness of a contact for substeps `h` long, with `damping_ratio`: the contact
+    /// stiffness `WorldSettings::contact_hertz`, capped at a quarter of the substep rate to
+    /// stay stable, and twice that `against_fixed` (against a static or kinematic body, since
+    /// only one side gives). The one place this rule is written: the joints' rigid
+    /// constraints are as stiff as a contact against a fixed body.
+    pub(crate) fn contact(
+        settings: &WorldSettings,
+        damping_ratio: f32,
+        h: f32,
+        against_fixed: bool,
+    ) -> Softness {
+        let hertz = settings.contact_hertz.min(0.25 / h);
+        let hertz = if against_fixed { 2.0 * hertz } else { hertz };
+        Softness::new(hertz, damping_ratio, h)
     }
 }
 

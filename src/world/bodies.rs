@@ -1,6 +1,7 @@
 //! The world's body calls: adding and removing bodies, reading and setting their state.
 
-use crate::body::{BodyDef, BodyId, BodyKind, ShapeDef};
+use crate::body::BodyId;
+use crate::body_def::{BodyDef, BodyKind, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::Shape;

@@ -1,6 +1,7 @@
 //! Changing what a body is while the world runs: its kind.
 
-use crate::body::{BodyId, BodyKind};
+use crate::body::BodyId;
+use crate::body_def::BodyKind;
 use crate::error::Error;
 use crate::index::BodySlot;
 use crate::world::World;
@@ -51,7 +52,7 @@ impl World {
         self.wake_touching(slot);
         self.bodies.set_mass(slot, kind, None)?;
         // A disabled body is in no island; enabling it puts it in one if it is dynamic then.
-        if !self.bodies.disabled[slot] {
+        if !self.bodies.is_disabled(slot) {
             let dynamic = (was == BodyKind::Dynamic, kind == BodyKind::Dynamic);
             self.sleep
                 .kind_changed(BodySlot::new(slot), dynamic.0, dynamic.1);

@@ -1,7 +1,8 @@
 //! Static terrain from a polyline: open chains and loops of smooth, one-sided segments, one
 //! body per edge.
 
-use crate::body::{BodyDef, BodyId, BodyKind, ShapeDef};
+use crate::body::BodyId;
+use crate::body_def::{BodyDef, BodyKind, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::Shape;

@@ -15,7 +15,8 @@
 //! goes on from there. A character resting on a surface and moving along it or away from it
 //! does not stop on it (a cast would: `cast_shape` reports what it starts touching).
 
-use crate::body::{BodyId, BodyKind, SlotKind};
+use crate::body::{BodyId, SlotKind};
+use crate::body_def::BodyKind;
 use crate::error::{check_finite, Error};
 use crate::geometry::distance::{
     check_transform, shape_distance, shape_penetration, TOI_TARGET, TOI_TOLERANCE,

@@ -1,6 +1,7 @@
 //! The world's compound body calls (see `broad_phase::compound` for compound bodies).
 
-use crate::body::{BodyDef, BodyId, ShapeDef};
+use crate::body::BodyId;
+use crate::body_def::{BodyDef, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::Shape;

@@ -6,10 +6,11 @@
 //! slot order (bodies, joints) and in contact order (contacts, sorted by body slots), so the
 //! same world always produces the same sequence of calls.
 
-use crate::body::{BodyId, BodyKind};
+use crate::body::BodyId;
+use crate::body_def::BodyKind;
+use crate::coloring::GraphColor;
 use crate::geometry::math::{Aabb, Vec2};
 use crate::geometry::shape::{Shape, MAX_POLYGON_VERTICES};
-use crate::solver::constraint_graph::GraphColor;
 use crate::solver::joints::joint::{JointId, JointKind};
 use crate::world::World;
 

@@ -33,13 +33,12 @@ impl World {
     /// ```
     pub fn set_enabled(&mut self, id: BodyId, enabled: bool) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        if self.bodies.disabled[slot] != enabled {
+        if self.bodies.is_disabled(slot) != enabled {
             return Ok(());
         }
         let dynamic = self.bodies.is_dynamic(slot);
         if enabled {
-            self.bodies.disabled[slot] = false;
-            self.bodies.disabled_count -= 1;
+            self.bodies.set_disabled(slot, false);
             self.sleep.kind_changed(BodySlot::new(slot), false, dynamic);
         } else {
             // Awake first, so that no sleeping island keeps a contact with it set aside; its
@@ -49,8 +48,7 @@ impl World {
             self.removed.mark(BodySlot::new(slot), id);
             self.sensors.body_removed(&self.bodies, slot as u32);
             self.sleep.kind_changed(BodySlot::new(slot), dynamic, false);
-            self.bodies.disabled[slot] = true;
-            self.bodies.disabled_count += 1;
+            self.bodies.set_disabled(slot, true);
         }
         self.sleep.enabled_changed();
         // The static bodies' grids hold enabled static bodies only.
@@ -62,7 +60,7 @@ impl World {
     /// Whether the body takes part in the simulation (see [`World::set_enabled`]); bodies
     /// start enabled. `Err(InvalidBody)` for a stale or foreign handle.
     pub fn is_enabled(&self, id: BodyId) -> Result<bool, Error> {
-        Ok(!self.bodies.disabled[self.bodies.slot(id)?])
+        Ok(!self.bodies.is_disabled(self.bodies.slot(id)?))
     }
 
     /// Wakes the bodies joined to the body in `slot` by a joint, with what they touch.

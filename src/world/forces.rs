@@ -1,4 +1,4 @@
-//! The world's force, torque and impulse calls (see `solver::forces` for how forces act).
+//! The world's force, torque and impulse calls (see `src/forces.rs` for how forces act).
 
 use crate::body::BodyId;
 use crate::body::SlotKind;

@@ -38,7 +38,10 @@ use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
 use crate::broad_phase::proxies::Proxies;
 use crate::broad_phase::query_grid::QueryGrid;
 use crate::broad_phase::BroadPhase;
+use crate::coloring::ConstraintGraph;
+use crate::continuous::{solve_continuous, SweepTargets};
 use crate::error::Error;
+use crate::forces::Forces;
 use crate::islands::sleep::Sleep;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::{ContactLog, EventParams};
@@ -48,10 +51,7 @@ use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
 use crate::settings::WorldSettings;
-use crate::solver::constraint_graph::ConstraintGraph;
-use crate::solver::continuous::{solve_continuous, SweepTargets};
 use crate::solver::direct_islands::DirectIslands;
-use crate::solver::forces::Forces;
 use crate::solver::joints::store::JointStore;
 use crate::solver::{Solver, StepInput};
 use std::sync::RwLock;
@@ -287,7 +287,7 @@ impl World {
             zone!("broad phase");
             self.sleep.refresh(&self.bodies);
             self.joints.refresh(self.bodies.slots());
-            if self.bodies.disabled_count > 0 {
+            if self.bodies.any_disabled() {
                 // A disabled body's joints do not act, nor join islands.
                 let bodies = &self.bodies;
                 (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
@@ -309,7 +309,7 @@ impl World {
                 kinds: &self.sleep.broad_kinds,
                 layers: &self.bodies.broad_layers,
                 masks: &self.bodies.broad_mask,
-                static_version: Some(self.bodies.static_changes),
+                static_version: Some(self.bodies.static_changes()),
             };
             let max_pairs = self.settings.pair_limit(self.bodies.len());
             let too_many = Err(Error::TooManyPairs { max_pairs });
@@ -372,7 +372,7 @@ impl World {
         {
             zone!("coloring");
             let params = EventParams {
-                substep: dt / self.settings.substeps as f32,
+                substep: self.settings.substep_length(dt),
                 linear_slop: self.settings.linear_slop,
                 gravity: self.settings.gravity,
                 hit_threshold: self.settings.hit_event_threshold,

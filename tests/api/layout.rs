@@ -1,6 +1,6 @@
 //! The layout of `src/` (see docs/architecture.md): its files import each other without a
-//! cycle, and so do its parts (a folder or a top-level file), and only the public glue above
-//! `world/` names the world.
+//! cycle, and so do its parts (a folder or a top-level file), which sit in layers that import
+//! only downwards, and only the public glue above `world/` names the world.
 //!
 //! A file is a module: `src/a/b.rs` is `a::b`, `src/a/mod.rs` is `a`. Its dependencies are the
 //! `crate::` and `super::` paths in its code (comments skipped, `use` groups expanded), each
@@ -16,6 +16,27 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// Parts that may name `World`: the world itself and what is built on it.
 const ABOVE_WORLD: [&str; 3] = ["world", "scenes", "lib"];
+
+/// The parts of `src/` in layers, top to bottom, as docs/architecture.md draws them: a part
+/// imports only parts on lower rows, so the parts cannot import each other in a cycle, and a
+/// new part must be given its row here.
+const LAYERS: &[&[&str]] = &[
+    &["lib"],
+    &["scenes"],
+    &["world"],
+    &["continuous"],
+    &["solver"],
+    &["coloring"],
+    &["islands", "internals"],
+    &["narrow_phase"],
+    &["broad_phase", "settings"],
+    &["body"],
+    &["body_def", "forces"],
+    &["limits"],
+    &["geometry"],
+    &["codec"],
+    &["error", "index", "disjoint", "profile"],
+];
 
 /// File cycles left for later, each as the files along it (the test fails while an entry is
 /// no longer a cycle). None today.
@@ -271,6 +292,23 @@ fn files_of_src_import_each_other_without_a_cycle() {
         gone.is_empty(),
         "no longer cycles, remove from KNOWN_CYCLES: {gone:?}"
     );
+}
+
+#[test]
+fn parts_import_only_parts_on_lower_layers() {
+    let row = |part: &str| LAYERS.iter().position(|row| row.contains(&part));
+    for (part, deps) in part_graph(&file_graph()) {
+        let Some(at) = row(&part) else {
+            panic!("{part} is in no row of LAYERS");
+        };
+        for dep in &deps {
+            let below = row(dep).is_some_and(|r| r > at);
+            assert!(
+                below,
+                "{part} imports {dep}, which is not on a lower row of LAYERS"
+            );
+        }
+    }
 }
 
 #[test]

@@ -59,8 +59,7 @@ const JOINT_DAMPING_RATIO: f32 = 2.0;
 /// The softness of the joints' rigid constraints for substeps `h` long: as stiff as a
 /// contact with a static body (see `Solver::fill_batches`).
 pub(crate) fn rigid_softness(settings: &WorldSettings, h: f32) -> Softness {
-    let hertz = 2.0 * settings.contact_hertz.min(0.25 / h);
-    Softness::new(hertz, JOINT_DAMPING_RATIO, h)
+    Softness::contact(settings, JOINT_DAMPING_RATIO, h, true)
 }
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to

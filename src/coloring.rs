@@ -214,10 +214,9 @@ impl ConstraintGraph {
         self.layout_batches(one_point);
     }
 
-    /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
-    /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
-    /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
-    fn assign_tiles(&mut self, slots: usize) {
+    /// Joins the dynamic bodies of each colored contact into components: `parent` becomes
+    /// a union-find forest over the `slots` slots (see `find_root`).
+    fn join_components(&mut self, slots: usize) {
         let parent = &mut self.parent;
         parent.clear();
         parent.extend((0..slots).map(BodySlot::new));
@@ -226,22 +225,29 @@ impl ConstraintGraph {
         let size = &mut self.root_tile;
         size.clear();
         size.resize(slots, 1);
-        let colored = |p: &ColoredPair| !p.direct && (p.a_dynamic || p.b_dynamic);
-        for p in self.colored.iter().filter(|p| colored(p)) {
-            if p.a_dynamic && p.b_dynamic {
-                let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
-                if ra != rb {
-                    let (sa, sb) = (size[ra.index()], size[rb.index()]);
-                    let (big, small) = if sa > sb || (sa == sb && ra < rb) {
-                        (ra, rb)
-                    } else {
-                        (rb, ra)
-                    };
-                    parent[small.index()] = big;
-                    size[big.index()] = sa + sb;
-                }
+        let colored = |p: &&ColoredPair| !p.direct && p.a_dynamic && p.b_dynamic;
+        for p in self.colored.iter().filter(colored) {
+            let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
+            if ra != rb {
+                let (sa, sb) = (size[ra.index()], size[rb.index()]);
+                let (big, small) = if sa > sb || (sa == sb && ra < rb) {
+                    (ra, rb)
+                } else {
+                    (rb, ra)
+                };
+                parent[small.index()] = big;
+                size[big.index()] = sa + sb;
             }
         }
+    }
+
+    /// Finds the tiles: components (dynamic bodies joined by colored contacts) of at most
+    /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
+    /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
+    fn assign_tiles(&mut self, slots: usize) {
+        self.join_components(slots);
+        let parent = &mut self.parent;
+        let colored = |p: &ColoredPair| !p.direct && (p.a_dynamic || p.b_dynamic);
         // A colored contact's component: the root of its dynamic body (either, if both).
         let root_of = |parent: &mut [BodySlot], p: &ColoredPair| match (colored(p), p.a_dynamic) {
             (false, _) => None,
@@ -494,7 +500,7 @@ impl ConstraintGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::{BodyDef, BodyKind, ShapeDef};
+    use crate::body_def::{BodyDef, BodyKind, ShapeDef};
     use crate::geometry::shape::Shape;
     use crate::narrow_phase::contact::Contact;
     use crate::narrow_phase::manifold::Manifold;

@@ -56,9 +56,9 @@ pub(crate) fn solve_continuous(
     targets: &mut SweepTargets,
 ) {
     zone!("continuous collision");
-    if targets.changes != bodies.static_changes {
+    if targets.changes != bodies.static_changes() {
         *targets = SweepTargets {
-            changes: bodies.static_changes,
+            changes: bodies.static_changes(),
             statics: OnceLock::new(),
         };
     }
@@ -108,7 +108,9 @@ struct Statics {
 /// The [`Statics`] of `bodies`.
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
-        .filter(|&s| bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.disabled[s])
+        .filter(|&s| {
+            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.is_disabled(s)
+        })
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
     let mut grid = BoxGrid::default();
