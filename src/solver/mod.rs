@@ -259,8 +259,7 @@ impl Solver {
             max_angular_speed: 8.0 * PI * (1.0 / h),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
-        self.load_states(bodies, moving, graph);
-        self.bound_contact_spin(contacts, bodies, 0.5 * PI / dt);
+        self.load_states(bodies, moving, graph, contacts, 0.5 * PI / dt);
         self.load_forces(bodies, forces);
         self.fill_batches(contacts, graph, direct, bodies, settings, h);
         let states = self.states.len();
@@ -428,7 +427,14 @@ impl Solver {
     /// One state per moving body, with the per-body constants beside it: the bodies of the
     /// graph's tiles first, tile after tile (a tile integrates one range of states), then the
     /// others in slot order.
-    fn load_states(&mut self, bodies: &BodyStore, moving: &[BodySlot], graph: &ConstraintGraph) {
+    fn load_states(
+        &mut self,
+        bodies: &BodyStore,
+        moving: &[BodySlot],
+        graph: &ConstraintGraph,
+        contacts: &[Contact],
+        max_contact_spin: f32,
+    ) {
         // The order is a function of the moving bodies and the graph's tiles: where neither
         // changed (a resting scene), last step's stands, and only the velocities are loaded.
         let stands = self.state_of.len() == bodies.slots()
@@ -452,7 +458,16 @@ impl Solver {
         self.linear_damping.resize(n, 0.0);
         self.angular_damping.resize(n, 0.0);
         self.states.resize(n);
+        bound_contact_spin(
+            &mut self.spin_bound,
+            &self.state_of,
+            n,
+            contacts,
+            bodies,
+            max_contact_spin,
+        );
         let (max_linear, max_angular) = self.speed_caps;
+        let spin_bound = &self.spin_bound[..];
         (
             self.states.par_iter_mut(),
             self.gravity_scale.par_iter_mut(),
@@ -461,45 +476,23 @@ impl Solver {
             moving.par_iter(),
         )
             .into_par_iter()
+            .enumerate()
             .with_min_len(BODIES_PER_BLOCK)
             .for_each(
-                |(state, gravity_scale, linear_damping, angular_damping, &s)| {
+                |(i, (state, gravity_scale, linear_damping, angular_damping, &s))| {
                     let s = s.index();
                     *gravity_scale = bodies.gravity_scale[s];
                     *linear_damping = bodies.linear_damping[s];
                     *angular_damping = bodies.angular_damping[s];
                     let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
-                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_angular);
+                    // A bound body is clamped now, not only from its first substep on.
+                    let max_w = spin_bound
+                        .get(i)
+                        .map_or(max_angular, |&b| b.min(max_angular));
+                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
                     *state = BodyState::with_velocity(v, w);
                 },
             );
-    }
-
-    /// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
-    /// the step (`spin_bound`), unless it allows fast rotation, and clamps it now. A contact's
-    /// points are fixed on its bodies when the step's manifold is made and turn with them
-    /// through the step: a quarter turn per step bounds how far they carry round, and with
-    /// more, a fast spinning dumbbell's ball slips into a thin wall it touches. A body the
-    /// step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
-    fn bound_contact_spin(&mut self, contacts: &[Contact], bodies: &BodyStore, max: f32) {
-        self.spin_bound.clear();
-        // Without a touching contact no body is bound, and the kernels read no bounds.
-        let mut touching = contacts.iter().filter(|c| c.manifold.point_count > 0);
-        let Some(first) = touching.next() else {
-            return;
-        };
-        self.spin_bound.resize(self.states.len(), f32::INFINITY);
-        // Bounds are all the same value: the order of the contacts cannot change them.
-        for c in std::iter::once(first).chain(touching) {
-            for slot in [c.a, c.b] {
-                let state = self.state_of[slot.index()];
-                if state != NULL_BODY && !bodies.fast_rotation[slot.index()] {
-                    self.spin_bound[state as usize] = max;
-                    let s = &mut self.states[state as usize];
-                    s.w = s.w.clamp(-max, max);
-                }
-            }
-        }
     }
 
     /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of
@@ -1089,6 +1082,42 @@ impl PushCap<'_> {
 
 /// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
 /// (or that reach is NaN).
+/// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
+/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps them
+/// to it. A contact's points are fixed on its bodies when the step's manifold is made and
+/// turn with them through the step: a quarter turn per step bounds how far they carry
+/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches.
+/// A body the step finds in no contact turns freely (within
+/// `IntegrateParams::max_angular_speed`).
+fn bound_contact_spin(
+    spin_bound: &mut Vec<f32>,
+    state_of: &[u32],
+    states: usize,
+    contacts: &[Contact],
+    bodies: &BodyStore,
+    max: f32,
+) {
+    spin_bound.clear();
+    // Without a touching contact no body is bound, and the kernels read no bounds.
+    let Some(first) = contacts.iter().position(|c| c.manifold.point_count > 0) else {
+        return;
+    };
+    spin_bound.resize(states, f32::INFINITY);
+    let fast = &bodies.fast_rotation[..];
+    // Bounds are all the same value: the order of the contacts cannot change them.
+    for c in &contacts[first..] {
+        if c.manifold.point_count == 0 {
+            continue;
+        }
+        for slot in [c.a.index(), c.b.index()] {
+            let state = state_of[slot];
+            if state != NULL_BODY && !fast[slot] {
+                spin_bound[state as usize] = max;
+            }
+        }
+    }
+}
+
 fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
     let m = &c.manifold;
     let overlap = m.points[..m.point_count]
