@@ -30,7 +30,7 @@ fn main() -> ExitCode {
         println!(
             "touching pairs: {} (14950 when the pyramid stands), colors: {}",
             world.contact_count(),
-            world.color_count()
+            batch2d::scenes::colors_in_use(&world)
         );
         println!("{}", common::timing(&times));
         recorder.finish(&world)

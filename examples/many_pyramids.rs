@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         println!(
             "touching pairs: {} (58000 when all stand), colors: {}",
             world.contact_count(),
-            world.color_count()
+            batch2d::scenes::colors_in_use(&world)
         );
         println!("{}", common::timing(&times));
         recorder.finish(&world)

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         println!(
             "touching pairs: {}, colors: {}",
             world.contact_count(),
-            world.color_count()
+            batch2d::scenes::colors_in_use(&world)
         );
         println!("{}", common::timing(&times));
         recorder.finish(&world)

@@ -139,7 +139,6 @@ pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
-pub use solver::constraint_graph::GraphColor;
 pub use solver::joints::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::character::{CharacterController, CharacterHit, CharacterMove};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
