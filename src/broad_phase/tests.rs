@@ -6,29 +6,13 @@ use super::BroadPhase;
 use crate::body::SlotKind;
 use crate::geometry::math::{Aabb, Vec2};
 
-/// The xorshift32 generator of the integration tests (`tests/common`), whose sequences the
-/// seeds below were chosen with; a unit test cannot reach that module.
-struct Rng(u32);
+/// The integration tests' generator, whose sequences the seeds below were chosen with.
+#[path = "../../tests/common/rng.rs"]
+mod rng;
+
+use rng::Rng;
 
 impl Rng {
-    /// Uniform in [0, 1), with 24 bits.
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    /// Uniform in [lo, hi).
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
-    /// Uniform in 0..n.
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next_f32() * n as f32) as usize).min(n - 1)
-    }
-
     /// Log-uniform in [lo, hi), so small and huge sizes are equally represented.
     fn log_range(&mut self, lo: f32, hi: f32) -> f32 {
         (lo.ln() + (hi.ln() - lo.ln()) * self.next_f32()).exp()

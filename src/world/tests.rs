@@ -109,25 +109,15 @@ fn tiles_give_the_same_bits_as_the_world_stages() {
 /// A world emptied while its bodies touched keeps no color of theirs.
 #[test]
 fn an_emptied_world_keeps_no_color() {
-    let mut world = World::new(WorldSettings::default());
-    let ground = world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(50.0, 1.0).unwrap()),
-        )
-        .unwrap();
-    let block = world
-        .add_body(
-            BodyDef::dynamic().position(Vec2::new(0.0, 0.5)),
-            ShapeDef::new(Shape::rect(0.5, 0.5).unwrap()),
-        )
-        .unwrap();
+    let mut world = scene(Backend::Simd, 1, false);
     for _ in 0..5 {
         world.step(1.0 / 60.0).unwrap();
     }
     assert!(world.graph.color_count() > 0);
-    world.remove_body(block).unwrap();
-    world.remove_body(ground).unwrap();
+    let bodies: Vec<_> = world.bodies().collect();
+    for id in bodies {
+        world.remove_body(id).unwrap();
+    }
     for _ in 0..10 {
         world.step(1.0 / 60.0).unwrap();
     }

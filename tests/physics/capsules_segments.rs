@@ -7,12 +7,7 @@ use batch2d::collide;
 use batch2d::manifold::Manifold;
 use batch2d::shape::Shape;
 use batch2d::{BodyDef, Error, Rot, ShapeDef, Transform, Vec2, World, WorldSettings};
-use common::{point_segment_distance, Rng};
-
-/// Small deterministic generator (xorshift32).
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
-}
+use common::{point_segment_distance, v, Rng};
 
 /// The core (circle centre, segment or polygon) of a shape in world coordinates and its
 /// rounding radius.

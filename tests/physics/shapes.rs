@@ -38,7 +38,6 @@ fn as_polygon(shape: &Shape) -> &Polygon {
     }
 }
 
-/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
 fn is_invalid_shape<T: std::fmt::Debug>(result: Result<T, Error>) -> bool {
     matches!(result, Err(Error::InvalidShape(_)))
 }

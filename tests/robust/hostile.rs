@@ -4,29 +4,7 @@
 use crate::common;
 
 use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
-use common::{ground, state_bits as state};
-
-const DT: f32 = 1.0 / 60.0;
-
-fn step(world: &mut World, n: usize) {
-    for _ in 0..n {
-        world.step(DT).unwrap();
-    }
-}
-
-/// Panics unless every body's state is finite.
-fn assert_all_finite(world: &World) {
-    for id in world.bodies() {
-        let p = world.position(id).unwrap();
-        let v = world.linear_velocity(id).unwrap();
-        let q = world.rotation(id).unwrap();
-        let w = world.angular_velocity(id).unwrap();
-        assert!(
-            p.is_finite() && v.is_finite() && q.c.is_finite() && q.s.is_finite() && w.is_finite(),
-            "{id:?}: p {p:?} v {v:?} q {q:?} w {w}"
-        );
-    }
-}
+use common::{assert_all_finite, ground, state_bits as state, step, DT};
 
 fn add_box(world: &mut World, p: Vec2, half: f32, density: f32) -> BodyId {
     world
