@@ -28,7 +28,7 @@
 //! normal within 1e-3, deepest separation within 1 mm): they should, nearly always, or the
 //! counts would compare different work.
 
-use batch2d::internals::collide;
+use batch2d::collide;
 use batch2d::manifold::Manifold;
 use batch2d::{Rot, Shape, Transform, Vec2};
 use boxdd_sys::ffi::*;
@@ -289,7 +289,7 @@ fn box2d_collide(pair: &Box2dPair, xf_a: Transform, xf_b: Transform) -> Manifold
 /// batch2d's manifold of one pair, fresh.
 #[inline(never)]
 fn batch2d_collide(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Manifold {
-    collide(a, xf_a, b, xf_b, SPECULATIVE)
+    collide(a, xf_a, b, xf_b, SPECULATIVE).unwrap()
 }
 
 struct Options {

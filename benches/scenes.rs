@@ -528,7 +528,7 @@ fn batch2d_round(
     stats.bodies = world.body_count();
     stats.pairs = world.contact_count();
     stats.joints = world.joint_count();
-    stats.colors = Some(world.color_count());
+    stats.colors = Some(batch2d::scenes::colors_in_use(&world));
     if w.is_joint_grid() {
         let anchors = world_anchors(&world, &joints)?;
         stats.joint_gap.push(largest_anchor_gap(&anchors));

@@ -27,12 +27,7 @@ fn main() -> ExitCode {
             start.y - end.y,
             end.x - start.x
         );
-        println!(
-            "touching pairs: {} (14950 when the pyramid stands), colors: {}",
-            world.contact_count(),
-            world.color_count()
-        );
-        println!("{}", common::timing(&times));
+        common::print_pairs_and_timing(&world, " (14950 when the pyramid stands)", &times);
         recorder.finish(&world)
     })
 }

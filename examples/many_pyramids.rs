@@ -34,12 +34,7 @@ fn main() -> ExitCode {
             }
         }
         println!("pyramids standing: {standing} of {}", ids.len() / BOXES);
-        println!(
-            "touching pairs: {} (58000 when all stand), colors: {}",
-            world.contact_count(),
-            world.color_count()
-        );
-        println!("{}", common::timing(&times));
+        common::print_pairs_and_timing(&world, " (58000 when all stand)", &times);
         recorder.finish(&world)
     })
 }

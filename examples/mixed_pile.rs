@@ -25,12 +25,7 @@ fn main() -> ExitCode {
         // The 99th percentile: the pile's surface, ignoring a few bodies still in the air.
         let surface = heights[heights.len() * 99 / 100];
         println!("pile surface (99% of bodies below): {surface:.2} m");
-        println!(
-            "touching pairs: {}, colors: {}",
-            world.contact_count(),
-            world.color_count()
-        );
-        println!("{}", common::timing(&times));
+        common::print_pairs_and_timing(&world, "", &times);
         recorder.finish(&world)
     })
 }

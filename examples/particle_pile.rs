@@ -145,7 +145,7 @@ fn run(cli: &Cli, o: &Options) -> Result<(), String> {
             stages.finalize / n
         );
         println!("touching pairs: {}", world.contact_count());
-        println!("colors:         {}", world.color_count());
+        println!("colors:         {}", batch2d::scenes::colors_in_use(&world));
         println!("threads:        {threads}");
         println!("backend:        {backend}");
         println!("simd isa:       {}", batch2d::instruction_set());

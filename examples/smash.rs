@@ -55,12 +55,7 @@ fn main() -> ExitCode {
             "momentum: ({:.1}, {:.1}) -> ({:.1}, {:.1}) kg m/s",
             p0.x, p0.y, p1.x, p1.y
         );
-        println!(
-            "touching pairs: {}, colors: {}",
-            world.contact_count(),
-            world.color_count()
-        );
-        println!("{}", common::timing(&times));
+        common::print_pairs_and_timing(&world, "", &times);
         recorder.finish(&world)
     })
 }

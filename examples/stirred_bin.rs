@@ -24,12 +24,7 @@ fn main() -> ExitCode {
             "contacts begun: {began} ({:.1} per step)",
             began as f64 / cli.steps.max(1) as f64
         );
-        println!(
-            "touching pairs: {}, colors: {}",
-            world.contact_count(),
-            world.color_count()
-        );
-        println!("{}", common::timing(&times));
+        common::print_pairs_and_timing(&world, "", &times);
         recorder.finish(&world)
     })
 }

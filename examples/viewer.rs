@@ -437,7 +437,7 @@ impl Viewer {
                 self.world.body_count(),
                 self.world.joint_count(),
                 self.world.contact_count(),
-                self.world.color_count(),
+                batch2d::scenes::colors_in_use(&self.world),
                 self.steps,
                 if self.paused { "  PAUSED" } else { "" },
             ),

@@ -75,7 +75,7 @@ static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
 /// `Empty` (the broadphase's marks the sleeping bodies, which it does not pair).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum SlotKind {
+pub(crate) enum SlotKind {
     /// No body: a free slot, never paired.
     Empty = 0,
     /// A fixed body: it never moves.

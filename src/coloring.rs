@@ -31,18 +31,7 @@ pub const COLOR_COUNT: usize = 24;
 const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
 const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
 
-/// Where the coloring of the last step put a contact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GraphColor {
-    /// Color `0..COLOR_COUNT`: solved in parallel with the other contacts of that color.
-    Color(usize),
-    /// Fit no color: solved one at a time on one thread before the colors.
-    Overflow,
-    /// In a small island of widely different masses, solved exactly by the direct solver.
-    Direct,
-    /// A body was removed since the last step, so the coloring no longer matches the contacts.
-    Unknown,
-}
+const _: () = assert!(COLOR_COUNT <= 256, "a color is a u8 in DebugContact");
 
 /// Most contacts in one tile. At about 150 bytes of batch a contact, a tile's batches and
 /// bodies fit a core's L2 cache (512 KiB on the smallest we measured on) several times over.
@@ -467,31 +456,25 @@ impl ConstraintGraph {
         0..self.overflow.len()
     }
 
-    /// The color of each of the `contact_count` contacts, or `None` when the graph does not
-    /// cover exactly that many: contacts were removed with a body since it was built, and
-    /// its indices no longer name them. (Removal only drops contacts, so an unchanged count
-    /// means unchanged indices.)
-    pub fn contact_colors(&self, contact_count: usize) -> Option<Vec<GraphColor>> {
+    /// The color of each of the `contact_count` contacts (`None` for the overflow and the
+    /// exactly solved islands), or `None` when the graph does not cover exactly that many:
+    /// contacts were removed with a body since it was built, and its indices no longer name
+    /// them. (Removal only drops contacts, so an unchanged count means unchanged indices.)
+    pub fn contact_colors(&self, contact_count: usize) -> Option<Vec<Option<u8>>> {
         if self.colored.len() != contact_count {
             return None;
         }
-        let mut out: Vec<GraphColor> = self
-            .colored
-            .iter()
-            .map(|p| match p.direct {
-                true => GraphColor::Direct,
-                false => GraphColor::Overflow,
-            })
-            .collect();
+        let mut out = vec![None; contact_count];
         for (k, color) in self.colors.iter().enumerate() {
             for &i in color {
-                out[i.index()] = GraphColor::Color(k);
+                out[i.index()] = Some(k as u8);
             }
         }
         Some(out)
     }
 
-    /// Number of colors in use, in tiles or not.
+    /// Number of colors in use, in tiles or not (Tracy's plot of the step's counters).
+    #[cfg(any(test, feature = "tracy"))]
     pub fn color_count(&self) -> usize {
         self.colors.iter().filter(|c| !c.is_empty()).count()
     }

@@ -82,6 +82,7 @@
 //! | [`World::add_joint`]`(`[`JointDef`]`::revolute(a, b, anchor))` | `b2CreateRevoluteJoint` | `ImpulseJointSet::insert` with a `RevoluteJointBuilder` |
 //! | [`World::contact_events`], [`World::contacts`] | `b2World_GetContactEvents`, `b2Body_GetContactData` | an `EventHandler` such as `ChannelEventCollector`, `NarrowPhase::contact_pairs` |
 //! | [`ShapeDef::sensor`], [`ContactEvents::sensor_begin`] | `isSensor`, `b2World_GetSensorEvents` | `ColliderBuilder::sensor`, intersection events |
+//! | [`collide`] (a [`Manifold`](manifold::Manifold) of two shapes), [`distance`](fn@distance), [`time_of_impact`] | `b2CollidePolygons` and the other `b2Collide*`, `b2ShapeDistance`, `b2TimeOfImpact` | `contact_manifold`, `distance`, `cast_shapes` (parry) |
 //! | [`World::cast_ray`], [`World::overlap_aabb`], [`World::cast_shape`] | `b2World_CastRayClosest`, `b2World_OverlapAABB`, `b2World_CastShape` | the query pipeline's `cast_ray`, AABB intersection and `cast_shape` |
 //! | [`World::move_character`] with a [`CharacterController`], [`World::push_with_character`] | the mover: `b2World_CastMover`, `b2World_CollideMover`, `b2SolvePlanes` | `KinematicCharacterController::move_shape`, `solve_character_collision_impulses` |
 //! | [`ShapeDef::layers`] and [`ShapeDef::mask`] | `b2Filter` `categoryBits` and `maskBits` | `InteractionGroups` |
@@ -110,8 +111,6 @@ mod error;
 mod forces;
 mod geometry;
 mod index;
-#[doc(hidden)]
-pub mod internals;
 mod islands;
 mod limits;
 mod narrow_phase;
@@ -141,6 +140,7 @@ pub use math::{Aabb, Rot, Transform, Vec2};
 pub use narrow_phase::events::{
     ContactData, ContactEvents, HitEvent, SensorEvent, TouchBegin, TouchEvent,
 };
+pub use narrow_phase::manifold::collide;
 pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};

@@ -7,7 +7,10 @@
 //! (static bodies first, then the dynamic ones row by row; the joint grid column by column), so
 //! `World::bodies` walks them the same way on every run.
 
-use crate::{BodyDef, BodyId, Error, JointDef, Shape, ShapeDef, Vec2, World, WorldSettings};
+use crate::{
+    BodyDef, BodyId, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, Error, JointDef, Shape,
+    ShapeDef, Vec2, World, WorldSettings,
+};
 
 /// One of the standard scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -458,6 +461,31 @@ pub fn stirred_bin(settings: WorldSettings) -> Result<World, Error> {
         }
     }
     Ok(world)
+}
+
+/// How many graph colors (parallel solve batches) the last step's contacts filled, as the
+/// examples print and the benches report it: the distinct [`DebugContact::color`]s.
+pub fn colors_in_use(world: &World) -> usize {
+    struct Colors(u32, [bool; 256]);
+    impl DebugDraw for Colors {
+        fn draw_circle(&mut self, _: DebugBody, _: Vec2, _: f32, _: Vec2) {}
+        fn draw_polygon(&mut self, _: DebugBody, _: &[Vec2], _: f32) {}
+        fn draw_contact(&mut self, contact: &DebugContact) {
+            if let Some(k) = contact.color {
+                self.0 += u32::from(!self.1[usize::from(k)]);
+                self.1[usize::from(k)] = true;
+            }
+        }
+    }
+    let options = DebugDrawOptions {
+        shapes: false,
+        aabbs: false,
+        contacts: true,
+        joints: false,
+    };
+    let mut colors = Colors(0, [false; 256]);
+    world.debug_draw(&mut colors, &options);
+    colors.0 as usize
 }
 
 #[cfg(test)]

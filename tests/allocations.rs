@@ -3,8 +3,11 @@
 //! world reuses the world's own lists. Counted with a global allocator that tallies every
 //! allocation made while counting is switched on.
 
+mod common;
+
 use batch2d::scenes::Scene;
 use batch2d::{Backend, BodyDef, Shape, ShapeDef, Vec2, WorldSettings};
+use common::{step, DT};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -71,14 +74,10 @@ fn allocations_per_run(
                 .unwrap();
         }
     }
-    for _ in 0..warm_up {
-        world.step(1.0 / 60.0).unwrap();
-    }
+    step(&mut world, warm_up);
     ALLOCATIONS.store(0, Ordering::SeqCst);
     COUNTING.store(true, Ordering::SeqCst);
-    for _ in 0..steps {
-        world.step(1.0 / 60.0).unwrap();
-    }
+    step(&mut world, steps);
     COUNTING.store(false, Ordering::SeqCst);
     ALLOCATIONS.load(Ordering::SeqCst)
 }
@@ -133,13 +132,9 @@ fn restoring_into_a_world_reuses_its_lists() {
         let at = Vec2::new(60.0 + 1.5 * i as f32, 0.52);
         (world.add_compound_body(BodyDef::dynamic().position(at), &table)).unwrap();
     }
-    for _ in 0..60 {
-        world.step(1.0 / 60.0).unwrap();
-    }
+    step(&mut world, 60);
     let snapshot = world.snapshot();
-    for _ in 0..5 {
-        world.step(1.0 / 60.0).unwrap();
-    }
+    step(&mut world, 5);
     let bodies = world.body_count();
     let count = |f: &mut dyn FnMut()| {
         ALLOCATIONS.store(0, Ordering::SeqCst);
@@ -162,7 +157,7 @@ fn restoring_into_a_world_reuses_its_lists() {
     );
     // The world restored steps as the one saved did.
     let mut twin = batch2d::World::from_snapshot(&snapshot, WorldSettings::default()).unwrap();
-    world.step(1.0 / 60.0).unwrap();
-    twin.step(1.0 / 60.0).unwrap();
+    world.step(DT).unwrap();
+    twin.step(DT).unwrap();
     assert_eq!(world.state_hash(), twin.state_hash());
 }

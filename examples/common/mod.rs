@@ -14,7 +14,8 @@ pub mod jointed;
 pub mod render;
 
 use animation::Animation;
-use batch2d::{scenes::Scene, World, WorldSettings};
+use batch2d::scenes::{colors_in_use, Scene};
+use batch2d::{World, WorldSettings};
 use render::{render, world_bounds, Camera, Layers};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -261,6 +262,14 @@ pub fn run_steps(
         each(world, step);
     }
     Ok((times, recorder))
+}
+
+/// Prints the touching pairs and the graph colors after the last step (`expected`: a note on
+/// how many pairs the scene has when it stands, or ""), then the step times.
+pub fn print_pairs_and_timing(world: &World, expected: &str, times: &[f64]) {
+    let (pairs, colors) = (world.contact_count(), colors_in_use(world));
+    println!("touching pairs: {pairs}{expected}, colors: {colors}");
+    println!("{}", timing(times));
 }
 
 /// Mean and median of per-step times, as a line of text.

@@ -6,8 +6,7 @@
 //! Shared by the examples, the viewer and `tests/physics/render.rs` (which includes this file by path).
 
 use batch2d::{
-    Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, GraphColor,
-    Vec2, World,
+    Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, Vec2, World,
 };
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, Transform,
@@ -36,12 +35,8 @@ pub const AABB: Rgb = [200, 0, 200];
 pub const JOINT: Rgb = [0, 90, 90];
 pub const CONTACT: Rgb = [210, 20, 20];
 pub const NORMAL: Rgb = [20, 140, 40];
-/// Contact points whose constraint fit no graph color.
-pub const OVERFLOW: Rgb = [0, 0, 0];
-/// Contact points of an island the direct solver solved.
-pub const DIRECT: Rgb = [120, 120, 120];
-/// Contact points whose color is unknown (a body was removed since the last step).
-pub const UNKNOWN: Rgb = [255, 255, 255];
+/// Contact points solved outside the graph colors (`DebugContact::color` is `None`).
+pub const UNCOLORED: Rgb = [0, 0, 0];
 
 /// Twelve hues, then the same twelve darker: one per graph color.
 pub fn graph_color(k: usize) -> Rgb {
@@ -79,7 +74,7 @@ pub fn palette() -> Vec<Rgb> {
         BACKGROUND, STATIC, KINEMATIC, MARK, AABB, CONTACT, NORMAL, JOINT,
     ];
     p.extend_from_slice(&BANDS);
-    p.extend([OVERFLOW, UNKNOWN]);
+    p.push(UNCOLORED);
     // Every colour `graph_color` gives: twelve hues in two shades.
     p.extend((0..24).map(graph_color));
     p
@@ -453,12 +448,7 @@ impl DebugDraw for Painter {
     fn draw_contact(&mut self, c: &DebugContact) {
         let (x, y) = self.camera.to_pixel(c.point);
         let color = if self.layers.graph_colors {
-            match c.color {
-                GraphColor::Color(k) => graph_color(k),
-                GraphColor::Overflow => OVERFLOW,
-                GraphColor::Direct => DIRECT,
-                GraphColor::Unknown => UNKNOWN,
-            }
+            c.color.map_or(UNCOLORED, |k| graph_color(usize::from(k)))
         } else {
             CONTACT
         };

@@ -378,6 +378,6 @@ pub fn run(data: &[u8]) {
             }
             let _ = (a.angle(id), a.shape(id), a.shapes(id), a.transform(id));
         }
-        let _ = (a.profile(), a.color_count());
+        let _ = a.profile();
     }
 }

@@ -251,6 +251,7 @@ impl<E: Copy + Default + Send> BucketTable<E> {
     }
 
     /// How many entries the buckets hold in all.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -586,6 +587,7 @@ impl HashGrid {
     }
 
     /// How many (cell, box) entries the grid holds.
+    #[cfg(test)]
     pub fn entry_count(&self) -> usize {
         match self.layout {
             Layout::Hashed { .. } => self.table.len(),

@@ -24,6 +24,8 @@ pub(crate) mod query_grid;
 pub(crate) mod resting_grid;
 pub(crate) mod sorted_pairs;
 pub(crate) mod static_grid;
+#[cfg(test)]
+mod tests;
 
 use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
@@ -102,7 +104,7 @@ const FAT_MARGIN: f32 = 0.1;
 ///
 /// Holds only reusable buffers: once they have grown to the scene, a call allocates nothing.
 #[derive(Clone, Default)]
-pub struct BroadPhase {
+pub(crate) struct BroadPhase {
     cell_size: f32,
     grid: Grid,
     /// Scratch for the cell size sample.
@@ -327,6 +329,7 @@ impl BroadPhase {
     ///
     /// # Panics
     /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
+    #[cfg(test)]
     pub fn find_pairs(&mut self, proxies: &Proxies, pairs: &mut Vec<(u32, u32)>) {
         self.find_pairs_at_most(proxies, pairs, usize::MAX);
     }
@@ -430,12 +433,14 @@ impl BroadPhase {
 
     /// How many calls so far rebuilt the grid rather than filtering the kept pairs (for
     /// tests/diagnostics).
+    #[cfg(test)]
     pub fn rebuild_count(&self) -> u64 {
         self.rebuilds
     }
 
     /// How many calls so far refitted the kept pairs to a few proxies that left their fat
     /// boxes, rather than rebuilding the grid (for tests/diagnostics).
+    #[cfg(test)]
     pub fn refit_count(&self) -> u64 {
         self.refits
     }
@@ -483,16 +488,19 @@ impl BroadPhase {
     }
 
     /// The cell size used by the last call (for tests/diagnostics).
+    #[cfg(test)]
     pub fn cell_size(&self) -> f32 {
         self.cell_size
     }
 
     /// How many (cell, proxy) entries the last call put into the grid (for tests/diagnostics).
+    #[cfg(test)]
     pub fn grid_entry_count(&self) -> usize {
         self.grid.cells.entry_count()
     }
 
     /// How many proxies the last call kept out of the grid as large (for tests/diagnostics).
+    #[cfg(test)]
     pub fn large_proxy_count(&self) -> usize {
         self.grid.large.len()
     }

@@ -7,7 +7,7 @@ use crate::geometry::math::Aabb;
 /// Proxies as parallel slices indexed by body slot (holes have kind `SlotKind::Empty`).
 ///
 /// All four slices must have the same length.
-pub struct Proxies<'a> {
+pub(crate) struct Proxies<'a> {
     /// The bounding box of each slot.
     pub aabbs: &'a [Aabb],
     /// The kind of body in each slot.

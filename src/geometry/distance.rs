@@ -209,7 +209,8 @@ pub fn time_of_impact(
     ))
 }
 
-fn check_transforms(xf_a: Transform, xf_b: Transform) -> Result<(), Error> {
+/// [`check_transform`] of both poses of a pair.
+pub(crate) fn check_transforms(xf_a: Transform, xf_b: Transform) -> Result<(), Error> {
     check_transform("xf_a", xf_a)?;
     check_transform("xf_b", xf_b)
 }

@@ -4,7 +4,7 @@
 //!
 //! A pair with a polygon that touched last step and has barely moved since its manifold was
 //! last computed recycles that manifold instead of running
-//! [`collide`](crate::narrow_phase::manifold::collide) again: see `recycle`. Each chunk of
+//! [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) again: see `recycle`. Each chunk of
 //! pairs gathers those that may recycle into batches for the recycle kernel, and collides the
 //! others, and those the kernel turns down, afresh.
 
@@ -1433,7 +1433,7 @@ mod tests {
     use super::*;
     use crate::geometry::math::{Rot, Transform, Vec2};
     use crate::geometry::shape::LINEAR_SLOP;
-    use crate::narrow_phase::manifold::collide;
+    use crate::narrow_phase::manifold::shape_manifold;
     use crate::narrow_phase::recycle::recycle_one;
 
     const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
@@ -1492,7 +1492,7 @@ mod tests {
 
     /// The base a full collide of `a` at `xf_a` and `b` at `xf_b` leaves behind.
     fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Base {
-        let manifold = collide(a, xf_a, b, xf_b, SPECULATIVE);
+        let manifold = shape_manifold(a, xf_a, b, xf_b, SPECULATIVE);
         assert!(manifold.point_count > 0);
         Base {
             manifold: local_form(&manifold, xf_a),
@@ -1557,7 +1557,7 @@ mod tests {
                 );
                 let reused = recycled(&old, new_a, new_b)
                     .unwrap_or_else(|| panic!("{dx} {dy} {turn_b} {turn_a} should recycle"));
-                let exact = collide(a, new_a, b, new_b, SPECULATIVE);
+                let exact = shape_manifold(a, new_a, b, new_b, SPECULATIVE);
                 // 1.5 mrad of normal (the balls' normal follows the sideways motion over the
                 // 0.5 m between centres), 20 µm of separation, 1 mm of point position.
                 assert_near(&reused, &exact, 1.5e-3, 2e-5, 1e-3);
@@ -1607,7 +1607,7 @@ mod tests {
         let xf_a = xf(0.0, 0.0, 0.0);
         // Collided with the widened band of a pair closing in: its points lie 19.5 mm apart.
         let wide = 2.0 * SPECULATIVE;
-        let manifold = collide(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
+        let manifold = shape_manifold(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
         assert_eq!(manifold.point_count, 2);
         let base = Base {
             manifold: local_form(&manifold, xf_a),
@@ -1795,7 +1795,7 @@ mod tests {
         let (sa, sb) = (a as usize, b as usize);
         let fresh = |bodies: &BodyStore| {
             let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
-            collide(
+            shape_manifold(
                 &bodies.shape[sa],
                 xf_a,
                 &bodies.shape[sb],

@@ -8,6 +8,7 @@
 
 use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
 use crate::error::Error;
+use crate::geometry::distance::check_transforms;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{
     next_index, BoxHull, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
@@ -140,11 +141,52 @@ impl LocalManifold {
     }
 }
 
-/// Contact manifold between shape `a` on a body at origin transform `xf_a` and shape `b` at
-/// `xf_b`, as the narrowphase computes it for a new pair. Points whose separation exceeds
-/// `speculative_distance` are dropped (`point_count == 0` means no contact). Two concentric
-/// circles get the normal (0, 1). Deterministic and allocation free.
+/// The contact manifold of two shapes: shape `a` on a body whose origin is at `xf_a` and
+/// shape `b` on a body at `xf_b`, as a [`World`](crate::World) computes it when the pair first
+/// meets (a standalone counterpart of Box2D's `b2Collide*` functions and parry's contact
+/// manifolds).
+///
+/// The manifold's normal points from `a` to `b`. It holds up to [`MAX_MANIFOLD_POINTS`] points,
+/// each with its world point, its separation (negative when the shapes overlap, rounding radii
+/// included) and a feature id that stays the same while the same pair of features touches.
+/// Points separated by more than `speculative_distance` are left out: `point_count == 0`
+/// means no contact. A world keeps the points within `4 * WorldSettings::linear_slop`
+/// (2 cm at the defaults) so that a contact starts before the shapes touch. The impulse fields
+/// are 0: only a world's solver fills them. Two concentric circles get the normal (0, 1).
+/// Chain segments collide one-sided, as in a world.
+///
+/// Deterministic and allocation free. `Err(InvalidParameter)` for a non-finite or non-unit
+/// transform, or a `speculative_distance` that is negative or not finite.
+///
+/// ```
+/// use batch2d::{collide, Rot, Shape, Transform, Vec2};
+/// let ground = Shape::rect(5.0, 0.5).unwrap();
+/// let crate_ = Shape::rect(0.5, 0.5).unwrap();
+/// let resting = Transform::new(Vec2::new(0.0, 0.99), Rot::IDENTITY);
+/// let m = collide(&ground, Transform::IDENTITY, &crate_, resting, 0.02).unwrap();
+/// assert_eq!(m.point_count, 2);
+/// assert!(m.normal.y > 0.999);
+/// assert!((m.points[0].separation + 0.01).abs() < 1e-5);
+/// ```
 pub fn collide(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+) -> Result<Manifold, Error> {
+    check_transforms(xf_a, xf_b)?;
+    if !(speculative_distance.is_finite() && speculative_distance >= 0.0) {
+        return Err(Error::InvalidParameter(format!(
+            "speculative_distance must be finite and not negative, got {speculative_distance}"
+        )));
+    }
+    Ok(shape_manifold(a, xf_a, b, xf_b, speculative_distance))
+}
+
+/// [`collide`] without input checks, for the narrowphase and the queries, whose transforms
+/// the world keeps valid.
+pub(crate) fn shape_manifold(
     a: &Shape,
     xf_a: Transform,
     b: &Shape,
@@ -962,9 +1004,9 @@ mod tests {
         let block = Shape::rect(1.0, 1.0).unwrap();
         let ball = Shape::circle(0.5).unwrap();
         let at = |x: f32, y: f32| Transform::new(Vec2::new(x, y), Rot::IDENTITY);
-        let face = collide(&block, at(0.0, 0.0), &ball, at(0.0, 1.4), 0.0).points[0].id;
-        let corner = collide(&block, at(0.0, 0.0), &ball, at(1.3, 1.3), 0.0).points[0].id;
-        let swapped = collide(&ball, at(0.0, 1.4), &block, at(0.0, 0.0), 0.0).points[0].id;
+        let face = shape_manifold(&block, at(0.0, 0.0), &ball, at(0.0, 1.4), 0.0).points[0].id;
+        let corner = shape_manifold(&block, at(0.0, 0.0), &ball, at(1.3, 1.3), 0.0).points[0].id;
+        let swapped = shape_manifold(&ball, at(0.0, 1.4), &block, at(0.0, 0.0), 0.0).points[0].id;
         assert_eq!(face & ID_VERTEX, 0);
         assert_eq!(corner & ID_VERTEX, ID_VERTEX);
         assert_eq!(swapped, face);

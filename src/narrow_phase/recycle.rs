@@ -17,7 +17,7 @@ use batch2d_kernels::{InstructionSet, RecycleBatch, RecycleLanes, RecycleParams,
 use bytemuck::Zeroable;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`collide`](crate::narrow_phase::manifold::collide) is reused.
+/// the manifold of the pair's last full [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) is reused.
 ///
 /// A recycled manifold keeps the points, normal and ids of that collide; each point's
 /// separation moves by the relative motion of the two bodies at the point along the normal.

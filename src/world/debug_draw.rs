@@ -67,8 +67,13 @@ pub struct DebugContact {
     pub separation: f32,
     /// Accumulated normal impulse (N·s) the solver applied at this point in the last step.
     pub normal_impulse: f32,
-    /// The color of the contact's constraint in the last step's graph coloring.
-    pub color: GraphColor,
+    /// Which of the last step's parallel solve batches (graph colors, numbered from 0) held
+    /// this contact: contacts of one color share no moving body, so the solver runs them at
+    /// once. `None` when the contact was solved outside the colors (one at a time, when its
+    /// bodies filled every color, or exactly, in a small island of widely different masses),
+    /// or when a body was removed since the last step, so the last coloring no longer matches
+    /// the contacts. For drawing the solver's work; the numbering may change between releases.
+    pub color: Option<u8>,
 }
 
 /// One joint, in world coordinates at the bodies' present poses (see
@@ -185,7 +190,7 @@ impl World {
                     normal: m.normal,
                     separation: p.separation,
                     normal_impulse: p.normal_impulse,
-                    color: colors.as_ref().map_or(GraphColor::Unknown, |k| k[i]),
+                    color: colors.as_ref().and_then(|k| k[i]),
                 });
             }
         }

@@ -440,11 +440,6 @@ impl World {
         Ok(())
     }
 
-    /// Non-empty graph colors of the last step.
-    pub fn color_count(&self) -> usize {
-        self.graph.color_count()
-    }
-
     /// Per-stage milliseconds of the last step.
     pub fn profile(&self) -> Profile {
         self.profile

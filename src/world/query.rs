@@ -19,7 +19,7 @@ use crate::geometry::math::{Aabb, DVec2, Transform, Vec2};
 use crate::geometry::ray::{cast_ray, contains_point, ShapeRayHit};
 use crate::geometry::shape::Shape;
 use crate::narrow_phase::manifold::{
-    chain_faces, chain_segment_faces, chain_segment_meets, collide,
+    chain_faces, chain_segment_faces, chain_segment_meets, shape_manifold,
 };
 use crate::world::World;
 use std::sync::PoisonError;
@@ -581,6 +581,6 @@ pub(super) fn contact(body: &Shape, xf: Transform, shape: &Shape, at: Transform)
 /// The normal of the contact manifold of `body` (placed by `xf`) and `shape` at `at`, from
 /// `body` towards `shape`, if they are within a few stopping bands of each other.
 fn face_normal(body: &Shape, xf: Transform, shape: &Shape, at: Transform) -> Option<Vec2> {
-    let manifold = collide(body, xf, shape, at, 4.0 * (TOI_TARGET + TOI_TOLERANCE));
+    let manifold = shape_manifold(body, xf, shape, at, 4.0 * (TOI_TARGET + TOI_TOLERANCE));
     (manifold.point_count > 0).then_some(manifold.normal)
 }

@@ -105,3 +105,21 @@ fn tiles_give_the_same_bits_as_the_world_stages() {
         assert_eq!(kinematic.count(), 1);
     }
 }
+
+/// A world emptied while its bodies touched keeps no color of theirs.
+#[test]
+fn an_emptied_world_keeps_no_color() {
+    let mut world = scene(Backend::Simd, 1, false);
+    for _ in 0..5 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    assert!(world.graph.color_count() > 0);
+    let bodies: Vec<_> = world.bodies().collect();
+    for id in bodies {
+        world.remove_body(id).unwrap();
+    }
+    for _ in 0..10 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    assert_eq!(world.graph.color_count(), 0);
+}

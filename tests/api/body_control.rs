@@ -8,14 +8,8 @@ use crate::common;
 use batch2d::{
     Backend, BodyDef, BodyId, BodyKind, Error, Shape, ShapeDef, Vec2, World, WorldSettings,
 };
-use common::{body_state_bits, ground, unit_box, Rng};
+use common::{body_state_bits, ground, unit_box, world, Rng, DT};
 use std::f32::consts::PI;
-
-const DT: f32 = 1.0 / 60.0;
-
-fn world() -> World {
-    World::new(WorldSettings::default())
-}
 
 fn close(got: f32, want: f32, rel: f32) -> bool {
     (got - want).abs() <= rel * want.abs().max(1e-6)

@@ -9,10 +9,9 @@ use crate::common;
 use batch2d::{
     Backend, BodyDef, BodyId, Error, JointDef, JointId, Shape, ShapeDef, Vec2, World, WorldSettings,
 };
-use common::body_state_bits;
+use common::{body_state_bits, step, DT};
 use std::f32::consts::PI;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world(gravity: Vec2) -> World {
@@ -20,12 +19,6 @@ fn world(gravity: Vec2) -> World {
         gravity,
         ..WorldSettings::default()
     })
-}
-
-fn step(world: &mut World, n: usize) {
-    for _ in 0..n {
-        world.step(DT).unwrap();
-    }
 }
 
 fn pin(world: &mut World, at: Vec2) -> BodyId {

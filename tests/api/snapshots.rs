@@ -1,11 +1,10 @@
 //! Snapshots: a world restored from a snapshot (or cloned) steps to the same bits as the world
 //! it was taken from, on any thread count and backend.
 
+use crate::common::step;
 use batch2d::{
     Backend, BodyDef, BodyId, JointDef, Shape, ShapeDef, Snapshot, Vec2, World, WorldSettings,
 };
-
-const DT: f32 = 1.0 / 60.0;
 
 fn settings(sleep: bool, threads: usize, backend: Backend) -> WorldSettings {
     WorldSettings {
@@ -44,12 +43,6 @@ fn state(world: &World) -> Vec<u64> {
     bits.push(events.sensor_end().len() as u64);
     bits.push(world.state_hash());
     bits
-}
-
-fn step(world: &mut World, n: usize) {
-    for _ in 0..n {
-        world.step(DT).unwrap();
-    }
 }
 
 fn dynamic_box(world: &mut World, at: Vec2) -> BodyId {

@@ -2,9 +2,16 @@
 //! only part of it.
 #![allow(dead_code)]
 
+mod rng;
+
+// Not every test binary draws random numbers.
+#[allow(unused_imports)]
+pub use rng::Rng;
+
 use batch2d::scenes::{large_pyramid_at, Scene};
 use batch2d::{
-    Backend, BodyDef, BodyId, InstructionSet, Shape, ShapeDef, Vec2, World, WorldSettings,
+    Backend, BodyDef, BodyId, InstructionSet, Rot, Shape, ShapeDef, Transform, Vec2, World,
+    WorldSettings,
 };
 
 /// Everything about a world that the public API can read and that decides or records a step,
@@ -138,26 +145,49 @@ pub fn required_instruction_sets() -> Vec<InstructionSet> {
         .collect()
 }
 
-/// The property tests' configuration: `default_cases` cases (`PROPTEST_CASES` overrides), from
-/// a fixed seed, so that CI runs the same cases every time and a failure found there fails the
-/// same way on any machine (`PROPTEST_RNG_SEED` picks another seed, for longer searches).
-/// Failures found are kept in `tests/NAME.proptest-regressions` beside the test file, which is
-/// committed: every later run tries them first.
-pub fn proptest_config(default_cases: u32) -> proptest::test_runner::Config {
-    use proptest::test_runner::{Config, FileFailurePersistence, RngSeed};
-    let var = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
-    Config {
-        cases: var("PROPTEST_CASES").map_or(default_cases, |n: u64| n as u32),
-        rng_seed: RngSeed::Fixed(var("PROPTEST_RNG_SEED").unwrap_or(PROPTEST_SEED)),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..Config::default()
+/// The time step of the tests that step at the default rate: 1/60 s.
+pub const DT: f32 = 1.0 / 60.0;
+
+/// A world at the default settings.
+pub fn world() -> World {
+    World::new(WorldSettings::default())
+}
+
+/// Steps `world` `n` times by [`DT`].
+pub fn step(world: &mut World, n: usize) {
+    for _ in 0..n {
+        world.step(DT).unwrap();
     }
 }
 
-/// The property tests' seed ("batch2d" in ASCII), unless `PROPTEST_RNG_SEED` says otherwise.
-pub const PROPTEST_SEED: u64 = 0x0062_6174_6368_3264;
+/// `Vec2::new(x, y)`, short for the many points the tests write out.
+pub fn v(x: f32, y: f32) -> Vec2 {
+    Vec2::new(x, y)
+}
+
+/// An unrotated pose at `p`.
+pub fn at(p: Vec2) -> Transform {
+    Transform::new(p, Rot::IDENTITY)
+}
+
+/// Panics unless body `id`'s position, rotation and velocities are finite.
+pub fn assert_finite(world: &World, id: BodyId) {
+    let p = world.position(id).unwrap();
+    let v = world.linear_velocity(id).unwrap();
+    let q = world.rotation(id).unwrap();
+    let w = world.angular_velocity(id).unwrap();
+    assert!(
+        p.is_finite() && v.is_finite() && q.c.is_finite() && q.s.is_finite() && w.is_finite(),
+        "{id:?}: p {p:?} v {v:?} q {q:?} w {w}"
+    );
+}
+
+/// [`assert_finite`] for every body.
+pub fn assert_all_finite(world: &World) {
+    for id in world.bodies() {
+        assert_finite(world, id);
+    }
+}
 
 /// A fixed ground 100 m wide whose top face is at y = 0.
 pub fn ground(world: &mut World) -> BodyId {
@@ -192,31 +222,6 @@ pub fn ball(world: &mut World, at: Vec2, radius: f32) -> BodyId {
             ShapeDef::new(Shape::circle(radius).unwrap()),
         )
         .unwrap()
-}
-
-/// The xorshift32 generator of the randomized tests: small, seeded, the same sequence on every
-/// platform, so that a failing case can be rerun from its seed. Test files add the methods
-/// that draw their own kinds of cases in `impl Rng` blocks of their own.
-pub struct Rng(pub u32);
-
-impl Rng {
-    /// Uniform in [0, 1), with 24 bits.
-    pub fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.next_f32()
-    }
-
-    /// Uniform in 0..n.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_f32() * n as f32) as usize).min(n - 1)
-    }
 }
 
 /// Distance from `p` to the segment from `a` to `b` (not a point: `a != b`).

@@ -3,16 +3,11 @@
 
 use crate::common;
 
-use batch2d::internals::collide;
+use batch2d::collide;
 use batch2d::manifold::Manifold;
 use batch2d::shape::Shape;
 use batch2d::{BodyDef, Error, Rot, ShapeDef, Transform, Vec2, World, WorldSettings};
-use common::{point_segment_distance, Rng};
-
-/// Small deterministic generator (xorshift32).
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
-}
+use common::{point_segment_distance, v, Rng};
 
 /// The core (circle centre, segment or polygon) of a shape in world coordinates and its
 /// rounding radius.
@@ -123,7 +118,7 @@ fn check_against_brute_force(
         );
         let (core_a, core_b) = (core(&a, xf_a), core(&b, xf_b));
         let d = brute_distance(&core_a, &core_b);
-        let m: Manifold = collide(&a, xf_a, &b, xf_b, SPECULATIVE);
+        let m: Manifold = collide(&a, xf_a, &b, xf_b, SPECULATIVE).unwrap();
         let points = &m.points[..m.point_count];
         let what = format!("{name} case {case}: brute-force distance {d}, manifold {m:?}");
         if d > SPECULATIVE + 2e-3 {
@@ -216,11 +211,11 @@ fn a_circle_beyond_a_segment_end_is_closest_to_the_end() {
     let segment = Shape::segment(v(-1.0, 0.0), v(1.0, 0.0)).unwrap();
     let ball = Shape::circle(0.5).unwrap();
     let at = |x: f32, y: f32| Transform::new(v(x, y), Rot::IDENTITY);
-    let m = collide(&segment, at(0.0, 0.0), &ball, at(1.6, 0.0), 0.2);
+    let m = collide(&segment, at(0.0, 0.0), &ball, at(1.6, 0.0), 0.2).unwrap();
     assert_eq!(m.point_count, 1);
     assert!((m.normal - v(1.0, 0.0)).length() < 1e-6);
     assert!((m.points[0].separation - 0.1).abs() < 1e-6);
-    let far = collide(&segment, at(0.0, 0.0), &ball, at(1.8, 0.0), 0.2);
+    let far = collide(&segment, at(0.0, 0.0), &ball, at(1.8, 0.0), 0.2).unwrap();
     assert_eq!(far.point_count, 0);
 }
 

@@ -1,16 +1,9 @@
 //! Queries against chains respect the chains' one-sided rule: shape casts, overlaps and
 //! sensors meet a chain segment from its front only, along the normals it owns.
 
+use crate::common::{at, v};
 use batch2d::shape::Shape;
-use batch2d::{BodyDef, QueryFilter, Rot, ShapeDef, Transform, Vec2, World, WorldSettings};
-
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
-}
-
-fn at(p: Vec2) -> Transform {
-    Transform::new(p, Rot::IDENTITY)
-}
+use batch2d::{BodyDef, QueryFilter, ShapeDef, Vec2, World, WorldSettings};
 
 /// A flat chain along y = 0 from x = -5 to 5 in 0.25 m segments, listed left to right: solid
 /// below, met from above.

@@ -5,13 +5,9 @@ use crate::common;
 
 use batch2d::shape::Shape;
 use batch2d::{Backend, BodyDef, BodyId, QueryFilter, ShapeDef, Vec2, World, WorldSettings};
-use common::body_state_bits;
+use common::{body_state_bits, v};
 
 const DT: f32 = 1.0 / 60.0;
-
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
-}
 
 fn frictionless(shape: Shape) -> ShapeDef {
     ShapeDef::new(shape).friction(0.0).restitution(0.0)

@@ -1,6 +1,7 @@
 //! The character mover against the geometry it moves through: level ground, walls, slopes,
 //! steps, chains, moving platforms and dynamic bodies it pushes.
 
+use crate::common::{at, v};
 use batch2d::penetration;
 use batch2d::shape::Shape;
 use batch2d::{
@@ -15,16 +16,8 @@ const HALF: f32 = 0.3;
 /// The band a sweep stops in, from the surface it meets (1.25 to 2.5 mm).
 const BAND: f32 = 0.0025;
 
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
-}
-
 fn capsule() -> Shape {
     Shape::capsule(v(0.0, -HALF), v(0.0, HALF), RADIUS).unwrap()
-}
-
-fn at(p: Vec2) -> Transform {
-    Transform::new(p, Rot::IDENTITY)
 }
 
 /// A world without gravity (the character's own wished motion stands for it) with level

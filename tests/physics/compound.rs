@@ -585,7 +585,6 @@ fn compounds_sleep_and_wake_like_bodies() {
     }
 }
 
-/// Small deterministic generator (xorshift32).
 /// At the default settings, and at 5 substeps: there the angular speed cap of an eighth of a
 /// turn per substep alone would let the dumbbell turn more than a quarter turn in a step
 /// (launch 15 then left a ball inside the wall, with one or two solve passes).

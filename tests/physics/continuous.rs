@@ -14,7 +14,6 @@ const DT: f32 = 1.0 / 60.0;
 const WALL_HALF_WIDTH: f32 = 0.05;
 const WALL_HALF_HEIGHT: f32 = 200.0;
 
-/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
 fn wall_world(settings: WorldSettings) -> World {
     let mut world = World::new(settings);
     world

@@ -6,9 +6,8 @@ use batch2d::shape::Polygon;
 use batch2d::{
     distance, penetration, time_of_impact, Error, Rot, Shape, Sweep, ToiState, Transform, Vec2,
 };
-use common::{point_segment_distance, Rng};
+use common::{point_segment_distance, v, Rng};
 
-/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
 impl Rng {
     /// A random convex polygon of 3..=8 hull points within `size` of its origin, rounded by
     /// `radius`.
@@ -28,10 +27,6 @@ impl Rng {
         let p = Vec2::new(self.range(-spread, spread), self.range(-spread, spread));
         Transform::new(p, Rot::from_angle(self.range(-3.0, 3.0)))
     }
-}
-
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
 }
 
 fn poly(shape: &Shape) -> &Polygon {

@@ -8,10 +8,9 @@ use batch2d::{
     Backend, BodyDef, BodyId, Error, JointDef, JointId, JointKind, Shape, ShapeDef, Vec2, World,
     WorldSettings,
 };
-use common::state_bits;
+use common::{state_bits, step, DT};
 use std::f32::consts::PI;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world(gravity: Vec2) -> World {
@@ -19,12 +18,6 @@ fn world(gravity: Vec2) -> World {
         gravity,
         ..WorldSettings::default()
     })
-}
-
-fn step(world: &mut World, n: usize) {
-    for _ in 0..n {
-        world.step(DT).unwrap();
-    }
 }
 
 /// A fixed body with a tiny circle at `at`: something to fasten joints to.

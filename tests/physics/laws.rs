@@ -5,9 +5,9 @@
 use crate::common;
 
 use batch2d::{BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
+use common::{step, DT};
 use std::f32::consts::PI;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world_with_gravity(gravity: Vec2) -> World {
@@ -28,12 +28,6 @@ fn add_ground(world: &mut World, friction: f32, restitution: f32) -> BodyId {
                 .restitution(restitution),
         )
         .unwrap()
-}
-
-fn step(world: &mut World, n: usize) {
-    for _ in 0..n {
-        world.step(DT).unwrap();
-    }
 }
 
 #[test]

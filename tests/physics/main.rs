@@ -7,7 +7,6 @@ mod common;
 #[path = "../../examples/common/mod.rs"]
 mod examples;
 
-mod broad_phase;
 mod capsules_segments;
 mod chain_queries;
 mod chains;

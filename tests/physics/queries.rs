@@ -7,9 +7,8 @@ use batch2d::{
     Aabb, BodyDef, BodyId, Error, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2, World,
     WorldSettings,
 };
-use common::{point_segment_distance, Rng};
+use common::{point_segment_distance, v, Rng};
 
-/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
 impl Rng {
     fn point(&mut self, half: f32) -> Vec2 {
         Vec2::new(self.range(-half, half), self.range(-half, half))
@@ -33,10 +32,6 @@ impl Rng {
             },
         }
     }
-}
-
-fn v(x: f32, y: f32) -> Vec2 {
-    Vec2::new(x, y)
 }
 
 /// A body's shape as the brute force sees it: world core points (1 for a circle, the

@@ -43,13 +43,9 @@ fn pixels_of(p: &Pixmap, camera: &Camera, color: Rgb) -> Vec<Vec2> {
 }
 
 /// A ground whose top face is y = 0, spanning x in -10..10.
+/// A fixed ground 20 m wide whose top face is at y = 0.
 fn ground(world: &mut World) {
-    world
-        .add_body(
-            BodyDef::fixed().position(Vec2::new(0.0, -1.0)),
-            ShapeDef::new(Shape::rect(10.0, 1.0).unwrap()),
-        )
-        .unwrap();
+    crate::common::ground_of(world, 10.0);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use batch2d::internals::collide;
+use batch2d::collide;
 use batch2d::manifold::{Manifold, MAX_MANIFOLD_POINTS};
 use batch2d::shape::{Polygon, Shape, MAX_POLYGON_VERTICES};
 use batch2d::{Error, Rot, Transform, Vec2};
@@ -38,7 +38,6 @@ fn as_polygon(shape: &Shape) -> &Polygon {
     }
 }
 
-/// Small deterministic generator (xorshift32), so the random tests need no extra dependency.
 fn is_invalid_shape<T: std::fmt::Debug>(result: Result<T, Error>) -> bool {
     matches!(result, Err(Error::InvalidShape(_)))
 }
@@ -439,11 +438,41 @@ fn check_anchors(m: &Manifold, xf_a: Transform, xf_b: Transform) {
 }
 
 #[test]
+fn collide_refuses_bad_poses_and_speculative_distances() {
+    let (a, b) = (Shape::circle(0.5).unwrap(), Shape::rect(0.5, 0.5).unwrap());
+    let good = xf(0.0, 0.0, 0.0);
+    let bad_poses = [
+        Transform::new(Vec2::new(f32::NAN, 0.0), Rot::IDENTITY),
+        Transform::new(Vec2::new(0.0, f32::INFINITY), Rot::IDENTITY),
+        Transform::new(Vec2::ZERO, Rot { c: 2.0, s: 0.0 }),
+    ];
+    for bad in bad_poses {
+        for (xf_a, xf_b) in [(bad, good), (good, bad)] {
+            let result = collide(&a, xf_a, &b, xf_b, SPECULATIVE);
+            assert!(
+                matches!(result, Err(Error::InvalidParameter(_))),
+                "{result:?}"
+            );
+        }
+    }
+    for distance in [-0.01, f32::NAN, f32::INFINITY] {
+        let result = collide(&a, good, &b, xf(0.9, 0.0, 0.0), distance);
+        assert!(
+            matches!(result, Err(Error::InvalidParameter(_))),
+            "{result:?}"
+        );
+    }
+    // Zero is a valid distance: touching and overlapping points only.
+    let m = collide(&a, good, &b, xf(0.9, 0.0, 0.0), 0.0).unwrap();
+    assert_eq!(m.point_count, 1);
+}
+
+#[test]
 fn circle_circle_separation_and_normal() {
     let (a, b) = (Shape::circle(0.5).unwrap(), Shape::circle(0.25).unwrap());
     for &(dx, dy) in &[(0.6, 0.0), (0.3, 0.4), (-0.4, 0.5), (0.0, -0.76)] {
         let (xf_a, xf_b) = (xf(1.0, 2.0, 0.3), xf(1.0 + dx, 2.0 + dy, -1.0));
-        let m = collide(&a, xf_a, &b, xf_b, SPECULATIVE);
+        let m = collide(&a, xf_a, &b, xf_b, SPECULATIVE).unwrap();
         let d = Vec2::new(dx, dy);
         assert_eq!(m.point_count, 1);
         assert_close(m.points[0].separation, d.length() - 0.75, 1e-5);
@@ -455,7 +484,7 @@ fn circle_circle_separation_and_normal() {
         check_anchors(&m, xf_a, xf_b);
     }
     // Beyond the speculative distance: no contact.
-    let m = collide(&a, xf(0.0, 0.0, 0.0), &b, xf(0.8, 0.0, 0.0), SPECULATIVE);
+    let m = collide(&a, xf(0.0, 0.0, 0.0), &b, xf(0.8, 0.0, 0.0), SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 0);
     // Offset circles: the centres are what counts.
     let c = Shape::circle_at(Vec2::new(0.0, 1.0), 0.5).unwrap();
@@ -465,7 +494,8 @@ fn circle_circle_separation_and_normal() {
         &b,
         xf(-1.5, 0.0, 0.0),
         SPECULATIVE,
-    );
+    )
+    .unwrap();
     assert_eq!(m.point_count, 1);
     assert_close(m.points[0].separation, -0.25, 1e-5);
     assert_vec_close(m.normal, Vec2::new(-1.0, 0.0), 1e-5);
@@ -477,7 +507,7 @@ fn box_resting_on_box_gives_two_points_at_the_gap() {
     let block = Shape::rect(0.5, 0.5).unwrap();
     for gap in [-0.01, 0.0, 0.005, 0.015] {
         let (xf_a, xf_b) = (xf(0.0, 0.0, 0.0), xf(0.3, 1.0 + gap, 0.0));
-        let m = collide(&ground, xf_a, &block, xf_b, SPECULATIVE);
+        let m = collide(&ground, xf_a, &block, xf_b, SPECULATIVE).unwrap();
         assert_eq!(m.point_count, 2, "gap {gap}");
         assert_vec_close(m.normal, Vec2::new(0.0, 1.0), 1e-6);
         for mp in &m.points[..2] {
@@ -496,7 +526,8 @@ fn box_resting_on_box_gives_two_points_at_the_gap() {
         &block,
         xf(0.3, 1.03, 0.0),
         SPECULATIVE,
-    );
+    )
+    .unwrap();
     assert_eq!(m.point_count, 0);
 }
 
@@ -508,7 +539,7 @@ fn box_versus_circle_face_and_vertex_regions() {
 
     // Face region (top face), overlapping by 0.1.
     let xf_b = xf(0.3, 1.4, 0.0);
-    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 1);
     assert_close(m.points[0].separation, -0.1, 1e-6);
     assert_vec_close(m.normal, Vec2::new(0.0, 1.0), 1e-6);
@@ -518,7 +549,7 @@ fn box_versus_circle_face_and_vertex_regions() {
     // Vertex region of corner (1, 1): centre at distance 0.5 + 0.01 along (0.6, 0.8).
     let direction = Vec2::new(0.6, 0.8);
     let xf_b = Transform::new(Vec2::new(1.0, 1.0) + direction * 0.51, Rot::IDENTITY);
-    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 1);
     assert_close(m.points[0].separation, 0.01, 1e-6);
     assert_vec_close(m.normal, direction, 1e-6);
@@ -526,21 +557,21 @@ fn box_versus_circle_face_and_vertex_regions() {
 
     // Centre inside the box: pushed out through the nearest face.
     let xf_b = xf(0.9, 0.2, 0.0);
-    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE).unwrap();
     assert_close(m.points[0].separation, -0.1 - 0.5, 1e-6);
     assert_vec_close(m.normal, Vec2::new(1.0, 0.0), 1e-6);
 
     // Rotated box: the corner (sqrt 2, 0) points along +x.
     let xf_a = xf(0.0, 0.0, PI / 4.0);
     let xf_b = xf(2.0f32.sqrt() + 0.4, 0.0, 0.0);
-    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &ball, xf_b, SPECULATIVE).unwrap();
     assert_close(m.points[0].separation, -0.1, 1e-5);
     assert_vec_close(m.normal, Vec2::new(1.0, 0.0), 1e-5);
 }
 
 fn assert_swapped(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) {
-    let ab = collide(a, xf_a, b, xf_b, SPECULATIVE);
-    let ba = collide(b, xf_b, a, xf_a, SPECULATIVE);
+    let ab = collide(a, xf_a, b, xf_b, SPECULATIVE).unwrap();
+    let ba = collide(b, xf_b, a, xf_a, SPECULATIVE).unwrap();
     assert!(ab.point_count > 0);
     assert_eq!(ab.point_count, ba.point_count);
     assert_vec_close(ba.normal, -ab.normal, 1e-5);
@@ -568,7 +599,7 @@ fn circle_versus_polygon_anchors_belong_to_the_shapes_as_passed() {
     let ball = Shape::circle(0.5).unwrap();
     let ground = Shape::rect(5.0, 0.5).unwrap();
     let (xf_a, xf_b) = (xf(0.0, 0.95, 0.0), xf(0.0, 0.0, 0.0));
-    let m = collide(&ball, xf_a, &ground, xf_b, SPECULATIVE);
+    let m = collide(&ball, xf_a, &ground, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 1);
     assert_vec_close(m.normal, Vec2::new(0.0, -1.0), 1e-6);
     assert_close(m.points[0].separation, -0.05, 1e-6);
@@ -588,14 +619,15 @@ fn far_from_origin_keeps_precision() {
     // Offsets are multiples of 2^-8, exact at 10000 where an f32 step is about 1 mm.
     let (dx, dy) = (0.25, 0.6796875);
     for (a, b) in [(&block, &block), (&block, &other), (&other, &block)] {
-        let near = collide(a, xf(0.0, 0.0, 0.3), b, xf(dx, dy, 0.45), SPECULATIVE);
+        let near = collide(a, xf(0.0, 0.0, 0.3), b, xf(dx, dy, 0.45), SPECULATIVE).unwrap();
         let far = collide(
             a,
             xf(10000.0, 10000.0, 0.3),
             b,
             xf(10000.0 + dx, 10000.0 + dy, 0.45),
             SPECULATIVE,
-        );
+        )
+        .unwrap();
         assert!(near.point_count > 0);
         assert_eq!(near.point_count, far.point_count);
         for (s, t) in separations(&near).iter().zip(separations(&far)) {
@@ -619,7 +651,8 @@ fn ids_stay_equal_when_a_box_moves_slightly() {
         &block,
         xf(0.3, 0.995, 0.0),
         SPECULATIVE,
-    );
+    )
+    .unwrap();
     assert_eq!(base.point_count, 2);
     for &(dx, dy, angle) in &[
         (0.01, 0.0, 0.0),
@@ -633,7 +666,8 @@ fn ids_stay_equal_when_a_box_moves_slightly() {
             &block,
             xf(0.3 + dx, 0.995 + dy, angle),
             SPECULATIVE,
-        );
+        )
+        .unwrap();
         assert_eq!(moved.point_count, 2);
         assert_eq!(moved.points[0].id, base.points[0].id);
         assert_eq!(moved.points[1].id, base.points[1].id);
@@ -653,8 +687,8 @@ fn ids_stay_equal_when_a_box_moves_slightly() {
         (xf(0.0, 0.999, 0.0), xf(2e-5, 0.999, -1e-4)),
     ];
     for (before, after) in pairs {
-        let first = collide(&block, xf(0.0, 0.0, 0.0), &block, before, SPECULATIVE);
-        let second = collide(&block, xf(0.0, 0.0, 0.0), &block, after, SPECULATIVE);
+        let first = collide(&block, xf(0.0, 0.0, 0.0), &block, before, SPECULATIVE).unwrap();
+        let second = collide(&block, xf(0.0, 0.0, 0.0), &block, after, SPECULATIVE).unwrap();
         assert_eq!(first.point_count, 2);
         assert_ne!(first.points[0].id, first.points[1].id);
         assert_eq!(ids(&first), ids(&second), "{before:?} -> {after:?}");
@@ -675,14 +709,16 @@ fn ids_stay_when_the_reference_face_passes_from_a_to_b() {
         &wide,
         xf(0.0, 0.999, 0.0),
         SPECULATIVE,
-    );
+    )
+    .unwrap();
     let tilted = collide(
         &small,
         xf(0.0, 0.0, 0.02),
         &wide,
         xf(0.0, 1.005, 0.0),
         SPECULATIVE,
-    );
+    )
+    .unwrap();
     assert_eq!((flat.point_count, tilted.point_count), (2, 2));
     // B's face gives the tilted pair its normal: A's face would tilt it.
     assert_vec_close(tilted.normal, Vec2::new(0.0, 1.0), 1e-6);
@@ -712,7 +748,7 @@ fn rounded_polygons_subtract_radii_and_meet_midway() {
     let a = Shape::rounded_polygon(&square, 0.1).unwrap();
     let b = Shape::rounded_polygon(&square, 0.05).unwrap();
     let (xf_a, xf_b) = (xf(0.0, 0.0, 0.0), xf(0.2, 1.16, 0.0));
-    let m = collide(&a, xf_a, &b, xf_b, SPECULATIVE);
+    let m = collide(&a, xf_a, &b, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 2);
     for mp in &m.points[..2] {
         // Cores 0.16 apart, radii 0.15.
@@ -721,7 +757,7 @@ fn rounded_polygons_subtract_radii_and_meet_midway() {
         assert_close(mp.point.y, 0.605, 1e-6);
     }
     let ball = Shape::circle(0.2).unwrap();
-    let m = collide(&a, xf_a, &ball, xf(0.0, 0.75, 0.0), SPECULATIVE);
+    let m = collide(&a, xf_a, &ball, xf(0.0, 0.75, 0.0), SPECULATIVE).unwrap();
     assert_close(m.points[0].separation, -0.05, 1e-6);
     assert_close(m.points[0].point.y, 0.575, 1e-6);
 }
@@ -741,7 +777,7 @@ fn boxes_meeting_corner_to_corner_give_one_point() {
         (0.3999, -0.4),
     ] {
         let xf_b = xf(1.0 + dx, -2.0 + dy, 0.0);
-        let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+        let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE).unwrap();
         assert_eq!(m.point_count, 1, "offset ({dx}, {dy})");
         assert_close(m.points[0].separation, 0.0, 1e-5);
         let corner = Vec2::new(1.0 + 0.2 * dx.signum(), -2.0 + 0.2 * dy.signum());
@@ -750,7 +786,7 @@ fn boxes_meeting_corner_to_corner_give_one_point() {
     }
     // Overlapping by 2 mm along the face, the points are that far apart: both stay.
     let xf_b = xf(1.4, -1.602, 0.0);
-    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 2);
     assert_close(
         (m.points[1].point - m.points[0].point).length(),
@@ -766,7 +802,7 @@ fn boxes_meeting_corner_to_corner_give_one_point() {
         corner + Rot::from_angle(angle).rotate(Vec2::new(0.2, 0.2)),
         Rot::from_angle(angle),
     );
-    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE);
+    let m = collide(&block, xf_a, &block, xf_b, SPECULATIVE).unwrap();
     assert_eq!(m.point_count, 1);
     assert_vec_close(m.normal, Vec2::new(0.0, 1.0), 1e-6);
     assert_close(m.points[0].separation, -0.0001, 2e-6);
@@ -777,7 +813,7 @@ fn boxes_meeting_corner_to_corner_give_one_point() {
 #[test]
 fn separated_corners_use_the_closest_points() {
     let block = Shape::rect(1.0, 1.0).unwrap();
-    let m = collide(&block, xf(0.0, 0.0, 0.0), &block, xf(2.3, 2.3, 0.0), 1.0);
+    let m = collide(&block, xf(0.0, 0.0, 0.0), &block, xf(2.3, 2.3, 0.0), 1.0).unwrap();
     assert_eq!(m.point_count, 1);
     assert_close(m.points[0].separation, 0.3 * 2.0f32.sqrt(), 1e-5);
     let diagonal = 0.5f32.sqrt();
@@ -792,6 +828,7 @@ fn separated_corners_use_the_closest_points() {
             xf(2.3, 2.3, 0.0),
             SPECULATIVE
         )
+        .unwrap()
         .point_count,
         0
     );
@@ -807,8 +844,8 @@ fn collide_is_deterministic() {
     .unwrap();
     let b = Shape::rect(0.3, 0.2).unwrap();
     let (xf_a, xf_b) = (xf(1.0, 2.0, 0.1), xf(1.3, 2.4, -0.7));
-    let first = collide(&a, xf_a, &b, xf_b, SPECULATIVE);
+    let first = collide(&a, xf_a, &b, xf_b, SPECULATIVE).unwrap();
     for _ in 0..10 {
-        assert_eq!(collide(&a, xf_a, &b, xf_b, SPECULATIVE), first);
+        assert_eq!(collide(&a, xf_a, &b, xf_b, SPECULATIVE).unwrap(), first);
     }
 }

@@ -11,19 +11,11 @@ mod api;
 #[path = "../../fuzz/fuzz_targets/scene.rs"]
 mod scene;
 
+use crate::common::assert_finite;
 use batch2d::{
     Aabb, Backend, BodyDef, BodyId, Error, MixRule, QueryFilter, Shape, ShapeDef, Vec2, World,
     WorldSettings,
 };
-
-fn assert_finite(world: &World, id: BodyId) {
-    let p = world.position(id).unwrap();
-    let v = world.linear_velocity(id).unwrap();
-    let q = world.rotation(id).unwrap();
-    let w = world.angular_velocity(id).unwrap();
-    let finite = p.is_finite() && v.is_finite() && q.c.is_finite() && q.s.is_finite();
-    assert!(finite && w.is_finite(), "p {p:?} v {v:?} q {q:?} w {w}");
-}
 
 /// Found by the fuzzer: a gravity scale of 3.4e38 made one substep's gravity infinite, and the
 /// speed cap turned the infinite velocity into NaN. The cap now holds for any velocity.

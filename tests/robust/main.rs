@@ -5,6 +5,4 @@ mod common;
 
 mod fuzz_regressions;
 mod hostile;
-mod query_extents;
-mod random_worlds;
 mod two_vertex_shapes;

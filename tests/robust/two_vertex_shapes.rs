@@ -1,14 +1,11 @@
 //! Capsules and segments are polygons of two vertices. The features built beside them (queries,
 //! debug draw, distance, continuous collision) must treat them as the rounded segment they are.
 
+use crate::common::world;
 use batch2d::{
     distance, BodyDef, DebugBody, DebugDraw, DebugDrawOptions, QueryFilter, Shape, ShapeDef,
     Transform, Vec2, World, WorldSettings,
 };
-
-fn world() -> World {
-    World::new(WorldSettings::default())
-}
 
 #[test]
 fn a_ray_meets_a_capsule_on_its_rounded_side_and_a_segment_on_its_line() {

@@ -1,11 +1,16 @@
 //! The broadphase against a brute-force reference on seeded random scenes, plus determinism
 //! across calls and thread counts.
 
-use batch2d::internals::{BroadPhase, Proxies, SlotKind};
-use batch2d::math::*;
-use common::Rng;
+use super::proxies::Proxies;
+use super::BroadPhase;
+use crate::body::SlotKind;
+use crate::geometry::math::{Aabb, Vec2};
 
-use crate::common;
+/// The integration tests' generator, whose sequences the seeds below were chosen with.
+#[path = "../../tests/common/rng.rs"]
+mod rng;
+
+use rng::Rng;
 
 impl Rng {
     /// Log-uniform in [lo, hi), so small and huge sizes are equally represented.

@@ -8,8 +8,9 @@
 //! sleep flags, contacts and their impulses, joint forces, events).
 //!
 //! 32 cases from a fixed seed by default; `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test
-//! --profile ci --test robust random_worlds::` runs a longer search from another seed. Failures are kept
-//! in `tests/random_worlds.proptest-regressions` (commit it) and tried first on every run.
+//! --profile ci -p batch2d-proptests random_worlds::` runs a longer search from another seed.
+//! Failures are kept in `random_worlds.proptest-regressions` beside this file (commit it) and
+//! tried first on every run.
 
 use crate::common;
 
@@ -354,7 +355,7 @@ fn check_actions(actions: &[Action]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(common::proptest_config(32))]
+    #![proptest_config(crate::proptest_config(32))]
 
     #[test]
     fn random_worlds_stay_finite_valid_and_identical_across_backends_and_threads(

@@ -11,10 +11,9 @@
 //! own f32 spacing when the engine must place a rotated shape at them.
 //!
 //! 48 cases from a fixed seed by default; `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test
-//! --profile ci --test robust query_extents::` runs a longer search from another seed. Failures are kept in
-//! `tests/query_extents.proptest-regressions` (commit it) and tried first on every run.
-
-use crate::common;
+//! --profile ci -p batch2d-proptests query_extents::` runs a longer search from another seed.
+//! Failures are kept in `query_extents.proptest-regressions` beside this file (commit it) and
+//! tried first on every run.
 
 use batch2d::{
     Aabb, BodyDef, BodyId, QueryFilter, Rot, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
@@ -408,7 +407,7 @@ fn all() -> QueryFilter {
 }
 
 proptest! {
-    #![proptest_config(common::proptest_config(48))]
+    #![proptest_config(crate::proptest_config(48))]
 
     #[test]
     fn overlap_aabb_matches_brute_force(
