@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["continuous"],
     &["solver"],
     &["coloring"],
-    &["islands", "internals"],
+    &["islands"],
     &["narrow_phase"],
     &["broad_phase", "settings"],
     &["body"],
