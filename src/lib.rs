@@ -131,7 +131,6 @@ pub mod manifold {
 pub use batch2d_kernels::{instruction_set, InstructionSet};
 pub use body::BodyId;
 pub use body_def::{BodyDef, BodyKind, ShapeDef};
-pub use coloring::GraphColor;
 pub use error::Error;
 pub use geometry::distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,

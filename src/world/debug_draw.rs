@@ -8,7 +8,6 @@
 
 use crate::body::BodyId;
 use crate::body_def::BodyKind;
-use crate::coloring::GraphColor;
 use crate::geometry::math::{Aabb, Vec2};
 use crate::geometry::shape::{Shape, MAX_POLYGON_VERTICES};
 use crate::solver::joints::joint::{JointId, JointKind};
