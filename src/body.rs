@@ -8,6 +8,7 @@ use crate::codec::{
     clone_fields, codec_struct, invalid as invalid_snapshot, Codec, Reader, Writer,
 };
 use crate::error::{check_finite, check_non_negative, Error};
+use crate::geometry::box_tree::BoxTree;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, MassData, Shape, MAX_COMPOUND_SHAPES};
 use crate::index::BodySlot;
@@ -380,6 +381,21 @@ pub(crate) struct ChildMaterial {
     pub sensor: bool,
 }
 
+impl ChildMaterial {
+    /// The material of a shape definition.
+    pub fn of(s: &ShapeDef) -> ChildMaterial {
+        ChildMaterial {
+            density: s.density,
+            friction: s.friction,
+            restitution: s.restitution,
+            layers: s.layers,
+            mask: s.mask,
+            group: s.group,
+            sensor: s.sensor,
+        }
+    }
+}
+
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
 /// the per-slot columns so that one-shape bodies read exactly what they read before.
 #[derive(Debug)]
@@ -392,13 +408,39 @@ pub(crate) struct Compound {
     /// last step, or its tight box after the body was added or moved; their union is the
     /// body's box.
     pub aabbs: Box<[Aabb]>,
+    /// The tree over `aabbs` that finds the shapes near a box (built from the shapes' boxes
+    /// in the body frame, refitted whenever `aabbs` change): not saved, rebuilt from the
+    /// shapes.
+    pub tree: BoxTree,
 }
 
 clone_fields!(Compound {
     shapes,
     materials,
     aabbs,
+    tree,
 });
+
+impl Compound {
+    /// A compound of `shapes` with `materials`, its boxes the shapes' tight boxes at `xf`.
+    pub fn new(shapes: Box<[Shape]>, materials: Box<[ChildMaterial]>, xf: Transform) -> Compound {
+        let local: Vec<Aabb> = shapes.iter().map(|s| s.aabb(Transform::IDENTITY)).collect();
+        let mut tree = BoxTree::build(&local);
+        let aabbs: Box<[Aabb]> = shapes.iter().map(|s| s.aabb(xf)).collect();
+        tree.refit(&aabbs);
+        Compound {
+            shapes,
+            materials,
+            aabbs,
+            tree,
+        }
+    }
+
+    /// Appends to `out`, ascending, the shapes whose boxes overlap `region`.
+    pub fn shapes_near(&self, region: &Aabb, out: &mut Vec<u32>) {
+        self.tree.query(&self.aabbs, region, out);
+    }
+}
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
@@ -729,22 +771,11 @@ impl BodyStore {
             .fold(f32::MAX, f32::min);
         if shapes.len() > 1 {
             let xf = self.transform(slot);
-            self.compound[slot] = Some(Box::new(Compound {
-                shapes: shapes.iter().map(|s| s.shape.clone()).collect(),
-                materials: shapes
-                    .iter()
-                    .map(|s| ChildMaterial {
-                        density: s.density,
-                        friction: s.friction,
-                        restitution: s.restitution,
-                        layers: s.layers,
-                        mask: s.mask,
-                        group: s.group,
-                        sensor: s.sensor,
-                    })
-                    .collect(),
-                aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
-            }));
+            self.compound[slot] = Some(Box::new(Compound::new(
+                shapes.iter().map(|s| s.shape.clone()).collect(),
+                shapes.iter().map(ChildMaterial::of).collect(),
+                xf,
+            )));
             let at = self.compound_slots.partition_point(|&c| c < slot as u32);
             self.compound_slots.insert(at, slot as u32);
         }
@@ -810,6 +841,7 @@ impl BodyStore {
                     *aabb = shape.aabb(xf).fattened(margin);
                     all = Some(all.map_or(*aabb, |a| a.union(aabb)));
                 }
+                c.tree.refit(&c.aabbs);
                 all.unwrap_or_default()
             }
             None => self.shape[slot].aabb(xf).fattened(margin),
@@ -947,12 +979,8 @@ pub(crate) struct Motion {
 /// The mass data of a body made of `shapes`, each with its density, in the body frame: one
 /// shape's own, several combined ([`MassData::combine`]).
 fn combined_mass<'a>(shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
-    let count = shapes.len();
-    let mut parts = [MassData::default(); MAX_COMPOUND_SHAPES];
-    for (part, (shape, density)) in parts.iter_mut().zip(shapes) {
-        *part = shape.mass_data(density);
-    }
-    match &parts[..count.min(MAX_COMPOUND_SHAPES)] {
+    let parts: Vec<MassData> = shapes.map(|(s, density)| s.mass_data(density)).collect();
+    match &parts[..] {
         [one] => *one,
         many => MassData::combine(many),
     }
@@ -1457,17 +1485,27 @@ impl Codec for Compound {
             shapes,
             materials,
             aabbs,
+            tree: _,
         } = self;
         shapes.encode(w);
         materials.encode(w);
         aabbs.encode(w);
     }
     fn decode(r: &mut Reader) -> Result<Self, Error> {
-        Ok(Compound {
-            shapes: Codec::decode(r)?,
-            materials: Codec::decode(r)?,
-            aabbs: Codec::decode(r)?,
-        })
+        let shapes: Box<[Shape]> = Codec::decode(r)?;
+        let materials = Codec::decode(r)?;
+        let aabbs: Box<[Aabb]> = Codec::decode(r)?;
+        if aabbs.len() != shapes.len() {
+            return Err(invalid_snapshot(format!(
+                "a compound of {} shapes with {} boxes",
+                shapes.len(),
+                aabbs.len()
+            )));
+        }
+        let mut c = Compound::new(shapes, materials, Transform::IDENTITY);
+        c.aabbs = aabbs;
+        c.tree.refit(&c.aabbs);
+        Ok(c)
     }
 }
 

@@ -127,11 +127,14 @@ pub struct MassData {
     pub rotational_inertia: f32,
 }
 
-/// Most shapes one body may have: see
-/// [`World::add_compound_body`](crate::World::add_compound_body). A body pair expands into at
-/// most `MAX_COMPOUND_SHAPES²` shape pairs in the narrowphase, so the bound keeps that
-/// expansion small and lets a pair of shape indices pack into one small key.
-pub const MAX_COMPOUND_SHAPES: usize = 8;
+/// Most shapes one body may have (65536): see
+/// [`World::add_compound_body`](crate::World::add_compound_body). A contact is keyed by its
+/// two bodies and the pair of their shapes it joins, the two shape indices packed into one
+/// 32-bit word (16 bits each) so that the key of every contact, compound or not, stays as
+/// small as it is for one-shape bodies; the bound is what fits in 16 bits. The work a pair of
+/// bodies costs does not grow with it: a compound finds its shapes near the other body in a
+/// tree of their boxes.
+pub const MAX_COMPOUND_SHAPES: usize = 1 << 16;
 
 impl MassData {
     /// The mass data of a rigid union of parts, each given about its own centre of mass in one

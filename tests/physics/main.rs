@@ -22,6 +22,7 @@ mod forces;
 mod instruction_sets;
 mod jointed_demos;
 mod joints;
+mod large_compound;
 mod laws;
 mod mass_ratios;
 mod queries;
