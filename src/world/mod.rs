@@ -125,7 +125,6 @@ use std::sync::RwLock;
 /// - **Chains are one-sided segments only for contacts and rays:** shape casts, overlap tests,
 ///   sensors and continuous collision still see chain segments from both sides.
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
-/// - **A compound body's shapes are fixed at creation.**
 /// - **Shape casts only translate**, and bullets sweep only against fixed bodies.
 /// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
 ///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be

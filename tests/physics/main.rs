@@ -28,6 +28,7 @@ mod mass_ratios;
 mod queries;
 mod render;
 mod rigid;
+mod shape_changes;
 mod shapes;
 mod sleep;
 mod spring_laws;
