@@ -3,6 +3,7 @@
 //! a pure function of shapes and poses; no stage state lives in this folder.
 
 pub(crate) mod box_tree;
+mod decompose;
 pub mod distance;
 pub(crate) mod exact_overlap;
 pub mod math;

@@ -24,7 +24,7 @@ pub(crate) const LINEAR_SLOP: f32 = 0.005;
 
 /// Hull points closer than this are welded into one, so no polygon edge is too short for a
 /// stable normal.
-const WELD_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
+pub(crate) const WELD_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
 
 /// A hull vertex closer than this to the line through its neighbours is dropped as collinear:
 /// it would add an edge whose normal barely differs from its neighbours' and flickers in SAT.
@@ -320,6 +320,9 @@ impl Shape {
     }
 
     /// The convex hull of `points` as a sharp polygon. See [`Shape::rounded_polygon`].
+    ///
+    /// A concave outline is filled in to its hull, silently: cut it into
+    /// convex pieces with [`Shape::decompose`] and make a compound body of them instead.
     pub fn polygon(points: &[Vec2]) -> Result<Shape, Error> {
         Shape::rounded_polygon(points, 0.0)
     }

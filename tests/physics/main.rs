@@ -14,6 +14,7 @@ mod chains;
 mod character;
 mod compound;
 mod continuous;
+mod decompose;
 mod determinism;
 mod distance;
 mod far_world;
