@@ -956,12 +956,14 @@ pub(crate) struct Motion {
 
 /// The mass data of a body made of `shapes`, each with its density, in the body frame: one
 /// shape's own, several combined ([`MassData::combine`]).
-fn combined_mass<'a>(shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
-    let parts: Vec<MassData> = shapes.map(|(s, density)| s.mass_data(density)).collect();
-    match &parts[..] {
-        [one] => *one,
-        many => MassData::combine(many),
+fn combined_mass<'a>(mut shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
+    // One shape, as most bodies have, without a list to combine.
+    if shapes.len() == 1 {
+        let (shape, density) = shapes.next().expect("one shape");
+        return shape.mass_data(density);
     }
+    let parts: Vec<MassData> = shapes.map(|(s, density)| s.mass_data(density)).collect();
+    MassData::combine(&parts)
 }
 
 /// The columns a body's kind and mass decide: what the solver reads of it.
