@@ -8,6 +8,7 @@
 //! [`BoxTree::refit`] recomputes the nodes' boxes bottom-up from the current ones. A rigid
 //! motion keeps near boxes near, so the shape built in the body frame stays a good one.
 
+use crate::codec::clone_fields;
 use crate::geometry::math::Aabb;
 
 /// Most boxes in one leaf.
@@ -24,12 +25,15 @@ struct Node {
 }
 
 /// See the module docs.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct BoxTree {
     nodes: Vec<Node>,
     /// The box indices, grouped by leaf.
     order: Vec<u32>,
 }
+
+// A snapshot restored into a world copies into the trees it has: see `clone_fields!`.
+clone_fields!(BoxTree { nodes, order });
 
 impl BoxTree {
     /// A tree over `boxes`, split at the median of the longer side of each node's box
