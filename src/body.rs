@@ -9,6 +9,7 @@ use crate::codec::{
     clone_fields, codec_struct, invalid as invalid_snapshot, Codec, Reader, Writer,
 };
 use crate::error::{check_non_negative, Error};
+use crate::geometry::box_tree::BoxTree;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, MassData, Shape, MAX_COMPOUND_SHAPES};
 use crate::index::BodySlot;
@@ -34,7 +35,7 @@ impl BodyId {
 }
 
 /// The material and filter of one shape of a compound body.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ChildMaterial {
     /// kg/m², what the shape's mass is computed from.
     pub density: f32,
@@ -45,6 +46,21 @@ pub(crate) struct ChildMaterial {
     pub group: i32,
     /// A sensor shape: it collides with nothing and reports overlaps for its body.
     pub sensor: bool,
+}
+
+impl ChildMaterial {
+    /// The material of a shape definition.
+    pub fn of(s: &ShapeDef) -> ChildMaterial {
+        ChildMaterial {
+            density: s.density,
+            friction: s.friction,
+            restitution: s.restitution,
+            layers: s.layers,
+            mask: s.mask,
+            group: s.group,
+            sensor: s.sensor,
+        }
+    }
 }
 
 /// The shapes of a body that has more than one (see `World::add_compound_body`), kept out of
@@ -59,13 +75,39 @@ pub(crate) struct Compound {
     /// last step, or its tight box after the body was added or moved; their union is the
     /// body's box.
     pub aabbs: Box<[Aabb]>,
+    /// The tree over `aabbs` that finds the shapes near a box (built from the shapes' boxes
+    /// in the body frame, refitted whenever `aabbs` change): not saved, rebuilt from the
+    /// shapes.
+    pub tree: BoxTree,
 }
 
 clone_fields!(Compound {
     shapes,
     materials,
     aabbs,
+    tree,
 });
+
+impl Compound {
+    /// A compound of `shapes` with `materials`, its boxes the shapes' tight boxes at `xf`.
+    pub fn new(shapes: Box<[Shape]>, materials: Box<[ChildMaterial]>, xf: Transform) -> Compound {
+        let local: Vec<Aabb> = shapes.iter().map(|s| s.aabb(Transform::IDENTITY)).collect();
+        let mut tree = BoxTree::build(&local);
+        let aabbs: Box<[Aabb]> = shapes.iter().map(|s| s.aabb(xf)).collect();
+        tree.refit(&aabbs);
+        Compound {
+            shapes,
+            materials,
+            aabbs,
+            tree,
+        }
+    }
+
+    /// Appends to `out`, ascending, the shapes whose boxes overlap `region`.
+    pub fn shapes_near(&self, region: &Aabb, out: &mut Vec<u32>) {
+        self.tree.query(&self.aabbs, region, out);
+    }
+}
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
@@ -368,7 +410,6 @@ impl BodyStore {
                 self.slots() - 1
             }
         };
-        let first = &shapes[0];
         self.center[slot] = center;
         self.rotation[slot] = q;
         self.local_center[slot] = mass.center;
@@ -376,51 +417,19 @@ impl BodyStore {
         self.angular_velocity[slot] = w;
         self.write_columns(slot, &columns);
         self.motion[slot] = motion;
-        self.density[slot] = first.density;
-        self.shape[slot] = first.shape.clone();
-        self.local_box[slot] = LocalBox::of(&first.shape);
-        self.friction[slot] = first.friction;
-        self.restitution[slot] = first.restitution;
-        self.layers[slot] = shapes.iter().fold(0, |l, s| l | s.layers);
-        self.mask[slot] = shapes.iter().fold(0, |m, s| m | s.mask);
+        self.bullet[slot] = def.bullet;
+        self.fast_rotation[slot] = def.allow_fast_rotation;
+        self.user_data[slot] = def.user_data;
         self.reach[slot] = shapes
             .iter()
             .map(|s| s.shape.reach_from(mass.center))
             .fold(0.0, f32::max);
-        self.bullet[slot] = def.bullet;
-        self.fast_rotation[slot] = def.allow_fast_rotation;
-        self.user_data[slot] = def.user_data;
-        let parts = shapes.len() > 1 && shapes.iter().any(|s| s.sensor);
-        self.sensor[slot] = first.sensor && shapes.len() == 1;
-        self.sensor_parts[slot] = parts;
-        self.sensor_count += usize::from(self.sensor[slot] || parts);
-        self.min_extent[slot] = shapes
-            .iter()
-            .map(|s| s.shape.smallest_extent())
-            .fold(f32::MAX, f32::min);
-        if shapes.len() > 1 {
-            let xf = self.transform(slot);
-            self.compound[slot] = Some(Box::new(Compound {
-                shapes: shapes.iter().map(|s| s.shape.clone()).collect(),
-                materials: shapes
-                    .iter()
-                    .map(|s| ChildMaterial {
-                        density: s.density,
-                        friction: s.friction,
-                        restitution: s.restitution,
-                        layers: s.layers,
-                        mask: s.mask,
-                        group: s.group,
-                        sensor: s.sensor,
-                    })
-                    .collect(),
-                aabbs: shapes.iter().map(|s| s.shape.aabb(xf)).collect(),
-            }));
-            let at = self.compound_slots.partition_point(|&c| c < slot as u32);
-            self.compound_slots.insert(at, slot as u32);
-        }
-        self.group[slot] = first.group;
-        self.filters_changed(slot, false);
+        self.write_shapes(
+            slot,
+            shapes.iter().map(|s| s.shape.clone()).collect(),
+            shapes.iter().map(ChildMaterial::of).collect(),
+            false,
+        );
         self.aabb[slot] = self.body_aabb(slot, self.transform(slot));
         self.static_changed(slot);
         self.count += 1;
@@ -481,6 +490,7 @@ impl BodyStore {
                     *aabb = shape.aabb(xf).fattened(margin);
                     all = Some(all.map_or(*aabb, |a| a.union(aabb)));
                 }
+                c.tree.refit(&c.aabbs);
                 all.unwrap_or_default()
             }
             None => self.shape[slot].aabb(xf).fattened(margin),
@@ -663,16 +673,14 @@ pub(crate) struct Motion {
 
 /// The mass data of a body made of `shapes`, each with its density, in the body frame: one
 /// shape's own, several combined ([`MassData::combine`]).
-fn combined_mass<'a>(shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
-    let count = shapes.len();
-    let mut parts = [MassData::default(); MAX_COMPOUND_SHAPES];
-    for (part, (shape, density)) in parts.iter_mut().zip(shapes) {
-        *part = shape.mass_data(density);
+fn combined_mass<'a>(mut shapes: impl ExactSizeIterator<Item = (&'a Shape, f32)>) -> MassData {
+    // One shape, as most bodies have, without a list to combine.
+    if shapes.len() == 1 {
+        let (shape, density) = shapes.next().expect("one shape");
+        return shape.mass_data(density);
     }
-    match &parts[..count.min(MAX_COMPOUND_SHAPES)] {
-        [one] => *one,
-        many => MassData::combine(many),
-    }
+    let parts: Vec<MassData> = shapes.map(|(s, density)| s.mass_data(density)).collect();
+    MassData::combine(&parts)
 }
 
 /// The columns a body's kind and mass decide: what the solver reads of it.
@@ -845,6 +853,117 @@ impl BodyStore {
             _ => {}
         }
         self.static_changed(slot);
+        Ok(())
+    }
+}
+
+/// Run-time changes of a body's shapes (`World::add_shape`, `World::remove_shape`).
+impl BodyStore {
+    /// The body's shapes and their materials, as lists to change.
+    pub fn shape_list(&self, slot: usize) -> (Vec<Shape>, Vec<ChildMaterial>) {
+        match &self.compound[slot] {
+            Some(c) => (c.shapes.to_vec(), c.materials.to_vec()),
+            None => (
+                vec![self.shape[slot].clone()],
+                vec![ChildMaterial {
+                    density: self.density[slot],
+                    friction: self.friction[slot],
+                    restitution: self.restitution[slot],
+                    layers: self.layers[slot],
+                    mask: self.mask[slot],
+                    group: self.group[slot],
+                    sensor: self.sensor[slot],
+                }],
+            ),
+        }
+    }
+
+    /// Writes the columns the shapes of the body in `slot` decide, but its mass: its first
+    /// shape and material in the per-slot columns, the union of the filters, the sensor flags
+    /// and counts, and its compound (with more than one shape) or none. Its pose and centre of
+    /// mass must be written already (the compound's boxes are placed by them); `reach` is left
+    /// to whoever writes the mass.
+    /// `had_group`: whether a shape of the body was in a group before (false for a new one).
+    fn write_shapes(
+        &mut self,
+        slot: usize,
+        shapes: Vec<Shape>,
+        materials: Vec<ChildMaterial>,
+        had_group: bool,
+    ) {
+        let first = materials[0];
+        let many = shapes.len() > 1;
+        self.density[slot] = first.density;
+        self.local_box[slot] = LocalBox::of(&shapes[0]);
+        self.shape[slot] = shapes[0].clone();
+        self.friction[slot] = first.friction;
+        self.restitution[slot] = first.restitution;
+        self.layers[slot] = materials.iter().fold(0, |l, m| l | m.layers);
+        self.mask[slot] = materials.iter().fold(0, |l, m| l | m.mask);
+        self.group[slot] = first.group;
+        let had_sensor = self.sensor[slot] || self.sensor_parts[slot];
+        self.sensor[slot] = first.sensor && !many;
+        self.sensor_parts[slot] = many && materials.iter().any(|m| m.sensor);
+        let has_sensor = self.sensor[slot] || self.sensor_parts[slot];
+        self.sensor_count = self.sensor_count + usize::from(has_sensor) - usize::from(had_sensor);
+        self.min_extent[slot] =
+            (shapes.iter().map(Shape::smallest_extent)).fold(f32::MAX, f32::min);
+        let was_compound = self.compound[slot].is_some();
+        self.compound[slot] = many.then(|| {
+            let xf = self.transform(slot);
+            Box::new(Compound::new(shapes.into(), materials.into(), xf))
+        });
+        let at = self.compound_slots.partition_point(|&c| c < slot as u32);
+        match (was_compound, many) {
+            (false, true) => self.compound_slots.insert(at, slot as u32),
+            (true, false) => _ = self.compound_slots.remove(at),
+            _ => {}
+        }
+        self.filters_changed(slot, had_group);
+    }
+
+    /// `Err` where [`BodyStore::replace_shapes`] would be, and nothing changed either way: for
+    /// the world to check a change before it wakes anything.
+    pub fn check_shapes(
+        &self,
+        slot: usize,
+        shapes: &[Shape],
+        materials: &[ChildMaterial],
+    ) -> Result<(), Error> {
+        debug_assert!(!shapes.is_empty() && shapes.len() == materials.len());
+        let kind = self.body_kind(slot);
+        let mass = combined_mass(shapes.iter().zip(materials).map(|(s, m)| (s, m.density)));
+        let describe = || "as the body's shapes have it".to_string();
+        MassColumns::of(kind, &mass, &self.motion[slot], shapes.iter(), &describe)?;
+        let xf = self.transform(slot);
+        let center = xf.apply(mass.center);
+        for shape in shapes {
+            crate::limits::check_placement(shape, xf, center)?;
+        }
+        Ok(())
+    }
+
+    /// Gives the live body in `slot` the shapes `shapes` with `materials` (as many, at least
+    /// one) and recomputes its mass data as [`BodyStore::set_mass`] does: the body origin
+    /// stays, the centre of mass moves with the shapes and takes the velocity of the body's
+    /// point now there. `Err`, with nothing changed, where the body's kind cannot have the
+    /// resulting mass (a segment on a dynamic body, a mass that is not positive and finite)
+    /// or a shape would lie beyond the range of f32 from the new centre.
+    pub fn replace_shapes(
+        &mut self,
+        slot: usize,
+        shapes: Vec<Shape>,
+        materials: Vec<ChildMaterial>,
+    ) -> Result<(), Error> {
+        self.check_shapes(slot, &shapes, &materials)?;
+        let xf = self.transform(slot);
+        let kind = self.body_kind(slot);
+        self.static_changed(slot);
+        let had_group = self.has_group(slot);
+        self.write_shapes(slot, shapes, materials, had_group);
+        // The checks above are those `set_mass` makes, on the same shapes: it cannot fail.
+        self.set_mass(slot, kind, None)?;
+        self.aabb[slot] = self.refresh_child_aabbs(slot, xf, 0.0);
         Ok(())
     }
 }
@@ -1174,17 +1293,27 @@ impl Codec for Compound {
             shapes,
             materials,
             aabbs,
+            tree: _,
         } = self;
         shapes.encode(w);
         materials.encode(w);
         aabbs.encode(w);
     }
     fn decode(r: &mut Reader) -> Result<Self, Error> {
-        Ok(Compound {
-            shapes: Codec::decode(r)?,
-            materials: Codec::decode(r)?,
-            aabbs: Codec::decode(r)?,
-        })
+        let shapes: Box<[Shape]> = Codec::decode(r)?;
+        let materials = Codec::decode(r)?;
+        let aabbs: Box<[Aabb]> = Codec::decode(r)?;
+        if aabbs.len() != shapes.len() {
+            return Err(invalid_snapshot(format!(
+                "a compound of {} shapes with {} boxes",
+                shapes.len(),
+                aabbs.len()
+            )));
+        }
+        let mut c = Compound::new(shapes, materials, Transform::IDENTITY);
+        c.aabbs = aabbs;
+        c.tree.refit(&c.aabbs);
+        Ok(c)
     }
 }
 

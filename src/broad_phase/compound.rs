@@ -9,11 +9,14 @@
 //!
 //! - In a world with at least one compound body, each body pair of the broadphase expands into
 //!   its shape pairs, in a fixed order (shape of `a`, then shape of `b`), skipping shape pairs
-//!   whose boxes do not overlap or whose layers and masks exclude each other. A contact is
-//!   keyed by `(a, b, shape pair)`, the shape pair packed as
-//!   `shape of a * MAX_COMPOUND_SHAPES + shape of b` (always 0 between one-shape bodies), so
-//!   the contact list stays sorted and last step's contacts are matched by one merge-join, as
-//!   before: each shape pair warm starts and recycles its own manifold.
+//!   whose boxes do not overlap or whose layers and masks exclude each other. A compound finds
+//!   its shapes whose boxes overlap a box in a tree of their boxes (`Compound::shapes_near`),
+//!   so a pair costs about the shapes that touch, not the product of the shape counts. A
+//!   contact is keyed by `(a, b, shape pair)`, the shape pair packed as
+//!   `shape of a << 16 | shape of b` (always 0 between one-shape bodies; a body has at most
+//!   [`MAX_COMPOUND_SHAPES`] = 2¹⁶ shapes), so the contact list stays sorted and last step's
+//!   contacts are matched by one merge-join, as before: each shape pair warm starts and
+//!   recycles its own manifold.
 //! - A world without compound bodies skips the expansion: its pairs go to the narrowphase as
 //!   they are, which reads shapes and materials from the body columns exactly as before.
 //!
@@ -25,20 +28,24 @@ use crate::body::BodyStore;
 use crate::geometry::math::{Aabb, Transform};
 use crate::geometry::shape::MAX_COMPOUND_SHAPES;
 
-/// Which shapes of a body pair a contact joins: `shape of a * MAX_COMPOUND_SHAPES + shape of
-/// b`, so that sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between
-/// one-shape bodies.
+/// Which shapes of a body pair a contact joins: `shape of a << 16 | shape of b`, so that
+/// sorting by it sorts by the shape of `a`, then that of `b`. Always 0 between one-shape
+/// bodies.
 pub(crate) type Children = u32;
+
+/// Bits of [`Children`] per shape index: [`MAX_COMPOUND_SHAPES`] indices fit.
+const CHILD_BITS: u32 = MAX_COMPOUND_SHAPES.trailing_zeros();
 
 /// Splits [`Children`] into the shape indices of `a` and `b`.
 pub(crate) fn split_children(children: Children) -> (usize, usize) {
-    let n = MAX_COMPOUND_SHAPES as u32;
-    ((children / n) as usize, (children % n) as usize)
+    let low = (1u32 << CHILD_BITS) - 1;
+    ((children >> CHILD_BITS) as usize, (children & low) as usize)
 }
 
 /// [`Children`] of shape `child_a` of `a` and `child_b` of `b`.
 pub(crate) fn join_children(child_a: usize, child_b: usize) -> Children {
-    (child_a * MAX_COMPOUND_SHAPES + child_b) as u32
+    debug_assert!(child_a < MAX_COMPOUND_SHAPES && child_b < MAX_COMPOUND_SHAPES);
+    (child_a as u32) << CHILD_BITS | child_b as u32
 }
 
 /// What the narrowphase reads in a world with compound bodies: the broadphase's body pairs
@@ -49,6 +56,9 @@ pub(crate) struct ShapePairs {
     pub pairs: Vec<(u32, u32)>,
     /// `children[i]`: which shapes of `pairs[i]`.
     pub children: Vec<Children>,
+    /// Scratch lists of shapes near a box, kept for their allocations.
+    near_a: Vec<u32>,
+    near_b: Vec<u32>,
 }
 
 /// The broadphase boxes of the awake compound bodies, as `update_aabbs` computes the
@@ -72,6 +82,7 @@ pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: 
             *aabb = shape.swept_aabb(xf, margin + turn, sweep);
             all = Some(all.map_or(*aabb, |u| u.union(aabb)));
         }
+        compound.tree.refit(&compound.aabbs);
         if let Some(all) = all {
             b.aabb[slot] = all;
         }
@@ -82,30 +93,47 @@ impl ShapePairs {
     /// Expands this step's body pairs into shape pairs (see the module docs). Only called in a
     /// world with compound bodies.
     pub(crate) fn expand(&mut self, b: &BodyStore, pairs: &[(u32, u32)]) {
-        let out = self;
-        out.pairs.clear();
-        out.children.clear();
+        let ShapePairs {
+            pairs: out_pairs,
+            children: out_children,
+            near_a,
+            near_b,
+        } = self;
+        out_pairs.clear();
+        out_children.clear();
         for &(a, bb) in pairs {
             let (sa, sb) = (a as usize, bb as usize);
             if b.compound[sa].is_none() && b.compound[sb].is_none() {
-                out.pairs.push((a, bb));
-                out.children.push(0);
+                out_pairs.push((a, bb));
+                out_children.push(0);
                 continue;
             }
-            let boxes = |slot: usize| -> &[Aabb] {
+            // The shapes of `slot` whose boxes overlap `region`, ascending.
+            let near = |slot: usize, region: &Aabb, out: &mut Vec<u32>| {
+                out.clear();
                 match &b.compound[slot] {
-                    Some(c) => &c.aabbs,
-                    None => std::slice::from_ref(&b.aabb[slot]),
+                    Some(c) => c.shapes_near(region, out),
+                    None if b.aabb[slot].overlaps(region) => out.push(0),
+                    None => {}
                 }
             };
-            let (boxes_a, boxes_b) = (boxes(sa), boxes(sb));
-            for (ca, box_a) in boxes_a.iter().enumerate() {
-                for (cb, box_b) in boxes_b.iter().enumerate() {
-                    // Sensor shapes collide with nothing (the sensors test their pairs).
-                    let solid = !b.child_sensor(sa, ca) && !b.child_sensor(sb, cb);
-                    if solid && box_a.overlaps(box_b) && b.shapes_collide(sa, ca, sb, cb) {
-                        out.pairs.push((a, bb));
-                        out.children.push(join_children(ca, cb));
+            let child_box = |slot: usize, child: usize| match &b.compound[slot] {
+                Some(c) => c.aabbs[child],
+                None => b.aabb[slot],
+            };
+            near(sa, &b.aabb[sb], near_a);
+            for &ca in near_a.iter() {
+                let ca = ca as usize;
+                // Sensor shapes collide with nothing (the sensors test their pairs).
+                if b.child_sensor(sa, ca) {
+                    continue;
+                }
+                near(sb, &child_box(sa, ca), near_b);
+                for &cb in near_b.iter() {
+                    let cb = cb as usize;
+                    if !b.child_sensor(sb, cb) && b.shapes_collide(sa, ca, sb, cb) {
+                        out_pairs.push((a, bb));
+                        out_children.push(join_children(ca, cb));
                     }
                 }
             }

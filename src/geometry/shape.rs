@@ -24,7 +24,7 @@ pub(crate) const LINEAR_SLOP: f32 = 0.005;
 
 /// Hull points closer than this are welded into one, so no polygon edge is too short for a
 /// stable normal.
-const WELD_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
+pub(crate) const WELD_DISTANCE: f32 = 0.5 * LINEAR_SLOP;
 
 /// A hull vertex closer than this to the line through its neighbours is dropped as collinear:
 /// it would add an edge whose normal barely differs from its neighbours' and flickers in SAT.
@@ -127,11 +127,14 @@ pub struct MassData {
     pub rotational_inertia: f32,
 }
 
-/// Most shapes one body may have: see
-/// [`World::add_compound_body`](crate::World::add_compound_body). A body pair expands into at
-/// most `MAX_COMPOUND_SHAPES²` shape pairs in the narrowphase, so the bound keeps that
-/// expansion small and lets a pair of shape indices pack into one small key.
-pub const MAX_COMPOUND_SHAPES: usize = 8;
+/// Most shapes one body may have (65536): see
+/// [`World::add_compound_body`](crate::World::add_compound_body). A contact is keyed by its
+/// two bodies and the pair of their shapes it joins, the two shape indices packed into one
+/// 32-bit word (16 bits each) so that the key of every contact, compound or not, stays as
+/// small as it is for one-shape bodies; the bound is what fits in 16 bits. The work a pair of
+/// bodies costs does not grow with it: a compound finds its shapes near the other body in a
+/// tree of their boxes.
+pub const MAX_COMPOUND_SHAPES: usize = 1 << 16;
 
 impl MassData {
     /// The mass data of a rigid union of parts, each given about its own centre of mass in one
@@ -317,6 +320,9 @@ impl Shape {
     }
 
     /// The convex hull of `points` as a sharp polygon. See [`Shape::rounded_polygon`].
+    ///
+    /// A concave outline is filled in to its hull, silently: cut it into
+    /// convex pieces with [`Shape::decompose`] and make a compound body of them instead.
     pub fn polygon(points: &[Vec2]) -> Result<Shape, Error> {
         Shape::rounded_polygon(points, 0.0)
     }

@@ -9,7 +9,7 @@
 //! others, and those the kernel turns down, afresh.
 
 use crate::body::{BodyStore, SlotKind};
-use crate::broad_phase::compound::{split_children, Children};
+use crate::broad_phase::compound::{join_children, split_children, Children};
 use crate::codec::{codec_struct, invalid, Codec, Reader, Writer};
 use crate::disjoint::DisjointMut;
 use crate::error::Error;
@@ -698,6 +698,25 @@ impl ContactSet {
             return;
         }
         self.retain(|_, (a, b, _)| !gone(a, b));
+    }
+
+    /// Drops the contacts on shape `index` of the body in `slot`, which is being removed, and
+    /// numbers those on its later shapes one lower, as the shapes will be: each keeps its
+    /// manifold and warm start. The set stays sorted, as the renumbering keeps the order of
+    /// the body's other shapes. The body's island must be awake (no contact of it frozen).
+    pub fn shape_removed(&mut self, slot: BodySlot, index: usize) {
+        self.ensure_keys();
+        let on = |body: BodySlot, child: usize| body == slot && child == index;
+        self.retain(|_, (a, b, children)| {
+            let (ca, cb) = split_children(children);
+            !on(a, ca) && !on(b, cb)
+        });
+        for (a, b, children) in &mut self.keys {
+            let (mut ca, mut cb) = split_children(*children);
+            ca -= usize::from(*a == slot && ca > index);
+            cb -= usize::from(*b == slot && cb > index);
+            *children = join_children(ca, cb);
+        }
     }
 
     /// Each contact's bodies and shape pair, in contact order. In step with `list` after every

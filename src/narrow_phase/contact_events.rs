@@ -135,6 +135,30 @@ impl ContactLog {
         self.approaching.retain(|&(a, b, _)| !gone.either(a, b));
     }
 
+    /// Records the end of every touching pair of the body in `slot` that no contact of `set`
+    /// touches any more: a shape of the body was just removed with its contacts (the body's
+    /// island awake, so that every pair it touches is in `set`).
+    pub fn shape_removed(&mut self, set: &ContactSet, bodies: &BodyStore, slot: BodySlot) {
+        let (keys, touching) = (set.keys(), set.touching());
+        let removed = &mut self.removed;
+        self.touching.retain(|&(a, b)| {
+            if a != slot && b != slot {
+                return true;
+            }
+            let first = keys.partition_point(|&(ka, kb, _)| (ka, kb) < (a, b));
+            let still = (first..keys.len())
+                .take_while(|&i| (keys[i].0, keys[i].1) == (a, b))
+                .any(|i| touching[i]);
+            if !still {
+                removed.push(TouchEvent {
+                    a: bodies.id(a.index()),
+                    b: bodies.id(b.index()),
+                });
+            }
+            still
+        });
+    }
+
     /// Replaces the events with those of the step whose (sorted) `contacts` were just made.
     /// `asleep`, when some island sleeps, says per slot whether the body sleeps: the contacts
     /// of sleeping islands are set aside, not ended, so their pairs stay touching.

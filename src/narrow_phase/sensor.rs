@@ -90,6 +90,20 @@ impl Sensors {
 }
 
 impl Sensors {
+    /// Records the end of every overlap that the body in `slot` sees as a sensor: it has
+    /// just lost its last sensor shape.
+    pub fn sensor_removed(&mut self, bodies: &BodyStore, slot: u32) {
+        let removed = &mut self.removed;
+        self.overlaps.retain(|&(sensor, visitor)| {
+            if sensor == slot {
+                removed.push(sensor_event(bodies, (sensor, visitor)));
+            }
+            sensor != slot
+        });
+    }
+}
+
+impl Sensors {
     /// Broadphase, last part: moves the pairs with a sensor body out of the broadphase
     /// `pairs` into the sensors' own (pairs of two sensor bodies are dropped), and copies
     /// those of compound bodies with sensor shapes there; with `see_kinematic`, adds the

@@ -125,8 +125,6 @@ use std::sync::RwLock;
 /// - **Chains are one-sided segments only for contacts and rays:** shape casts, overlap tests,
 ///   sensors and continuous collision still see chain segments from both sides.
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
-/// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
-///   shapes**, fixed at creation.
 /// - **Shape casts only translate**, and bullets sweep only against fixed bodies.
 /// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
 ///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
@@ -354,7 +352,9 @@ impl World {
                 self.contacts
                     .update(&self.pairs, &[], &self.bodies, &params);
             } else {
-                let ShapePairs { pairs, children } = &self.shape_pairs;
+                let ShapePairs {
+                    pairs, children, ..
+                } = &self.shape_pairs;
                 self.contacts.update(pairs, children, &self.bodies, &params);
             }
             if let Err(e) = self.pre_solve.run(&mut self.contacts, &self.bodies) {

@@ -512,6 +512,8 @@ fn assert_handle_rejected(world: &mut World, id: BodyId, what: &str) {
     invalid(world.apply_torque(id, 1.0), "apply_torque");
     invalid(world.is_awake(id).map(|_| ()), "is_awake");
     invalid(world.body_kind(id).map(|_| ()), "body_kind");
+    invalid(world.add_shape(id, ok_shape()).map(|_| ()), "add_shape");
+    invalid(world.remove_shape(id, 0), "remove_shape");
     invalid(world.remove_body(id), "remove_body");
     assert_eq!(state_bits(world), before, "{what}: world changed");
 }
@@ -552,4 +554,80 @@ fn handles_from_another_world_are_invalid() {
     assert_same_as_twin(&mut a, &mut sample_world().0, "foreign handles");
     // And world B is untouched by all of that.
     assert_eq!(b.body_count(), 5);
+}
+
+#[test]
+fn bad_shape_changes_are_rejected_and_change_nothing() {
+    let (mut world, ball) = sample_world();
+    let mut twin = sample_world().0;
+    let before = state_bits(&world);
+    let refused = |result: Result<(), Error>, want: fn(&Error) -> bool, what: &str| {
+        assert!(result.as_ref().is_err_and(want), "{what}: {result:?}");
+    };
+    let add = |world: &mut World, def: ShapeDef| world.add_shape(ball, def).map(|_| ());
+    for x in BAD {
+        // (A shape with a non-finite number cannot be made: its constructors refuse it.)
+        refused(
+            add(&mut world, ok_shape().density(x)),
+            is_param,
+            "a non-finite density",
+        );
+        refused(
+            add(&mut world, ok_shape().friction(x)),
+            is_param,
+            "a non-finite friction",
+        );
+        let restitution = ok_shape().restitution(x);
+        refused(
+            add(&mut world, restitution),
+            is_param,
+            "a non-finite restitution",
+        );
+    }
+    let segment = ShapeDef::new(Shape::segment(Vec2::ZERO, Vec2::new(1.0, 0.0)).unwrap());
+    refused(
+        add(&mut world, segment),
+        is_shape,
+        "a segment on a dynamic body",
+    );
+    let far = ShapeDef::new(Shape::circle_at(Vec2::new(0.0, 2e6), 1.0).unwrap());
+    refused(
+        add(&mut world, far),
+        is_shape,
+        "a shape beyond the range of f32",
+    );
+    refused(
+        world.remove_shape(ball, 1),
+        is_param,
+        "an index out of range",
+    );
+    refused(
+        world.remove_shape(ball, usize::MAX),
+        is_param,
+        "index usize::MAX",
+    );
+    refused(world.remove_shape(ball, 0), is_param, "the last shape");
+    assert_eq!(state_bits(&world), before, "shape changes: world changed");
+    assert_same_as_twin(&mut world, &mut twin, "shape changes");
+
+    // A dynamic body left without mass: its one heavy shape removed, a massless one kept.
+    let (mut world, _) = sample_world();
+    let mut twin = sample_world().0;
+    let at = BodyDef::dynamic().position(Vec2::new(-3.0, 3.0));
+    let shapes = [ok_shape(), ok_shape().density(0.0)];
+    let body = world.add_compound_body(at.clone(), &shapes).unwrap();
+    twin.add_compound_body(at, &shapes).unwrap();
+    let before = state_bits(&world);
+    refused(
+        world.remove_shape(body, 0),
+        is_param,
+        "a massless remainder",
+    );
+    assert_eq!(world.shapes(body).unwrap().len(), 2);
+    assert_eq!(
+        state_bits(&world),
+        before,
+        "massless remainder: world changed"
+    );
+    assert_same_as_twin(&mut world, &mut twin, "massless remainder");
 }
