@@ -127,7 +127,7 @@ use std::sync::RwLock;
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
 /// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
 ///   shapes**, fixed at creation.
-/// - **Shape casts only translate**, and bullets sweep only against fixed bodies.
+/// - **Bullets sweep only against fixed bodies.**
 /// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
 ///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
 ///   stopped by a fixed one-way platform that it should pass.

@@ -27,6 +27,7 @@ mod mass_ratios;
 mod queries;
 mod render;
 mod rigid;
+mod rotating_casts;
 mod shapes;
 mod sleep;
 mod spring_laws;
