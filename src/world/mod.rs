@@ -127,7 +127,6 @@ use std::sync::RwLock;
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
 /// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
 ///   shapes**, fixed at creation.
-/// - **Bullets sweep only against fixed bodies.**
 /// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
 ///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
 ///   stopped by a fixed one-way platform that it should pass.
@@ -415,7 +414,8 @@ impl World {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
             let (bodies, slop) = (&mut self.bodies, self.settings.linear_slop);
-            solve_continuous(bodies, &self.solver, slop, &mut self.sweep_targets);
+            let targets = &mut self.sweep_targets;
+            solve_continuous(bodies, &self.solver, slop, targets, &self.joints);
             let joints = &self.joints.pairs[..];
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep
