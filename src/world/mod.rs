@@ -127,9 +127,10 @@ use std::sync::RwLock;
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
 /// - **A compound body holds at most [`MAX_COMPOUND_SHAPES`](crate::MAX_COMPOUND_SHAPES)
 ///   shapes**, fixed at creation.
-/// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
-///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
-///   stopped by a fixed one-way platform that it should pass.
+/// - **Continuous collision asks neither the pre-solve hook nor the pair filter:** a body
+///   fast enough to be swept (a bullet, or one moving more than about its size in a step) can
+///   be stopped by a fixed one-way platform that it should pass, and a bullet by a body the
+///   pair filter keeps it from touching (it is moved back short of it, and then passes).
 /// - **Hit events come only with a begin:** an impact on a contact that was already touching
 ///   (a box tipping onto its other corner) reports none; sensor events name the body, not which
 ///   of its sensor shapes.
