@@ -8,6 +8,13 @@
 //! near its path, and moved back to the earliest time of impact, just short of contact. Its
 //! velocity is kept: the next step's speculative contact then stops it at the surface.
 //!
+//! Bullets are swept last, as in Box2D: once the other bodies' poses are final (moved back
+//! where they were fast), each bullet is swept against the fixed bodies, the kinematic and
+//! non-bullet dynamic bodies where they end the step, and the other fast bullets along their
+//! own motion over the step, so that two bullets fired at each other meet halfway. A bullet
+//! moved back is then just short of what it would have passed through, and the next step's
+//! contact stops it.
+//!
 //! Each body is handled on its own and the results are written per body, so the outcome does
 //! not depend on the thread count.
 
@@ -18,6 +25,7 @@ use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::narrow_phase::manifold::chain_faces;
 use crate::profile::zone;
+use crate::solver::joints::store::JointStore;
 use crate::solver::Solver;
 use batch2d_kernels::BodyState;
 use rayon::prelude::*;
@@ -47,13 +55,15 @@ pub(crate) struct SweepTargets {
 }
 
 /// Moves every fast (or bullet) dynamic body back to its earliest time of impact against static
-/// bodies over the step `solver` just solved, with the `slop` of the settings. Call after the
-/// solver has written the poses.
+/// bodies over the step `solver` just solved, with the `slop` of the settings, then every
+/// fast bullet to its earliest against those and the other moving bodies (skipping the pairs
+/// that `joints` keep apart). Call after the solver has written the poses.
 pub(crate) fn solve_continuous(
     bodies: &mut BodyStore,
     solver: &Solver,
     slop: f32,
     targets: &mut SweepTargets,
+    joints: &JointStore,
 ) {
     zone!("continuous collision");
     if targets.changes != bodies.static_changes() {
@@ -62,20 +72,46 @@ pub(crate) fn solve_continuous(
             statics: OnceLock::new(),
         };
     }
-    let rewinds = rewinds(bodies, solver, slop, &targets.statics);
-    for (s, xf) in rewinds {
-        bodies.center[s] = xf.apply(bodies.local_center[s]);
-        bodies.rotation[s] = xf.q;
+    let passes = rewinds(bodies, solver, slop, &targets.statics);
+    let mut bullets = Vec::new();
+    for pass in passes {
+        match pass {
+            Pass::Rewind(s, xf) => place(bodies, s, xf),
+            Pass::Bullet(s, motion) => bullets.push((s, motion)),
+        }
+    }
+    if bullets.is_empty() {
+        return;
+    }
+    // The solver's order puts the bodies of its tiles first.
+    bullets.sort_unstable_by_key(|&(s, _)| s);
+    let statics = targets.statics.get_or_init(|| static_boxes(bodies));
+    for (s, xf) in bullet_rewinds(bodies, &bullets, statics, joints, slop) {
+        place(bodies, s, xf);
     }
 }
 
-/// The poses to which the fast bodies are moved back, with their slots.
+fn place(bodies: &mut BodyStore, s: usize, xf: Transform) {
+    bodies.center[s] = xf.apply(bodies.local_center[s]);
+    bodies.rotation[s] = xf.q;
+}
+
+/// What the pass over the moving bodies found for one of them.
+enum Pass {
+    /// Move the body in this slot back to this pose.
+    Rewind(usize, Transform),
+    /// A fast bullet, swept once the others are final, with its motion.
+    Bullet(usize, Motion),
+}
+
+/// The poses to which the fast bodies that are not bullets are moved back, with their slots,
+/// and the fast bullets.
 fn rewinds(
     bodies: &BodyStore,
     solver: &Solver,
     slop: f32,
     statics: &OnceLock<Statics>,
-) -> Vec<(usize, Transform)> {
+) -> Vec<Pass> {
     // One pass in the order of the solver's states, which it reads in sequence (in slot
     // order, where the graph has tiles, it gathered them). Only the rewinds are collected: a
     // falling pile has tens of thousands of fast bodies, nearly all of them far from every
@@ -84,10 +120,13 @@ fn rewinds(
         .motions()
         .with_min_len(BODIES_PER_TASK)
         .filter_map(|(s, motion)| {
-            let motion = fast_motion(bodies, s, motion, slop)?;
+            let (motion, bullet) = fast_motion(bodies, s, motion, slop)?;
+            if bullet {
+                return Some(Pass::Bullet(s, motion));
+            }
             let statics = statics.get_or_init(|| static_boxes(bodies));
             let (sweep, t) = earliest_impact(bodies, s, motion, statics, slop)?;
-            Some((s, sweep.transform_at(t)))
+            Some(Pass::Rewind(s, sweep.transform_at(t)))
         })
         .collect()
 }
@@ -140,9 +179,6 @@ fn earliest_impact(
     let (c0, c1) = (b.center[slot] - motion.0, b.center[slot]);
     let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
     let mut sweep = None;
-    let shapes = b.shapes(slot);
-    let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
-    let tolerance = TOLERANCE_PER_SLOP * slop;
     let mut earliest: Option<f32> = None;
     // The earliest impact is a minimum: the order in which the grid hands the statics over
     // does not change it.
@@ -154,33 +190,118 @@ fn earliest_impact(
             return;
         }
         let sweep = &*sweep.get_or_insert_with(|| sweep_of(b, slot, motion));
-        let fixed_xf = b.transform(s);
-        let fixed = Sweep::fixed(fixed_xf);
-        let start = sweep.transform_at(0.0);
-        // Every shape of the body against every shape of the static body that it collides
-        // with (one of each unless one is a compound).
-        for (cs, other_shape) in b.shapes(s).iter().enumerate() {
-            let other = Proxy::new(other_shape);
-            for (c, shape) in shapes.iter().enumerate() {
-                let sensor = b.child_sensor(s, cs) || b.child_sensor(slot, c);
-                // A chain segment the body starts behind lets it through, as its contacts do.
-                let behind = !chain_faces(other_shape, fixed_xf, shape, start);
-                if sensor || behind || !b.shapes_collide(slot, c, s, cs) {
-                    continue;
-                }
-                let proxy = Proxy::new(shape);
-                let mut toi = advance(&proxy, sweep, &other, &fixed, 1.0, slop, tolerance);
-                if toi.fraction == 0.0 {
-                    toi = advance(&core, sweep, &other, &fixed, 1.0, slop, tolerance);
-                }
-                let impact = matches!(toi.state, ToiState::Hit | ToiState::Unconverged);
-                if impact && toi.fraction > 0.0 && earliest.is_none_or(|t| toi.fraction < t) {
-                    earliest = Some(toi.fraction);
-                }
-            }
+        let fixed = Sweep::fixed(b.transform(s));
+        if let Some(t) = impact(b, (slot, sweep), (s, &fixed), slop) {
+            earliest = Some(earliest.map_or(t, |e| e.min(t)));
         }
     });
     Some((sweep?, earliest?))
+}
+
+/// The earliest fraction at which body `slot` along `sweep` comes within `slop` of body `s`
+/// along `other`, over every pair of their shapes that collide (one of each unless one is a
+/// compound), if the two meet at all after the start.
+fn impact(
+    b: &BodyStore,
+    (slot, sweep): (usize, &Sweep),
+    (s, other): (usize, &Sweep),
+    slop: f32,
+) -> Option<f32> {
+    let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
+    let tolerance = TOLERANCE_PER_SLOP * slop;
+    let (start, other_start) = (sweep.transform_at(0.0), other.transform_at(0.0));
+    let mut earliest: Option<f32> = None;
+    for (cs, other_shape) in b.shapes(s).iter().enumerate() {
+        let other_proxy = Proxy::new(other_shape);
+        for (c, shape) in b.shapes(slot).iter().enumerate() {
+            let sensor = b.child_sensor(s, cs) || b.child_sensor(slot, c);
+            // A chain segment the body starts behind lets it through, as its contacts do.
+            let behind = !chain_faces(other_shape, other_start, shape, start);
+            if sensor || behind || !b.shapes_collide(slot, c, s, cs) {
+                continue;
+            }
+            let proxy = Proxy::new(shape);
+            let mut toi = advance(&proxy, sweep, &other_proxy, other, 1.0, slop, tolerance);
+            if toi.fraction == 0.0 {
+                toi = advance(&core, sweep, &other_proxy, other, 1.0, slop, tolerance);
+            }
+            let hit = matches!(toi.state, ToiState::Hit | ToiState::Unconverged);
+            if hit && toi.fraction > 0.0 && earliest.is_none_or(|t| toi.fraction < t) {
+                earliest = Some(toi.fraction);
+            }
+        }
+    }
+    earliest
+}
+
+/// The poses to which the fast `bullets` (slot and motion, in slot order) are moved back:
+/// each to its earliest impact against the static bodies, the kinematic and other dynamic
+/// bodies where they are now (their poses final), and the other bullets along their motion
+/// over the step. Pairs the broadphase layers, the shapes' filters or a joint (`joints`)
+/// keep apart are skipped.
+fn bullet_rewinds(
+    b: &BodyStore,
+    bullets: &[(usize, Motion)],
+    statics: &Statics,
+    joints: &JointStore,
+    slop: f32,
+) -> Vec<(usize, Transform)> {
+    let sweeps: Vec<Sweep> = bullets.iter().map(|&(s, m)| sweep_of(b, s, m)).collect();
+    let paths: Vec<Aabb> = bullets
+        .iter()
+        .map(|&(s, (dp, _))| {
+            let (c0, c1) = (b.center[s] - dp, b.center[s]);
+            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach[s])
+        })
+        .collect();
+    let mut grid = BoxGrid::default();
+    grid.build(0..bullets.len() as u32, |i| &paths[i as usize]);
+    // The moving bodies each bullet's path may cross, as (bullet, slot): every body is
+    // within its reach of its centre.
+    let is_bullet = |s: usize| bullets.binary_search_by_key(&s, |&(slot, _)| slot).ok();
+    let mut near: Vec<(u32, usize)> = Vec::new();
+    for s in 0..b.slots() {
+        let moving = matches!(b.kind[s], SlotKind::Dynamic | SlotKind::Kinematic);
+        if !moving || b.sensor[s] || b.disabled[s] {
+            continue;
+        }
+        // A bullet may be anywhere along its path; any other body is where it ends.
+        let region = match is_bullet(s) {
+            Some(j) => paths[j],
+            None => Aabb::new(b.center[s], b.center[s]).fattened(b.reach[s]),
+        };
+        grid.candidates(&region, |i| {
+            if bullets[i as usize].0 != s && paths[i as usize].overlaps(&region) {
+                near.push((i, s));
+            }
+        });
+    }
+    near.sort_unstable();
+    let mut out = Vec::new();
+    for (i, &(slot, motion)) in bullets.iter().enumerate() {
+        let sweep = &sweeps[i];
+        let mut earliest = earliest_impact(b, slot, motion, statics, slop).map(|(_, t)| t);
+        let first = near.partition_point(|&(j, _)| (j as usize) < i);
+        for &(_, s) in near[first..].iter().take_while(|&&(j, _)| j as usize == i) {
+            let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
+                || b.broad_layers[s] & b.broad_mask[slot] == 0;
+            if filtered || !joints.lets_collide(slot, s) {
+                continue;
+            }
+            // Another bullet moves along its own sweep; every other body is where it ends.
+            let other = match is_bullet(s) {
+                Some(j) => sweeps[j],
+                None => Sweep::fixed(b.transform(s)),
+            };
+            if let Some(t) = impact(b, (slot, sweep), (s, &other), slop) {
+                earliest = Some(earliest.map_or(t, |e| e.min(t)));
+            }
+        }
+        if let Some(t) = earliest {
+            out.push((slot, sweep.transform_at(t)));
+        }
+    }
+    out
 }
 
 /// How far a body moved over the last step: its translation and turn.
@@ -188,12 +309,17 @@ type Motion = (Vec2, Rot);
 
 /// The motion of body `slot` over the last step if it is dynamic, not a sensor, and either a
 /// bullet or moved more than [`MOTION_PER_EXTENT`] of its smallest extent (and more than the
-/// slop).
+/// slop), and whether it is a bullet.
 ///
 /// Always inlined into the pass over every body: left to LLVM, whether that pass got it inlined
 /// changed with unrelated code, and the pass was slower without.
 #[inline(always)]
-fn fast_motion(b: &BodyStore, slot: usize, motion: &BodyState, slop: f32) -> Option<Motion> {
+fn fast_motion(
+    b: &BodyStore,
+    slot: usize,
+    motion: &BodyState,
+    slop: f32,
+) -> Option<(Motion, bool)> {
     if b.kind[slot] != SlotKind::Dynamic {
         return None;
     }
@@ -208,14 +334,15 @@ fn fast_motion(b: &BodyStore, slot: usize, motion: &BodyState, slop: f32) -> Opt
     if moved <= slop {
         return None;
     }
-    if !b.bullet[slot] && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
+    let bullet = b.bullet[slot];
+    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
         return None;
     }
     // A sensor collides with nothing, so nothing stops it (tested last: few bodies get here).
     if b.sensor[slot] {
         return None;
     }
-    Some((dp, dq))
+    Some(((dp, dq), bullet))
 }
 
 /// The sweep of body `slot` from its pose at the start of the last step, `(dp, dq)` ago, to

@@ -84,6 +84,7 @@
 //! | [`ShapeDef::sensor`], [`ContactEvents::sensor_begin`] | `isSensor`, `b2World_GetSensorEvents` | `ColliderBuilder::sensor`, intersection events |
 //! | [`collide`] (a [`Manifold`](manifold::Manifold) of two shapes), [`distance`](fn@distance), [`time_of_impact`] | `b2CollidePolygons` and the other `b2Collide*`, `b2ShapeDistance`, `b2TimeOfImpact` | `contact_manifold`, `distance`, `cast_shapes` (parry) |
 //! | [`World::cast_ray`], [`World::overlap_aabb`], [`World::cast_shape`] | `b2World_CastRayClosest`, `b2World_OverlapAABB`, `b2World_CastShape` | the query pipeline's `cast_ray`, AABB intersection and `cast_shape` |
+//! | [`World::cast_shape_rotating`] | none: Box2D's shape casts translate only | the query pipeline's nonlinear shape cast |
 //! | [`World::move_character`] with a [`CharacterController`], [`World::push_with_character`] | the mover: `b2World_CastMover`, `b2World_CollideMover`, `b2SolvePlanes` | `KinematicCharacterController::move_shape`, `solve_character_collision_impulses` |
 //! | [`ShapeDef::layers`] and [`ShapeDef::mask`] | `b2Filter` `categoryBits` and `maskBits` | `InteractionGroups` |
 //! | [`ShapeDef::group`](method@ShapeDef::group), [`World::set_filter`], [`World::set_pair_filter`] | `b2Filter` `groupIndex`, `b2Shape_SetFilter`, `b2World_SetCustomFilterCallback` | `InteractionGroups`, `PhysicsHooks::filter_contact_pair` |

@@ -14,8 +14,8 @@
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use batch2d::{
-    Backend, BodyDef, BodyId, BodyKind, Error, MixRule, Shape, ShapeDef, Vec2, World,
-    WorldSettings, MAX_COMPOUND_SHAPES,
+    Backend, BodyDef, BodyId, BodyKind, CharacterController, Error, MixRule, QueryFilter, Rot,
+    Shape, ShapeDef, Transform, Vec2, World, WorldSettings, MAX_COMPOUND_SHAPES,
 };
 #[cfg(not(test))]
 use libfuzzer_sys::fuzz_target;
@@ -281,6 +281,70 @@ fn assert_finite(world: &World, after: &Op) {
     }
 }
 
+/// The moving queries, asked of both twins from the state the ops left (so they read no input
+/// and the kept inputs decode as before): the first two bodies' shapes cast from where they
+/// are by their velocities over 1/60 s, turning by their spins, and moved as characters. Each
+/// answers `Ok` exactly when its input is valid, sanely, and the same in both twins.
+fn moving_queries(a: &World, b: &World, after: &Op) {
+    const DT: f32 = 1.0 / 60.0;
+    for (id, twin) in a.bodies().zip(b.bodies()).take(2) {
+        let shape = a.shape(id).unwrap();
+        let xf = a.transform(id).unwrap();
+        let translation = a.linear_velocity(id).unwrap() * DT;
+        let rotation = a.angular_velocity(id).unwrap() * DT;
+        let filter = QueryFilter::new();
+        let cast = |w: &World| w.cast_shape_rotating(shape, xf, translation, rotation, filter);
+        let got = cast(a);
+        let valid = translation.is_finite()
+            && rotation.is_finite()
+            && (translation != Vec2::ZERO || rotation != 0.0);
+        assert_eq!(got.is_ok(), valid, "cast after {after:?}: {got:?}");
+        let same = without_world(&got) == without_world(&cast(b));
+        assert!(same, "twins' casts differ after {after:?}");
+        if let Ok(Some(hit)) = got {
+            let sane = (0.0..=1.0).contains(&hit.fraction)
+                && hit.point.is_finite()
+                && (hit.normal.length() - 1.0).abs() < 1e-3
+                && a.position(hit.body).is_ok();
+            assert!(sane, "cast after {after:?}: {hit:?}");
+        }
+        let upright = Transform::new(xf.p, Rot::IDENTITY);
+        let mover = |w: &World, ignore: BodyId| {
+            let controller = CharacterController {
+                ignore: Some(ignore),
+                ..CharacterController::default()
+            };
+            w.move_character(&controller, shape, upright, translation, DT)
+        };
+        let moved = mover(a, id);
+        assert_eq!(
+            moved.is_ok(),
+            translation.is_finite(),
+            "move after {after:?}: {moved:?}"
+        );
+        let same = without_world(&moved) == without_world(&mover(b, twin));
+        assert!(same, "twins' moves differ after {after:?}");
+        if let Ok(m) = moved {
+            let sane = m.translation.is_finite()
+                && m.hits
+                    .iter()
+                    .all(|h| a.position(h.body).is_ok() && h.point.is_finite());
+            assert!(sane, "move after {after:?}: {m:?}");
+        }
+    }
+}
+
+/// `answer` as text without the world numbers of its handles, which differ between twins.
+fn without_world(answer: &impl std::fmt::Debug) -> String {
+    let text = format!("{answer:?}");
+    let mut parts = text.split("world: ");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        out.push_str(part.trim_start_matches(|c: char| c.is_ascii_digit()));
+    }
+    out
+}
+
 /// Applies `op` to `world`; `ids` are the handles this world returned so far.
 fn apply(world: &mut World, ids: &mut Vec<BodyId>, op: &Op) -> std::result::Result<(), Error> {
     let id = |i: usize| ids.get(i % ids.len().max(1)).copied();
@@ -369,6 +433,7 @@ pub fn run(data: &[u8]) {
             Ok(()) => assert_finite(&a, &op),
         }
         assert_eq!(snapshot(&a), snapshot(&b), "backends diverged after {op:?}");
+        moving_queries(&a, &b, &op);
         // Queries of every handle ever made: live ones answer, removed ones give InvalidBody.
         for &id in &ids_a {
             let live = a.bodies().any(|x| x == id);

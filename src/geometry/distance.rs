@@ -677,12 +677,36 @@ pub(crate) fn advance(
     target: f32,
     tolerance: f32,
 ) -> ToiOutput {
+    let band = (target, tolerance);
+    advance_within(
+        a,
+        sweep_a,
+        b,
+        sweep_b,
+        max_fraction,
+        band,
+        MAX_TOI_ITERATIONS,
+    )
+}
+
+/// [`advance`] with at most `iterations` steps: where a search that runs out is costly (a
+/// query that turns, whose speed bound is loose and whose answer the user acts on), more may
+/// be given than the step's continuous collision can afford for every fast body.
+pub(crate) fn advance_within(
+    a: &Proxy,
+    sweep_a: &Sweep,
+    b: &Proxy,
+    sweep_b: &Sweep,
+    max_fraction: f32,
+    (target, tolerance): (f32, f32),
+    iterations: usize,
+) -> ToiOutput {
     let radius = a.radius + b.radius;
     let reach = a.reach_from(sweep_a.local_center) * (sweep_a.a1 - sweep_a.a0).abs()
         + b.reach_from(sweep_b.local_center) * (sweep_b.a1 - sweep_b.a0).abs();
     let relative_velocity = (sweep_a.c1 - sweep_a.c0) - (sweep_b.c1 - sweep_b.c0);
     let mut t = 0.0;
-    for _ in 0..MAX_TOI_ITERATIONS {
+    for _ in 0..iterations {
         let xf_a = sweep_a.transform_at(t);
         let xf_b = sweep_b.transform_at(t);
         let core = gjk(a, &b.transformed(xf_a.inv_mul(xf_b)));

@@ -35,9 +35,10 @@ impl World {
     /// A hook that panics is caught: [`World::step`] returns [`Error::HookPanicked`] and the
     /// world is as it was before the step; one that sets a negative or non-finite friction or
     /// restitution, or a non-finite tangent speed, gets [`Error::InvalidParameter`] the same way.
-    /// Continuous collision, which sweeps fast bodies against fixed ones, does not ask the
-    /// hook: a body fast enough to be swept (a bullet, or one moving more than about its size
-    /// in a step) can be stopped by a fixed one-way platform that it should pass.
+    /// Continuous collision, which sweeps fast bodies against fixed ones (and bullets against
+    /// moving ones too), does not ask the hook: a body fast enough to be swept (a bullet, or
+    /// one moving more than about its size in a step) can be stopped by a fixed one-way
+    /// platform that it should pass.
     ///
     /// Returns `Ok` always; the `Result` is that of the other calls that change the world
     /// while it runs. A world without a hook pays nothing for it.

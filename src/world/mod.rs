@@ -125,10 +125,10 @@ use std::sync::RwLock;
 /// - **Chains are one-sided segments only for contacts and rays:** shape casts, overlap tests,
 ///   sensors and continuous collision still see chain segments from both sides.
 /// - **No character mover** (Box2D's mover, Rapier's character controller).
-/// - **Shape casts only translate**, and bullets sweep only against fixed bodies.
-/// - **Continuous collision does not ask the pre-solve hook:** a body fast enough to be swept
-///   against fixed bodies (a bullet, or one moving more than about its size in a step) can be
-///   stopped by a fixed one-way platform that it should pass.
+/// - **Continuous collision asks neither the pre-solve hook nor the pair filter:** a body
+///   fast enough to be swept (a bullet, or one moving more than about its size in a step) can
+///   be stopped by a fixed one-way platform that it should pass, and a bullet by a body the
+///   pair filter keeps it from touching (it is moved back short of it, and then passes).
 /// - **Hit events come only with a begin:** an impact on a contact that was already touching
 ///   (a box tipping onto its other corner) reports none; sensor events name the body, not which
 ///   of its sensor shapes.
@@ -415,7 +415,8 @@ impl World {
             zone!("finalize");
             self.solver.finalize(&mut self.bodies);
             let (bodies, slop) = (&mut self.bodies, self.settings.linear_slop);
-            solve_continuous(bodies, &self.solver, slop, &mut self.sweep_targets);
+            let targets = &mut self.sweep_targets;
+            solve_continuous(bodies, &self.solver, slop, targets, &self.joints);
             let joints = &self.joints.pairs[..];
             let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
             self.sleep

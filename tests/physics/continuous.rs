@@ -383,3 +383,178 @@ fn a_box_stays_on_the_ground_for_steps_up_to_a_second_and_longer_ones_are_refuse
         }
     }
 }
+
+/// A 0.05 m bullet at rest at `at`.
+fn bullet_at(world: &mut World, at: Vec2) -> BodyId {
+    world
+        .add_body(
+            BodyDef::dynamic().position(at).bullet(true),
+            ShapeDef::new(Shape::circle(0.05).unwrap()),
+        )
+        .unwrap()
+}
+
+/// Checks over `steps` steps that the bullets `a` (from the left) and `b` (from the right)
+/// never pass through each other, and never overlap by more than `sink`. Met off centre they
+/// may swerve round each other: past each other along x, they must then be apart along y by
+/// their diameter (0.1 m), which bullets that passed through each other are not.
+fn assert_never_cross(world: &mut World, [a, b]: [BodyId; 2], steps: usize, sink: f32, what: &str) {
+    for step in 0..steps {
+        world.step(DT).unwrap();
+        let (xa, xb) = (world.transform(a).unwrap(), world.transform(b).unwrap());
+        let (sa, sb) = (world.shape(a).unwrap(), world.shape(b).unwrap());
+        let round = (xa.p.y - xb.p.y).abs() >= 0.1 - sink;
+        assert!(
+            xa.p.x < xb.p.x || round,
+            "{what}: through each other at step {step}"
+        );
+        let depth = batch2d::penetration(sa, xa, sb, xb)
+            .unwrap()
+            .map_or(0.0, |p| p.depth);
+        assert!(
+            depth <= sink,
+            "{what}: {depth} m into each other at step {step}"
+        );
+    }
+}
+
+/// Two 0.05 m bullets at rest, 3 to 4 m apart, each pushed at the other by a force that
+/// takes it to 300 m/s within the step: at the step's start they are still, so no contact
+/// reaches across the gap, and each covers 2.5 m in the step. The sweep of each against the
+/// other's motion stops both where they meet; the next step's contact then conserves their
+/// momentum (zero) and ends their approach.
+#[test]
+fn two_bullets_launched_at_each_other_meet() {
+    let mut rng = Rng(21);
+    for case in 0..20 {
+        let mut world = World::new(zero_gravity());
+        let gap = rng.range(3.0, 4.0);
+        let y = rng.range(-0.03, 0.03); // off centre by up to most of a radius
+        let a = bullet_at(&mut world, Vec2::new(-0.5 * gap, 0.0));
+        let b = bullet_at(&mut world, Vec2::new(0.5 * gap, y));
+        let push = world.mass(a).unwrap() * 300.0 / DT;
+        world.apply_force(a, Vec2::new(push, 0.0)).unwrap();
+        world.apply_force(b, Vec2::new(-push, 0.0)).unwrap();
+        assert_never_cross(&mut world, [a, b], 10, 0.02, &format!("case {case}"));
+        let (va, vb) = (
+            world.linear_velocity(a).unwrap(),
+            world.linear_velocity(b).unwrap(),
+        );
+        let momentum = va + vb; // equal masses
+        assert!(momentum.length() < 0.1, "case {case}: {momentum:?}");
+        let axis = world.position(b).unwrap() - world.position(a).unwrap();
+        let closing = -(vb - va).dot(axis) / axis.length();
+        assert!(closing < 0.5, "case {case}: closing at {closing} m/s");
+    }
+}
+
+/// Fired at each other at 300 m/s each, the bullets meet too; at constant speed the contact,
+/// whose reach grows with the pair's closing speed, already sees them coming.
+#[test]
+fn two_bullets_fired_at_each_other_meet() {
+    let mut world = World::new(zero_gravity());
+    let a = bullet_at(&mut world, Vec2::new(-2.0, 0.0));
+    let b = bullet_at(&mut world, Vec2::new(2.0, 0.0));
+    world.set_linear_velocity(a, Vec2::new(300.0, 0.0)).unwrap();
+    world
+        .set_linear_velocity(b, Vec2::new(-300.0, 0.0))
+        .unwrap();
+    assert_never_cross(&mut world, [a, b], 10, 0.02, "fired");
+}
+
+/// A bullet at rest pushed to 300 m/s within a step at a thin plank (4 cm thick, not a
+/// bullet) moving at it at 20 m/s: it ends that step short of the plank, not through it, and
+/// the next step's contact hands its momentum to the plank, turning it round.
+#[test]
+fn a_bullet_launched_at_a_fast_thin_plank_hits_it() {
+    let mut rng = Rng(22);
+    for case in 0..20 {
+        let mut world = World::new(zero_gravity());
+        let plank = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(Vec2::new(rng.range(1.0, 2.0), 0.0))
+                    .linear_velocity(Vec2::new(-20.0, 0.0)),
+                ShapeDef::new(Shape::rect(0.02, 1.0).unwrap()),
+            )
+            .unwrap();
+        let bullet = bullet_at(&mut world, Vec2::new(-1.0, rng.range(-0.5, 0.5)));
+        let (mb, mp) = (world.mass(bullet).unwrap(), world.mass(plank).unwrap());
+        let push = mb * 300.0 / DT;
+        world.apply_force(bullet, Vec2::new(push, 0.0)).unwrap();
+        let p0 = Vec2::new(push * DT, 0.0) + world.linear_velocity(plank).unwrap() * mp;
+        world.step(DT).unwrap();
+        let (xb, xp) = (
+            world.transform(bullet).unwrap(),
+            world.transform(plank).unwrap(),
+        );
+        let (sb, sp) = (world.shape(bullet).unwrap(), world.shape(plank).unwrap());
+        let gap = distance(sb, xb, sp, xp).unwrap().distance;
+        assert!(
+            xb.p.x < xp.p.x && gap > 0.0,
+            "case {case}: through the plank"
+        );
+        assert!(
+            gap < 0.01,
+            "case {case}: stopped {gap} m short of the plank"
+        );
+        world.step(DT).unwrap();
+        let vb = world.linear_velocity(bullet).unwrap();
+        let vp = world.linear_velocity(plank).unwrap();
+        let p1 = vb * mb + vp * mp;
+        assert!(
+            (p1 - p0).length() < 1e-3 * p0.length(),
+            "case {case}: {p0:?} -> {p1:?}"
+        );
+        // The bullet carries more momentum than the plank: the plank turns round.
+        assert!(vp.x > 0.0, "case {case}: plank at {vp:?}");
+    }
+}
+
+#[test]
+fn bullets_against_moving_bodies_are_identical_across_threads_and_backends() {
+    let run = |threads: usize, backend: Backend| {
+        let mut world = World::new(WorldSettings {
+            threads,
+            backend,
+            ..zero_gravity()
+        });
+        let mut rng = Rng(23);
+        // Bullets and plain bodies fired across a square from every side.
+        let bodies: Vec<BodyId> = (0..200)
+            .map(|i| {
+                let angle = rng.range(-3.2, 3.2);
+                let dir = Vec2::new(angle.cos(), angle.sin());
+                let shape = if i % 2 == 0 {
+                    Shape::circle(0.05).unwrap()
+                } else {
+                    Shape::rect(0.02, 0.4).unwrap()
+                };
+                let def = BodyDef::dynamic()
+                    .position(
+                        dir * -rng.range(2.0, 6.0)
+                            + Vec2::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)),
+                    )
+                    .angle(rng.range(-3.0, 3.0))
+                    .linear_velocity(dir * rng.range(20.0, 300.0))
+                    .bullet(i % 3 != 2);
+                world.add_body(def, ShapeDef::new(shape)).unwrap()
+            })
+            .collect();
+        for _ in 0..10 {
+            world.step(DT).unwrap();
+        }
+        assert_eq!(bodies.len(), world.body_count());
+        common::state_bits(&world)
+    };
+    let reference = run(1, Backend::Simd);
+    for (threads, backend) in [
+        (2, Backend::Simd),
+        (1, Backend::Scalar),
+        (2, Backend::Scalar),
+    ] {
+        let bits = run(threads, backend);
+        let differs = common::first_difference(&reference, &bits);
+        assert_eq!(differs, None, "{threads} threads, {backend:?}");
+    }
+}

@@ -29,6 +29,7 @@ mod queries;
 mod render;
 mod rigid;
 mod shape_changes;
+mod rotating_casts;
 mod shapes;
 mod sleep;
 mod spring_laws;

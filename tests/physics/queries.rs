@@ -10,12 +10,12 @@ use batch2d::{
 use common::{point_segment_distance, v, Rng};
 
 impl Rng {
-    fn point(&mut self, half: f32) -> Vec2 {
+    pub(crate) fn point(&mut self, half: f32) -> Vec2 {
         Vec2::new(self.range(-half, half), self.range(-half, half))
     }
 
     /// A circle, box, convex polygon or rounded polygon of size about `size`.
-    fn shape(&mut self, size: f32) -> Shape {
+    pub(crate) fn shape(&mut self, size: f32) -> Shape {
         match (self.next_f32() * 4.0) as u32 {
             0 => Shape::circle(self.range(0.3, 1.0) * size).unwrap(),
             1 => Shape::rect(self.range(0.3, 1.0) * size, self.range(0.3, 1.0) * size).unwrap(),
@@ -36,13 +36,13 @@ impl Rng {
 
 /// A body's shape as the brute force sees it: world core points (1 for a circle, the
 /// counter-clockwise vertices of a polygon) and a radius.
-struct Solid {
-    core: Vec<Vec2>,
-    radius: f32,
+pub(crate) struct Solid {
+    pub(crate) core: Vec<Vec2>,
+    pub(crate) radius: f32,
 }
 
 impl Solid {
-    fn of(shape: &Shape, xf: Transform) -> Solid {
+    pub(crate) fn of(shape: &Shape, xf: Transform) -> Solid {
         match shape {
             Shape::Circle(c) => Solid {
                 core: vec![xf.apply(c.center())],
@@ -98,7 +98,7 @@ impl Solid {
 
     /// Signed gap between two solids: the vertex-edge distance between separated cores less
     /// the radii, or -1 when the cores overlap (SAT over every core normal).
-    fn gap(&self, o: &Solid) -> f32 {
+    pub(crate) fn gap(&self, o: &Solid) -> f32 {
         let mut axes: Vec<Vec2> = self.normals();
         axes.extend(o.normals());
         if axes.is_empty() {
@@ -231,14 +231,14 @@ fn random_world(seed: u32) -> (World, Vec<BodyId>) {
     (world, ids)
 }
 
-fn solid(world: &World, id: BodyId) -> Solid {
+pub(crate) fn solid(world: &World, id: BodyId) -> Solid {
     Solid::of(world.shape(id).unwrap(), world.transform(id).unwrap())
 }
 
 /// The layers of a body are not readable through the API; the tests keep to filters whose
 /// answer does not need them except through the query itself, and check the layer rule on a
 /// world of their own (see `filters_follow_the_layer_rule`).
-fn all() -> QueryFilter {
+pub(crate) fn all() -> QueryFilter {
     QueryFilter::new().layers(u32::MAX)
 }
 

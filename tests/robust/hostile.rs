@@ -3,7 +3,10 @@
 
 use crate::common;
 
-use batch2d::{BodyDef, BodyId, Error, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{
+    BodyDef, BodyId, CharacterController, Error, QueryFilter, Rot, Shape, ShapeDef, Transform,
+    Vec2, World, WorldSettings,
+};
 use common::{assert_all_finite, ground, state_bits as state, step, DT};
 
 fn add_box(world: &mut World, p: Vec2, half: f32, density: f32) -> BodyId {
@@ -638,4 +641,130 @@ fn the_pair_limit_counts_overlapping_pairs_exactly() {
             }
         }
     }
+}
+
+/// A world of boxes, a thin wall and a chain for the moving queries to run into.
+fn query_world() -> World {
+    let mut world = World::new(WorldSettings::default());
+    ground(&mut world);
+    for i in 0..20 {
+        add_box(&mut world, Vec2::new(i as f32 * 0.7 - 7.0, 1.0), 0.3, 1.0);
+    }
+    world
+        .add_body(
+            BodyDef::fixed().position(Vec2::new(4.0, 3.0)),
+            ShapeDef::new(Shape::rect(0.005, 3.0).unwrap()),
+        )
+        .unwrap();
+    step(&mut world, 30);
+    world
+}
+
+/// Turning casts with hostile input: non-finite turns and translations are refused; turns of
+/// a billion radians, translations of 1e30 m and casts from a billion metres out answer (the
+/// search is bounded) with a hit that is sane or none. Queries never change the world.
+#[test]
+fn turning_casts_with_hostile_input_answer_or_refuse() {
+    let world = query_world();
+    let before = state(&world);
+    let bar = Shape::rect(3.0, 0.01).unwrap();
+    let at = |x: f32, y: f32| Transform::new(Vec2::new(x, y), Rot::from_angle(0.3));
+    let filter = QueryFilter::new();
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let cast = world.cast_shape_rotating(&bar, at(0.0, 3.0), Vec2::new(1.0, 0.0), bad, filter);
+        assert!(
+            matches!(cast, Err(Error::InvalidParameter(_))),
+            "turn {bad}"
+        );
+        let cast = world.cast_shape_rotating(&bar, at(0.0, 3.0), Vec2::new(bad, 0.0), 1.0, filter);
+        assert!(
+            matches!(cast, Err(Error::InvalidParameter(_))),
+            "translation {bad}"
+        );
+    }
+    let cases = [
+        (at(0.0, 3.0), Vec2::new(1.0, 0.0), 1.0e9),
+        (at(0.0, 3.0), Vec2::new(1.0e30, -1.0e30), 1.0),
+        (at(0.0, 3.0), Vec2::ZERO, -1.0e30),
+        (at(1.0e9, 1.0e9), Vec2::new(-2.0e9, -2.0e9), 10.0),
+        (at(0.0, 3.0), Vec2::new(f32::MAX, f32::MAX), f32::MAX),
+    ];
+    for (xf, translation, rotation) in cases {
+        let got = world.cast_shape_rotating(&bar, xf, translation, rotation, filter);
+        let what = (xf, translation, rotation);
+        let hit = got.unwrap_or_else(|e| panic!("{what:?}: {e}"));
+        if let Some(hit) = hit {
+            assert!((0.0..=1.0).contains(&hit.fraction), "{what:?}: {hit:?}");
+            assert!(hit.point.is_finite(), "{what:?}: {hit:?}");
+            assert!(
+                (hit.normal.length() - 1.0).abs() < 1e-3,
+                "{what:?}: {hit:?}"
+            );
+        }
+    }
+    assert_eq!(state(&world), before);
+}
+
+/// The character mover with hostile input: non-finite translations, bad steps and stale
+/// handles to ignore are refused; a translation of 1e30 m answers with a finite move.
+#[test]
+fn character_moves_with_hostile_input_answer_or_refuse() {
+    let mut world = query_world();
+    let capsule = Shape::capsule(Vec2::new(0.0, -0.4), Vec2::new(0.0, 0.4), 0.3).unwrap();
+    let xf = Transform::new(Vec2::new(0.0, 4.0), Rot::IDENTITY);
+    let controller = CharacterController::default();
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let moved = world.move_character(&controller, &capsule, xf, Vec2::new(bad, 0.0), DT);
+        assert!(matches!(moved, Err(Error::InvalidParameter(_))), "{bad}");
+    }
+    for dt in [0.0, -DT, f32::NAN, f32::INFINITY, 2.0] {
+        let moved = world.move_character(&controller, &capsule, xf, Vec2::new(1.0, 0.0), dt);
+        assert!(matches!(moved, Err(Error::InvalidParameter(_))), "dt {dt}");
+    }
+    let gone = add_box(&mut world, Vec2::new(0.0, 10.0), 0.2, 1.0);
+    world.remove_body(gone).unwrap();
+    let ignoring = CharacterController {
+        ignore: Some(gone),
+        ..CharacterController::default()
+    };
+    let moved = world.move_character(&ignoring, &capsule, xf, Vec2::new(1.0, 0.0), DT);
+    assert_eq!(moved.map(|_| ()), Err(Error::InvalidBody));
+    let before = state(&world);
+    // Down and left it slides along the box tops and off the ground's end, 1e30 m away;
+    // right, the wall at x = 4 stops it.
+    for translation in [Vec2::new(1.0e30, 0.0), Vec2::new(-1.0e30, -1.0e30)] {
+        let moved = world
+            .move_character(&controller, &capsule, xf, translation, DT)
+            .unwrap();
+        assert!(moved.translation.is_finite(), "{translation:?}: {moved:?}");
+        if translation.x > 0.0 {
+            assert!(moved.translation.x < 4.0, "{translation:?}: {moved:?}");
+        }
+    }
+    assert_eq!(state(&world), before);
+}
+
+/// Two hundred bullets created at one point, fired in every direction at up to the speed
+/// cap: each sweeps against all the others, and the world stays finite and deterministic.
+#[test]
+fn two_hundred_bullets_fired_from_one_point_stay_finite() {
+    let run = || {
+        let mut world = World::new(WorldSettings::default());
+        ground(&mut world);
+        let mut rng = common::Rng(7);
+        for _ in 0..200 {
+            let angle = rng.range(-3.2, 3.2);
+            let def = BodyDef::dynamic()
+                .position(Vec2::new(0.0, 2.0))
+                .linear_velocity(Vec2::new(angle.cos(), angle.sin()) * rng.range(0.0, 1.0e4))
+                .bullet(true);
+            world
+                .add_body(def, ShapeDef::new(Shape::circle(0.05).unwrap()))
+                .unwrap();
+        }
+        step(&mut world, 10);
+        assert_all_finite(&world);
+        state(&world)
+    };
+    assert_eq!(run(), run());
 }

@@ -187,6 +187,13 @@ impl JointStore {
         self.no_collide.sort_unstable();
     }
 
+    /// Whether the bodies in slots `a` and `b` may collide as far as their joints say: not
+    /// when a joint between them does not let them (valid after `refresh`).
+    pub fn lets_collide(&self, a: usize, b: usize) -> bool {
+        let pair = (a.min(b) as u32, a.max(b) as u32);
+        self.no_collide.is_empty() || self.no_collide.binary_search(&pair).is_err()
+    }
+
     /// Drops from the broadphase's `pairs` (lower slot first) those of bodies joined by a
     /// joint that does not let them collide.
     pub fn filter_pairs(&self, pairs: &mut Vec<(u32, u32)>) {
