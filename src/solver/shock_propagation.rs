@@ -23,11 +23,11 @@ use crate::index::NONE;
 use crate::solver::direct_point::{apply, coupling, dot3, Point};
 
 /// Gauss-Seidel sweeps over the island's rows per solve.
-const SWEEPS: usize = 8;
+const SWEEPS: usize = 16;
 
 /// Sweeps over one layer's contacts with the layer below in the shock pass: a body held by
 /// several contacts (a slab on a row of boxes) needs a few for them to share its load.
-const SHOCK_SWEEPS: usize = 4;
+const SHOCK_SWEEPS: usize = 8;
 
 /// A side of a point: no side is the upper one (both bodies in one layer).
 const LEVEL: u8 = 2;
