@@ -1,13 +1,14 @@
-//! Which contacts the direct solver takes: small islands whose masses differ widely.
+//! Which contacts the direct solver takes: islands whose masses differ widely.
 //!
 //! A soft contact is a spring whose stiffness scales with the effective mass of its pair, and
 //! Gauss-Seidel needs a number of passes that grows with the mass ratio (a column of light
 //! bodies under a heavy one is a nearly singular system): at the default settings a 1000 kg
 //! box on a column of 1 kg boxes sinks through them. So an island (bodies joined by contacts
 //! between dynamic bodies) that holds a contact between two dynamic bodies whose masses differ
-//! more than [`MASS_RATIO`] times, and that is small ([`MAX_BODIES`], [`MAX_POINTS`]), leaves the
-//! graph coloring and goes to the direct solver. Larger islands with a large mass ratio stay
-//! with the iterative solver.
+//! more than [`MASS_RATIO`] times leaves the graph coloring and goes to the direct solver,
+//! which solves it exactly if it is small ([`MAX_BODIES`], [`MAX_POINTS`]), else by sweeps and
+//! a shock pass if it rests on a fixed or kinematic body ([`MAX_LAYERED_BODIES`]). Other
+//! islands with a large mass ratio stay with the iterative solver.
 
 use crate::body::BodyStore;
 use crate::index::{BodySlot, ContactIndex, NONE};
@@ -27,6 +28,12 @@ pub const MAX_BODIES: usize = 64;
 /// along columns and stacks but widens with a pile's width, and a pile's many redundant rows
 /// (boxes side by side) make the pivoting slow to settle: this bounds what one island costs.
 pub const MAX_POINTS: usize = 128;
+/// Most dynamic bodies of a larger island that the direct solver takes, by sweeps and a shock
+/// pass instead of exactly (see `shock_propagation`), if it rests on a fixed or kinematic body
+/// (the pass works up from what holds the island). One worker solves an island: this bounds
+/// what it costs. Past it, and for islands that rest on nothing (smash's pile, hit in space by
+/// a heavy box), the iterative solver.
+pub const MAX_LAYERED_BODIES: usize = 4096;
 
 /// True if bodies `a` and `b` are both dynamic and their masses differ more than
 /// [`MASS_RATIO`] times.
@@ -46,10 +53,12 @@ pub(crate) struct DirectIslands {
     pub ranges: Vec<Range<usize>>,
     /// Union-find over body slots.
     parent: Vec<BodySlot>,
-    /// Per root: dynamic bodies, contact points, and whether a contact exceeds the mass ratio.
+    /// Per root: dynamic bodies, contact points, whether a contact exceeds the mass ratio, and
+    /// whether a contact touches a body that is not dynamic.
     body_count: Vec<u32>,
     points: Vec<u32>,
     uneven: Vec<bool>,
+    grounded: Vec<bool>,
     /// Per contact: the root of its island.
     root: Vec<BodySlot>,
     /// Roots of the islands with a contact that exceeds the mass ratio.
@@ -99,8 +108,10 @@ impl DirectIslands {
             list.resize(n, 0);
         }
         self.body_count.fill(1);
-        self.uneven.clear();
-        self.uneven.resize(n, false);
+        for list in [&mut self.uneven, &mut self.grounded] {
+            list.clear();
+            list.resize(n, false);
+        }
         let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
 
         for c in contacts {
@@ -130,15 +141,18 @@ impl DirectIslands {
             let r = self.root_of(c, bodies);
             self.root.push(r);
             self.points[r.index()] += c.manifold.point_count as u32;
+            self.grounded[r.index()] |= !dynamic(c.a) || !dynamic(c.b);
             if !self.uneven[r.index()] && mass_ratio_exceeded(c.a, c.b, bodies) {
                 self.uneven[r.index()] = true;
                 self.uneven_roots.push(r);
             }
         }
-        let small = |r: usize, islands: &Self| {
-            islands.body_count[r] as usize <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS
+        let taken = |r: usize, islands: &Self| {
+            let bodies = islands.body_count[r] as usize;
+            (bodies <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS)
+                || (bodies <= MAX_LAYERED_BODIES && islands.grounded[r])
         };
-        if !self.uneven_roots.iter().any(|&r| small(r.index(), self)) {
+        if !self.uneven_roots.iter().any(|&r| taken(r.index(), self)) {
             return;
         }
 
@@ -149,7 +163,7 @@ impl DirectIslands {
         self.is_direct.resize(contacts.len(), false);
         for i in 0..contacts.len() {
             let r = self.root[i].index();
-            if !self.uneven[r] || !small(r, self) {
+            if !self.uneven[r] || !taken(r, self) {
                 continue;
             }
             if self.island_of[r] == NONE {

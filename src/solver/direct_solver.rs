@@ -15,44 +15,13 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
-use crate::solver::direct_islands::DirectIslands;
+use crate::solver::direct_islands::{DirectIslands, MAX_BODIES, MAX_POINTS};
+use crate::solver::direct_point::{apply, coupling, dot3, share_a_body, Point};
 use crate::solver::lcp::{Lcp, Row};
+use crate::solver::shock_propagation::Layered;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
-
-/// What the solve of one contact point needs, taken from the contact when the step begins.
-#[derive(Clone, Copy, Debug)]
-struct Point {
-    /// The contact and the index of the point in its manifold.
-    contact: ContactIndex,
-    index: usize,
-    /// Solver states of the bodies (`NULL_BODY` for static ones) and their place in the
-    /// island's body list (`NONE` for bodies the island does not move).
-    state: [u32; 2],
-    local: [u32; 2],
-    /// Per body: inverse mass, inverse mass, inverse inertia (the diagonal of `M^-1`).
-    inv_mass: [[f64; 3]; 2],
-    /// Jacobian rows per body (linear x, linear y, angular) for the normal and the friction
-    /// impulse: velocity along a row is `J[A] . v[A] + J[B] . v[B]`.
-    normal_row: [[f64; 3]; 2],
-    friction_row: [[f64; 3]; 2],
-    normal: [f32; 2],
-    /// Anchors in the contact frame, as the kernels keep them.
-    cross: [f32; 2],
-    dot: [f32; 2],
-    /// Separation minus the anchors' offset along the normal (see the kernels' `prepare`).
-    base_separation: f32,
-    friction: f32,
-    restitution: f32,
-    /// The contact's tangent speed (see `Contact::tangent_speed`).
-    tangent_speed: f32,
-    bias_rate: f32,
-    max_push: f32,
-    normal_impulse: f32,
-    tangent_impulse: f32,
-    impact_impulse: f32,
-}
 
 /// One island's points, bodies and solver scratch, kept from step to step.
 #[derive(Clone, Default)]
@@ -69,6 +38,10 @@ pub(crate) struct Island {
     /// contact rows for the whole step).
     hit: Vec<usize>,
     impact_lcp: Lcp,
+    /// Whether the island is small enough for the exact solve; if not, its solve is
+    /// `layered`'s.
+    exact: bool,
+    layered: Layered,
     /// Whether every exact solve of this step settled. After one that did not, the rest of
     /// the step relaxes from the last impulses instead of pivoting again (see `Lcp::relax`).
     settled: bool,
@@ -252,9 +225,17 @@ impl Island {
         self.v.clear();
         self.v.resize(self.bodies.len(), [0.0; 3]);
         self.read_velocities(states);
+        self.exact = self.bodies.len() <= MAX_BODIES && self.points.len() <= MAX_POINTS;
+        if self.exact {
+            self.build_problem();
+        } else {
+            self.layered.load(&self.points, self.bodies.len());
+        }
+    }
 
-        // A = J M^-1 J^T over both rows of every point; it holds for the whole step. Only
-        // points that share a body couple: A is as sparse as the contact graph.
+    /// The exact solve's problem: `A = J M^-1 J^T` over both rows of every point; it holds for
+    /// the whole step. Only points that share a body couple: A is as sparse as the contact graph.
+    fn build_problem(&mut self) {
         let rows = 2 * self.points.len();
         self.lcp.reset(rows);
         // Last step's normal impulses bound the first solve's friction (see `lcp`).
@@ -335,18 +316,19 @@ impl Island {
         } else {
             self.v.copy_from_slice(&self.v_pre);
         }
+        if self.exact {
+            self.solve_exactly(states, params, bias);
+        } else {
+            self.solve_layered(states, params, bias);
+        }
+        self.write_velocities(states);
+    }
+
+    /// [`Island::solve`] of a small island: one exact solve of all its rows.
+    unsafe fn solve_exactly(&mut self, states: States, params: &DirectParams, bias: bool) {
         for i in 0..self.points.len() {
             let p = self.points[i];
-            let separation = Self::separation(&p, states);
-            // As in the kernels: a gap may close within the substep; overlap within the slop
-            // is held; deeper overlap is pushed out at the bias rate, no faster than the cap.
-            let push = if separation > 0.0 {
-                separation * params.inv_h
-            } else if !bias || separation + params.linear_slop >= 0.0 {
-                0.0
-            } else {
-                (p.bias_rate * (separation + params.linear_slop)).max(-p.max_push)
-            };
+            let push = push(&p, Self::separation(&p, states), params, bias);
             let vn = self.row_velocity(&p, &p.normal_row)
                 + self.outside_velocity(&p, &p.normal_row, states);
             let vt = self.row_velocity(&p, &p.friction_row)
@@ -369,7 +351,26 @@ impl Island {
                 p.tangent_impulse = tangent as f32;
             }
         }
-        self.write_velocities(states);
+    }
+
+    /// [`Island::solve`] of a large island: sweeps and a shock pass (see `shock_propagation`).
+    unsafe fn solve_layered(&mut self, states: States, params: &DirectParams, bias: bool) {
+        for i in 0..self.points.len() {
+            let p = self.points[i];
+            let push = push(&p, Self::separation(&p, states), params, bias);
+            self.layered.b[i] = [
+                self.outside_velocity(&p, &p.normal_row, states) + push as f64,
+                self.outside_velocity(&p, &p.friction_row, states) - p.tangent_speed as f64,
+            ];
+        }
+        self.layered.sweep(&self.points, &mut self.v);
+        self.layered.propagate(&self.points, &mut self.v);
+        if !bias {
+            for (p, x) in self.points.iter_mut().zip(&self.layered.x) {
+                p.normal_impulse = x[0] as f32;
+                p.tangent_impulse = x[1] as f32;
+            }
+        }
     }
 
     /// Velocity along a row contributed by the bodies the island does not move (kinematic
@@ -446,42 +447,15 @@ impl Island {
     }
 }
 
-/// Whether the island moves a body of both points: only then do their rows couple.
-fn share_a_body(p: &Point, q: &Point) -> bool {
-    p.local
-        .iter()
-        .any(|&body| body != NONE && q.local.contains(&body))
-}
-
-/// `A[i][j]` for row `ri` of point `p` and row `rj` of point `q`: the velocity change along
-/// `ri` per unit impulse along `rj`, through every body the two rows share.
-fn coupling(p: &Point, ri: &[[f64; 3]; 2], q: &Point, rj: &[[f64; 3]; 2]) -> f64 {
-    let mut sum = 0.0;
-    for ((row_i, m), &body) in ri.iter().zip(&p.inv_mass).zip(&p.local) {
-        if body == NONE {
-            continue;
-        }
-        for (row_j, _) in rj.iter().zip(&q.local).filter(|(_, &b)| b == body) {
-            sum += row_i[0] * m[0] * row_j[0]
-                + row_i[1] * m[1] * row_j[1]
-                + row_i[2] * m[2] * row_j[2];
-        }
+/// The velocity a point's normal row must reach: as in the kernels, a gap may close within the
+/// substep; overlap within the slop is held; deeper overlap is pushed out (when `bias`) at the
+/// bias rate, no faster than the cap.
+fn push(p: &Point, separation: f32, params: &DirectParams, bias: bool) -> f32 {
+    if separation > 0.0 {
+        separation * params.inv_h
+    } else if !bias || separation + params.linear_slop >= 0.0 {
+        0.0
+    } else {
+        (p.bias_rate * (separation + params.linear_slop)).max(-p.max_push)
     }
-    sum
-}
-
-/// Adds `M^-1 J^T impulse` of one row to the island velocities.
-fn apply(v: &mut [[f64; 3]], p: &Point, row: &[[f64; 3]; 2], impulse: f64) {
-    for side in 0..2 {
-        if p.local[side] != NONE {
-            let v = &mut v[p.local[side] as usize];
-            for k in 0..3 {
-                v[k] += p.inv_mass[side][k] * row[side][k] * impulse;
-            }
-        }
-    }
-}
-
-fn dot3(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }

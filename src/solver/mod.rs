@@ -17,10 +17,12 @@
 
 pub(crate) mod backend;
 pub(crate) mod direct_islands;
+pub(crate) mod direct_point;
 pub(crate) mod direct_solver;
 pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
+pub(crate) mod shock_propagation;
 pub(crate) mod softness;
 
 use crate::body::BodyStore;
