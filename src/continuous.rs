@@ -262,7 +262,7 @@ fn bullet_rewinds(
     let mut near: Vec<(u32, usize)> = Vec::new();
     for s in 0..b.slots() {
         let moving = matches!(b.kind[s], SlotKind::Dynamic | SlotKind::Kinematic);
-        if !moving || b.sensor[s] || b.disabled[s] {
+        if !moving || b.sensor[s] || b.is_disabled(s) {
             continue;
         }
         // A bullet may be anywhere along its path; any other body is where it ends.
