@@ -513,14 +513,27 @@ impl ContactSet {
             let (a, b) = body_slots(pairs[i]);
             (a, b, children.get(i).copied().unwrap_or(0))
         };
+        let same_count = pairs.len() == keys.len();
         // Both lists are sorted: each chunk finds where its first pair would be among the
-        // keys, then merges from there.
+        // keys, then merges from there. A chunk whose pairs are the keys at its own places
+        // (every chunk of a resting scene) is checked in one pass instead.
         let same = self
             .previous
             .par_chunks_mut(CHUNK)
             .enumerate()
             .map(|(k, previous)| {
                 let first = k * CHUNK;
+                if same_count
+                    && (first..)
+                        .zip(&keys[first..])
+                        .take(previous.len())
+                        .all(|(i, &old)| old == key(i))
+                {
+                    for (i, prev) in (first..).zip(previous) {
+                        *prev = ContactIndex::new(i);
+                    }
+                    return true;
+                }
                 let mut j = keys.partition_point(|&old| old < key(first));
                 let mut same = true;
                 for (i, prev) in (first..).zip(previous) {
