@@ -388,7 +388,7 @@ impl World {
             rayon::join(
                 || events.step_done(set, bodies, asleep, &params),
                 || {
-                    direct.find(contacts, keys, bodies);
+                    direct.find(contacts, bodies);
                     graph.build(set.one_point(), keys, bodies, &direct.is_direct, jointed);
                 },
             );

@@ -830,3 +830,168 @@ fn a_heavy_slab_on_two_columns_of_one_metre_boxes_stands() {
     let slop = WorldSettings::default().linear_slop;
     assert_slab_on_wall_stands((2, 14, 1.0, 1000.0), 600, 15.0 * slop, (0.1, 1.0));
 }
+
+/// AVBD's stack ratio scene: boxes of side 1, 2, 4, 8, 16 and 32 m of equal density stacked on
+/// the ground, the smallest at the bottom. Each box's centre after 600 steps, and its resting
+/// height (the sides below it plus half its own).
+fn stack_ratio() -> Vec<(f32, f32)> {
+    let mut world = world();
+    ground(&mut world);
+    let mut boxes = Vec::new();
+    let mut bottom = 0.0;
+    for k in 0..6 {
+        let side = (1 << k) as f32;
+        let rest = bottom + 0.5 * side;
+        let id = world
+            .add_body(
+                BodyDef::dynamic().position(Vec2::new(0.0, rest)),
+                ShapeDef::new(Shape::rect(0.5 * side, 0.5 * side).unwrap()),
+            )
+            .unwrap();
+        boxes.push((id, rest));
+        bottom += side;
+    }
+    for _ in 0..600 {
+        world.step(DT).unwrap();
+    }
+    boxes
+        .iter()
+        .map(|&(id, rest)| (world.position(id).unwrap().y, rest))
+        .collect()
+}
+
+/// Issue 57 item 1's target: the stack ratio scene stands, each box within 1 cm of its
+/// resting height (the box 32 times the bottom one's size weighs 32768 times as much).
+/// Before the direct islands took islands by their whole mass range, no contact passed the
+/// mass ratio (each box weighs four times the one below) and the top box sat 0.33 m low.
+#[test]
+fn the_stack_ratio_scene_stands_at_its_heights() {
+    let boxes = stack_ratio();
+    let worst = boxes
+        .iter()
+        .map(|(y, rest)| (y - rest).abs())
+        .fold(0.0, f32::max);
+    println!("stack ratio, 600 steps: heights {boxes:?}; worst {worst:.5} m");
+    assert!(worst < 0.01, "a box is {worst} m from its resting height");
+}
+
+/// A 1 x 0.1 m bar of 1 kg hinged at one end to a fixed body, without gravity, turning at `w`
+/// rad/s into the upper limit of a revolute joint whose limits are +-0.5 rad: how far past the
+/// limit (rad) it ever is over `steps` steps.
+fn limit_overshoot(w: f32, steps: usize) -> f32 {
+    let mut world = World::new(WorldSettings::default());
+    world.set_gravity(Vec2::ZERO).unwrap();
+    let pivot = Vec2::ZERO;
+    let base = anchor(&mut world, pivot);
+    let bar = block(&mut world, Vec2::new(0.5, 0.0), 0.5, 0.05, 1.0);
+    let hinge = world
+        .add_joint(JointDef::revolute(base, bar, pivot).limits(-0.5, 0.5))
+        .unwrap();
+    // The bar turning rigidly about the pivot: its centre moves at w x r.
+    world.set_angular_velocity(bar, w).unwrap();
+    world
+        .set_linear_velocity(bar, Vec2::new(0.0, 0.5 * w))
+        .unwrap();
+    let (mut worst, mut reached): (f32, f32) = (0.0, 0.0);
+    for _ in 0..steps {
+        world.step(DT).unwrap();
+        let angle = world.joint_angle(hinge).unwrap();
+        worst = worst.max(angle - 0.5).max(-0.5 - angle);
+        reached = reached.max(angle.abs());
+    }
+    // The bar came to the limit: the measurement is of a hit.
+    assert!(reached > 0.499, "the bar turned only {reached} rad");
+    worst
+}
+
+/// Issue 57 item 2's target: a revolute limit is passed by under 0.5 degree at 20 and
+/// 40 rad/s. Not met: passed by 0.28 and 1.89 degrees (`--ignored` to measure).
+#[test]
+#[ignore = "not met: passed by 1.89 degrees at 40 rad/s"]
+fn a_revolute_limit_hit_at_forty_radians_a_second_is_passed_by_under_half_a_degree() {
+    for w in [20.0, 40.0, -40.0] {
+        let past = limit_overshoot(w, 120).to_degrees();
+        println!("revolute limit hit at {w} rad/s: passed by {past:.4} degrees");
+        assert!(
+            past < 0.5,
+            "at {w} rad/s the limit is passed by {past} degrees"
+        );
+    }
+}
+
+/// A double pendulum of two 1 x 0.1 m rods of 1 kg, hinged end to end from a fixed pivot at
+/// the origin, let go with the upper rod at `a1` and the lower at `a2` from straight down:
+/// its energy (kinetic, rotational included, and potential) above the hanging rest, at the
+/// start and every step after, for `steps` steps.
+fn double_pendulum(a1: f32, a2: f32, steps: usize) -> Vec<f32> {
+    let mut world = world();
+    let pivot = Vec2::ZERO;
+    let base = anchor(&mut world, pivot);
+    let (hw, hh, m) = (0.5, 0.05, 1.0);
+    let down = |a: f32| Vec2::new(a.sin(), -a.cos());
+    let elbow = pivot + down(a1);
+    // A rod's length lies along its local x axis: turned by its angle from straight down,
+    // less a quarter turn.
+    let mut rod = |centre: Vec2, a: f32| {
+        world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(centre)
+                    .angle(a - std::f32::consts::FRAC_PI_2),
+                ShapeDef::new(Shape::rect(hw, hh).unwrap()).density(m / (4.0 * hw * hh)),
+            )
+            .unwrap()
+    };
+    let upper = rod(pivot + down(a1) * 0.5, a1);
+    let lower = rod(elbow + down(a2) * 0.5, a2);
+    world
+        .add_joint(JointDef::revolute(base, upper, pivot))
+        .unwrap();
+    world
+        .add_joint(JointDef::revolute(upper, lower, elbow))
+        .unwrap();
+    let inertia = m * ((2.0 * hw) * (2.0 * hw) + (2.0 * hh) * (2.0 * hh)) / 12.0;
+    // Hanging straight down, the centres are 0.5 m and 1.5 m below the pivot.
+    let rest = m * G * (-0.5 - 1.5);
+    let energy = |world: &World| -> f32 {
+        [upper, lower]
+            .iter()
+            .map(|&id| {
+                let v = world.linear_velocity(id).unwrap();
+                let w = world.angular_velocity(id).unwrap();
+                let y = world.position(id).unwrap().y;
+                0.5 * m * v.dot(v) + 0.5 * inertia * w * w + m * G * y
+            })
+            .sum::<f32>()
+            - rest
+    };
+    let mut energies = vec![energy(&world)];
+    for _ in 0..steps {
+        world.step(DT).unwrap();
+        energies.push(energy(&world));
+    }
+    energies
+}
+
+/// Issue 57 item 2's target: a double pendulum with no damping keeps its energy within 0.5%
+/// over 10 s. Not met: it loses 38% of its energy above the hanging rest (`--ignored` to
+/// measure).
+#[test]
+#[ignore = "not met: 38% of the energy is lost in 10 s"]
+fn a_double_pendulum_keeps_its_energy() {
+    for (a1, a2) in [(1.2, 0.0), (std::f32::consts::FRAC_PI_2, 2.5)] {
+        let energies = double_pendulum(a1, a2, 600);
+        let start = energies[0];
+        let worst = energies
+            .iter()
+            .map(|e| (e - start).abs() / start)
+            .fold(0.0, f32::max);
+        let end = energies[energies.len() - 1] / start - 1.0;
+        println!(
+            "double pendulum let go at {a1}, {a2} rad: energy {start:.3} J, at 10 s {:+.3}%, worst {:.3}%",
+            100.0 * end,
+            100.0 * worst
+        );
+        assert!(worst < 0.005, "the energy strays by {}%", 100.0 * worst);
+    }
+}

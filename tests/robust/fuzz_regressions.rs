@@ -13,8 +13,8 @@ mod scene;
 
 use crate::common::assert_finite;
 use batch2d::{
-    Aabb, Backend, BodyDef, BodyId, Error, MixRule, QueryFilter, Shape, ShapeDef, Vec2, World,
-    WorldSettings,
+    Aabb, Backend, BodyDef, BodyId, Error, JointDef, MixRule, QueryFilter, Shape, ShapeDef, Vec2,
+    World, WorldSettings,
 };
 
 /// Found by the fuzzer: a gravity scale of 3.4e38 made one substep's gravity infinite, and the
@@ -646,5 +646,50 @@ fn every_kept_fuzz_input_replays_through_its_target() {
         assert!(!data.is_empty(), "{file} is empty");
         eprintln!("replaying {file}");
         run(&data);
+    }
+}
+
+/// Found by `random_worlds` (seed 7, 1000 cases): a 2 m box held three ways at once, by a
+/// revolute joint to a spinning kinematic disk and by welds to two fixed bodies, one anchored
+/// 19 m away. Held against itself, the box went NaN on the step after the third joint.
+#[test]
+fn a_box_held_by_a_spinning_hinge_and_two_welds_stays_finite() {
+    for backend in [Backend::Scalar, Backend::Simd] {
+        let mut world = World::new(WorldSettings {
+            backend,
+            enable_sleep: true,
+            time_to_sleep: 0.1,
+            ..WorldSettings::default()
+        });
+        let disk = |def: BodyDef| (def, ShapeDef::new(Shape::circle(1.0).unwrap()));
+        let (def, shape) = disk(BodyDef::fixed());
+        let ground = world.add_body(def, shape).unwrap();
+        let (def, shape) = disk(BodyDef::kinematic().angular_velocity(-3.5404027));
+        let spinner = world.add_body(def, shape).unwrap();
+        let boxed = world
+            .add_body(
+                BodyDef::dynamic(),
+                ShapeDef::new(Shape::rect(1.0, 1.0).unwrap()),
+            )
+            .unwrap();
+        let (def, shape) = disk(BodyDef::fixed().position(Vec2::new(0.0, 18.509396)));
+        let far = world.add_body(def, shape).unwrap();
+        let near = Vec2::new(0.25, 0.5);
+        world
+            .add_joint(JointDef::revolute(boxed, spinner, near))
+            .unwrap();
+        world
+            .add_joint(JointDef::weld(far, boxed, Vec2::new(0.25, 19.009396)))
+            .unwrap();
+        for _ in 0..21 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        world
+            .add_joint(JointDef::weld(ground, boxed, near))
+            .unwrap();
+        for _ in 0..60 {
+            world.step(1.0 / 60.0).unwrap();
+            assert_finite(&world, boxed);
+        }
     }
 }
