@@ -6,7 +6,8 @@
 //! Shared by the examples, the viewer and `tests/physics/render.rs` (which includes this file by path).
 
 use batch2d::{
-    Aabb, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, Vec2, World,
+    Aabb, BodyId, BodyKind, DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint, Vec2,
+    World,
 };
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, Transform,
@@ -268,6 +269,8 @@ struct Painter {
     layers: Layers,
     dynamic_count: usize,
     dynamic_seen: usize,
+    /// The last body drawn: a compound body's shapes come one after another and share its band.
+    last_body: Option<BodyId>,
     fills: Vec<PathBuilder>,
     /// Outlines of rounded polygons with their fill index and rounding diameter (pixels),
     /// stroked in their fill colour.
@@ -289,6 +292,7 @@ impl Painter {
             layers,
             dynamic_count,
             dynamic_seen: 0,
+            last_body: None,
             fills: (0..FILLS).map(|_| PathBuilder::new()).collect(),
             rounded: Vec::new(),
             marks: PathBuilder::new(),
@@ -306,7 +310,10 @@ impl Painter {
             BodyKind::Fixed => BANDS.len(),
             BodyKind::Kinematic => BANDS.len() + 1,
             BodyKind::Dynamic => {
-                self.dynamic_seen += 1;
+                if self.last_body != Some(body.id) {
+                    self.dynamic_seen += 1;
+                    self.last_body = Some(body.id);
+                }
                 (self.dynamic_seen - 1) * BANDS.len() / self.dynamic_count.max(1)
             }
         }
