@@ -9,7 +9,8 @@
 //! time). Keys: `1`-`5` the standard scenes, `6` a small playground (the start scene), `7`
 //! ragdoll, `8` car, `9` bridge, `0` chain (the jointed examples' scenes); `N` the next scene,
 //! which also reaches scene 11, the joint grid, and 12, the stirred bin; `Space` pause, `S` one
-//! step while paused, `R` reset; `C` / `B` drop a circle / box at the cursor; `M` the scene's
+//! step while paused, `R` reset; `C` / `B` drop a circle / box at the cursor, `D` a concave
+//! star (decomposed into convex pieces), `H` one body of 100 boxes; `M` the scene's
 //! joint motors: run, brake (held at speed 0), off, in turn; `V` reverse the motors (the car
 //! backs up); `K` contacts, `G` graph colors, `A` bounding boxes, `J` joints; `F` frame the
 //! scene; `Esc` quit.
@@ -107,7 +108,8 @@ impl Choice {
     }
 }
 
-/// A small pyramid, a few balls and a slowly turning kinematic paddle: room to drag things.
+/// A small pyramid, a few balls, a concave star, a body of 100 boxes and a slowly turning
+/// kinematic paddle: room to drag things.
 fn playground(settings: WorldSettings) -> Result<World, batch2d::Error> {
     let mut world = World::new(settings);
     world.add_body(
@@ -135,7 +137,39 @@ fn playground(settings: WorldSettings) -> Result<World, batch2d::Error> {
             ShapeDef::new(Shape::circle(0.4)?).restitution(0.3),
         )?;
     }
+    world.add_compound_body(BodyDef::dynamic().position(Vec2::new(-3.0, 2.0)), &star()?)?;
+    world.add_compound_body(
+        BodyDef::dynamic().position(Vec2::new(-3.0, 6.0)),
+        &grid_of_boxes()?,
+    )?;
     Ok(world)
+}
+
+/// A concave five-pointed star, cut into convex pieces by `Shape::decompose`.
+fn star() -> Result<Vec<ShapeDef>, batch2d::Error> {
+    let outline: Vec<Vec2> = (0..10)
+        .map(|i| {
+            let radius = if i % 2 == 0 { 1.2 } else { 0.5 };
+            let angle = std::f32::consts::FRAC_PI_2 + i as f32 * std::f32::consts::PI / 5.0;
+            Vec2::new(radius * angle.cos(), radius * angle.sin())
+        })
+        .collect();
+    Ok(Shape::decompose(&outline)?
+        .into_iter()
+        .map(ShapeDef::new)
+        .collect())
+}
+
+/// A 2 m square of 100 small boxes with gaps between them: one compound body.
+fn grid_of_boxes() -> Result<Vec<ShapeDef>, batch2d::Error> {
+    let mut shapes = Vec::with_capacity(100);
+    for i in 0..10 {
+        for j in 0..10 {
+            let at = Vec2::new(i as f32 * 0.2 - 0.9, j as f32 * 0.2 - 0.9);
+            shapes.push(ShapeDef::new(Shape::offset_rect(0.08, 0.08, at, 0.0)?));
+        }
+    }
+    Ok(shapes)
 }
 
 /// Finds the dynamic body under a point.
@@ -345,6 +379,8 @@ impl Viewer {
                 Key::J => self.layers.joints = !self.layers.joints,
                 Key::C => self.spawn(Shape::circle(0.5).map_err(|e| e.to_string())?)?,
                 Key::B => self.spawn(Shape::rect(0.5, 0.5).map_err(|e| e.to_string())?)?,
+                Key::D => self.spawn_compound(star().map_err(|e| e.to_string())?)?,
+                Key::H => self.spawn_compound(grid_of_boxes().map_err(|e| e.to_string())?)?,
                 Key::M => {
                     self.motor_mode = self.motor_mode.next();
                     self.drive_motors()?;
@@ -377,6 +413,16 @@ impl Viewer {
         if let Some(p) = self.cursor {
             self.world
                 .add_body(BodyDef::dynamic().position(p), ShapeDef::new(shape))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Drops one body made of `shapes` at the cursor.
+    fn spawn_compound(&mut self, shapes: Vec<ShapeDef>) -> Result<(), String> {
+        if let Some(p) = self.cursor {
+            self.world
+                .add_compound_body(BodyDef::dynamic().position(p), &shapes)
                 .map_err(|e| e.to_string())?;
         }
         Ok(())
@@ -457,7 +503,7 @@ impl Viewer {
                 if self.reversed { "reversed" } else { "forward" },
             ),
             "1-5 scenes 6 playground 7-0 ragdoll car bridge chain  N next (11 joint grid, 12 stirred bin)  \
-             space pause  S step  R reset  C/B spawn  F frame  drag/pan/zoom  esc quit"
+             space pause  S step  R reset  C/B/D/H spawn  F frame  drag/pan/zoom  esc quit"
                 .to_string(),
         ]
     }
