@@ -70,23 +70,18 @@ impl DirectIslands {
         self.is_direct.clear();
         self.contacts.clear();
         self.ranges.clear();
-        // The lightest and the heaviest dynamic body (largest and smallest positive inverse
-        // mass): within the ratio of each other, no contact can exceed it.
-        let (lightest, heaviest) = bodies
-            .inv_mass
-            .par_iter()
-            .with_min_len(4096)
-            .fold(
-                || (0.0f32, f32::INFINITY),
-                |(hi, lo), &m| match m > 0.0 {
-                    true => (hi.max(m), lo.min(m)),
-                    false => (hi, lo),
-                },
-            )
-            .reduce(|| (0.0, f32::INFINITY), |a, b| (a.0.max(b.0), a.1.min(b.1)));
-        if lightest <= MASS_RATIO * heaviest {
+        if !masses_uneven(bodies) {
             return;
         }
+        self.join(contacts, bodies);
+        self.measure(contacts, bodies);
+        if self.uneven_roots.iter().any(|&r| self.taken(r.index())) {
+            self.gather(contacts);
+        }
+    }
+
+    /// Joins the dynamic bodies that touch into islands (`parent`, `body_count`).
+    fn join(&mut self, contacts: &[Contact], bodies: &BodyStore) {
         let n = bodies.slots();
         self.parent.clear();
         self.parent.extend((0..n).map(BodySlot::new));
@@ -95,14 +90,7 @@ impl DirectIslands {
             list.resize(n, 0);
         }
         self.body_count.fill(1);
-        for list in [&mut self.uneven, &mut self.grounded] {
-            list.clear();
-            list.resize(n, false);
-        }
-        self.inv_mass_range.clear();
-        self.inv_mass_range.resize(n, (0.0, f32::INFINITY));
         let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
-
         for c in contacts {
             if dynamic(c.a) && dynamic(c.b) {
                 let (ra, rb) = (
@@ -122,10 +110,22 @@ impl DirectIslands {
                 }
             }
         }
-        // Per contact its island's root; per root its points and whether its bodies are more
-        // than the ratio apart. Not only touching bodies: in a stack of boxes each four times
-        // the mass of the one below (AVBD's stack ratio) no contact exceeds the ratio, yet
-        // the top weighs a thousand times the bottom, and Gauss-Seidel let it sink 0.33 m.
+    }
+
+    /// Per contact its island's root; per root its points, whether it touches a body that is
+    /// not dynamic, and whether its bodies are more than the ratio apart. Not only touching
+    /// bodies: in a stack of boxes each four times the mass of the one below (AVBD's stack
+    /// ratio) no contact exceeds the ratio, yet the top weighs a thousand times the bottom, and
+    /// Gauss-Seidel let it sink 0.33 m.
+    fn measure(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        let n = bodies.slots();
+        for list in [&mut self.uneven, &mut self.grounded] {
+            list.clear();
+            list.resize(n, false);
+        }
+        self.inv_mass_range.clear();
+        self.inv_mass_range.resize(n, (0.0, f32::INFINITY));
+        let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
         self.root.clear();
         self.uneven_roots.clear();
         for c in contacts {
@@ -143,23 +143,25 @@ impl DirectIslands {
                 self.uneven_roots.push(r);
             }
         }
-        let taken = |r: usize, islands: &Self| {
-            let bodies = islands.body_count[r] as usize;
-            (bodies <= MAX_BODIES && islands.points[r] as usize <= MAX_POINTS)
-                || (bodies <= MAX_LAYERED_BODIES && islands.grounded[r])
-        };
-        if !self.uneven_roots.iter().any(|&r| taken(r.index(), self)) {
-            return;
-        }
+    }
 
-        // Number the qualifying islands by first contact; count their contacts in `ranges`,
-        // then turn the counts into ranges and fill them.
+    /// Whether the direct solver takes the island of root `r`, if uneven: exactly when it is
+    /// small enough, by layers when it rests on a body that is not dynamic.
+    fn taken(&self, r: usize) -> bool {
+        let bodies = self.body_count[r] as usize;
+        (bodies <= MAX_BODIES && self.points[r] as usize <= MAX_POINTS)
+            || (bodies <= MAX_LAYERED_BODIES && self.grounded[r])
+    }
+
+    /// Numbers the uneven islands the direct solver takes by first contact, counts their
+    /// contacts in `ranges`, then turns the counts into ranges and fills them.
+    fn gather(&mut self, contacts: &[Contact]) {
         self.island_of.clear();
-        self.island_of.resize(n, NONE);
+        self.island_of.resize(self.parent.len(), NONE);
         self.is_direct.resize(contacts.len(), false);
         for i in 0..contacts.len() {
             let r = self.root[i].index();
-            if !self.uneven[r] || !taken(r, self) {
+            if !self.uneven[r] || !self.taken(r) {
                 continue;
             }
             if self.island_of[r] == NONE {
@@ -199,4 +201,22 @@ impl DirectIslands {
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
+}
+
+/// Whether the lightest and the heaviest dynamic body (largest and smallest positive inverse
+/// mass) are more than the mass ratio apart: if not, no island can be uneven.
+fn masses_uneven(bodies: &BodyStore) -> bool {
+    let (lightest, heaviest) = bodies
+        .inv_mass
+        .par_iter()
+        .with_min_len(4096)
+        .fold(
+            || (0.0f32, f32::INFINITY),
+            |(hi, lo), &m| match m > 0.0 {
+                true => (hi.max(m), lo.min(m)),
+                false => (hi, lo),
+            },
+        )
+        .reduce(|| (0.0, f32::INFINITY), |a, b| (a.0.max(b.0), a.1.min(b.1)));
+    lightest > MASS_RATIO * heaviest
 }
