@@ -1597,6 +1597,45 @@ mod tests {
         }
     }
 
+    /// A circle sunk into a 4 cm plank down to its mid-plane: recycled, its separation is the
+    /// exact signed distance while the centre stays on the side it came from; moved across the
+    /// mid-plane (by less than the recycle distance), the recycled contact keeps the face it
+    /// entered by, so it pushes the circle back out that way, deeper than the far face's signed
+    /// distance by twice the crossing, where a fresh collide would flip to the far face.
+    #[test]
+    fn a_recycled_deep_circle_keeps_the_face_it_entered_by() {
+        let plank = Shape::rect(0.02, 1.0).unwrap();
+        let ball = Shape::circle(0.05).unwrap();
+        let xf_a = xf(1.0, 2.0, 0.3);
+        // The ball's centre `x` from the plank's centre along its thickness, in its frame.
+        let at = |x: f32| Transform::new(xf_a.apply(Vec2::new(x, 0.2)), Rot::IDENTITY);
+        let old = fresh(&plank, xf_a, &ball, at(-6e-4));
+        let left = xf_a.q.rotate(Vec2::new(-1.0, 0.0));
+        for x in [-9e-4, -6e-4, -3e-4, 0.0, 3e-4] {
+            let reused = recycled(&old, xf_a, at(x)).expect("moved less than 1 mm");
+            let s = reused.points[0].separation;
+            // Depth below the left face, the one the ball entered by.
+            let exact_left = -(0.02 + x) - 0.05;
+            assert!((s - exact_left).abs() < 1e-6, "{x}: {s} vs {exact_left}");
+            assert!((reused.normal - left).length() < 1e-6);
+            let fresh = shape_manifold(&plank, xf_a, &ball, at(x), SPECULATIVE);
+            let signed = -(0.02 - x.abs()) - 0.05;
+            assert!((fresh.points[0].separation - signed).abs() < 1e-6);
+            if x < 0.0 {
+                assert!((s - signed).abs() < 1e-6, "{x}: {s} vs signed {signed}");
+            } else if x > 0.0 {
+                assert!(
+                    (signed - s - 2.0 * x).abs() < 1e-6,
+                    "{x}: {s} vs signed {signed}"
+                );
+                assert!(
+                    (fresh.normal + left).length() < 1e-6,
+                    "a fresh collide flips"
+                );
+            }
+        }
+    }
+
     #[test]
     fn larger_motions_trigger_a_full_collide() {
         let ground = Shape::rect(5.0, 0.5).unwrap();

@@ -14,6 +14,7 @@ mod character;
 mod compound;
 mod continuous;
 mod decompose;
+mod deep_contacts;
 mod determinism;
 mod distance;
 mod far_world;
