@@ -10,6 +10,8 @@
 mod api;
 #[path = "../../fuzz/fuzz_targets/scene.rs"]
 mod scene;
+#[path = "../../fuzz/fuzz_targets/shapes.rs"]
+mod shapes;
 
 use crate::common::assert_finite;
 use batch2d::{
@@ -691,5 +693,19 @@ fn a_box_held_by_a_spinning_hinge_and_two_welds_stays_finite() {
             world.step(1.0 / 60.0).unwrap();
             assert_finite(&world, boxed);
         }
+    }
+}
+
+/// The `shapes` target on inputs drawn at random here: outlines cut by `Shape::decompose`,
+/// shapes added and removed at run time on both backends. The target itself checks the pieces,
+/// that a refused call leaves the world as it was, and that the two worlds stay bit-identical.
+#[test]
+fn decomposed_outlines_and_run_time_shape_changes_pass_the_shapes_target() {
+    let mut rng = crate::common::Rng(0x5eed_5a9e);
+    for _ in 0..64 {
+        let len = 16 + rng.below(240);
+        // Mostly small bytes, so that the outlines' coordinates fall on the coarse grid.
+        let data: Vec<u8> = (0..len).map(|_| (rng.below(256) as u8) & 0x9f).collect();
+        shapes::run(&data);
     }
 }
