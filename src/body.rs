@@ -153,43 +153,43 @@ pub(crate) struct BodyStore {
     pub motion: Vec<Motion>,
     /// Density (kg/m²) of the body's one shape; a compound body keeps each shape's in its
     /// [`ChildMaterial`] and here that of its first shape.
-    pub density: Vec<f32>,
-    pub linear_damping: Vec<f32>,
-    pub angular_damping: Vec<f32>,
+    density: Vec<f32>,
+    linear_damping: Vec<f32>,
+    angular_damping: Vec<f32>,
     pub shape: Vec<Shape>,
     /// The shape's [`LocalBox`] where it is an axis-aligned rectangle (for a compound body, of
     /// the first shape, as `shape`).
     pub local_box: Vec<Option<LocalBox>>,
-    pub friction: Vec<f32>,
-    pub restitution: Vec<f32>,
-    pub layers: Vec<u32>,
-    pub mask: Vec<u32>,
+    friction: Vec<f32>,
+    restitution: Vec<f32>,
+    layers: Vec<u32>,
+    mask: Vec<u32>,
     /// Group index of the body's one shape (`ShapeDef::group`); of a compound body's first
     /// shape, each shape's being in its [`ChildMaterial`].
-    pub group: Vec<i32>,
+    group: Vec<i32>,
     /// Number of live bodies with a shape in a group: while it is 0, no pass tests groups.
-    pub grouped: usize,
+    grouped: usize,
     /// The layers and mask the broadphase pairs bodies by: `layers` and `mask`, except all
     /// bits for a body with a shape in a positive group, which may collide whatever the
     /// layers say (the pairs then pass the exact test, [`BodyStore::shapes_collide`]).
-    pub broad_layers: Vec<u32>,
-    pub broad_mask: Vec<u32>,
+    broad_layers: Vec<u32>,
+    broad_mask: Vec<u32>,
     pub aabb: Vec<Aabb>,
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
     pub reach: Vec<f32>,
     /// `BodyDef::bullet`.
-    pub bullet: Vec<bool>,
+    bullet: Vec<bool>,
     /// `BodyDef::allow_fast_rotation`.
-    pub fast_rotation: Vec<bool>,
+    fast_rotation: Vec<bool>,
     /// `BodyDef::user_data`, or what `World::set_user_data` set since.
-    pub user_data: Vec<u64>,
+    user_data: Vec<u64>,
     /// Whether the body's one shape is a sensor (`ShapeDef::sensor`).
-    pub sensor: Vec<bool>,
+    sensor: Vec<bool>,
     /// Whether the body is a compound with some sensor shapes (see `ChildMaterial::sensor`).
-    pub sensor_parts: Vec<bool>,
+    sensor_parts: Vec<bool>,
     /// Number of live bodies with a sensor: sensor bodies and compounds with sensor shapes.
-    pub sensor_count: usize,
+    sensor_count: usize,
     /// Whether the body is disabled (`World::set_enabled`): kept, but out of the step and the
     /// queries. Private with `disabled_count`, which `set_disabled` keeps equal to the number
     /// of disabled bodies.
@@ -657,6 +657,111 @@ impl BodyStore {
 
     pub fn is_kinematic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Kinematic
+    }
+}
+
+/// Read-only views of the material, filter and flag columns: the passes index them by slot,
+/// and only the store's own methods write them, so the counts kept beside them (`grouped`,
+/// `sensor_count`) and the broadphase filter derived from them stay in step.
+impl BodyStore {
+    /// Per slot, the friction of the body's one shape (of a compound's first).
+    #[inline]
+    pub fn friction(&self) -> &[f32] {
+        &self.friction
+    }
+
+    /// Per slot, the restitution of the body's one shape (of a compound's first).
+    #[inline]
+    pub fn restitution(&self) -> &[f32] {
+        &self.restitution
+    }
+
+    /// Per slot, the collision layers (see the field).
+    #[inline]
+    pub fn layers(&self) -> &[u32] {
+        &self.layers
+    }
+
+    /// Per slot, the collision mask (see the field).
+    #[inline]
+    pub fn mask(&self) -> &[u32] {
+        &self.mask
+    }
+
+    /// Per slot, the group index (see the field).
+    #[inline]
+    pub fn group(&self) -> &[i32] {
+        &self.group
+    }
+
+    /// Per slot, the layers the broadphase pairs bodies by (see the field).
+    #[inline]
+    pub fn broad_layers(&self) -> &[u32] {
+        &self.broad_layers
+    }
+
+    /// Per slot, the mask the broadphase pairs bodies by (see the field).
+    #[inline]
+    pub fn broad_mask(&self) -> &[u32] {
+        &self.broad_mask
+    }
+
+    /// Per slot, the linear damping.
+    #[inline]
+    pub fn linear_damping(&self) -> &[f32] {
+        &self.linear_damping
+    }
+
+    /// Per slot, the angular damping.
+    #[inline]
+    pub fn angular_damping(&self) -> &[f32] {
+        &self.angular_damping
+    }
+
+    /// Per slot, `BodyDef::bullet`.
+    #[inline]
+    pub fn bullet(&self) -> &[bool] {
+        &self.bullet
+    }
+
+    /// Per slot, `BodyDef::allow_fast_rotation`.
+    #[inline]
+    pub fn fast_rotation(&self) -> &[bool] {
+        &self.fast_rotation
+    }
+
+    /// Per slot, whether the body's one shape is a sensor.
+    #[inline]
+    pub fn sensor(&self) -> &[bool] {
+        &self.sensor
+    }
+
+    /// Per slot, whether the body is a compound with some sensor shapes.
+    #[inline]
+    pub fn sensor_parts(&self) -> &[bool] {
+        &self.sensor_parts
+    }
+
+    /// Per slot, the user data (`World::user_data`).
+    #[inline]
+    pub fn user_data(&self) -> &[u64] {
+        &self.user_data
+    }
+
+    /// Sets the user data of the body in `slot`.
+    pub fn set_user_data(&mut self, slot: usize, data: u64) {
+        self.user_data[slot] = data;
+    }
+
+    /// Whether any live body has a sensor (a sensor body or a compound with sensor shapes):
+    /// without one, the sensor pass is skipped.
+    pub fn any_sensor(&self) -> bool {
+        self.sensor_count > 0
+    }
+
+    /// Whether any live body has a shape in a group: without one, no pass tests groups.
+    pub fn any_grouped(&self) -> bool {
+        self.grouped > 0
     }
 }
 

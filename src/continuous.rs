@@ -148,7 +148,7 @@ struct Statics {
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
         .filter(|&s| {
-            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.is_disabled(s)
+            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor()[s] && !bodies.is_disabled(s)
         })
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
@@ -184,8 +184,8 @@ fn earliest_impact(
     // does not change it.
     statics.grid.candidates(&path, |i| {
         let (s, ref aabb) = statics.boxes[i as usize];
-        let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
-            || b.broad_layers[s] & b.broad_mask[slot] == 0;
+        let filtered = b.broad_layers()[slot] & b.broad_mask()[s] == 0
+            || b.broad_layers()[s] & b.broad_mask()[slot] == 0;
         if filtered || !aabb.overlaps(&path) {
             return;
         }
@@ -262,7 +262,7 @@ fn bullet_rewinds(
     let mut near: Vec<(u32, usize)> = Vec::new();
     for s in 0..b.slots() {
         let moving = matches!(b.kind[s], SlotKind::Dynamic | SlotKind::Kinematic);
-        if !moving || b.sensor[s] || b.is_disabled(s) {
+        if !moving || b.sensor()[s] || b.is_disabled(s) {
             continue;
         }
         // A bullet may be anywhere along its path; any other body is where it ends.
@@ -283,8 +283,8 @@ fn bullet_rewinds(
         let mut earliest = earliest_impact(b, slot, motion, statics, slop).map(|(_, t)| t);
         let first = near.partition_point(|&(j, _)| (j as usize) < i);
         for &(_, s) in near[first..].iter().take_while(|&&(j, _)| j as usize == i) {
-            let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
-                || b.broad_layers[s] & b.broad_mask[slot] == 0;
+            let filtered = b.broad_layers()[slot] & b.broad_mask()[s] == 0
+                || b.broad_layers()[s] & b.broad_mask()[slot] == 0;
             if filtered || !joints.lets_collide(slot, s) {
                 continue;
             }
@@ -334,12 +334,12 @@ fn fast_motion(
     if moved <= slop {
         return None;
     }
-    let bullet = b.bullet[slot];
+    let bullet = b.bullet()[slot];
     if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
         return None;
     }
     // A sensor collides with nothing, so nothing stops it (tested last: few bodies get here).
-    if b.sensor[slot] {
+    if b.sensor()[slot] {
         return None;
     }
     Some(((dp, dq), bullet))

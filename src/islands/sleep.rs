@@ -468,8 +468,8 @@ impl Sleep {
         let input = QueryInput {
             aabbs: &bodies.aabb,
             kinds: &bodies.kind,
-            layers: &bodies.broad_layers,
-            masks: &bodies.broad_mask,
+            layers: bodies.broad_layers(),
+            masks: bodies.broad_mask(),
             linear_velocity: &bodies.linear_velocity,
             angular_velocity: &bodies.angular_velocity,
         };

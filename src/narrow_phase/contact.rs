@@ -1209,8 +1209,8 @@ fn update_pair(
     let (sa, sb) = (a.index(), b.index());
     let shapes = || (&bodies.shape[sa], &bodies.shape[sb]);
     let materials = || {
-        let frictions = (bodies.friction[sa], bodies.friction[sb]);
-        let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
+        let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
+        let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
         (frictions, restitutions)
     };
     update_shapes(

@@ -71,7 +71,7 @@ fn overlap(bodies: &BodyStore, (sensor, visitor): (u32, u32)) -> bool {
 
 /// Whether the body in `slot` has a sensor shape.
 fn has_sensor(bodies: &BodyStore, slot: usize) -> bool {
-    bodies.sensor[slot] || bodies.sensor_parts[slot]
+    bodies.sensor()[slot] || bodies.sensor_parts()[slot]
 }
 
 impl Sensors {
@@ -116,10 +116,10 @@ impl Sensors {
     ) {
         let sensors = self;
         sensors.pairs.clear();
-        if bodies.sensor_count == 0 {
+        if !bodies.any_sensor() {
             return;
         }
-        let (whole, parts) = (&bodies.sensor, &bodies.sensor_parts);
+        let (whole, parts) = (bodies.sensor(), bodies.sensor_parts());
         pairs.retain(|&(a, b)| {
             let (sa, sb) = (whole[a as usize], whole[b as usize]);
             if !sa && !sb && !parts[a as usize] && !parts[b as usize] {
@@ -225,7 +225,7 @@ impl Sensors {
         let n = bodies.slots();
         let pair_ok = |&(s, v): &(u32, u32)| {
             let (s, v) = (s as usize, v as usize);
-            s != v && s < n && v < n && (bodies.sensor[s] || bodies.sensor_parts[s])
+            s != v && s < n && v < n && (bodies.sensor()[s] || bodies.sensor_parts()[s])
         };
         let ok = self.overlaps.iter().all(pair_ok) && self.overlaps.windows(2).all(|w| w[0] < w[1]);
         ok.then_some(())

@@ -484,8 +484,8 @@ impl Solver {
                 |(i, (state, gravity_scale, linear_damping, angular_damping, &s))| {
                     let s = s.index();
                     *gravity_scale = bodies.gravity_scale[s];
-                    *linear_damping = bodies.linear_damping[s];
-                    *angular_damping = bodies.angular_damping[s];
+                    *linear_damping = bodies.linear_damping()[s];
+                    *angular_damping = bodies.angular_damping()[s];
                     let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
                     // A bound body is clamped now, not only from its first substep on.
                     let max_w = spin_bound
@@ -1105,7 +1105,7 @@ fn bound_contact_spin(
         return;
     };
     spin_bound.resize(states, f32::INFINITY);
-    let fast = &bodies.fast_rotation[..];
+    let fast = bodies.fast_rotation();
     // Bounds are all the same value: the order of the contacts cannot change them.
     for c in &contacts[first..] {
         if c.manifold.point_count == 0 {

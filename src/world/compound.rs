@@ -181,9 +181,9 @@ impl World {
     ) -> Result<(), Error> {
         self.bodies.check_shapes(slot, &shapes, &materials)?;
         self.wake_touching(slot);
-        let had_sensor = self.bodies.sensor[slot] || self.bodies.sensor_parts[slot];
+        let had_sensor = self.bodies.sensor()[slot] || self.bodies.sensor_parts()[slot];
         self.bodies.replace_shapes(slot, shapes, materials)?;
-        if had_sensor && !(self.bodies.sensor[slot] || self.bodies.sensor_parts[slot]) {
+        if had_sensor && !(self.bodies.sensor()[slot] || self.bodies.sensor_parts()[slot]) {
             self.sensors.sensor_removed(&self.bodies, slot as u32);
         }
         self.invalidate_queries();

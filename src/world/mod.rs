@@ -305,8 +305,8 @@ impl World {
             let proxies = Proxies {
                 aabbs: &self.bodies.aabb,
                 kinds: &self.sleep.broad_kinds,
-                layers: &self.bodies.broad_layers,
-                masks: &self.bodies.broad_mask,
+                layers: self.bodies.broad_layers(),
+                masks: self.bodies.broad_mask(),
                 static_version: Some(self.bodies.static_changes()),
             };
             let max_pairs = self.settings.pair_limit(self.bodies.len());

@@ -76,9 +76,9 @@ impl World {
             h.f32(b.angular_velocity[s]);
             h.f32(b.inv_mass[s]);
             h.f32(b.inv_inertia[s]);
-            h.u64(b.user_data[s]);
+            h.u64(b.user_data()[s]);
             h.u32(u32::from(b.is_disabled(s)));
-            h.u32(b.group[s] as u32);
+            h.u32(b.group()[s] as u32);
         }
         let rest = self.sleep.rest_times();
         h.len(rest.len());
