@@ -141,16 +141,16 @@ pub(crate) struct BodyStore {
     pub center: Vec<Vec2>,
     pub rotation: Vec<Rot>,
     /// Centre of mass in the body frame.
-    pub local_center: Vec<Vec2>,
+    local_center: Vec<Vec2>,
     pub linear_velocity: Vec<Vec2>,
     pub angular_velocity: Vec<f32>,
-    pub inv_mass: Vec<f32>,
-    pub inv_inertia: Vec<f32>,
+    inv_mass: Vec<f32>,
+    inv_inertia: Vec<f32>,
     /// Gravity scale, 0 for static and kinematic bodies so integration can treat all alike.
-    pub gravity_scale: Vec<f32>,
+    gravity_scale: Vec<f32>,
     /// The motion the body's definition asked for as a dynamic body, kept whatever its kind is
     /// now: what `set_mass` restores when the body becomes dynamic.
-    pub motion: Vec<Motion>,
+    motion: Vec<Motion>,
     /// Density (kg/m²) of the body's one shape; a compound body keeps each shape's in its
     /// [`ChildMaterial`] and here that of its first shape.
     density: Vec<f32>,
@@ -159,7 +159,7 @@ pub(crate) struct BodyStore {
     pub shape: Vec<Shape>,
     /// The shape's [`LocalBox`] where it is an axis-aligned rectangle (for a compound body, of
     /// the first shape, as `shape`).
-    pub local_box: Vec<Option<LocalBox>>,
+    local_box: Vec<Option<LocalBox>>,
     friction: Vec<f32>,
     restitution: Vec<f32>,
     layers: Vec<u32>,
@@ -177,7 +177,7 @@ pub(crate) struct BodyStore {
     pub aabb: Vec<Aabb>,
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
-    pub reach: Vec<f32>,
+    reach: Vec<f32>,
     /// `BodyDef::bullet`.
     bullet: Vec<bool>,
     /// `BodyDef::allow_fast_rotation`.
@@ -198,7 +198,7 @@ pub(crate) struct BodyStore {
     disabled_count: usize,
     /// Narrowest width of the shape: continuous collision sweeps bodies that move more
     /// than half of it in a step. For a compound body, the narrowest over its shapes.
-    pub min_extent: Vec<f32>,
+    min_extent: Vec<f32>,
     /// The shapes of bodies with more than one; `None` for one-shape bodies, which keep their
     /// shape and material in `shape`, `friction`, `restitution`, `layers` and `mask`. A
     /// compound body's `shape` column holds its first shape, `friction` and `restitution`
@@ -657,6 +657,53 @@ impl BodyStore {
 
     pub fn is_kinematic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Kinematic
+    }
+}
+
+/// Read-only views of the mass and shape-extent columns: only the store writes them, when a
+/// body is added, its mass set or its shapes replaced, so they always agree with its kind and
+/// shapes (a zero inverse mass exactly for the bodies that are not dynamic).
+impl BodyStore {
+    /// Per slot, the inverse mass: 0 for bodies that are not dynamic.
+    #[inline]
+    pub fn inv_mass(&self) -> &[f32] {
+        &self.inv_mass
+    }
+
+    /// Per slot, the inverse rotational inertia about the centre of mass: 0 for bodies that are not dynamic and those with fixed rotation.
+    #[inline]
+    pub fn inv_inertia(&self) -> &[f32] {
+        &self.inv_inertia
+    }
+
+    /// Per slot, the centre of mass in the body frame.
+    #[inline]
+    pub fn local_center(&self) -> &[Vec2] {
+        &self.local_center
+    }
+
+    /// Per slot, the gravity scale: 0 for bodies that are not dynamic.
+    #[inline]
+    pub fn gravity_scale(&self) -> &[f32] {
+        &self.gravity_scale
+    }
+
+    /// Per slot, the farthest distance from the centre of mass to the shape's surface.
+    #[inline]
+    pub fn reach(&self) -> &[f32] {
+        &self.reach
+    }
+
+    /// Per slot, the narrowest width of the shape (over a compound's shapes).
+    #[inline]
+    pub fn min_extent(&self) -> &[f32] {
+        &self.min_extent
+    }
+
+    /// Per slot, the shape's [`LocalBox`] where it is an axis-aligned rectangle.
+    #[inline]
+    pub fn local_box(&self) -> &[Option<LocalBox>] {
+        &self.local_box
     }
 }
 

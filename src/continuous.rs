@@ -92,7 +92,7 @@ pub(crate) fn solve_continuous(
 }
 
 fn place(bodies: &mut BodyStore, s: usize, xf: Transform) {
-    bodies.center[s] = xf.apply(bodies.local_center[s]);
+    bodies.center[s] = xf.apply(bodies.local_center()[s]);
     bodies.rotation[s] = xf.q;
 }
 
@@ -175,7 +175,7 @@ fn earliest_impact(
     statics: &Statics,
     slop: f32,
 ) -> Option<(Sweep, f32)> {
-    let reach = b.reach[slot];
+    let reach = b.reach()[slot];
     let (c0, c1) = (b.center[slot] - motion.0, b.center[slot]);
     let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
     let mut sweep = None;
@@ -207,7 +207,10 @@ fn impact(
     (s, other): (usize, &Sweep),
     slop: f32,
 ) -> Option<f32> {
-    let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
+    let core = Proxy::circle(
+        b.local_center()[slot],
+        CORE_PER_EXTENT * b.min_extent()[slot],
+    );
     let tolerance = TOLERANCE_PER_SLOP * slop;
     let (start, other_start) = (sweep.transform_at(0.0), other.transform_at(0.0));
     let mut earliest: Option<f32> = None;
@@ -251,7 +254,7 @@ fn bullet_rewinds(
         .iter()
         .map(|&(s, (dp, _))| {
             let (c0, c1) = (b.center[s] - dp, b.center[s]);
-            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach[s])
+            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach()[s])
         })
         .collect();
     let mut grid = BoxGrid::default();
@@ -268,7 +271,7 @@ fn bullet_rewinds(
         // A bullet may be anywhere along its path; any other body is where it ends.
         let region = match is_bullet(s) {
             Some(j) => paths[j],
-            None => Aabb::new(b.center[s], b.center[s]).fattened(b.reach[s]),
+            None => Aabb::new(b.center[s], b.center[s]).fattened(b.reach()[s]),
         };
         grid.candidates(&region, |i| {
             if bullets[i as usize].0 != s && paths[i as usize].overlaps(&region) {
@@ -330,12 +333,12 @@ fn fast_motion(
     };
     // The chord of the turn times the reach is how far the turn moved the farthest point.
     let chord = Vec2::new(1.0 - dq.c, dq.s).length();
-    let moved = dp.length() + chord * b.reach[slot];
+    let moved = dp.length() + chord * b.reach()[slot];
     if moved <= slop {
         return None;
     }
     let bullet = b.bullet()[slot];
-    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
+    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent()[slot] {
         return None;
     }
     // A sensor collides with nothing, so nothing stops it (tested last: few bodies get here).
@@ -354,7 +357,7 @@ fn sweep_of(b: &BodyStore, slot: usize, (dp, dq): Motion) -> Sweep {
     let q0 = Rot { c: dq.c, s: -dq.s }.compose(q1);
     let a0 = q0.angle();
     Sweep {
-        local_center: b.local_center[slot],
+        local_center: b.local_center()[slot],
         c0: center - dp,
         c1: center,
         a0,

@@ -29,10 +29,10 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
                     continue;
                 }
                 let q = body.rotation[i];
-                let xf = Transform::new(body.center[i] - q.rotate(body.local_center[i]), q);
-                let turn = body.angular_velocity[i].abs() * dt * body.reach[i];
+                let xf = Transform::new(body.center[i] - q.rotate(body.local_center()[i]), q);
+                let turn = body.angular_velocity[i].abs() * dt * body.reach()[i];
                 let (grow, motion) = (margin + turn, body.linear_velocity[i] * dt);
-                *aabb = match &body.local_box[i] {
+                *aabb = match &body.local_box()[i] {
                     Some(local_box) => local_box.swept_aabb(xf, grow, motion),
                     None => body.shape[i].swept_aabb(xf, grow, motion),
                 };

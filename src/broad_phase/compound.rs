@@ -70,13 +70,13 @@ pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: 
         if asleep[slot] {
             continue;
         }
+        let q = b.rotation[slot];
+        let xf = Transform::new(b.center[slot] - q.rotate(b.local_center()[slot]), q);
+        let turn = b.angular_velocity[slot].abs() * dt * b.reach()[slot];
+        let sweep = b.linear_velocity[slot] * dt;
         let Some(compound) = b.compound[slot].as_mut() else {
             continue;
         };
-        let q = b.rotation[slot];
-        let xf = Transform::new(b.center[slot] - q.rotate(b.local_center[slot]), q);
-        let turn = b.angular_velocity[slot].abs() * dt * b.reach[slot];
-        let sweep = b.linear_velocity[slot] * dt;
         let mut all: Option<Aabb> = None;
         for (aabb, shape) in compound.aabbs.iter_mut().zip(compound.shapes.iter()) {
             *aabb = shape.swept_aabb(xf, margin + turn, sweep);

@@ -230,7 +230,7 @@ impl Sleep {
             }
             let speed = bodies.linear_velocity[s]
                 .length()
-                .max(bodies.angular_velocity[s].abs() * bodies.reach[s]);
+                .max(bodies.angular_velocity[s].abs() * bodies.reach()[s]);
             self.sleep_time[s] = if speed < self.threshold[s] {
                 self.sleep_time[s] + dt
             } else {

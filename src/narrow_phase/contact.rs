@@ -1185,8 +1185,8 @@ fn mixed(
 /// in a step.
 fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -> f32 {
     let closing = (bodies.linear_velocity[b] - bodies.linear_velocity[a]).length()
-        + bodies.angular_velocity[a].abs() * bodies.reach[a]
-        + bodies.angular_velocity[b].abs() * bodies.reach[b];
+        + bodies.angular_velocity[a].abs() * bodies.reach()[a]
+        + bodies.angular_velocity[b].abs() * bodies.reach()[b];
     params.speculative_distance + closing * params.dt
 }
 
@@ -1309,8 +1309,8 @@ fn update_shapes<'a>(
     let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
-        let reach_a = (bodies.center[sa], bodies.reach[sa]);
-        let reach_b = (bodies.center[sb], bodies.reach[sb]);
+        let reach_a = (bodies.center[sa], bodies.reach()[sa]);
+        let reach_b = (bodies.center[sb], bodies.reach()[sb]);
         if out_of_reach(reach_a, reach_b, speculative_distance) {
             return None;
         }
@@ -1319,7 +1319,7 @@ fn update_shapes<'a>(
     let manifold = &mut slot.manifold;
     // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
     // miss of its own, are not read.
-    let hull = |s: usize| bodies.local_box[s].and_then(|local| local.hull());
+    let hull = |s: usize| bodies.local_box()[s].and_then(|local| local.hull());
     let hulls = match (one_shape, shape_a, shape_b) {
         (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
         _ => None,

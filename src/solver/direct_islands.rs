@@ -73,7 +73,7 @@ impl DirectIslands {
         // The lightest and the heaviest dynamic body (largest and smallest positive inverse
         // mass): within the ratio of each other, no contact can exceed it.
         let (lightest, heaviest) = bodies
-            .inv_mass
+            .inv_mass()
             .par_iter()
             .with_min_len(4096)
             .fold(
@@ -101,7 +101,7 @@ impl DirectIslands {
         }
         self.inv_mass_range.clear();
         self.inv_mass_range.resize(n, (0.0, f32::INFINITY));
-        let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
+        let dynamic = |s: BodySlot| bodies.inv_mass()[s.index()] > 0.0;
 
         for c in contacts {
             if dynamic(c.a) && dynamic(c.b) {
@@ -135,7 +135,7 @@ impl DirectIslands {
             self.grounded[r.index()] |= !dynamic(c.a) || !dynamic(c.b);
             let range = &mut self.inv_mass_range[r.index()];
             for side in [c.a, c.b].into_iter().filter(|&s| dynamic(s)) {
-                let m = bodies.inv_mass[side.index()];
+                let m = bodies.inv_mass()[side.index()];
                 *range = (range.0.max(m), range.1.min(m));
             }
             if !self.uneven[r.index()] && range.0 > MASS_RATIO * range.1 {
@@ -187,7 +187,7 @@ impl DirectIslands {
 
     /// The island root of a contact's dynamic body (B when both are; same root then).
     fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> BodySlot {
-        let s = if bodies.inv_mass[c.b.index()] > 0.0 {
+        let s = if bodies.inv_mass()[c.b.index()] > 0.0 {
             c.b
         } else {
             c.a

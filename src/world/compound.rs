@@ -77,7 +77,7 @@ impl World {
     /// the body origin of [`World::transform`]. `Err(InvalidBody)` for a stale or foreign
     /// handle.
     pub fn local_center(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.local_center[self.bodies.slot(id)?])
+        Ok(self.bodies.local_center()[self.bodies.slot(id)?])
     }
 
     /// Adds a shape to a body, placed in the body frame like those of

@@ -53,7 +53,7 @@ impl World {
             return Ok(());
         }
         // A fixed-rotation body has no inverse inertia to turn a torque into a spin.
-        let torque = if self.bodies.inv_inertia[slot] > 0.0 {
+        let torque = if self.bodies.inv_inertia()[slot] > 0.0 {
             torque
         } else {
             0.0
@@ -110,7 +110,10 @@ impl World {
     /// Changes the velocity of the body in `slot` by `linear / m` and `angular / I`, both
     /// finite; checks the new velocity before changing anything.
     fn add_impulse(&mut self, slot: usize, linear: Vec2, angular: f32) -> Result<(), Error> {
-        let (inv_mass, inv_inertia) = (self.bodies.inv_mass[slot], self.bodies.inv_inertia[slot]);
+        let (inv_mass, inv_inertia) = (
+            self.bodies.inv_mass()[slot],
+            self.bodies.inv_inertia()[slot],
+        );
         let (dv, dw) = (linear * inv_mass, inv_inertia * angular);
         let v = self.bodies.linear_velocity[slot] + dv;
         let w = self.bodies.angular_velocity[slot];

@@ -71,11 +71,11 @@ impl World {
             h.vec2(b.center[s]);
             h.f32(b.rotation[s].c);
             h.f32(b.rotation[s].s);
-            h.vec2(b.local_center[s]);
+            h.vec2(b.local_center()[s]);
             h.vec2(b.linear_velocity[s]);
             h.f32(b.angular_velocity[s]);
-            h.f32(b.inv_mass[s]);
-            h.f32(b.inv_inertia[s]);
+            h.f32(b.inv_mass()[s]);
+            h.f32(b.inv_inertia()[s]);
             h.u64(b.user_data()[s]);
             h.u32(u32::from(b.is_disabled(s)));
             h.u32(b.group()[s] as u32);

@@ -257,7 +257,7 @@ impl FixedStepper {
             _ => current,
         };
         let (center, rotation) = interpolate(previous, current, self.alpha);
-        let origin = center - rotation.rotate(bodies.local_center[slot]);
+        let origin = center - rotation.rotate(bodies.local_center()[slot]);
         Ok(Transform::new(origin, rotation))
     }
 }

@@ -56,7 +56,7 @@ impl World {
         check_finite("target angle", angle)?;
         check_time_step(dt)?;
         let target = Transform::new(position, Rot::from_angle(angle));
-        let center = target.apply(self.bodies.local_center[slot]);
+        let center = target.apply(self.bodies.local_center()[slot]);
         let v = (center - self.bodies.center[slot]) * (1.0 / dt);
         let turn = self.bodies.rotation[slot].inv_mul(target.q).angle();
         let w = match self.bodies.can_turn(slot) {

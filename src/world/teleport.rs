@@ -23,7 +23,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_vector("position", position)?;
         let q = self.bodies.rotation[slot];
-        let origin = position - q.rotate(self.bodies.local_center[slot]);
+        let origin = position - q.rotate(self.bodies.local_center()[slot]);
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), position)?;
         }
@@ -43,7 +43,7 @@ impl World {
         check_vector("origin", origin)?;
         check_finite("angle", angle)?;
         let q = Rot::from_angle(angle);
-        let center = Transform::new(origin, q).apply(self.bodies.local_center[slot]);
+        let center = Transform::new(origin, q).apply(self.bodies.local_center()[slot]);
         // A finite origin plus a body-frame offset can still overflow at the edge of f32.
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), center)?;

@@ -675,7 +675,7 @@ impl Joint {
         let (anchor_a, anchor_b) = self.anchors(bodies);
         let side = |slot: BodySlot| match slot {
             BodySlot::NONE => (Vec2::ZERO, 0.0),
-            s => (bodies.center[s.index()], bodies.inv_inertia[s.index()]),
+            s => (bodies.center[s.index()], bodies.inv_inertia()[s.index()]),
         };
         let ((ca, ia), (cb, ib)) = (side(self.a), side(self.b));
         // A's arm reaches B's anchor (`d + ra`), as the rows measure it.

@@ -83,8 +83,8 @@ fn side(slot: BodySlot, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32,
         NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation[s]),
         state => (
             state,
-            bodies.inv_mass[s],
-            bodies.inv_inertia[s],
+            bodies.inv_mass()[s],
+            bodies.inv_inertia()[s],
             bodies.rotation[s],
         ),
     }
@@ -669,7 +669,7 @@ impl Joint {
             spring,
             law,
             kick: [(self.a, ma), (self.b, mb)].map(|(slot, inv_mass)| match inv_mass > 0.0 {
-                true => gravity * (bodies.gravity_scale[slot.index()] * h),
+                true => gravity * (bodies.gravity_scale()[slot.index()] * h),
                 false => Vec2::ZERO,
             }),
             spin,

@@ -225,7 +225,7 @@ impl JointTrees {
         let side = |slot: BodySlot| -> Option<TreeSide> {
             let s = slot.index();
             let state = state_of[s];
-            let (m, i) = (bodies.inv_mass[s], bodies.inv_inertia[s]);
+            let (m, i) = (bodies.inv_mass()[s], bodies.inv_inertia()[s]);
             let q = bodies.rotation[s];
             match (state, m > 0.0) {
                 (NULL_BODY, _) | (_, false) => Some((state, false, 0.0, 0.0, q)),
