@@ -134,9 +134,9 @@ pub(crate) enum SlotKind {
 #[derive(Debug)]
 pub(crate) struct BodyStore {
     world: u32,
-    pub generation: Vec<u32>,
+    generation: Vec<u32>,
     /// `SlotKind::Empty` marks a free slot.
-    pub kind: Vec<SlotKind>,
+    kind: Vec<SlotKind>,
     /// World position of the centre of mass.
     pub center: Vec<Vec2>,
     pub rotation: Vec<Rot>,
@@ -156,7 +156,7 @@ pub(crate) struct BodyStore {
     density: Vec<f32>,
     linear_damping: Vec<f32>,
     angular_damping: Vec<f32>,
-    pub shape: Vec<Shape>,
+    shape: Vec<Shape>,
     /// The shape's [`LocalBox`] where it is an axis-aligned rectangle (for a compound body, of
     /// the first shape, as `shape`).
     local_box: Vec<Option<LocalBox>>,
@@ -208,7 +208,7 @@ pub(crate) struct BodyStore {
     /// Slots of the compound bodies, ascending: the passes that only compounds need visit these
     /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
     /// reads them.
-    pub compound_slots: Vec<u32>,
+    compound_slots: Vec<u32>,
     /// How many times the static bodies' boxes have changed: a static body added, moved or
     /// removed, or the boxes grown by a new margin. Static bodies do not move by themselves,
     /// so the passes that keep something of them from step to step (their boxes, the
@@ -657,6 +657,35 @@ impl BodyStore {
 
     pub fn is_kinematic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Kinematic
+    }
+}
+
+/// Read-only views of the slot columns: a slot's kind, generation and shape change only as
+/// the store adds, removes, retypes or reshapes the body, which keeps the free list, the
+/// counts and the static-change count in step.
+impl BodyStore {
+    /// Per slot, the generation: bumped when the slot is freed, so old handles go stale.
+    #[inline]
+    pub fn generation(&self) -> &[u32] {
+        &self.generation
+    }
+
+    /// Per slot, the kind of body it holds (`SlotKind::Empty` for a free slot).
+    #[inline]
+    pub fn kind(&self) -> &[SlotKind] {
+        &self.kind
+    }
+
+    /// Per slot, the body's one shape (a compound's first).
+    #[inline]
+    pub fn shape(&self) -> &[Shape] {
+        &self.shape
+    }
+
+    /// Slots of the compound bodies, ascending.
+    #[inline]
+    pub fn compound_slots(&self) -> &[u32] {
+        &self.compound_slots
     }
 }
 

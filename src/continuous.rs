@@ -148,7 +148,7 @@ struct Statics {
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
         .filter(|&s| {
-            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor()[s] && !bodies.is_disabled(s)
+            bodies.kind()[s] == SlotKind::Fixed && !bodies.sensor()[s] && !bodies.is_disabled(s)
         })
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
@@ -264,7 +264,7 @@ fn bullet_rewinds(
     let is_bullet = |s: usize| bullets.binary_search_by_key(&s, |&(slot, _)| slot).ok();
     let mut near: Vec<(u32, usize)> = Vec::new();
     for s in 0..b.slots() {
-        let moving = matches!(b.kind[s], SlotKind::Dynamic | SlotKind::Kinematic);
+        let moving = matches!(b.kind()[s], SlotKind::Dynamic | SlotKind::Kinematic);
         if !moving || b.sensor()[s] || b.is_disabled(s) {
             continue;
         }
@@ -323,7 +323,7 @@ fn fast_motion(
     motion: &BodyState,
     slop: f32,
 ) -> Option<(Motion, bool)> {
-    if b.kind[slot] != SlotKind::Dynamic {
+    if b.kind()[slot] != SlotKind::Dynamic {
         return None;
     }
     let dp = Vec2::new(motion.dp[0], motion.dp[1]);

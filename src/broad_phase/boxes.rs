@@ -25,7 +25,7 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
             // By slot, not zipped columns: a slot that keeps its box (a static tile, a sleeping
             // body) then costs a read of two bytes, not of every column.
             for (i, aabb) in (k * CHUNK..).zip(aabbs) {
-                if asleep[i] || (statics_current && body.kind[i] == SlotKind::Fixed) {
+                if asleep[i] || (statics_current && body.kind()[i] == SlotKind::Fixed) {
                     continue;
                 }
                 let q = body.rotation[i];
@@ -34,7 +34,7 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
                 let (grow, motion) = (margin + turn, body.linear_velocity[i] * dt);
                 *aabb = match &body.local_box()[i] {
                     Some(local_box) => local_box.swept_aabb(xf, grow, motion),
-                    None => body.shape[i].swept_aabb(xf, grow, motion),
+                    None => body.shape()[i].swept_aabb(xf, grow, motion),
                 };
             }
         });

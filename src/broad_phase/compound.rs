@@ -65,8 +65,9 @@ pub(crate) struct ShapePairs {
 /// others' (grown by `margin` plus the turn of the step, swept along the step's motion),
 /// shape by shape; the body's box is their union.
 pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
-    for &s in &b.compound_slots {
-        let slot = s as usize;
+    // By index: the loop writes the compounds' boxes while it walks their slots.
+    for i in 0..b.compound_slots().len() {
+        let slot = b.compound_slots()[i] as usize;
         if asleep[slot] {
             continue;
         }

@@ -177,7 +177,7 @@ impl Sleep {
         self.broad_kinds.clear();
         self.broad_kinds.extend(
             bodies
-                .kind
+                .kind()
                 .iter()
                 .zip(&self.asleep)
                 .zip(bodies.disabled())
@@ -238,7 +238,7 @@ impl Sleep {
             };
         }
         let moving_kinematic = |s: usize| {
-            bodies.kind[s] == SlotKind::Kinematic
+            bodies.kind()[s] == SlotKind::Kinematic
                 && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
         };
         if !self.moving.iter().any(|&s| moving_kinematic(s.index())) {
@@ -467,7 +467,7 @@ impl Sleep {
         }
         let input = QueryInput {
             aabbs: &bodies.aabb,
-            kinds: &bodies.kind,
+            kinds: bodies.kind(),
             layers: bodies.broad_layers(),
             masks: bodies.broad_mask(),
             linear_velocity: &bodies.linear_velocity,
@@ -646,7 +646,7 @@ impl Sleep {
                 let i = s.index();
                 let ok = i < n
                     && self.asleep[i]
-                    && bodies.kind[i] != SlotKind::Empty
+                    && bodies.kind()[i] != SlotKind::Empty
                     && self.island_of[i].index() == k
                     && !std::mem::replace(&mut listed[i], true);
                 if !ok {

@@ -958,7 +958,7 @@ impl FrozenContact {
 /// indices each body has, at most two finite points, and finite materials.
 fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<(), &'static str> {
     let live =
-        |s: BodySlot| s.index() < bodies.slots() && bodies.kind[s.index()] != SlotKind::Empty;
+        |s: BodySlot| s.index() < bodies.slots() && bodies.kind()[s.index()] != SlotKind::Empty;
     if !(c.a < c.b && live(c.a) && live(c.b)) {
         return Err("bodies not two live ones in order");
     }
@@ -1144,8 +1144,8 @@ fn update_chunk<'a>(
     for i in 0..pairs.len() {
         if children.is_none() {
             if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                prefetch(&bodies.shape[a as usize]);
-                prefetch(&bodies.shape[b as usize]);
+                prefetch(&bodies.shape()[a as usize]);
+                prefetch(&bodies.shape()[b as usize]);
             }
         }
         let (a, b) = body_slots(pairs[i]);
@@ -1207,7 +1207,7 @@ fn update_pair(
     old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let shapes = || (&bodies.shape[sa], &bodies.shape[sb]);
+    let shapes = || (&bodies.shape()[sa], &bodies.shape()[sb]);
     let materials = || {
         let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
         let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
@@ -1828,9 +1828,9 @@ mod tests {
         let fresh = |bodies: &BodyStore| {
             let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
             shape_manifold(
-                &bodies.shape[sa],
+                &bodies.shape()[sa],
                 xf_a,
-                &bodies.shape[sb],
+                &bodies.shape()[sb],
                 xf_b,
                 SPECULATIVE,
             )

@@ -145,7 +145,7 @@ impl Sensors {
     /// which the broadphase does not make (neither body moves by the solver).
     fn add_kinematic_pairs(&mut self, bodies: &BodyStore) {
         let slots = 0..bodies.slots();
-        let kind = |s: usize| bodies.kind[s];
+        let kind = |s: usize| bodies.kind()[s];
         let fixed = slots
             .clone()
             .filter(|&s| kind(s) == SlotKind::Fixed && has_sensor(bodies, s));

@@ -96,7 +96,7 @@ impl World {
     pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         crate::limits::check_linear_velocity("linear velocity", v)?;
-        if self.bodies.kind[slot] != crate::body::SlotKind::Fixed {
+        if self.bodies.kind()[slot] != crate::body::SlotKind::Fixed {
             if v != Vec2::ZERO {
                 self.wake_touching(slot);
             }

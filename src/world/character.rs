@@ -383,7 +383,7 @@ impl World {
             let slots = self.with_query_grid(|grid| self.candidates(grid, region, filter));
             let mut moved = false;
             for slot in slots {
-                if Some(slot) == mover.ignore || self.bodies.kind[slot] == SlotKind::Dynamic {
+                if Some(slot) == mover.ignore || self.bodies.kind()[slot] == SlotKind::Dynamic {
                     continue;
                 }
                 let body_xf = self.bodies.transform(slot);
@@ -436,7 +436,7 @@ impl World {
         let up = mover.up;
         let reach = GROUND_DISTANCE + mover.controller.snap_distance;
         let hit = self.ground_within(mover, at, reach)?;
-        if self.bodies.kind[hit.slot] == SlotKind::Fixed {
+        if self.bodies.kind()[hit.slot] == SlotKind::Fixed {
             return None;
         }
         let carried = self.point_velocity(hit.slot, hit.point) * dt;

@@ -49,7 +49,7 @@ impl World {
 
     /// Adds a force and a torque to a dynamic body, waking it; nothing for other bodies.
     fn add_force(&mut self, slot: usize, force: Vec2, torque: f32) -> Result<(), Error> {
-        if self.bodies.kind[slot] != SlotKind::Dynamic {
+        if self.bodies.kind()[slot] != SlotKind::Dynamic {
             return Ok(());
         }
         // A fixed-rotation body has no inverse inertia to turn a torque into a spin.

@@ -62,9 +62,9 @@ impl World {
         let b = &self.bodies;
         h.len(b.slots());
         for s in 0..b.slots() {
-            h.u32(b.generation[s]);
-            h.u32(b.kind[s] as u32);
-            if b.kind[s] == SlotKind::Empty {
+            h.u32(b.generation()[s]);
+            h.u32(b.kind()[s] as u32);
+            if b.kind()[s] == SlotKind::Empty {
                 // A free slot's columns keep what its last body left: nothing reads them.
                 continue;
             }

@@ -47,7 +47,7 @@ impl World {
         dt: f32,
     ) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        if self.bodies.kind[slot] == SlotKind::Fixed {
+        if self.bodies.kind()[slot] == SlotKind::Fixed {
             return Err(Error::InvalidParameter(
                 "a fixed body does not move: make it kinematic to move it to a target".into(),
             ));
