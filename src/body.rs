@@ -138,12 +138,12 @@ pub(crate) struct BodyStore {
     /// `SlotKind::Empty` marks a free slot.
     kind: Vec<SlotKind>,
     /// World position of the centre of mass.
-    pub center: Vec<Vec2>,
-    pub rotation: Vec<Rot>,
+    center: Vec<Vec2>,
+    rotation: Vec<Rot>,
     /// Centre of mass in the body frame.
     local_center: Vec<Vec2>,
-    pub linear_velocity: Vec<Vec2>,
-    pub angular_velocity: Vec<f32>,
+    linear_velocity: Vec<Vec2>,
+    angular_velocity: Vec<f32>,
     inv_mass: Vec<f32>,
     inv_inertia: Vec<f32>,
     /// Gravity scale, 0 for static and kinematic bodies so integration can treat all alike.
@@ -658,6 +658,74 @@ impl BodyStore {
     pub fn is_kinematic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Kinematic
     }
+}
+
+/// The pose and velocity columns: read through slices by every pass; written one body at a
+/// time by the world's setters and the passes that stop or place a body, and all at once by
+/// the stage that moves the bodies, through [`PosesMut`].
+impl BodyStore {
+    /// Per slot, the world position of the centre of mass.
+    #[inline]
+    pub fn center(&self) -> &[Vec2] {
+        &self.center
+    }
+
+    /// Per slot, the rotation.
+    #[inline]
+    pub fn rotation(&self) -> &[Rot] {
+        &self.rotation
+    }
+
+    /// Per slot, the linear velocity of the centre of mass.
+    #[inline]
+    pub fn linear_velocity(&self) -> &[Vec2] {
+        &self.linear_velocity
+    }
+
+    /// Per slot, the angular velocity.
+    #[inline]
+    pub fn angular_velocity(&self) -> &[f32] {
+        &self.angular_velocity
+    }
+
+    /// Places the body in `slot`: its centre of mass at `center`, turned by `rotation`. The
+    /// caller refreshes its box and counts a static change where it needs to.
+    pub fn set_pose(&mut self, slot: usize, center: Vec2, rotation: Rot) {
+        self.center[slot] = center;
+        self.rotation[slot] = rotation;
+    }
+
+    /// Sets the linear velocity of the body in `slot`.
+    pub fn set_linear_velocity(&mut self, slot: usize, v: Vec2) {
+        self.linear_velocity[slot] = v;
+    }
+
+    /// Sets the angular velocity of the body in `slot`.
+    pub fn set_angular_velocity(&mut self, slot: usize, w: f32) {
+        self.angular_velocity[slot] = w;
+    }
+
+    /// The pose and velocity columns, mutably, for the stage that moves every body at once
+    /// (the solver writing back its results): only these four, so the mass, shape and slot
+    /// columns stay the store's.
+    pub fn poses_mut(&mut self) -> PosesMut<'_> {
+        PosesMut {
+            center: &mut self.center,
+            rotation: &mut self.rotation,
+            linear_velocity: &mut self.linear_velocity,
+            angular_velocity: &mut self.angular_velocity,
+        }
+    }
+}
+
+/// The pose and velocity columns of a [`BodyStore`], borrowed mutably, indexed by slot (see
+/// [`BodyStore::poses_mut`]).
+pub(crate) struct PosesMut<'a> {
+    /// World position of the centre of mass.
+    pub center: &'a mut [Vec2],
+    pub rotation: &'a mut [Rot],
+    pub linear_velocity: &'a mut [Vec2],
+    pub angular_velocity: &'a mut [f32],
 }
 
 /// Read-only views of the slot columns: a slot's kind, generation and shape change only as

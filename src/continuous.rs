@@ -92,8 +92,8 @@ pub(crate) fn solve_continuous(
 }
 
 fn place(bodies: &mut BodyStore, s: usize, xf: Transform) {
-    bodies.center[s] = xf.apply(bodies.local_center()[s]);
-    bodies.rotation[s] = xf.q;
+    let center = xf.apply(bodies.local_center()[s]);
+    bodies.set_pose(s, center, xf.q);
 }
 
 /// What the pass over the moving bodies found for one of them.
@@ -176,7 +176,7 @@ fn earliest_impact(
     slop: f32,
 ) -> Option<(Sweep, f32)> {
     let reach = b.reach()[slot];
-    let (c0, c1) = (b.center[slot] - motion.0, b.center[slot]);
+    let (c0, c1) = (b.center()[slot] - motion.0, b.center()[slot]);
     let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
     let mut sweep = None;
     let mut earliest: Option<f32> = None;
@@ -253,7 +253,7 @@ fn bullet_rewinds(
     let paths: Vec<Aabb> = bullets
         .iter()
         .map(|&(s, (dp, _))| {
-            let (c0, c1) = (b.center[s] - dp, b.center[s]);
+            let (c0, c1) = (b.center()[s] - dp, b.center()[s]);
             Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach()[s])
         })
         .collect();
@@ -271,7 +271,7 @@ fn bullet_rewinds(
         // A bullet may be anywhere along its path; any other body is where it ends.
         let region = match is_bullet(s) {
             Some(j) => paths[j],
-            None => Aabb::new(b.center[s], b.center[s]).fattened(b.reach()[s]),
+            None => Aabb::new(b.center()[s], b.center()[s]).fattened(b.reach()[s]),
         };
         grid.candidates(&region, |i| {
             if bullets[i as usize].0 != s && paths[i as usize].overlaps(&region) {
@@ -351,8 +351,8 @@ fn fast_motion(
 /// The sweep of body `slot` from its pose at the start of the last step, `(dp, dq)` ago, to
 /// its pose now.
 fn sweep_of(b: &BodyStore, slot: usize, (dp, dq): Motion) -> Sweep {
-    let center = b.center[slot];
-    let q1 = b.rotation[slot];
+    let center = b.center()[slot];
+    let q1 = b.rotation()[slot];
     // The pose the step began with, recovered from the motion the solver accumulated.
     let q0 = Rot { c: dq.c, s: -dq.s }.compose(q1);
     let a0 = q0.angle();

@@ -28,10 +28,10 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
                 if asleep[i] || (statics_current && body.kind()[i] == SlotKind::Fixed) {
                     continue;
                 }
-                let q = body.rotation[i];
-                let xf = Transform::new(body.center[i] - q.rotate(body.local_center()[i]), q);
-                let turn = body.angular_velocity[i].abs() * dt * body.reach()[i];
-                let (grow, motion) = (margin + turn, body.linear_velocity[i] * dt);
+                let q = body.rotation()[i];
+                let xf = Transform::new(body.center()[i] - q.rotate(body.local_center()[i]), q);
+                let turn = body.angular_velocity()[i].abs() * dt * body.reach()[i];
+                let (grow, motion) = (margin + turn, body.linear_velocity()[i] * dt);
                 *aabb = match &body.local_box()[i] {
                     Some(local_box) => local_box.swept_aabb(xf, grow, motion),
                     None => body.shape()[i].swept_aabb(xf, grow, motion),

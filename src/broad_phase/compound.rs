@@ -71,10 +71,10 @@ pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: 
         if asleep[slot] {
             continue;
         }
-        let q = b.rotation[slot];
-        let xf = Transform::new(b.center[slot] - q.rotate(b.local_center()[slot]), q);
-        let turn = b.angular_velocity[slot].abs() * dt * b.reach()[slot];
-        let sweep = b.linear_velocity[slot] * dt;
+        let q = b.rotation()[slot];
+        let xf = Transform::new(b.center()[slot] - q.rotate(b.local_center()[slot]), q);
+        let turn = b.angular_velocity()[slot].abs() * dt * b.reach()[slot];
+        let sweep = b.linear_velocity()[slot] * dt;
         let Some(compound) = b.compound[slot].as_mut() else {
             continue;
         };

@@ -228,9 +228,9 @@ impl Sleep {
             if !bodies.is_dynamic(s) {
                 continue;
             }
-            let speed = bodies.linear_velocity[s]
+            let speed = bodies.linear_velocity()[s]
                 .length()
-                .max(bodies.angular_velocity[s].abs() * bodies.reach()[s]);
+                .max(bodies.angular_velocity()[s].abs() * bodies.reach()[s]);
             self.sleep_time[s] = if speed < self.threshold[s] {
                 self.sleep_time[s] + dt
             } else {
@@ -239,7 +239,8 @@ impl Sleep {
         }
         let moving_kinematic = |s: usize| {
             bodies.kind()[s] == SlotKind::Kinematic
-                && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
+                && (bodies.linear_velocity()[s] != Vec2::ZERO
+                    || bodies.angular_velocity()[s] != 0.0)
         };
         if !self.moving.iter().any(|&s| moving_kinematic(s.index())) {
             return;
@@ -374,8 +375,8 @@ impl Sleep {
             self.sleeping[index.index()].bodies.push(s);
             self.asleep[slot] = true;
             self.island_of[slot] = index;
-            bodies.linear_velocity[slot] = Vec2::ZERO;
-            bodies.angular_velocity[slot] = 0.0;
+            bodies.set_linear_velocity(slot, Vec2::ZERO);
+            bodies.set_angular_velocity(slot, 0.0);
             // At rest the box needs no sweep: the margin alone, as long as it sleeps.
             let xf = bodies.transform(slot);
             bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
@@ -470,8 +471,8 @@ impl Sleep {
             kinds: bodies.kind(),
             layers: bodies.broad_layers(),
             masks: bodies.broad_mask(),
-            linear_velocity: &bodies.linear_velocity,
-            angular_velocity: &bodies.angular_velocity,
+            linear_velocity: bodies.linear_velocity(),
+            angular_velocity: bodies.angular_velocity(),
         };
         // The resting grid is the broadphase's code, which keeps raw `u32` slots.
         sleep.resting.query(

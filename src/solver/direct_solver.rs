@@ -202,7 +202,7 @@ impl Island {
                 point.inv_mass[side] = [im, im, bodies.inv_inertia()[s] as f64];
             }
             let n = c.manifold.normal;
-            let offsets = slots.map(|s| bodies.rotation[s].rotate(bodies.local_center()[s]));
+            let offsets = slots.map(|s| bodies.rotation()[s].rotate(bodies.local_center()[s]));
             let m = &c.manifold;
             for (index, mp) in m.points[..m.point_count].iter().enumerate() {
                 let r = [mp.anchor_a - offsets[0], mp.anchor_b - offsets[1]];

@@ -383,11 +383,12 @@ impl Solver {
     pub fn finalize(&self, bodies: &mut BodyStore) {
         let states = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
+        let poses = bodies.poses_mut();
         (
-            bodies.center.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.rotation.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.center.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.rotation.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
             self.state_of.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
@@ -486,7 +487,7 @@ impl Solver {
                     *gravity_scale = bodies.gravity_scale()[s];
                     *linear_damping = bodies.linear_damping()[s];
                     *angular_damping = bodies.angular_damping()[s];
-                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
+                    let (v, w) = (bodies.linear_velocity()[s], bodies.angular_velocity()[s]);
                     // A bound body is clamped now, not only from its first substep on.
                     let max_w = spin_bound
                         .get(i)
@@ -1172,8 +1173,8 @@ fn pack_lane(
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass.
-    let offset_a = bodies.rotation[a].rotate(bodies.local_center()[a]);
-    let offset_b = bodies.rotation[b].rotate(bodies.local_center()[b]);
+    let offset_a = bodies.rotation()[a].rotate(bodies.local_center()[a]);
+    let offset_b = bodies.rotation()[b].rotate(bodies.local_center()[b]);
     let m = &c.manifold;
     for (j, lanes) in batch.points.iter_mut().enumerate() {
         let Some(p) = m.points[..m.point_count].get(j) else {

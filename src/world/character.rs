@@ -640,8 +640,8 @@ impl World {
     /// The velocity of the body in `slot` at world point `point`.
     fn point_velocity(&self, slot: usize, point: Vec2) -> Vec2 {
         let b = &self.bodies;
-        let arm = point - b.center[slot];
-        b.linear_velocity[slot] + Vec2::cross_sv(b.angular_velocity[slot], arm)
+        let arm = point - b.center()[slot];
+        b.linear_velocity()[slot] + Vec2::cross_sv(b.angular_velocity()[slot], arm)
     }
 
     fn character_hit(&self, hit: SweepHit) -> CharacterHit {

@@ -32,7 +32,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_vector("force", force)?;
         check_vector("point", point)?;
-        let torque = (point - self.bodies.center[slot]).cross(force);
+        let torque = (point - self.bodies.center()[slot]).cross(force);
         check_finite("torque of the force about the centre of mass", torque)?;
         self.add_force(slot, force, torque)
     }
@@ -79,7 +79,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_vector("impulse", impulse)?;
         check_vector("point", point)?;
-        let angular = (point - self.bodies.center[slot]).cross(impulse);
+        let angular = (point - self.bodies.center()[slot]).cross(impulse);
         check_finite(
             "angular impulse of the impulse about the centre of mass",
             angular,
@@ -115,8 +115,8 @@ impl World {
             self.bodies.inv_inertia()[slot],
         );
         let (dv, dw) = (linear * inv_mass, inv_inertia * angular);
-        let v = self.bodies.linear_velocity[slot] + dv;
-        let w = self.bodies.angular_velocity[slot];
+        let v = self.bodies.linear_velocity()[slot] + dv;
+        let w = self.bodies.angular_velocity()[slot];
         // Skipped when zero, which would turn an angular velocity of -0 into +0.
         let w = if dw != 0.0 { w + dw } else { w };
         if crate::limits::check_linear_velocity("velocity", v).is_err() {
@@ -132,8 +132,8 @@ impl World {
         if dv != Vec2::ZERO || dw != 0.0 {
             self.wake_touching(slot);
         }
-        self.bodies.linear_velocity[slot] = v;
-        self.bodies.angular_velocity[slot] = w;
+        self.bodies.set_linear_velocity(slot, v);
+        self.bodies.set_angular_velocity(slot, w);
         Ok(())
     }
 }

@@ -68,12 +68,12 @@ impl World {
                 // A free slot's columns keep what its last body left: nothing reads them.
                 continue;
             }
-            h.vec2(b.center[s]);
-            h.f32(b.rotation[s].c);
-            h.f32(b.rotation[s].s);
+            h.vec2(b.center()[s]);
+            h.f32(b.rotation()[s].c);
+            h.f32(b.rotation()[s].s);
             h.vec2(b.local_center()[s]);
-            h.vec2(b.linear_velocity[s]);
-            h.f32(b.angular_velocity[s]);
+            h.vec2(b.linear_velocity()[s]);
+            h.f32(b.angular_velocity()[s]);
             h.f32(b.inv_mass()[s]);
             h.f32(b.inv_inertia()[s]);
             h.u64(b.user_data()[s]);

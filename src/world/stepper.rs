@@ -234,8 +234,8 @@ impl FixedStepper {
             let slot = id.slot() as usize;
             self.previous[slot] = Some(Pose {
                 id,
-                center: bodies.center[slot],
-                rotation: bodies.rotation[slot],
+                center: bodies.center()[slot],
+                rotation: bodies.rotation()[slot],
             });
         }
     }
@@ -251,7 +251,7 @@ impl FixedStepper {
     pub fn interpolated_transform(&self, world: &World, id: BodyId) -> Result<Transform, Error> {
         let slot = world.bodies.slot(id)?;
         let bodies = &world.bodies;
-        let current = (bodies.center[slot], bodies.rotation[slot]);
+        let current = (bodies.center()[slot], bodies.rotation()[slot]);
         let previous = match self.previous.get(slot) {
             Some(Some(pose)) if pose.id == id => (pose.center, pose.rotation),
             _ => current,

@@ -22,12 +22,12 @@ impl World {
     pub fn set_position(&mut self, id: BodyId, position: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         check_vector("position", position)?;
-        let q = self.bodies.rotation[slot];
+        let q = self.bodies.rotation()[slot];
         let origin = position - q.rotate(self.bodies.local_center()[slot]);
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), position)?;
         }
-        self.bodies.center[slot] = position;
+        self.bodies.set_pose(slot, position, q);
         self.refresh_aabb(slot);
         Ok(())
     }
@@ -48,8 +48,7 @@ impl World {
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), center)?;
         }
-        self.bodies.center[slot] = center;
-        self.bodies.rotation[slot] = q;
+        self.bodies.set_pose(slot, center, q);
         self.refresh_aabb(slot);
         Ok(())
     }
