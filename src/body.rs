@@ -174,7 +174,7 @@ pub(crate) struct BodyStore {
     /// layers say (the pairs then pass the exact test, [`BodyStore::shapes_collide`]).
     broad_layers: Vec<u32>,
     broad_mask: Vec<u32>,
-    pub aabb: Vec<Aabb>,
+    aabb: Vec<Aabb>,
     /// Farthest distance from the centre of mass to the shape's surface: bounds how far any
     /// point of the body moves when it turns.
     reach: Vec<f32>,
@@ -204,7 +204,7 @@ pub(crate) struct BodyStore {
     /// compound body's `shape` column holds its first shape, `friction` and `restitution`
     /// those of its first shape, and `layers` and `mask` the union over its shapes (what the
     /// broadphase filters body pairs by before the narrowphase filters shape pairs).
-    pub compound: Vec<Option<Box<Compound>>>,
+    compound: Vec<Option<Box<Compound>>>,
     /// Slots of the compound bodies, ascending: the passes that only compounds need visit these
     /// and nothing when there are none. Raw `u32`: the broadphase, whose code keeps raw slots,
     /// reads them.
@@ -479,10 +479,16 @@ impl BodyStore {
         }
     }
 
+    /// Sets the box of the body in `slot` to its tight box at `xf` grown by `margin`, and for a
+    /// compound body its shapes' boxes likewise (the body's being their union).
+    pub fn refresh_aabb(&mut self, slot: usize, xf: Transform, margin: f32) {
+        self.aabb[slot] = self.refresh_child_aabbs(slot, xf, margin);
+    }
+
     /// Sets the shape boxes of the compound body in `slot` (if it is one) to its shapes' tight
     /// boxes at `xf` grown by `margin`, and returns their union; a one-shape body's tight box
     /// grown by `margin` otherwise. Leaves the body's own box alone.
-    pub fn refresh_child_aabbs(&mut self, slot: usize, xf: Transform, margin: f32) -> Aabb {
+    fn refresh_child_aabbs(&mut self, slot: usize, xf: Transform, margin: f32) -> Aabb {
         match &mut self.compound[slot] {
             Some(c) => {
                 let mut all: Option<Aabb> = None;
@@ -744,6 +750,43 @@ impl BodyStore {
         &self.kind
     }
 
+    /// Per slot, the body's box as of the last step (see `update_aabbs`).
+    #[inline]
+    pub fn aabb(&self) -> &[Aabb] {
+        &self.aabb
+    }
+
+    /// Per slot, the shapes of a compound body; `None` for a one-shape body.
+    #[inline]
+    pub fn compounds(&self) -> &[Option<Box<Compound>>] {
+        &self.compound
+    }
+
+    /// Lends `update` the body boxes to write, with the rest of the store to read: the stage
+    /// that recomputes every box at once.
+    pub fn update_aabbs_with(&mut self, update: impl FnOnce(&BodyStore, &mut [Aabb])) {
+        let mut aabbs = std::mem::take(&mut self.aabb);
+        update(self, &mut aabbs);
+        self.aabb = aabbs;
+    }
+
+    /// Sets the shape boxes of the compound body in `slot`, if it is one, to `shape_box` of
+    /// each shape, and the body's box to their union.
+    pub fn set_compound_aabbs(&mut self, slot: usize, shape_box: impl Fn(&Shape) -> Aabb) {
+        let Some(compound) = self.compound[slot].as_mut() else {
+            return;
+        };
+        let mut all: Option<Aabb> = None;
+        for (aabb, shape) in compound.aabbs.iter_mut().zip(compound.shapes.iter()) {
+            *aabb = shape_box(shape);
+            all = Some(all.map_or(*aabb, |u| u.union(aabb)));
+        }
+        compound.tree.refit(&compound.aabbs);
+        if let Some(all) = all {
+            self.aabb[slot] = all;
+        }
+    }
+
     /// Per slot, the body's one shape (a compound's first).
     #[inline]
     pub fn shape(&self) -> &[Shape] {
@@ -767,7 +810,8 @@ impl BodyStore {
         &self.inv_mass
     }
 
-    /// Per slot, the inverse rotational inertia about the centre of mass: 0 for bodies that are not dynamic and those with fixed rotation.
+    /// Per slot, the inverse rotational inertia about the centre of mass: 0 for bodies that
+    /// are not dynamic and those with fixed rotation.
     #[inline]
     pub fn inv_inertia(&self) -> &[f32] {
         &self.inv_inertia

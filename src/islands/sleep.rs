@@ -379,7 +379,7 @@ impl Sleep {
             bodies.set_angular_velocity(slot, 0.0);
             // At rest the box needs no sweep: the margin alone, as long as it sleeps.
             let xf = bodies.transform(slot);
-            bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
+            bodies.refresh_aabb(slot, xf, margin);
         }
         self.moving = moving;
 
@@ -462,12 +462,12 @@ impl Sleep {
     pub fn add_resting_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
         let sleep = self;
         sleep.resting_pairs.clear();
-        sleep.resting.refresh(&sleep.asleep, &bodies.aabb);
+        sleep.resting.refresh(&sleep.asleep, bodies.aabb());
         if sleep.resting.is_empty() {
             return;
         }
         let input = QueryInput {
-            aabbs: &bodies.aabb,
+            aabbs: bodies.aabb(),
             kinds: bodies.kind(),
             layers: bodies.broad_layers(),
             masks: bodies.broad_mask(),

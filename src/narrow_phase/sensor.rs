@@ -152,7 +152,7 @@ impl Sensors {
         let kinematic: Vec<usize> = slots.filter(|&s| kind(s) == SlotKind::Kinematic).collect();
         for s in fixed {
             for &k in &kinematic {
-                if bodies.aabb[s].overlaps(&bodies.aabb[k]) {
+                if bodies.aabb()[s].overlaps(&bodies.aabb()[k]) {
                     self.pairs.push((s as u32, k as u32));
                 }
             }

@@ -303,7 +303,7 @@ impl World {
             // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
             // bodies find them in the sleeping bodies' own grid.
             let proxies = Proxies {
-                aabbs: &self.bodies.aabb,
+                aabbs: self.bodies.aabb(),
                 kinds: &self.sleep.broad_kinds,
                 layers: self.bodies.broad_layers(),
                 masks: self.bodies.broad_mask(),

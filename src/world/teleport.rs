@@ -60,7 +60,7 @@ impl World {
         let xf = self.bodies.transform(slot);
         // The shapes' boxes of a compound too, which the next step's pairs are read from
         // should the body sleep through it.
-        self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
+        self.bodies.refresh_aabb(slot, xf, 0.0);
         self.bodies.static_changed(slot);
         self.wake_touching(slot);
         self.invalidate_queries();
