@@ -130,7 +130,9 @@ pub(crate) enum SlotKind {
 
 /// Structure-of-arrays storage of all bodies, indexed by slot. Its columns and methods take a
 /// slot as the `usize` of [`BodySlot::index`]: the world and the broadphase index columns with
-/// it directly.
+/// it directly. The columns are private: the passes read them as slices and write them through
+/// the store's methods or the narrow views it lends ([`PosesMut`], `update_aabbs_with`), which
+/// keep the counts and derived columns beside them in step.
 #[derive(Debug)]
 pub(crate) struct BodyStore {
     world: u32,
