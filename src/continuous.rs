@@ -92,8 +92,8 @@ pub(crate) fn solve_continuous(
 }
 
 fn place(bodies: &mut BodyStore, s: usize, xf: Transform) {
-    bodies.center[s] = xf.apply(bodies.local_center[s]);
-    bodies.rotation[s] = xf.q;
+    let center = xf.apply(bodies.local_center()[s]);
+    bodies.set_pose(s, center, xf.q);
 }
 
 /// What the pass over the moving bodies found for one of them.
@@ -148,7 +148,7 @@ struct Statics {
 fn static_boxes(bodies: &BodyStore) -> Statics {
     let boxes: Vec<(usize, Aabb)> = (0..bodies.slots())
         .filter(|&s| {
-            bodies.kind[s] == SlotKind::Fixed && !bodies.sensor[s] && !bodies.is_disabled(s)
+            bodies.kind()[s] == SlotKind::Fixed && !bodies.sensor()[s] && !bodies.is_disabled(s)
         })
         .map(|s| (s, bodies.body_aabb(s, bodies.transform(s))))
         .collect();
@@ -175,8 +175,8 @@ fn earliest_impact(
     statics: &Statics,
     slop: f32,
 ) -> Option<(Sweep, f32)> {
-    let reach = b.reach[slot];
-    let (c0, c1) = (b.center[slot] - motion.0, b.center[slot]);
+    let reach = b.reach()[slot];
+    let (c0, c1) = (b.center()[slot] - motion.0, b.center()[slot]);
     let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
     let mut sweep = None;
     let mut earliest: Option<f32> = None;
@@ -184,8 +184,8 @@ fn earliest_impact(
     // does not change it.
     statics.grid.candidates(&path, |i| {
         let (s, ref aabb) = statics.boxes[i as usize];
-        let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
-            || b.broad_layers[s] & b.broad_mask[slot] == 0;
+        let filtered = b.broad_layers()[slot] & b.broad_mask()[s] == 0
+            || b.broad_layers()[s] & b.broad_mask()[slot] == 0;
         if filtered || !aabb.overlaps(&path) {
             return;
         }
@@ -207,7 +207,10 @@ fn impact(
     (s, other): (usize, &Sweep),
     slop: f32,
 ) -> Option<f32> {
-    let core = Proxy::circle(b.local_center[slot], CORE_PER_EXTENT * b.min_extent[slot]);
+    let core = Proxy::circle(
+        b.local_center()[slot],
+        CORE_PER_EXTENT * b.min_extent()[slot],
+    );
     let tolerance = TOLERANCE_PER_SLOP * slop;
     let (start, other_start) = (sweep.transform_at(0.0), other.transform_at(0.0));
     let mut earliest: Option<f32> = None;
@@ -250,8 +253,8 @@ fn bullet_rewinds(
     let paths: Vec<Aabb> = bullets
         .iter()
         .map(|&(s, (dp, _))| {
-            let (c0, c1) = (b.center[s] - dp, b.center[s]);
-            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach[s])
+            let (c0, c1) = (b.center()[s] - dp, b.center()[s]);
+            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach()[s])
         })
         .collect();
     let mut grid = BoxGrid::default();
@@ -261,14 +264,14 @@ fn bullet_rewinds(
     let is_bullet = |s: usize| bullets.binary_search_by_key(&s, |&(slot, _)| slot).ok();
     let mut near: Vec<(u32, usize)> = Vec::new();
     for s in 0..b.slots() {
-        let moving = matches!(b.kind[s], SlotKind::Dynamic | SlotKind::Kinematic);
-        if !moving || b.sensor[s] || b.is_disabled(s) {
+        let moving = matches!(b.kind()[s], SlotKind::Dynamic | SlotKind::Kinematic);
+        if !moving || b.sensor()[s] || b.is_disabled(s) {
             continue;
         }
         // A bullet may be anywhere along its path; any other body is where it ends.
         let region = match is_bullet(s) {
             Some(j) => paths[j],
-            None => Aabb::new(b.center[s], b.center[s]).fattened(b.reach[s]),
+            None => Aabb::new(b.center()[s], b.center()[s]).fattened(b.reach()[s]),
         };
         grid.candidates(&region, |i| {
             if bullets[i as usize].0 != s && paths[i as usize].overlaps(&region) {
@@ -283,8 +286,8 @@ fn bullet_rewinds(
         let mut earliest = earliest_impact(b, slot, motion, statics, slop).map(|(_, t)| t);
         let first = near.partition_point(|&(j, _)| (j as usize) < i);
         for &(_, s) in near[first..].iter().take_while(|&&(j, _)| j as usize == i) {
-            let filtered = b.broad_layers[slot] & b.broad_mask[s] == 0
-                || b.broad_layers[s] & b.broad_mask[slot] == 0;
+            let filtered = b.broad_layers()[slot] & b.broad_mask()[s] == 0
+                || b.broad_layers()[s] & b.broad_mask()[slot] == 0;
             if filtered || !joints.lets_collide(slot, s) {
                 continue;
             }
@@ -320,7 +323,7 @@ fn fast_motion(
     motion: &BodyState,
     slop: f32,
 ) -> Option<(Motion, bool)> {
-    if b.kind[slot] != SlotKind::Dynamic {
+    if b.kind()[slot] != SlotKind::Dynamic {
         return None;
     }
     let dp = Vec2::new(motion.dp[0], motion.dp[1]);
@@ -330,16 +333,16 @@ fn fast_motion(
     };
     // The chord of the turn times the reach is how far the turn moved the farthest point.
     let chord = Vec2::new(1.0 - dq.c, dq.s).length();
-    let moved = dp.length() + chord * b.reach[slot];
+    let moved = dp.length() + chord * b.reach()[slot];
     if moved <= slop {
         return None;
     }
-    let bullet = b.bullet[slot];
-    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
+    let bullet = b.bullet()[slot];
+    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent()[slot] {
         return None;
     }
     // A sensor collides with nothing, so nothing stops it (tested last: few bodies get here).
-    if b.sensor[slot] {
+    if b.sensor()[slot] {
         return None;
     }
     Some(((dp, dq), bullet))
@@ -348,13 +351,13 @@ fn fast_motion(
 /// The sweep of body `slot` from its pose at the start of the last step, `(dp, dq)` ago, to
 /// its pose now.
 fn sweep_of(b: &BodyStore, slot: usize, (dp, dq): Motion) -> Sweep {
-    let center = b.center[slot];
-    let q1 = b.rotation[slot];
+    let center = b.center()[slot];
+    let q1 = b.rotation()[slot];
     // The pose the step began with, recovered from the motion the solver accumulated.
     let q0 = Rot { c: dq.c, s: -dq.s }.compose(q1);
     let a0 = q0.angle();
     Sweep {
-        local_center: b.local_center[slot],
+        local_center: b.local_center()[slot],
         c0: center - dp,
         c1: center,
         a0,

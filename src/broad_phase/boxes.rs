@@ -16,27 +16,26 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
     // A level of static tiles would otherwise cost every step a box per tile.
     let statics_current = b.static_boxes_current(margin);
     const CHUNK: usize = 1024;
-    let mut aabbs = std::mem::take(&mut b.aabb);
-    let body = &*b;
-    aabbs
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(k, aabbs)| {
-            // By slot, not zipped columns: a slot that keeps its box (a static tile, a sleeping
-            // body) then costs a read of two bytes, not of every column.
-            for (i, aabb) in (k * CHUNK..).zip(aabbs) {
-                if asleep[i] || (statics_current && body.kind[i] == SlotKind::Fixed) {
-                    continue;
+    b.update_aabbs_with(|body, aabbs| {
+        aabbs
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(k, aabbs)| {
+                // By slot, not zipped columns: a slot that keeps its box (a static tile, a sleeping
+                // body) then costs a read of two bytes, not of every column.
+                for (i, aabb) in (k * CHUNK..).zip(aabbs) {
+                    if asleep[i] || (statics_current && body.kind()[i] == SlotKind::Fixed) {
+                        continue;
+                    }
+                    let q = body.rotation()[i];
+                    let xf = Transform::new(body.center()[i] - q.rotate(body.local_center()[i]), q);
+                    let turn = body.angular_velocity()[i].abs() * dt * body.reach()[i];
+                    let (grow, motion) = (margin + turn, body.linear_velocity()[i] * dt);
+                    *aabb = match &body.local_box()[i] {
+                        Some(local_box) => local_box.swept_aabb(xf, grow, motion),
+                        None => body.shape()[i].swept_aabb(xf, grow, motion),
+                    };
                 }
-                let q = body.rotation[i];
-                let xf = Transform::new(body.center[i] - q.rotate(body.local_center[i]), q);
-                let turn = body.angular_velocity[i].abs() * dt * body.reach[i];
-                let (grow, motion) = (margin + turn, body.linear_velocity[i] * dt);
-                *aabb = match &body.local_box[i] {
-                    Some(local_box) => local_box.swept_aabb(xf, grow, motion),
-                    None => body.shape[i].swept_aabb(xf, grow, motion),
-                };
-            }
-        });
-    b.aabb = aabbs;
+            });
+    });
 }

@@ -65,27 +65,17 @@ pub(crate) struct ShapePairs {
 /// others' (grown by `margin` plus the turn of the step, swept along the step's motion),
 /// shape by shape; the body's box is their union.
 pub(crate) fn update_compound_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
-    for &s in &b.compound_slots {
-        let slot = s as usize;
+    // By index: the loop writes the compounds' boxes while it walks their slots.
+    for i in 0..b.compound_slots().len() {
+        let slot = b.compound_slots()[i] as usize;
         if asleep[slot] {
             continue;
         }
-        let Some(compound) = b.compound[slot].as_mut() else {
-            continue;
-        };
-        let q = b.rotation[slot];
-        let xf = Transform::new(b.center[slot] - q.rotate(b.local_center[slot]), q);
-        let turn = b.angular_velocity[slot].abs() * dt * b.reach[slot];
-        let sweep = b.linear_velocity[slot] * dt;
-        let mut all: Option<Aabb> = None;
-        for (aabb, shape) in compound.aabbs.iter_mut().zip(compound.shapes.iter()) {
-            *aabb = shape.swept_aabb(xf, margin + turn, sweep);
-            all = Some(all.map_or(*aabb, |u| u.union(aabb)));
-        }
-        compound.tree.refit(&compound.aabbs);
-        if let Some(all) = all {
-            b.aabb[slot] = all;
-        }
+        let q = b.rotation()[slot];
+        let xf = Transform::new(b.center()[slot] - q.rotate(b.local_center()[slot]), q);
+        let turn = b.angular_velocity()[slot].abs() * dt * b.reach()[slot];
+        let sweep = b.linear_velocity()[slot] * dt;
+        b.set_compound_aabbs(slot, |shape| shape.swept_aabb(xf, margin + turn, sweep));
     }
 }
 
@@ -103,7 +93,7 @@ impl ShapePairs {
         out_children.clear();
         for &(a, bb) in pairs {
             let (sa, sb) = (a as usize, bb as usize);
-            if b.compound[sa].is_none() && b.compound[sb].is_none() {
+            if b.compounds()[sa].is_none() && b.compounds()[sb].is_none() {
                 out_pairs.push((a, bb));
                 out_children.push(0);
                 continue;
@@ -111,17 +101,17 @@ impl ShapePairs {
             // The shapes of `slot` whose boxes overlap `region`, ascending.
             let near = |slot: usize, region: &Aabb, out: &mut Vec<u32>| {
                 out.clear();
-                match &b.compound[slot] {
+                match &b.compounds()[slot] {
                     Some(c) => c.shapes_near(region, out),
-                    None if b.aabb[slot].overlaps(region) => out.push(0),
+                    None if b.aabb()[slot].overlaps(region) => out.push(0),
                     None => {}
                 }
             };
-            let child_box = |slot: usize, child: usize| match &b.compound[slot] {
+            let child_box = |slot: usize, child: usize| match &b.compounds()[slot] {
                 Some(c) => c.aabbs[child],
-                None => b.aabb[slot],
+                None => b.aabb()[slot],
             };
-            near(sa, &b.aabb[sb], near_a);
+            near(sa, &b.aabb()[sb], near_a);
             for &ca in near_a.iter() {
                 let ca = ca as usize;
                 // Sensor shapes collide with nothing (the sensors test their pairs).

@@ -177,7 +177,7 @@ impl Sleep {
         self.broad_kinds.clear();
         self.broad_kinds.extend(
             bodies
-                .kind
+                .kind()
                 .iter()
                 .zip(&self.asleep)
                 .zip(bodies.disabled())
@@ -228,9 +228,9 @@ impl Sleep {
             if !bodies.is_dynamic(s) {
                 continue;
             }
-            let speed = bodies.linear_velocity[s]
+            let speed = bodies.linear_velocity()[s]
                 .length()
-                .max(bodies.angular_velocity[s].abs() * bodies.reach[s]);
+                .max(bodies.angular_velocity()[s].abs() * bodies.reach()[s]);
             self.sleep_time[s] = if speed < self.threshold[s] {
                 self.sleep_time[s] + dt
             } else {
@@ -238,8 +238,9 @@ impl Sleep {
             };
         }
         let moving_kinematic = |s: usize| {
-            bodies.kind[s] == SlotKind::Kinematic
-                && (bodies.linear_velocity[s] != Vec2::ZERO || bodies.angular_velocity[s] != 0.0)
+            bodies.kind()[s] == SlotKind::Kinematic
+                && (bodies.linear_velocity()[s] != Vec2::ZERO
+                    || bodies.angular_velocity()[s] != 0.0)
         };
         if !self.moving.iter().any(|&s| moving_kinematic(s.index())) {
             return;
@@ -374,11 +375,11 @@ impl Sleep {
             self.sleeping[index.index()].bodies.push(s);
             self.asleep[slot] = true;
             self.island_of[slot] = index;
-            bodies.linear_velocity[slot] = Vec2::ZERO;
-            bodies.angular_velocity[slot] = 0.0;
+            bodies.set_linear_velocity(slot, Vec2::ZERO);
+            bodies.set_angular_velocity(slot, 0.0);
             // At rest the box needs no sweep: the margin alone, as long as it sleeps.
             let xf = bodies.transform(slot);
-            bodies.aabb[slot] = bodies.refresh_child_aabbs(slot, xf, margin);
+            bodies.refresh_aabb(slot, xf, margin);
         }
         self.moving = moving;
 
@@ -461,17 +462,17 @@ impl Sleep {
     pub fn add_resting_pairs(&mut self, bodies: &BodyStore, pairs: &mut Vec<(u32, u32)>) {
         let sleep = self;
         sleep.resting_pairs.clear();
-        sleep.resting.refresh(&sleep.asleep, &bodies.aabb);
+        sleep.resting.refresh(&sleep.asleep, bodies.aabb());
         if sleep.resting.is_empty() {
             return;
         }
         let input = QueryInput {
-            aabbs: &bodies.aabb,
-            kinds: &bodies.kind,
-            layers: &bodies.broad_layers,
-            masks: &bodies.broad_mask,
-            linear_velocity: &bodies.linear_velocity,
-            angular_velocity: &bodies.angular_velocity,
+            aabbs: bodies.aabb(),
+            kinds: bodies.kind(),
+            layers: bodies.broad_layers(),
+            masks: bodies.broad_mask(),
+            linear_velocity: bodies.linear_velocity(),
+            angular_velocity: bodies.angular_velocity(),
         };
         // The resting grid is the broadphase's code, which keeps raw `u32` slots.
         sleep.resting.query(
@@ -646,7 +647,7 @@ impl Sleep {
                 let i = s.index();
                 let ok = i < n
                     && self.asleep[i]
-                    && bodies.kind[i] != SlotKind::Empty
+                    && bodies.kind()[i] != SlotKind::Empty
                     && self.island_of[i].index() == k
                     && !std::mem::replace(&mut listed[i], true);
                 if !ok {

@@ -958,7 +958,7 @@ impl FrozenContact {
 /// indices each body has, at most two finite points, and finite materials.
 fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<(), &'static str> {
     let live =
-        |s: BodySlot| s.index() < bodies.slots() && bodies.kind[s.index()] != SlotKind::Empty;
+        |s: BodySlot| s.index() < bodies.slots() && bodies.kind()[s.index()] != SlotKind::Empty;
     if !(c.a < c.b && live(c.a) && live(c.b)) {
         return Err("bodies not two live ones in order");
     }
@@ -1144,8 +1144,8 @@ fn update_chunk<'a>(
     for i in 0..pairs.len() {
         if children.is_none() {
             if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                prefetch(&bodies.shape[a as usize]);
-                prefetch(&bodies.shape[b as usize]);
+                prefetch(&bodies.shape()[a as usize]);
+                prefetch(&bodies.shape()[b as usize]);
             }
         }
         let (a, b) = body_slots(pairs[i]);
@@ -1184,9 +1184,9 @@ fn mixed(
 /// The speculative distance widened by how far the bodies in slots `a` and `b` can close in
 /// in a step.
 fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -> f32 {
-    let closing = (bodies.linear_velocity[b] - bodies.linear_velocity[a]).length()
-        + bodies.angular_velocity[a].abs() * bodies.reach[a]
-        + bodies.angular_velocity[b].abs() * bodies.reach[b];
+    let closing = (bodies.linear_velocity()[b] - bodies.linear_velocity()[a]).length()
+        + bodies.angular_velocity()[a].abs() * bodies.reach()[a]
+        + bodies.angular_velocity()[b].abs() * bodies.reach()[b];
     params.speculative_distance + closing * params.dt
 }
 
@@ -1207,10 +1207,10 @@ fn update_pair(
     old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let shapes = || (&bodies.shape[sa], &bodies.shape[sb]);
+    let shapes = || (&bodies.shape()[sa], &bodies.shape()[sb]);
     let materials = || {
-        let frictions = (bodies.friction[sa], bodies.friction[sb]);
-        let restitutions = (bodies.restitution[sa], bodies.restitution[sb]);
+        let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
+        let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
         (frictions, restitutions)
     };
     update_shapes(
@@ -1309,8 +1309,8 @@ fn update_shapes<'a>(
     let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
-        let reach_a = (bodies.center[sa], bodies.reach[sa]);
-        let reach_b = (bodies.center[sb], bodies.reach[sb]);
+        let reach_a = (bodies.center()[sa], bodies.reach()[sa]);
+        let reach_b = (bodies.center()[sb], bodies.reach()[sb]);
         if out_of_reach(reach_a, reach_b, speculative_distance) {
             return None;
         }
@@ -1319,7 +1319,7 @@ fn update_shapes<'a>(
     let manifold = &mut slot.manifold;
     // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
     // miss of its own, are not read.
-    let hull = |s: usize| bodies.local_box[s].and_then(|local| local.hull());
+    let hull = |s: usize| bodies.local_box()[s].and_then(|local| local.hull());
     let hulls = match (one_shape, shape_a, shape_b) {
         (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
         _ => None,
@@ -1446,8 +1446,8 @@ pub(crate) fn centroid(contact: &Contact, include: impl Fn(&ManifoldPoint) -> bo
 pub(crate) fn closing_speed(contact: &Contact, bodies: &BodyStore, at: Vec2) -> f32 {
     let velocity_at = |slot: BodySlot| {
         let s = slot.index();
-        let r = at - bodies.center[s];
-        bodies.linear_velocity[s] + Vec2::cross_sv(bodies.angular_velocity[s], r)
+        let r = at - bodies.center()[s];
+        bodies.linear_velocity()[s] + Vec2::cross_sv(bodies.angular_velocity()[s], r)
     };
     let relative = velocity_at(contact.b) - velocity_at(contact.a);
     -relative.dot(contact.manifold.normal)
@@ -1845,7 +1845,7 @@ mod tests {
         assert_eq!(set.base(0).relative, first.relative);
         // 0.4 mm of sinking is within recycling range of the frozen base: recycled, so the base
         // is still that of the first collide; a fresh collide would have rebased it.
-        bodies.center[b as usize].y -= 4e-4;
+        bodies.poses_mut().center[b as usize].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &PARAMS);
         assert_eq!(set.base(0).relative, first.relative);
         assert!(set.bases.thawed.is_empty());
@@ -1867,16 +1867,16 @@ mod tests {
         let fresh = |bodies: &BodyStore| {
             let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
             shape_manifold(
-                &bodies.shape[sa],
+                &bodies.shape()[sa],
                 xf_a,
-                &bodies.shape[sb],
+                &bodies.shape()[sb],
                 xf_b,
                 SPECULATIVE,
             )
         };
         // Sinking 0.4 mm: recycled (the base stays that of the first collide), close to fresh,
         // impulses carried.
-        bodies.center[sb].y -= 4e-4;
+        bodies.poses_mut().center[sb].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.base(0).relative, first);
         let m = set.list[0].manifold;
@@ -1886,7 +1886,7 @@ mod tests {
             assert!((p.separation - q.separation).abs() < 1e-6);
         }
         // Another 0.8 mm: 1.2 mm from the first collide, so collided afresh and rebased.
-        bodies.center[sb].y -= 8e-4;
+        bodies.poses_mut().center[sb].y -= 8e-4;
         set.update(&pairs, &[], &bodies, &params);
         assert_ne!(set.base(0).relative, first);
         assert_eq!(set.list[0].manifold.points[0].normal_impulse, 2.5);
@@ -1894,7 +1894,7 @@ mod tests {
         exact.points[0].normal_impulse = 2.5;
         assert_eq!(set.list[0].manifold, exact);
         // Lifted out of reach: the contact is dropped with its base.
-        bodies.center[sb].y += 0.1;
+        bodies.poses_mut().center[sb].y += 0.1;
         set.update(&pairs, &[], &bodies, &params);
         assert!(set.list.is_empty() && set.keys.is_empty() && set.base_of.is_empty());
     }

@@ -39,8 +39,8 @@ pub(crate) fn meeting_speed(
     };
     let falls = |s: BodySlot| {
         let s = s.index();
-        match bodies.inv_mass[s] > 0.0 {
-            true => bodies.gravity_scale[s],
+        match bodies.inv_mass()[s] > 0.0 {
+            true => bodies.gravity_scale()[s],
             false => 0.0,
         }
     };

@@ -145,9 +145,9 @@ impl<'a, T: Copy> Recycler<'a, T> {
         base: &'a Base,
     ) -> bool {
         // The three columns cut to one length, so that each slot is checked against it once.
-        let n = bodies.center.len();
-        let (center, rotation) = (&bodies.center[..n], &bodies.rotation[..n]);
-        let local_center = &bodies.local_center[..n];
+        let n = bodies.center().len();
+        let (center, rotation) = (&bodies.center()[..n], &bodies.rotation()[..n]);
+        let local_center = &bodies.local_center()[..n];
         let pose = |s: usize| (center[s], rotation[s], local_center[s]);
         self.push_poses(payload, [pose(a), pose(b)], base)
     }

@@ -71,7 +71,7 @@ fn overlap(bodies: &BodyStore, (sensor, visitor): (u32, u32)) -> bool {
 
 /// Whether the body in `slot` has a sensor shape.
 fn has_sensor(bodies: &BodyStore, slot: usize) -> bool {
-    bodies.sensor[slot] || bodies.sensor_parts[slot]
+    bodies.sensor()[slot] || bodies.sensor_parts()[slot]
 }
 
 impl Sensors {
@@ -116,10 +116,10 @@ impl Sensors {
     ) {
         let sensors = self;
         sensors.pairs.clear();
-        if bodies.sensor_count == 0 {
+        if !bodies.any_sensor() {
             return;
         }
-        let (whole, parts) = (&bodies.sensor, &bodies.sensor_parts);
+        let (whole, parts) = (bodies.sensor(), bodies.sensor_parts());
         pairs.retain(|&(a, b)| {
             let (sa, sb) = (whole[a as usize], whole[b as usize]);
             if !sa && !sb && !parts[a as usize] && !parts[b as usize] {
@@ -145,14 +145,14 @@ impl Sensors {
     /// which the broadphase does not make (neither body moves by the solver).
     fn add_kinematic_pairs(&mut self, bodies: &BodyStore) {
         let slots = 0..bodies.slots();
-        let kind = |s: usize| bodies.kind[s];
+        let kind = |s: usize| bodies.kind()[s];
         let fixed = slots
             .clone()
             .filter(|&s| kind(s) == SlotKind::Fixed && has_sensor(bodies, s));
         let kinematic: Vec<usize> = slots.filter(|&s| kind(s) == SlotKind::Kinematic).collect();
         for s in fixed {
             for &k in &kinematic {
-                if bodies.aabb[s].overlaps(&bodies.aabb[k]) {
+                if bodies.aabb()[s].overlaps(&bodies.aabb()[k]) {
                     self.pairs.push((s as u32, k as u32));
                 }
             }
@@ -225,7 +225,7 @@ impl Sensors {
         let n = bodies.slots();
         let pair_ok = |&(s, v): &(u32, u32)| {
             let (s, v) = (s as usize, v as usize);
-            s != v && s < n && v < n && (bodies.sensor[s] || bodies.sensor_parts[s])
+            s != v && s < n && v < n && (bodies.sensor()[s] || bodies.sensor_parts()[s])
         };
         let ok = self.overlaps.iter().all(pair_ok) && self.overlaps.windows(2).all(|w| w[0] < w[1]);
         ok.then_some(())

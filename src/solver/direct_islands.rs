@@ -90,7 +90,7 @@ impl DirectIslands {
             list.resize(n, 0);
         }
         self.body_count.fill(1);
-        let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
+        let dynamic = |s: BodySlot| bodies.inv_mass()[s.index()] > 0.0;
         for c in contacts {
             if dynamic(c.a) && dynamic(c.b) {
                 let (ra, rb) = (
@@ -125,7 +125,7 @@ impl DirectIslands {
         }
         self.inv_mass_range.clear();
         self.inv_mass_range.resize(n, (0.0, f32::INFINITY));
-        let dynamic = |s: BodySlot| bodies.inv_mass[s.index()] > 0.0;
+        let dynamic = |s: BodySlot| bodies.inv_mass()[s.index()] > 0.0;
         self.root.clear();
         self.uneven_roots.clear();
         for c in contacts {
@@ -135,7 +135,7 @@ impl DirectIslands {
             self.grounded[r.index()] |= !dynamic(c.a) || !dynamic(c.b);
             let range = &mut self.inv_mass_range[r.index()];
             for side in [c.a, c.b].into_iter().filter(|&s| dynamic(s)) {
-                let m = bodies.inv_mass[side.index()];
+                let m = bodies.inv_mass()[side.index()];
                 *range = (range.0.max(m), range.1.min(m));
             }
             if !self.uneven[r.index()] && range.0 > MASS_RATIO * range.1 {
@@ -189,7 +189,7 @@ impl DirectIslands {
 
     /// The island root of a contact's dynamic body (B when both are; same root then).
     fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> BodySlot {
-        let s = if bodies.inv_mass[c.b.index()] > 0.0 {
+        let s = if bodies.inv_mass()[c.b.index()] > 0.0 {
             c.b
         } else {
             c.a
@@ -207,7 +207,7 @@ impl DirectIslands {
 /// mass) are more than the mass ratio apart: if not, no island can be uneven.
 fn masses_uneven(bodies: &BodyStore) -> bool {
     let (lightest, heaviest) = bodies
-        .inv_mass
+        .inv_mass()
         .par_iter()
         .with_min_len(4096)
         .fold(

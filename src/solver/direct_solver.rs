@@ -192,17 +192,17 @@ impl Island {
             };
             for (side, &s) in slots.iter().enumerate() {
                 point.state[side] = state_of[s];
-                let dynamic = bodies.inv_mass[s] > 0.0;
+                let dynamic = bodies.inv_mass()[s] > 0.0;
                 point.local[side] = if dynamic {
                     self.local_body(state_of[s])
                 } else {
                     NONE
                 };
-                let im = bodies.inv_mass[s] as f64;
-                point.inv_mass[side] = [im, im, bodies.inv_inertia[s] as f64];
+                let im = bodies.inv_mass()[s] as f64;
+                point.inv_mass[side] = [im, im, bodies.inv_inertia()[s] as f64];
             }
             let n = c.manifold.normal;
-            let offsets = slots.map(|s| bodies.rotation[s].rotate(bodies.local_center[s]));
+            let offsets = slots.map(|s| bodies.rotation()[s].rotate(bodies.local_center()[s]));
             let m = &c.manifold;
             for (index, mp) in m.points[..m.point_count].iter().enumerate() {
                 let r = [mp.anchor_a - offsets[0], mp.anchor_b - offsets[1]];

@@ -383,11 +383,12 @@ impl Solver {
     pub fn finalize(&self, bodies: &mut BodyStore) {
         let states = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
+        let poses = bodies.poses_mut();
         (
-            bodies.center.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.rotation.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
-            bodies.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.center.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.rotation.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
+            poses.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
             self.state_of.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
@@ -483,10 +484,10 @@ impl Solver {
             .for_each(
                 |(i, (state, gravity_scale, linear_damping, angular_damping, &s))| {
                     let s = s.index();
-                    *gravity_scale = bodies.gravity_scale[s];
-                    *linear_damping = bodies.linear_damping[s];
-                    *angular_damping = bodies.angular_damping[s];
-                    let (v, w) = (bodies.linear_velocity[s], bodies.angular_velocity[s]);
+                    *gravity_scale = bodies.gravity_scale()[s];
+                    *linear_damping = bodies.linear_damping()[s];
+                    *angular_damping = bodies.angular_damping()[s];
+                    let (v, w) = (bodies.linear_velocity()[s], bodies.angular_velocity()[s]);
                     // A bound body is clamped now, not only from its first substep on.
                     let max_w = spin_bound
                         .get(i)
@@ -561,9 +562,9 @@ impl Solver {
             }
             let (force, torque) = forces.get(slot);
             let i = state as usize;
-            x[i] = finite(force.x * bodies.inv_mass[slot]);
-            y[i] = finite(force.y * bodies.inv_mass[slot]);
-            angular[i] = finite(torque * bodies.inv_inertia[slot]);
+            x[i] = finite(force.x * bodies.inv_mass()[slot]);
+            y[i] = finite(force.y * bodies.inv_mass()[slot]);
+            angular[i] = finite(torque * bodies.inv_inertia()[slot]);
         }
     }
 
@@ -1056,7 +1057,7 @@ struct PushCap<'a> {
 impl PackParams<'_> {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     fn softness(&self, c: &Contact, bodies: &BodyStore) -> Softness {
-        if bodies.inv_mass[c.a.index()] == 0.0 || bodies.inv_mass[c.b.index()] == 0.0 {
+        if bodies.inv_mass()[c.a.index()] == 0.0 || bodies.inv_mass()[c.b.index()] == 0.0 {
             self.rigid_soft
         } else {
             self.soft
@@ -1105,7 +1106,7 @@ fn bound_contact_spin(
         return;
     };
     spin_bound.resize(states, f32::INFINITY);
-    let fast = &bodies.fast_rotation[..];
+    let fast = bodies.fast_rotation();
     // Bounds are all the same value: the order of the contacts cannot change them.
     for c in &contacts[first..] {
         if c.manifold.point_count == 0 {
@@ -1125,7 +1126,7 @@ fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
     let overlap = m.points[..m.point_count]
         .iter()
         .fold(0.0f32, |o, p| o.max(-p.separation));
-    let size = bodies.reach[c.a.index()].min(bodies.reach[c.b.index()]);
+    let size = bodies.reach()[c.a.index()].min(bodies.reach()[c.b.index()]);
     let shallow = overlap <= DEEP_OVERLAP * size;
     !shallow
 }
@@ -1156,24 +1157,24 @@ fn pack_lane(
     batch.friction[l] = c.friction + 0.0;
     batch.restitution[l] = c.restitution;
     batch.tangent_speed[l] = c.tangent_speed;
-    batch.inv_mass_a[l] = bodies.inv_mass[a];
-    batch.inv_inertia_a[l] = bodies.inv_inertia[a];
-    batch.inv_mass_b[l] = bodies.inv_mass[b];
-    batch.inv_inertia_b[l] = bodies.inv_inertia[b];
+    batch.inv_mass_a[l] = bodies.inv_mass()[a];
+    batch.inv_inertia_a[l] = bodies.inv_inertia()[a];
+    batch.inv_mass_b[l] = bodies.inv_mass()[b];
+    batch.inv_inertia_b[l] = bodies.inv_inertia()[b];
     let s = params.softness(c, bodies);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
     batch.max_push[l] = push.of(state_of[a], state_of[b]);
-    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
-        true => bodies.gravity_scale[s],
+    let falls = |s: usize| match bodies.inv_mass()[s] > 0.0 {
+        true => bodies.gravity_scale()[s],
         false => 0.0,
     };
     batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass.
-    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
-    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
+    let offset_a = bodies.rotation()[a].rotate(bodies.local_center()[a]);
+    let offset_b = bodies.rotation()[b].rotate(bodies.local_center()[b]);
     let m = &c.manifold;
     for (j, lanes) in batch.points.iter_mut().enumerate() {
         let Some(p) = m.points[..m.point_count].get(j) else {

@@ -41,7 +41,7 @@ impl World {
 
     /// Centre of mass in world coordinates (m). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn position(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.center[self.bodies.slot(id)?])
+        Ok(self.bodies.center()[self.bodies.slot(id)?])
     }
 
     /// Rotation in radians, in `(-pi, pi]`. `Err(InvalidBody)` for a stale or foreign handle.
@@ -52,7 +52,7 @@ impl World {
     /// Rotation of the body as cosine and sine (the same about its origin and its centre of
     /// mass). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn rotation(&self, id: BodyId) -> Result<Rot, Error> {
-        Ok(self.bodies.rotation[self.bodies.slot(id)?])
+        Ok(self.bodies.rotation()[self.bodies.slot(id)?])
     }
 
     /// Transform of the body origin, the frame its shape is defined in. `Err(InvalidBody)` for
@@ -77,7 +77,7 @@ impl World {
 
     /// Velocity of the centre of mass (m/s). `Err(InvalidBody)` for a stale or foreign handle.
     pub fn linear_velocity(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.linear_velocity[self.bodies.slot(id)?])
+        Ok(self.bodies.linear_velocity()[self.bodies.slot(id)?])
     }
 
     /// Fixed, kinematic or dynamic. `Err(InvalidBody)` for a stale or foreign handle.
@@ -88,7 +88,7 @@ impl World {
     /// Angular velocity (rad/s, counter-clockwise). `Err(InvalidBody)` for a stale or foreign
     /// handle.
     pub fn angular_velocity(&self, id: BodyId) -> Result<f32, Error> {
-        Ok(self.bodies.angular_velocity[self.bodies.slot(id)?])
+        Ok(self.bodies.angular_velocity()[self.bodies.slot(id)?])
     }
 
     /// Sets the velocity of a dynamic or kinematic body (static bodies stay at rest). `Err`
@@ -96,11 +96,11 @@ impl World {
     pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         crate::limits::check_linear_velocity("linear velocity", v)?;
-        if self.bodies.kind[slot] != crate::body::SlotKind::Fixed {
+        if self.bodies.kind()[slot] != crate::body::SlotKind::Fixed {
             if v != Vec2::ZERO {
                 self.wake_touching(slot);
             }
-            self.bodies.linear_velocity[slot] = v;
+            self.bodies.set_linear_velocity(slot, v);
         }
         Ok(())
     }
@@ -114,7 +114,7 @@ impl World {
             if w != 0.0 {
                 self.wake_touching(slot);
             }
-            self.bodies.angular_velocity[slot] = w;
+            self.bodies.set_angular_velocity(slot, w);
         }
         Ok(())
     }

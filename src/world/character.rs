@@ -383,7 +383,7 @@ impl World {
             let slots = self.with_query_grid(|grid| self.candidates(grid, region, filter));
             let mut moved = false;
             for slot in slots {
-                if Some(slot) == mover.ignore || self.bodies.kind[slot] == SlotKind::Dynamic {
+                if Some(slot) == mover.ignore || self.bodies.kind()[slot] == SlotKind::Dynamic {
                     continue;
                 }
                 let body_xf = self.bodies.transform(slot);
@@ -436,7 +436,7 @@ impl World {
         let up = mover.up;
         let reach = GROUND_DISTANCE + mover.controller.snap_distance;
         let hit = self.ground_within(mover, at, reach)?;
-        if self.bodies.kind[hit.slot] == SlotKind::Fixed {
+        if self.bodies.kind()[hit.slot] == SlotKind::Fixed {
             return None;
         }
         let carried = self.point_velocity(hit.slot, hit.point) * dt;
@@ -640,8 +640,8 @@ impl World {
     /// The velocity of the body in `slot` at world point `point`.
     fn point_velocity(&self, slot: usize, point: Vec2) -> Vec2 {
         let b = &self.bodies;
-        let arm = point - b.center[slot];
-        b.linear_velocity[slot] + Vec2::cross_sv(b.angular_velocity[slot], arm)
+        let arm = point - b.center()[slot];
+        b.linear_velocity()[slot] + Vec2::cross_sv(b.angular_velocity()[slot], arm)
     }
 
     fn character_hit(&self, hit: SweepHit) -> CharacterHit {

@@ -77,7 +77,7 @@ impl World {
     /// the body origin of [`World::transform`]. `Err(InvalidBody)` for a stale or foreign
     /// handle.
     pub fn local_center(&self, id: BodyId) -> Result<Vec2, Error> {
-        Ok(self.bodies.local_center[self.bodies.slot(id)?])
+        Ok(self.bodies.local_center()[self.bodies.slot(id)?])
     }
 
     /// Adds a shape to a body, placed in the body frame like those of
@@ -181,9 +181,9 @@ impl World {
     ) -> Result<(), Error> {
         self.bodies.check_shapes(slot, &shapes, &materials)?;
         self.wake_touching(slot);
-        let had_sensor = self.bodies.sensor[slot] || self.bodies.sensor_parts[slot];
+        let had_sensor = self.bodies.sensor()[slot] || self.bodies.sensor_parts()[slot];
         self.bodies.replace_shapes(slot, shapes, materials)?;
-        if had_sensor && !(self.bodies.sensor[slot] || self.bodies.sensor_parts[slot]) {
+        if had_sensor && !(self.bodies.sensor()[slot] || self.bodies.sensor_parts()[slot]) {
             self.sensors.sensor_removed(&self.bodies, slot as u32);
         }
         self.invalidate_queries();

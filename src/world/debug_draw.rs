@@ -139,7 +139,7 @@ impl World {
                 }
             }
             if options.aabbs {
-                draw.draw_aabb(body, bodies.aabb[slot]);
+                draw.draw_aabb(body, bodies.aabb()[slot]);
             }
         }
         if options.joints {

@@ -37,7 +37,7 @@ impl World {
         group: i32,
     ) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        if self.bodies.sensor[slot] && group != 0 {
+        if self.bodies.sensor()[slot] && group != 0 {
             return Err(Error::InvalidParameter(format!(
                 "a sensor takes no group (it sees bodies by layers and masks), got group {group}"
             )));
@@ -94,7 +94,7 @@ impl World {
     /// user's pair filter, keep them apart, keeping the rest in order. `Err` if the filter
     /// panicked.
     pub(super) fn filter_pairs(&mut self) -> Result<(), Error> {
-        let grouped = self.bodies.grouped > 0;
+        let grouped = self.bodies.any_grouped();
         if !grouped && self.pair_filter.is_none() {
             return Ok(());
         }

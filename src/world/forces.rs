@@ -32,7 +32,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_vector("force", force)?;
         check_vector("point", point)?;
-        let torque = (point - self.bodies.center[slot]).cross(force);
+        let torque = (point - self.bodies.center()[slot]).cross(force);
         check_finite("torque of the force about the centre of mass", torque)?;
         self.add_force(slot, force, torque)
     }
@@ -49,11 +49,11 @@ impl World {
 
     /// Adds a force and a torque to a dynamic body, waking it; nothing for other bodies.
     fn add_force(&mut self, slot: usize, force: Vec2, torque: f32) -> Result<(), Error> {
-        if self.bodies.kind[slot] != SlotKind::Dynamic {
+        if self.bodies.kind()[slot] != SlotKind::Dynamic {
             return Ok(());
         }
         // A fixed-rotation body has no inverse inertia to turn a torque into a spin.
-        let torque = if self.bodies.inv_inertia[slot] > 0.0 {
+        let torque = if self.bodies.inv_inertia()[slot] > 0.0 {
             torque
         } else {
             0.0
@@ -79,7 +79,7 @@ impl World {
         let slot = self.bodies.slot(id)?;
         check_vector("impulse", impulse)?;
         check_vector("point", point)?;
-        let angular = (point - self.bodies.center[slot]).cross(impulse);
+        let angular = (point - self.bodies.center()[slot]).cross(impulse);
         check_finite(
             "angular impulse of the impulse about the centre of mass",
             angular,
@@ -110,10 +110,13 @@ impl World {
     /// Changes the velocity of the body in `slot` by `linear / m` and `angular / I`, both
     /// finite; checks the new velocity before changing anything.
     fn add_impulse(&mut self, slot: usize, linear: Vec2, angular: f32) -> Result<(), Error> {
-        let (inv_mass, inv_inertia) = (self.bodies.inv_mass[slot], self.bodies.inv_inertia[slot]);
+        let (inv_mass, inv_inertia) = (
+            self.bodies.inv_mass()[slot],
+            self.bodies.inv_inertia()[slot],
+        );
         let (dv, dw) = (linear * inv_mass, inv_inertia * angular);
-        let v = self.bodies.linear_velocity[slot] + dv;
-        let w = self.bodies.angular_velocity[slot];
+        let v = self.bodies.linear_velocity()[slot] + dv;
+        let w = self.bodies.angular_velocity()[slot];
         // Skipped when zero, which would turn an angular velocity of -0 into +0.
         let w = if dw != 0.0 { w + dw } else { w };
         if crate::limits::check_linear_velocity("velocity", v).is_err() {
@@ -129,8 +132,8 @@ impl World {
         if dv != Vec2::ZERO || dw != 0.0 {
             self.wake_touching(slot);
         }
-        self.bodies.linear_velocity[slot] = v;
-        self.bodies.angular_velocity[slot] = w;
+        self.bodies.set_linear_velocity(slot, v);
+        self.bodies.set_angular_velocity(slot, w);
         Ok(())
     }
 }

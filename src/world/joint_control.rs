@@ -202,9 +202,9 @@ impl World {
         // The velocity of the point of `slot` now at `p`.
         let velocity = |slot: BodySlot, p: Vec2| {
             let s = slot.index();
-            b.linear_velocity[s] + Vec2::cross_sv(b.angular_velocity[s], p - b.center[s])
+            b.linear_velocity()[s] + Vec2::cross_sv(b.angular_velocity()[s], p - b.center()[s])
         };
-        let w = |slot: BodySlot| b.angular_velocity[slot.index()];
+        let w = |slot: BodySlot| b.angular_velocity()[slot.index()];
         let (a, body_b) = (joint.a, joint.b);
         let dv = velocity(body_b, anchor_b) - velocity(a, anchor_a);
         let d = anchor_b - anchor_a;

@@ -28,7 +28,7 @@ impl World {
     /// `Err(InvalidBody)` for a stale or foreign handle.
     pub fn rotational_inertia(&self, id: BodyId) -> Result<f32, Error> {
         let slot = self.bodies.slot(id)?;
-        Ok(match self.bodies.inv_inertia[slot] > 0.0 {
+        Ok(match self.bodies.inv_inertia()[slot] > 0.0 {
             true => self.bodies.mass_data(slot, None).rotational_inertia,
             false => 0.0,
         })

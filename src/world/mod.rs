@@ -296,17 +296,17 @@ impl World {
                 speculative_distance,
                 dt,
             );
-            if !self.bodies.compound_slots.is_empty() {
+            if !self.bodies.compound_slots().is_empty() {
                 let asleep = &self.sleep.asleep;
                 update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
             }
             // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
             // bodies find them in the sleeping bodies' own grid.
             let proxies = Proxies {
-                aabbs: &self.bodies.aabb,
+                aabbs: self.bodies.aabb(),
                 kinds: &self.sleep.broad_kinds,
-                layers: &self.bodies.broad_layers,
-                masks: &self.bodies.broad_mask,
+                layers: self.bodies.broad_layers(),
+                masks: self.bodies.broad_mask(),
                 static_version: Some(self.bodies.static_changes()),
             };
             let max_pairs = self.settings.pair_limit(self.bodies.len());
@@ -325,7 +325,7 @@ impl World {
             let see_kinematic = self.settings.sensors_see_kinematic;
             (self.sensors).take_pairs(&self.bodies, &mut self.pairs, see_kinematic);
             self.joints.filter_pairs(&mut self.pairs);
-            if !self.bodies.compound_slots.is_empty() {
+            if !self.bodies.compound_slots().is_empty() {
                 self.shape_pairs.expand(&self.bodies, &self.pairs);
                 if self.shape_pairs.pairs.len() > max_pairs {
                     return too_many;
@@ -348,7 +348,7 @@ impl World {
             if self.pre_solve.hook.is_some() {
                 self.contacts.save(&mut self.pre_solve.backup);
             }
-            if self.bodies.compound_slots.is_empty() {
+            if self.bodies.compound_slots().is_empty() {
                 self.contacts
                     .update(&self.pairs, &[], &self.bodies, &params);
             } else {

@@ -536,7 +536,7 @@ impl World {
         sort_unique(&mut out);
         out.into_iter()
             .map(|s| s as usize)
-            .filter(|&s| filter.accepts(self.bodies.layers[s], self.bodies.mask[s]))
+            .filter(|&s| filter.accepts(self.bodies.layers()[s], self.bodies.mask()[s]))
             .collect()
     }
 
@@ -566,7 +566,7 @@ impl World {
         filter: QueryFilter,
     ) -> Option<ShapeRayHit> {
         let s = slot as usize;
-        if !filter.accepts(self.bodies.layers[s], self.bodies.mask[s]) {
+        if !filter.accepts(self.bodies.layers()[s], self.bodies.mask()[s]) {
             return None;
         }
         let aabb = padded(grid.aabbs[s]);

@@ -12,7 +12,7 @@ impl World {
     /// for a stale or foreign handle.
     pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
         let slot = self.bodies.slot(id)?;
-        Ok(self.bodies.kind[slot] != SlotKind::Fixed && !self.sleep.asleep[slot])
+        Ok(self.bodies.kind()[slot] != SlotKind::Fixed && !self.sleep.asleep[slot])
     }
 
     /// Wakes the island of a sleeping body, with its timers reset: it has `time_to_sleep` of
@@ -27,7 +27,7 @@ impl World {
     /// How many bodies the next step moves: awake dynamic bodies and kinematic bodies.
     pub fn awake_body_count(&self) -> usize {
         self.bodies
-            .kind
+            .kind()
             .iter()
             .zip(&self.sleep.asleep)
             .filter(|&(&k, &asleep)| {

@@ -62,23 +62,23 @@ impl World {
         let b = &self.bodies;
         h.len(b.slots());
         for s in 0..b.slots() {
-            h.u32(b.generation[s]);
-            h.u32(b.kind[s] as u32);
-            if b.kind[s] == SlotKind::Empty {
+            h.u32(b.generation()[s]);
+            h.u32(b.kind()[s] as u32);
+            if b.kind()[s] == SlotKind::Empty {
                 // A free slot's columns keep what its last body left: nothing reads them.
                 continue;
             }
-            h.vec2(b.center[s]);
-            h.f32(b.rotation[s].c);
-            h.f32(b.rotation[s].s);
-            h.vec2(b.local_center[s]);
-            h.vec2(b.linear_velocity[s]);
-            h.f32(b.angular_velocity[s]);
-            h.f32(b.inv_mass[s]);
-            h.f32(b.inv_inertia[s]);
-            h.u64(b.user_data[s]);
+            h.vec2(b.center()[s]);
+            h.f32(b.rotation()[s].c);
+            h.f32(b.rotation()[s].s);
+            h.vec2(b.local_center()[s]);
+            h.vec2(b.linear_velocity()[s]);
+            h.f32(b.angular_velocity()[s]);
+            h.f32(b.inv_mass()[s]);
+            h.f32(b.inv_inertia()[s]);
+            h.u64(b.user_data()[s]);
             h.u32(u32::from(b.is_disabled(s)));
-            h.u32(b.group[s] as u32);
+            h.u32(b.group()[s] as u32);
         }
         let rest = self.sleep.rest_times();
         h.len(rest.len());

@@ -234,8 +234,8 @@ impl FixedStepper {
             let slot = id.slot() as usize;
             self.previous[slot] = Some(Pose {
                 id,
-                center: bodies.center[slot],
-                rotation: bodies.rotation[slot],
+                center: bodies.center()[slot],
+                rotation: bodies.rotation()[slot],
             });
         }
     }
@@ -251,13 +251,13 @@ impl FixedStepper {
     pub fn interpolated_transform(&self, world: &World, id: BodyId) -> Result<Transform, Error> {
         let slot = world.bodies.slot(id)?;
         let bodies = &world.bodies;
-        let current = (bodies.center[slot], bodies.rotation[slot]);
+        let current = (bodies.center()[slot], bodies.rotation()[slot]);
         let previous = match self.previous.get(slot) {
             Some(Some(pose)) if pose.id == id => (pose.center, pose.rotation),
             _ => current,
         };
         let (center, rotation) = interpolate(previous, current, self.alpha);
-        let origin = center - rotation.rotate(bodies.local_center[slot]);
+        let origin = center - rotation.rotate(bodies.local_center()[slot]);
         Ok(Transform::new(origin, rotation))
     }
 }

@@ -47,7 +47,7 @@ impl World {
         dt: f32,
     ) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
-        if self.bodies.kind[slot] == SlotKind::Fixed {
+        if self.bodies.kind()[slot] == SlotKind::Fixed {
             return Err(Error::InvalidParameter(
                 "a fixed body does not move: make it kinematic to move it to a target".into(),
             ));
@@ -56,9 +56,9 @@ impl World {
         check_finite("target angle", angle)?;
         check_time_step(dt)?;
         let target = Transform::new(position, Rot::from_angle(angle));
-        let center = target.apply(self.bodies.local_center[slot]);
-        let v = (center - self.bodies.center[slot]) * (1.0 / dt);
-        let turn = self.bodies.rotation[slot].inv_mul(target.q).angle();
+        let center = target.apply(self.bodies.local_center()[slot]);
+        let v = (center - self.bodies.center()[slot]) * (1.0 / dt);
+        let turn = self.bodies.rotation()[slot].inv_mul(target.q).angle();
         let w = match self.bodies.can_turn(slot) {
             true => turn / dt,
             false => 0.0,
@@ -68,8 +68,8 @@ impl World {
         if v != Vec2::ZERO || w != 0.0 {
             self.wake_touching(slot);
         }
-        self.bodies.linear_velocity[slot] = v;
-        self.bodies.angular_velocity[slot] = w;
+        self.bodies.set_linear_velocity(slot, v);
+        self.bodies.set_angular_velocity(slot, w);
         Ok(())
     }
 }

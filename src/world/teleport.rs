@@ -22,12 +22,12 @@ impl World {
     pub fn set_position(&mut self, id: BodyId, position: Vec2) -> Result<(), Error> {
         let slot = self.bodies.slot(id)?;
         check_vector("position", position)?;
-        let q = self.bodies.rotation[slot];
-        let origin = position - q.rotate(self.bodies.local_center[slot]);
+        let q = self.bodies.rotation()[slot];
+        let origin = position - q.rotate(self.bodies.local_center()[slot]);
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), position)?;
         }
-        self.bodies.center[slot] = position;
+        self.bodies.set_pose(slot, position, q);
         self.refresh_aabb(slot);
         Ok(())
     }
@@ -43,13 +43,12 @@ impl World {
         check_vector("origin", origin)?;
         check_finite("angle", angle)?;
         let q = Rot::from_angle(angle);
-        let center = Transform::new(origin, q).apply(self.bodies.local_center[slot]);
+        let center = Transform::new(origin, q).apply(self.bodies.local_center()[slot]);
         // A finite origin plus a body-frame offset can still overflow at the edge of f32.
         for shape in self.bodies.shapes(slot) {
             check_placement(shape, Transform::new(origin, q), center)?;
         }
-        self.bodies.center[slot] = center;
-        self.bodies.rotation[slot] = q;
+        self.bodies.set_pose(slot, center, q);
         self.refresh_aabb(slot);
         Ok(())
     }
@@ -61,7 +60,7 @@ impl World {
         let xf = self.bodies.transform(slot);
         // The shapes' boxes of a compound too, which the next step's pairs are read from
         // should the body sleep through it.
-        self.bodies.aabb[slot] = self.bodies.refresh_child_aabbs(slot, xf, 0.0);
+        self.bodies.refresh_aabb(slot, xf, 0.0);
         self.bodies.static_changed(slot);
         self.wake_touching(slot);
         self.invalidate_queries();

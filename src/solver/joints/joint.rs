@@ -534,21 +534,21 @@ impl Joint {
         def.validate()?;
         let def = match def.kind {
             JointKind::Motor => JointDef {
-                anchor_a: bodies.center[b.index()],
-                anchor_b: bodies.center[b.index()],
+                anchor_a: bodies.center()[b.index()],
+                anchor_b: bodies.center()[b.index()],
                 ..def
             },
             _ => def,
         };
         let local = |slot: BodySlot, p: Vec2| {
             let s = slot.index();
-            bodies.rotation[s].inv_rotate(p - bodies.center[s])
+            bodies.rotation()[s].inv_rotate(p - bodies.center()[s])
         };
         let qa = match a {
             BodySlot::NONE => Rot::IDENTITY,
-            a => bodies.rotation[a.index()],
+            a => bodies.rotation()[a.index()],
         };
-        let qb = bodies.rotation[b.index()];
+        let qb = bodies.rotation()[b.index()];
         let axis = def.axis.normalized().unwrap_or(Vec2::new(1.0, 0.0));
         let (min, max) = def.length_range.unwrap_or((0.0, f32::INFINITY));
         let spring = match def.kind {
@@ -589,7 +589,7 @@ impl Joint {
         let b = bodies;
         let point = |slot: BodySlot, local: Vec2| {
             let s = slot.index();
-            b.center[s] + b.rotation[s].rotate(local)
+            b.center()[s] + b.rotation()[s].rotate(local)
         };
         let anchor_a = match self.a {
             BodySlot::NONE => self.local_a,
@@ -602,7 +602,7 @@ impl Joint {
     pub(crate) fn axis(&self, bodies: &BodyStore) -> Vec2 {
         let qa = match self.a {
             BodySlot::NONE => Rot::IDENTITY,
-            a => bodies.rotation[a.index()],
+            a => bodies.rotation()[a.index()],
         };
         qa.rotate(self.local_axis)
     }
@@ -612,9 +612,9 @@ impl Joint {
     pub(crate) fn angle(&self, bodies: &BodyStore) -> f32 {
         let qa = match self.a {
             BodySlot::NONE => Rot::IDENTITY,
-            a => bodies.rotation[a.index()],
+            a => bodies.rotation()[a.index()],
         };
-        let angle = qa.inv_mul(bodies.rotation[self.b.index()]).angle() - self.reference_angle;
+        let angle = qa.inv_mul(bodies.rotation()[self.b.index()]).angle() - self.reference_angle;
         if angle > PI {
             angle - 2.0 * PI
         } else if angle < -PI {
@@ -675,7 +675,7 @@ impl Joint {
         let (anchor_a, anchor_b) = self.anchors(bodies);
         let side = |slot: BodySlot| match slot {
             BodySlot::NONE => (Vec2::ZERO, 0.0),
-            s => (bodies.center[s.index()], bodies.inv_inertia[s.index()]),
+            s => (bodies.center()[s.index()], bodies.inv_inertia()[s.index()]),
         };
         let ((ca, ia), (cb, ib)) = (side(self.a), side(self.b));
         // A's arm reaches B's anchor (`d + ra`), as the rows measure it.

@@ -80,12 +80,12 @@ fn side(slot: BodySlot, bodies: &BodyStore, state_of: &[u32]) -> (u32, f32, f32,
     }
     let s = slot.index();
     match state_of[s] {
-        NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation[s]),
+        NULL_BODY => (NULL_BODY, 0.0, 0.0, bodies.rotation()[s]),
         state => (
             state,
-            bodies.inv_mass[s],
-            bodies.inv_inertia[s],
-            bodies.rotation[s],
+            bodies.inv_mass()[s],
+            bodies.inv_inertia()[s],
+            bodies.rotation()[s],
         ),
     }
 }
@@ -637,7 +637,7 @@ impl Joint {
         }
         let (ca, ra) = match self.a {
             BodySlot::NONE => (self.local_a, Vec2::ZERO),
-            a => (bodies.center[a.index()], qa.rotate(self.local_a)),
+            a => (bodies.center()[a.index()], qa.rotate(self.local_a)),
         };
         let law = match self.spring {
             Some((hertz, zeta)) if hertz > 0.0 && self.kind != JointKind::Mouse => {
@@ -657,7 +657,7 @@ impl Joint {
             inv_mass: [ma, mb],
             inv_inertia: [ia, ib],
             r: [ra, qb.rotate(self.local_b)],
-            delta_center: bodies.center[self.b.index()] - ca,
+            delta_center: bodies.center()[self.b.index()] - ca,
             slot,
             kind: self.kind,
             moves: [ma + ia > 0.0, mb + ib > 0.0],
@@ -669,7 +669,7 @@ impl Joint {
             spring,
             law,
             kick: [(self.a, ma), (self.b, mb)].map(|(slot, inv_mass)| match inv_mass > 0.0 {
-                true => gravity * (bodies.gravity_scale[slot.index()] * h),
+                true => gravity * (bodies.gravity_scale()[slot.index()] * h),
                 false => Vec2::ZERO,
             }),
             spin,

@@ -282,7 +282,7 @@ impl JointStore {
     /// slot at most once.
     pub fn check(&self, bodies: &BodyStore) -> Result<(), Error> {
         let live = |s: BodySlot| {
-            s.index() < bodies.slots() && bodies.kind[s.index()] != crate::body::SlotKind::Empty
+            s.index() < bodies.slots() && bodies.kind()[s.index()] != crate::body::SlotKind::Empty
         };
         for (k, slot) in self.slots.iter().enumerate() {
             let Some(j) = &slot.joint else { continue };

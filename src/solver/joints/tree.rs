@@ -225,8 +225,8 @@ impl JointTrees {
         let side = |slot: BodySlot| -> Option<TreeSide> {
             let s = slot.index();
             let state = state_of[s];
-            let (m, i) = (bodies.inv_mass[s], bodies.inv_inertia[s]);
-            let q = bodies.rotation[s];
+            let (m, i) = (bodies.inv_mass()[s], bodies.inv_inertia()[s]);
+            let q = bodies.rotation()[s];
             match (state, m > 0.0) {
                 (NULL_BODY, _) | (_, false) => Some((state, false, 0.0, 0.0, q)),
                 (_, true) if i > 0.0 => Some((state, true, m, i, q)),
@@ -277,7 +277,7 @@ impl JointTrees {
                 }
             }
             self.exact[slot] = true;
-            let centers = [joint.a, joint.b].map(|s| bodies.center[s.index()]);
+            let centers = [joint.a, joint.b].map(|s| bodies.center()[s.index()]);
             let candidate = TreeJoint::new(joint, slot as u32, rows, [a, b], centers);
             self.candidates.push(candidate);
         }
