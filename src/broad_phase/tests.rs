@@ -19,14 +19,8 @@ impl Rng {
     }
 }
 
-/// Owned proxy columns.
-#[derive(Default)]
-struct Scene {
-    aabbs: Vec<Aabb>,
-    kinds: Vec<SlotKind>,
-    layers: Vec<u32>,
-    masks: Vec<u32>,
-}
+/// Owned proxy columns: the broadphase's own copy of them, filled by hand.
+type Scene = super::FatProxies;
 
 impl Scene {
     fn push(&mut self, aabb: Aabb, kind: SlotKind) {
@@ -38,16 +32,6 @@ impl Scene {
         self.kinds.push(kind);
         self.layers.push(layer);
         self.masks.push(mask);
-    }
-
-    fn proxies(&self) -> Proxies<'_> {
-        Proxies {
-            aabbs: &self.aabbs,
-            kinds: &self.kinds,
-            layers: &self.layers,
-            masks: &self.masks,
-            static_version: None,
-        }
     }
 }
 
