@@ -39,7 +39,7 @@ use crate::settings::WorldSettings;
 use crate::solver::backend::Kernels;
 use crate::solver::joints::joint::{turn_share, Impulses, Joint, JointKind, Slot};
 use crate::solver::softness::Softness;
-use batch2d_kernels::body::States;
+use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;
 use std::ops::Range;
@@ -266,6 +266,13 @@ impl Side {
                 s: s.dq[1],
             },
         }
+    }
+
+    /// Brings the velocity within the solver's speed caps, `(linear, angular)`.
+    fn cap(&mut self, (max_linear, max_angular): (f32, f32)) {
+        let (v, w) = cap_speeds([self.v.x, self.v.y], self.w, max_linear, max_angular);
+        self.v = Vec2::new(v[0], v[1]);
+        self.w = w;
     }
 
     /// Writes the velocity back.
@@ -1143,12 +1150,13 @@ impl JointBatches {
 
     /// The joint passes of this step over the joints in `slots`, for the solver's stages
     /// (after [`JointBatches::prepare`]), with the rigid constraints' softness `rigid` for
-    /// substeps `h` long.
+    /// substeps `h` long and the solver's speed caps `(linear, angular)`.
     pub(crate) fn passes<'a>(
         &'a mut self,
         slots: &'a [Slot],
         rigid: Softness,
         h: f32,
+        speed_caps: (f32, f32),
     ) -> Passes<'a> {
         Passes {
             slots,
@@ -1161,6 +1169,7 @@ impl JointBatches {
             rigid: rigid.into(),
             h,
             inv_h: 1.0 / h,
+            speed_caps,
         }
     }
 }
@@ -1222,6 +1231,8 @@ pub(crate) struct Passes<'a> {
     rigid: Coeffs,
     h: f32,
     inv_h: f32,
+    /// The solver's speed caps, `(linear, angular)`, which every joint's write obeys.
+    speed_caps: (f32, f32),
 }
 
 impl Passes<'_> {
@@ -1308,10 +1319,19 @@ impl Passes<'_> {
                     joint.solve(impulses, &mut pair, pass)
                 }
             }
+            // Joints that contradict each other through bodies nothing moves (a body welded
+            // to a fixed body and to a kinematic one flying off) fight without end: their
+            // accumulated impulses grow pass after pass, and the velocities they leave would
+            // carry the body arbitrarily far before the next velocity integration caps them,
+            // the far error feeding a larger bias until the state overflows. Capped here,
+            // each substep moves a body at most as far as the caps allow; a joint that obeys
+            // its law never comes near them.
             if c.moves[0] {
+                pair.a.cap(self.speed_caps);
                 pair.a.store(states, c.state[0]);
             }
             if c.moves[1] {
+                pair.b.cap(self.speed_caps);
                 pair.b.store(states, c.state[1]);
             }
         }

@@ -272,9 +272,11 @@ impl JointStore {
         self.batches.store_impulses(&mut self.slots);
     }
 
-    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]).
-    pub(crate) fn passes(&mut self) -> Passes<'_> {
-        self.batches.passes(&self.slots, self.rigid, self.h)
+    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]),
+    /// within the solver's speed caps `(linear, angular)`.
+    pub(crate) fn passes(&mut self, speed_caps: (f32, f32)) -> Passes<'_> {
+        self.batches
+            .passes(&self.slots, self.rigid, self.h, speed_caps)
     }
 
     /// `Err` with the reason unless every joint joins live bodies of `bodies` (two different

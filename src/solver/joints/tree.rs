@@ -35,7 +35,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
 use crate::solver::joints::joint::{Joint, JointKind, Slot};
-use batch2d_kernels::body::States;
+use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;
 use std::ops::Range;
@@ -469,12 +469,14 @@ impl JointTrees {
         }
     }
 
-    /// The passes of this step, for the solver's stages (after [`JointTrees::prepare`]).
-    pub(crate) fn passes(&mut self) -> TreePasses<'_> {
+    /// The passes of this step, for the solver's stages (after [`JointTrees::prepare`]),
+    /// within the solver's speed caps `(linear, angular)`.
+    pub(crate) fn passes(&mut self, speed_caps: (f32, f32)) -> TreePasses<'_> {
         TreePasses {
             joints: DisjointMut::new(&mut self.joints),
             nodes: DisjointMut::new(&mut self.nodes),
             trees: &self.trees,
+            speed_caps,
         }
     }
 }
@@ -486,6 +488,12 @@ pub(crate) struct TreePasses<'a> {
     joints: DisjointMut<'a, TreeJoint>,
     nodes: DisjointMut<'a, Node>,
     trees: &'a [Tree],
+    /// The solver's speed caps, `(linear, angular)`, which every velocity a tree writes
+    /// obeys: a tree's joint to a kinematic body fighting a contact with a static one (a
+    /// body welded to a spinning kinematic disk and buried in a fixed polygon) grows both
+    /// impulses without end, and the velocities they leave must not carry the body
+    /// arbitrarily far within a substep. A tree that obeys its law never comes near them.
+    speed_caps: (f32, f32),
 }
 
 /// What a tree stage does.
@@ -667,11 +675,11 @@ impl TreePasses<'_> {
         let joints = self.joints.slice(tree.joints.clone());
         let nodes = self.nodes.slice(tree.nodes.clone());
         match op {
-            TreeOp::WarmStart => warm_start(joints, states),
-            TreeOp::Solve => solve(joints, nodes, states, false),
+            TreeOp::WarmStart => warm_start(joints, states, self.speed_caps),
+            TreeOp::Solve => solve(joints, nodes, states, false, self.speed_caps),
             TreeOp::Project => {
                 for _ in 0..PROJECTIONS {
-                    solve(joints, nodes, states, true);
+                    solve(joints, nodes, states, true, self.speed_caps);
                 }
             }
         }
@@ -684,11 +692,11 @@ impl TreePasses<'_> {
 /// modes, which only the tension holds straight, even where the errors are small. Four hold it.
 const PROJECTIONS: usize = 4;
 
-/// Applies each joint's accumulated impulse again.
+/// Applies each joint's accumulated impulse again, leaving the velocities within `caps`.
 ///
 /// # Safety
 /// As for [`TreePasses::run`].
-unsafe fn warm_start(joints: &mut [TreeJoint], states: States) {
+unsafe fn warm_start(joints: &mut [TreeJoint], states: States, caps: (f32, f32)) {
     for j in joints.iter() {
         let (a, b) = (states.read(j.state[0]), states.read(j.state[1]));
         let (jacobian, _) = j.rows_now(&a, &b);
@@ -701,7 +709,8 @@ unsafe fn warm_start(joints: &mut [TreeJoint], states: States) {
             let v = velocity(s);
             let v = [v[0] + m * p[0], v[1] + m * p[1], v[2] + i * p[2]];
             let v = v.map(|x| x as f32);
-            states.write_velocity(j.state[side], &BodyState::with_velocity([v[0], v[1]], v[2]));
+            let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
+            states.write_velocity(j.state[side], &BodyState::with_velocity(lin, w));
         }
     }
 }
@@ -749,13 +758,19 @@ impl TreeJoint {
 ///
 /// # Safety
 /// As for [`TreePasses::run`].
-unsafe fn solve(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, project: bool) {
+unsafe fn solve(
+    joints: &mut [TreeJoint],
+    nodes: &mut [Node],
+    states: States,
+    project: bool,
+    caps: (f32, f32),
+) {
     assemble(joints, nodes, states, project);
     eliminate(nodes);
     if project {
         move_bodies(nodes, states);
     } else {
-        apply_impulses(joints, nodes, states);
+        apply_impulses(joints, nodes, states, caps);
     }
 }
 
@@ -895,16 +910,23 @@ unsafe fn move_bodies(nodes: &[Node], states: States) {
     }
 }
 
-/// Changes the bodies' velocities by the solve's result and adds it to the joints' impulses.
+/// Changes the bodies' velocities by the solve's result, within `caps`, and adds it to the
+/// joints' impulses.
 ///
 /// # Safety
 /// As for [`TreePasses::run`].
-unsafe fn apply_impulses(joints: &mut [TreeJoint], nodes: &[Node], states: States) {
+unsafe fn apply_impulses(
+    joints: &mut [TreeJoint],
+    nodes: &[Node],
+    states: States,
+    caps: (f32, f32),
+) {
     for n in nodes.iter() {
         let (joint, first) = if n.is_body {
             let v = velocity(&states.read(n.index));
             let v = [0, 1, 2].map(|r| (v[r] + n.x[r]) as f32);
-            states.write_velocity(n.index, &BodyState::with_velocity([v[0], v[1]], v[2]));
+            let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
+            states.write_velocity(n.index, &BodyState::with_velocity(lin, w));
             (n.fixed_joint, 3)
         } else {
             (n.index, 0)
