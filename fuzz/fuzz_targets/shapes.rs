@@ -1,17 +1,20 @@
-//! Cuts outlines decoded from raw bytes with `Shape::decompose`, makes a body of the pieces, and
-//! adds and removes shapes at run time while stepping, on two worlds at once (one per backend,
-//! with different thread counts).
+//! Cuts outlines decoded from raw bytes with `Shape::decompose`, collides the pieces with
+//! `collide` at arbitrary poses, makes a body of the pieces, and adds and removes shapes at run
+//! time while stepping, on two worlds at once (one per backend, with different thread counts).
 //!
 //! The target checks what the API promises: no panic or hang; a decomposition is convex pieces
-//! of at most 8 vertices whose areas add up to the outline's; `Err` leaves the world unchanged;
-//! both worlds answer alike and stay bit-identical.
+//! of at most 8 vertices whose areas add up to the outline's; `collide` answers `Err` exactly
+//! for a non-finite pose or a bad distance, and the same manifold every time; `Err` leaves the
+//! world unchanged; both worlds answer alike and stay bit-identical.
 
 // The fuzz target binary has libFuzzer's `main`; tests/robust/fuzz_regressions.rs includes this
 // file as a module (`cfg(test)`) and runs `run` on a few inputs of its own.
 #![cfg_attr(not(test), no_main)]
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use batch2d::{Backend, BodyDef, BodyId, Shape, ShapeDef, Vec2, World, WorldSettings};
+use batch2d::{
+    collide, Backend, BodyDef, BodyId, Rot, Shape, ShapeDef, Transform, Vec2, World, WorldSettings,
+};
 #[cfg(not(test))]
 use libfuzzer_sys::fuzz_target;
 
@@ -73,6 +76,35 @@ fn check_pieces(outline: &[Vec2], pieces: &[Shape]) {
     );
 }
 
+/// `collide` of two shapes at poses and a distance from the input: `Err` exactly for a
+/// non-finite pose or a negative or non-finite distance, and the same answer when asked again.
+fn check_collide(u: &mut Unstructured, a: &Shape, b: &Shape) -> Result<()> {
+    let (pa, pb) = (point(u)?, point(u)?);
+    // Angles within a few turns, where `Rot::from_angle` is unit to f32 rounding; NaN stays.
+    let angle = |u: &mut Unstructured| Ok(coordinate(u)?.clamp(-100.0, 100.0));
+    let (angle_a, angle_b, distance) = (angle(u)?, angle(u)?, coordinate(u)?);
+    let valid = pa.is_finite()
+        && pb.is_finite()
+        && angle_a.is_finite()
+        && angle_b.is_finite()
+        && distance.is_finite()
+        && distance >= 0.0;
+    let xa = Transform::new(pa, Rot::from_angle(angle_a));
+    let xb = Transform::new(pb, Rot::from_angle(angle_b));
+    let first = collide(a, xa, b, xb, distance);
+    assert_eq!(
+        first.is_ok(),
+        valid,
+        "{pa:?} {angle_a} {pb:?} {angle_b} {distance}: {first:?}"
+    );
+    assert_eq!(
+        format!("{first:?}"),
+        format!("{:?}", collide(a, xa, b, xb, distance)),
+        "collide answered twice differently"
+    );
+    Ok(())
+}
+
 /// A world with ground and one body made of `shapes` (a unit box if it refuses them).
 fn world(backend: Backend, threads: usize, shapes: &[ShapeDef]) -> (World, BodyId) {
     let mut world = World::new(WorldSettings {
@@ -109,6 +141,13 @@ pub fn run(data: &[u8]) {
     let pieces = Shape::decompose(&outline).unwrap_or_default();
     if !pieces.is_empty() {
         check_pieces(&outline, &pieces);
+    }
+    let circle = Shape::circle(0.25).unwrap();
+    for pair in pieces.windows(2).take(4) {
+        let _ = check_collide(&mut u, &pair[0], &pair[1]);
+    }
+    if let Some(first) = pieces.first() {
+        let _ = check_collide(&mut u, first, &circle);
     }
     let defs: Vec<ShapeDef> = pieces.iter().cloned().map(ShapeDef::new).collect();
     let mut twins = [
