@@ -1083,15 +1083,12 @@ impl PushCap<'_> {
     }
 }
 
-/// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
-/// (or that reach is NaN).
 /// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
-/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps them
-/// to it. A contact's points are fixed on its bodies when the step's manifold is made and
-/// turn with them through the step: a quarter turn per step bounds how far they carry
-/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches.
-/// A body the step finds in no contact turns freely (within
-/// `IntegrateParams::max_angular_speed`).
+/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps
+/// them to it. A contact's points are fixed on its bodies when the step's manifold is made
+/// and turn with them through the step: a quarter turn per step bounds how far they carry
+/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
+/// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
 fn bound_contact_spin(
     spin_bound: &mut Vec<f32>,
     state_of: &[u32],
@@ -1121,6 +1118,8 @@ fn bound_contact_spin(
     }
 }
 
+/// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
+/// (or that reach is NaN).
 fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
     let m = &c.manifold;
     let overlap = m.points[..m.point_count]
