@@ -514,6 +514,18 @@ fn velocity(s: &BodyState) -> V3 {
     [s.v[0], s.v[1], s.w].map(f64::from)
 }
 
+/// Writes velocity `v` (vx, vy, w) to state `index`, in f32 and within the solver's speed
+/// caps: joints fighting through bodies nothing moves must not leave a runaway speed for the
+/// positions to integrate.
+///
+/// # Safety
+/// As [`States::write_velocity`].
+unsafe fn write_capped_velocity(states: States, index: u32, v: V3, caps: (f32, f32)) {
+    let v = v.map(|x| x as f32);
+    let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
+    states.write_velocity(index, &BodyState::with_velocity(lin, w));
+}
+
 /// The relative angle `qb - qa - reference` in `[-pi, pi]`.
 fn relative_angle(qa: Rot, qb: Rot, reference: f32) -> f32 {
     let angle = qa.inv_mul(qb).angle() - reference;
@@ -708,9 +720,7 @@ unsafe fn warm_start(joints: &mut [TreeJoint], states: States, caps: (f32, f32))
             let (m, i) = (f64::from(j.inv_mass[side]), f64::from(j.inv_inertia[side]));
             let v = velocity(s);
             let v = [v[0] + m * p[0], v[1] + m * p[1], v[2] + i * p[2]];
-            let v = v.map(|x| x as f32);
-            let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
-            states.write_velocity(j.state[side], &BodyState::with_velocity(lin, w));
+            write_capped_velocity(states, j.state[side], v, caps);
         }
     }
 }
@@ -924,9 +934,8 @@ unsafe fn apply_impulses(
     for n in nodes.iter() {
         let (joint, first) = if n.is_body {
             let v = velocity(&states.read(n.index));
-            let v = [0, 1, 2].map(|r| (v[r] + n.x[r]) as f32);
-            let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
-            states.write_velocity(n.index, &BodyState::with_velocity(lin, w));
+            let v = [0, 1, 2].map(|r| v[r] + n.x[r]);
+            write_capped_velocity(states, n.index, v, caps);
             (n.fixed_joint, 3)
         } else {
             (n.index, 0)
