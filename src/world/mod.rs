@@ -1,5 +1,6 @@
-//! The world: the `World` struct, which owns the state of every stage, and the step pipeline
-//! read top to bottom (`run_step`). The public calls live in the files of their topic
+//! The world: the `World` struct, which owns the state of every stage, and `World::step`,
+//! which checks its input and runs the pipeline of `step.rs` (read top to bottom in
+//! `run_step`, one method per stage). The public calls live in the files of their topic
 //! (`bodies.rs`, `joints.rs`, `query.rs`, ...); each hands the stages what they touch as
 //! arguments. `World`'s fields are private to this folder.
 
@@ -27,33 +28,31 @@ mod snapshot_bytes;
 #[cfg(feature = "serde")]
 mod snapshot_serde;
 mod state_hash;
+mod step;
 pub(crate) mod stepper;
 mod target;
 mod teleport;
 mod user_data;
 
 use crate::body::BodyStore;
-use crate::broad_phase::boxes::update_aabbs;
-use crate::broad_phase::compound::{update_compound_aabbs, ShapePairs};
-use crate::broad_phase::proxies::Proxies;
+use crate::broad_phase::compound::ShapePairs;
 use crate::broad_phase::query_grid::QueryGrid;
 use crate::broad_phase::BroadPhase;
 use crate::coloring::ConstraintGraph;
-use crate::continuous::{solve_continuous, SweepTargets};
+use crate::continuous::SweepTargets;
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::islands::sleep::Sleep;
-use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
-use crate::narrow_phase::contact_events::{ContactLog, EventParams};
+use crate::narrow_phase::contact::ContactSet;
+use crate::narrow_phase::contact_events::ContactLog;
 use crate::narrow_phase::pre_solve::PreSolve;
-use crate::narrow_phase::recycle::recycle_kernel;
 use crate::narrow_phase::removal::Removed;
 use crate::narrow_phase::sensor::Sensors;
-use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
+use crate::profile::{start_tracy, zone, Profile, StepFrame};
 use crate::settings::WorldSettings;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::joints::store::JointStore;
-use crate::solver::{Solver, StepInput};
+use crate::solver::Solver;
 use std::sync::RwLock;
 
 /// A physics world: bodies, their shapes and joints, stepped in time.
@@ -270,175 +269,6 @@ impl World {
             }
             None => self.run_step(dt),
         }
-    }
-
-    /// The pipeline of one step. `Err` only from the broadphase, before anything the world
-    /// shows has changed, or from the pre-solve hook, which runs before anything irreversible
-    /// and whose contacts are put back.
-    fn run_step(&mut self, dt: f32) -> Result<(), Error> {
-        zone!("step on the pool");
-        self.invalidate_queries();
-        let mut clock = Stopwatch::start();
-        let speculative_distance = 4.0 * self.settings.linear_slop;
-
-        {
-            zone!("broad phase");
-            self.sleep.refresh(&self.bodies);
-            self.joints.refresh(self.bodies.slots());
-            if self.bodies.any_disabled() {
-                // A disabled body's joints do not act, nor join islands.
-                let bodies = &self.bodies;
-                (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
-            }
-            update_aabbs(
-                &mut self.bodies,
-                &self.sleep.asleep,
-                speculative_distance,
-                dt,
-            );
-            if !self.bodies.compound_slots().is_empty() {
-                let asleep = &self.sleep.asleep;
-                update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
-            }
-            // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
-            // bodies find them in the sleeping bodies' own grid.
-            let proxies = Proxies {
-                aabbs: self.bodies.aabb(),
-                kinds: &self.sleep.broad_kinds,
-                layers: self.bodies.broad_layers(),
-                masks: self.bodies.broad_mask(),
-                static_version: Some(self.bodies.static_changes()),
-            };
-            let max_pairs = self.settings.pair_limit(self.bodies.len());
-            let too_many = Err(Error::TooManyPairs { max_pairs });
-            if !self
-                .broad_phase
-                .find_pairs_at_most(&proxies, &mut self.pairs, max_pairs)
-            {
-                return too_many;
-            }
-            self.sleep.add_resting_pairs(&self.bodies, &mut self.pairs);
-            if self.pairs.len() > max_pairs {
-                return too_many;
-            }
-            self.filter_pairs()?;
-            let see_kinematic = self.settings.sensors_see_kinematic;
-            (self.sensors).take_pairs(&self.bodies, &mut self.pairs, see_kinematic);
-            self.joints.filter_pairs(&mut self.pairs);
-            if !self.bodies.compound_slots().is_empty() {
-                self.shape_pairs.expand(&self.bodies, &self.pairs);
-                if self.shape_pairs.pairs.len() > max_pairs {
-                    return too_many;
-                }
-            }
-        }
-        let broad_phase = clock.lap();
-
-        let params = NarrowPhaseParams {
-            speculative_distance,
-            dt,
-            friction_mixing: self.settings.friction_mixing,
-            restitution_mixing: self.settings.restitution_mixing,
-            linear_slop: self.settings.linear_slop,
-            remix: self.pre_solve.hook.is_some(),
-            recycle: recycle_kernel(&self.settings),
-        };
-        {
-            zone!("narrow phase");
-            if self.pre_solve.hook.is_some() {
-                self.contacts.save(&mut self.pre_solve.backup);
-            }
-            if self.bodies.compound_slots().is_empty() {
-                self.contacts
-                    .update(&self.pairs, &[], &self.bodies, &params);
-            } else {
-                let ShapePairs {
-                    pairs, children, ..
-                } = &self.shape_pairs;
-                self.contacts.update(pairs, children, &self.bodies, &params);
-            }
-            if let Err(e) = self.pre_solve.run(&mut self.contacts, &self.bodies) {
-                self.contacts.restore(&mut self.pre_solve.backup);
-                return Err(e);
-            }
-            self.sleep
-                .wake_touched_islands(&self.bodies, &mut self.contacts);
-            let events = &mut self.events.events;
-            self.sensors
-                .update(&self.bodies, &self.sleep.asleep, events);
-        }
-        let narrow_phase = clock.lap();
-
-        {
-            zone!("coloring");
-            let params = EventParams {
-                substep: self.settings.substep_length(dt),
-                linear_slop: self.settings.linear_slop,
-                gravity: self.settings.gravity,
-                hit_threshold: self.settings.hit_event_threshold,
-            };
-            let set = &self.contacts;
-            let (contacts, keys) = (&set.list, set.keys());
-            let bodies = &self.bodies;
-            let asleep = (self.sleep.frozen_contact_count() > 0).then_some(&self.sleep.asleep[..]);
-            let jointed = &self.joints.jointed[..];
-            let (events, direct, graph) = (&mut self.events, &mut self.direct, &mut self.graph);
-            // On two threads the events hide behind the longer coloring; on one they go first,
-            // while the contacts the narrowphase wrote are still in cache.
-            rayon::join(
-                || events.step_done(set, bodies, asleep, &params),
-                || {
-                    direct.find(contacts, bodies);
-                    graph.build(set.one_point(), keys, bodies, &direct.is_direct, jointed);
-                },
-            );
-        }
-        let coloring = clock.lap();
-
-        {
-            zone!("solve");
-            self.solver.step(StepInput {
-                bodies: &mut self.bodies,
-                contacts: &mut self.contacts.list,
-                graph: &self.graph,
-                direct: &self.direct,
-                settings: &self.settings,
-                moving: &self.sleep.moving,
-                forces: &self.forces,
-                joints: &mut self.joints,
-                dt,
-            });
-        }
-        let solve = clock.lap();
-
-        {
-            zone!("finalize");
-            self.solver.finalize(&mut self.bodies);
-            let (bodies, slop) = (&mut self.bodies, self.settings.linear_slop);
-            let targets = &mut self.sweep_targets;
-            solve_continuous(bodies, &self.solver, slop, targets, &self.joints);
-            let joints = &self.joints.pairs[..];
-            let (bodies, contacts) = (&mut self.bodies, &mut self.contacts);
-            self.sleep
-                .update(&self.settings, bodies, contacts, joints, dt);
-            // At the poses the step ends with, as `joint_reaction_force` reads them.
-            self.joints.find_breaks(&self.bodies);
-        }
-        let finalize = clock.lap();
-
-        self.profile = Profile {
-            broad_phase,
-            narrow_phase,
-            coloring,
-            solve,
-            finalize,
-            total: clock.total(),
-        };
-        #[cfg(feature = "tracy")]
-        self.plot_counters();
-        // Forces act through one step: a refused step (above) keeps them for the next try.
-        self.forces.clear();
-        Ok(())
     }
 
     /// Per-stage milliseconds of the last step.
