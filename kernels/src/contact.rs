@@ -734,51 +734,18 @@ fn impact_lanes<R: Real>(
     // (A point that gravity's half substep turns away from its approach needs no impulse.)
     let (is1, is2) = (hit1.gt(zero) & vn1.lt(zero), hit2.gt(zero) & vn2.lt(zero));
     let (hit1, hit2) = (R::select(is1, one, zero), R::select(is2, one, zero));
-    let (no1, no2) = (zero.ge(hit1), zero.ge(hit2));
 
-    // The compression impulses: x >= 0 with K x + vn >= 0 and x . (K x + vn) = 0 over the hit
-    // points, by the cases of the 2x2 block as in the solve.
-    let [r1, r2] = &arms;
-    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
-    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
-    let m = k.ma + k.mb;
-    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
-    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
-    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
-    let det = k11 * k22 - k12 * k12;
-    let well = is1 & is2 & (k11 * k11).lt(R::splat(1000.0) * det);
-    let det = R::select(well, det, one);
-    let x1 = (k12 * vn2 - k22 * vn1) / det;
-    let x2 = (k12 * vn1 - k11 * vn2) / det;
-    let both = well & x1.ge(zero) & x2.ge(zero);
-    let y1 = -vn1 * inv_k11;
-    let only1 = is1 & ((k12 * y1 + vn2).ge(zero) | no2);
-    let z2 = -vn2 * inv_k22;
-    let only2 = is2 & ((k12 * z2 + vn1).ge(zero) | no1);
-    // Nearly coincident points fit no case: one after the other.
-    let s1 = y1 * hit1;
-    let s2 = ((-(vn2 + k12 * s1)) * inv_k22).max(zero) * hit2;
-    let pick = |x: R, y: R, z: R, seq: R| {
-        R::select(both, x, R::select(only1, y, R::select(only2, z, seq)))
-    };
-    // The contact turns where it is at the step's start, a gap short of touching. Gravity along
-    // the normal would have sped the approach over that gap and slowed the rebound back over
-    // it: the rebound, taken there, is the one with the energy of a bounce at the surface,
-    // e^2 vn^2 + 2 (1 - e^2) a gap (a < 0 pulls the bodies together), not e vn. (Without it
-    // a ball of e < 1 rose higher than e^2 times its drop by up to (1 - e^2) vn dt.) The
-    // approach and gap of the first point to touch stand for the contact's.
-    let first2 = is2 & (no1 | gap2.lt(gap1));
+    let x = compression(c, &k, &arms, (vn1, vn2), (hit1, hit2));
+    // The approach and gap of the first point to touch stand for the contact's.
+    let first2 = is2 & (zero.ge(hit1) | gap2.lt(gap1));
     let (vn, gap) = (R::select(first2, vn2, vn1), R::select(first2, gap2, gap1));
-    let e2 = e * e;
-    let gained = R::splat(2.0) * ((one - e2) * (c.get(|b| &b.gravity_normal) * gap));
-    let speed2 = vn * vn;
-    let e2 = R::select(speed2.gt(zero), e2 + gained / speed2, e2);
-    let e = e2.max(zero).sqrt();
-    let restitute = R::select(bounce, one + e, zero);
-    let impulse = [
-        restitute * pick(x1, y1, zero, s1),
-        restitute * pick(x2, zero, z2, s2),
-    ];
+    let restitute = R::select(
+        bounce,
+        one + rebound(c.get(|b| &b.gravity_normal), e, vn, gap),
+        zero,
+    );
+    let impulse = [restitute * x[0], restitute * x[1]];
+    let [r1, r2] = &arms;
 
     for (j, &x) in impulse.iter().enumerate() {
         let sum = c.get(|b| &b.points[j].impact_impulse) + x;
@@ -803,6 +770,61 @@ fn impact_lanes<R: Real>(
     }
     va.commit(va0, a, &k);
     vb.commit(vb0, b, &k);
+}
+
+/// The compression impulses of an impact, `x >= 0` with `K x + vn >= 0` and
+/// `x . (K x + vn) = 0` over the hit points (`hit` is 1 for a hit point, else 0), by the cases
+/// of the 2x2 block as in the solve.
+#[inline(always)]
+fn compression<R: Real>(
+    c: &impl Contacts<R>,
+    k: &Shared<R>,
+    [r1, r2]: &[Arms<R>; 2],
+    (vn1, vn2): (R, R),
+    (hit1, hit2): (R, R),
+) -> [R; 2] {
+    let (zero, one) = (R::splat(0.0), R::splat(1.0));
+    let (is1, is2) = (hit1.gt(zero), hit2.gt(zero));
+    let (no1, no2) = (zero.ge(hit1), zero.ge(hit2));
+    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
+    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+    let m = k.ma + k.mb;
+    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
+    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
+    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
+    let det = k11 * k22 - k12 * k12;
+    let well = is1 & is2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    let det = R::select(well, det, one);
+    let x1 = (k12 * vn2 - k22 * vn1) / det;
+    let x2 = (k12 * vn1 - k11 * vn2) / det;
+    let both = well & x1.ge(zero) & x2.ge(zero);
+    let y1 = -vn1 * inv_k11;
+    let only1 = is1 & ((k12 * y1 + vn2).ge(zero) | no2);
+    let z2 = -vn2 * inv_k22;
+    let only2 = is2 & ((k12 * z2 + vn1).ge(zero) | no1);
+    // Nearly coincident points fit no case: one after the other.
+    let s1 = y1 * hit1;
+    let s2 = ((-(vn2 + k12 * s1)) * inv_k22).max(zero) * hit2;
+    let pick = |x: R, y: R, z: R, seq: R| {
+        R::select(both, x, R::select(only1, y, R::select(only2, z, seq)))
+    };
+    [pick(x1, y1, zero, s1), pick(x2, zero, z2, s2)]
+}
+
+/// The coefficient of restitution for a contact that turns where it is at the step's start,
+/// `gap` short of touching and approaching at `vn`, under gravity `gravity_normal` along its
+/// normal. Gravity would have sped the approach over that gap and slowed the rebound back over
+/// it: the rebound, taken there, is the one with the energy of a bounce at the surface,
+/// `e^2 vn^2 + 2 (1 - e^2) a gap` (a < 0 pulls the bodies together), not `e vn`. (Without it
+/// a ball of e < 1 rose higher than e^2 times its drop by up to (1 - e^2) vn dt.)
+#[inline(always)]
+fn rebound<R: Real>(gravity_normal: R, e: R, vn: R, gap: R) -> R {
+    let (zero, one) = (R::splat(0.0), R::splat(1.0));
+    let e2 = e * e;
+    let gained = R::splat(2.0) * ((one - e2) * (gravity_normal * gap));
+    let speed2 = vn * vn;
+    let e2 = R::select(speed2.gt(zero), e2 + gained / speed2, e2);
+    e2.max(zero).sqrt()
 }
 
 /// The batch kernels, generic over the vector type: [`simd`] and [`pair`] instantiate them with
