@@ -5,7 +5,9 @@
 //! in markdown. Each scene is built once, here, from sizes and masses (those of
 //! `tests/physics/rigid.rs`, `spring_laws.rs` and `fast_rotation.rs`, which assert batch2d's
 //! column), and run the same in batch2d, rapier2d and Box2D v3 through [`engine::Engine`];
-//! each law is computed here from the scene's sizes and masses.
+//! each law is computed here from the scene's sizes and masses. rapier2d holds the jointed
+//! trees (chain, beams, ropes, double pendulum) with its multibody joints; a second table
+//! gives the same scenes with its impulse joints.
 
 mod batch2d_world;
 mod box2d;
