@@ -153,8 +153,8 @@ impl Engine for Rapier {
         self.world.bodies[self.bodies[b]].angvel()
     }
 
-    /// A multibody joint has no force of its own to report (its bodies move in the tree's
-    /// coordinates), nor is an impulse joint's asked for.
+    /// Not read from rapier2d: a multibody joint has no force of its own (its bodies move in
+    /// the tree's coordinates), and an impulse joint's are left out beside it.
     fn joint_force(&self, _: Id) -> Option<f32> {
         None
     }
