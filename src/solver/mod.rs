@@ -15,16 +15,14 @@
 //! world, with its data in that worker's cache and without waiting between stages. Many
 //! separate piles then cost what one small pile costs per contact.
 
-pub(crate) mod backend;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_point;
 pub(crate) mod direct_solver;
-pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
 pub(crate) mod shock_propagation;
-pub(crate) mod softness;
 
+use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
 use crate::coloring::ConstraintGraph;
@@ -33,17 +31,16 @@ use crate::error::Error;
 use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
+use crate::joints::soft::{JointOp, JointSet};
+use crate::joints::store::JointStore;
+use crate::joints::tree::{JointTrees, TreeOp};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::solver::backend::Kernels;
+use crate::softness::Softness;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
-use crate::solver::joints::soft::{JointOp, JointSet};
-use crate::solver::joints::store::JointStore;
-use crate::solver::joints::tree::{JointTrees, TreeOp};
 use crate::solver::schedule::{run_stages, Progress};
-use crate::solver::softness::Softness;
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{
     BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,

@@ -43,6 +43,7 @@ use crate::continuous::{solve_continuous, SweepTargets};
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::islands::sleep::Sleep;
+use crate::joints::store::JointStore;
 use crate::narrow_phase::contact::{ContactSet, NarrowPhaseParams};
 use crate::narrow_phase::contact_events::{ContactLog, EventParams};
 use crate::narrow_phase::pre_solve::PreSolve;
@@ -52,7 +53,6 @@ use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, StepFrame, Stopwatch};
 use crate::settings::WorldSettings;
 use crate::solver::direct_islands::DirectIslands;
-use crate::solver::joints::store::JointStore;
 use crate::solver::{Solver, StepInput};
 use std::sync::RwLock;
 

@@ -4,10 +4,10 @@ use crate::body::BodyStore;
 use crate::codec::{invalid, Codec, Reader, Writer};
 use crate::error::Error;
 use crate::index::BodySlot;
+use crate::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
+use crate::joints::soft::{rigid_softness, JointBatches, Passes};
 use crate::settings::WorldSettings;
-use crate::solver::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
-use crate::solver::joints::soft::{rigid_softness, JointBatches, Passes};
-use crate::solver::softness::Softness;
+use crate::softness::Softness;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Gives each store a distinct id so handles of one world are rejected by another.

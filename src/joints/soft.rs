@@ -30,15 +30,15 @@
 //! in color order (see [`JointBatches`]), and the joint itself only for its options. The
 //! impulses go back to the joints when the step ends.
 
+use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
+use crate::joints::joint::{turn_share, Impulses, Joint, JointKind, Slot};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::solver::backend::Kernels;
-use crate::solver::joints::joint::{turn_share, Impulses, Joint, JointKind, Slot};
-use crate::solver::softness::Softness;
+use crate::softness::Softness;
 use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, PinBatch, PinParams, LANES, NULL_BODY};
 use std::f32::consts::PI;

@@ -34,7 +34,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
-use crate::solver::joints::joint::{Joint, JointKind, Slot};
+use crate::joints::joint::{Joint, JointKind, Slot};
 use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;
