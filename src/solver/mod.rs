@@ -31,7 +31,8 @@ use crate::error::Error;
 use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::joints::soft::{JointOp, JointSet};
+use crate::joints::batches::JointSet;
+use crate::joints::passes::JointOp;
 use crate::joints::store::JointStore;
 use crate::joints::tree::{JointTrees, TreeOp};
 use crate::narrow_phase::contact::Contact;
@@ -119,7 +120,7 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// The blocks of a joint color or of the joint overflow set (see `joints::soft`).
+    /// The blocks of a joint color or of the joint overflow set (see `joints::batches`).
     Joints(JointOp, JointSet),
     /// One block per joint tree (see `joints::tree`).
     Trees(TreeOp),
