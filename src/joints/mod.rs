@@ -9,9 +9,10 @@
 //! The soft passes: `prepare` takes each joint's constants for the step, `batches` colors
 //! the joints and lays them out in color order (the plain revolute joints in pin batches),
 //! and `passes` runs a warm start, solve or relax pass over a block of them, handing each
-//! joint to its kind's solve: `revolute`, `distance`, `slide` (prismatic and wheel), `weld`,
-//! `mouse`, `motor`. What several kinds share: `pair` (a joint's two bodies in a pass, its
-//! rows and their solves: equality, limit, motor, point) and `spring` (the spring law).
+//! joint to its kind's solve: `revolute`, `distance`, `prismatic`, `wheel`, `weld`, `mouse`,
+//! `motor`. What several kinds share: `pair` (a joint's two bodies in a pass, its rows and
+//! their solves: equality, limit, motor, point), `slide` (what prismatic and wheel joints
+//! share) and `spring` (the spring law).
 
 pub(crate) mod batches;
 mod distance;
@@ -21,9 +22,11 @@ mod mouse;
 mod pair;
 pub(crate) mod passes;
 mod prepare;
+mod prismatic;
 mod revolute;
 mod slide;
 mod spring;
 pub(crate) mod store;
 pub(crate) mod tree;
 mod weld;
+mod wheel;

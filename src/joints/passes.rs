@@ -225,7 +225,8 @@ impl Joint {
             JointKind::Mouse => self.solve_mouse(i, pair, pass),
             JointKind::Motor => self.solve_motor_joint(i, pair, pass),
             JointKind::Distance => self.solve_distance(i, pair, pass),
-            JointKind::Prismatic | JointKind::Wheel => self.solve_slide(i, pair, pass),
+            JointKind::Prismatic => self.solve_prismatic(i, pair, pass),
+            JointKind::Wheel => self.solve_wheel(i, pair, pass),
         }
     }
 

@@ -1,39 +1,20 @@
 //! What the prismatic and wheel joints share: B slides along an axis fixed in A. Their rows
-//! along the axis and across it, their motor, limits and spring along the axis, and their
-//! warm start; a prismatic joint also holds the relative turn, a wheel turns freely.
+//! along the axis and across it (a prismatic joint's holding the relative turn), their limits
+//! and spring along the axis, and their warm start.
 
-use crate::geometry::math::Vec2;
 use crate::joints::joint::{turn_share, Impulses, Joint, JointKind};
-use crate::joints::pair::{solve2, Coeffs, Pair, Pass, Row};
+use crate::joints::pair::{Pair, Pass, Row};
 use crate::joints::spring::SpringLaw;
 
 impl Joint {
-    /// A prismatic or wheel joint's pass: its motor and limits, then its rows across the
-    /// axis (and a prismatic joint's turn).
-    pub(super) fn solve_slide(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
-        let prismatic = self.kind == JointKind::Prismatic;
-        if let Some(motor) = self.active_motor() {
-            let row = if prismatic {
-                slide_rows(pair).0
-            } else {
-                Row::ANGULAR
-            };
-            pair.solve_motor(row, motor, pass, &mut i.motor);
-        }
+    /// A prismatic or wheel joint's limits along the axis.
+    pub(super) fn solve_slide_limits(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
         if let Some((lower, upper)) = self.active_limits() {
             let (along, _) = slide_rows(pair);
             let (_, _, d) = pair.geometry();
             let translation = pair.axis().dot(d);
             pair.solve_limit(along, translation - lower, pass, &mut i.lower);
             pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
-        }
-        if prismatic {
-            solve_slide_and_turn(pair, pass.rigid, self.reference_angle, i);
-        } else {
-            let (_, across) = slide_rows(pair);
-            let (_, _, d) = pair.geometry();
-            let c = pair.axis().left_perp().dot(d);
-            pair.solve_equality(across, c, pass.rigid, &mut i.linear.x);
         }
     }
 
@@ -62,7 +43,7 @@ pub(super) fn warm_start_slide(kind: JointKind, i: &Impulses, pair: &mut Pair) {
 /// The rows along a prismatic or wheel joint's axis and across it, now, as the passes solve
 /// them: a prismatic joint's carry the turn that holds the bodies' relative turn (see
 /// [`Pair::holding_the_turn`]).
-fn slide_rows(pair: &Pair) -> (Row, Row) {
+pub(super) fn slide_rows(pair: &Pair) -> (Row, Row) {
     let (along, across) = plain_slide_rows(pair);
     match pair.p.kind {
         JointKind::Prismatic => (
@@ -74,7 +55,7 @@ fn slide_rows(pair: &Pair) -> (Row, Row) {
 }
 
 /// The rows along the axis and across it, measured at B's anchor.
-fn plain_slide_rows(pair: &Pair) -> (Row, Row) {
+pub(super) fn plain_slide_rows(pair: &Pair) -> (Row, Row) {
     let (ra, rb, d) = pair.geometry();
     let axis = pair.axis();
     let perp = axis.left_perp();
@@ -107,7 +88,7 @@ impl Pair<'_> {
     /// little, no longer cancel, and grow without bound. The rows that hold the turn are the
     /// slide of the reduced joint: their effective masses are the Schur complements of the
     /// turn, and their impulses stay of the size of the force the joint carries.
-    fn holding_the_turn(&self, row: Row) -> (Row, f32) {
+    pub(super) fn holding_the_turn(&self, row: Row) -> (Row, f32) {
         let p = self.p;
         let share = turn_share(row.ja, row.jb, p.inv_inertia[0], p.inv_inertia[1]);
         let row = Row {
@@ -117,37 +98,4 @@ impl Pair<'_> {
         };
         (row, share)
     }
-}
-
-/// A prismatic joint's rows across the axis and of the relative turn, solved together. Both
-/// hold the turn, so the block is diagonal up to rounding; the error across the axis is
-/// measured in the same combination as the row (the rows are a change of basis of the
-/// constraint, and the errors change with them).
-fn solve_slide_and_turn(pair: &mut Pair, k: Coeffs, reference: f32, i: &mut Impulses) {
-    let (_, plain) = plain_slide_rows(pair);
-    let (across, share) = pair.holding_the_turn(plain);
-    let (_, _, d) = pair.geometry();
-    let angle = pair.angle(reference);
-    let c = Vec2::new(pair.axis().left_perp().dot(d) + share * angle, angle);
-    let p = pair.p;
-    let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
-    let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-    let (s1, s2) = (across.ja, across.jb);
-    let k11 = ma + mb + ia * s1 * s1 + ib * s2 * s2;
-    let k12 = ia * s1 + ib * s2;
-    // Neither body can turn: the turn row is empty, and a unit entry keeps the block regular.
-    // The determinant without cancellation (see `solve2`).
-    let gap = s1 - s2;
-    let (k22, det) = match ia + ib > 0.0 {
-        true => (ia + ib, (ma + mb) * (ia + ib) + (ia * ib) * (gap * gap)),
-        false => (1.0, k11),
-    };
-    let cdot = Vec2::new(pair.row_velocity(across), pair.row_velocity(Row::ANGULAR));
-    let x = solve2(k11, k12, k22, det, cdot + c * k.bias_rate);
-    let accumulated = Vec2::new(i.linear.x, i.angular);
-    let impulse = x * -k.mass_scale - accumulated * k.impulse_scale;
-    i.linear.x += impulse.x;
-    i.angular += impulse.y;
-    pair.apply_row(across, impulse.x);
-    pair.apply_row(Row::ANGULAR, impulse.y);
 }
