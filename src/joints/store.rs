@@ -33,7 +33,7 @@ pub(crate) struct JointStore {
     pub inv_h: f32,
     /// The rigid constraints' softness for the last step's substeps.
     pub rigid: Softness,
-    /// The step's joints in color order, as the passes read them (see `soft`).
+    /// The step's joints in color order, as the passes read them (see `batches`).
     pub batches: JointBatches,
     /// The joints that passed their break force or torque in the last step, in slot order.
     pub events: Vec<JointEvent>,

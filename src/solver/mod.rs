@@ -14,6 +14,10 @@
 //! over the tile's bodies and colors, in the order the stages run them for the rest of the
 //! world, with its data in that worker's cache and without waiting between stages. Many
 //! separate piles then cost what one small pile costs per contact.
+//!
+//! The joints' solves are stages of the same substeps, listed here beside the contacts' (see
+//! `Solver::plan_program`); their code is in `joints` (the soft passes, each joint kind in a
+//! file of its own, and the exact solve of joint trees).
 
 pub(crate) mod direct_islands;
 pub(crate) mod direct_point;
