@@ -101,6 +101,7 @@
 
 #![warn(missing_docs)]
 
+mod backend;
 mod body;
 mod body_def;
 mod broad_phase;
@@ -113,12 +114,14 @@ mod forces;
 mod geometry;
 mod index;
 mod islands;
+mod joints;
 mod limits;
 mod narrow_phase;
 mod profile;
 #[cfg(feature = "scenes")]
 pub mod scenes;
 mod settings;
+mod softness;
 mod solver;
 mod world;
 
@@ -136,6 +139,7 @@ pub use error::Error;
 pub use geometry::distance::{
     distance, penetration, time_of_impact, DistanceOutput, Penetration, Sweep, ToiOutput, ToiState,
 };
+pub use joints::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use math::{Aabb, Rot, Transform, Vec2};
 pub use narrow_phase::events::{
     ContactData, ContactEvents, HitEvent, SensorEvent, TouchBegin, TouchEvent,
@@ -145,7 +149,6 @@ pub use narrow_phase::pre_solve::{PreSolveContact, PreSolveFn};
 pub use profile::{set_tracy_frame_per_step, Profile};
 pub use settings::{Backend, MixRule, WorldSettings};
 pub use shape::{ChainGhosts, MassData, Shape, MAX_COMPOUND_SHAPES};
-pub use solver::joints::joint::{JointDef, JointEvent, JointId, JointKind};
 pub use world::character::{CharacterController, CharacterHit, CharacterMove};
 pub use world::debug_draw::{DebugBody, DebugContact, DebugDraw, DebugDrawOptions, DebugJoint};
 pub use world::query::{QueryFilter, RayHit, ShapeHit};

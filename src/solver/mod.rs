@@ -14,17 +14,19 @@
 //! over the tile's bodies and colors, in the order the stages run them for the rest of the
 //! world, with its data in that worker's cache and without waiting between stages. Many
 //! separate piles then cost what one small pile costs per contact.
+//!
+//! The joints' solves are stages of the same substeps, listed here beside the contacts' (see
+//! `Solver::plan_program`); their code is in `joints` (the soft passes, each joint kind in a
+//! file of its own, and the exact solve of joint trees).
 
-pub(crate) mod backend;
 pub(crate) mod direct_islands;
 pub(crate) mod direct_point;
 pub(crate) mod direct_solver;
-pub(crate) mod joints;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
 pub(crate) mod shock_propagation;
-pub(crate) mod softness;
 
+use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
 use crate::coloring::ConstraintGraph;
@@ -33,17 +35,17 @@ use crate::error::Error;
 use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, ContactIndex, NONE};
+use crate::joints::batches::JointSet;
+use crate::joints::passes::JointOp;
+use crate::joints::store::JointStore;
+use crate::joints::tree::{JointTrees, TreeOp};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::solver::backend::Kernels;
+use crate::softness::Softness;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
-use crate::solver::joints::soft::{JointOp, JointSet};
-use crate::solver::joints::store::JointStore;
-use crate::solver::joints::tree::{JointTrees, TreeOp};
 use crate::solver::schedule::{run_stages, Progress};
-use crate::solver::softness::Softness;
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{
     BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
@@ -122,7 +124,7 @@ enum Stage {
     Bodies(BodyOp),
     /// One block per island of the direct solver.
     Direct(DirectOp),
-    /// The blocks of a joint color or of the joint overflow set (see `joints::soft`).
+    /// The blocks of a joint color or of the joint overflow set (see `joints::batches`).
     Joints(JointOp, JointSet),
     /// One block per joint tree (see `joints::tree`).
     Trees(TreeOp),

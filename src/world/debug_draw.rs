@@ -10,7 +10,7 @@ use crate::body::BodyId;
 use crate::body_def::BodyKind;
 use crate::geometry::math::{Aabb, Vec2};
 use crate::geometry::shape::{Shape, MAX_POLYGON_VERTICES};
-use crate::solver::joints::joint::{JointId, JointKind};
+use crate::joints::joint::{JointId, JointKind};
 use crate::world::World;
 
 /// Which layers [`World::debug_draw`] visits. Start from `DebugDrawOptions::default()`.

@@ -9,8 +9,8 @@
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::index::BodySlot;
-use crate::solver::joints::joint::{check_limits, check_motor, check_spring, Joint, JointEvent};
-use crate::solver::joints::joint::{JointId, JointKind};
+use crate::joints::joint::{check_limits, check_motor, check_spring, Joint, JointEvent};
+use crate::joints::joint::{JointId, JointKind};
 use crate::world::World;
 
 impl World {

@@ -1,11 +1,11 @@
-//! The world's joint calls (see `solver::joints` for the joints themselves).
+//! The world's joint calls (see `joints` for the joints themselves).
 
 use crate::body::BodyId;
 use crate::error::{check_finite, Error};
 use crate::geometry::math::Vec2;
 use crate::index::BodySlot;
+use crate::joints::joint::{Joint, JointDef, JointId, JointKind};
 use crate::limits::check_vector;
-use crate::solver::joints::joint::{Joint, JointDef, JointId, JointKind};
 use crate::world::World;
 
 impl World {

@@ -43,6 +43,7 @@ use crate::continuous::SweepTargets;
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::islands::sleep::Sleep;
+use crate::joints::store::JointStore;
 use crate::narrow_phase::contact::ContactSet;
 use crate::narrow_phase::contact_events::ContactLog;
 use crate::narrow_phase::pre_solve::PreSolve;
@@ -51,7 +52,6 @@ use crate::narrow_phase::sensor::Sensors;
 use crate::profile::{start_tracy, zone, Profile, StepFrame};
 use crate::settings::WorldSettings;
 use crate::solver::direct_islands::DirectIslands;
-use crate::solver::joints::store::JointStore;
 use crate::solver::Solver;
 use std::sync::RwLock;
 

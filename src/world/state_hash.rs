@@ -2,8 +2,8 @@
 
 use crate::body::SlotKind;
 use crate::geometry::math::Vec2;
+use crate::joints::joint::Impulses;
 use crate::settings::WorldSettings;
-use crate::solver::joints::joint::Impulses;
 use crate::world::World;
 
 /// FNV-1a over 64 bits, fed whole words: small, in the crate, and the same on every machine

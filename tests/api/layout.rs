@@ -26,6 +26,8 @@ const LAYERS: &[&[&str]] = &[
     &["world"],
     &["continuous"],
     &["solver"],
+    &["joints"],
+    &["backend", "softness"],
     &["coloring"],
     &["islands"],
     &["narrow_phase"],

@@ -1,4 +1,5 @@
-//! Joints: definitions, handles and storage, and the world's joint calls.
+//! Joints: definitions, handles and the joints themselves (the world keeps them in `store`,
+//! and its joint calls are in `world/joints.rs`).
 //!
 //! A joint holds two bodies together: a revolute joint (hinge) pins a point of one to a point
 //! of the other, a distance joint keeps two points at a distance (a rod, a spring or a rope), a
@@ -15,7 +16,7 @@
 //! others are solved in the substeps of the contact solve, as soft constraints: per substep
 //! the joints warm start before the contacts, every biased solve pass of the contacts is
 //! preceded by a biased pass over the joints, and the joints relax after the contacts do (see
-//! `soft`). The joints are colored so that no dynamic body appears twice in a color,
+//! `passes`). The joints are colored so that no dynamic body appears twice in a color,
 //! and each joint pass runs its colors one after another, a color's joints in parallel; plain
 //! revolute joints (no limits, motor or spring) are solved eight at a time by SIMD kernels whose
 //! scalar twins give the same bits: results stay bit-identical across backends and thread

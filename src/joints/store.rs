@@ -4,10 +4,11 @@ use crate::body::BodyStore;
 use crate::codec::{invalid, Codec, Reader, Writer};
 use crate::error::Error;
 use crate::index::BodySlot;
+use crate::joints::batches::JointBatches;
+use crate::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
+use crate::joints::passes::{rigid_softness, Passes};
 use crate::settings::WorldSettings;
-use crate::solver::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
-use crate::solver::joints::soft::{rigid_softness, JointBatches, Passes};
-use crate::solver::softness::Softness;
+use crate::softness::Softness;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Gives each store a distinct id so handles of one world are rejected by another.
@@ -32,7 +33,7 @@ pub(crate) struct JointStore {
     pub inv_h: f32,
     /// The rigid constraints' softness for the last step's substeps.
     pub rigid: Softness,
-    /// The step's joints in color order, as the passes read them (see `soft`).
+    /// The step's joints in color order, as the passes read them (see `batches`).
     pub batches: JointBatches,
     /// The joints that passed their break force or torque in the last step, in slot order.
     pub events: Vec<JointEvent>,

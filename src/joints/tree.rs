@@ -2,7 +2,7 @@
 //! time linear in its size, so that chains, ropes, welded beams and ragdolls hold whatever the
 //! masses they carry.
 //!
-//! The soft joint passes (see `soft`) relax each joint against its neighbours in turn:
+//! The soft joint passes (see `passes`) relax each joint against its neighbours in turn:
 //! a chain of forty links under a heavy weight needs far more passes than a step has, and it
 //! stretches and bounces like a bungee. Yet the joints of a chain, a beam or a rope form a
 //! tree once fixed bodies are left out (a fixed body is not a node: it cuts the graph), and a
@@ -34,7 +34,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
-use crate::solver::joints::joint::{Joint, JointKind, Slot};
+use crate::joints::joint::{Joint, JointKind, Slot};
 use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::f32::consts::PI;

@@ -1,0 +1,273 @@
+//! The step's joints in color order: the joints are colored once per step, greedily in slot
+//! order, so that no dynamic body appears twice in a color; each color's plain revolute joints
+//! are packed eight to a pin batch for the pin kernels, its other joints laid out one after
+//! another, and the joints that fit in no color go to an overflow set after the colors'.
+
+use crate::backend::Kernels;
+use crate::body::BodyStore;
+use crate::geometry::math::Vec2;
+use crate::index::NONE;
+use crate::joints::joint::Slot;
+use crate::joints::prepare::{side, Extra, Prepared};
+use crate::profile::zone;
+use crate::settings::WorldSettings;
+use batch2d_kernels::{PinBatch, LANES};
+use std::ops::Range;
+
+/// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
+/// amortise claiming it, small enough to balance the workers over one color.
+pub(super) const JOINTS_PER_BLOCK: usize = 64;
+
+pub(super) const PINS_PER_BLOCK: usize = 8;
+
+/// Colors of the joint graph; a joint that fits in none goes to the overflow set.
+pub(super) const JOINT_COLORS: u32 = 64;
+
+/// `JointBatches::color_of` of a slot without a joint to solve.
+pub(super) const NO_COLOR: u8 = u8::MAX;
+
+/// One joint color: its plain revolute joints, eight to a pin batch, and its other joints.
+#[derive(Clone, Debug)]
+pub(crate) struct JointColor {
+    pub(super) pins: Range<usize>,
+    pub(super) joints: Range<usize>,
+}
+
+/// A set of joints that one joint stage runs: a color, or the overflow set.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum JointSet {
+    /// The index of a color in [`JointBatches::colors`].
+    Color(usize),
+    Overflow,
+}
+
+/// The step's joints that can move a body, in color order, and the colors.
+///
+/// The plain revolute joints of a color (see `Consts::plain`) are packed eight to a
+/// [`PinBatch`], whose kernels take eight at once with the SIMD backend; the others are in
+/// `prepared`, color after color, the overflow set last (plain ones too: the overflow set is
+/// solved one joint after another).
+#[derive(Clone, Default)]
+pub(crate) struct JointBatches {
+    pub(super) prepared: Vec<Prepared>,
+    pub(super) extra: Vec<Extra>,
+    pub(super) pins: Vec<PinBatch>,
+    /// The joint slot of each pin lane (`NONE` for a padding lane).
+    pub(super) pin_slots: Vec<[u32; LANES]>,
+    /// The colors in order.
+    pub(super) colors: Vec<JointColor>,
+    /// The joints that fit in no color, in `prepared` after the colors'.
+    pub(super) overflow: Range<usize>,
+    /// The kernels of the pin batches, from the settings of the last `prepare`.
+    pub(super) kernels: Option<&'static dyn Kernels>,
+    /// Scratch of the coloring: per joint slot its color (`NO_COLOR` for an empty slot or a
+    /// joint with nothing to do); per solver state the colors its joints have taken; per
+    /// color (and the overflow set) how many plain joints and others it has, then where its
+    /// next one goes.
+    pub(super) color_of: Vec<u8>,
+    pub(super) used: Vec<u64>,
+    pub(super) plain: Vec<usize>,
+    pub(super) others: Vec<usize>,
+    /// Per joint slot, whether the joint trees solved it instead (see `tree`).
+    pub(super) in_tree: Vec<bool>,
+}
+
+impl JointBatches {
+    /// Whether the joint in `slot` was solved in the last step, by the joint passes or by
+    /// the joint trees: it could move a body.
+    pub(crate) fn solved(&self, slot: usize) -> bool {
+        self.color_of.get(slot).is_some_and(|&c| c != NO_COLOR)
+            || self.in_tree.get(slot).copied().unwrap_or(false)
+    }
+
+    /// The joint sets of a joint pass, in the order they run: the colors, then the overflow
+    /// set if it has any joint.
+    pub(crate) fn sets(&self) -> impl Iterator<Item = JointSet> + '_ {
+        let colors = (0..self.colors.len()).map(JointSet::Color);
+        colors.chain((!self.overflow.is_empty()).then_some(JointSet::Overflow))
+    }
+
+    /// The number of blocks of a stage over `set`.
+    pub(crate) fn blocks(&self, set: JointSet) -> usize {
+        match set {
+            JointSet::Color(c) => {
+                let color = &self.colors[c];
+                color.pins.len().div_ceil(PINS_PER_BLOCK)
+                    + color.joints.len().div_ceil(JOINTS_PER_BLOCK)
+            }
+            JointSet::Overflow => 1,
+        }
+    }
+}
+
+impl JointBatches {
+    /// Takes every joint's constants for a step of substeps `h` long and colors the joints
+    /// that can move a body, but those marked in `exact` (per slot; the joint trees solve
+    /// them); `state_of` maps body slots to solver states, of which there are `states`.
+    /// Returns whether any joint can move a body.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn prepare(
+        &mut self,
+        slots: &[Slot],
+        bodies: &BodyStore,
+        state_of: &[u32],
+        states: usize,
+        settings: &WorldSettings,
+        h: f32,
+        exact: &[bool],
+    ) -> bool {
+        zone!("joint prepare");
+        let batches = self;
+        batches.kernels = Some(settings.kernels());
+        batches.color_of.clear();
+        batches.in_tree.clear();
+        batches.in_tree.extend_from_slice(exact);
+        batches.used.clear();
+        batches.used.resize(states, 0);
+        let sets = JOINT_COLORS as usize + 1;
+        batches.plain.clear();
+        batches.plain.resize(sets, 0);
+        batches.others.clear();
+        batches.others.resize(sets, 0);
+        // Greedy in slot order: each joint takes the first color in which neither body it
+        // moves is used yet.
+        for (slot, s) in slots.iter().enumerate() {
+            let exact = exact.get(slot).copied().unwrap_or(false);
+            let joint = s.joint.as_ref().filter(|_| !exact);
+            let color = joint.map_or(NO_COLOR, |joint| {
+                let [(sa, ma, ia, _), (sb, mb, ib, _)] =
+                    [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
+                if ma + mb + ia + ib <= 0.0 || bodies.either_disabled(joint.a, joint.b) {
+                    return NO_COLOR;
+                }
+                let moved = [(sa, ma + ia > 0.0), (sb, mb + ib > 0.0)];
+                let moved = moved.map(|(state, moves)| moves.then_some(state as usize));
+                let used = moved.iter().flatten().fold(0, |u, &s| u | batches.used[s]);
+                let color = (!used).trailing_zeros();
+                if color < JOINT_COLORS {
+                    for &s in moved.iter().flatten() {
+                        batches.used[s] |= 1 << color;
+                    }
+                }
+                match joint.is_plain() && color < JOINT_COLORS {
+                    true => batches.plain[color as usize] += 1,
+                    false => batches.others[color as usize] += 1,
+                }
+                color as u8
+            });
+            batches.color_of.push(color);
+        }
+        batches.lay_out();
+        // Each joint's constants straight into its place in color order.
+        for (slot, (s, &color)) in slots.iter().zip(&batches.color_of).enumerate() {
+            let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
+                continue;
+            };
+            let (p, x) = joint
+                .prepare(slot as u32, bodies, state_of, h, settings.gravity)
+                .unwrap_or_default();
+            let color = color as usize;
+            if p.c.plain && color < JOINT_COLORS as usize {
+                let at = &mut batches.plain[color];
+                batches.pins[*at / LANES].set(*at % LANES, &p);
+                batches.pin_slots[*at / LANES][*at % LANES] = slot as u32;
+                *at += 1;
+            } else {
+                let at = &mut batches.others[color];
+                batches.prepared[*at] = p;
+                batches.extra[*at] = x;
+                *at += 1;
+            }
+        }
+        !batches.colors.is_empty() || !batches.overflow.is_empty()
+    }
+
+    /// Writes the step's impulses back to the joints.
+    pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
+        zone!("joint store impulses");
+        let batches = self;
+        for (pins, lanes) in batches.pins.iter().zip(&batches.pin_slots) {
+            for (l, &slot) in lanes.iter().enumerate() {
+                let slot = slots.get_mut(slot as usize);
+                if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
+                    joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+                }
+            }
+        }
+        for p in &batches.prepared {
+            let slot = slots.get_mut(p.c.slot as usize);
+            if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
+                joint.impulses = p.impulses;
+            }
+        }
+    }
+}
+
+impl JointBatches {
+    /// Lays the sets out from their counts: each color's pins and other joints, and the
+    /// overflow set after the colors' other joints. Sizes the buffers, pads each color's last
+    /// pin batch, and leaves `plain[color]` at the color's first pin lane, `others[set]` at
+    /// the set's first place in `prepared`.
+    fn lay_out(&mut self) {
+        let pins: usize = self.plain.iter().map(|n| n.div_ceil(LANES)).sum();
+        let joints: usize = self.others.iter().sum();
+        // Every place is written before the passes read it (the padding lanes here, the
+        // joints' in `JointStore::prepare`): no need to clear.
+        self.prepared.resize(joints, Prepared::default());
+        self.extra.resize(joints, Extra::default());
+        self.pins.resize(pins, PinBatch::empty());
+        self.pin_slots.resize(pins, [NONE; LANES]);
+        self.colors.clear();
+        let (mut pins, mut joints) = (0, 0);
+        for c in 0..=JOINT_COLORS as usize {
+            let (plain, others) = (self.plain[c], self.others[c]);
+            let color = JointColor {
+                pins: pins..pins + plain.div_ceil(LANES),
+                joints: joints..joints + others,
+            };
+            if plain % LANES != 0 {
+                let last = color.pins.end - 1;
+                for l in plain % LANES..LANES {
+                    self.pins[last].clear(l);
+                    self.pin_slots[last][l] = NONE;
+                }
+            }
+            self.plain[c] = pins * LANES;
+            self.others[c] = joints;
+            pins = color.pins.end;
+            joints = color.joints.end;
+            if c == JOINT_COLORS as usize {
+                self.overflow = color.joints;
+            } else if plain + others > 0 {
+                self.colors.push(color);
+            }
+        }
+    }
+}
+
+/// Filling a pin lane from a plain revolute joint's constants.
+pub(super) trait SetLane {
+    fn set(&mut self, l: usize, p: &Prepared);
+}
+
+impl SetLane for PinBatch {
+    fn set(&mut self, l: usize, p: &Prepared) {
+        let (c, i) = (&p.c, &p.impulses);
+        self.body_a[l] = c.state[0];
+        self.body_b[l] = c.state[1];
+        self.inv_mass_a[l] = c.inv_mass[0];
+        self.inv_mass_b[l] = c.inv_mass[1];
+        self.inv_inertia_a[l] = c.inv_inertia[0];
+        self.inv_inertia_b[l] = c.inv_inertia[1];
+        self.rax[l] = c.r[0].x;
+        self.ray[l] = c.r[0].y;
+        self.rbx[l] = c.r[1].x;
+        self.rby[l] = c.r[1].y;
+        self.dcx[l] = c.delta_center.x;
+        self.dcy[l] = c.delta_center.y;
+        self.impulse_x[l] = i.linear.x;
+        self.impulse_y[l] = i.linear.y;
+        // As the warm start sums them (see `warm_start`).
+        self.angular[l] = i.angular + i.motor + i.lower - i.upper;
+    }
+}

@@ -1,0 +1,118 @@
+//! The weld joint: its point and its turn held as one 3x3 block, or, for a soft weld, its
+//! spring on all three rows.
+
+use crate::geometry::math::Vec2;
+use crate::joints::joint::{Impulses, Joint};
+use crate::joints::pair::{point_block, solve2, Coeffs, Pair, Pass, Row};
+use crate::joints::spring::SpringLaw;
+
+/// A joint's point rows and angular row as one block, at the bodies' motion now (see
+/// [`Pair::hinge_block`]).
+struct HingeBlock {
+    ra: Vec2,
+    rb: Vec2,
+    /// B's anchor minus A's.
+    d: Vec2,
+    /// The point block and its determinant (see [`point_block`]).
+    point: [f32; 4],
+    coupling: Vec2,
+    /// `1 / S`, S the angular row's Schur complement.
+    schur_mass: f32,
+    /// The anchors' relative velocity.
+    cdot: Vec2,
+}
+
+impl Pair<'_> {
+    /// The point and angular rows of a joint whose angular row acts within its point
+    /// constraint, as one 3x3 block: the block's inverse by eliminating the point rows (the
+    /// Schur complement of the point block), without forming `k11 k22 - k12^2` or the 3x3
+    /// determinant as differences (see [`solve2`]). `None` where the block is singular.
+    fn hinge_block(&self) -> Option<HingeBlock> {
+        let (ra, rb, d) = self.geometry();
+        let p = self.p;
+        let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
+        let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
+        let point = point_block(ma, mb, ia, ib, ra, rb);
+        // The point rows' coupling to the angular row: the turn a unit point impulse gives
+        // `wB - wA`, and the anchors' relative velocity a unit angular impulse gives.
+        let coupling = Vec2::new(-(ia * ra.y + ib * rb.y), ia * ra.x + ib * rb.x);
+        // The whole block's determinant, a sum of terms never negative like the point
+        // block's: `m^2 (ia + ib) + m ia ib |ra - rb|^2`; the angular row's Schur complement
+        // is its ratio to the point block's.
+        let m = ma + mb;
+        let arm = ra - rb;
+        let det3 = m * m * (ia + ib) + m * (ia * ib) * arm.dot(arm);
+        if det3 <= 0.0 || point[3] <= 0.0 {
+            return None;
+        }
+        let (a, b) = (&self.a, &self.b);
+        let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
+        Some(HingeBlock {
+            ra,
+            rb,
+            d,
+            point,
+            coupling,
+            schur_mass: point[3] / det3,
+            cdot,
+        })
+    }
+
+    /// A weld's three rows at once, with the coefficients `k`: solved apart, the angular row
+    /// turns the bodies about their centres and the point row turns them back about the
+    /// anchor, and with the anchor far from a body the two passes' exchange grew without end
+    /// (a box welded 19 m from its centre and pulled by a spinning hinge overflowed).
+    fn solve_weld(&mut self, k: Coeffs, angle: f32, linear: &mut Vec2, angular: &mut f32) {
+        let Some(h) = self.hinge_block() else {
+            return;
+        };
+        let [k11, k12, k22, det2] = h.point;
+        let r_point = h.cdot + h.d * k.bias_rate;
+        let r_turn = (self.b.w - self.a.w) + k.bias_rate * angle;
+        // Block elimination: the turn from the Schur complement, then the point.
+        let x_turn = h.schur_mass * (r_turn - h.coupling.dot(solve2(k11, k12, k22, det2, r_point)));
+        let x_point = solve2(k11, k12, k22, det2, r_point - h.coupling * x_turn);
+        let turn = -k.mass_scale * x_turn - k.impulse_scale * *angular;
+        let point = x_point * -k.mass_scale - *linear * k.impulse_scale;
+        *angular += turn;
+        *linear += point;
+        self.apply_row(Row::ANGULAR, turn);
+        self.apply_point(h.ra, h.rb, point);
+    }
+
+    /// A weld's spring on its point (see [`SpringLaw`]): B's anchor pulled to A's.
+    fn solve_spring_point(&mut self, law: SpringLaw, accumulated: &mut Vec2) {
+        let kick = self.x.kick[1] - self.x.kick[0];
+        let (ra, rb, d) = self.geometry();
+        let (a, b, p) = (&self.a, &self.b, self.p);
+        let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
+        let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
+        let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
+        let [k11, k12, k22, det] = point_block(ma, mb, ia, ib, ra, rb);
+        let target = cdot * law.velocity_scale + d * law.stiffness - kick * law.feed;
+        let x = solve2(k11, k12, k22, det, target);
+        let impulse = -x - *accumulated * law.impulse_scale;
+        *accumulated += impulse;
+        self.apply_point(ra, rb, impulse);
+    }
+}
+
+impl Joint {
+    /// A weld's pass: its three rows at once. A soft weld has none: its spring acts in the
+    /// warm start stage (see `Joint::solve_weld_spring`).
+    pub(super) fn solve_weld(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
+        if pair.x.law.is_some() {
+            return;
+        }
+        let k = pass.rigid;
+        let angle = pair.angle(self.reference_angle);
+        pair.solve_weld(k, angle, &mut i.linear, &mut i.angular);
+    }
+
+    /// A soft weld's spring, on all three of its rows.
+    pub(super) fn solve_weld_spring(&self, law: SpringLaw, i: &mut Impulses, pair: &mut Pair) {
+        let angle = pair.angle(self.reference_angle);
+        pair.solve_spring_row(Row::ANGULAR, angle, law, &mut i.angular);
+        pair.solve_spring_point(law, &mut i.linear);
+    }
+}
