@@ -42,6 +42,17 @@ struct Row {
     m_j: [[f64; 3]; 2],
 }
 
+/// What a sweep reads of one point, together: its bodies' places in the island (`NONE` for
+/// bodies it does not move), its normal and friction rows, their inverse effective masses, and
+/// its friction coefficient.
+#[derive(Clone, Copy)]
+struct Rows {
+    bodies: [u32; 2],
+    rows: [Row; 2],
+    mass: [f64; 2],
+    friction: f64,
+}
+
 /// One large island's row order and impulses, kept from substep to substep.
 #[derive(Clone, Default)]
 pub(crate) struct Layered {
@@ -50,12 +61,8 @@ pub(crate) struct Layered {
     /// The points, bottom layer first (by the higher layer of their two bodies), then in
     /// point order.
     order: Vec<u32>,
-    /// Per point: its bodies' places in the island (`NONE` for bodies it does not move), its
-    /// normal and friction rows, their inverse effective masses, and its friction coefficient.
-    bodies: Vec<[u32; 2]>,
-    rows: Vec<[Row; 2]>,
-    mass: Vec<[f64; 2]>,
-    friction: Vec<f64>,
+    /// Per point: its rows.
+    rows: Vec<Rows>,
     /// Per point: the part of the normal and friction rows' velocity error that the island's
     /// bodies do not move (bodies outside it, the push out of overlap, the tangent speed).
     pub b: Vec<[f64; 2]>,
@@ -81,10 +88,7 @@ impl Layered {
         let layer = &self.layer;
         self.order
             .sort_by_key(|&i| (level(&points[i as usize], layer), i));
-        self.bodies.clear();
         self.rows.clear();
-        self.mass.clear();
-        self.friction.clear();
         self.x.clear();
         for p in points {
             let row = |j: &[[f64; 3]; 2]| Row {
@@ -92,10 +96,12 @@ impl Layered {
                 m_j: [0, 1].map(|side| mul3(&p.inv_mass[side], &j[side])),
             };
             let rows = [row(&p.normal_row), row(&p.friction_row)];
-            self.bodies.push(p.local);
-            self.mass.push(rows.map(|r| effective_mass(p.local, &r)));
-            self.rows.push(rows);
-            self.friction.push(p.friction as f64);
+            self.rows.push(Rows {
+                bodies: p.local,
+                rows,
+                mass: rows.map(|r| effective_mass(p.local, &r)),
+                friction: p.friction as f64,
+            });
             self.x
                 .push([p.normal_impulse as f64, p.tangent_impulse as f64]);
         }
@@ -140,10 +146,9 @@ impl Layered {
     /// then sweeps every row, from the bottom layer up and from the top down in turn, until
     /// the sweeps converge.
     pub fn solve(&mut self, v: &mut [[f64; 3]]) {
-        for i in 0..self.x.len() {
-            let (bodies, rows, x) = (self.bodies[i], &self.rows[i], self.x[i]);
-            apply(v, bodies, &rows[0], x[0]);
-            apply(v, bodies, &rows[1], x[1]);
+        for (p, x) in self.rows.iter().zip(&self.x) {
+            apply(v, p.bodies, &p.rows[0], x[0]);
+            apply(v, p.bodies, &p.rows[1], x[1]);
         }
         // Taken out while the sweeps borrow the rest, then put back.
         let order = std::mem::take(&mut self.order);
@@ -165,8 +170,8 @@ impl Layered {
         let mut change = 0.0f64;
         for &i in order {
             let i = i as usize;
-            let (bodies, rows, mass, b) = (self.bodies[i], &self.rows[i], self.mass[i], self.b[i]);
-            let x = &mut self.x[i];
+            let (p, b, x) = (&self.rows[i], self.b[i], &mut self.x[i]);
+            let (bodies, rows, mass) = (p.bodies, &p.rows, p.mass);
             if mass[0] > 0.0 {
                 let w = row_velocity(v, bodies, &rows[0]) + b[0];
                 let normal = (x[0] - w / mass[0]).max(0.0);
@@ -176,7 +181,7 @@ impl Layered {
             }
             if mass[1] > 0.0 {
                 let w = row_velocity(v, bodies, &rows[1]) + b[1];
-                let limit = self.friction[i] * x[0];
+                let limit = p.friction * x[0];
                 let tangent = (x[1] - w / mass[1]).clamp(-limit, limit);
                 change = change.max((tangent - x[1]).abs() * mass[1]);
                 apply(v, bodies, &rows[1], tangent - x[1]);
@@ -197,10 +202,13 @@ fn effective_mass(bodies: [u32; 2], row: &Row) -> f64 {
 
 /// Velocity along a row of the island's bodies at `v`.
 fn row_velocity(v: &[[f64; 3]], bodies: [u32; 2], row: &Row) -> f64 {
-    (0..2)
-        .filter(|&side| bodies[side] != NONE)
-        .map(|side| dot3(&row.j[side], &v[bodies[side] as usize]))
-        .sum()
+    let side = |side: usize| dot3(&row.j[side], &v[bodies[side] as usize]);
+    match bodies.map(|b| b != NONE) {
+        [true, true] => side(0) + side(1),
+        [true, false] => side(0),
+        [false, true] => side(1),
+        [false, false] => 0.0,
+    }
 }
 
 /// Adds `M^-1 J^T impulse` of one row to the island velocities.
