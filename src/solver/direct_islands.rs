@@ -6,8 +6,8 @@
 //! box on a column of 1 kg boxes sinks through them. So an island (bodies joined by contacts
 //! between dynamic bodies) that holds a contact between two dynamic bodies whose masses differ
 //! more than [`MASS_RATIO`] times leaves the graph coloring and goes to the direct solver,
-//! which solves it exactly if it is small ([`MAX_BODIES`], [`MAX_POINTS`]), else by sweeps and
-//! a shock pass if it rests on a fixed or kinematic body ([`MAX_LAYERED_BODIES`]). Other
+//! which solves it exactly if it is small ([`MAX_BODIES`], [`MAX_POINTS`]), else by layered
+//! sweeps if it rests on a fixed or kinematic body ([`MAX_LAYERED_BODIES`]). Other
 //! islands with a large mass ratio stay with the iterative solver.
 
 use crate::body::BodyStore;
@@ -28,11 +28,11 @@ pub const MAX_BODIES: usize = 64;
 /// along columns and stacks but widens with a pile's width, and a pile's many redundant rows
 /// (boxes side by side) make the pivoting slow to settle: this bounds what one island costs.
 pub const MAX_POINTS: usize = 128;
-/// Most dynamic bodies of a larger island that the direct solver takes, by sweeps and a shock
-/// pass instead of exactly (see `shock_propagation`), if it rests on a fixed or kinematic body
-/// (the pass works up from what holds the island). One worker solves an island: this bounds
-/// what it costs. Past it, and for islands that rest on nothing (smash's pile, hit in space by
-/// a heavy box), the iterative solver.
+/// Most dynamic bodies of a larger island that the direct solver takes, by sweeps until they
+/// converge instead of exactly (see `shock_propagation`), if it rests on a fixed or kinematic
+/// body (the sweeps are ordered by layers counted from what holds the island). One worker
+/// solves an island: this bounds what it costs. Past it, and for islands that rest on nothing
+/// (smash's pile, hit in space by a heavy box), the iterative solver.
 pub const MAX_LAYERED_BODIES: usize = 4096;
 
 /// The islands of one step that are solved directly.

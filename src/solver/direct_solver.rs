@@ -353,7 +353,7 @@ impl Island {
         }
     }
 
-    /// [`Island::solve`] of a large island: sweeps and a shock pass (see `shock_propagation`).
+    /// [`Island::solve`] of a large island: sweeps until they converge (see `shock_propagation`).
     unsafe fn solve_layered(&mut self, states: States, params: &DirectParams, bias: bool) {
         for i in 0..self.points.len() {
             let p = self.points[i];
@@ -363,8 +363,7 @@ impl Island {
                 self.outside_velocity(&p, &p.friction_row, states) - p.tangent_speed as f64,
             ];
         }
-        self.layered.sweep(&self.points, &mut self.v);
-        self.layered.propagate(&self.points, &mut self.v);
+        self.layered.solve(&mut self.v);
         if !bias {
             for (p, x) in self.points.iter_mut().zip(&self.layered.x) {
                 p.normal_impulse = x[0] as f32;

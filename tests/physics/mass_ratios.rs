@@ -275,8 +275,8 @@ fn direct_islands_are_bit_identical_across_backends_and_threads() {
 /// An island of widely different masses that rests on nothing (no fixed or kinematic body in
 /// it) and is beyond the exact solve's size stays with the iterative solver: a 200 kg plank on
 /// forty 1 kg boxes side by side (over 200 contact points), floating without gravity. The
-/// same island on the ground goes to the direct solver, whose shock pass works up from the
-/// ground.
+/// same island on the ground goes to the direct solver, whose layered sweeps are ordered from
+/// the ground.
 #[test]
 fn islands_beyond_the_direct_limit_stay_with_the_iterative_solver() {
     let plank_on_boxes = |grounded: bool| {

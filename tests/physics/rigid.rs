@@ -748,7 +748,7 @@ fn build_slab_on_wall(world: &mut World, wide: usize, high: usize, size: f32, sl
     block(world, Vec2::new(0.0, top), 0.5 * width, 0.5, slab_mass);
 }
 
-/// A slab on a wall past the exact solve (its sweeps and shock pass): the same bits for both
+/// A slab on a wall past the exact solve (its layered sweeps): the same bits for both
 /// backends and any thread count.
 #[test]
 fn a_slab_on_a_wall_gives_the_same_bits_for_both_backends_and_any_thread_count() {
@@ -799,7 +799,7 @@ fn assert_slab_on_wall_stands(
 }
 
 /// A 1000 kg slab on a wall of 0.5 m boxes of 1 kg, 10 wide and 8 high: 81 bodies, past the
-/// exact solve, so the direct solver's sweeps and shock pass hold it (the soft solve let the
+/// exact solve, so the direct solver's layered sweeps hold it (the soft solve let the
 /// slab sink 0.198 m in 600 steps). Issue 57's bounds: every body within 1 cm of its resting height and
 /// slower than 0.1 m/s at the end, and nothing flung (faster than 1 m/s) on the way.
 #[test]
@@ -809,10 +809,10 @@ fn a_heavy_slab_on_a_wall_past_the_exact_solve_stands() {
 
 /// Issue 57 item 1's target: a 20 x 1 m slab of 4000 kg on a wall of 0.5 m boxes of 1 kg, 40
 /// wide and 20 high (801 bodies, one island): after 600 steps every body within 1 cm of its
-/// resting height and slower than 0.1 m/s. Not met: the wall stands where the soft solve
-/// crushed it (the slab 4.29 m down, boxes flung at 77 m/s), nothing moves faster than 0.86
-/// m/s, but the farthest body is 2.4 cm from its resting height (the slab 1.6 cm high) and
-/// one still moves at 0.60 m/s. Slow (an 801-body island solved by one worker): run with
+/// resting height and slower than 0.1 m/s. Met: the farthest body (the slab) is 4.1 mm low,
+/// nothing moves faster than 0.0004 m/s at the end nor 0.17 m/s on the way, where the soft
+/// solve crushed the wall (the slab 4.29 m down, boxes flung at 77 m/s). Slow (an 801-body
+/// island solved by one worker, about 18 sweeps of its 3200 points per solve): run with
 /// `cargo test --release --test physics rigid::a_heavy_slab_on_a_wide_wall -- --ignored --nocapture`.
 #[test]
 #[ignore]
