@@ -29,7 +29,7 @@ pub const MAX_BODIES: usize = 64;
 /// (boxes side by side) make the pivoting slow to settle: this bounds what one island costs.
 pub const MAX_POINTS: usize = 128;
 /// Most dynamic bodies of a larger island that the direct solver takes, by sweeps until they
-/// converge instead of exactly (see `shock_propagation`), if it rests on a fixed or kinematic
+/// converge instead of exactly (see `layered`), if it rests on a fixed or kinematic
 /// body (the sweeps are ordered by layers counted from what holds the island). One worker
 /// solves an island: this bounds what it costs. Past it, and for islands that rest on nothing
 /// (smash's pile, hit in space by a heavy box), the iterative solver.

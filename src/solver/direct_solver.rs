@@ -17,8 +17,8 @@ use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::solver::direct_islands::{DirectIslands, MAX_BODIES, MAX_POINTS};
 use crate::solver::direct_point::{apply, coupling, dot3, share_a_body, Point};
+use crate::solver::layered::Layered;
 use crate::solver::lcp::{Lcp, Row};
-use crate::solver::shock_propagation::Layered;
 use batch2d_kernels::body::States;
 use batch2d_kernels::{ImpactParams, NULL_BODY};
 use rayon::prelude::*;
@@ -353,7 +353,7 @@ impl Island {
         }
     }
 
-    /// [`Island::solve`] of a large island: sweeps until they converge (see `shock_propagation`).
+    /// [`Island::solve`] of a large island: sweeps until they converge (see `layered`).
     unsafe fn solve_layered(&mut self, states: States, params: &DirectParams, bias: bool) {
         for i in 0..self.points.len() {
             let p = self.points[i];

@@ -22,9 +22,9 @@
 pub(crate) mod direct_islands;
 pub(crate) mod direct_point;
 pub(crate) mod direct_solver;
+pub(crate) mod layered;
 pub(crate) mod lcp;
 pub(crate) mod schedule;
-pub(crate) mod shock_propagation;
 
 use crate::backend::Kernels;
 use crate::body::BodyStore;
