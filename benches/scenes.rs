@@ -433,6 +433,13 @@ struct AloneRun {
     broad_phase_ms: f64,
 }
 
+impl AloneRun {
+    /// Peak and starting resident memory, KiB.
+    fn memory(&self) -> (u64, u64) {
+        (self.peak_kib, self.start_kib)
+    }
+}
+
 /// One pass of `w` by `engine`, run in a child process of this binary so that no earlier
 /// world's freed memory hides its memory, and that its peak memory is its own; `None` if the
 /// child failed (its error is on its stderr, which it shares).
@@ -469,20 +476,6 @@ fn run_alone(
         median_ms: float(3)?,
         broad_phase_ms: float(4)?,
     })
-}
-
-/// Peak and starting resident memory (KiB) of one untimed pass of `w` by `engine` (see
-/// [`run_alone`]).
-fn probe_memory(
-    engine: &str,
-    w: Workload,
-    backend: Backend,
-    threads: usize,
-    steps: usize,
-    settings_args: &[String],
-) -> Option<(u64, u64)> {
-    let run = run_alone(engine, w, backend, threads, steps, settings_args)?;
-    Some((run.peak_kib, run.start_kib))
 }
 
 /// The child's side of [`run_alone`]: build, step, print `memory-probe PEAK START BODIES
@@ -987,18 +980,22 @@ fn run() -> Res<()> {
                 if o.pile {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
                         stats.peak_kib =
-                            probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
+                            run_alone("batch2d", w, backend, threads, steps, &o.settings_args)
+                                .as_ref()
+                                .map(AloneRun::memory);
                     }
                     for (engine, stats) in [("box2d", &mut box2d), ("rapier", &mut rapier)] {
                         if let Some(stats) = stats {
-                            stats.peak_kib = probe_memory(
+                            stats.peak_kib = run_alone(
                                 engine,
                                 w,
                                 Backend::Simd,
                                 threads,
                                 steps,
                                 &o.settings_args,
-                            );
+                            )
+                            .as_ref()
+                            .map(AloneRun::memory);
                         }
                     }
                 }
@@ -1038,7 +1035,9 @@ fn run() -> Res<()> {
             for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
                 if o.pile {
                     stats.peak_kib =
-                        probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
+                        run_alone("batch2d", w, backend, threads, steps, &o.settings_args)
+                            .as_ref()
+                            .map(AloneRun::memory);
                 }
                 print_row(&name, backend_name(backend), isa, threads, steps, stats);
                 print_extras(w, "batch2d", stats);
