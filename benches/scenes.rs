@@ -5,6 +5,7 @@
 //!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
 //!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
 //!     [--isa portable|avx2|avx512] [--sweep [--sweep-png PATH]]
+//!     [--scaling all|RxC,RxC.. [--scaling-png PATH] [--box2d-max-bodies N]]
 //! ```
 //!
 //! Every round builds the scene afresh and times each `world.step(1/60)` with `Instant`. Per
@@ -40,6 +41,10 @@
 //! `--sweep` runs batch2d over a handful of solver settings on large_pyramid and smash, beside
 //! Box2D's and rapier2d's defaults, prints ms/step against stability and draws the plot
 //! `docs/frontier.png` (benches/sweep/mod.rs).
+//! `--scaling` runs particle piles of a thousand to a million bodies at every thread count,
+//! with Box2D beside batch2d under `--compare box2d` up to the piles of `--box2d-max-bodies`,
+//! prints a table of ns per body and step and draws the plot `docs/scaling.png`
+//! (benches/scaling/mod.rs).
 
 mod box2d_scenes;
 mod rapier_scenes;
@@ -49,6 +54,10 @@ mod soak;
 mod snapshot;
 // `--sweep`: batch2d over solver settings beside the other engines, see benches/sweep/mod.rs.
 mod sweep;
+// `--scaling`: piles of a thousand to a million bodies beside Box2D, see benches/scaling/mod.rs.
+mod scaling;
+// The plots of `--sweep` and `--scaling`.
+mod chart;
 
 use batch2d::scenes::{self, Scene};
 use batch2d::{Backend, BodyId, InstructionSet, Vec2, World, WorldSettings};
@@ -137,6 +146,12 @@ struct Options {
     sweep: bool,
     /// `--sweep-png PATH`: where the sweep draws its plot.
     sweep_png: Option<String>,
+    /// `--scaling all|RxC,RxC..`: the scaling table of piles instead (benches/scaling/mod.rs).
+    scaling: Option<String>,
+    /// `--scaling-png PATH`: where the scaling table draws its plot.
+    scaling_png: Option<String>,
+    /// `--box2d-max-bodies N`: the largest pile the scaling table runs Box2D on.
+    box2d_max_bodies: usize,
     /// Internal: run one untimed pass of the pile with this engine and print its peak memory.
     memory_probe: Option<String>,
 }
@@ -145,7 +160,8 @@ const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--sc
 [--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
 [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
 [--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--isa portable|avx2|avx512] \
-[--sweep [--sweep-png PATH]]";
+[--sweep [--sweep-png PATH]] [--scaling all|RxC,RxC.. [--scaling-png PATH] \
+[--box2d-max-bodies N]]";
 
 fn parse_list<T>(s: &str, f: impl Fn(&str) -> Option<T>) -> Res<Vec<T>> {
     let items: Option<Vec<T>> = s.split(',').map(|x| f(x.trim())).collect();
@@ -170,6 +186,9 @@ fn parse_args() -> Res<Options> {
         memory_probe: None,
         sweep: false,
         sweep_png: None,
+        scaling: None,
+        scaling_png: None,
+        box2d_max_bodies: scaling::BOX2D_MAX_BODIES,
     };
     let mut scene_arg: Option<String> = None;
     let mut args = std::env::args().skip(1);
@@ -223,6 +242,9 @@ fn parse_args() -> Res<Options> {
             "--memory-probe" => o.memory_probe = Some(value()?),
             "--sweep" => o.sweep = true,
             "--sweep-png" => o.sweep_png = Some(value()?),
+            "--scaling" => o.scaling = Some(value()?),
+            "--scaling-png" => o.scaling_png = Some(value()?),
+            "--box2d-max-bodies" => o.box2d_max_bodies = value()?.parse()?,
             "--sleep" => {
                 o.settings.enable_sleep = true;
                 o.settings_args.push(arg);
@@ -399,16 +421,36 @@ fn read_status_kib(key: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Peak and starting resident memory (KiB) of one untimed pass of `w` by `engine`, measured in a
-/// child process of this binary so that no earlier world's freed memory hides the cost.
-fn probe_memory(
+/// What a child process of this binary measured of one pass of a pile (see [`run_alone`]).
+struct AloneRun {
+    /// Peak resident memory and resident memory before building, KiB.
+    peak_kib: u64,
+    start_kib: u64,
+    bodies: usize,
+    /// The median ms/step of the pass.
+    median_ms: f64,
+    /// The mean ms/step of its broadphase (Box2D's: its pairs and refit).
+    broad_phase_ms: f64,
+}
+
+impl AloneRun {
+    /// Peak and starting resident memory, KiB.
+    fn memory(&self) -> (u64, u64) {
+        (self.peak_kib, self.start_kib)
+    }
+}
+
+/// One pass of `w` by `engine`, run in a child process of this binary so that no earlier
+/// world's freed memory hides its memory, and that its peak memory is its own; `None` if the
+/// child failed (its error is on its stderr, which it shares).
+fn run_alone(
     engine: &str,
     w: Workload,
     backend: Backend,
     threads: usize,
     steps: usize,
     settings_args: &[String],
-) -> Option<(u64, u64)> {
+) -> Option<AloneRun> {
     let Workload::Pile(rows, cols) = w else {
         return None;
     };
@@ -419,15 +461,25 @@ fn probe_memory(
         .args(["--steps", &steps.to_string()])
         .args(["--memory-probe", engine])
         .args(settings_args)
+        .stderr(std::process::Stdio::inherit())
         .output()
         .ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
     let line = text.lines().find_map(|l| l.strip_prefix("memory-probe "))?;
-    let mut it = line.split_whitespace().map(|x| x.parse::<u64>().ok());
-    Some((it.next()??, it.next()??))
+    let f: Vec<&str> = line.split_whitespace().collect();
+    let int = |k: usize| f.get(k)?.parse::<u64>().ok();
+    let float = |k: usize| f.get(k)?.parse::<f64>().ok();
+    Some(AloneRun {
+        peak_kib: int(0)?,
+        start_kib: int(1)?,
+        bodies: int(2)? as usize,
+        median_ms: float(3)?,
+        broad_phase_ms: float(4)?,
+    })
 }
 
-/// The child's side of [`probe_memory`]: build, step, print `memory-probe PEAK START` in KiB.
+/// The child's side of [`run_alone`]: build, step, print `memory-probe PEAK START BODIES
+/// MEDIAN_MS BROADPHASE_MS`, memory in KiB.
 fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
     let w = o.workloads[0];
     let steps = o.steps.unwrap_or(w.default_steps());
@@ -446,7 +498,12 @@ fn run_memory_probe(o: &Options, engine: &str) -> Res<()> {
         _ => return Err(format!("unknown engine {engine:?}").into()),
     }
     let peak = read_status_kib("VmHWM").ok_or("no VmHWM in /proc/self/status")?;
-    println!("memory-probe {peak} {start}");
+    let broad_phase = stats.stage_sum[0].unwrap_or(f64::NAN) / stats.step_ms.len().max(1) as f64;
+    println!(
+        "memory-probe {peak} {start} {} {} {broad_phase}",
+        stats.bodies,
+        stats.median_ms()
+    );
     Ok(())
 }
 
@@ -824,6 +881,9 @@ fn run() -> Res<()> {
     if o.sweep {
         return sweep::run(&o);
     }
+    if let Some(sizes) = &o.scaling {
+        return scaling::run(&o, sizes);
+    }
     let nproc = std::thread::available_parallelism().map_or(0, |n| n.get());
     let isa_full = match o.settings.instruction_set {
         Some(set) => set.name(),
@@ -920,18 +980,22 @@ fn run() -> Res<()> {
                 if o.pile {
                     for (&backend, stats) in o.backends.iter().zip(&mut ours) {
                         stats.peak_kib =
-                            probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
+                            run_alone("batch2d", w, backend, threads, steps, &o.settings_args)
+                                .as_ref()
+                                .map(AloneRun::memory);
                     }
                     for (engine, stats) in [("box2d", &mut box2d), ("rapier", &mut rapier)] {
                         if let Some(stats) = stats {
-                            stats.peak_kib = probe_memory(
+                            stats.peak_kib = run_alone(
                                 engine,
                                 w,
                                 Backend::Simd,
                                 threads,
                                 steps,
                                 &o.settings_args,
-                            );
+                            )
+                            .as_ref()
+                            .map(AloneRun::memory);
                         }
                     }
                 }
@@ -971,7 +1035,9 @@ fn run() -> Res<()> {
             for (&(backend, threads), stats) in configs.iter().zip(&mut stats) {
                 if o.pile {
                     stats.peak_kib =
-                        probe_memory("batch2d", w, backend, threads, steps, &o.settings_args);
+                        run_alone("batch2d", w, backend, threads, steps, &o.settings_args)
+                            .as_ref()
+                            .map(AloneRun::memory);
                 }
                 print_row(&name, backend_name(backend), isa, threads, steps, stats);
                 print_extras(w, "batch2d", stats);

@@ -17,7 +17,6 @@
 //! `--threads` (default 1) and draws large_pyramid's points as a PNG (default
 //! `docs/frontier.png` of the workspace).
 
-mod chart;
 mod plot;
 
 use super::Stats;

@@ -1,10 +1,10 @@
 //! The sweep's plot: large_pyramid's ms/step on x, its top-box drop on y, batch2d's points and
 //! frontier, Box2D's and rapier2d's default points, drawn with the pieces of `chart.rs`.
 
-use super::chart::{line, marker, paint, text, text_up, text_width, ticks, Marker};
-use super::chart::{BLUE, GREEN, GREY, INK, RED};
 use super::Point;
-use tiny_skia::{Color, PathBuilder, Pixmap, Rect, Stroke, Transform};
+use crate::chart::{axes, legend, line, marker, text, text_width, ticks, Axes, Frame, Key, Marker};
+use crate::chart::{BLUE, GREEN, GREY, RED};
+use tiny_skia::{Color, Pixmap, Rect};
 
 const W: u32 = 1280;
 const H: u32 = 660;
@@ -44,54 +44,39 @@ pub fn draw(points: &[Point], front: &[usize], title: &str) -> Pixmap {
         )
     };
 
-    // Grid, ticks and their numbers.
-    for t in ticks(0.0, x_hi) {
-        let (px, _) = to_px(t, 0.0);
-        line(&mut pixmap, (px, TOP), (px, TOP + ph), [225; 3], 1.0);
-        let s = format!("{t}");
-        let s = if s.len() > 6 { format!("{t:.2}") } else { s };
-        text(
-            &mut pixmap,
-            &s,
-            px - text_width(&s, 2.0) / 2.0,
-            TOP + ph + 8.0,
-            2.0,
-            INK,
-        );
-    }
-    for t in ticks(0.0, y_hi) {
-        let (_, py) = to_px(0.0, t);
-        line(&mut pixmap, (LEFT, py), (LEFT + pw, py), [225; 3], 1.0);
-        let s = format!("{t:.1}");
-        let s = if t != 0.0 && t.abs() < 0.1 {
-            format!("{t:.2}")
-        } else {
-            s
-        };
-        text(
-            &mut pixmap,
-            &s,
-            LEFT - 8.0 - text_width(&s, 2.0),
-            py - 7.0,
-            2.0,
-            INK,
-        );
-    }
-    line(
-        &mut pixmap,
-        (LEFT, TOP + ph),
-        (LEFT + pw, TOP + ph),
-        INK,
-        1.5,
-    );
-    line(&mut pixmap, (LEFT, TOP), (LEFT, TOP + ph), INK, 1.5);
-    let x_label = "ms per step (median of round means; less is faster)";
-    let x_at = LEFT + (pw - text_width(x_label, 2.0)) / 2.0;
-    text(&mut pixmap, x_label, x_at, H as f32 - 30.0, 2.0, INK);
-    let y_label = "top-box drop, m (less is stiffer)";
-    let y_at = TOP + (ph + text_width(y_label, 2.0)) / 2.0;
-    text_up(&mut pixmap, y_label, 18.0, y_at, 2.0, INK);
-    text(&mut pixmap, title, LEFT, 20.0, 2.0, INK);
+    let x_ticks: Vec<(f32, String)> = ticks(0.0, x_hi)
+        .into_iter()
+        .map(|t| {
+            let s = format!("{t}");
+            let s = if s.len() > 6 { format!("{t:.2}") } else { s };
+            (to_px(t, 0.0).0, s)
+        })
+        .collect();
+    let y_ticks: Vec<(f32, String)> = ticks(0.0, y_hi)
+        .into_iter()
+        .map(|t| {
+            let s = if t != 0.0 && t.abs() < 0.1 {
+                format!("{t:.2}")
+            } else {
+                format!("{t:.1}")
+            };
+            (to_px(0.0, t).1, s)
+        })
+        .collect();
+    let frame = Frame {
+        left: LEFT,
+        top: TOP,
+        width: pw,
+        height: ph,
+    };
+    let labels = Axes {
+        x_ticks: &x_ticks,
+        y_ticks: &y_ticks,
+        x_label: "ms per step (median of round means; less is faster)",
+        y_label: "top-box drop, m (less is stiffer)",
+        title,
+    };
+    axes(&mut pixmap, frame, &labels);
 
     // The frontier, then the points on top of it.
     for pair in front.windows(2) {
@@ -165,32 +150,22 @@ pub fn draw(points: &[Point], front: &[usize], title: &str) -> Pixmap {
     }
 
     // Legend, right of the plot area.
-    let items: [(Marker, [u8; 3], &str); 5] = [
-        (Marker::Disc, BLUE, "batch2d: substeps x passes, hz"),
-        (Marker::Ring, GREY, "batch2d, lost touching pairs"),
-        (Marker::Disc, BLUE, "batch2d frontier"),
-        (Marker::Square, RED, "Box2D v3 defaults"),
-        (Marker::Diamond, GREEN, "rapier2d defaults"),
-    ];
-    let lx = LEFT + pw + 40.0;
-    let mut ly = TOP + 16.0;
-    if let Some(r) = Rect::from_xywh(lx - 20.0, ly - 16.0, 330.0, 24.0 * items.len() as f32 + 8.0) {
-        pixmap.fill_rect(r, &paint([255; 3]), Transform::identity(), None);
-        let stroke = Stroke {
-            width: 1.0,
-            ..Stroke::default()
-        };
-        let path = PathBuilder::from_rect(r);
-        pixmap.stroke_path(&path, &paint(GREY), &stroke, Transform::identity(), None);
-    }
-    for (k, (m, rgb, s)) in items.iter().enumerate() {
-        if k == 2 {
-            line(&mut pixmap, (lx - 12.0, ly), (lx + 12.0, ly), *rgb, 2.0);
-        } else {
-            marker(&mut pixmap, *m, (lx, ly), 6.0, *rgb);
-        }
-        text(&mut pixmap, s, lx + 20.0, ly - 5.0, 1.5, INK);
-        ly += 24.0;
-    }
+    let entries = [
+        (
+            Key::Marker(Marker::Disc),
+            BLUE,
+            "batch2d: substeps x passes, hz",
+        ),
+        (
+            Key::Marker(Marker::Ring),
+            GREY,
+            "batch2d, lost touching pairs",
+        ),
+        (Key::Line, BLUE, "batch2d frontier"),
+        (Key::Marker(Marker::Square), RED, "Box2D v3 defaults"),
+        (Key::Marker(Marker::Diamond), GREEN, "rapier2d defaults"),
+    ]
+    .map(|(key, rgb, s)| (key, rgb, s.to_string()));
+    legend(&mut pixmap, (LEFT + pw + 40.0, TOP + 16.0), 330.0, &entries);
     pixmap
 }

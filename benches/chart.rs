@@ -1,7 +1,7 @@
 //! What the bench's plots are drawn with: colours, a small built-in bitmap font (capitals,
-//! digits and a few signs; no font files to ship), ticks, lines and markers, on tiny-skia.
-//! Shared by the sweep's frontier plot and the `million` example's scaling plot, which
-//! includes this file by path.
+//! digits and a few signs; no font files to ship), ticks, lines, markers, axes and legends, on
+//! tiny-skia. Shared by the sweep's frontier plot (`docs/frontier.png`) and the scaling plot
+//! (`docs/scaling.png`).
 
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
@@ -193,5 +193,90 @@ pub fn marker(pixmap: &mut Pixmap, m: Marker, (x, y): (f32, f32), r: f32, rgb: [
             Transform::identity(),
             None,
         );
+    }
+}
+
+/// Where a plot's area sits in its picture, in pixels: its left and top edges and its size.
+/// The tick numbers and axis labels go in the margins around it.
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub left: f32,
+    pub top: f32,
+    pub width: f32,
+    pub height: f32,
+}
+
+impl Frame {
+    fn bottom(&self) -> f32 {
+        self.top + self.height
+    }
+
+    fn right(&self) -> f32 {
+        self.left + self.width
+    }
+}
+
+/// What a plot's axes show: the ticks of each axis (their position in pixels along it and
+/// their number), the labels of the axes and the title.
+pub struct Axes<'a> {
+    pub x_ticks: &'a [(f32, String)],
+    pub y_ticks: &'a [(f32, String)],
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub title: &'a str,
+}
+
+/// Draws `axes` around `frame`: a light grid line at every tick, the tick numbers below and
+/// left of the area, its bottom and left edges, the axis labels and the title above.
+pub fn axes(pixmap: &mut Pixmap, frame: Frame, axes: &Axes) {
+    let (left, top, bottom, right) = (frame.left, frame.top, frame.bottom(), frame.right());
+    for (px, s) in axes.x_ticks {
+        line(pixmap, (*px, top), (*px, bottom), [225; 3], 1.0);
+        let x = px - text_width(s, 2.0) / 2.0;
+        text(pixmap, s, x, bottom + 8.0, 2.0, INK);
+    }
+    for (py, s) in axes.y_ticks {
+        line(pixmap, (left, *py), (right, *py), [225; 3], 1.0);
+        let x = left - 8.0 - text_width(s, 2.0);
+        text(pixmap, s, x, py - 7.0, 2.0, INK);
+    }
+    line(pixmap, (left, bottom), (right, bottom), INK, 1.5);
+    line(pixmap, (left, top), (left, bottom), INK, 1.5);
+    let x_at = left + (frame.width - text_width(axes.x_label, 2.0)) / 2.0;
+    text(pixmap, axes.x_label, x_at, bottom + 40.0, 2.0, INK);
+    let y_at = top + (frame.height + text_width(axes.y_label, 2.0)) / 2.0;
+    text_up(pixmap, axes.y_label, 18.0, y_at, 2.0, INK);
+    text(pixmap, axes.title, left, 20.0, 2.0, INK);
+}
+
+/// What a legend's entry shows beside its text.
+#[derive(Clone, Copy)]
+pub enum Key {
+    Marker(Marker),
+    /// A short stretch of line.
+    Line,
+}
+
+/// A legend of `entries` (key, colour, text) in a white box `width` pixels wide, its first
+/// key centred at `at` and each next one 24 pixels lower.
+pub fn legend(pixmap: &mut Pixmap, at: (f32, f32), width: f32, entries: &[(Key, [u8; 3], String)]) {
+    let (lx, mut ly) = at;
+    let height = 24.0 * entries.len() as f32 + 8.0;
+    if let Some(r) = Rect::from_xywh(lx - 20.0, ly - 16.0, width, height) {
+        pixmap.fill_rect(r, &paint([255; 3]), Transform::identity(), None);
+        let stroke = Stroke {
+            width: 1.0,
+            ..Stroke::default()
+        };
+        let path = PathBuilder::from_rect(r);
+        pixmap.stroke_path(&path, &paint(GREY), &stroke, Transform::identity(), None);
+    }
+    for (key, rgb, s) in entries {
+        match key {
+            Key::Marker(m) => marker(pixmap, *m, (lx, ly), 6.0, *rgb),
+            Key::Line => line(pixmap, (lx - 12.0, ly), (lx + 12.0, ly), *rgb, 2.0),
+        }
+        text(pixmap, s, lx + 20.0, ly - 5.0, 1.5, INK);
+        ly += 24.0;
     }
 }
