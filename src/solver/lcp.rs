@@ -75,7 +75,8 @@ const PROXIMAL_SHRINK: f64 = 0.1;
 const PROXIMAL_FLOOR: f64 = 1e-3;
 
 /// Most proximal steps per solve. A solve that reaches it without meeting the tolerance keeps
-/// its last step's answer: within every bound, and nearer an answer than the step before.
+/// its last step's answer: within every bound, and an answer but for the velocity error of
+/// its proximal term, smaller than the step before's.
 const PROXIMAL_STEPS: usize = 16;
 
 /// Fewest proximal steps per solve: the first with friction bounds from the normal impulses
@@ -290,7 +291,7 @@ impl Lcp {
             self.weight = (self.weight * PROXIMAL_SHRINK).max(PROXIMAL_FLOOR);
         }
         // A proximal step that did not settle leaves the one before it, if any: within its
-        // bounds, and nearer the answer than the impulses on entry.
+        // bounds, and an answer but for the velocity error of its proximal term.
         if !settled && steps > 0 {
             self.x.copy_from_slice(&self.center);
             self.side.fill(Side::Free);
