@@ -641,7 +641,7 @@ impl ContactSet {
             if keys.last() != Some(&f.key()) {
                 keys.push(f.key());
                 contacts.push(f.contact);
-                if f.base.manifold.point_count == 0 {
+                if f.base.point_count() == 0 {
                     base_of.push(NONE);
                 } else {
                     base_of.push(thawed.len() as u32 | THAWED);
@@ -833,8 +833,6 @@ codec_struct!(Contact {
     tangent_speed
 });
 
-codec_struct!(Base { manifold, relative });
-
 codec_struct!(FrozenContact {
     contact,
     base,
@@ -991,8 +989,8 @@ fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<
 
 /// `Err` unless the recycling base has at most two finite points and a finite transform.
 fn check_base(base: &Base) -> Result<(), &'static str> {
-    let m = &base.manifold;
-    let xf = base.relative;
+    let m = &base.manifold();
+    let xf = base.relative();
     let finite = m.normal.is_finite()
         && xf.p.is_finite()
         && xf.q.c.is_finite()
@@ -1077,6 +1075,14 @@ impl ChunkSlots<'_> {
         let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
         PairFlags::note(&self.slots[i], found, threshold, bodies, flags, speed);
     }
+
+    /// [`ChunkSlots::found`] of a kept contact, whose touch the caller knows.
+    #[inline(always)]
+    fn kept(&mut self, i: usize, found: u32, touch: bool, bodies: &BodyStore) {
+        self.found[i] = found;
+        let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
+        PairFlags::kept(&self.slots[i], touch, bodies, flags, speed);
+    }
 }
 
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
@@ -1108,7 +1114,7 @@ fn update_chunk<'a>(
         };
         out.found(i, found.unwrap_or(FAR), threshold, bodies);
     };
-    let recycle = recycle_params(params.speculative_distance);
+    let recycle = recycle_params(params.speculative_distance, threshold);
     let run = |out: &mut ChunkSlots, recycler: &mut Recycler<(usize, &Contact)>| {
         let (len, lanes) = recycler.run(params.recycle, &recycle);
         for l in 0..len {
@@ -1137,7 +1143,15 @@ fn update_chunk<'a>(
             recycler.write(l, &old.manifold, &mut slot.manifold);
             let (index, copy) = out.bases.push();
             *copy = *base;
-            out.found(i, index, threshold, bodies);
+            // A moved point below the slop touches (the kernel's mask), and so does one that
+            // bounced last step (see `point_touches`).
+            let touch = lanes.touching & 1 << l != 0 || {
+                let m = &slot.manifold;
+                m.points[..m.point_count]
+                    .iter()
+                    .any(|p| p.impact_impulse > 0.0)
+            };
+            out.kept(i, index, touch, bodies);
         }
     };
     let mut recycler = Recycler::new();
@@ -1353,10 +1367,7 @@ fn update_shapes<'a>(
         // Written to the slot, not passed by value or through a closure: either way the base
         // or the transforms went through the stack (see `BaseSlots`).
         let (base, fresh) = bases.push();
-        *fresh = Base {
-            manifold: local_form(manifold, xf_a),
-            relative: xf_a.inv_mul(xf_b),
-        };
+        *fresh = Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b));
         base
     };
     if let Some((old, _)) = old {
@@ -1405,12 +1416,30 @@ impl PairFlags {
         flags: &mut PairFlags,
         speed: &mut f32,
     ) {
-        let touch = found != FAR && touches(contact, threshold);
+        if found == FAR {
+            *flags = PairFlags {
+                touch: false,
+                one_point: contact.has_one_point(),
+            };
+        } else {
+            PairFlags::kept(contact, touches(contact, threshold), bodies, flags, speed);
+        }
+    }
+
+    /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
+    #[inline]
+    fn kept(
+        contact: &Contact,
+        touch: bool,
+        bodies: &BodyStore,
+        flags: &mut PairFlags,
+        speed: &mut f32,
+    ) {
         *flags = PairFlags {
             touch,
             one_point: contact.has_one_point(),
         };
-        if found != FAR && !touch {
+        if !touch {
             *speed = closing_in(contact, bodies).unwrap_or(0.0);
         }
     }
@@ -1526,10 +1555,7 @@ mod tests {
     fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Base {
         let manifold = shape_manifold(a, xf_a, b, xf_b, SPECULATIVE);
         assert!(manifold.point_count > 0);
-        Base {
-            manifold: local_form(&manifold, xf_a),
-            relative: xf_a.inv_mul(xf_b),
-        }
+        Base::new(&local_form(&manifold, xf_a), xf_a.inv_mul(xf_b))
     }
 
     fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
@@ -1680,10 +1706,10 @@ mod tests {
         let wide = 2.0 * SPECULATIVE;
         let manifold = shape_manifold(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
         assert_eq!(manifold.point_count, 2);
-        let base = Base {
-            manifold: local_form(&manifold, xf_a),
-            relative: xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
-        };
+        let base = Base::new(
+            &local_form(&manifold, xf_a),
+            xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
+        );
         let recycle_with = |y: f32, widened: f32| {
             let (kept, asked) = recycle_one(&base, xf_a, xf(0.3, y, 0.0), SPECULATIVE, widened);
             (kept.is_some(), asked)
@@ -1741,7 +1767,7 @@ mod tests {
         assert_ne!(set.base_of[1], NONE);
         assert_eq!(set.base_of[2], NONE, "two circles keep no base");
         // Both bases are there and distinct: each is its own pair's.
-        let relative = |i: usize| set.base(i).relative.p;
+        let relative = |i: usize| set.base(i).relative().p;
         assert_ne!(relative(0), relative(1));
     }
 
@@ -1842,12 +1868,12 @@ mod tests {
         set.update(&[], &[], &bodies, &PARAMS);
         set.update(&[], &[], &bodies, &PARAMS);
         set.thaw(frozen);
-        assert_eq!(set.base(0).relative, first.relative);
+        assert_eq!(set.base(0).relative(), first.relative());
         // 0.4 mm of sinking is within recycling range of the frozen base: recycled, so the base
         // is still that of the first collide; a fresh collide would have rebased it.
         bodies.poses_mut().center[b as usize].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &PARAMS);
-        assert_eq!(set.base(0).relative, first.relative);
+        assert_eq!(set.base(0).relative(), first.relative());
         assert!(set.bases.thawed.is_empty());
     }
 
@@ -1859,7 +1885,7 @@ mod tests {
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.list.len(), 1);
-        let first = set.base(0).relative;
+        let first = set.base(0).relative();
         // Give the solver's impulses something to carry.
         set.list[0].manifold.points[0].normal_impulse = 2.5;
 
@@ -1878,7 +1904,7 @@ mod tests {
         // impulses carried.
         bodies.poses_mut().center[sb].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_eq!(set.base(0).relative, first);
+        assert_eq!(set.base(0).relative(), first);
         let m = set.list[0].manifold;
         assert_eq!(m.points[0].normal_impulse, 2.5);
         let exact = fresh(&bodies);
@@ -1888,7 +1914,7 @@ mod tests {
         // Another 0.8 mm: 1.2 mm from the first collide, so collided afresh and rebased.
         bodies.poses_mut().center[sb].y -= 8e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_ne!(set.base(0).relative, first);
+        assert_ne!(set.base(0).relative(), first);
         assert_eq!(set.list[0].manifold.points[0].normal_impulse, 2.5);
         let mut exact = fresh(&bodies);
         exact.points[0].normal_impulse = 2.5;
