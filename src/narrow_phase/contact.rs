@@ -155,11 +155,12 @@ pub(crate) struct ContactSet {
     previous: Vec<ContactIndex>,
     /// Scratch: the new contacts before non-touching ones are dropped, a slot per pair.
     candidates: Vec<Contact>,
-    /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
-    /// slots (`NONE` for none).
+    /// Scratch: per pair, `FAR` if it does not touch, else its base's index (`NONE` for
+    /// none), as `base_of` holds it.
     found: Vec<u32>,
-    /// Scratch: per pair, what the flags of its contact will be...
-    flags: Vec<PairFlags>,
+    /// Scratch: per pair, what the flags `touching` and `one_point` of its contact will be...
+    new_touching: Vec<bool>,
+    new_one_point: Vec<bool>,
     /// ...and its closing speed, where it is kept and does not touch.
     speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
@@ -331,7 +332,8 @@ impl ContactSet {
         // beyond last step's count.
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
-        self.flags.resize(n, PairFlags::default());
+        self.new_touching.resize(n, false);
+        self.new_one_point.resize(n, false);
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -346,56 +348,93 @@ impl ContactSet {
             .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
-            .zip(self.flags.par_chunks_mut(CHUNK))
+            .zip(self.new_touching.par_chunks_mut(CHUNK))
+            .zip(self.new_one_point.par_chunks_mut(CHUNK))
             .zip(self.speed.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
-            .zip(self.previous.par_chunks(CHUNK));
+            .zip(self.previous.par_chunks(CHUNK))
+            .enumerate()
+            .map(
+                |(
+                    k,
+                    (((((((slots, found), touching), one_point), speed), bases), pairs), previous),
+                )| {
+                    let out = ChunkSlots {
+                        slots,
+                        found,
+                        touching,
+                        one_point,
+                        speed,
+                        bases,
+                        first_base: (k * CHUNK) as u32,
+                    };
+                    (k, out, pairs, previous)
+                },
+            );
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(
-                |((((((slots, found), flags), speed), bases), pairs), previous)| {
-                    let out = ChunkSlots {
-                        slots,
-                        found,
-                        flags,
-                        speed,
-                        bases,
-                    };
-                    update_chunk(out, pairs, None, previous, &old, bodies, params);
-                },
-            );
+            chunks.for_each(|(_, out, pairs, previous)| {
+                update_chunk(out, pairs, None, previous, &old, bodies, params);
+            });
         } else {
-            chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(((((((slots, found), flags), speed), bases), pairs), previous), children)| {
-                    let out = ChunkSlots {
-                        slots,
-                        found,
-                        flags,
-                        speed,
-                        bases,
-                    };
-                    let children = Some(children);
-                    update_chunk(out, pairs, children, previous, &old, bodies, params);
-                },
-            );
+            chunks.for_each(|(k, out, pairs, previous)| {
+                let children = Some(&children[k * CHUNK..k * CHUNK + pairs.len()]);
+                update_chunk(out, pairs, children, previous, &old, bodies, params);
+            });
         }
         self.keep_touching(pairs, children, same_pairs);
         self.bases.current ^= 1;
         self.bases.thawed.clear();
     }
 
-    /// Moves the touching candidates, with their keys and base indices, into `contacts`,
-    /// `keys` and `base_of`, in pair order. Each chunk counts its touching pairs, a prefix sum
-    /// over the chunks places them, and the chunks copy in parallel: the contacts are the
-    /// largest data of a step, too much to copy on one thread. When every pair touches (as in
-    /// a resting stack, whose pairs all keep their points) the candidates already are the
-    /// contacts, in order, and the two buffers swap instead. The bases stay in their chunks'
-    /// slots.
+    /// Moves the touching candidates, with their keys, base indices and flags, into
+    /// `contacts`, `keys`, `base_of` and the flags, in pair order. When every pair touches (as
+    /// in a resting stack, whose pairs all keep their points) the candidates and their columns
+    /// already are the contacts', in order, and the buffers swap instead; the keys stand too
+    /// if the pairs are last step's. Otherwise each chunk counts its touching pairs, a prefix
+    /// sum over the chunks places them, and the chunks copy in parallel: the contacts are the
+    /// largest data of a step, too much to copy on one thread. The bases stay in their
+    /// chunks' slots.
     ///
     /// `same_pairs` when `pairs` (with `children`) are the pairs of the contacts before this
     /// update, in the same order: see `touching_as_before`.
     fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children], same_pairs: bool) {
+        let key = |i: usize| {
+            let (a, b) = body_slots(pairs[i]);
+            (a, b, children.get(i).copied().unwrap_or(0))
+        };
+        let all_touch = !self.found.par_iter().any(|&f| f == FAR);
+        if all_touch {
+            // Every pair kept, each where its contact was, so the flags line up one to one.
+            self.touching_as_before = same_pairs && self.touching == self.new_touching;
+            std::mem::swap(&mut self.list, &mut self.candidates);
+            std::mem::swap(&mut self.base_of, &mut self.found);
+            std::mem::swap(&mut self.touching, &mut self.new_touching);
+            std::mem::swap(&mut self.one_point, &mut self.new_one_point);
+            let n = pairs.len();
+            self.closing.resize(n, 0.0);
+            (self.closing.par_chunks_mut(CHUNK))
+                .zip(self.touching.par_chunks(CHUNK))
+                .zip(self.speed.par_chunks(CHUNK))
+                .for_each(|((closing, touching), speed)| {
+                    for ((c, &touch), &s) in closing.iter_mut().zip(touching).zip(speed) {
+                        if !touch {
+                            *c = s;
+                        }
+                    }
+                });
+            if !same_pairs {
+                self.keys.resize(n, (BodySlot::NONE, BodySlot::NONE, 0));
+                (self.keys.par_chunks_mut(CHUNK).enumerate()).for_each(|(k, keys)| {
+                    for (i, at) in (k * CHUNK..).zip(keys) {
+                        *at = key(i);
+                    }
+                });
+            }
+            return;
+        }
+        self.touching_as_before = false;
         self.chunk_starts.clear();
         self.chunk_starts.par_extend(
             self.found
@@ -408,13 +447,7 @@ impl ContactSet {
             *start = total;
             total += count;
         }
-        let all_touch = total == self.candidates.len();
-        // Every pair kept, each where its contact was, so the flags line up one to one.
-        let same_touch = (self.touching.iter()).eq(self.flags.iter().map(|f| &f.touch));
-        self.touching_as_before = same_pairs && all_touch && same_touch;
-        if !all_touch {
-            self.list.resize_with(total, Contact::empty);
-        }
+        self.list.resize_with(total, Contact::empty);
         self.keys.resize(total, (BodySlot::NONE, BodySlot::NONE, 0));
         self.base_of.resize(total, NONE);
         self.touching.resize(total, false);
@@ -426,43 +459,30 @@ impl ContactSet {
         let touching = DisjointMut::new(&mut self.touching);
         let one_point = DisjointMut::new(&mut self.one_point);
         let closing = DisjointMut::new(&mut self.closing);
-        let (candidates, flags, speed) = (&self.candidates, &self.flags, &self.speed);
+        let (candidates, speed) = (&self.candidates, &self.speed);
+        let (new_touching, new_one_point) = (&self.new_touching, &self.new_one_point);
         self.found
             .par_chunks(CHUNK)
-            .zip(pairs.par_chunks(CHUNK))
             .zip(self.chunk_starts.par_iter())
             .enumerate()
-            .for_each(|(k, ((found, pairs), &start))| {
-                let children = children.get(k * CHUNK..).unwrap_or(&[]);
-                let kept = (0..found.len()).filter(|&i| found[i] != FAR);
-                for (at, i) in (start..).zip(kept) {
-                    let base = match found[i] {
-                        NONE => NONE,
-                        b => (k * CHUNK) as u32 + b,
-                    };
-                    let (a, b) = body_slots(pairs[i]);
+            .for_each(|(k, (found, &start))| {
+                let kept = (k * CHUNK..).zip(found).filter(|&(_, &f)| f != FAR);
+                for (at, (i, &found)) in (start..).zip(kept) {
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all six vectors (of `contacts` only when it is
-                    // written to).
+                    // `total`, the length of all six vectors.
                     unsafe {
-                        if !all_touch {
-                            *contacts.get(at) = candidates[k * CHUNK + i];
-                        }
-                        *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
-                        *base_of.get(at) = base;
-                        let new = flags[k * CHUNK + i];
-                        *touching.get(at) = new.touch;
-                        *one_point.get(at) = new.one_point;
-                        if !new.touch {
-                            *closing.get(at) = speed[k * CHUNK + i];
+                        *contacts.get(at) = candidates[i];
+                        *keys.get(at) = key(i);
+                        *base_of.get(at) = found;
+                        *touching.get(at) = new_touching[i];
+                        *one_point.get(at) = new_one_point[i];
+                        if !new_touching[i] {
+                            *closing.get(at) = speed[i];
                         }
                     }
                 }
             });
-        if all_touch {
-            std::mem::swap(&mut self.list, &mut self.candidates);
-        }
     }
 
     /// Keeps, in order, the contacts (with their keys, base indices and touch flags) for which
@@ -808,7 +828,8 @@ impl Clone for ContactSet {
             previous: _,
             candidates: _,
             found: _,
-            flags: _,
+            new_touching: _,
+            new_one_point: _,
             speed: _,
             chunk_starts: _,
         } = self;
@@ -859,7 +880,8 @@ impl Codec for ContactSet {
             previous: _,
             candidates: _,
             found: _,
-            flags: _,
+            new_touching: _,
+            new_one_point: _,
             speed: _,
             chunk_starts: _,
         } = self;
@@ -1061,27 +1083,34 @@ type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
 struct ChunkSlots<'s> {
     slots: &'s mut [Contact],
     found: &'s mut [u32],
-    flags: &'s mut [PairFlags],
+    touching: &'s mut [bool],
+    one_point: &'s mut [bool],
     speed: &'s mut [f32],
     bases: &'s mut BaseSlots,
+    /// The index of the chunk's first base slot among all chunks': its place times `CHUNK`.
+    first_base: u32,
 }
 
 impl ChunkSlots<'_> {
-    /// Notes that pair `i`'s contact, now in its slot, is `found` (see `ContactSet::found`),
-    /// with its flags.
+    /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
+    /// of its base among the chunk's slots), with its flags.
     #[inline(always)]
     fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
-        self.found[i] = found;
-        let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
-        PairFlags::note(&self.slots[i], found, threshold, bodies, flags, speed);
+        self.found[i] = match found {
+            FAR | NONE => found,
+            at => self.first_base + at,
+        };
+        let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
     }
 
-    /// [`ChunkSlots::found`] of a kept contact, whose touch the caller knows.
+    /// [`ChunkSlots::found`] of a kept contact with its base in slot `at` of the chunk's,
+    /// whose touch the caller knows.
     #[inline(always)]
-    fn kept(&mut self, i: usize, found: u32, touch: bool, bodies: &BodyStore) {
-        self.found[i] = found;
-        let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
-        PairFlags::kept(&self.slots[i], touch, bodies, flags, speed);
+    fn kept(&mut self, i: usize, at: u32, touch: bool, bodies: &BodyStore) {
+        self.found[i] = self.first_base + at;
+        let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
     }
 }
 
@@ -1403,44 +1432,37 @@ struct PairFlags {
 }
 
 impl PairFlags {
-    /// Notes in `flags` the flags of `contact`, just updated (`found` as the update loop has
-    /// it), and in `speed` its closing speed (0 if it does not close in) where it is kept and
-    /// does not touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all
-    /// touch, writes no speeds.
+    /// The flags of `contact`, just updated (`found` as the update loop has it); notes in
+    /// `speed` its closing speed (0 if it does not close in) where it is kept and does not
+    /// touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all touch,
+    /// writes no speeds.
     #[inline]
     fn note(
         contact: &Contact,
         found: u32,
         threshold: f32,
         bodies: &BodyStore,
-        flags: &mut PairFlags,
         speed: &mut f32,
-    ) {
+    ) -> PairFlags {
         if found == FAR {
-            *flags = PairFlags {
+            PairFlags {
                 touch: false,
                 one_point: contact.has_one_point(),
-            };
+            }
         } else {
-            PairFlags::kept(contact, touches(contact, threshold), bodies, flags, speed);
+            PairFlags::kept(contact, touches(contact, threshold), bodies, speed)
         }
     }
 
     /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
     #[inline]
-    fn kept(
-        contact: &Contact,
-        touch: bool,
-        bodies: &BodyStore,
-        flags: &mut PairFlags,
-        speed: &mut f32,
-    ) {
-        *flags = PairFlags {
-            touch,
-            one_point: contact.has_one_point(),
-        };
+    fn kept(contact: &Contact, touch: bool, bodies: &BodyStore, speed: &mut f32) -> PairFlags {
         if !touch {
             *speed = closing_in(contact, bodies).unwrap_or(0.0);
+        }
+        PairFlags {
+            touch,
+            one_point: contact.has_one_point(),
         }
     }
 }
