@@ -8,76 +8,86 @@
 //! points are now. Each point is the midpoint between the two surfaces at the collide: A's copy
 //! stays put in A's frame, B's copy moves with B, and the new point is again their midpoint,
 //! its separation grown by their offset along the normal.
+//!
+//! Every record here is one pair's row of sixteen floats (a base, the two bodies' poses, the
+//! moved manifold): the engine keeps and writes whole rows, and the f32x8 kernel turns eight
+//! rows into lanes and back with two 8x8 transposes per record.
 
-use crate::real::{Lanes8, Real, LANES};
+use crate::real::{array_of, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
-type Lanes = [f32; LANES];
-
-/// One base point of each of the eight pairs, in A's body frame at the last full collide.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct BasePointLanes {
-    /// The point (midway between the surfaces), relative to A's origin, x (m).
-    pub x: Lanes,
-    /// Likewise, y (m).
-    pub y: Lanes,
-    /// Separation of the surfaces along the normal at the collide (m).
-    pub separation: Lanes,
+/// One pair's base: what its last full collide saw, in A's body frame. The engine stores its
+/// bases in this form, so that the kernel reads each with two wide loads.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct RecycleBase {
+    /// B's origin transform in A's frame at the collide: translation x and y (m), then the
+    /// rotation's cosine and sine.
+    pub relative: [f32; 4],
+    /// The unit normal in A's frame, x and y.
+    pub normal: [f32; 2],
+    /// How many points are real: 1.0 or 2.0 (0.0 for nothing to recycle, which is never kept).
+    pub point_count: f32,
+    /// The points (midway between the surfaces), relative to A's origin, x and y (m), then the
+    /// separation of the surfaces along the normal (m); those beyond `point_count` are not
+    /// read.
+    pub points: [[f32; 3]; 2],
+    /// The points' feature ids: carried for the engine, never read by the kernel.
+    pub ids: [u32; 2],
+    /// `point_count` as an integer: carried for the engine, never read by the kernel.
+    pub count: u32,
 }
 
-/// One recycled point of each of the eight pairs, in world orientation: the outputs of
-/// [`recycle`](simd::recycle).
+/// Where a body is now: its centre of mass (world), rotation (cosine, sine) and centre of mass
+/// relative to its origin in its body frame.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Pod, Zeroable)]
-pub struct MovedPointLanes {
-    /// World point midway between the surfaces, x (m).
-    pub point_x: Lanes,
-    /// Likewise, y (m).
-    pub point_y: Lanes,
-    /// The point relative to A's origin, x (m).
-    pub anchor_a_x: Lanes,
-    /// Likewise, y (m).
-    pub anchor_a_y: Lanes,
-    /// The point relative to B's origin, x (m).
-    pub anchor_b_x: Lanes,
-    /// Likewise, y (m).
-    pub anchor_b_y: Lanes,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyPose {
+    /// Centre of mass, x and y (m).
+    pub center: [f32; 2],
+    /// Rotation: cosine and sine.
+    pub rotation: [f32; 2],
+    /// Centre of mass relative to the origin, in the body frame, x and y (m).
+    pub local_center: [f32; 2],
+    /// Unused; keeps the pose at eight floats.
+    pub pad: [f32; 2],
+}
+
+/// One moved point, in world orientation: the first seven fields of the engine's manifold
+/// point, in its order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MovedPoint {
+    /// World point midway between the surfaces, x and y (m).
+    pub point: [f32; 2],
+    /// The point relative to A's origin, x and y (m).
+    pub anchor_a: [f32; 2],
+    /// The point relative to B's origin, x and y (m).
+    pub anchor_b: [f32; 2],
     /// Separation now (m).
-    pub separation: Lanes,
+    pub separation: f32,
 }
 
-/// Eight pairs to recycle, structure-of-arrays: the bodies' poses now and each pair's base
-/// (inputs), the moved manifold (outputs). A lane whose `point_count` is 0 is padding.
+/// One pair's moved manifold: the output row of [`recycle`](simd::recycle).
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MovedManifold {
+    /// The world normal, x and y.
+    pub normal: [f32; 2],
+    /// The moved points (those beyond the base's count too, which mean nothing).
+    pub points: [MovedPoint; 2],
+}
+
+/// Eight pairs to recycle, a row per pair: the bodies' poses (inputs) and the moved manifolds
+/// (outputs). The bases come beside it, by reference.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RecycleBatch {
-    /// Body A's centre of mass (world), x and y (m).
-    pub center_a: [Lanes; 2],
-    /// Body A's rotation: cosine and sine.
-    pub rotation_a: [Lanes; 2],
-    /// Body A's centre of mass relative to its origin, in its body frame, x and y (m).
-    pub local_center_a: [Lanes; 2],
-    /// Body B's centre of mass, as for A.
-    pub center_b: [Lanes; 2],
-    /// Body B's rotation, as for A.
-    pub rotation_b: [Lanes; 2],
-    /// Body B's local centre of mass, as for A.
-    pub local_center_b: [Lanes; 2],
-    /// B's origin transform in A's frame at the last full collide: translation x and y (m),
-    /// then the rotation's cosine and sine.
-    pub relative: [Lanes; 4],
-    /// The base's unit normal in A's frame, x and y.
-    pub base_normal: [Lanes; 2],
-    /// How many base points are real: 1.0 or 2.0 (0.0 in a padding lane).
-    pub point_count: Lanes,
-    /// The base points; those beyond `point_count` are not read.
-    pub base_points: [BasePointLanes; 2],
-    /// Output: the world normal, x and y.
-    pub normal: [Lanes; 2],
-    /// Output: the moved points (those beyond `point_count` too, which mean nothing).
-    pub points: [MovedPointLanes; 2],
+    /// Bodies A and B of each pair.
+    pub poses: [[BodyPose; 2]; LANES],
+    /// Output: each pair's base moved to the poses.
+    pub moved: [MovedManifold; LANES],
 }
 
 /// Limits of [`recycle`](simd::recycle).
@@ -92,6 +102,8 @@ pub struct RecycleParams {
     /// distance. A point beyond it is kept only if it is within the pair's own, widened,
     /// distance, which the engine tests (see [`RecycleLanes::beyond`]).
     pub band: f32,
+    /// Separation (m) below which a moved point touches (see [`RecycleLanes::touching`]).
+    pub touch: f32,
 }
 
 /// Which lanes of a batch [`recycle`](simd::recycle) found reusable, as bit masks (bit `l` for
@@ -104,39 +116,13 @@ pub struct RecycleLanes {
     /// Lanes where B turned and moved little but some point's separation is beyond the band
     /// (or NaN): reused if each such point is within the pair's widened distance.
     pub beyond: u32,
+    /// Lanes with a moved point whose separation is below [`RecycleParams::touch`] (whatever
+    /// the lane's verdict).
+    pub touching: u32,
 }
 
-/// The fields of a batch as values of one kernel call's [`Real`]: lane `l` (the scalar twin)
-/// or all eight lanes. The kernel names a field by a function from a batch to it.
-trait Fields<R: Real> {
-    fn get(&self, field: impl Fn(&RecycleBatch) -> &Lanes) -> R;
-    fn set(&mut self, field: impl Fn(&mut RecycleBatch) -> &mut Lanes, v: R);
-}
-
-/// Lane `l` of a batch.
-struct Lane<'a>(&'a mut RecycleBatch, usize);
-
-impl Fields<f32> for Lane<'_> {
-    #[inline(always)]
-    fn get(&self, field: impl Fn(&RecycleBatch) -> &Lanes) -> f32 {
-        field(self.0)[self.1]
-    }
-    #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut RecycleBatch) -> &mut Lanes, v: f32) {
-        field(self.0)[self.1] = v;
-    }
-}
-
-impl<V: Lanes8> Fields<V> for RecycleBatch {
-    #[inline(always)]
-    fn get(&self, field: impl Fn(&RecycleBatch) -> &Lanes) -> V {
-        V::load(field(self))
-    }
-    #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut RecycleBatch) -> &mut Lanes, v: V) {
-        *field(self) = v.store();
-    }
-}
+/// The sixteen words of a row.
+type Row = [f32; 16];
 
 /// A 2D vector of lanes.
 #[derive(Clone, Copy)]
@@ -204,14 +190,44 @@ impl<R: Real> V2<R> {
     }
 }
 
-/// The lanes of a pair of fields.
-#[inline(always)]
-fn get2<R: Real>(c: &impl Fields<R>, field: impl Fn(&RecycleBatch) -> &[Lanes; 2]) -> V2<R> {
-    V2 {
-        x: c.get(|b| &field(b)[0]),
-        y: c.get(|b| &field(b)[1]),
+/// Word `i` of every lane's row, as one value of the kernel's [`Real`].
+#[derive(Clone, Copy)]
+struct Columns<R>([R; 16]);
+
+impl<R: Real> Columns<R> {
+    #[inline(always)]
+    fn v2(&self, i: usize) -> V2<R> {
+        V2 {
+            x: self.0[i],
+            y: self.0[i + 1],
+        }
+    }
+
+    #[inline(always)]
+    fn rot(&self, i: usize) -> Rot<R> {
+        Rot {
+            c: self.0[i],
+            s: self.0[i + 1],
+        }
     }
 }
+
+// The words of the rows, as `Columns` index them.
+/// Of a pose row (A's pose, then B's).
+const CENTER_A: usize = 0;
+const ROTATION_A: usize = 2;
+const LOCAL_A: usize = 4;
+const CENTER_B: usize = 8;
+const ROTATION_B: usize = 10;
+const LOCAL_B: usize = 12;
+/// Of a base row.
+const RELATIVE_P: usize = 0;
+const RELATIVE_Q: usize = 2;
+const NORMAL: usize = 4;
+const COUNT: usize = 6;
+const BASE_POINTS: usize = 7;
+/// Of a moved row: the normal, then seven words per point.
+const MOVED_POINTS: usize = 2;
 
 /// A body's origin (where its shape is defined) from its centre of mass, rotation and local
 /// centre: `center - q.rotate(local_center)`.
@@ -220,57 +236,58 @@ fn origin<R: Real>(center: V2<R>, q: Rot<R>, local_center: V2<R>) -> V2<R> {
     center.sub(q.rotate(local_center))
 }
 
-/// The kernel, generic over the lane type; returns the masks of [`RecycleLanes`].
+/// The kernel on the columns of the pose and base rows, generic over the lane type: the
+/// columns of the moved rows, and the masks of [`RecycleLanes`] (kept, moved little,
+/// touching).
 #[inline(always)]
-fn recycle_lanes<R: Real>(c: &mut impl Fields<R>, p: &RecycleParams) -> (R::Mask, R::Mask) {
-    let qa = get2(c, |b| &b.rotation_a);
-    let qa = Rot { c: qa.x, s: qa.y };
-    let qb = get2(c, |b| &b.rotation_b);
-    let qb = Rot { c: qb.x, s: qb.y };
-    let pa = origin(get2(c, |b| &b.center_a), qa, get2(c, |b| &b.local_center_a));
-    let pb = origin(get2(c, |b| &b.center_b), qb, get2(c, |b| &b.local_center_b));
+fn recycle_lanes<R: Real>(
+    pose: &Columns<R>,
+    base: &Columns<R>,
+    p: &RecycleParams,
+) -> (Columns<R>, [R::Mask; 3]) {
+    let qa = pose.rot(ROTATION_A);
+    let qb = pose.rot(ROTATION_B);
+    let pa = origin(pose.v2(CENTER_A), qa, pose.v2(LOCAL_A));
+    let pb = origin(pose.v2(CENTER_B), qb, pose.v2(LOCAL_B));
 
     // B's transform in A's frame now (`to`) and at the base (`from`).
     let to_p = qa.inv_rotate(pb.sub(pa));
     let to_q = qa.inv_mul(qb);
-    let from_p = V2 {
-        x: c.get(|b| &b.relative[0]),
-        y: c.get(|b| &b.relative[1]),
-    };
-    let from_q = Rot {
-        c: c.get(|b| &b.relative[2]),
-        s: c.get(|b| &b.relative[3]),
-    };
+    let from_p = base.v2(RELATIVE_P);
+    let from_q = base.rot(RELATIVE_Q);
     let turn = from_q.inv_mul(to_q);
     let one = R::splat(1.0);
     let chord_squared = (one - turn.c) * (one - turn.c) + turn.s * turn.s;
-    let count = c.get(|b| &b.point_count);
+    let count = base.0[COUNT];
     // (A padding lane, with no points, is never reused.)
     let turned_little = R::splat(p.max_chord_squared).ge(chord_squared) & count.gt(R::splat(0.0));
 
-    let base_normal = get2(c, |b| &b.base_normal);
+    let mut out = Columns([R::splat(0.0); 16]);
+    let base_normal = base.v2(NORMAL);
     let normal = qa.rotate(base_normal);
-    c.set(|b| &mut b.normal[0], normal.x);
-    c.set(|b| &mut b.normal[1], normal.y);
+    out.0[0] = normal.x;
+    out.0[1] = normal.y;
     let origin_offset = pa.sub(pb);
 
     let max_motion_squared = R::splat(p.max_motion_squared);
     let band = R::splat(p.band);
     let (mut moved_little, mut within) = (turned_little, turned_little);
+    let mut touching = None;
     for j in 0..2 {
-        let base = V2 {
-            x: c.get(|b| &b.base_points[j].x),
-            y: c.get(|b| &b.base_points[j].y),
-        };
-        let moved = to_q.rotate(from_q.inv_rotate(base.sub(from_p))).add(to_p);
-        let motion = moved.sub(base);
-        let separation = c.get(|b| &b.base_points[j].separation) + base_normal.dot(motion);
+        let at = BASE_POINTS + 3 * j;
+        let point = base.v2(at);
+        let moved = to_q.rotate(from_q.inv_rotate(point.sub(from_p))).add(to_p);
+        let motion = moved.sub(point);
+        let separation = base.0[at + 2] + base_normal.dot(motion);
         // `<=` tests, which a NaN fails; a point beyond the count passes both.
         let absent = R::splat(j as f32).ge(count);
         moved_little = moved_little & (max_motion_squared.ge(motion.dot(motion)) | absent);
         within = within & (band.ge(separation) | absent);
+        // A point beyond the count does not touch.
+        let touches = R::splat(p.touch).gt(separation) & R::splat(j as f32).lt(count);
+        touching = Some(touching.map_or(touches, |t| t | touches));
 
-        let mid = base.add(moved);
+        let mid = point.add(moved);
         let half = R::splat(0.5);
         let anchor_a = qa.rotate(V2 {
             x: mid.x * half,
@@ -278,15 +295,13 @@ fn recycle_lanes<R: Real>(c: &mut impl Fields<R>, p: &RecycleParams) -> (R::Mask
         });
         let point = pa.add(anchor_a);
         let anchor_b = anchor_a.add(origin_offset);
-        c.set(|b| &mut b.points[j].point_x, point.x);
-        c.set(|b| &mut b.points[j].point_y, point.y);
-        c.set(|b| &mut b.points[j].anchor_a_x, anchor_a.x);
-        c.set(|b| &mut b.points[j].anchor_a_y, anchor_a.y);
-        c.set(|b| &mut b.points[j].anchor_b_x, anchor_b.x);
-        c.set(|b| &mut b.points[j].anchor_b_y, anchor_b.y);
-        c.set(|b| &mut b.points[j].separation, separation);
+        let at = MOVED_POINTS + 7 * j;
+        out.0[at..at + 7].copy_from_slice(&[
+            point.x, point.y, anchor_a.x, anchor_a.y, anchor_b.x, anchor_b.y, separation,
+        ]);
     }
-    (moved_little & within, moved_little)
+    let touching = touching.expect("two points");
+    (out, [moved_little & within, moved_little, touching])
 }
 
 /// The batch kernels, generic over the vector type: [`simd`] instantiates them with `wide`'s
@@ -294,13 +309,35 @@ fn recycle_lanes<R: Real>(c: &mut impl Fields<R>, p: &RecycleParams) -> (R::Mask
 pub(crate) mod batches {
     use super::*;
 
+    /// The columns of eight rows: two transposes of their halves.
     #[inline(always)]
-    pub(crate) fn recycle<V: Lanes8>(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
-        let (kept, moved_little) = recycle_lanes::<V>(c, p);
+    fn columns<V: Lanes8>(rows: [&[[f32; LANES]; 2]; LANES]) -> Columns<V> {
+        let lo = V::transpose(array_of(|l| V::load(&rows[l][0])));
+        let hi = V::transpose(array_of(|l| V::load(&rows[l][1])));
+        Columns(array_of(|i| if i < LANES { lo[i] } else { hi[i - LANES] }))
+    }
+
+    #[inline(always)]
+    pub(crate) fn recycle<V: Lanes8>(
+        c: &mut RecycleBatch,
+        bases: [&RecycleBase; LANES],
+        p: &RecycleParams,
+    ) -> RecycleLanes {
+        let pose = columns::<V>(array_of(|l| bytemuck::cast_ref(&c.poses[l])));
+        let base = columns::<V>(array_of(|l| bytemuck::cast_ref(bases[l])));
+        let (out, [kept, moved_little, touching]) = recycle_lanes::<V>(&pose, &base, p);
+        for h in 0..2 {
+            let rows = V::transpose(array_of(|i| out.0[LANES * h + i]));
+            for (l, row) in rows.into_iter().enumerate() {
+                let halves: &mut [[f32; LANES]; 2] = bytemuck::cast_mut(&mut c.moved[l]);
+                halves[h] = row.store();
+            }
+        }
         let kept = V::bitmask(kept);
         RecycleLanes {
             kept,
             beyond: V::bitmask(moved_little) & !kept,
+            touching: V::bitmask(touching),
         }
     }
 }
@@ -310,25 +347,38 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Moves each lane's base to the bodies' poses: writes the world normal and the moved
-    /// points, and returns which lanes may reuse them.
-    pub fn recycle(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
-        batches::recycle::<f32x8>(c, p)
+    /// Moves each lane's base (`bases[l]` for lane `l`) to the lane's poses: writes the moved
+    /// manifolds, and returns which lanes may reuse them.
+    pub fn recycle(
+        c: &mut RecycleBatch,
+        bases: [&RecycleBase; LANES],
+        p: &RecycleParams,
+    ) -> RecycleLanes {
+        batches::recycle::<f32x8>(c, bases, p)
     }
 }
 
 /// The one-lane reference kernel, lane by lane: the same operations as [`simd`] in the same
-/// order.
+/// order, on each row as it is.
 pub mod scalar {
     use super::*;
 
     /// [`simd::recycle`], one lane at a time.
-    pub fn recycle(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
+    pub fn recycle(
+        c: &mut RecycleBatch,
+        bases: [&RecycleBase; LANES],
+        p: &RecycleParams,
+    ) -> RecycleLanes {
         let mut lanes = RecycleLanes::default();
-        for l in 0..LANES {
-            let (kept, moved_little) = recycle_lanes::<f32>(&mut Lane(c, l), p);
+        for (l, base) in bases.into_iter().enumerate() {
+            let pose: &Row = bytemuck::cast_ref(&c.poses[l]);
+            let base: &Row = bytemuck::cast_ref(base);
+            let (out, [kept, moved_little, touching]) =
+                recycle_lanes::<f32>(&Columns(*pose), &Columns(*base), p);
+            *bytemuck::cast_mut::<_, Row>(&mut c.moved[l]) = out.0;
             lanes.kept |= u32::from(kept) << l;
             lanes.beyond |= u32::from(moved_little && !kept) << l;
+            lanes.touching |= u32::from(touching) << l;
         }
         lanes
     }

@@ -17,7 +17,7 @@ use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
-use crate::recycle::{self, RecycleBatch, RecycleLanes, RecycleParams};
+use crate::recycle::{self, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
@@ -555,14 +555,22 @@ macro_rules! entry_points {
         }
 
         /// [`recycle::simd::recycle`] with this instruction set.
-        pub fn recycle(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
+        pub fn recycle(
+            c: &mut RecycleBatch,
+            bases: [&RecycleBase; LANES],
+            p: &RecycleParams,
+        ) -> RecycleLanes {
             #[target_feature(enable = $features)]
-            fn kernel(c: &mut RecycleBatch, p: &RecycleParams) -> RecycleLanes {
-                recycle::batches::recycle::<F32x8>(c, p)
+            fn kernel(
+                c: &mut RecycleBatch,
+                bases: [&RecycleBase; LANES],
+                p: &RecycleParams,
+            ) -> RecycleLanes {
+                recycle::batches::recycle::<F32x8>(c, bases, p)
             }
             check();
             // SAFETY: as for `prepare`.
-            unsafe { kernel(c, p) }
+            unsafe { kernel(c, bases, p) }
         }
 
         /// [`body::integrate_velocities_simd`] with this instruction set.

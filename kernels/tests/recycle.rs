@@ -1,7 +1,9 @@
 //! The manifold recycling kernel against its scalar twin, bit for bit, on every instruction
 //! set this CPU has, and against the motion it measures.
 
-use batch2d_kernels::recycle::{scalar, simd, RecycleBatch, RecycleLanes, RecycleParams};
+use batch2d_kernels::recycle::{
+    scalar, simd, BodyPose, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams,
+};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{InstructionSet, LANES};
@@ -44,14 +46,10 @@ fn rotation(angle: f32) -> [f32; 2] {
     [angle.cos(), angle.sin()]
 }
 
-/// Lane `l` of a batch: two bodies, a base made where they were, and the bodies since moved
-/// by a random amount, from nothing to far more than any limit, so that every outcome of the
-/// kernel comes up.
-fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, l: usize) {
-    let set = |field: &mut [[f32; LANES]; 2], v: [f32; 2]| {
-        field[0][l] = v[0];
-        field[1][l] = v[1];
-    };
+/// Lane `l` of a batch and its base: two bodies, a base made where they were, and the bodies
+/// since moved by a random amount, from nothing to far more than any limit, so that every
+/// outcome of the kernel comes up.
+fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, base: &mut RecycleBase, l: usize) {
     let far = rng.range(-1000.0, 1000.0);
     let origin_a = [rng.range(-5.0, 5.0) + far, rng.range(-5.0, 5.0)];
     let origin_b = [origin_a[0] + rng.range(-2.0, 2.0), origin_a[1] + 1.0];
@@ -63,29 +61,44 @@ fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, l: usize) {
     let center = |o: [f32; 2], [c, s]: [f32; 2], r: [f32; 2]| {
         [o[0] + (c * r[0] - s * r[1]), o[1] + (s * r[0] + c * r[1])]
     };
-    set(&mut c.center_a, center(origin_a, qa, local_a));
-    set(&mut c.rotation_a, qa);
-    set(&mut c.local_center_a, local_a);
-    set(&mut c.center_b, center(origin_b, qb, local_b));
-    set(&mut c.rotation_b, qb);
-    set(&mut c.local_center_b, local_b);
+    // The padding words hold garbage: the kernel must not read them.
+    let garbage = f32::from_bits(0x7FC0_5678);
+    c.poses[l] = [
+        BodyPose {
+            center: center(origin_a, qa, local_a),
+            rotation: qa,
+            local_center: local_a,
+            pad: [garbage; 2],
+        },
+        BodyPose {
+            center: center(origin_b, qb, local_b),
+            rotation: qb,
+            local_center: local_b,
+            pad: [garbage; 2],
+        },
+    ];
     // The base saw B where it is in A's frame, moved back by a motion of a random scale.
     let scale = [0.0, 1e-6, 1e-4, 1e-3, 1e-2, 1.0][rng.below(6) as usize];
     let [c_turn, s_turn] = rotation(angle_b - angle_a + scale * rng.range(-1.0, 1.0));
     let [ca, sa] = qa;
     let d = [origin_b[0] - origin_a[0], origin_b[1] - origin_a[1]];
-    c.relative[0][l] = ca * d[0] + sa * d[1] + scale * rng.range(-1.0, 1.0);
-    c.relative[1][l] = -sa * d[0] + ca * d[1] + scale * rng.range(-1.0, 1.0);
-    c.relative[2][l] = c_turn;
-    c.relative[3][l] = s_turn;
-    let normal = rotation(rng.range(-4.0, 4.0));
-    set(&mut c.base_normal, normal);
-    c.point_count[l] = [0.0, 1.0, 2.0, 2.0][rng.below(4) as usize];
-    for p in &mut c.base_points {
-        p.x[l] = rng.range(-1.0, 1.0);
-        p.y[l] = rng.range(-1.0, 1.0);
-        p.separation[l] = rng.zero_or_range(-0.01, 0.03);
+    base.relative = [
+        ca * d[0] + sa * d[1] + scale * rng.range(-1.0, 1.0),
+        -sa * d[0] + ca * d[1] + scale * rng.range(-1.0, 1.0),
+        c_turn,
+        s_turn,
+    ];
+    base.normal = rotation(rng.range(-4.0, 4.0));
+    base.point_count = [0.0, 1.0, 2.0, 2.0][rng.below(4) as usize];
+    for p in &mut base.points {
+        *p = [
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.zero_or_range(-0.01, 0.03),
+        ];
     }
+    base.ids = [rng.next_u64() as u32, rng.next_u64() as u32];
+    base.count = rng.next_u64() as u32;
 }
 
 /// The words of a batch, inputs and outputs.
@@ -94,7 +107,7 @@ fn words(c: &RecycleBatch) -> &[u32] {
 }
 
 /// A recycle kernel of some instruction set.
-type Kernel = fn(&mut RecycleBatch, &RecycleParams) -> RecycleLanes;
+type Kernel = fn(&mut RecycleBatch, [&RecycleBase; LANES], &RecycleParams) -> RecycleLanes;
 
 /// Every recycle kernel this CPU can run, by name.
 fn kernels() -> Vec<(&'static str, Kernel)> {
@@ -115,33 +128,34 @@ const PARAMS: RecycleParams = RecycleParams {
     max_motion_squared: 1e-3 * 1e-3,
     max_chord_squared: 1e-3 * 1e-3,
     band: 0.02,
+    touch: 0.005,
 };
 
 #[test]
 fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
     let mut rng = Rng(58);
     let mut outcomes = [0usize; 3];
+    let mut touching = 0;
     for case in 0..2000 {
         let mut input = RecycleBatch::zeroed();
-        for l in 0..LANES {
-            random_lane(&mut rng, &mut input, l);
+        let mut bases = [RecycleBase::zeroed(); LANES];
+        for (l, base) in bases.iter_mut().enumerate() {
+            random_lane(&mut rng, &mut input, base, l);
         }
         // Outputs start as NaNs: every one the kernel owns must be written.
         let garbage = f32::from_bits(0x7FC0_1234);
-        input.normal = [[garbage; LANES]; 2];
-        for p in &mut input.points {
-            *p = bytemuck::cast([[garbage; LANES]; 7]);
-        }
+        input.moved = bytemuck::cast([[garbage; 16]; LANES]);
+        let bases = std::array::from_fn(|l| &bases[l]);
         let mut twin = input;
-        let expected = scalar::recycle(&mut twin, &PARAMS);
+        let expected = scalar::recycle(&mut twin, bases, &PARAMS);
         for (name, kernel) in kernels() {
             let mut batch = input;
-            let lanes = kernel(&mut batch, &PARAMS);
+            let lanes = kernel(&mut batch, bases, &PARAMS);
             assert_eq!(lanes, expected, "{name}, case {case}: masks differ");
             let diff = (words(&batch).iter().zip(words(&twin))).position(|(x, y)| x != y);
             assert_eq!(diff, None, "{name}, case {case}: word differs");
         }
-        for l in 0..LANES {
+        for (l, base) in bases.into_iter().enumerate() {
             let outcome = if expected.kept & 1 << l != 0 {
                 0
             } else if expected.beyond & 1 << l != 0 {
@@ -150,11 +164,22 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
                 2
             };
             outcomes[outcome] += 1;
+            // The touch mask is the engine's test of the moved points.
+            let count = base.point_count as usize;
+            let moved = &twin.moved[l].points[..count];
+            let touches = moved.iter().any(|p| p.separation < PARAMS.touch);
+            assert_eq!(
+                expected.touching & 1 << l != 0,
+                touches,
+                "case {case}, lane {l}"
+            );
+            touching += usize::from(touches);
         }
         assert_eq!(expected.kept & expected.beyond, 0);
     }
     // Each outcome came up often enough to have been compared.
     assert!(outcomes.iter().all(|&n| n > 500), "outcomes {outcomes:?}");
+    assert!(touching > 500 && touching < 15000, "touching {touching}");
 }
 
 #[test]
@@ -162,44 +187,41 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
     let mut c = RecycleBatch::zeroed();
     let angle_a: f32 = 0.7;
     let [ca, sa] = rotation(angle_a);
+    let pose = |center: [f32; 2], rotation: [f32; 2]| BodyPose {
+        center,
+        rotation,
+        ..BodyPose::default()
+    };
     for l in 0..LANES {
-        c.center_a[0][l] = 3.0;
-        c.center_a[1][l] = -1.0;
-        c.rotation_a[0][l] = ca;
-        c.rotation_a[1][l] = sa;
-        c.center_b[0][l] = 3.0 - sa;
-        c.center_b[1][l] = -1.0 + ca;
-        c.rotation_b[0][l] = ca;
-        c.rotation_b[1][l] = sa;
-        // B one metre above A in A's frame, not turned relative to it.
-        c.relative[0][l] = 0.0;
-        c.relative[1][l] = 1.0;
-        c.relative[2][l] = 1.0;
-        c.relative[3][l] = 0.0;
-        c.base_normal[1][l] = 1.0;
-        c.point_count[l] = 2.0;
-        c.base_points[0].x[l] = -0.5;
-        c.base_points[0].y[l] = 0.5;
-        c.base_points[1].x[l] = 0.5;
-        c.base_points[1].y[l] = 0.5;
+        c.poses[l] = [
+            pose([3.0, -1.0], [ca, sa]),
+            pose([3.0 - sa, -1.0 + ca], [ca, sa]),
+        ];
     }
+    // B one metre above A in A's frame, not turned relative to it.
+    let base = RecycleBase {
+        relative: [0.0, 1.0, 1.0, 0.0],
+        normal: [0.0, 1.0],
+        point_count: 2.0,
+        points: [[-0.5, 0.5, 0.0], [0.5, 0.5, 0.0]],
+        ..RecycleBase::default()
+    };
     // Lane 1: B slid 2 mm along A's x; lane 2: B turned by 2 mrad about its origin.
-    c.center_b[0][1] += 2e-3 * ca;
-    c.center_b[1][1] += 2e-3 * sa;
-    let [ct, st] = rotation(angle_a + 2e-3);
-    c.rotation_b[0][2] = ct;
-    c.rotation_b[1][2] = st;
-    let lanes = scalar::recycle(&mut c, &PARAMS);
+    c.poses[1][1].center[0] += 2e-3 * ca;
+    c.poses[1][1].center[1] += 2e-3 * sa;
+    c.poses[2][1].rotation = rotation(angle_a + 2e-3);
+    let lanes = scalar::recycle(&mut c, [&base; LANES], &PARAMS);
     assert_eq!(lanes.kept & 0b111, 0b001);
     assert_eq!(lanes.beyond & 0b111, 0);
-    // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad.
-    for (j, p) in c.points.iter().enumerate() {
-        let x = c.base_points[j].x[0];
-        let y = c.base_points[j].y[0];
+    // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad, and
+    // touch (separation 0).
+    assert_eq!(lanes.touching & 1, 1);
+    let moved = &c.moved[0];
+    for (p, [x, y, _]) in moved.points.iter().zip(base.points) {
         let world = [3.0 + ca * x - sa * y, -1.0 + sa * x + ca * y];
-        assert!((p.point_x[0] - world[0]).abs() < 1e-5);
-        assert!((p.point_y[0] - world[1]).abs() < 1e-5);
-        assert!(p.separation[0].abs() < 1e-5);
+        assert!((p.point[0] - world[0]).abs() < 1e-5);
+        assert!((p.point[1] - world[1]).abs() < 1e-5);
+        assert!(p.separation.abs() < 1e-5);
     }
-    assert!((c.normal[0][0] + sa).abs() < 1e-6 && (c.normal[1][0] - ca).abs() < 1e-6);
+    assert!((moved.normal[0] + sa).abs() < 1e-6 && (moved.normal[1] - ca).abs() < 1e-6);
 }

@@ -155,11 +155,12 @@ pub(crate) struct ContactSet {
     previous: Vec<ContactIndex>,
     /// Scratch: the new contacts before non-touching ones are dropped, a slot per pair.
     candidates: Vec<Contact>,
-    /// Scratch: per pair, `FAR` if it does not touch, else its base's index in its chunk's
-    /// slots (`NONE` for none).
+    /// Scratch: per pair, `FAR` if it does not touch, else its base's index (`NONE` for
+    /// none), as `base_of` holds it.
     found: Vec<u32>,
-    /// Scratch: per pair, what the flags of its contact will be...
-    flags: Vec<PairFlags>,
+    /// Scratch: per pair, what the flags `touching` and `one_point` of its contact will be...
+    new_touching: Vec<bool>,
+    new_one_point: Vec<bool>,
     /// ...and its closing speed, where it is kept and does not touch.
     speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
@@ -331,7 +332,8 @@ impl ContactSet {
         // beyond last step's count.
         self.candidates.resize_with(n, Contact::empty);
         self.found.resize(n, FAR);
-        self.flags.resize(n, PairFlags::default());
+        self.new_touching.resize(n, false);
+        self.new_one_point.resize(n, false);
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
         let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
@@ -346,56 +348,93 @@ impl ContactSet {
             .candidates
             .par_chunks_mut(CHUNK)
             .zip(self.found.par_chunks_mut(CHUNK))
-            .zip(self.flags.par_chunks_mut(CHUNK))
+            .zip(self.new_touching.par_chunks_mut(CHUNK))
+            .zip(self.new_one_point.par_chunks_mut(CHUNK))
             .zip(self.speed.par_chunks_mut(CHUNK))
             .zip(write[..chunk_count].par_iter_mut())
             .zip(pairs.par_chunks(CHUNK))
-            .zip(self.previous.par_chunks(CHUNK));
+            .zip(self.previous.par_chunks(CHUNK))
+            .enumerate()
+            .map(
+                |(
+                    k,
+                    (((((((slots, found), touching), one_point), speed), bases), pairs), previous),
+                )| {
+                    let out = ChunkSlots {
+                        slots,
+                        found,
+                        touching,
+                        one_point,
+                        speed,
+                        bases,
+                        first_base: (k * CHUNK) as u32,
+                    };
+                    (k, out, pairs, previous)
+                },
+            );
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
-            chunks.for_each(
-                |((((((slots, found), flags), speed), bases), pairs), previous)| {
-                    let out = ChunkSlots {
-                        slots,
-                        found,
-                        flags,
-                        speed,
-                        bases,
-                    };
-                    update_chunk(out, pairs, None, previous, &old, bodies, params);
-                },
-            );
+            chunks.for_each(|(_, out, pairs, previous)| {
+                update_chunk(out, pairs, None, previous, &old, bodies, params);
+            });
         } else {
-            chunks.zip(children.par_chunks(CHUNK)).for_each(
-                |(((((((slots, found), flags), speed), bases), pairs), previous), children)| {
-                    let out = ChunkSlots {
-                        slots,
-                        found,
-                        flags,
-                        speed,
-                        bases,
-                    };
-                    let children = Some(children);
-                    update_chunk(out, pairs, children, previous, &old, bodies, params);
-                },
-            );
+            chunks.for_each(|(k, out, pairs, previous)| {
+                let children = Some(&children[k * CHUNK..k * CHUNK + pairs.len()]);
+                update_chunk(out, pairs, children, previous, &old, bodies, params);
+            });
         }
         self.keep_touching(pairs, children, same_pairs);
         self.bases.current ^= 1;
         self.bases.thawed.clear();
     }
 
-    /// Moves the touching candidates, with their keys and base indices, into `contacts`,
-    /// `keys` and `base_of`, in pair order. Each chunk counts its touching pairs, a prefix sum
-    /// over the chunks places them, and the chunks copy in parallel: the contacts are the
-    /// largest data of a step, too much to copy on one thread. When every pair touches (as in
-    /// a resting stack, whose pairs all keep their points) the candidates already are the
-    /// contacts, in order, and the two buffers swap instead. The bases stay in their chunks'
-    /// slots.
+    /// Moves the touching candidates, with their keys, base indices and flags, into
+    /// `contacts`, `keys`, `base_of` and the flags, in pair order. When every pair touches (as
+    /// in a resting stack, whose pairs all keep their points) the candidates and their columns
+    /// already are the contacts', in order, and the buffers swap instead; the keys stand too
+    /// if the pairs are last step's. Otherwise each chunk counts its touching pairs, a prefix
+    /// sum over the chunks places them, and the chunks copy in parallel: the contacts are the
+    /// largest data of a step, too much to copy on one thread. The bases stay in their
+    /// chunks' slots.
     ///
     /// `same_pairs` when `pairs` (with `children`) are the pairs of the contacts before this
     /// update, in the same order: see `touching_as_before`.
     fn keep_touching(&mut self, pairs: &[(u32, u32)], children: &[Children], same_pairs: bool) {
+        let key = |i: usize| {
+            let (a, b) = body_slots(pairs[i]);
+            (a, b, children.get(i).copied().unwrap_or(0))
+        };
+        let all_touch = !self.found.par_iter().any(|&f| f == FAR);
+        if all_touch {
+            // Every pair kept, each where its contact was, so the flags line up one to one.
+            self.touching_as_before = same_pairs && self.touching == self.new_touching;
+            std::mem::swap(&mut self.list, &mut self.candidates);
+            std::mem::swap(&mut self.base_of, &mut self.found);
+            std::mem::swap(&mut self.touching, &mut self.new_touching);
+            std::mem::swap(&mut self.one_point, &mut self.new_one_point);
+            let n = pairs.len();
+            self.closing.resize(n, 0.0);
+            (self.closing.par_chunks_mut(CHUNK))
+                .zip(self.touching.par_chunks(CHUNK))
+                .zip(self.speed.par_chunks(CHUNK))
+                .for_each(|((closing, touching), speed)| {
+                    for ((c, &touch), &s) in closing.iter_mut().zip(touching).zip(speed) {
+                        if !touch {
+                            *c = s;
+                        }
+                    }
+                });
+            if !same_pairs {
+                self.keys.resize(n, (BodySlot::NONE, BodySlot::NONE, 0));
+                (self.keys.par_chunks_mut(CHUNK).enumerate()).for_each(|(k, keys)| {
+                    for (i, at) in (k * CHUNK..).zip(keys) {
+                        *at = key(i);
+                    }
+                });
+            }
+            return;
+        }
+        self.touching_as_before = false;
         self.chunk_starts.clear();
         self.chunk_starts.par_extend(
             self.found
@@ -408,13 +447,7 @@ impl ContactSet {
             *start = total;
             total += count;
         }
-        let all_touch = total == self.candidates.len();
-        // Every pair kept, each where its contact was, so the flags line up one to one.
-        let same_touch = (self.touching.iter()).eq(self.flags.iter().map(|f| &f.touch));
-        self.touching_as_before = same_pairs && all_touch && same_touch;
-        if !all_touch {
-            self.list.resize_with(total, Contact::empty);
-        }
+        self.list.resize_with(total, Contact::empty);
         self.keys.resize(total, (BodySlot::NONE, BodySlot::NONE, 0));
         self.base_of.resize(total, NONE);
         self.touching.resize(total, false);
@@ -426,43 +459,30 @@ impl ContactSet {
         let touching = DisjointMut::new(&mut self.touching);
         let one_point = DisjointMut::new(&mut self.one_point);
         let closing = DisjointMut::new(&mut self.closing);
-        let (candidates, flags, speed) = (&self.candidates, &self.flags, &self.speed);
+        let (candidates, speed) = (&self.candidates, &self.speed);
+        let (new_touching, new_one_point) = (&self.new_touching, &self.new_one_point);
         self.found
             .par_chunks(CHUNK)
-            .zip(pairs.par_chunks(CHUNK))
             .zip(self.chunk_starts.par_iter())
             .enumerate()
-            .for_each(|(k, ((found, pairs), &start))| {
-                let children = children.get(k * CHUNK..).unwrap_or(&[]);
-                let kept = (0..found.len()).filter(|&i| found[i] != FAR);
-                for (at, i) in (start..).zip(kept) {
-                    let base = match found[i] {
-                        NONE => NONE,
-                        b => (k * CHUNK) as u32 + b,
-                    };
-                    let (a, b) = body_slots(pairs[i]);
+            .for_each(|(k, (found, &start))| {
+                let kept = (k * CHUNK..).zip(found).filter(|&(_, &f)| f != FAR);
+                for (at, (i, &found)) in (start..).zip(kept) {
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all six vectors (of `contacts` only when it is
-                    // written to).
+                    // `total`, the length of all six vectors.
                     unsafe {
-                        if !all_touch {
-                            *contacts.get(at) = candidates[k * CHUNK + i];
-                        }
-                        *keys.get(at) = (a, b, children.get(i).copied().unwrap_or(0));
-                        *base_of.get(at) = base;
-                        let new = flags[k * CHUNK + i];
-                        *touching.get(at) = new.touch;
-                        *one_point.get(at) = new.one_point;
-                        if !new.touch {
-                            *closing.get(at) = speed[k * CHUNK + i];
+                        *contacts.get(at) = candidates[i];
+                        *keys.get(at) = key(i);
+                        *base_of.get(at) = found;
+                        *touching.get(at) = new_touching[i];
+                        *one_point.get(at) = new_one_point[i];
+                        if !new_touching[i] {
+                            *closing.get(at) = speed[i];
                         }
                     }
                 }
             });
-        if all_touch {
-            std::mem::swap(&mut self.list, &mut self.candidates);
-        }
     }
 
     /// Keeps, in order, the contacts (with their keys, base indices and touch flags) for which
@@ -641,7 +661,7 @@ impl ContactSet {
             if keys.last() != Some(&f.key()) {
                 keys.push(f.key());
                 contacts.push(f.contact);
-                if f.base.manifold.point_count == 0 {
+                if f.base.point_count() == 0 {
                     base_of.push(NONE);
                 } else {
                     base_of.push(thawed.len() as u32 | THAWED);
@@ -808,7 +828,8 @@ impl Clone for ContactSet {
             previous: _,
             candidates: _,
             found: _,
-            flags: _,
+            new_touching: _,
+            new_one_point: _,
             speed: _,
             chunk_starts: _,
         } = self;
@@ -832,8 +853,6 @@ codec_struct!(Contact {
     restitution,
     tangent_speed
 });
-
-codec_struct!(Base { manifold, relative });
 
 codec_struct!(FrozenContact {
     contact,
@@ -861,7 +880,8 @@ impl Codec for ContactSet {
             previous: _,
             candidates: _,
             found: _,
-            flags: _,
+            new_touching: _,
+            new_one_point: _,
             speed: _,
             chunk_starts: _,
         } = self;
@@ -991,8 +1011,8 @@ fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<
 
 /// `Err` unless the recycling base has at most two finite points and a finite transform.
 fn check_base(base: &Base) -> Result<(), &'static str> {
-    let m = &base.manifold;
-    let xf = base.relative;
+    let m = &base.manifold();
+    let xf = base.relative();
     let finite = m.normal.is_finite()
         && xf.p.is_finite()
         && xf.q.c.is_finite()
@@ -1063,19 +1083,34 @@ type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
 struct ChunkSlots<'s> {
     slots: &'s mut [Contact],
     found: &'s mut [u32],
-    flags: &'s mut [PairFlags],
+    touching: &'s mut [bool],
+    one_point: &'s mut [bool],
     speed: &'s mut [f32],
     bases: &'s mut BaseSlots,
+    /// The index of the chunk's first base slot among all chunks': its place times `CHUNK`.
+    first_base: u32,
 }
 
 impl ChunkSlots<'_> {
-    /// Notes that pair `i`'s contact, now in its slot, is `found` (see `ContactSet::found`),
-    /// with its flags.
+    /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
+    /// of its base among the chunk's slots), with its flags.
     #[inline(always)]
     fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
-        self.found[i] = found;
-        let (flags, speed) = (&mut self.flags[i], &mut self.speed[i]);
-        PairFlags::note(&self.slots[i], found, threshold, bodies, flags, speed);
+        self.found[i] = match found {
+            FAR | NONE => found,
+            at => self.first_base + at,
+        };
+        let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+    }
+
+    /// [`ChunkSlots::found`] of a kept contact with its base in slot `at` of the chunk's,
+    /// whose touch the caller knows.
+    #[inline(always)]
+    fn kept(&mut self, i: usize, at: u32, touch: bool, bodies: &BodyStore) {
+        self.found[i] = self.first_base + at;
+        let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
     }
 }
 
@@ -1108,7 +1143,7 @@ fn update_chunk<'a>(
         };
         out.found(i, found.unwrap_or(FAR), threshold, bodies);
     };
-    let recycle = recycle_params(params.speculative_distance);
+    let recycle = recycle_params(params.speculative_distance, threshold);
     let run = |out: &mut ChunkSlots, recycler: &mut Recycler<(usize, &Contact)>| {
         let (len, lanes) = recycler.run(params.recycle, &recycle);
         for l in 0..len {
@@ -1137,7 +1172,15 @@ fn update_chunk<'a>(
             recycler.write(l, &old.manifold, &mut slot.manifold);
             let (index, copy) = out.bases.push();
             *copy = *base;
-            out.found(i, index, threshold, bodies);
+            // A moved point below the slop touches (the kernel's mask), and so does one that
+            // bounced last step (see `point_touches`).
+            let touch = lanes.touching & 1 << l != 0 || {
+                let m = &slot.manifold;
+                m.points[..m.point_count]
+                    .iter()
+                    .any(|p| p.impact_impulse > 0.0)
+            };
+            out.kept(i, index, touch, bodies);
         }
     };
     let mut recycler = Recycler::new();
@@ -1353,10 +1396,7 @@ fn update_shapes<'a>(
         // Written to the slot, not passed by value or through a closure: either way the base
         // or the transforms went through the stack (see `BaseSlots`).
         let (base, fresh) = bases.push();
-        *fresh = Base {
-            manifold: local_form(manifold, xf_a),
-            relative: xf_a.inv_mul(xf_b),
-        };
+        *fresh = Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b));
         base
     };
     if let Some((old, _)) = old {
@@ -1392,26 +1432,37 @@ struct PairFlags {
 }
 
 impl PairFlags {
-    /// Notes in `flags` the flags of `contact`, just updated (`found` as the update loop has
-    /// it), and in `speed` its closing speed (0 if it does not close in) where it is kept and
-    /// does not touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all
-    /// touch, writes no speeds.
+    /// The flags of `contact`, just updated (`found` as the update loop has it); notes in
+    /// `speed` its closing speed (0 if it does not close in) where it is kept and does not
+    /// touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all touch,
+    /// writes no speeds.
     #[inline]
     fn note(
         contact: &Contact,
         found: u32,
         threshold: f32,
         bodies: &BodyStore,
-        flags: &mut PairFlags,
         speed: &mut f32,
-    ) {
-        let touch = found != FAR && touches(contact, threshold);
-        *flags = PairFlags {
+    ) -> PairFlags {
+        if found == FAR {
+            PairFlags {
+                touch: false,
+                one_point: contact.has_one_point(),
+            }
+        } else {
+            PairFlags::kept(contact, touches(contact, threshold), bodies, speed)
+        }
+    }
+
+    /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
+    #[inline]
+    fn kept(contact: &Contact, touch: bool, bodies: &BodyStore, speed: &mut f32) -> PairFlags {
+        if !touch {
+            *speed = closing_in(contact, bodies).unwrap_or(0.0);
+        }
+        PairFlags {
             touch,
             one_point: contact.has_one_point(),
-        };
-        if found != FAR && !touch {
-            *speed = closing_in(contact, bodies).unwrap_or(0.0);
         }
     }
 }
@@ -1526,10 +1577,7 @@ mod tests {
     fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Base {
         let manifold = shape_manifold(a, xf_a, b, xf_b, SPECULATIVE);
         assert!(manifold.point_count > 0);
-        Base {
-            manifold: local_form(&manifold, xf_a),
-            relative: xf_a.inv_mul(xf_b),
-        }
+        Base::new(&local_form(&manifold, xf_a), xf_a.inv_mul(xf_b))
     }
 
     fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
@@ -1680,10 +1728,10 @@ mod tests {
         let wide = 2.0 * SPECULATIVE;
         let manifold = shape_manifold(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
         assert_eq!(manifold.point_count, 2);
-        let base = Base {
-            manifold: local_form(&manifold, xf_a),
-            relative: xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
-        };
+        let base = Base::new(
+            &local_form(&manifold, xf_a),
+            xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
+        );
         let recycle_with = |y: f32, widened: f32| {
             let (kept, asked) = recycle_one(&base, xf_a, xf(0.3, y, 0.0), SPECULATIVE, widened);
             (kept.is_some(), asked)
@@ -1741,7 +1789,7 @@ mod tests {
         assert_ne!(set.base_of[1], NONE);
         assert_eq!(set.base_of[2], NONE, "two circles keep no base");
         // Both bases are there and distinct: each is its own pair's.
-        let relative = |i: usize| set.base(i).relative.p;
+        let relative = |i: usize| set.base(i).relative().p;
         assert_ne!(relative(0), relative(1));
     }
 
@@ -1842,12 +1890,12 @@ mod tests {
         set.update(&[], &[], &bodies, &PARAMS);
         set.update(&[], &[], &bodies, &PARAMS);
         set.thaw(frozen);
-        assert_eq!(set.base(0).relative, first.relative);
+        assert_eq!(set.base(0).relative(), first.relative());
         // 0.4 mm of sinking is within recycling range of the frozen base: recycled, so the base
         // is still that of the first collide; a fresh collide would have rebased it.
         bodies.poses_mut().center[b as usize].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &PARAMS);
-        assert_eq!(set.base(0).relative, first.relative);
+        assert_eq!(set.base(0).relative(), first.relative());
         assert!(set.bases.thawed.is_empty());
     }
 
@@ -1859,7 +1907,7 @@ mod tests {
         let mut set = ContactSet::default();
         set.update(&pairs, &[], &bodies, &params);
         assert_eq!(set.list.len(), 1);
-        let first = set.base(0).relative;
+        let first = set.base(0).relative();
         // Give the solver's impulses something to carry.
         set.list[0].manifold.points[0].normal_impulse = 2.5;
 
@@ -1878,7 +1926,7 @@ mod tests {
         // impulses carried.
         bodies.poses_mut().center[sb].y -= 4e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_eq!(set.base(0).relative, first);
+        assert_eq!(set.base(0).relative(), first);
         let m = set.list[0].manifold;
         assert_eq!(m.points[0].normal_impulse, 2.5);
         let exact = fresh(&bodies);
@@ -1888,7 +1936,7 @@ mod tests {
         // Another 0.8 mm: 1.2 mm from the first collide, so collided afresh and rebased.
         bodies.poses_mut().center[sb].y -= 8e-4;
         set.update(&pairs, &[], &bodies, &params);
-        assert_ne!(set.base(0).relative, first);
+        assert_ne!(set.base(0).relative(), first);
         assert_eq!(set.list[0].manifold.points[0].normal_impulse, 2.5);
         let mut exact = fresh(&bodies);
         exact.points[0].normal_impulse = 2.5;

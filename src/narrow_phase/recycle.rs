@@ -6,6 +6,8 @@
 //! The others collide afresh.
 
 use crate::body::BodyStore;
+use crate::codec::{Codec, Reader, Writer};
+use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::LINEAR_SLOP;
 use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
@@ -13,7 +15,9 @@ use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::recycle::{scalar, simd};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
-use batch2d_kernels::{InstructionSet, RecycleBatch, RecycleLanes, RecycleParams, LANES};
+use batch2d_kernels::{
+    InstructionSet, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams, LANES,
+};
 use bytemuck::Zeroable;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
@@ -48,22 +52,88 @@ pub(crate) const RECYCLE_ANGLE: f32 = 1.0e-3;
 
 /// What a contact's last full collide saw, kept beside the contact for recycling. Not a field
 /// of the contact, which the solver and graph read in bulk and which stays small for them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Base {
-    /// That collide's manifold in A's body frame: normal, points relative to A's origin,
-    /// separations, ids. No points means nothing to recycle.
-    pub manifold: LocalManifold,
-    /// B's origin transform in A's frame at that collide.
-    pub relative: Transform,
-}
+///
+/// Stored as the recycle kernel's row (see [`RecycleBase`]): that collide's manifold in A's
+/// body frame (normal, points relative to A's origin, separations, ids; no points means
+/// nothing to recycle) and B's origin transform in A's frame at that collide. The kernel reads
+/// it as it stands, with two wide loads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Base(RecycleBase);
+
+/// A base with nothing to recycle: the placeholder of [`Base::empty`], and the base of the
+/// kernel's lanes past the gathered pairs.
+static EMPTY: Base = Base(RecycleBase {
+    relative: [0.0, 0.0, 1.0, 0.0],
+    normal: [0.0; 2],
+    point_count: 0.0,
+    points: [[0.0; 3]; 2],
+    ids: [0; 2],
+    count: 0,
+});
 
 impl Base {
     /// A placeholder slot, overwritten before it is read; never recycled.
     pub fn empty() -> Base {
-        Base {
-            manifold: LocalManifold::default(),
-            relative: Transform::IDENTITY,
+        EMPTY
+    }
+
+    /// The base of a collide that found `manifold` (in A's body frame) with B's origin at
+    /// `relative` in A's frame.
+    #[inline(always)]
+    pub fn new(manifold: &LocalManifold, relative: Transform) -> Base {
+        let [p, q] = manifold.points;
+        Base(RecycleBase {
+            relative: [relative.p.x, relative.p.y, relative.q.c, relative.q.s],
+            normal: [manifold.normal.x, manifold.normal.y],
+            point_count: manifold.point_count as f32,
+            points: [
+                [p.point.x, p.point.y, p.separation],
+                [q.point.x, q.point.y, q.separation],
+            ],
+            ids: [p.id, q.id],
+            // (At most `MAX_MANIFOLD_POINTS`: a decoded manifold is checked.)
+            count: manifold.point_count as u32,
+        })
+    }
+
+    /// Number of points.
+    #[inline]
+    pub fn point_count(&self) -> usize {
+        self.0.count as usize
+    }
+
+    /// That collide's manifold in A's body frame.
+    pub fn manifold(&self) -> LocalManifold {
+        let b = &self.0;
+        let point = |j: usize| LocalPoint {
+            point: Vec2::new(b.points[j][0], b.points[j][1]),
+            separation: b.points[j][2],
+            id: b.ids[j],
+        };
+        LocalManifold {
+            normal: Vec2::new(b.normal[0], b.normal[1]),
+            points: [point(0), point(1)],
+            point_count: self.point_count(),
         }
+    }
+
+    /// B's origin transform in A's frame at that collide.
+    pub fn relative(&self) -> Transform {
+        let [x, y, c, s] = self.0.relative;
+        Transform::new(Vec2::new(x, y), Rot { c, s })
+    }
+}
+
+/// Saved as the manifold, then the transform.
+impl Codec for Base {
+    const MIN_SIZE: usize = 1;
+    fn encode(&self, w: &mut Writer) {
+        self.manifold().encode(w);
+        self.relative().encode(w);
+    }
+    fn decode(r: &mut Reader) -> Result<Base, Error> {
+        let manifold = LocalManifold::decode(r)?;
+        Ok(Base::new(&manifold, Transform::decode(r)?))
     }
 }
 
@@ -86,7 +156,8 @@ pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold 
 }
 
 /// The recycle kernel of a backend and instruction set.
-pub(crate) type RecycleKernel = fn(&mut RecycleBatch, &RecycleParams) -> RecycleLanes;
+pub(crate) type RecycleKernel =
+    fn(&mut RecycleBatch, [&RecycleBase; LANES], &RecycleParams) -> RecycleLanes;
 
 /// The recycle kernel `settings` ask for: the scalar twin, or the SIMD kernel on the chosen
 /// (by default the widest) instruction set. All give the same bits.
@@ -106,20 +177,23 @@ pub(crate) fn recycle_kernel(settings: &WorldSettings) -> RecycleKernel {
     }
 }
 
-/// The kernel's limits for a speculative distance of `band`.
-pub(crate) fn recycle_params(band: f32) -> RecycleParams {
+/// The kernel's limits for a speculative distance of `band`, with points touching below
+/// `touch` (the linear slop).
+pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
     RecycleParams {
         max_motion_squared: RECYCLE_DISTANCE * RECYCLE_DISTANCE,
         max_chord_squared: RECYCLE_ANGLE * RECYCLE_ANGLE,
         band,
+        touch,
     }
 }
 
-/// Up to eight pairs gathered for one kernel call: their bodies and bases in the kernel's
-/// lanes, and beside them each pair's `T`, what the caller writes the results with.
+/// Up to eight pairs gathered for one kernel call: their bodies' poses in the kernel's rows,
+/// their bases by reference, and beside them each pair's `T`, what the caller writes the
+/// results with.
 pub(crate) struct Recycler<'a, T> {
     batch: RecycleBatch,
-    bases: [Option<&'a Base>; LANES],
+    bases: [&'a Base; LANES],
     payload: [Option<T>; LANES],
     len: usize,
 }
@@ -128,7 +202,7 @@ impl<'a, T: Copy> Recycler<'a, T> {
     pub fn new() -> Recycler<'a, T> {
         Recycler {
             batch: RecycleBatch::zeroed(),
-            bases: [None; LANES],
+            bases: [&EMPTY; LANES],
             payload: [None; LANES],
             len: 0,
         }
@@ -157,33 +231,15 @@ impl<'a, T: Copy> Recycler<'a, T> {
     #[inline(always)]
     fn push_poses(&mut self, payload: T, poses: [(Vec2, Rot, Vec2); 2], base: &'a Base) -> bool {
         // (`len` is below LANES here; taken modulo, the lane needs no bounds checks.)
-        let (c, l) = (&mut self.batch, self.len % LANES);
-        let set = |lanes: &mut [[f32; LANES]; 2], v: Vec2| {
-            lanes[0][l] = v.x;
-            lanes[1][l] = v.y;
-        };
-        let [(center_a, qa, local_a), (center_b, qb, local_b)] = poses;
-        set(&mut c.center_a, center_a);
-        set(&mut c.rotation_a, Vec2::new(qa.c, qa.s));
-        set(&mut c.local_center_a, local_a);
-        set(&mut c.center_b, center_b);
-        set(&mut c.rotation_b, Vec2::new(qb.c, qb.s));
-        set(&mut c.local_center_b, local_b);
-        let relative = base.relative;
-        c.relative[0][l] = relative.p.x;
-        c.relative[1][l] = relative.p.y;
-        c.relative[2][l] = relative.q.c;
-        c.relative[3][l] = relative.q.s;
-        let m = &base.manifold;
-        set(&mut c.base_normal, m.normal);
-        debug_assert!((1..=2).contains(&m.point_count));
-        c.point_count[l] = m.point_count as f32;
-        for (lanes, p) in c.base_points.iter_mut().zip(&m.points) {
-            lanes.x[l] = p.point.x;
-            lanes.y[l] = p.point.y;
-            lanes.separation[l] = p.separation;
+        let l = self.len % LANES;
+        for (row, (center, q, local_center)) in self.batch.poses[l].iter_mut().zip(poses) {
+            // (The padding words stay as they are: the kernel does not read them.)
+            row.center = [center.x, center.y];
+            row.rotation = [q.c, q.s];
+            row.local_center = [local_center.x, local_center.y];
         }
-        self.bases[l] = Some(base);
+        debug_assert!((1..=2).contains(&base.point_count()));
+        self.bases[l] = base;
         self.payload[l] = Some(payload);
         self.len += 1;
         self.len == LANES
@@ -193,11 +249,14 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// how many there were, and the kernel's verdicts. The results stay readable (`payload`,
     /// `within`, `write`) until the next `push`.
     pub fn run(&mut self, kernel: RecycleKernel, params: &RecycleParams) -> (usize, RecycleLanes) {
-        // Lanes past the gathered pairs keep an earlier batch's values (or zeros); their
-        // results are not read.
-        let lanes = kernel(&mut self.batch, params);
+        // Lanes past the gathered pairs keep an earlier batch's poses (or zeros) and read the
+        // empty base; their results are not read.
         let len = std::mem::take(&mut self.len);
-        (len, lanes)
+        for base in &mut self.bases[len..] {
+            *base = &EMPTY;
+        }
+        let bases = self.bases.map(|b| &b.0);
+        (len, kernel(&mut self.batch, bases, params))
     }
 
     /// The caller's value of lane `l`.
@@ -209,15 +268,15 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// The base of lane `l`.
     #[inline]
     pub fn base(&self, l: usize) -> &'a Base {
-        self.bases[l].expect("a gathered lane")
+        self.bases[l]
     }
 
     /// Whether every moved point of lane `l` is within `band` or `widened` (`<=`, which a NaN
     /// fails): the test of a lane the kernel found [`beyond`](RecycleLanes::beyond) its band.
     pub fn within(&self, l: usize, band: f32, widened: f32) -> bool {
-        let count = self.base(l).manifold.point_count;
-        (self.batch.points[..count].iter())
-            .map(|p| p.separation[l])
+        let count = self.base(l).point_count();
+        (self.batch.moved[l].points[..count].iter())
+            .map(|p| p.separation)
             .all(|s| s <= band || s <= widened)
     }
 
@@ -226,22 +285,23 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// points are the base's, in the same order).
     #[inline]
     pub fn write(&self, l: usize, carried: &Manifold, out: &mut Manifold) {
-        let c = &self.batch;
-        let base = &self.base(l).manifold;
-        out.normal = Vec2::new(c.normal[0][l], c.normal[1][l]);
-        out.point_count = base.point_count;
+        let moved = &self.batch.moved[l];
+        let base = &self.base(l).0;
+        let count = self.base(l).point_count();
+        out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
+        out.point_count = count;
         for (j, mp) in out.points.iter_mut().enumerate() {
-            if j >= base.point_count {
+            if j >= count {
                 *mp = ManifoldPoint::default();
                 continue;
             }
-            let (p, old) = (&c.points[j], &carried.points[j]);
+            let (p, old) = (&moved.points[j], &carried.points[j]);
             *mp = ManifoldPoint {
-                point: Vec2::new(p.point_x[l], p.point_y[l]),
-                anchor_a: Vec2::new(p.anchor_a_x[l], p.anchor_a_y[l]),
-                anchor_b: Vec2::new(p.anchor_b_x[l], p.anchor_b_y[l]),
-                separation: p.separation[l],
-                id: base.points[j].id,
+                point: Vec2::new(p.point[0], p.point[1]),
+                anchor_a: Vec2::new(p.anchor_a[0], p.anchor_a[1]),
+                anchor_b: Vec2::new(p.anchor_b[0], p.anchor_b[1]),
+                separation: p.separation,
+                id: base.ids[j],
                 normal_impulse: old.normal_impulse,
                 tangent_impulse: old.tangent_impulse,
                 impact_impulse: old.impact_impulse,
@@ -264,7 +324,7 @@ pub(crate) fn recycle_one(
     let mut recycler = Recycler::new();
     let pose = |xf: Transform| (xf.p, xf.q, Vec2::ZERO);
     recycler.push_poses((), [pose(xf_a), pose(xf_b)], base);
-    let (_, lanes) = recycler.run(scalar::recycle, &recycle_params(band));
+    let (_, lanes) = recycler.run(scalar::recycle, &recycle_params(band, LINEAR_SLOP));
     let beyond = lanes.beyond & 1 != 0;
     let kept = lanes.kept & 1 != 0 || beyond && recycler.within(0, band, widened);
     let mut out = Manifold::default();
