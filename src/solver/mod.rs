@@ -338,7 +338,7 @@ impl Solver {
         let (tiles, tile_colors) = (&graph.tiles[..], &graph.tile_colors[..]);
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
-        let tree_passes = self.trees.passes(self.speed_caps);
+        let tree_passes = self.trees.passes(self.speed_caps, h);
         let joint_passes = joints.passes(self.speed_caps);
 
         zone!("solver stages");
