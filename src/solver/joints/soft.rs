@@ -529,6 +529,45 @@ impl Pair<'_> {
         self.solve_row(row, bias, mass_scale, impulse_scale, accumulated, 0.0, hi);
     }
 
+    /// A revolute joint's limit row (`row`, turning only, its error `c`) and point rows as
+    /// one block, as [`Pair::solve_weld`] solves a weld's, the limit's coefficients those of
+    /// [`Pass::limit`] and the point's `pass.rigid`; `false`, changing nothing, where the
+    /// block is singular or the limit would pull. Solved apart, the limit's impulse turns
+    /// the body about its centre and the point's turns it back about the hinge, pass after
+    /// pass: a bar turning at 40 rad/s into its limit passed it by almost 2 degrees.
+    fn solve_limit_and_point(
+        &mut self,
+        row: Row,
+        c: f32,
+        pass: &Pass,
+        limit: &mut f32,
+        linear: &mut Vec2,
+    ) -> bool {
+        let Some(h) = self.hinge_block() else {
+            return false;
+        };
+        let (bias, mass_scale, impulse_scale) = pass.limit(c);
+        let k = pass.rigid;
+        let [k11, k12, k22, det2] = h.point;
+        // The limit's row is `row.ja` times the hinge block's turn row (`wB - wA`).
+        let sign = row.jb;
+        let coupling = h.coupling * sign;
+        let r_point = h.cdot + h.d * k.bias_rate;
+        let r_turn = self.row_velocity(row) + bias;
+        let x_turn = h.schur_mass * (r_turn - coupling.dot(solve2(k11, k12, k22, det2, r_point)));
+        let turn = -mass_scale * x_turn - impulse_scale * *limit;
+        if *limit + turn < 0.0 {
+            return false;
+        }
+        let x_point = solve2(k11, k12, k22, det2, r_point - coupling * x_turn);
+        let point = x_point * -k.mass_scale - *linear * k.impulse_scale;
+        *limit += turn;
+        *linear += point;
+        self.apply_row(row, turn);
+        self.apply_point(h.ra, h.rb, point);
+        true
+    }
+
     /// The point and angular rows of a joint whose angular row acts within its point
     /// constraint, as one 3x3 block: the block's inverse by eliminating the point rows (the
     /// Schur complement of the point block), without forming `k11 k22 - k12^2` or the 3x3
@@ -695,13 +734,29 @@ impl Joint {
                 if let Some(motor) = self.active_motor() {
                     pair.solve_motor(Row::ANGULAR, motor, pass, &mut i.motor);
                 }
-                if let Some((lower, upper)) = self.active_limits() {
-                    let angle = pair.angle(self.reference_angle);
-                    pair.solve_limit(Row::ANGULAR, angle - lower, pass, &mut i.lower);
-                    let angle = pair.angle(self.reference_angle);
-                    pair.solve_limit(Row::ANGULAR.neg(), upper - angle, pass, &mut i.upper);
+                let Some((lower, upper)) = self.active_limits() else {
+                    pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
+                    return;
+                };
+                let angle = pair.angle(self.reference_angle);
+                let (c_lower, c_upper) = (angle - lower, upper - angle);
+                // The nearer limit with the point in one block, where it pushes (see
+                // `Pair::solve_limit_and_point`); the farther one alone, first.
+                let (near, far) = match c_lower <= c_upper {
+                    true => (
+                        (Row::ANGULAR, c_lower, &mut i.lower),
+                        (c_upper, &mut i.upper),
+                    ),
+                    false => (
+                        (Row::ANGULAR.neg(), c_upper, &mut i.upper),
+                        (c_lower, &mut i.lower),
+                    ),
+                };
+                pair.solve_limit(near.0.neg(), far.0, pass, far.1);
+                if !pair.solve_limit_and_point(near.0, near.1, pass, near.2, &mut i.linear) {
+                    pair.solve_limit(near.0, near.1, pass, near.2);
+                    pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
                 }
-                pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
             }
             JointKind::Weld => {
                 if pair.x.law.is_some() {
