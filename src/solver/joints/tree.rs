@@ -26,12 +26,13 @@
 //! body; the others stay in the soft passes, and so do all the joints of a group of jointed
 //! bodies where one closed a loop. Trees are found each step. Per substep the trees warm start
 //! with the joints; solve their velocities exactly after each joint and contact pass, and last
-//! of all (a hinge's limit as a speculative one); and after the
-//! positions are integrated, project them back onto the joints (post-stabilization: Newton
-//! steps on the position error through the same factorization, which move the bodies without
-//! changing their velocities, so no error correction turns into motion). A tree is one block
-//! of its stage, and no two trees share a moving body, so the workers' order changes nothing;
-//! the solve is scalar f64 code, without fused multiply-add, the same for both backends.
+//! of all (a hinge's limit as a speculative one); and after the positions are integrated,
+//! project them back onto the joints (post-stabilization: Newton steps on the position error
+//! through the same factorization, which move the bodies without changing their velocities,
+//! so no error correction turns into motion; a hinge's limit only where it is passed). A tree
+//! is one block of its stage, and no two trees share a moving body, so the workers' order
+//! changes nothing; the solve is scalar f64 code, without fused multiply-add, the same for
+//! both backends.
 
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
