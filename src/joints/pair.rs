@@ -344,3 +344,56 @@ pub(super) fn warm_start_point(i: &Impulses, pair: &mut Pair) {
     let angular = i.angular + i.motor + i.lower - i.upper;
     pair.apply_row(Row::ANGULAR, angular);
 }
+
+/// A joint's point rows and angular row as one block, at the bodies' motion now (see
+/// [`Pair::hinge_block`]).
+pub(super) struct HingeBlock {
+    pub(super) ra: Vec2,
+    pub(super) rb: Vec2,
+    /// B's anchor minus A's.
+    pub(super) d: Vec2,
+    /// The point block and its determinant (see [`point_block`]).
+    pub(super) point: [f32; 4],
+    pub(super) coupling: Vec2,
+    /// `1 / S`, S the angular row's Schur complement.
+    pub(super) schur_mass: f32,
+    /// The anchors' relative velocity.
+    pub(super) cdot: Vec2,
+}
+
+impl Pair<'_> {
+    /// The point and angular rows of a joint whose angular row acts within its point
+    /// constraint, as one 3x3 block: the block's inverse by eliminating the point rows (the
+    /// Schur complement of the point block), without forming `k11 k22 - k12^2` or the 3x3
+    /// determinant as differences (see [`solve2`]). `None` where the block is singular.
+    pub(super) fn hinge_block(&self) -> Option<HingeBlock> {
+        let (ra, rb, d) = self.geometry();
+        let p = self.p;
+        let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
+        let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
+        let point = point_block(ma, mb, ia, ib, ra, rb);
+        // The point rows' coupling to the angular row: the turn a unit point impulse gives
+        // `wB - wA`, and the anchors' relative velocity a unit angular impulse gives.
+        let coupling = Vec2::new(-(ia * ra.y + ib * rb.y), ia * ra.x + ib * rb.x);
+        // The whole block's determinant, a sum of terms never negative like the point
+        // block's: `m^2 (ia + ib) + m ia ib |ra - rb|^2`; the angular row's Schur complement
+        // is its ratio to the point block's.
+        let m = ma + mb;
+        let arm = ra - rb;
+        let det3 = m * m * (ia + ib) + m * (ia * ib) * arm.dot(arm);
+        if det3 <= 0.0 || point[3] <= 0.0 {
+            return None;
+        }
+        let (a, b) = (&self.a, &self.b);
+        let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
+        Some(HingeBlock {
+            ra,
+            rb,
+            d,
+            point,
+            coupling,
+            schur_mass: point[3] / det3,
+            cdot,
+        })
+    }
+}

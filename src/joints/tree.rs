@@ -19,18 +19,22 @@
 //! its block factorization makes no fill-in; one forward and one backward sweep solve it.
 //!
 //! A joint is solved here when its whole solve is rigid equality rows (a revolute joint
-//! without limits or motor, a weld without spring, a distance joint of fixed length), its
-//! moving bodies can turn, and, among the joints taken before it in slot order, it closes no
-//! cycle and gives no tree a second joint to a fixed body; the others stay in the soft
-//! passes, and so do all the joints of a group of jointed bodies where one closed a loop. Trees are found each step. Per substep the trees warm start with the joints; solve
-//! their velocities exactly after each joint and contact pass; and after the
-//! positions are integrated, project them back onto the joints (post-stabilization: Newton
-//! steps on the position error through the same factorization, which move the bodies without
-//! changing their velocities, so no error correction turns into motion), and last of all
-//! solve the velocities once more at the new positions, turning them there rather than shortening them
-//! (see `keep_energy`), so that an undamped pendulum keeps its energy. A tree is one block
-//! of its stage, and no two trees share a moving body, so the workers' order changes nothing;
-//! the solve is scalar f64 code, without fused multiply-add, the same for both backends.
+//! without limits or motor, a weld without spring, a distance joint of fixed length) or a
+//! hinge's (a revolute joint with limits, and perhaps a motor, without spring: its turn row is
+//! an inequality, see [`Hinge`]), its moving bodies can turn, and, among the joints taken
+//! before it in slot order, it closes no cycle and gives no tree a second joint to a fixed
+//! body; the others stay in the soft passes, and so do all the joints of a group of jointed
+//! bodies where one closed a loop. Trees are found each step. Per substep the trees warm start
+//! with the joints; solve their velocities exactly after each joint and contact pass, and last
+//! of all (a hinge's limit as a speculative one); and after the positions are integrated,
+//! project them back onto the joints (post-stabilization: Newton steps on the position error
+//! through the same factorization, which move the bodies without changing their velocities,
+//! so no error correction turns into motion; a hinge's limit once it is passed), and last of
+//! all solve the velocities once more at the new positions, turning them there rather than
+//! shortening them (see `keep_energy`), so that an undamped pendulum keeps its energy. A tree
+//! is one block of its stage, and no two trees share a moving body, so the workers' order
+//! changes nothing; the solve is scalar f64 code, without fused multiply-add, the same for
+//! both backends.
 
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
@@ -39,6 +43,7 @@ use crate::index::{BodySlot, NONE};
 use crate::joints::joint::{Joint, JointKind, Slot};
 use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, NULL_BODY};
+use std::cmp::Ordering;
 use std::f32::consts::PI;
 use std::ops::Range;
 
@@ -62,23 +67,24 @@ enum Rows {
     Weld,
     /// A distance joint of fixed length: the distance between the anchors.
     Distance,
+    /// A revolute joint with limits, and perhaps a motor: the point, and the relative turn as
+    /// one bounded row (see [`Hinge`]).
+    Hinge,
 }
 
 impl Rows {
-    /// The rows `joint` has in the exact solve, or `None` when some part of its solve is not
-    /// a rigid equality (a limit, a motor, a spring, a slack range) or its kind has rows this
-    /// solve does not model.
+    /// The rows `joint` has in the exact solve, or `None` when some part of its solve is
+    /// neither a rigid equality nor a hinge's turn row (a motor without limits, a spring, a
+    /// slack range) or its kind has rows this solve does not model.
     fn of(joint: &Joint) -> Option<Rows> {
         // A spring of 0 Hz is off (`World::set_joint_spring`).
         let springless = joint.spring.is_none_or(|(hertz, _)| hertz <= 0.0);
         match joint.kind {
-            JointKind::Revolute
-                if springless
-                    && joint.active_limits().is_none()
-                    && joint.active_motor().is_none() =>
-            {
-                Some(Rows::Point)
-            }
+            JointKind::Revolute if springless => match joint.active_limits() {
+                Some(_) => Some(Rows::Hinge),
+                None if joint.active_motor().is_none() => Some(Rows::Point),
+                None => None,
+            },
             JointKind::Weld if springless => Some(Rows::Weld),
             JointKind::Distance => match (joint.spring, joint.length_range) {
                 (None, None) => Some(Rows::Distance),
@@ -115,7 +121,217 @@ struct TreeJoint {
     impulse: V3,
     /// Scratch of a solve: the rows' Jacobian blocks for A and B (rows by vx, vy, w).
     jacobian: [M3; 2],
+    /// A hinge's limits and motor (`Rows::Hinge`; unused otherwise).
+    hinge: Hinge,
+    /// The places among its tree's nodes of A's and B's nodes (`NONE` for a side that is not
+    /// a node), and of the node holding the joint's rows, with the first of them there.
+    place: [u32; 2],
+    rows_at: (u32, usize),
 }
+
+/// A hinge's turn row: B's turn relative to A's, kept within the limits and driven by the
+/// motor, with one impulse, the motor's and the limits' together.
+///
+/// Solved apart from the point rows, a limit's impulse turns the body about its centre and
+/// the point rows turn it back about the hinge, pass after pass: a bar hinged at its end and
+/// turning at 40 rad/s passed its limit by almost 2 degrees. In the exact solve the row acts
+/// through the whole tree at once.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hinge {
+    lower: f32,
+    upper: f32,
+    /// The motor's speed and maximum torque (zero without a motor).
+    speed: f32,
+    max_torque: f32,
+    has_motor: bool,
+    /// The part of its law the row is on (see [`Law`]): where the last solve ended, and the
+    /// next starts its search.
+    part: usize,
+    /// Scratch of a solve: the row's law, and whether the row is an equality of the block.
+    law: Law,
+    active: bool,
+    /// Scratch of a projection: the limit its steps hold the row at, once one passed it.
+    /// Held no more, the row was pushed past it again by the steps that moved the rest of
+    /// the tree (a falling chain of limited hinges stayed 0.57 degrees past).
+    held: Option<f64>,
+}
+
+impl Hinge {
+    fn new(joint: &Joint) -> Hinge {
+        let (lower, upper) = joint.active_limits().unwrap_or((-PI, PI));
+        let motor = joint.active_motor();
+        let (speed, max_torque) = motor.unwrap_or((0.0, 0.0));
+        let i = &joint.impulses;
+        // Where the last step left the row, as its impulses tell.
+        let part = match (i.lower > 0.0, i.upper > 0.0) {
+            (true, _) => 0,
+            (_, true) => 4,
+            _ => 2,
+        };
+        Hinge {
+            lower,
+            upper,
+            speed,
+            max_torque,
+            has_motor: motor.is_some(),
+            part,
+            law: Law::default(),
+            active: false,
+            held: None,
+        }
+    }
+
+    /// The limit that relative angle `angle` has passed, if any.
+    fn passed(&self, angle: f64) -> Option<f64> {
+        let (lower, upper) = (f64::from(self.lower), f64::from(self.upper));
+        if angle > upper {
+            Some(upper)
+        } else if angle < lower {
+            Some(lower)
+        } else {
+            None
+        }
+    }
+}
+
+/// The law of a hinge's turn row in one velocity solve: the row's impulse against its
+/// velocity `v`, a graph that falls as `v` rises. A limit still ahead lets the row close the
+/// gap within the substep and no more (`v` within `low..=high`, a speculative limit; a limit
+/// passed holds `v` at zero, and the position projection undoes the rest); the motor pushes
+/// towards its speed with at most its cap. In order of velocity, the parts are
+///
+/// 0. held at `low`, by an impulse of at least the motor's there (the lower limit);
+/// 1. free below the motor's speed, the motor pushing with `+cap`;
+/// 2. held at the motor's speed, the motor within its cap;
+/// 3. free above the motor's speed, the motor pushing with `-cap`;
+/// 4. held at `high`, by an impulse of at most the motor's there (the upper limit).
+///
+/// Without a motor, the cap is zero and the speed is `high`: parts 0, 1 (free, with no
+/// impulse) and 4. The row's own response, its velocity against its impulse with the rest of
+/// the tree solved exactly, rises: it meets the graph once, and a solve on one part that ends
+/// off it says on which side the meeting lies.
+#[derive(Clone, Copy, Debug, Default)]
+struct Law {
+    low: f64,
+    high: f64,
+    speed: f64,
+    cap: f64,
+}
+
+/// What one part of a [`Law`] asks of its row.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    /// The velocity held at `target`; the impulse belongs within `lo..=hi`.
+    Held { target: f64, lo: f64, hi: f64 },
+    /// The impulse set; the velocity belongs within `lo..=hi`.
+    Free { impulse: f64, lo: f64, hi: f64 },
+}
+
+impl Part {
+    /// Where the row meets its law from this part, after a solve on it left the row with
+    /// `impulse` and `velocity`: on a part of lower velocity (`Less`), this one, or higher.
+    fn side(self, impulse: f64, velocity: f64) -> Ordering {
+        let (value, lo, hi, falls) = match self {
+            Part::Held { lo, hi, .. } => (impulse, lo, hi, true),
+            Part::Free { lo, hi, .. } => (velocity, lo, hi, false),
+        };
+        // Along the law the impulse falls as the velocity rises.
+        let side = if value < lo {
+            Ordering::Less
+        } else if value > hi {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        };
+        if falls {
+            side.reverse()
+        } else {
+            side
+        }
+    }
+}
+
+impl Law {
+    /// The law of `hinge` at relative angle `angle`, for substeps `h` long.
+    fn new(hinge: &Hinge, angle: f32, h: f32) -> Law {
+        let inv_h = 1.0 / f64::from(h);
+        let angle = f64::from(angle);
+        let low = -(angle - f64::from(hinge.lower)).max(0.0) * inv_h;
+        let high = (f64::from(hinge.upper) - angle).max(0.0) * inv_h;
+        let (speed, cap) = match hinge.has_motor {
+            true => (
+                f64::from(hinge.speed),
+                f64::from(hinge.max_torque) * f64::from(h),
+            ),
+            false => (high, 0.0),
+        };
+        Law {
+            low,
+            high,
+            speed,
+            cap,
+        }
+    }
+
+    /// Part `k`, if this law has it.
+    fn part(&self, k: usize) -> Option<Part> {
+        let Law {
+            low,
+            high,
+            speed,
+            cap,
+        } = *self;
+        match k {
+            0 => Some(Part::Held {
+                target: low,
+                lo: if speed > low { cap } else { -cap },
+                hi: f64::INFINITY,
+            }),
+            1 => (speed > low).then_some(Part::Free {
+                impulse: cap,
+                lo: low,
+                hi: speed.min(high),
+            }),
+            2 => (low < speed && speed < high && cap > 0.0).then_some(Part::Held {
+                target: speed,
+                lo: -cap,
+                hi: cap,
+            }),
+            3 => (speed < high).then_some(Part::Free {
+                impulse: -cap,
+                lo: speed.max(low),
+                hi: high,
+            }),
+            4 => Some(Part::Held {
+                target: high,
+                lo: f64::NEG_INFINITY,
+                hi: if speed < high { -cap } else { cap },
+            }),
+            _ => None,
+        }
+    }
+
+    /// The part next below `k`, if any.
+    fn below(&self, k: usize) -> Option<usize> {
+        (0..k).rev().find(|&p| self.part(p).is_some())
+    }
+
+    /// The part next above `k`, if any.
+    fn above(&self, k: usize) -> Option<usize> {
+        (k + 1..PARTS).find(|&p| self.part(p).is_some())
+    }
+
+    /// Part `k` if this law has it, else the nearest it has (the limits' parts it always has).
+    fn nearest(&self, k: usize) -> usize {
+        match self.part(k) {
+            Some(_) => k,
+            None => self.below(k).unwrap_or(0),
+        }
+    }
+}
+
+/// The number of parts of a [`Law`].
+const PARTS: usize = 5;
 
 /// A node of a tree, with the scratch of the factorization: a joint between two bodies of
 /// the tree, or a body together with its joint to a fixed body, if it has one.
@@ -178,6 +394,10 @@ pub(crate) struct JointTrees {
     queue: Vec<(bool, u32, u32, u8)>,
     fill: Vec<u32>,
     candidates: Vec<TreeJoint>,
+    /// Per state, its node's place in the tree being laid out.
+    place_of: Vec<u32>,
+    /// The substep's length, as the last [`JointTrees::passes`] gave it.
+    h: f32,
 }
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
@@ -411,10 +631,15 @@ impl JointTrees {
         // Reversed: the node at queue place `p` goes to `n - 1 - p`.
         let n = queue.len();
         let (node_start, joint_start) = (self.nodes.len(), self.joints.len());
-        let mut push_joint = |k: u32| {
-            self.joints.push(candidates[k as usize]);
+        // A joint with the node holding its rows and the first of them there; its index
+        // among the tree's joints.
+        let mut push_joint = |k: u32, rows_at: (u32, usize)| {
+            let mut j = candidates[k as usize];
+            j.rows_at = rows_at;
+            self.joints.push(j);
             (self.joints.len() - 1 - joint_start) as u32
         };
+        self.place_of.resize(self.inv_mass.len(), NONE);
         for &(is_body, index, parent, side) in queue.iter().rev() {
             let parent = match parent {
                 NONE => NONE,
@@ -433,18 +658,28 @@ impl JointTrees {
                 y: [0.0; N],
                 x: [0.0; N],
             };
+            let place = (self.nodes.len() - node_start) as u32;
             if is_body {
                 let (m, i) = self.inv_mass[index as usize];
                 node.mass = 1.0 / f64::from(m);
                 node.inertia = 1.0 / f64::from(i);
+                self.place_of[index as usize] = place;
                 let fixed = self.fixed_joint[index as usize];
                 if fixed != NONE {
-                    node.fixed_joint = push_joint(fixed);
+                    node.fixed_joint = push_joint(fixed, (place, 3));
                 }
             } else {
-                node.index = push_joint(index);
+                node.index = push_joint(index, (place, 0));
             }
             self.nodes.push(node);
+        }
+        // Children come first, so a joint's bodies are placed only once all are.
+        for j in &mut self.joints[joint_start..] {
+            for side in 0..2 {
+                if j.node[side] {
+                    j.place[side] = self.place_of[j.state[side] as usize];
+                }
+            }
         }
         self.trees.push(Tree {
             nodes: node_start..self.nodes.len(),
@@ -467,6 +702,22 @@ impl JointTrees {
                     i.angular = z;
                 }
                 Rows::Distance => i.axial = x,
+                Rows::Hinge => {
+                    i.linear = Vec2::new(x, y);
+                    i.angular = 0.0;
+                    // The row's impulse is the motor's and the limits' together: held at a
+                    // limit, the motor pushes as its law says there and the limit takes the
+                    // rest; elsewhere the motor's share is what its cap allows.
+                    let motor = match (j.hinge.part, j.hinge.law.part(j.hinge.part)) {
+                        (0, Some(Part::Held { lo, .. })) => lo as f32,
+                        (4, Some(Part::Held { hi, .. })) => hi as f32,
+                        _ => z,
+                    };
+                    let cap = j.hinge.max_torque * self.h;
+                    i.motor = motor.clamp(-cap, cap);
+                    i.lower = (z - i.motor).max(0.0);
+                    i.upper = (i.motor - z).max(0.0);
+                }
             }
         }
     }
@@ -474,12 +725,13 @@ impl JointTrees {
     /// The passes of this step, for the solver's stages (after [`JointTrees::prepare`]),
     /// with substeps `h` long, within the solver's speed caps `(linear, angular)`.
     pub(crate) fn passes(&mut self, h: f32, speed_caps: (f32, f32)) -> TreePasses<'_> {
+        self.h = h;
         TreePasses {
             joints: DisjointMut::new(&mut self.joints),
             nodes: DisjointMut::new(&mut self.nodes),
             trees: &self.trees,
-            h,
             speed_caps,
+            h,
         }
     }
 }
@@ -491,14 +743,15 @@ pub(crate) struct TreePasses<'a> {
     joints: DisjointMut<'a, TreeJoint>,
     nodes: DisjointMut<'a, Node>,
     trees: &'a [Tree],
-    /// The substep's length.
-    h: f32,
     /// The solver's speed caps, `(linear, angular)`, which every velocity a tree writes
     /// obeys: a tree's joint to a kinematic body fighting a contact with a static one (a
     /// body welded to a spinning kinematic disk and buried in a fixed polygon) grows both
     /// impulses without end, and the velocities they leave must not carry the body
     /// arbitrarily far within a substep. A tree that obeys its law never comes near them.
     speed_caps: (f32, f32),
+    /// The substep's length: a hinge may close the gap to its limit within it, and its motor
+    /// pushes with at most its torque over it.
+    h: f32,
 }
 
 /// What a tree stage does.
@@ -648,18 +901,12 @@ impl TreeJoint {
         let arm = |r: Vec2| (f64::from(r.x), f64::from(r.y));
         let ((rax, ray), (rbx, rby)) = (arm(ra), arm(rb));
         match self.rows {
-            Rows::Point | Rows::Weld => {
-                let weld = self.rows == Rows::Weld;
-                let turn = if weld { 1.0 } else { 0.0 };
+            Rows::Point | Rows::Weld | Rows::Hinge => {
+                let turns = self.rows != Rows::Point;
+                let turn = if turns { 1.0 } else { 0.0 };
                 let ja = [[-1.0, 0.0, ray], [0.0, -1.0, -rax], [0.0, 0.0, -turn]];
                 let jb = [[1.0, 0.0, -rby], [0.0, 1.0, rbx], [0.0, 0.0, turn]];
-                let angle = if weld {
-                    let qa = dqa.compose(self.q[0]);
-                    let qb = dqb.compose(self.q[1]);
-                    relative_angle(qa, qb, self.reference_angle)
-                } else {
-                    0.0
-                };
+                let angle = if turns { self.angle_now(a, b) } else { 0.0 };
                 ([ja, jb], [d.x, d.y, angle].map(f64::from))
             }
             Rows::Distance => {
@@ -674,6 +921,17 @@ impl TreeJoint {
         }
     }
 
+    /// B's angle relative to A's, minus the reference angle, now.
+    fn angle_now(&self, a: &BodyState, b: &BodyState) -> f32 {
+        let dq = |s: &BodyState| Rot {
+            c: s.dq[0],
+            s: s.dq[1],
+        };
+        let qa = dq(a).compose(self.q[0]);
+        let qb = dq(b).compose(self.q[1]);
+        relative_angle(qa, qb, self.reference_angle)
+    }
+
     /// The rows that are padding: a unit diagonal entry keeps the block regular, and their
     /// zero rows and right-hand side give them no impulse.
     fn padding(&self) -> V3 {
@@ -681,6 +939,8 @@ impl TreeJoint {
             Rows::Point => [0.0, 0.0, -1.0],
             Rows::Weld => [0.0; 3],
             Rows::Distance => [0.0, -1.0, -1.0],
+            Rows::Hinge if self.hinge.active => [0.0; 3],
+            Rows::Hinge => [0.0, 0.0, -1.0],
         }
     }
 }
@@ -697,15 +957,20 @@ impl TreePasses<'_> {
         let nodes = self.nodes.slice(tree.nodes.clone());
         match op {
             TreeOp::WarmStart => warm_start(joints, states, self.speed_caps),
-            TreeOp::Solve => solve(joints, nodes, states, false, self.speed_caps),
+            TreeOp::Solve => solve_velocities(joints, nodes, states, self.h, self.speed_caps),
             TreeOp::Project => {
+                for j in joints.iter_mut() {
+                    j.hinge.held = None;
+                }
                 for _ in 0..PROJECTIONS {
-                    solve(joints, nodes, states, true, self.speed_caps);
+                    assemble(joints, nodes, states, true);
+                    eliminate(nodes);
+                    move_bodies(nodes, states);
                 }
             }
             TreeOp::Relax => {
                 let before = kinetic_energy(nodes, states);
-                solve(joints, nodes, states, false, self.speed_caps);
+                solve_velocities(joints, nodes, states, self.h, self.speed_caps);
                 keep_energy(joints, nodes, states, before, self.h, self.speed_caps);
             }
         }
@@ -757,6 +1022,11 @@ impl TreeJoint {
         let impulse = match rows {
             Rows::Point | Rows::Weld => [i.linear.x, i.linear.y, i.angular],
             Rows::Distance => [i.axial, 0.0, 0.0],
+            Rows::Hinge => [
+                i.linear.x,
+                i.linear.y,
+                i.angular + i.motor + i.lower - i.upper,
+            ],
         };
         TreeJoint {
             rows,
@@ -772,30 +1042,94 @@ impl TreeJoint {
             length: joint.length,
             impulse: impulse.map(f64::from),
             jacobian: [ZERO3; 2],
+            hinge: Hinge::new(joint),
+            place: [NONE; 2],
+            rows_at: (NONE, 0),
         }
     }
 }
 
-/// Solves the tree exactly: changes the bodies' velocities so that no row moves, by the
-/// joints' impulses alone; or, with `project`, moves the bodies so that no row has an error,
-/// to first order, by displacements of the same form (`M^-1 J^T` times some vector).
+/// Solves the tree's velocities exactly: changes them so that no equality row moves, and
+/// each hinge's row keeps its law, by the joints' impulses alone; the bodies' velocities stay
+/// within `caps`.
+///
+/// A hinge's row is an inequality, so the solve searches the part of each hinge's law that
+/// its row meets (an active set): the rows held at a velocity are equality rows of the block
+/// factorization, the rows whose impulse is set push the bodies as given, and a solve whose
+/// rows end off their parts moves each such part one towards where the row meets its law,
+/// and solves again. One hinge's row meets its law within four moves, since its response is
+/// a rising line; the parts the last solve ended on start the next solve's search.
 ///
 /// # Safety
 /// As for [`TreePasses::run`].
-unsafe fn solve(
+unsafe fn solve_velocities(
     joints: &mut [TreeJoint],
     nodes: &mut [Node],
     states: States,
-    project: bool,
+    h: f32,
     caps: (f32, f32),
 ) {
-    assemble(joints, nodes, states, project);
-    eliminate(nodes);
-    if project {
-        move_bodies(nodes, states);
-    } else {
-        apply_impulses(joints, nodes, states, caps);
+    let hinges = joints.iter().any(|j| j.rows == Rows::Hinge);
+    if hinges {
+        for j in joints.iter_mut().filter(|j| j.rows == Rows::Hinge) {
+            let (a, b) = (states.read(j.state[0]), states.read(j.state[1]));
+            j.hinge.law = Law::new(&j.hinge, j.angle_now(&a, &b), h);
+            j.hinge.part = j.hinge.law.nearest(j.hinge.part);
+        }
     }
+    for round in 1..=SEARCH_ROUNDS {
+        assemble(joints, nodes, states, false);
+        eliminate(nodes);
+        if !hinges || round == SEARCH_ROUNDS || !move_parts(joints, nodes, states) {
+            break;
+        }
+    }
+    apply_impulses(joints, nodes, states, caps);
+}
+
+/// The most solves of one velocity solve while its hinges' rows search their laws' parts.
+const SEARCH_ROUNDS: usize = 8;
+
+/// Moves each hinge's part one towards where its row meets its law, after a solve; whether
+/// any moved.
+///
+/// # Safety
+/// As for [`TreePasses::run`].
+unsafe fn move_parts(joints: &mut [TreeJoint], nodes: &[Node], states: States) -> bool {
+    let mut moved = false;
+    for j in joints.iter_mut().filter(|j| j.rows == Rows::Hinge) {
+        let law = j.hinge.law;
+        let Some(part) = law.part(j.hinge.part) else {
+            continue;
+        };
+        // The row's impulse and velocity as the solve left them.
+        let (impulse, velocity) = match part {
+            Part::Held { target, .. } => {
+                let (at, first) = j.rows_at;
+                (j.impulse[2] - nodes[at as usize].x[first + 2], target)
+            }
+            Part::Free { impulse, .. } => {
+                let turn = |side: usize| {
+                    let w = f64::from(states.read(j.state[side]).w);
+                    match j.place[side] {
+                        NONE => w,
+                        at => w + nodes[at as usize].x[2],
+                    }
+                };
+                (impulse, turn(1) - turn(0))
+            }
+        };
+        let next = match part.side(impulse, velocity) {
+            Ordering::Less => law.below(j.hinge.part),
+            Ordering::Greater => law.above(j.hinge.part),
+            Ordering::Equal => None,
+        };
+        if let Some(next) = next {
+            j.hinge.part = next;
+            moved = true;
+        }
+    }
+    moved
 }
 
 /// Fills each node's block, right-hand side and edge to its parent from the rows' Jacobians
@@ -811,12 +1145,33 @@ unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States,
         let (a, b) = (states.read(j.state[0]), states.read(j.state[1]));
         let (jacobian, error) = j.rows_now(&a, &b);
         j.jacobian = jacobian;
-        if project {
-            return error.map(|e| -e);
+        let mut rhs = if project {
+            error.map(|e| -e)
+        } else {
+            let (va, vb) = (velocity(&a), velocity(&b));
+            let (ca, cb) = (mul_vec3(&jacobian[0], &va), mul_vec3(&jacobian[1], &vb));
+            [0, 1, 2].map(|r| -(ca[r] + cb[r]))
+        };
+        if j.rows == Rows::Hinge {
+            // The turn row is an equality while a limit is passed (positions), or while its
+            // part of the law holds a velocity (velocities); else it is padding.
+            let row = if project {
+                j.hinge.held = j.hinge.held.or(j.hinge.passed(error[2]));
+                j.hinge.held.map(|limit| limit - error[2])
+            } else {
+                match j.hinge.law.part(j.hinge.part) {
+                    Some(Part::Held { target, .. }) => Some(target + rhs[2]),
+                    _ => None,
+                }
+            };
+            j.hinge.active = row.is_some();
+            rhs[2] = row.unwrap_or(0.0);
+            if row.is_none() {
+                j.jacobian[0][2] = [0.0; 3];
+                j.jacobian[1][2] = [0.0; 3];
+            }
         }
-        let (va, vb) = (velocity(&a), velocity(&b));
-        let (ca, cb) = (mul_vec3(&jacobian[0], &va), mul_vec3(&jacobian[1], &vb));
-        [0, 1, 2].map(|r| -(ca[r] + cb[r]))
+        rhs
     };
     for n in nodes.iter_mut() {
         n.d = ZERO;
@@ -850,6 +1205,17 @@ unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States,
                 n.d[r][r] = pad[r];
                 n.d[3 + r][3 + r] = -1.0;
                 n.y[r] = rhs[r];
+            }
+        }
+    }
+    // A hinge whose part sets its impulse pushes its bodies by the change (`J^T` times it).
+    for j in joints.iter().filter(|j| j.rows == Rows::Hinge && !project) {
+        if let Some(Part::Free { impulse, .. }) = j.hinge.law.part(j.hinge.part) {
+            let change = impulse - j.impulse[2];
+            for (side, sign) in [(0, -1.0), (1, 1.0)] {
+                if j.place[side] != NONE {
+                    nodes[j.place[side] as usize].y[2] += sign * change;
+                }
             }
         }
     }
@@ -958,6 +1324,11 @@ unsafe fn apply_impulses(
             let j = &mut joints[joint as usize];
             for r in 0..3 {
                 j.impulse[r] -= n.x[first + r];
+            }
+            if let (Rows::Hinge, Some(Part::Free { impulse, .. })) =
+                (j.rows, j.hinge.law.part(j.hinge.part))
+            {
+                j.impulse[2] = impulse;
             }
         }
     }

@@ -6,58 +6,7 @@ use crate::joints::joint::{Impulses, Joint};
 use crate::joints::pair::{point_block, solve2, Coeffs, Pair, Pass, Row};
 use crate::joints::spring::SpringLaw;
 
-/// A joint's point rows and angular row as one block, at the bodies' motion now (see
-/// [`Pair::hinge_block`]).
-struct HingeBlock {
-    ra: Vec2,
-    rb: Vec2,
-    /// B's anchor minus A's.
-    d: Vec2,
-    /// The point block and its determinant (see [`point_block`]).
-    point: [f32; 4],
-    coupling: Vec2,
-    /// `1 / S`, S the angular row's Schur complement.
-    schur_mass: f32,
-    /// The anchors' relative velocity.
-    cdot: Vec2,
-}
-
 impl Pair<'_> {
-    /// The point and angular rows of a joint whose angular row acts within its point
-    /// constraint, as one 3x3 block: the block's inverse by eliminating the point rows (the
-    /// Schur complement of the point block), without forming `k11 k22 - k12^2` or the 3x3
-    /// determinant as differences (see [`solve2`]). `None` where the block is singular.
-    fn hinge_block(&self) -> Option<HingeBlock> {
-        let (ra, rb, d) = self.geometry();
-        let p = self.p;
-        let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
-        let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
-        let point = point_block(ma, mb, ia, ib, ra, rb);
-        // The point rows' coupling to the angular row: the turn a unit point impulse gives
-        // `wB - wA`, and the anchors' relative velocity a unit angular impulse gives.
-        let coupling = Vec2::new(-(ia * ra.y + ib * rb.y), ia * ra.x + ib * rb.x);
-        // The whole block's determinant, a sum of terms never negative like the point
-        // block's: `m^2 (ia + ib) + m ia ib |ra - rb|^2`; the angular row's Schur complement
-        // is its ratio to the point block's.
-        let m = ma + mb;
-        let arm = ra - rb;
-        let det3 = m * m * (ia + ib) + m * (ia * ib) * arm.dot(arm);
-        if det3 <= 0.0 || point[3] <= 0.0 {
-            return None;
-        }
-        let (a, b) = (&self.a, &self.b);
-        let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
-        Some(HingeBlock {
-            ra,
-            rb,
-            d,
-            point,
-            coupling,
-            schur_mass: point[3] / det3,
-            cdot,
-        })
-    }
-
     /// A weld's three rows at once, with the coefficients `k`: solved apart, the angular row
     /// turns the bodies about their centres and the point row turns them back about the
     /// anchor, and with the anchor far from a body the two passes' exchange grew without end

@@ -920,10 +920,11 @@ fn limit_overshoot(w: f32, steps: usize) -> f32 {
     worst
 }
 
-/// Issue 57 item 2's target: a revolute limit is passed by under 0.5 degree at 20 and
-/// 40 rad/s. Not met: passed by 0.28 and 1.89 degrees (`--ignored` to measure).
+/// Issue 57 item 2's target: a bar hinged to a fixed body and turning at 20, 40 and -40 rad/s
+/// into a revolute limit passes it by under 0.5 degree over two seconds of hitting it. The
+/// soft joint passes let it through by 0.28 and 1.89 degrees at 20 and 40 rad/s: the
+/// limit's impulse and the hinge's point impulse, solved apart, undid each other.
 #[test]
-#[ignore = "not met: passed by 1.89 degrees at 40 rad/s"]
 fn a_revolute_limit_hit_at_forty_radians_a_second_is_passed_by_under_half_a_degree() {
     for w in [20.0, 40.0, -40.0] {
         let past = limit_overshoot(w, 120).to_degrees();
@@ -933,6 +934,186 @@ fn a_revolute_limit_hit_at_forty_radians_a_second_is_passed_by_under_half_a_degr
             "at {w} rad/s the limit is passed by {past} degrees"
         );
     }
+}
+
+/// The 1 x 0.1 m bar of 1 kg hinged at its end to a free 0.5 x 0.5 m box of `heavy` kg, both
+/// free and without gravity, the bar turning at `w` rad/s into the hinge's limits of +-0.5
+/// rad, the box at rest; with `motor`, the hinge's motor `(speed, max torque)`; with
+/// `box_turns` false, a box that cannot turn, which leaves the hinge to the soft joint passes
+/// (the joint trees take only bodies that turn). Over `steps`
+/// steps: how far past a limit (rad) the hinge ever is, and the most the pair's linear
+/// momentum (kg m/s) ever changed, which the hinge, pushing one body against the other,
+/// must keep; and the hinge's angle and relative turn (rad/s) at the end.
+fn free_limit_overshoot(
+    w: f32,
+    heavy: f32,
+    motor: Option<(f32, f32)>,
+    box_turns: bool,
+    steps: usize,
+) -> (f32, f32, f32, f32) {
+    let mut world = World::new(WorldSettings::default());
+    world.set_gravity(Vec2::ZERO).unwrap();
+    let pivot = Vec2::ZERO;
+    let base = world
+        .add_body(
+            BodyDef::dynamic()
+                .position(Vec2::new(-0.3, 0.0))
+                .fixed_rotation(!box_turns),
+            ShapeDef::new(Shape::rect(0.25, 0.25).unwrap()).density(heavy / 0.25),
+        )
+        .unwrap();
+    let bar = block(&mut world, Vec2::new(0.5, 0.0), 0.5, 0.05, 1.0);
+    let mut def = JointDef::revolute(base, bar, pivot).limits(-0.5, 0.5);
+    if let Some((speed, max)) = motor {
+        def = def.motor(speed, max);
+    }
+    let hinge = world.add_joint(def).unwrap();
+    world.set_angular_velocity(bar, w).unwrap();
+    world
+        .set_linear_velocity(bar, Vec2::new(0.0, 0.5 * w))
+        .unwrap();
+    let momentum = |world: &World| {
+        [base, bar].iter().fold(Vec2::ZERO, |p, &b| {
+            p + world.linear_velocity(b).unwrap() * world.mass(b).unwrap()
+        })
+    };
+    let p0 = momentum(&world);
+    let (mut worst, mut dp, mut reached): (f32, f32, f32) = (0.0, 0.0, 0.0);
+    for _ in 0..steps {
+        world.step(DT).unwrap();
+        let angle = world.joint_angle(hinge).unwrap();
+        assert!(angle.is_finite(), "the hinge's angle is {angle}");
+        worst = worst.max(angle - 0.5).max(-0.5 - angle);
+        reached = reached.max(angle.abs());
+        dp = dp.max((momentum(&world) - p0).length());
+    }
+    assert!(reached > 0.49, "the bar turned only {reached} rad");
+    let turn = world.angular_velocity(bar).unwrap() - world.angular_velocity(base).unwrap();
+    (worst, dp, world.joint_angle(hinge).unwrap(), turn)
+}
+
+/// The limit holds the same between two free bodies: a bar turning at 40 rad/s into its
+/// hinge's limit on a free box of 1, 10 and 100 kg passes it by under 0.5 degree, and the
+/// pair keeps its linear momentum (the limit's impulse is internal) to within 0.1% of the
+/// bar's 20 kg m/s; in a joint tree (a box that turns) and in the soft joint passes (a box
+/// that cannot), where the limit, solved apart from the hinge's point, once let the bar
+/// through by 1.65 to 1.89 degrees.
+#[test]
+fn a_revolute_limit_between_free_bodies_holds_and_keeps_their_momentum() {
+    for heavy in [1.0, 10.0, 100.0] {
+        for box_turns in [true, false] {
+            let (past, dp, _, _) = free_limit_overshoot(40.0, heavy, None, box_turns, 120);
+            let past = past.to_degrees();
+            println!("limit on a {heavy} kg box (turns: {box_turns}): passed by {past:.4} degrees; momentum off by {dp} kg m/s");
+            assert!(
+                past < 0.5,
+                "on a {heavy} kg box the limit is passed by {past} degrees"
+            );
+            assert!(dp < 0.001 * 20.0, "linear momentum changed by {dp}");
+        }
+    }
+}
+
+/// A motor driving a hinged bar into its limit at 150 rad/s with far more torque than the
+/// limit's impulse needs to stop it, on a fixed hinge and then reversed into the other limit,
+/// and on a hinge to a free 10 kg box (that turns, or not: the joint tree or the soft
+/// passes, with a tenth of the torque): the bar stays finite and within the limits (passing
+/// them by under 0.5 degree), and comes to rest on the limit it is driven against, pressed
+/// there but not turning against the other body (no gravity, nothing else acts); the free
+/// pair keeps its linear momentum. Once, a limit and a motor solved together in the exact
+/// solve of joint trees gave NaN.
+#[test]
+fn a_motor_driving_into_a_limit_at_speed_stays_finite_and_within_it() {
+    // Fixed hinge: the bar starts at rest.
+    let mut world = World::new(WorldSettings::default());
+    world.set_gravity(Vec2::ZERO).unwrap();
+    let base = anchor(&mut world, Vec2::ZERO);
+    let bar = block(&mut world, Vec2::new(0.5, 0.0), 0.5, 0.05, 1.0);
+    let hinge = world
+        .add_joint(
+            JointDef::revolute(base, bar, Vec2::ZERO)
+                .limits(-0.5, 0.5)
+                .motor(150.0, 1000.0),
+        )
+        .unwrap();
+    for (speed, limit) in [(150.0, 0.5), (-150.0, -0.5)] {
+        world.set_joint_motor(hinge, speed, 1000.0).unwrap();
+        let mut worst: f32 = 0.0;
+        for _ in 0..60 {
+            world.step(DT).unwrap();
+            let angle = world.joint_angle(hinge).unwrap();
+            let w = world.angular_velocity(bar).unwrap();
+            assert!(
+                angle.is_finite() && w.is_finite(),
+                "angle {angle}, turn {w}"
+            );
+            worst = worst.max(angle - 0.5).max(-0.5 - angle);
+        }
+        let (angle, w) = (
+            world.joint_angle(hinge).unwrap(),
+            world.angular_velocity(bar).unwrap(),
+        );
+        let past = worst.to_degrees();
+        println!("motor at {speed} rad/s into the limit: passed by {past:.4} degrees, resting at {angle} turning at {w}");
+        assert!(past < 0.5, "passed by {past} degrees");
+        assert!(
+            (angle - limit).abs() < 1e-3,
+            "rests at {angle}, not at {limit}"
+        );
+        assert!(w.abs() < 1e-3, "still turns at {w} rad/s");
+    }
+    // The soft passes hold a limit as stiff as a contact with a fixed body, not rigidly:
+    // pressed by the motor's 1000 N m it sits 2.1 degrees past; by 100 N m, 0.2.
+    for (box_turns, max, rest) in [(true, 1000.0, 1e-3), (false, 100.0, 0.5f32.to_radians())] {
+        let motor = Some((150.0, max));
+        let (past, dp, angle, turn) = free_limit_overshoot(0.0, 10.0, motor, box_turns, 120);
+        let past = past.to_degrees();
+        println!("motor of {max} N m on a free box (turns: {box_turns}): passed by {past:.4} degrees, momentum off by {dp}, ends at {angle} turning at {turn}");
+        assert!(past < 0.5, "passed by {past} degrees");
+        assert!(dp < 1e-3, "linear momentum changed by {dp}");
+        assert!(
+            (angle - 0.5).abs() < rest,
+            "rests at {angle}, not at the limit"
+        );
+        assert!(
+            turn.abs() < 1e-3,
+            "still turns at {turn} rad/s against the box"
+        );
+    }
+}
+
+/// A chain of ten 1 x 0.1 m links of 1 kg, each hinged to the one before (the first to a fixed
+/// body) with limits of +-0.3 rad and a motor of 2 N m driving it, by turns, at +5 and -5 rad/s,
+/// let fall under gravity from level: over 10 s no hinge passes its limits by more than 0.01
+/// degree, though several press on them at once and each correction moves the others. The
+/// position projection once let go of a limit that another's correction then pushed past
+/// again: 0.57 degrees.
+#[test]
+fn a_falling_chain_of_limited_hinges_stays_within_its_limits() {
+    let mut world = world();
+    let mut prev = anchor(&mut world, Vec2::ZERO);
+    let mut hinges = vec![];
+    for k in 0..10 {
+        let link = block(&mut world, Vec2::new(0.5 + k as f32, 0.0), 0.5, 0.05, 1.0);
+        let speed = if k % 2 == 0 { 5.0 } else { -5.0 };
+        let def = JointDef::revolute(prev, link, Vec2::new(k as f32, 0.0))
+            .limits(-0.3, 0.3)
+            .motor(speed, 2.0);
+        hinges.push(world.add_joint(def).unwrap());
+        prev = link;
+    }
+    let mut worst: f32 = 0.0;
+    for _ in 0..600 {
+        world.step(DT).unwrap();
+        for &hinge in &hinges {
+            let angle = world.joint_angle(hinge).unwrap();
+            assert!(angle.is_finite(), "a hinge's angle is {angle}");
+            worst = worst.max(angle - 0.3).max(-0.3 - angle);
+        }
+    }
+    let past = worst.to_degrees();
+    println!("falling chain of limited hinges: passed by {past:.4} degrees");
+    assert!(past < 0.01, "a limit is passed by {past} degrees");
 }
 
 /// A double pendulum of two 1 x 0.1 m rods of 1 kg, hinged end to end from a fixed pivot at
