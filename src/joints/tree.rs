@@ -41,6 +41,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
 use crate::joints::joint::{Joint, JointKind, Slot};
+use crate::joints::pair::relative_angle;
 use batch2d_kernels::body::{cap_speeds, States};
 use batch2d_kernels::{BodyState, NULL_BODY};
 use std::cmp::Ordering;
@@ -786,18 +787,6 @@ unsafe fn write_capped_velocity(states: States, index: u32, v: V3, caps: (f32, f
     let v = v.map(|x| x as f32);
     let (lin, w) = cap_speeds([v[0], v[1]], v[2], caps.0, caps.1);
     states.write_velocity(index, &BodyState::with_velocity(lin, w));
-}
-
-/// The relative angle `qb - qa - reference` in `[-pi, pi]`.
-fn relative_angle(qa: Rot, qb: Rot, reference: f32) -> f32 {
-    let angle = qa.inv_mul(qb).angle() - reference;
-    if angle > PI {
-        angle - 2.0 * PI
-    } else if angle < -PI {
-        angle + 2.0 * PI
-    } else {
-        angle
-    }
 }
 
 fn mul_vec3(m: &M3, v: &V3) -> V3 {
