@@ -1121,6 +1121,47 @@ unsafe fn move_parts(joints: &mut [TreeJoint], nodes: &[Node], states: States) -
     moved
 }
 
+impl TreeJoint {
+    /// The rows' Jacobians at the bodies' motion now, kept in `jacobian`, and the change they
+    /// ask for: of the position error when projecting, else of the rows' velocity. A hinge's
+    /// turn row that its law leaves free is padding, its Jacobian zero.
+    ///
+    /// # Safety
+    /// As for [`TreePasses::run`].
+    unsafe fn rows_and_change(&mut self, states: States, project: bool) -> V3 {
+        let (a, b) = (states.read(self.state[0]), states.read(self.state[1]));
+        let (jacobian, error) = self.rows_now(&a, &b);
+        self.jacobian = jacobian;
+        let mut rhs = if project {
+            error.map(|e| -e)
+        } else {
+            let (va, vb) = (velocity(&a), velocity(&b));
+            let (ca, cb) = (mul_vec3(&jacobian[0], &va), mul_vec3(&jacobian[1], &vb));
+            [0, 1, 2].map(|r| -(ca[r] + cb[r]))
+        };
+        if self.rows == Rows::Hinge {
+            // The turn row is an equality while a limit is passed (positions), or while its
+            // part of the law holds a velocity (velocities); else it is padding.
+            let row = if project {
+                self.hinge.held = self.hinge.held.or(self.hinge.passed(error[2]));
+                self.hinge.held.map(|limit| limit - error[2])
+            } else {
+                match self.hinge.law.part(self.hinge.part) {
+                    Some(Part::Held { target, .. }) => Some(target + rhs[2]),
+                    _ => None,
+                }
+            };
+            self.hinge.active = row.is_some();
+            rhs[2] = row.unwrap_or(0.0);
+            if row.is_none() {
+                self.jacobian[0][2] = [0.0; 3];
+                self.jacobian[1][2] = [0.0; 3];
+            }
+        }
+        rhs
+    }
+}
+
 /// Fills each node's block, right-hand side and edge to its parent from the rows' Jacobians
 /// at the bodies' motion now.
 ///
@@ -1129,39 +1170,6 @@ unsafe fn move_parts(joints: &mut [TreeJoint], nodes: &[Node], states: States) -
 // Blocks are indexed by row and column, as the formulas above write them.
 #[allow(clippy::needless_range_loop)]
 unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States, project: bool) {
-    // The rows' Jacobians at the bodies' motion now, and the change they ask for.
-    let rhs_of = |j: &mut TreeJoint| {
-        let (a, b) = (states.read(j.state[0]), states.read(j.state[1]));
-        let (jacobian, error) = j.rows_now(&a, &b);
-        j.jacobian = jacobian;
-        let mut rhs = if project {
-            error.map(|e| -e)
-        } else {
-            let (va, vb) = (velocity(&a), velocity(&b));
-            let (ca, cb) = (mul_vec3(&jacobian[0], &va), mul_vec3(&jacobian[1], &vb));
-            [0, 1, 2].map(|r| -(ca[r] + cb[r]))
-        };
-        if j.rows == Rows::Hinge {
-            // The turn row is an equality while a limit is passed (positions), or while its
-            // part of the law holds a velocity (velocities); else it is padding.
-            let row = if project {
-                j.hinge.held = j.hinge.held.or(j.hinge.passed(error[2]));
-                j.hinge.held.map(|limit| limit - error[2])
-            } else {
-                match j.hinge.law.part(j.hinge.part) {
-                    Some(Part::Held { target, .. }) => Some(target + rhs[2]),
-                    _ => None,
-                }
-            };
-            j.hinge.active = row.is_some();
-            rhs[2] = row.unwrap_or(0.0);
-            if row.is_none() {
-                j.jacobian[0][2] = [0.0; 3];
-                j.jacobian[1][2] = [0.0; 3];
-            }
-        }
-        rhs
-    };
     for n in nodes.iter_mut() {
         n.d = ZERO;
         n.y = [0.0; N];
@@ -1176,7 +1184,7 @@ unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States,
                 continue;
             }
             let j = &mut joints[n.fixed_joint as usize];
-            let rhs = rhs_of(j);
+            let rhs = j.rows_and_change(states, project);
             let side = usize::from(j.node[1]);
             let (g, pad) = (j.jacobian[side], j.padding());
             for r in 0..3 {
@@ -1189,7 +1197,7 @@ unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States,
             }
         } else {
             let j = &mut joints[n.index as usize];
-            let (rhs, pad) = (rhs_of(j), j.padding());
+            let (rhs, pad) = (j.rows_and_change(states, project), j.padding());
             for r in 0..3 {
                 n.d[r][r] = pad[r];
                 n.d[3 + r][3 + r] = -1.0;
@@ -1208,7 +1216,11 @@ unsafe fn assemble(joints: &mut [TreeJoint], nodes: &mut [Node], states: States,
             }
         }
     }
-    // The edges to the parents: a joint's rows for a body's velocities, or their transpose.
+    link_parents(joints, nodes);
+}
+
+/// The edges to the parents: a joint's rows for a body's velocities, or their transpose.
+fn link_parents(joints: &[TreeJoint], nodes: &mut [Node]) {
     for i in 0..nodes.len() {
         let n = nodes[i];
         if n.parent == NONE {
