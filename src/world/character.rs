@@ -26,7 +26,8 @@ use crate::geometry::ray::cast_ray;
 use crate::geometry::shape::Shape;
 use crate::limits::{check_time_step, check_vector};
 use crate::narrow_phase::manifold::chain_segment_meets;
-use crate::world::query::{QueryFilter, SweepHit, SweepRule};
+use crate::world::query::QueryFilter;
+use crate::world::shape_cast::{SweepHit, SweepRule};
 use crate::world::World;
 
 /// The settings of a character mover, built like a [`BodyDef`](crate::BodyDef): start from

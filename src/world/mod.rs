@@ -22,6 +22,7 @@ mod mass;
 #[cfg(feature = "tracy")]
 mod plots;
 pub(crate) mod query;
+pub(crate) mod shape_cast;
 mod sleep;
 pub(crate) mod snapshot;
 mod snapshot_bytes;

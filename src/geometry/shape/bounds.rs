@@ -1,0 +1,261 @@
+//! The boxes and extents of a shape: its world box, the broadphase's grown and swept box, how
+//! far it reaches and how narrow it is, and the shortcut box of an axis-aligned rectangle.
+
+use super::{Circle, Polygon, Shape};
+use crate::geometry::math::{Aabb, Transform, Vec2};
+
+impl Shape {
+    /// Farthest distance from `point` (body frame) to any point of the shape.
+    pub(crate) fn reach_from(&self, point: Vec2) -> f32 {
+        match self {
+            Shape::Circle(c) => (c.center - point).length() + c.radius,
+            Shape::Polygon(p) => {
+                let far = p.vertices[..p.count]
+                    .iter()
+                    .map(|&v| (v - point).length())
+                    .fold(0.0, f32::max);
+                far + p.radius
+            }
+        }
+    }
+
+    /// The smallest width of the shape over all directions: a circle's diameter; for a polygon,
+    /// the narrowest of its widths across its edge normals (where the minimum width of a convex
+    /// polygon is always found), plus the rounding on both sides.
+    pub(crate) fn smallest_extent(&self) -> f32 {
+        match self {
+            Shape::Circle(c) => 2.0 * c.radius,
+            Shape::Polygon(p) => {
+                let vertices = &p.vertices[..p.count];
+                let width = |i: usize| {
+                    vertices
+                        .iter()
+                        .map(|&v| p.normals[i].dot(vertices[i] - v))
+                        .fold(0.0, f32::max)
+                };
+                (0..p.count).map(width).fold(f32::MAX, f32::min) + 2.0 * p.radius
+            }
+        }
+    }
+
+    /// The tight world box of the shape when its body origin is placed by `xf`, rounding
+    /// radius included.
+    #[inline(always)]
+    pub fn aabb(&self, xf: Transform) -> Aabb {
+        match self {
+            Shape::Circle(circle) => circle.aabb(xf),
+            Shape::Polygon(polygon) => polygon.aabb(xf),
+        }
+    }
+
+    /// The broadphase box of the shape placed by `xf`: its tight box grown by `grow` on every
+    /// side, then stretched along `motion` so that a moving body's box covers its path
+    /// through the step.
+    pub(crate) fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
+        swept(self.aabb(xf), grow, motion)
+    }
+}
+
+/// A tight box grown by `grow` on every side, then stretched along `motion`.
+fn swept(tight: Aabb, grow: f32, motion: Vec2) -> Aabb {
+    let grown = tight.fattened(grow);
+    Aabb::new(
+        grown.min + motion.min(Vec2::ZERO),
+        grown.max + motion.max(Vec2::ZERO),
+    )
+}
+
+/// A rectangle whose edges are parallel to its body's axes (a box, the commonest shape),
+/// rounding radius included: its world box follows from the rotation alone, without the
+/// shape's vertices. The bodies' boxes are recomputed every step, and reading each body's
+/// whole shape for them cost more than the arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LocalBox {
+    /// Centre in the body frame.
+    center: Vec2,
+    /// Half the width and height, rounding excluded.
+    half: Vec2,
+    radius: f32,
+    /// Whether the polygon is exactly [`LocalBox::hull`], bit for bit and in its order.
+    exact: bool,
+}
+
+/// A rectangle's vertices and edge normals in the order of a polygon's: see [`LocalBox::hull`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BoxHull {
+    pub vertices: [Vec2; 4],
+    pub normals: [Vec2; 4],
+    pub radius: f32,
+}
+
+/// The outward normals of a rectangle's edges, from its lower left corner on.
+const BOX_NORMALS: [Vec2; 4] = [
+    Vec2::new(0.0, -1.0),
+    Vec2::new(1.0, 0.0),
+    Vec2::new(0.0, 1.0),
+    Vec2::new(-1.0, 0.0),
+];
+
+impl LocalBox {
+    /// The shape's box if it is such a rectangle; `None` for any other shape.
+    pub fn of(shape: &Shape) -> Option<LocalBox> {
+        let Shape::Polygon(polygon) = shape else {
+            return None;
+        };
+        let normals = &polygon.normals[..polygon.count];
+        if polygon.count != 4 || !normals.iter().all(|n| n.x == 0.0 || n.y == 0.0) {
+            return None;
+        }
+        let vertices = polygon.vertices();
+        let lower = vertices.iter().fold(vertices[0], |m, &v| m.min(v));
+        let upper = vertices.iter().fold(vertices[0], |m, &v| m.max(v));
+        let mut local = LocalBox {
+            center: (lower + upper) * 0.5,
+            half: (upper - lower) * 0.5,
+            radius: polygon.radius,
+            exact: false,
+        };
+        let same = |p: &[Vec2], q: &[Vec2]| {
+            let bits = |v: &Vec2| (v.x.to_bits(), v.y.to_bits());
+            p.iter().map(bits).eq(q.iter().map(bits))
+        };
+        local.exact = same(vertices, &local.corners()) && same(normals, &BOX_NORMALS);
+        Some(local)
+    }
+
+    /// The rectangle's vertices (counter-clockwise from the lower left corner), edge normals
+    /// and radius, if they are exactly its polygon's: a box made by [`Shape::rect`], or by an
+    /// unturned [`Shape::offset_rect`] whose centre and half extents give its corners back. A
+    /// collide can then build the hull from the body's columns and give the same bits without
+    /// reading the polygon, which lives apart from them.
+    pub fn hull(&self) -> Option<BoxHull> {
+        self.exact.then(|| BoxHull {
+            vertices: self.corners(),
+            normals: BOX_NORMALS,
+            radius: self.radius,
+        })
+    }
+
+    fn corners(&self) -> [Vec2; 4] {
+        let (c, h) = (self.center, self.half);
+        [
+            Vec2::new(c.x - h.x, c.y - h.y),
+            Vec2::new(c.x + h.x, c.y - h.y),
+            Vec2::new(c.x + h.x, c.y + h.y),
+            Vec2::new(c.x - h.x, c.y + h.y),
+        ]
+    }
+
+    /// [`Shape::aabb`] of the rectangle (equal up to rounding): the rotated half extents
+    /// projected on the world axes.
+    #[inline(always)]
+    pub fn aabb(&self, xf: Transform) -> Aabb {
+        let center = xf.apply(self.center);
+        let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
+        let (hx, hy) = (self.half.x, self.half.y);
+        let extent = Vec2::new(c * hx + s * hy, s * hx + c * hy);
+        Aabb::new(center - extent, center + extent).fattened(self.radius)
+    }
+
+    /// [`Shape::swept_aabb`] of the rectangle.
+    #[inline(always)]
+    pub fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
+        swept(self.aabb(xf), grow, motion)
+    }
+}
+
+impl Circle {
+    fn aabb(&self, xf: Transform) -> Aabb {
+        let p = xf.apply(self.center);
+        let r = Vec2::new(self.radius, self.radius);
+        Aabb::new(p - r, p + r)
+    }
+}
+
+impl Polygon {
+    fn aabb(&self, xf: Transform) -> Aabb {
+        let first = xf.apply(self.vertices[0]);
+        let mut lower = first;
+        let mut upper = first;
+        for &v in &self.vertices()[1..] {
+            let p = xf.apply(v);
+            lower = lower.min(p);
+            upper = upper.max(p);
+        }
+        Aabb::new(lower, upper).fattened(self.radius)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::math::Rot;
+    use crate::geometry::shape::v;
+    /// A rectangle's world box from its rotation alone matches the box of its turned vertices,
+    /// off centre and rounded too, at every turn; other shapes have no such box.
+    #[test]
+    fn a_local_box_matches_the_box_of_the_turned_vertices() {
+        let corners = [v(-1.0, -0.5), v(1.0, -0.5), v(1.0, 0.5), v(-1.0, 0.5)];
+        let rectangles = [
+            Shape::rect(0.5, 0.5),
+            Shape::rect(2.0, 0.25),
+            Shape::offset_rect(0.3, 0.7, v(1.5, -2.0), 0.0),
+            Shape::rounded_polygon(&corners, 0.1),
+        ];
+        for shape in rectangles.map(Result::unwrap) {
+            let local = LocalBox::of(&shape).expect("a rectangle has a local box");
+            for k in 0..64 {
+                let xf = Transform::new(v(3.0, -7.0), Rot::from_angle(k as f32 * 0.1));
+                let (fast, tight) = (local.aabb(xf), shape.aabb(xf));
+                let pairs = [
+                    (fast.min.x, tight.min.x),
+                    (fast.min.y, tight.min.y),
+                    (fast.max.x, tight.max.x),
+                    (fast.max.y, tight.max.y),
+                ];
+                for (a, b) in pairs {
+                    assert!((a - b).abs() <= 1e-5, "{shape:?} turned {k}: {a} vs {b}");
+                }
+            }
+        }
+        let others = [
+            Shape::circle(1.0),
+            Shape::offset_rect(0.5, 0.5, Vec2::ZERO, 0.3),
+            Shape::polygon(&[v(0.0, 0.0), v(1.0, 0.0), v(0.0, 1.0)]),
+            Shape::capsule(v(-1.0, 0.0), v(1.0, 0.0), 0.2),
+        ];
+        for shape in others.map(Result::unwrap) {
+            assert_eq!(LocalBox::of(&shape), None, "{shape:?}");
+        }
+    }
+
+    /// A rectangle's hull from its local box is its polygon bit for bit, or there is none: a
+    /// box whose centre and half extents do not give its corners back exactly, or a polygon
+    /// whose normals carry a -0, keeps to its polygon.
+    #[test]
+    fn a_box_hull_is_its_polygon_bit_for_bit() {
+        let bits = |vs: &[Vec2]| vs.iter().map(|v| (v.x.to_bits(), v.y.to_bits())).collect();
+        let bits: fn(&[Vec2]) -> Vec<(u32, u32)> = bits;
+        let square = [v(-1.0, -1.0), v(1.0, -1.0), v(1.0, 1.0), v(-1.0, 1.0)];
+        let cases = [
+            (Shape::rect(0.5, 0.5), true),
+            (Shape::rect(2.0, 0.25), true),
+            (Shape::offset_rect(0.3, 0.7, v(1.5, -2.0), 0.0), true),
+            (Shape::offset_rect(0.1, 0.3, v(0.7, 0.2), 0.0), false),
+            (Shape::polygon(&square), false),
+            (Shape::rounded_polygon(&square, 0.1), false),
+        ];
+        for (shape, has_hull) in cases.map(|(s, h)| (s.unwrap(), h)) {
+            let Shape::Polygon(polygon) = &shape else {
+                unreachable!("every case is a polygon")
+            };
+            let local = LocalBox::of(&shape).expect("a rectangle has a local box");
+            assert_eq!(local.hull().is_some(), has_hull, "{shape:?}");
+            if let Some(hull) = local.hull() {
+                assert_eq!(bits(&hull.vertices), bits(polygon.vertices()), "{shape:?}");
+                assert_eq!(bits(&hull.normals), bits(polygon.normals()), "{shape:?}");
+                assert_eq!(hull.radius.to_bits(), polygon.radius.to_bits());
+            }
+        }
+    }
+}
