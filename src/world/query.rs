@@ -331,7 +331,6 @@ impl World {
     }
 }
 
-/// The query grid a world starts with: empty and stale.
 /// The box grown by a few f32 spacings of its coordinates: shapes are tested in f64 from
 /// their f32 pose, and their exact extent may reach an ulp past the f32 box.
 pub(super) fn padded(aabb: Aabb) -> Aabb {
