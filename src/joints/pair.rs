@@ -226,6 +226,19 @@ impl Pair<'_> {
         (ra, rb, d)
     }
 
+    /// A point constraint's arms now: from each centre of mass to B's anchor, where the
+    /// constraint's impulse acts on both bodies, and B's anchor minus A's.
+    ///
+    /// An impulse on both bodies at one point carries no moment of its own, so the joint
+    /// keeps the bodies' angular momentum while its anchors are apart. Applied at each body's
+    /// own anchor, an impulse `P` with the anchors `d` apart adds `d x P`: between joints
+    /// that contradict each other, whose anchors stay apart, two welds spun a pair of free
+    /// bodies up to 110 rad/s.
+    pub(super) fn point_arms(&self) -> (Vec2, Vec2, Vec2) {
+        let (ra, rb, d) = self.geometry();
+        (ra + d, rb, d)
+    }
+
     /// B's angle relative to A's, minus `reference`, now.
     pub(super) fn angle(&self, reference: f32) -> f32 {
         let qa = self.a.dq.compose(self.x.q[0]);
@@ -331,7 +344,7 @@ impl Pair<'_> {
     /// Pins B's anchor to A's with the coefficients `k`; the accumulated impulse's length
     /// stays within `max`.
     pub(super) fn solve_point(&mut self, k: Coeffs, accumulated: &mut Vec2, max: f32) {
-        let (ra, rb, d) = self.geometry();
+        let (ra, rb, d) = self.point_arms();
         let (a, b, p) = (&self.a, &self.b, self.p);
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
@@ -373,7 +386,7 @@ impl Pair<'_> {
 /// Applies the accumulated impulses of a joint held at a point, whose turn is one row (a
 /// revolute joint, a weld, a mouse or motor joint), again.
 pub(super) fn warm_start_point(i: &Impulses, pair: &mut Pair) {
-    let (ra, rb, _) = pair.geometry();
+    let (ra, rb, _) = pair.point_arms();
     pair.apply_point(ra, rb, i.linear);
     let angular = i.angular + i.motor + i.lower - i.upper;
     pair.apply_row(Row::ANGULAR, angular);
@@ -401,7 +414,7 @@ impl Pair<'_> {
     /// Schur complement of the point block), without forming `k11 k22 - k12^2` or the 3x3
     /// determinant as differences (see [`solve2`]). `None` where the block is singular.
     pub(super) fn hinge_block(&self) -> Option<HingeBlock> {
-        let (ra, rb, d) = self.geometry();
+        let (ra, rb, d) = self.point_arms();
         let p = self.p;
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);
         let (ia, ib) = (p.inv_inertia[0], p.inv_inertia[1]);
