@@ -127,7 +127,9 @@ impl Pins<f32> for Lane<'_> {
     }
 }
 
-/// The masses and the anchors turned by the motion since the step began.
+/// The masses, the arms from the centres to B's anchor (where the impulse acts on both
+/// bodies, so that it carries no moment of its own; see `Pair::point_arms` in batch2d), and
+/// the gap between the anchors, at the motion since the step began.
 struct Arms<R> {
     ma: R,
     mb: R,
@@ -137,25 +139,33 @@ struct Arms<R> {
     ray: R,
     rbx: R,
     rby: R,
+    dx: R,
+    dy: R,
 }
 
 #[inline(always)]
 fn arms<R: Real>(c: &impl Pins<R>, a: &BodyLanes<R>, b: &BodyLanes<R>) -> Arms<R> {
     let (rax, ray) = (c.get(|c| &c.rax), c.get(|c| &c.ray));
     let (rbx, rby) = (c.get(|c| &c.rbx), c.get(|c| &c.rby));
+    let (rax, ray) = (a.dqc * rax - a.dqs * ray, a.dqs * rax + a.dqc * ray);
+    let (rbx, rby) = (b.dqc * rbx - b.dqs * rby, b.dqs * rbx + b.dqc * rby);
+    let dx = ((b.dpx - a.dpx) + c.get(|c| &c.dcx)) + (rbx - rax);
+    let dy = ((b.dpy - a.dpy) + c.get(|c| &c.dcy)) + (rby - ray);
     Arms {
         ma: c.get(|c| &c.inv_mass_a),
         mb: c.get(|c| &c.inv_mass_b),
         ia: c.get(|c| &c.inv_inertia_a),
         ib: c.get(|c| &c.inv_inertia_b),
-        rax: a.dqc * rax - a.dqs * ray,
-        ray: a.dqs * rax + a.dqc * ray,
-        rbx: b.dqc * rbx - b.dqs * rby,
-        rby: b.dqs * rbx + b.dqc * rby,
+        rax: rax + dx,
+        ray: ray + dy,
+        rbx,
+        rby,
+        dx,
+        dy,
     }
 }
 
-/// Applies `(px, py)` to B at its anchor and the opposite to A at its.
+/// Applies `(px, py)` to B, and the opposite to A, at B's anchor.
 #[inline(always)]
 fn apply<R: Real>(r: &Arms<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>, px: R, py: R) {
     a.vx = a.vx - px * r.ma;
@@ -189,9 +199,8 @@ fn solve_lanes<R: Real>(
     k: &PinParams,
 ) {
     let r = arms(c, a, b);
-    // The gap between the anchors now, and their relative velocity.
-    let dx = ((b.dpx - a.dpx) + c.get(|c| &c.dcx)) + (r.rbx - r.rax);
-    let dy = ((b.dpy - a.dpy) + c.get(|c| &c.dcy)) + (r.rby - r.ray);
+    let (dx, dy) = (r.dx, r.dy);
+    // The anchors' relative velocity.
     let cdot_x = (b.vx + -b.w * r.rby) - (a.vx + -a.w * r.ray);
     let cdot_y = (b.vy + b.w * r.rbx) - (a.vy + a.w * r.rax);
     let m = r.ma + r.mb;

@@ -2273,8 +2273,9 @@ fn check_pins(
     scalar
 }
 
-/// The velocity of B's anchor relative to A's, per lane (zero velocity and no turn for a
-/// null side, as the identity row gives the kernels), in f64.
+/// The velocity of B's anchor relative to A's point under it, per lane (zero velocity and no
+/// turn for a null side, as the identity row gives the kernels), in f64: a pin's impulse acts
+/// on both bodies at B's anchor.
 fn pin_anchor_speeds(c: &PinBatch, states: &[BodyState]) -> Vec<[f64; 2]> {
     let state = |i: u32| match i {
         NULL_BODY => BodyState::IDENTITY,
@@ -2288,8 +2289,12 @@ fn pin_anchor_speeds(c: &PinBatch, states: &[BodyState]) -> Vec<[f64; 2]> {
                 let (x, y) = (x as f64, y as f64);
                 (qc * x - qs * y, qs * x + qc * y)
             };
-            let (rax, ray) = turn(&a, c.rax[l], c.ray[l]);
             let (rbx, rby) = turn(&b, c.rbx[l], c.rby[l]);
+            // A's arm reaches B's anchor (past its own by the gap between them, so its own
+            // anchor drops out).
+            let gap = |db: f32, da: f32, dc: f32| (db as f64 - da as f64) + dc as f64;
+            let rax = gap(b.dp[0], a.dp[0], c.dcx[l]) + rbx;
+            let ray = gap(b.dp[1], a.dp[1], c.dcy[l]) + rby;
             let (wa, wb) = (a.w as f64, b.w as f64);
             [
                 (b.v[0] as f64 - wb * rby) - (a.v[0] as f64 - wa * ray),

@@ -12,6 +12,7 @@ use crate::joints::prepare::{side, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
 use batch2d_kernels::{PinBatch, LANES};
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
@@ -19,6 +20,9 @@ use std::ops::Range;
 pub(super) const JOINTS_PER_BLOCK: usize = 64;
 
 pub(super) const PINS_PER_BLOCK: usize = 8;
+
+/// The fewest joints a worker takes constants for at once: enough to amortise the split.
+const PREPARE_MIN_LEN: usize = 256;
 
 /// Colors of the joint graph; a joint that fits in none goes to the overflow set.
 pub(super) const JOINT_COLORS: u32 = 64;
@@ -52,8 +56,10 @@ pub(crate) struct JointBatches {
     pub(super) prepared: Vec<Prepared>,
     pub(super) extra: Vec<Extra>,
     pub(super) pins: Vec<PinBatch>,
-    /// The joint slot of each pin lane (`NONE` for a padding lane).
+    /// The joint slot of each pin lane (`NONE` for a padding lane), and of each joint of
+    /// `prepared`.
     pub(super) pin_slots: Vec<[u32; LANES]>,
+    pub(super) joint_slots: Vec<u32>,
     /// The colors in order.
     pub(super) colors: Vec<JointColor>,
     /// The joints that fit in no color, in `prepared` after the colors'.
@@ -158,27 +164,52 @@ impl JointBatches {
             batches.color_of.push(color);
         }
         batches.lay_out();
-        // Each joint's constants straight into its place in color order.
+        // Each joint's place in color order, in slot order; then its constants taken straight
+        // into that place on the workers. A joint's constants are its own, whoever takes
+        // them: the same bits on any thread count.
+        batches.joint_slots.clear();
+        batches.joint_slots.resize(batches.prepared.len(), NONE);
         for (slot, (s, &color)) in slots.iter().zip(&batches.color_of).enumerate() {
             let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
                 continue;
             };
-            let (p, x) = joint
-                .prepare(slot as u32, bodies, state_of, h, settings.gravity)
-                .unwrap_or_default();
             let color = color as usize;
-            if p.c.plain && color < JOINT_COLORS as usize {
+            if joint.is_plain() && color < JOINT_COLORS as usize {
                 let at = &mut batches.plain[color];
-                batches.pins[*at / LANES].set(*at % LANES, &p);
                 batches.pin_slots[*at / LANES][*at % LANES] = slot as u32;
                 *at += 1;
             } else {
                 let at = &mut batches.others[color];
-                batches.prepared[*at] = p;
-                batches.extra[*at] = x;
+                batches.joint_slots[*at] = slot as u32;
                 *at += 1;
             }
         }
+        let prepare = |slot: u32| {
+            let joint = slots[slot as usize].joint.as_ref();
+            let joint = joint.expect("a colored slot has a joint");
+            let prepared = joint.prepare(slot, bodies, state_of, h, settings.gravity);
+            prepared.unwrap_or_default()
+        };
+        let JointBatches {
+            pins,
+            pin_slots,
+            prepared,
+            extra,
+            joint_slots,
+            ..
+        } = batches;
+        let pins = pins.par_iter_mut().zip(pin_slots.par_iter());
+        pins.with_min_len(PREPARE_MIN_LEN / LANES)
+            .for_each(|(batch, lanes)| {
+                for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
+                    batch.set(l, &prepare(slot).0);
+                }
+            });
+        let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
+        joints
+            .zip(joint_slots.par_iter())
+            .with_min_len(PREPARE_MIN_LEN)
+            .for_each(|((p, x), &slot)| (*p, *x) = prepare(slot));
         !batches.colors.is_empty() || !batches.overflow.is_empty()
     }
 

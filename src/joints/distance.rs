@@ -3,11 +3,12 @@
 
 use crate::geometry::math::Vec2;
 use crate::joints::joint::{Impulses, Joint};
-use crate::joints::pair::{Pair, Pass, Row};
+use crate::joints::pair::{Drive, Pair, Pass, Row};
 use crate::joints::spring::SpringLaw;
 
 impl Joint {
-    /// A distance joint's pass: its length held, or its motor, limits and range.
+    /// A distance joint's pass: its length held, or its motor, then its range (pressed by
+    /// the motor and the spring, see [`Drive`]).
     pub(super) fn solve_distance(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
         let (ra, rb, d) = pair.geometry();
         let length = d.length();
@@ -29,11 +30,13 @@ impl Joint {
                     pair.solve_motor(row, motor, pass, &mut i.motor);
                 }
                 if let Some((min, max)) = range.filter(|_| self.limits_enabled) {
+                    let drive = Drive::new(i.axial + i.motor);
                     if min > 0.0 {
-                        pair.solve_limit(row, length - min, pass, &mut i.lower);
+                        pair.solve_limit(row, length - min, pass, &mut i.lower, drive.lower);
                     }
                     if max.is_finite() {
-                        pair.solve_limit(row.neg(), max - length, pass, &mut i.upper);
+                        let c = max - length;
+                        pair.solve_limit(row.neg(), c, pass, &mut i.upper, drive.upper);
                     }
                 }
             }

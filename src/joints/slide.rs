@@ -3,18 +3,24 @@
 //! and spring along the axis, and their warm start.
 
 use crate::joints::joint::{turn_share, Impulses, Joint, JointKind};
-use crate::joints::pair::{Pair, Pass, Row};
+use crate::joints::pair::{Drive, Pair, Pass, Row};
 use crate::joints::spring::SpringLaw;
 
 impl Joint {
-    /// A prismatic or wheel joint's limits along the axis.
+    /// A prismatic or wheel joint's limits along the axis, pressed by the spring and a
+    /// prismatic joint's motor (see [`Drive`]; a wheel's motor turns it).
     pub(super) fn solve_slide_limits(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
         if let Some((lower, upper)) = self.active_limits() {
             let (along, _) = slide_rows(pair);
             let (_, _, d) = pair.geometry();
             let translation = pair.axis().dot(d);
-            pair.solve_limit(along, translation - lower, pass, &mut i.lower);
-            pair.solve_limit(along.neg(), upper - translation, pass, &mut i.upper);
+            let drive = Drive::new(match self.kind {
+                JointKind::Prismatic => i.axial + i.motor,
+                _ => i.axial,
+            });
+            pair.solve_limit(along, translation - lower, pass, &mut i.lower, drive.lower);
+            let c = upper - translation;
+            pair.solve_limit(along.neg(), c, pass, &mut i.upper, drive.upper);
         }
     }
 

@@ -32,7 +32,7 @@ impl Pair<'_> {
     /// A weld's spring on its point (see [`SpringLaw`]): B's anchor pulled to A's.
     fn solve_spring_point(&mut self, law: SpringLaw, accumulated: &mut Vec2) {
         let kick = self.x.kick[1] - self.x.kick[0];
-        let (ra, rb, d) = self.geometry();
+        let (ra, rb, d) = self.point_arms();
         let (a, b, p) = (&self.a, &self.b, self.p);
         let cdot = (b.v + Vec2::cross_sv(b.w, rb)) - (a.v + Vec2::cross_sv(a.w, ra));
         let (ma, mb) = (p.inv_mass[0], p.inv_mass[1]);

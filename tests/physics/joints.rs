@@ -1275,3 +1275,118 @@ fn jointed_bodies_sleep_together_and_wake_together() {
         .unwrap();
     assert!(w.is_awake(right).unwrap() && w.is_awake(left).unwrap());
 }
+
+/// A 1 x 0.1 m bar of 1 kg centred at `at`, turned by `angle`.
+fn bar(world: &mut World, at: Vec2, angle: f32) -> BodyId {
+    let body = world
+        .add_body(
+            BodyDef::dynamic().position(at),
+            ShapeDef::new(Shape::rect(0.5, 0.05).unwrap()).density(10.0),
+        )
+        .unwrap();
+    world.set_transform(body, at, angle).unwrap();
+    body
+}
+
+/// Free bodies (no gravity, nothing else) held by joints that contradict each other, so that
+/// no pose satisfies them all: two welds between two bars at poses 0.36 m and 0.5 rad apart,
+/// two distance joints of 1 and 1.5 m between the same two points, and a ring of six bars
+/// welded end to end whose closing hinge is 0.3 m out. The joints cannot close, so they
+/// settle into a compromise: over 2000 steps the bodies' linear momentum stays zero and so
+/// does their angular momentum, every body ends at rest, and each joint's force stays finite
+/// and the same over the last 1000 steps, not growing. The point impulse of a weld or a hinge
+/// acted on each body at that body's own anchor: with the anchors held apart, each impulse
+/// turned the pair, and the two welds spun up to 110 rad/s, the ring to 19 rad/s and on.
+#[test]
+fn contradictory_joints_settle_into_a_compromise_without_spinning() {
+    let mut cases = vec![];
+    // Two welds: the second taken with B moved and turned.
+    let mut w = world(Vec2::ZERO);
+    let a = bar(&mut w, Vec2::ZERO, 0.0);
+    let b = bar(&mut w, Vec2::new(1.0, 0.0), 0.0);
+    let first = w
+        .add_joint(JointDef::weld(a, b, Vec2::new(0.5, 0.0)))
+        .unwrap();
+    w.set_transform(b, Vec2::new(1.2, 0.3), 0.5).unwrap();
+    let second = w
+        .add_joint(JointDef::weld(a, b, Vec2::new(0.5, 0.0)))
+        .unwrap();
+    w.set_transform(b, Vec2::new(1.0, 0.0), 0.0).unwrap();
+    cases.push(("two welds", w, vec![first, second]));
+    // Two rods of 1 and 1.5 m between the same points, 1.2 m apart.
+    let mut w = world(Vec2::ZERO);
+    let a = ball(&mut w, Vec2::ZERO, 0.2, 8.0);
+    let b = ball(&mut w, Vec2::new(1.0, 0.0), 0.2, 8.0);
+    let short = JointDef::distance(a, b, Vec2::ZERO, Vec2::new(1.0, 0.0));
+    let short = w.add_joint(short).unwrap();
+    w.set_position(b, Vec2::new(1.5, 0.0)).unwrap();
+    let long = JointDef::distance(a, b, Vec2::ZERO, Vec2::new(1.5, 0.0));
+    let long = w.add_joint(long).unwrap();
+    w.set_position(b, Vec2::new(1.2, 0.0)).unwrap();
+    cases.push(("two rods", w, vec![short, long]));
+    // A ring that cannot close: the first bar moved up before the closing hinge is taken.
+    let mut w = world(Vec2::ZERO);
+    let bars: Vec<BodyId> = (0..6)
+        .map(|k| bar(&mut w, Vec2::new(0.5 + k as f32, 0.0), 0.0))
+        .collect();
+    let mut joints = vec![];
+    for k in 0..5 {
+        let at = Vec2::new(k as f32 + 1.0, 0.0);
+        joints.push(
+            w.add_joint(JointDef::weld(bars[k], bars[k + 1], at))
+                .unwrap(),
+        );
+    }
+    w.set_position(bars[0], Vec2::new(0.5, 0.3)).unwrap();
+    let close = JointDef::revolute(bars[5], bars[0], Vec2::ZERO);
+    joints.push(w.add_joint(close).unwrap());
+    cases.push(("open ring", w, joints));
+
+    for (name, mut w, joints) in cases {
+        let bodies: Vec<BodyId> = w.bodies().collect();
+        // Momentum about the origin: the bodies start at rest, and nothing outside acts.
+        let momenta = |w: &World| {
+            bodies.iter().fold((Vec2::ZERO, 0.0), |(p, l), &b| {
+                let (m, i) = (w.mass(b).unwrap(), w.rotational_inertia(b).unwrap());
+                let (c, v) = (w.position(b).unwrap(), w.linear_velocity(b).unwrap());
+                let omega = w.angular_velocity(b).unwrap();
+                (p + v * m, l + c.cross(v * m) + i * omega)
+            })
+        };
+        let forces = |w: &World| -> Vec<f32> {
+            let force = |j| w.joint_reaction_force(j).unwrap().length();
+            joints.iter().map(|&j| force(j)).collect()
+        };
+        let (mut worst_p, mut worst_l): (f32, f32) = (0.0, 0.0);
+        let mut range = vec![(f32::INFINITY, 0.0f32); joints.len()];
+        for s in 0..2000 {
+            w.step(DT).unwrap();
+            let (p, l) = momenta(&w);
+            assert!(
+                p.is_finite() && l.is_finite(),
+                "{name}: momentum {p:?}, {l}"
+            );
+            worst_p = worst_p.max(p.length());
+            worst_l = worst_l.max(l.abs());
+            if s >= 1000 {
+                for (r, f) in range.iter_mut().zip(forces(&w)) {
+                    *r = (r.0.min(f), r.1.max(f));
+                }
+            }
+        }
+        let fastest = bodies.iter().fold(0.0f32, |m, &b| {
+            let v = w.linear_velocity(b).unwrap().length();
+            m.max(v).max(w.angular_velocity(b).unwrap().abs())
+        });
+        println!("{name}: momentum at most {worst_p} kg m/s, angular {worst_l} kg m^2/s; fastest at the end {fastest}; forces over the last 1000 steps {range:?}");
+        assert!(worst_p < 1e-3, "{name}: linear momentum {worst_p}");
+        assert!(worst_l < 1e-2, "{name}: angular momentum {worst_l}");
+        assert!(fastest < 1e-3, "{name}: a body still moves at {fastest}");
+        for (k, (lo, hi)) in range.into_iter().enumerate() {
+            assert!(
+                hi.is_finite() && hi <= 1.01 * lo,
+                "{name}: joint {k}'s force ranges over {lo}..{hi} N"
+            );
+        }
+    }
+}
