@@ -1107,7 +1107,11 @@ fn bound_contact_spin(
         return;
     };
     spin_bound.resize(states, f32::INFINITY);
-    let fast = bodies.fast_rotation();
+    // (A slice, not the vector, in the loop: its length and address are then not read again
+    // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
+    // a slot is bounds-checked once.)
+    let spin_bound = &mut spin_bound[..];
+    let fast = &bodies.fast_rotation()[..state_of.len()];
     // Bounds are all the same value: the order of the contacts cannot change them.
     for c in &contacts[first..] {
         if c.manifold.point_count == 0 {
