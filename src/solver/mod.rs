@@ -473,29 +473,39 @@ impl Solver {
         );
         let (max_linear, max_angular) = self.speed_caps;
         let spin_bound = &self.spin_bound[..];
+        let slots = bodies.slots();
         (
-            self.states.par_iter_mut(),
-            self.gravity_scale.par_iter_mut(),
-            self.linear_damping.par_iter_mut(),
-            self.angular_damping.par_iter_mut(),
-            moving.par_iter(),
+            self.states.par_chunks_mut(BODIES_PER_BLOCK),
+            self.gravity_scale.par_chunks_mut(BODIES_PER_BLOCK),
+            self.linear_damping.par_chunks_mut(BODIES_PER_BLOCK),
+            self.angular_damping.par_chunks_mut(BODIES_PER_BLOCK),
+            moving.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
             .enumerate()
-            .with_min_len(BODIES_PER_BLOCK)
             .for_each(
-                |(i, (state, gravity_scale, linear_damping, angular_damping, &s))| {
-                    let s = s.index();
-                    *gravity_scale = bodies.gravity_scale()[s];
-                    *linear_damping = bodies.linear_damping()[s];
-                    *angular_damping = bodies.angular_damping()[s];
-                    let (v, w) = (bodies.linear_velocity()[s], bodies.angular_velocity()[s]);
-                    // A bound body is clamped now, not only from its first substep on.
-                    let max_w = spin_bound
-                        .get(i)
-                        .map_or(max_angular, |&b| b.min(max_angular));
-                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
-                    *state = BodyState::with_velocity(v, w);
+                |(block, (states, gravity_scale, linear_damping, angular_damping, moving))| {
+                    // The body columns cut to the slot count here, by the loop: the compiler
+                    // then checks each slot once, and reads the columns' addresses once.
+                    let column_gravity_scale = &bodies.gravity_scale()[..slots];
+                    let column_linear_damping = &bodies.linear_damping()[..slots];
+                    let column_angular_damping = &bodies.angular_damping()[..slots];
+                    let column_v = &bodies.linear_velocity()[..slots];
+                    let column_w = &bodies.angular_velocity()[..slots];
+                    let first = block * BODIES_PER_BLOCK;
+                    for (k, &slot) in moving.iter().enumerate() {
+                        let s = slot.index();
+                        gravity_scale[k] = column_gravity_scale[s];
+                        linear_damping[k] = column_linear_damping[s];
+                        angular_damping[k] = column_angular_damping[s];
+                        let (v, w) = (column_v[s], column_w[s]);
+                        // A bound body is clamped now, not only from its first substep on.
+                        let max_w = spin_bound
+                            .get(first + k)
+                            .map_or(max_angular, |&b| b.min(max_angular));
+                        let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
+                        states[k] = BodyState::with_velocity(v, w);
+                    }
                 },
             );
     }
