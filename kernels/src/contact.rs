@@ -45,6 +45,11 @@ pub struct PointLanes {
     /// Effective mass along the tangent (kg), 0 for an inactive point; set by
     /// [`prepare`](simd::prepare).
     pub tangent_mass: Lanes,
+    /// The point's diagonal entry of the effective mass matrix along the normal (1/kg), for
+    /// an inactive point too (where it is that of an anchor at the centres): the inverse of
+    /// `normal_mass` where that is not 0. Set by [`prepare`](simd::prepare), so that the solve
+    /// does not recompute it every pass.
+    pub normal_k: Lanes,
 }
 
 impl PointLanes {
@@ -65,6 +70,7 @@ impl PointLanes {
             &mut self.impact_impulse,
             &mut self.normal_mass,
             &mut self.tangent_mass,
+            &mut self.normal_k,
         ];
         for field in fields {
             field[l] = 0.0;
@@ -122,6 +128,13 @@ pub struct ContactBatch {
     /// along the tangent `(normal_y, -normal_x)` relative to A's. 0 for plain friction, which
     /// stops sliding; a conveyor belt's speed otherwise.
     pub tangent_speed: Lanes,
+    /// Off-diagonal entry of the two points' effective mass matrix along the normal (1/kg), 0
+    /// where point 1 is absent. Set by [`prepare`](simd::prepare).
+    pub normal_k12: Lanes,
+    /// Determinant of the two points' effective mass matrix along the normal where solving
+    /// the points together is well conditioned, else 0 (point 1 absent, or the points nearly
+    /// coincide). Set by [`prepare`](simd::prepare).
+    pub normal_det: Lanes,
     /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
@@ -146,6 +159,8 @@ impl ContactBatch {
             &mut self.max_push,
             &mut self.gravity_normal,
             &mut self.tangent_speed,
+            &mut self.normal_k12,
+            &mut self.normal_det,
         ];
         for field in fields {
             field[lane] = 0.0;
@@ -326,16 +341,21 @@ fn tangent_velocity<R: Real>(
     (vb.t - b.w * r.dot_b) - (va.t - a.w * r.dot_a)
 }
 
+/// The effective masses and base separations, and the constants of the two points' block
+/// solve (see [`solve_lanes`]): all fixed through the step, as the anchors are.
 #[inline(always)]
 fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
     let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
-    for j in 0..2 {
-        let r = Arms::<R>::load(c, j);
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
+    let mut diagonal = [zero; 2];
+    for (j, r) in arms.iter().enumerate() {
         let active = c.get(|b| &b.points[j].active).gt(zero);
 
         let kn = k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
+        diagonal[j] = kn;
+        c.set(|b| &mut b.points[j].normal_k, kn);
         let normal_mass = R::select(active & kn.gt(zero), one / kn, zero);
         c.set(|b| &mut b.points[j].normal_mass, normal_mass);
 
@@ -350,6 +370,18 @@ fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
 
         c.set(|b| &mut b.points[j].impact_impulse, zero);
     }
+
+    let [r1, r2] = &arms;
+    let [k11, k22] = diagonal;
+    let act2 = c.get(|b| &b.points[1].active).gt(zero);
+    let k12 = k.ma + k.mb + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
+    let k12 = R::select(act2, k12, zero);
+    c.set(|b| &mut b.normal_k12, k12);
+    let det = k11 * k22 - k12 * k12;
+    // Both points solved together unless they nearly coincide (ill-conditioned matrix). A
+    // determinant kept is so above 0.
+    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    c.set(|b| &mut b.normal_det, R::select(well, det, zero));
 }
 
 /// Applies last step's impulses of the first `points` points: 2, or 1 when
@@ -521,7 +553,7 @@ fn solve_one_lanes<R: Real>(
     // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
     // non-finite values) one sequential pass.
     let inv_k = c.get(|b| &b.points[0].normal_mass);
-    let k11 = (k.ma + k.mb) + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
+    let k11 = c.get(|b| &b.points[0].normal_k);
     let p1 = scale * (err - (k11 * old + zero));
     let y1 = -p1 * inv_k;
     let s1 = (scale * (old - err * inv_k)).max(zero);
@@ -584,26 +616,26 @@ fn solve_lanes<R: Real>(
     // K old). This is the soft step's update row by row (row i divided by mass scale i keeps
     // the signs of w): for one point it is x = ms (old - err / k) exactly, since its impulse
     // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
-    // point-by-point Gauss-Seidel builds up. `normal_mass` holds 1 / k11 and 1 / k22 from
-    // `prepare`, so the only divisions left are by the determinant.
+    // point-by-point Gauss-Seidel builds up. `prepare` left the matrix, its determinant and
+    // `normal_mass`, 1 / k11 and 1 / k22, so the only divisions left are by the determinant.
     let [r1, r2] = &arms;
     let inv_k11 = c.get(|b| &b.points[0].normal_mass);
     let inv_k22 = c.get(|b| &b.points[1].normal_mass);
     let active2 = c.get(|b| &b.points[1].active);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
-    let m = k.ma + k.mb;
-    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
-    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
-    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
-    let k12 = R::select(act2, k12, zero);
+    let k11 = c.get(|b| &b.points[0].normal_k);
+    let k22 = c.get(|b| &b.points[1].normal_k);
+    // Zero where point 1 is inactive.
+    let k12 = c.get(|b| &b.normal_k12);
     // Zero for an inactive point 1, or a contact between two bodies that cannot move.
     let usable = inv_k11.gt(zero);
     let p1 = scale[0] * (err[0] - (k11 * old[0] + k12 * old[1]));
     let p2 = scale[1] * (err[1] - (k12 * old[0] + k22 * old[1]));
-    // Both pushing, unless the points nearly coincide (ill-conditioned matrix).
-    let det = k11 * k22 - k12 * k12;
-    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    // Both pushing, unless the points nearly coincide (ill-conditioned matrix: `prepare` left
+    // no determinant).
+    let det = c.get(|b| &b.normal_det);
+    let well = det.gt(zero);
     // (Divided, not multiplied by 1 / det: for bodies near the 1e20 kg limit det is below
     // f32's smallest normal number and its reciprocal overflows.)
     let det = R::select(well, det, one);
@@ -997,6 +1029,15 @@ pub(crate) mod batches {
         lanes: &BodyLanes<P>,
     ) {
         let rows = lanes.velocity_rows();
+        // Every lane dynamic is the common case (a pile away from the ground): no test per
+        // lane then. (Not so in `scatter`, where it keeps the compiler from extracting each
+        // row only where it is written, which costs more than the tests.)
+        if dynamic == (1 << (2 * LANES)) - 1 {
+            for (l, row) in rows.into_iter().enumerate() {
+                states.write_velocity_row(index[l / LANES][l % LANES], row);
+            }
+            return;
+        }
         for (l, row) in rows.into_iter().enumerate() {
             if dynamic & (1 << l) != 0 {
                 states.write_velocity_row(index[l / LANES][l % LANES], row);

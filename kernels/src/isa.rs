@@ -34,14 +34,13 @@ impl InstructionSet {
     /// The widest set this CPU supports, detected once.
     #[inline]
     pub fn widest() -> InstructionSet {
+        // Every kernel entry point asks, so the answer once known is a load and a compare,
+        // with detection out of the way (see `detect_widest`).
         match WIDEST.load(Ordering::Relaxed) {
-            0 => {
-                let widest = detect();
-                let index = InstructionSet::ALL.iter().position(|&s| s == widest);
-                WIDEST.store(1 + index.unwrap_or(0) as u8, Ordering::Relaxed);
-                widest
-            }
-            n => InstructionSet::ALL[(n - 1) as usize],
+            0 => detect_widest(),
+            1 => InstructionSet::Portable,
+            2 => InstructionSet::Avx2,
+            _ => InstructionSet::Avx512,
         }
     }
 
@@ -59,6 +58,17 @@ impl InstructionSet {
             InstructionSet::Avx512 => "avx512",
         }
     }
+}
+
+/// Detects the widest set and keeps it for [`InstructionSet::widest`]: once per process, so
+/// not inlined into the callers.
+#[cold]
+#[inline(never)]
+fn detect_widest() -> InstructionSet {
+    let widest = detect();
+    let index = InstructionSet::ALL.iter().position(|&s| s == widest);
+    WIDEST.store(1 + index.unwrap_or(0) as u8, Ordering::Relaxed);
+    widest
 }
 
 #[cfg(target_arch = "x86_64")]

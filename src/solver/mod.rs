@@ -473,29 +473,39 @@ impl Solver {
         );
         let (max_linear, max_angular) = self.speed_caps;
         let spin_bound = &self.spin_bound[..];
+        let slots = bodies.slots();
         (
-            self.states.par_iter_mut(),
-            self.gravity_scale.par_iter_mut(),
-            self.linear_damping.par_iter_mut(),
-            self.angular_damping.par_iter_mut(),
-            moving.par_iter(),
+            self.states.par_chunks_mut(BODIES_PER_BLOCK),
+            self.gravity_scale.par_chunks_mut(BODIES_PER_BLOCK),
+            self.linear_damping.par_chunks_mut(BODIES_PER_BLOCK),
+            self.angular_damping.par_chunks_mut(BODIES_PER_BLOCK),
+            moving.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
             .enumerate()
-            .with_min_len(BODIES_PER_BLOCK)
             .for_each(
-                |(i, (state, gravity_scale, linear_damping, angular_damping, &s))| {
-                    let s = s.index();
-                    *gravity_scale = bodies.gravity_scale()[s];
-                    *linear_damping = bodies.linear_damping()[s];
-                    *angular_damping = bodies.angular_damping()[s];
-                    let (v, w) = (bodies.linear_velocity()[s], bodies.angular_velocity()[s]);
-                    // A bound body is clamped now, not only from its first substep on.
-                    let max_w = spin_bound
-                        .get(i)
-                        .map_or(max_angular, |&b| b.min(max_angular));
-                    let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
-                    *state = BodyState::with_velocity(v, w);
+                |(block, (states, gravity_scale, linear_damping, angular_damping, moving))| {
+                    // The body columns cut to the slot count here, by the loop: the compiler
+                    // then checks each slot once, and reads the columns' addresses once.
+                    let column_gravity_scale = &bodies.gravity_scale()[..slots];
+                    let column_linear_damping = &bodies.linear_damping()[..slots];
+                    let column_angular_damping = &bodies.angular_damping()[..slots];
+                    let column_v = &bodies.linear_velocity()[..slots];
+                    let column_w = &bodies.angular_velocity()[..slots];
+                    let first = block * BODIES_PER_BLOCK;
+                    for (k, &slot) in moving.iter().enumerate() {
+                        let s = slot.index();
+                        gravity_scale[k] = column_gravity_scale[s];
+                        linear_damping[k] = column_linear_damping[s];
+                        angular_damping[k] = column_angular_damping[s];
+                        let (v, w) = (column_v[s], column_w[s]);
+                        // A bound body is clamped now, not only from its first substep on.
+                        let max_w = spin_bound
+                            .get(first + k)
+                            .map_or(max_angular, |&b| b.min(max_angular));
+                        let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
+                        states[k] = BodyState::with_velocity(v, w);
+                    }
                 },
             );
     }
@@ -595,7 +605,7 @@ impl Solver {
             .par_iter()
             .with_min_len(BATCHES_PER_BLOCK * LANES)
             .for_each(|c| {
-                if !is_deep(c, bodies) {
+                if !is_deep(c, bodies.reach()) {
                     return;
                 }
                 for slot in [c.a, c.b] {
@@ -640,7 +650,7 @@ impl Solver {
         self.bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
 
         // Every contact is in a lane or a direct island.
-        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies)) {
+        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies.reach())) {
             self.cap_deep_contacts(contacts, graph, bodies, max_velocity);
             PushCap {
                 max_velocity,
@@ -651,7 +661,7 @@ impl Solver {
         };
         let state_of = &self.state_of[..];
         let softness = |c: &Contact| {
-            let s = params.softness(c, bodies);
+            let s = params.softness(c, bodies.inv_mass());
             (
                 s.bias_rate,
                 push.of(state_of[c.a.index()], state_of[c.b.index()]),
@@ -681,7 +691,7 @@ impl Solver {
         self.batches
             .resize(graph.lanes.len(), ContactBatch::zeroed());
         self.one_point.resize(graph.lanes.len(), false);
-        let state_of = &self.state_of[..];
+        let columns = PackBodies::new(bodies, &self.state_of);
         self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
@@ -698,6 +708,7 @@ impl Solver {
                 }
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 // The batch is prepared here too, while it is in cache.
+                let columns = columns.cut();
                 *one_point = true;
                 let mut deep = false;
                 for (l, &ci) in lanes.iter().enumerate() {
@@ -705,9 +716,9 @@ impl Solver {
                         batch.clear(l);
                     } else {
                         let c = &contacts[ci.index()];
-                        pack_lane(batch, l, c, bodies, state_of, params);
+                        pack_lane(batch, l, c, &columns, params);
                         *one_point &= c.has_one_point();
-                        deep |= is_deep(c, bodies);
+                        deep |= is_deep(c, columns.reach);
                     }
                 }
                 kernels.prepare(batch);
@@ -1058,8 +1069,9 @@ struct PushCap<'a> {
 
 impl PackParams<'_> {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
-    fn softness(&self, c: &Contact, bodies: &BodyStore) -> Softness {
-        if bodies.inv_mass()[c.a.index()] == 0.0 || bodies.inv_mass()[c.b.index()] == 0.0 {
+    /// `inv_mass` is `BodyStore::inv_mass`.
+    fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
+        if inv_mass[c.a.index()] == 0.0 || inv_mass[c.b.index()] == 0.0 {
             self.rigid_soft
         } else {
             self.soft
@@ -1105,7 +1117,11 @@ fn bound_contact_spin(
         return;
     };
     spin_bound.resize(states, f32::INFINITY);
-    let fast = bodies.fast_rotation();
+    // (A slice, not the vector, in the loop: its length and address are then not read again
+    // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
+    // a slot is bounds-checked once.)
+    let spin_bound = &mut spin_bound[..];
+    let fast = &bodies.fast_rotation()[..state_of.len()];
     // Bounds are all the same value: the order of the contacts cannot change them.
     for c in &contacts[first..] {
         if c.manifold.point_count == 0 {
@@ -1121,15 +1137,58 @@ fn bound_contact_spin(
 }
 
 /// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
-/// (or that reach is NaN).
-fn is_deep(c: &Contact, bodies: &BodyStore) -> bool {
+/// (or that reach is NaN). `reach` is `BodyStore::reach`.
+fn is_deep(c: &Contact, reach: &[f32]) -> bool {
     let m = &c.manifold;
     let overlap = m.points[..m.point_count]
         .iter()
         .fold(0.0f32, |o, p| o.max(-p.separation));
-    let size = bodies.reach()[c.a.index()].min(bodies.reach()[c.b.index()]);
+    let size = reach[c.a.index()].min(reach[c.b.index()]);
     let shallow = overlap <= DEEP_OVERLAP * size;
     !shallow
+}
+
+/// The body columns that packing a lane reads (see `BodyStore`), beside `Solver::state_of`.
+#[derive(Clone, Copy)]
+struct PackBodies<'a> {
+    state_of: &'a [u32],
+    inv_mass: &'a [f32],
+    inv_inertia: &'a [f32],
+    gravity_scale: &'a [f32],
+    rotation: &'a [Rot],
+    local_center: &'a [Vec2],
+    reach: &'a [f32],
+}
+
+impl<'a> PackBodies<'a> {
+    fn new(bodies: &'a BodyStore, state_of: &'a [u32]) -> PackBodies<'a> {
+        PackBodies {
+            state_of,
+            inv_mass: bodies.inv_mass(),
+            inv_inertia: bodies.inv_inertia(),
+            gravity_scale: bodies.gravity_scale(),
+            rotation: bodies.rotation(),
+            local_center: bodies.local_center(),
+            reach: bodies.reach(),
+        }
+    }
+
+    /// The columns, each cut to the length of `state_of` (one per slot, as they all are).
+    /// Cut where a batch is packed, so that the compiler sees one length: a slot then costs
+    /// one bounds check, not one per column read.
+    #[inline(always)]
+    fn cut(self) -> PackBodies<'a> {
+        let n = self.state_of.len();
+        PackBodies {
+            state_of: self.state_of,
+            inv_mass: &self.inv_mass[..n],
+            inv_inertia: &self.inv_inertia[..n],
+            gravity_scale: &self.gravity_scale[..n],
+            rotation: &self.rotation[..n],
+            local_center: &self.local_center[..n],
+            reach: &self.reach[..n],
+        }
+    }
 }
 
 /// How many batches ahead [`Solver::pack_batches`] prefetches contacts: far enough for the loads to
@@ -1143,12 +1202,12 @@ fn pack_lane(
     batch: &mut ContactBatch,
     l: usize,
     c: &Contact,
-    bodies: &BodyStore,
-    state_of: &[u32],
+    bodies: &PackBodies,
     params: &PackParams,
 ) {
     let push = &params.push;
     let (a, b) = (c.a.index(), c.b.index());
+    let state_of = bodies.state_of;
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
     let n = c.manifold.normal;
@@ -1158,24 +1217,24 @@ fn pack_lane(
     batch.friction[l] = c.friction + 0.0;
     batch.restitution[l] = c.restitution;
     batch.tangent_speed[l] = c.tangent_speed;
-    batch.inv_mass_a[l] = bodies.inv_mass()[a];
-    batch.inv_inertia_a[l] = bodies.inv_inertia()[a];
-    batch.inv_mass_b[l] = bodies.inv_mass()[b];
-    batch.inv_inertia_b[l] = bodies.inv_inertia()[b];
-    let s = params.softness(c, bodies);
+    batch.inv_mass_a[l] = bodies.inv_mass[a];
+    batch.inv_inertia_a[l] = bodies.inv_inertia[a];
+    batch.inv_mass_b[l] = bodies.inv_mass[b];
+    batch.inv_inertia_b[l] = bodies.inv_inertia[b];
+    let s = params.softness(c, bodies.inv_mass);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
     batch.max_push[l] = push.of(state_of[a], state_of[b]);
-    let falls = |s: usize| match bodies.inv_mass()[s] > 0.0 {
-        true => bodies.gravity_scale()[s],
+    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+        true => bodies.gravity_scale[s],
         false => 0.0,
     };
     batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass.
-    let offset_a = bodies.rotation()[a].rotate(bodies.local_center()[a]);
-    let offset_b = bodies.rotation()[b].rotate(bodies.local_center()[b]);
+    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
+    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
     let m = &c.manifold;
     for (j, lanes) in batch.points.iter_mut().enumerate() {
         let Some(p) = m.points[..m.point_count].get(j) else {
