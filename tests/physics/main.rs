@@ -20,6 +20,7 @@ mod distance;
 mod far_world;
 mod fast_rotation;
 mod forces;
+mod free_joints;
 mod instruction_sets;
 mod jointed_demos;
 mod joints;
