@@ -400,6 +400,10 @@ pub(crate) struct JointTrees {
     seen_body: Vec<bool>,
     queue: Vec<(bool, u32, u32, u8)>,
     fill: Vec<u32>,
+    /// The joints that may join a tree, as found: only those left after
+    /// [`Self::leave_loops`] are built into `candidates`, so that a world of looped joints
+    /// (a grid) pays for the search alone.
+    found: Vec<Found>,
     candidates: Vec<TreeJoint>,
     /// Per state, its node's place in the tree being laid out.
     place_of: Vec<u32>,
@@ -435,6 +439,7 @@ impl JointTrees {
         self.joints.clear();
         self.nodes.clear();
         self.trees.clear();
+        self.found.clear();
         self.candidates.clear();
         if slots.iter().all(|s| s.joint.is_none()) {
             return;
@@ -497,7 +502,7 @@ impl JointTrees {
                         continue;
                     }
                     self.anchored[root as usize] = true;
-                    self.fixed_joint[state as usize] = self.candidates.len() as u32;
+                    self.fixed_joint[state as usize] = self.found.len() as u32;
                 }
             }
             for side in [a, b] {
@@ -506,11 +511,21 @@ impl JointTrees {
                 }
             }
             self.exact[slot] = true;
-            let centers = [joint.a, joint.b].map(|s| bodies.center()[s.index()]);
-            let candidate = TreeJoint::new(joint, slot as u32, rows, [a, b], centers);
-            self.candidates.push(candidate);
+            self.found.push(Found {
+                slot: slot as u32,
+                rows,
+                sides: [a, b],
+            });
         }
         self.leave_loops();
+        for f in &self.found {
+            let Some(joint) = &slots[f.slot as usize].joint else {
+                continue;
+            };
+            let centers = [joint.a, joint.b].map(|s| bodies.center()[s.index()]);
+            let candidate = TreeJoint::new(joint, f.slot, f.rows, f.sides, centers);
+            self.candidates.push(candidate);
+        }
         self.lay_out(states);
     }
 
@@ -528,24 +543,25 @@ impl JointTrees {
         }
         closing.sort_unstable();
         let mut kept = 0;
-        for k in 0..self.candidates.len() {
-            let j = self.candidates[k];
-            let state = if j.node[0] { j.state[0] } else { j.state[1] };
+        for k in 0..self.found.len() {
+            let j = self.found[k];
+            let [a, b] = j.sides;
+            let state = if a.1 { a.0 } else { b.0 };
             let root = find(&mut self.parent, state);
             if closing.binary_search(&root).is_ok() {
                 self.exact[j.slot as usize] = false;
-                if !(j.node[0] && j.node[1]) {
+                if !(a.1 && b.1) {
                     self.fixed_joint[state as usize] = NONE;
                 }
                 continue;
             }
-            if !(j.node[0] && j.node[1]) {
+            if !(a.1 && b.1) {
                 self.fixed_joint[state as usize] = kept as u32;
             }
-            self.candidates[kept] = j;
+            self.found[kept] = j;
             kept += 1;
         }
-        self.candidates.truncate(kept);
+        self.found.truncate(kept);
         closing.clear();
         self.closing = closing;
     }
@@ -1019,6 +1035,14 @@ unsafe fn warm_start(joints: &mut [TreeJoint], states: States, caps: (f32, f32))
 /// solver moves, which can turn), inverse mass and inertia (zero for a side that is not a
 /// node) and rotation.
 type TreeSide = (u32, bool, f32, f32, Rot);
+
+/// A joint found to join two sides of a tree, before loops are left out.
+#[derive(Clone, Copy)]
+struct Found {
+    slot: u32,
+    rows: Rows,
+    sides: [TreeSide; 2],
+}
 
 impl TreeJoint {
     /// `joint` in `slot`, with its `rows`, its sides and its bodies' centres.
