@@ -214,6 +214,30 @@ impl Lcp {
         self.built = true;
     }
 
+    /// What one factorization with every row free costs: the sum over the rows of the square
+    /// of their envelope's width, in the order the solve numbers them. Rows held at a bound
+    /// only narrow the envelopes of the rest, so no round of pivoting costs more.
+    pub fn envelope_cost(&mut self) -> u64 {
+        if !self.built {
+            self.build();
+        }
+        self.place.clear();
+        self.place.resize(self.n, 0);
+        for (k, &i) in self.order.iter().enumerate() {
+            self.place[i as usize] = k as u32;
+        }
+        let mut cost = 0;
+        for (k, &i) in self.order.iter().enumerate() {
+            let first = self.column[self.start[i as usize]..self.start[i as usize + 1]]
+                .iter()
+                .map(|&j| self.place[j as usize])
+                .fold(k as u32, u32::min);
+            let width = (k as u32 + 1 - first) as u64;
+            cost += width * width;
+        }
+        cost
+    }
+
     /// Reverse Cuthill-McKee: each connected part breadth first from a row with the fewest
     /// neighbours, neighbours by fewest neighbours first (ties by row), the whole reversed.
     fn number_rows(&mut self) {
@@ -730,6 +754,30 @@ mod tests {
             }
             assert!(lcp.x.iter().all(|&x| x >= 0.0), "an impulse pulls");
         }
+    }
+
+    /// A chain of rows, each coupled to the next (a column of single contacts), factors in
+    /// envelopes of width two whatever its length; a dense problem in the whole triangle.
+    #[test]
+    fn a_chains_envelope_stays_narrow_and_a_dense_problems_fills_the_triangle() {
+        let n = 40;
+        let mut chain = Lcp::default();
+        chain.reset(n);
+        let mut dense = Lcp::default();
+        dense.reset(n);
+        for i in 0..n {
+            chain.set_a(i, i, 2.0);
+            if i > 0 {
+                chain.set_a(i, i - 1, -1.0);
+            }
+            for j in 0..=i {
+                dense.set_a(i, j, if i == j { n as f64 } else { 1.0 });
+            }
+        }
+        // The first row its diagonal alone, each later one its diagonal and the row before.
+        assert_eq!(chain.envelope_cost(), 1 + 4 * (n as u64 - 1));
+        let triangle: u64 = (1..=n as u64).map(|width| width * width).sum();
+        assert_eq!(dense.envelope_cost(), triangle);
     }
 
     #[test]
