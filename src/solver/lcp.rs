@@ -301,7 +301,7 @@ impl Lcp {
             self.center.clear();
             self.center.extend_from_slice(&self.x);
             self.set_bounds();
-            if !self.pivot() {
+            if !self.pivot(step == 0) {
                 settled = false;
                 break;
             }
@@ -391,10 +391,16 @@ impl Lcp {
     }
 
     /// Solves the problem with the current bounds by block principal pivoting, from the
-    /// current guess of which rows are held.
-    fn pivot(&mut self) -> bool {
+    /// current guess of which rows are held. A `patient` pivoting (the first proximal step's,
+    /// which must settle, else the rest of the step relaxes) does not count as stalled the
+    /// rounds of single flips that leave fewer rows broken than the round before: in a pile of
+    /// five columns of twelve boxes under a slab, a block flip that overshot took longer than
+    /// [`STALLED_ROUNDS`] to come back, and the pile, relaxed step after step, sank 2 cm and
+    /// slid. A later step gives up sooner, keeping the answer of the step before.
+    fn pivot(&mut self, patient: bool) -> bool {
         let n = self.n;
         let mut fewest = usize::MAX;
+        let mut last = usize::MAX;
         let mut stalled = 0;
         for _ in 0..4 * n + 16 {
             self.solve_guess();
@@ -405,6 +411,10 @@ impl Lcp {
             if broken < fewest {
                 fewest = broken;
                 stalled = 0;
+            } else if patient && stalled >= 3 && broken < last {
+                // Single flips that leave fewer rows broken round after round are progress,
+                // however many more than the fewest: after a block flip that overshot, they can
+                // take longer than the stall allows to come back.
             } else {
                 stalled += 1;
                 if stalled > STALLED_ROUNDS {
@@ -413,6 +423,7 @@ impl Lcp {
             }
             // Move every broken row while that makes progress, else only the first.
             let limit = if stalled < 3 { usize::MAX } else { 1 };
+            last = broken;
             self.flip_broken(limit);
         }
         false
