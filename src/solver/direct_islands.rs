@@ -6,9 +6,10 @@
 //! box on a column of 1 kg boxes sinks through them. So an island (bodies joined by contacts
 //! between dynamic bodies) that holds a contact between two dynamic bodies whose masses differ
 //! more than [`MASS_RATIO`] times leaves the graph coloring and goes to the direct solver,
-//! which solves it exactly if it is small ([`MAX_BODIES`], [`MAX_POINTS`]), else by layered
-//! sweeps if it rests on a fixed or kinematic body ([`MAX_LAYERED_BODIES`]). Other
-//! islands with a large mass ratio stay with the iterative solver.
+//! which solves it exactly if it is small ([`MAX_BODIES`], and [`MAX_POINTS`] or a narrow
+//! enough problem, [`MAX_ENVELOPE_COST`]), else by layered sweeps if it rests on a fixed or
+//! kinematic body ([`MAX_LAYERED_BODIES`]). Other islands with a large mass ratio stay with
+//! the iterative solver.
 
 use crate::body::BodyStore;
 use crate::index::{BodySlot, ContactIndex, NONE};
@@ -23,11 +24,19 @@ pub const MASS_RATIO: f32 = 10.0;
 /// Most dynamic bodies of an island solved directly: a heavy box on a column of fifty light
 /// ones, or on a column of twenty with ten loose boxes around its base.
 pub const MAX_BODIES: usize = 64;
-/// Most contact points of an island solved directly (two rows each: normal and friction). The
-/// sparse solve costs the rows times the square of the envelope's width, which stays narrow
-/// along columns and stacks but widens with a pile's width, and a pile's many redundant rows
-/// (boxes side by side) make the pivoting slow to settle: this bounds what one island costs.
+/// Most contact points of an island that rests on nothing solved directly (two rows each:
+/// normal and friction); one that rests on a fixed or kinematic body is solved exactly past it
+/// while its problem stays narrow ([`MAX_ENVELOPE_COST`]).
 pub const MAX_POINTS: usize = 128;
+/// Most cost of one factorization of an island's exact problem (see `Lcp::envelope_cost`): that
+/// of a dense problem of [`MAX_POINTS`] points, so that every island of up to that many points
+/// is solved exactly. The sparse solve costs the rows times the square of the envelope's width,
+/// which stays narrow along columns and stacks but widens with a pile's width: two columns of
+/// thirty boxes under a slab have 242 to 300 points (the columns touch side by side and corner
+/// to corner) at a thirty-fourth of this cost, and the layered sweeps that solved them before
+/// this bound let them settle 2.8 cm low; a wall of 21 x 3 boxes under a slab costs more than twice it, and stays
+/// with the sweeps.
+pub const MAX_ENVELOPE_COST: u64 = dense_cost(2 * MAX_POINTS as u64);
 /// Most dynamic bodies of a larger island that the direct solver takes, by sweeps until they
 /// converge instead of exactly (see `layered`), if it rests on a fixed or kinematic
 /// body (the sweeps are ordered by layers counted from what holds the island). One worker
@@ -201,6 +210,12 @@ impl DirectIslands {
     pub fn len(&self) -> usize {
         self.ranges.len()
     }
+}
+
+/// [`Lcp::envelope_cost`](crate::solver::lcp::Lcp::envelope_cost) of a dense problem of `rows`
+/// rows: the sum of the squares of 1 to `rows`.
+const fn dense_cost(rows: u64) -> u64 {
+    rows * (rows + 1) * (2 * rows + 1) / 6
 }
 
 /// Whether the lightest and the heaviest dynamic body (largest and smallest positive inverse

@@ -15,7 +15,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::index::{ContactIndex, NONE};
 use crate::narrow_phase::contact::Contact;
-use crate::solver::direct_islands::{DirectIslands, MAX_BODIES, MAX_POINTS};
+use crate::solver::direct_islands::{DirectIslands, MAX_BODIES, MAX_ENVELOPE_COST};
 use crate::solver::direct_point::{apply, coupling, dot3, share_a_body, Point};
 use crate::solver::layered::Layered;
 use crate::solver::lcp::{Lcp, Row};
@@ -38,8 +38,8 @@ pub(crate) struct Island {
     /// contact rows for the whole step).
     hit: Vec<usize>,
     impact_lcp: Lcp,
-    /// Whether the island is small enough for the exact solve; if not, its solve is
-    /// `layered`'s.
+    /// Whether the island is small and its problem narrow enough for the exact solve (see
+    /// `direct_islands`); if not, its solve is `layered`'s.
     exact: bool,
     layered: Layered,
     /// Whether every exact solve of this step settled. After one that did not, the rest of
@@ -225,10 +225,11 @@ impl Island {
         self.v.clear();
         self.v.resize(self.bodies.len(), [0.0; 3]);
         self.read_velocities(states);
-        self.exact = self.bodies.len() <= MAX_BODIES && self.points.len() <= MAX_POINTS;
-        if self.exact {
+        self.exact = self.bodies.len() <= MAX_BODIES && {
             self.build_problem();
-        } else {
+            self.lcp.envelope_cost() <= MAX_ENVELOPE_COST
+        };
+        if !self.exact {
             self.layered.load(&self.points, self.bodies.len());
         }
     }
