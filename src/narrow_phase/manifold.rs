@@ -280,10 +280,11 @@ pub(crate) fn boxes_into(
         Hull {
             vertices: &h.vertices,
             normals: &h.normals,
+            count: 4,
             radius: h.radius,
         }
     }
-    let local = polygon_cores::<4>(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
+    let local = polygon_cores::<4, 4>(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
     to_world(&local, xf_a, xf_b, out);
 }
 
@@ -506,18 +507,21 @@ fn vertex_feature(v: Vec2, index: usize, p: Vec2) -> Option<ClosestFeature> {
 }
 
 /// A polygon core as the narrowphase reads it: `vertices[i]` and the outward unit normal
-/// `normals[i]` of the edge to the next vertex, both slices `count` long, in one frame.
+/// `normals[i]` of the edge to the next vertex for `i < count`, in one frame. The slices may
+/// run on past `count` (a polygon's whole arrays), so that the separating-axis test can read a
+/// fixed width of them; what lies past `count` is finite and never decides anything.
 #[derive(Clone, Copy)]
 struct Hull<'a> {
     vertices: &'a [Vec2],
     normals: &'a [Vec2],
+    count: usize,
     radius: f32,
 }
 
 impl Hull<'_> {
     #[inline]
     fn count(&self) -> usize {
-        self.vertices.len()
+        self.count
     }
 }
 
@@ -537,66 +541,57 @@ fn rotate_vectors(q: Rot, vectors: &[Vec2], out: &mut [Vec2]) {
     }
 }
 
-/// Points as two columns of width `N`, padded past the last point with copies of the first.
-/// The separating-axis loops run over the fixed width, which the compiler turns into vector
-/// instructions, and the copies change no minimum.
-#[derive(Clone, Copy)]
-struct Columns<const N: usize> {
+/// A hull's first `N` faces as columns: normals `(x[i], y[i])` and offsets `n · v` of the
+/// planes through their first vertices. The separating-axis test runs across the faces, one
+/// point of the other hull at a time, a fixed width the compiler turns into vector
+/// instructions; faces past the hull's count are computed and ignored.
+struct Faces<const N: usize> {
     x: [f32; N],
     y: [f32; N],
+    offset: [f32; N],
 }
 
-impl<const N: usize> Columns<N> {
-    /// `points` (1 to `N` of them) as columns.
+impl<const N: usize> Faces<N> {
+    /// The first `N` faces of `hull` (its slices hold at least `N`).
     #[inline(always)]
-    fn of(points: &[Vec2]) -> Columns<N> {
-        let mut columns = Columns {
-            x: [points[0].x; N],
-            y: [points[0].y; N],
+    fn of(hull: Hull) -> Faces<N> {
+        let (normals, vertices) = (&hull.normals[..N], &hull.vertices[..N]);
+        let mut faces = Faces {
+            x: [0.0; N],
+            y: [0.0; N],
+            offset: [0.0; N],
         };
-        for (i, p) in points.iter().enumerate().take(N) {
-            columns.x[i] = p.x;
-            columns.y[i] = p.y;
+        for i in 0..N {
+            faces.x[i] = normals[i].x;
+            faces.y[i] = normals[i].y;
+            faces.offset[i] = normals[i].dot(vertices[i]);
         }
-        columns
-    }
-
-    /// The least `n · p` over the points: `n.dot(p)` for each (the same bits), then the
-    /// minimum by halves. A plain compare instead of `f32::min`: the same minimum (inputs are
-    /// finite), without the NaN bookkeeping.
-    #[inline(always)]
-    fn min_dot(&self, n: Vec2) -> f32 {
-        let mut s = [0.0f32; N];
-        for (s, (&x, &y)) in s.iter_mut().zip(self.x.iter().zip(&self.y)) {
-            *s = n.x * x + n.y * y;
-        }
-        let mut width = N;
-        while width > 1 {
-            width /= 2;
-            for j in 0..width {
-                if s[j + width] < s[j] {
-                    s[j] = s[j + width];
-                }
-            }
-        }
-        s[0]
+        faces
     }
 }
 
-/// Separating-axis test of the faces `(normals[i], vertices[i])` against the points `others`:
-/// the face whose plane the deepest of `others` is furthest in front of, and that separation
+/// Separating-axis test of the first `count` of `faces` against the points `others`: the
+/// face whose plane the deepest of `others` is furthest in front of, and that separation
 /// (cores only, radii not subtracted). Ties keep the lowest face index.
+///
+/// Indexed loops: written with iterators (`zip`, `take`) the second loop compiled to pointer
+/// juggling that cost more than the test itself.
 #[inline(always)]
-fn max_separation<const N: usize>(
-    normals: &[Vec2],
-    vertices: &[Vec2],
-    others: &Columns<N>,
-) -> (usize, f32) {
+#[allow(clippy::needless_range_loop)]
+fn max_separation<const N: usize>(faces: &Faces<N>, count: usize, others: &[Vec2]) -> (usize, f32) {
+    // The deepest point along each face normal first, the face's offset taken off once: each
+    // point then costs one dot product per face. A plain compare instead of `f32::min`: the
+    // same minimum (inputs are finite), without the NaN bookkeeping.
+    let mut least = [f32::MAX; N];
+    for &p in others {
+        for i in 0..N {
+            let s = faces.x[i] * p.x + faces.y[i] * p.y;
+            least[i] = if s < least[i] { s } else { least[i] };
+        }
+    }
     let mut best = (0, f32::MIN);
-    for (i, (&n, &v)) in normals.iter().zip(vertices).enumerate() {
-        // The deepest point along the face normal first, the face's offset taken off once:
-        // each point then costs one dot product.
-        let deepest = others.min_dot(n) - n.dot(v);
+    for i in 0..count.min(N) {
+        let deepest = least[i] - faces.offset[i];
         if deepest > best.1 {
             best = (i, deepest);
         }
@@ -608,27 +603,48 @@ fn max_separation<const N: usize>(
 fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> LocalManifold {
     fn hull(p: &Polygon, count: usize) -> Hull<'_> {
         Hull {
-            vertices: &p.vertices[..count],
-            normals: &p.normals[..count],
+            vertices: &p.vertices,
+            normals: &p.normals,
+            count,
             radius: p.radius,
         }
     }
     // Boxes are by far the most common polygons: with the counts known at compile time the
-    // loops below unroll and lose their bounds checks. The others take the narrowest
-    // separating-axis width that holds both: a capsule's two vertices padded to eight would
-    // cost more than they save.
+    // loops below unroll and lose their bounds checks. The others take, for each polygon, the
+    // narrowest separating-axis width that holds its vertices: a capsule's two vertices padded
+    // to eight, or a box's four against a heptagon's faces, would cost more than they save.
     match (a.count, b.count) {
-        (4, 4) => polygon_cores::<4>(hull(a, 4), hull(b, 4), xf, speculative_distance),
-        (2, 2) => polygon_cores::<2>(hull(a, 2), hull(b, 2), xf, speculative_distance),
-        (na, nb) if na <= 4 && nb <= 4 => {
-            polygon_cores::<4>(hull(a, na), hull(b, nb), xf, speculative_distance)
+        (4, 4) => polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, speculative_distance),
+        (2, 2) => polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, speculative_distance),
+        (na, nb) => {
+            let (a, b) = (hull(a, na), hull(b, nb));
+            match (width(na), width(nb)) {
+                (2, 4) => polygon_cores::<2, 4>(a, b, xf, speculative_distance),
+                (2, _) => polygon_cores::<2, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
+                (4, 2) => polygon_cores::<4, 2>(a, b, xf, speculative_distance),
+                (4, 4) => polygon_cores::<4, 4>(a, b, xf, speculative_distance),
+                (4, _) => polygon_cores::<4, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
+                (_, 2) => polygon_cores::<MAX_POLYGON_VERTICES, 2>(a, b, xf, speculative_distance),
+                (_, 4) => polygon_cores::<MAX_POLYGON_VERTICES, 4>(a, b, xf, speculative_distance),
+                _ => polygon_cores::<MAX_POLYGON_VERTICES, MAX_POLYGON_VERTICES>(
+                    a,
+                    b,
+                    xf,
+                    speculative_distance,
+                ),
+            }
         }
-        (na, nb) => polygon_cores::<MAX_POLYGON_VERTICES>(
-            hull(a, na),
-            hull(b, nb),
-            xf,
-            speculative_distance,
-        ),
+    }
+}
+
+/// The separating-axis width of a polygon of `count` vertices: the least of 2, 4 and
+/// [`MAX_POLYGON_VERTICES`] that holds them.
+#[inline(always)]
+fn width(count: usize) -> usize {
+    match count {
+        ..=2 => 2,
+        3 | 4 => 4,
+        _ => MAX_POLYGON_VERTICES,
     }
 }
 
@@ -637,10 +653,10 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
 /// Only B is brought into A's frame, and lazily: its vertices first (A's axes need them), its
 /// normals only once A's axes have failed to separate the pair.
 ///
-/// `N` is the width of the separating-axis loops: at least either hull's vertex count, a
-/// power of two.
+/// `NA` and `NB` are the widths of the separating-axis loops across `a`'s and `b`'s faces:
+/// each a power of two, at least its hull's vertex count.
 #[inline(always)]
-fn polygon_cores<const N: usize>(
+fn polygon_cores<const NA: usize, const NB: usize>(
     a: Hull,
     b: Hull,
     xf: Transform,
@@ -648,23 +664,22 @@ fn polygon_cores<const N: usize>(
 ) -> LocalManifold {
     let count = b.count();
     let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    let vertices = &mut vertices[..count];
-    transform_points(xf, b.vertices, vertices);
+    transform_points(xf, &b.vertices[..count], &mut vertices);
     let radius = a.radius + b.radius;
-    let (face_a, separation_a) = max_separation(a.normals, a.vertices, &Columns::<N>::of(vertices));
+    let (face_a, separation_a) = max_separation(&Faces::<NA>::of(a), a.count, &vertices[..count]);
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
     let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    let normals = &mut normals[..count];
-    rotate_vectors(xf.q, b.normals, normals);
+    rotate_vectors(xf.q, &b.normals[..count], &mut normals);
     let b = Hull {
-        vertices,
-        normals,
+        vertices: &vertices,
+        normals: &normals,
+        count,
         radius: b.radius,
     };
     let (face_b, separation_b) =
-        max_separation(b.normals, b.vertices, &Columns::<N>::of(a.vertices));
+        max_separation(&Faces::<NB>::of(b), b.count, &a.vertices[..a.count]);
     if separation_b - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -685,7 +700,7 @@ fn polygon_cores<const N: usize>(
 #[inline]
 fn incident_edge(hull: Hull, normal: Vec2) -> usize {
     let mut best = (0, f32::MAX);
-    for (i, n) in hull.normals.iter().enumerate() {
+    for (i, n) in hull.normals[..hull.count].iter().enumerate() {
         let d = n.dot(normal);
         if d < best.1 {
             best = (i, d);

@@ -260,11 +260,13 @@ fn front_face_manifold(
     let reference = Hull {
         vertices: &ends,
         normals: &segment.normals[..2],
+        count: 2,
         radius: segment.radius,
     };
     let incident = Hull {
         vertices: &vertices[..count],
         normals: &normals[..count],
+        count,
         radius: polygon.radius,
     };
     face_contact(reference, 1, separation, incident, speculative_distance)
