@@ -51,13 +51,50 @@ struct Row {
     m_j: [[f64; 3]; 2],
 }
 
+/// One row of a point as a sweep reads it: per component of the velocity (linear x, linear y,
+/// angular) the Jacobian and `M^-1 J^T` of both bodies side by side, so that one operation
+/// does a component for both bodies.
+#[derive(Clone, Copy, Default)]
+struct PairedRow {
+    j: [[f64; 2]; 3],
+    m_j: [[f64; 2]; 3],
+}
+
+impl PairedRow {
+    fn new(row: &Row) -> PairedRow {
+        let pair = |m: &[[f64; 3]; 2]| [0, 1, 2].map(|k| [m[0][k], m[1][k]]);
+        PairedRow {
+            j: pair(&row.j),
+            m_j: pair(&row.m_j),
+        }
+    }
+
+    /// Velocity along the row of the two bodies at `u` (their velocities side by side).
+    fn velocity(&self, u: &Pair) -> f64 {
+        let side =
+            |s: usize| self.j[0][s] * u[0][s] + self.j[1][s] * u[1][s] + self.j[2][s] * u[2][s];
+        side(0) + side(1)
+    }
+
+    /// Adds `M^-1 J^T impulse` to the two bodies' velocities `u`.
+    fn apply(&self, u: &mut Pair, impulse: f64) {
+        for (u, m_j) in u.iter_mut().zip(&self.m_j) {
+            u[0] += m_j[0] * impulse;
+            u[1] += m_j[1] * impulse;
+        }
+    }
+}
+
+/// Two bodies' velocities side by side: per component, body A's and body B's.
+type Pair = [[f64; 2]; 3];
+
 /// What a sweep reads of one point, together: its bodies' places in the island's velocities
 /// (a body the island does not move at the spare place past them, whose velocity stays zero),
 /// its normal and friction rows, their inverse effective masses, and its friction coefficient.
 #[derive(Clone, Copy)]
 struct Rows {
     bodies: [u32; 2],
-    rows: [Row; 2],
+    rows: [PairedRow; 2],
     mass: [f64; 2],
     friction: f64,
 }
@@ -119,7 +156,7 @@ impl Layered {
             let rows = [row(&p.normal_row), row(&p.friction_row)];
             self.rows.push(Rows {
                 bodies: p.local.map(|k| if k == NONE { spare } else { k }),
-                rows,
+                rows: rows.map(|r| PairedRow::new(&r)),
                 mass: rows.map(|r| effective_mass(p.local, &r)),
                 friction: p.friction as f64,
             });
@@ -210,31 +247,28 @@ fn sweep_points<'a>(
     let mut change = 0.0f64;
     for ((p, b), x) in points {
         let [ka, kb] = p.bodies.map(|k| k as usize);
-        let (mut va, mut vb) = (v[ka], v[kb]);
+        let (va, vb) = (v[ka], v[kb]);
+        let mut u: Pair = [0, 1, 2].map(|k| [va[k], vb[k]]);
         let (rows, mass) = (&p.rows, p.mass);
         if mass[0] > 0.0 {
-            let r = &rows[0];
-            let w = (dot3(&r.j[0], &va) + dot3(&r.j[1], &vb)) + b[0];
+            let w = rows[0].velocity(&u) + b[0];
             let normal = at_least(x[0] - OMEGA * w / mass[0], 0.0);
             let d = normal - x[0];
             change = at_least(change, d.abs() * mass[0]);
-            add(&mut va, &r.m_j[0], d);
-            add(&mut vb, &r.m_j[1], d);
+            rows[0].apply(&mut u, d);
             x[0] = normal;
         }
         if mass[1] > 0.0 {
-            let r = &rows[1];
-            let w = (dot3(&r.j[0], &va) + dot3(&r.j[1], &vb)) + b[1];
+            let w = rows[1].velocity(&u) + b[1];
             let limit = p.friction * x[0];
             let tangent = at_least(at_most(x[1] - OMEGA * w / mass[1], limit), -limit);
             let d = tangent - x[1];
             change = at_least(change, d.abs() * mass[1]);
-            add(&mut va, &r.m_j[0], d);
-            add(&mut vb, &r.m_j[1], d);
+            rows[1].apply(&mut u, d);
             x[1] = tangent;
         }
-        v[ka] = va;
-        v[kb] = vb;
+        v[ka] = u.map(|c| c[0]);
+        v[kb] = u.map(|c| c[1]);
     }
     change
 }
@@ -267,16 +301,11 @@ fn effective_mass(bodies: [u32; 2], row: &Row) -> f64 {
 }
 
 /// Adds `M^-1 J^T impulse` of one row to the island velocities.
-fn apply(v: &mut [[f64; 3]], bodies: [u32; 2], row: &Row, impulse: f64) {
-    for side in 0..2 {
-        add(&mut v[bodies[side] as usize], &row.m_j[side], impulse);
-    }
-}
-
-/// `v += m_j impulse`.
-fn add(v: &mut [f64; 3], m_j: &[f64; 3], impulse: f64) {
-    for (v, m_j) in v.iter_mut().zip(m_j) {
-        *v += m_j * impulse;
+fn apply(v: &mut [[f64; 3]], bodies: [u32; 2], row: &PairedRow, impulse: f64) {
+    for (side, &body) in bodies.iter().enumerate() {
+        for (v, m_j) in v[body as usize].iter_mut().zip(&row.m_j) {
+            *v += m_j[side] * impulse;
+        }
     }
 }
 
