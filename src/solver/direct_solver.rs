@@ -359,14 +359,18 @@ impl Island {
         for i in 0..self.points.len() {
             let p = self.points[i];
             let push = push(&p, Self::separation(&p, states), params, bias);
-            self.layered.b[i] = [
-                self.outside_velocity(&p, &p.normal_row, states) + push as f64,
-                self.outside_velocity(&p, &p.friction_row, states) - p.tangent_speed as f64,
-            ];
+            self.layered.set_b(
+                i,
+                [
+                    self.outside_velocity(&p, &p.normal_row, states) + push as f64,
+                    self.outside_velocity(&p, &p.friction_row, states) - p.tangent_speed as f64,
+                ],
+            );
         }
         self.layered.solve(&mut self.v);
         if !bias {
-            for (p, x) in self.points.iter_mut().zip(&self.layered.x) {
+            for (i, p) in self.points.iter_mut().enumerate() {
+                let x = self.layered.x(i);
                 p.normal_impulse = x[0] as f32;
                 p.tangent_impulse = x[1] as f32;
             }

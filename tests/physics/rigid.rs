@@ -816,10 +816,10 @@ fn a_heavy_slab_on_a_wall_past_the_exact_solve_stands() {
 
 /// Issue 57 item 1's target: a 20 x 1 m slab of 4000 kg on a wall of 0.5 m boxes of 1 kg, 40
 /// wide and 20 high (801 bodies, one island): after 600 steps every body within 1 cm of its
-/// resting height and slower than 0.1 m/s. Met: the farthest body (the slab) is 4.1 mm low,
-/// nothing moves faster than 0.0004 m/s at the end nor 0.17 m/s on the way, where the soft
+/// resting height and slower than 0.1 m/s. Met: the farthest body (the slab) is 3.7 mm low,
+/// nothing moves faster than 0.0004 m/s at the end nor 0.16 m/s on the way, where the soft
 /// solve crushed the wall (the slab 4.29 m down, boxes flung at 77 m/s). Slow (an 801-body
-/// island solved by one worker, about 18 sweeps of its 3200 points per solve): run with
+/// island solved by one worker, about 9 sweeps of its 3200 points per solve): run with
 /// `cargo test --release --test physics rigid::a_heavy_slab_on_a_wide_wall -- --ignored --nocapture`.
 #[test]
 #[ignore]
