@@ -311,6 +311,12 @@ impl ContactSet {
     ) {
         debug_assert!(children.is_empty() || children.len() == pairs.len());
         let same_pairs = self.match_previous(pairs, children);
+        // The same pairs as last step, in the same order (every step of a resting scene): each
+        // pair's contact is updated where it stands, so that a recycled one keeps its ids,
+        // impulses, bodies and materials in place and only its moved points are written.
+        if same_pairs {
+            std::mem::swap(&mut self.list, &mut self.candidates);
+        }
         let n = pairs.len();
         debug_assert!(n < THAWED as usize, "base indices must stay below THAWED");
         let chunk_count = n.div_ceil(CHUNK);
@@ -336,13 +342,12 @@ impl ContactSet {
         self.new_one_point.resize(n, false);
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
-        let (old, old_base_of, thawed) = (&self.list, &self.base_of, &*thawed);
-        let old = |prev: ContactIndex| {
-            (prev != ContactIndex::NONE).then(|| {
-                let j = prev.index();
-                let base = old_base_of[j];
-                (&old[j], (base != NONE).then(|| base_at(read, thawed, base)))
-            })
+        let old = OldContacts {
+            in_place: same_pairs,
+            list: if same_pairs { &[] } else { &self.list },
+            base_of: &self.base_of,
+            read,
+            thawed,
         };
         let chunks = self
             .candidates
@@ -1078,6 +1083,33 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
 /// Last step's contact of a pair and its base, if it has one (see [`update_chunk`]).
 type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
 
+/// Last step's contacts with their bases, as [`update_chunk`] looks each pair's up.
+struct OldContacts<'a> {
+    /// Whether the update is in place: each pair's slot holds its contact of last step, and
+    /// `list` is empty.
+    in_place: bool,
+    list: &'a [Contact],
+    base_of: &'a [u32],
+    /// The set of base slots `base_of` points into.
+    read: &'a [BaseSlots],
+    thawed: &'a [Base],
+}
+
+impl<'a> OldContacts<'a> {
+    /// The base of old contact `j`, if it has one.
+    #[inline(always)]
+    fn base(&self, j: usize) -> Option<&'a Base> {
+        let base = self.base_of[j];
+        (base != NONE).then(|| base_at(self.read, self.thawed, base))
+    }
+
+    /// The old contact at `prev` (not in place) with its base; `None` for `NONE`.
+    #[inline(always)]
+    fn get(&self, prev: ContactIndex) -> Old<'a> {
+        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base(prev.index())))
+    }
+}
+
 /// What the update writes for one chunk of pairs, a slot of each per pair (the bases as they
 /// are found).
 struct ChunkSlots<'s> {
@@ -1126,11 +1158,13 @@ fn update_chunk<'a>(
     pairs: &[(u32, u32)],
     children: Option<&[Children]>,
     previous: &[ContactIndex],
-    old: &impl Fn(ContactIndex) -> Old<'a>,
+    old: &OldContacts<'a>,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
 ) {
     out.bases.clear();
+    // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
+    let first = out.first_base as usize;
     let threshold = params.linear_slop;
     let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
         let (a, b) = body_slots(pairs[i]);
@@ -1144,10 +1178,11 @@ fn update_chunk<'a>(
         out.found(i, found.unwrap_or(FAR), threshold, bodies);
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
-    let run = |out: &mut ChunkSlots, recycler: &mut Recycler<(usize, &Contact)>| {
+    let in_place = old.in_place;
+    let run = |out: &mut ChunkSlots, recycler: &mut Recycler<usize>| {
         let (len, lanes) = recycler.run(params.recycle, &recycle);
         for l in 0..len {
-            let (i, old) = recycler.payload(l);
+            let i = recycler.payload(l);
             let kept = lanes.kept & 1 << l != 0
                 || lanes.beyond & 1 << l != 0 && {
                     let (a, b) = body_slots(pairs[i]);
@@ -1156,20 +1191,33 @@ fn update_chunk<'a>(
                 };
             let base = recycler.base(l);
             if !kept {
+                // (In place, the fresh collide overwrites the old contact it reads: a copy.)
+                let in_slot = in_place.then(|| out.slots[i]);
+                let old = in_slot
+                    .as_ref()
+                    .unwrap_or_else(|| old.get(previous[i]).unwrap().0);
                 fresh(out, i, Some((old, Some(base))));
                 continue;
             }
             let slot = &mut out.slots[i];
-            (slot.a, slot.b) = (old.a, old.b);
-            (slot.friction, slot.restitution) = match children {
-                None if !params.remix => (old.friction, old.restitution),
-                _ => {
-                    let children = children.map_or(0, |c| c[i]);
-                    mixed(old.a.index(), old.b.index(), children, bodies, params)
-                }
-            };
+            let remix = params.remix || children.is_some();
+            if in_place {
+                recycler.write_in_place(l, &mut slot.manifold);
+            } else {
+                let old = old
+                    .get(previous[i])
+                    .expect("a recycled pair's old contact")
+                    .0;
+                (slot.a, slot.b) = (old.a, old.b);
+                (slot.friction, slot.restitution) = (old.friction, old.restitution);
+                recycler.write(l, &old.manifold, &mut slot.manifold);
+            }
+            if remix {
+                let children = children.map_or(0, |c| c[i]);
+                (slot.friction, slot.restitution) =
+                    mixed(slot.a.index(), slot.b.index(), children, bodies, params);
+            }
             slot.tangent_speed = 0.0;
-            recycler.write(l, &old.manifold, &mut slot.manifold);
             let (index, copy) = out.bases.push();
             *copy = *base;
             // A moved point below the slop touches (the kernel's mask), and so does one that
@@ -1192,15 +1240,27 @@ fn update_chunk<'a>(
             }
         }
         let (a, b) = body_slots(pairs[i]);
-        match old(previous[i]) {
+        let (key, base) = if in_place {
+            (out.slots[i].key(), old.base(first + i))
+        } else {
+            match old.get(previous[i]) {
+                Some((c, base)) => (c.key(), base),
+                None => ((BodySlot::NONE, BodySlot::NONE), None),
+            }
+        };
+        match base {
             // (A contact of another pair would mean the old contacts were reordered behind
             // our back.)
-            Some((c, Some(base))) if c.key() == (a, b) => {
-                if recycler.push((i, c), (a.index(), b.index()), bodies, base) {
+            Some(base) if key == (a, b) => {
+                if recycler.push(i, (a.index(), b.index()), bodies, base) {
                     run(&mut out, &mut recycler);
                 }
             }
-            old => fresh(&mut out, i, old),
+            _ if in_place => {
+                let c = out.slots[i];
+                fresh(&mut out, i, Some((&c, base)));
+            }
+            _ => fresh(&mut out, i, old.get(previous[i])),
         }
     }
     run(&mut out, &mut recycler);

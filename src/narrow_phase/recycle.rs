@@ -308,6 +308,29 @@ impl<'a, T: Copy> Recycler<'a, T> {
             };
         }
     }
+
+    /// [`Recycler::write`] to last step's manifold of the pair in place (`out`), which keeps
+    /// its impulses: only the moved points, their ids and the normal are written.
+    #[inline]
+    pub fn write_in_place(&self, l: usize, out: &mut Manifold) {
+        let moved = &self.batch.moved[l];
+        let base = &self.base(l).0;
+        let count = self.base(l).point_count();
+        out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
+        out.point_count = count;
+        for (j, mp) in out.points.iter_mut().enumerate() {
+            if j >= count {
+                *mp = ManifoldPoint::default();
+                continue;
+            }
+            let p = &moved.points[j];
+            mp.point = Vec2::new(p.point[0], p.point[1]);
+            mp.anchor_a = Vec2::new(p.anchor_a[0], p.anchor_a[1]);
+            mp.anchor_b = Vec2::new(p.anchor_b[0], p.anchor_b[1]);
+            mp.separation = p.separation;
+            mp.id = base.ids[j];
+        }
+    }
 }
 
 /// The manifold of `base` moved to bodies with origins at `xf_a` and `xf_b` as the scalar
