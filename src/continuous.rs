@@ -1,8 +1,9 @@
 //! Continuous collision: fast bodies must not pass through static geometry within one step.
 //!
 //! Speculative contacts already reach as far as a pair can close in one step, judged from the
-//! velocities at the start of the step (see `narrow_phase/contact.rs`); a body whose motion changes during
-//! the step (a bounce, a turn, gravity over a long step) can still end it beyond a thin wall.
+//! velocities at the start of the step (see `narrow_phase/contact/`); a body whose motion
+//! changes during the step (a bounce, a turn, gravity over a long step) can still end it beyond
+//! a thin wall.
 //! So after the solver, each body that moved far for its size this step (or is a bullet) is
 //! swept from its pose at the start of the step to its new pose against the static bodies
 //! near its path, and moved back to the earliest time of impact, just short of contact. Its

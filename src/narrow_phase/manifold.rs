@@ -1,4 +1,4 @@
-//! The contact manifold of two shapes: the geometry the narrowphase (`contact.rs`) runs for
+//! The contact manifold of two shapes: the geometry the narrowphase (`contact/`) runs for
 //! each pair, a pure function of the two shapes and their poses.
 //!
 //! Every pair is solved in body A's local frame, with B brought in by `xf_a.inv_mul(xf_b)`:
@@ -37,7 +37,7 @@ const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
 
 /// World normal [`collide`] gives two concentric circles, where no
 /// direction is better than another. The narrowphase picks one per pair instead (see
-/// `contact::concentric_normal`).
+/// `contact::update::concentric_normal`).
 pub(crate) const FALLBACK_NORMAL: Vec2 = Vec2::new(0.0, 1.0);
 
 // Feature id layout. Bits 0..8 hold a feature index of the first shape, bits 8..16 one of the

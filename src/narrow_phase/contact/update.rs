@@ -1,0 +1,477 @@
+//! One chunk of pairs: each pair's manifold recycled by the kernel or collided afresh, with
+//! last step's impulses carried over.
+
+use crate::body::BodyStore;
+use crate::broad_phase::compound::{split_children, Children};
+use crate::geometry::math::Vec2;
+use crate::geometry::shape::Shape;
+use crate::index::{BodySlot, ContactIndex, NONE};
+use crate::narrow_phase::manifold::{boxes_into, collide_into};
+use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
+
+/// The normal for circles `a` and `b` created at one point: the difference of two points
+/// hashed from their slots. One shared normal would line a cluster of concentric circles up on
+/// a single axis, where every pair pushes its own way out and the speeds add up along the line
+/// (1000 circles reached 94 m/s); points specific to each body fan the cluster out in the plane.
+fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
+    let direction = |slot: BodySlot| {
+        // Fibonacci hashing: consecutive slots land far apart on [-1, 1]^2.
+        let h = (slot.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let unit = |bits: u64| (bits >> 40) as f32 * (2.0 / (1u64 << 24) as f32) - 1.0;
+        Vec2::new(unit(h), unit(h << 24))
+    };
+    (direction(b) - direction(a))
+        .normalized()
+        .unwrap_or(Vec2::new(0.0, 1.0))
+}
+
+/// Last step's contact of a pair and its base, if it has one (see [`update_chunk`]).
+pub(super) type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
+use super::{
+    base_at, body_slots, closing_in, prefetch, touches, BaseSlots, Contact, NarrowPhaseParams, FAR,
+    PREFETCH_AHEAD,
+};
+
+/// Last step's contacts with their bases, as [`update_chunk`] looks each pair's up.
+pub(super) struct OldContacts<'a> {
+    /// Whether the update is in place: each pair's slot holds its contact of last step, and
+    /// `list` is empty.
+    pub in_place: bool,
+    pub list: &'a [Contact],
+    pub base_of: &'a [u32],
+    /// The set of base slots `base_of` points into.
+    pub read: &'a [BaseSlots],
+    pub thawed: &'a [Base],
+}
+
+impl<'a> OldContacts<'a> {
+    /// The base of old contact `j`, if it has one.
+    #[inline(always)]
+    fn base(&self, j: usize) -> Option<&'a Base> {
+        let base = self.base_of[j];
+        (base != NONE).then(|| base_at(self.read, self.thawed, base))
+    }
+
+    /// The old contact at `prev` (not in place) with its base; `None` for `NONE`.
+    #[inline(always)]
+    fn get(&self, prev: ContactIndex) -> Old<'a> {
+        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base(prev.index())))
+    }
+}
+
+/// What the update writes for one chunk of pairs, a slot of each per pair (the bases as they
+/// are found).
+pub(super) struct ChunkSlots<'s> {
+    pub slots: &'s mut [Contact],
+    pub found: &'s mut [u32],
+    pub touching: &'s mut [bool],
+    pub one_point: &'s mut [bool],
+    pub speed: &'s mut [f32],
+    pub bases: &'s mut BaseSlots,
+    /// The index of the chunk's first base slot among all chunks': its place times `CHUNK`.
+    pub first_base: u32,
+}
+
+impl ChunkSlots<'_> {
+    /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
+    /// of its base among the chunk's slots), with its flags.
+    #[inline(always)]
+    fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
+        self.found[i] = match found {
+            FAR | NONE => found,
+            at => self.first_base + at,
+        };
+        let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+    }
+
+    /// [`ChunkSlots::found`] of a kept contact with its base in slot `at` of the chunk's,
+    /// whose touch the caller knows.
+    #[inline(always)]
+    fn kept(&mut self, i: usize, at: u32, touch: bool, bodies: &BodyStore) {
+        self.found[i] = self.first_base + at;
+        let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
+        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+    }
+}
+
+/// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
+/// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
+/// up. A pair whose old contact has a base goes to the recycle kernel, eight at a time; the
+/// others, and those the kernel turns down, collide afresh. A pair's slots are the same
+/// whichever way it goes, and each way depends on the pair alone, so the order does not
+/// change the result.
+#[inline(always)]
+pub(super) fn update_chunk<'a>(
+    mut out: ChunkSlots,
+    pairs: &[(u32, u32)],
+    children: Option<&[Children]>,
+    previous: &[ContactIndex],
+    old: &OldContacts<'a>,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+) {
+    out.bases.clear();
+    // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
+    let first = out.first_base as usize;
+    let threshold = params.linear_slop;
+    let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
+        let (a, b) = body_slots(pairs[i]);
+        let (slot, bases) = (&mut out.slots[i], &mut *out.bases);
+        let found = match children {
+            None => update_pair(slot, bases, a, b, bodies, params, old),
+            Some(children) => {
+                update_shape_pair(slot, bases, a, b, children[i], bodies, params, old)
+            }
+        };
+        out.found(i, found.unwrap_or(FAR), threshold, bodies);
+    };
+    let recycle = recycle_params(params.speculative_distance, threshold);
+    let in_place = old.in_place;
+    let run = |out: &mut ChunkSlots, recycler: &mut Recycler<usize>| {
+        let (len, lanes) = recycler.run(params.recycle, &recycle);
+        for l in 0..len {
+            let i = recycler.payload(l);
+            let kept = lanes.kept & 1 << l != 0
+                || lanes.beyond & 1 << l != 0 && {
+                    let (a, b) = body_slots(pairs[i]);
+                    let widened = widened(a.index(), b.index(), bodies, params);
+                    recycler.within(l, params.speculative_distance, widened)
+                };
+            let base = recycler.base(l);
+            if !kept {
+                // (In place, the fresh collide overwrites the old contact it reads: a copy.)
+                let in_slot = in_place.then(|| out.slots[i]);
+                let old = in_slot
+                    .as_ref()
+                    .unwrap_or_else(|| old.get(previous[i]).unwrap().0);
+                fresh(out, i, Some((old, Some(base))));
+                continue;
+            }
+            let slot = &mut out.slots[i];
+            let remix = params.remix || children.is_some();
+            if in_place {
+                recycler.write_in_place(l, &mut slot.manifold);
+            } else {
+                let old = old
+                    .get(previous[i])
+                    .expect("a recycled pair's old contact")
+                    .0;
+                (slot.a, slot.b) = (old.a, old.b);
+                (slot.friction, slot.restitution) = (old.friction, old.restitution);
+                recycler.write(l, &old.manifold, &mut slot.manifold);
+            }
+            if remix {
+                let children = children.map_or(0, |c| c[i]);
+                (slot.friction, slot.restitution) =
+                    mixed(slot.a.index(), slot.b.index(), children, bodies, params);
+            }
+            slot.tangent_speed = 0.0;
+            let (index, copy) = out.bases.push();
+            *copy = *base;
+            // A moved point below the slop touches (the kernel's mask), and so does one that
+            // bounced last step (see `point_touches`).
+            let touch = lanes.touching & 1 << l != 0 || {
+                let m = &slot.manifold;
+                m.points[..m.point_count]
+                    .iter()
+                    .any(|p| p.impact_impulse > 0.0)
+            };
+            out.kept(i, index, touch, bodies);
+        }
+    };
+    let mut recycler = Recycler::new();
+    for i in 0..pairs.len() {
+        if children.is_none() {
+            if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                prefetch(&bodies.shape()[a as usize]);
+                prefetch(&bodies.shape()[b as usize]);
+            }
+        }
+        let (a, b) = body_slots(pairs[i]);
+        let (key, base) = if in_place {
+            (out.slots[i].key(), old.base(first + i))
+        } else {
+            match old.get(previous[i]) {
+                Some((c, base)) => (c.key(), base),
+                None => ((BodySlot::NONE, BodySlot::NONE), None),
+            }
+        };
+        match base {
+            // (A contact of another pair would mean the old contacts were reordered behind
+            // our back.)
+            Some(base) if key == (a, b) => {
+                if recycler.push(i, (a.index(), b.index()), bodies, base) {
+                    run(&mut out, &mut recycler);
+                }
+            }
+            _ if in_place => {
+                let c = out.slots[i];
+                fresh(&mut out, i, Some((&c, base)));
+            }
+            _ => fresh(&mut out, i, old.get(previous[i])),
+        }
+    }
+    run(&mut out, &mut recycler);
+}
+
+/// The friction and restitution of shape pair `children` of the bodies in slots `a` and `b`,
+/// mixed by the world's rules.
+fn mixed(
+    a: usize,
+    b: usize,
+    children: Children,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+) -> (f32, f32) {
+    let (ca, cb) = split_children(children);
+    let (friction_a, restitution_a) = bodies.child_material(a, ca);
+    let (friction_b, restitution_b) = bodies.child_material(b, cb);
+    (
+        params.friction_mixing.mix(friction_a, friction_b),
+        params.restitution_mixing.mix(restitution_a, restitution_b),
+    )
+}
+
+/// The speculative distance widened by how far the bodies in slots `a` and `b` can close in
+/// in a step.
+fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -> f32 {
+    let closing = (bodies.linear_velocity()[b] - bodies.linear_velocity()[a]).length()
+        + bodies.angular_velocity()[a].abs() * bodies.reach()[a]
+        + bodies.angular_velocity()[b].abs() * bodies.reach()[b];
+    params.speculative_distance + closing * params.dt
+}
+
+/// Writes the contact of pair `(a, b)` to `slot`, collided afresh, with the impulses of `old`,
+/// last step's contact of the pair, carried over where a feature id persists. Returns `None`
+/// if the pair does not touch, else the index in `bases` of what the next step recycles from
+/// (`NONE` for nothing, as between two circles).
+///
+/// This is the path of worlds without compound bodies: shapes and materials come straight
+/// from the body columns.
+fn update_pair(
+    slot: &mut Contact,
+    bases: &mut BaseSlots,
+    a: BodySlot,
+    b: BodySlot,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Old,
+) -> Option<u32> {
+    let (sa, sb) = (a.index(), b.index());
+    let shapes = || (&bodies.shape()[sa], &bodies.shape()[sb]);
+    let materials = || {
+        let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
+        let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
+        (frictions, restitutions)
+    };
+    update_shapes(
+        slot,
+        bases,
+        (a, b),
+        shapes,
+        materials,
+        bodies,
+        params,
+        old,
+        true,
+    )
+}
+
+/// [`update_pair`] for shape pair `children` of bodies `a` and `b`, in a world with compound
+/// bodies. Never inlined, so that its copy of [`update_shapes`] stays out of the loop of
+/// worlds without compounds.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn update_shape_pair(
+    slot: &mut Contact,
+    bases: &mut BaseSlots,
+    a: BodySlot,
+    b: BodySlot,
+    children: Children,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Old,
+) -> Option<u32> {
+    let (sa, sb) = (a.index(), b.index());
+    let (ca, cb) = split_children(children);
+    let shapes = || (&bodies.shapes(sa)[ca], &bodies.shapes(sb)[cb]);
+    let materials = || {
+        let (friction_a, restitution_a) = bodies.child_material(sa, ca);
+        let (friction_b, restitution_b) = bodies.child_material(sb, cb);
+        ((friction_a, friction_b), (restitution_a, restitution_b))
+    };
+    update_shapes(
+        slot,
+        bases,
+        (a, b),
+        shapes,
+        materials,
+        bodies,
+        params,
+        old,
+        false,
+    )
+}
+
+/// The body of [`update_pair`] for bodies `(a, b)`: `shapes` gives their shapes and
+/// `materials` their frictions and restitutions, each asked for only where needed;
+/// `one_shape` when neither body is a compound.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn update_shapes<'a>(
+    slot: &mut Contact,
+    bases: &mut BaseSlots,
+    (a, b): (BodySlot, BodySlot),
+    shapes: impl FnOnce() -> (&'a Shape, &'a Shape),
+    materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Old,
+    one_shape: bool,
+) -> Option<u32> {
+    let (sa, sb) = (a.index(), b.index());
+    let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
+    slot.a = a;
+    slot.b = b;
+    // A contact of another pair would mean the old contacts were reordered behind our back.
+    let old = old.filter(|(c, _)| c.key() == (a, b));
+    // Between one-shape bodies, last step's contact of the pair joined the same two shapes,
+    // whose materials never change: its coefficients are this step's. Mixing afresh costs a
+    // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
+    // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
+    // be another shape's.)
+    slot.tangent_speed = 0.0;
+    (slot.friction, slot.restitution) = match old {
+        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
+        _ => {
+            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
+            (
+                params.friction_mixing.mix(friction_a, friction_b),
+                params.restitution_mixing.mix(restitution_a, restitution_b),
+            )
+        }
+    };
+
+    // The band widened by how far the pair can close in a step.
+    let speculative_distance = widened(sa, sb, bodies, params);
+    // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
+    // smash's debris); the reach test turns them away for a fraction of a separating-axis
+    // test. Two circles collide about as cheaply as it.
+    let (shape_a, shape_b) = shapes();
+    let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
+    if !both_circles {
+        let reach_a = (bodies.center()[sa], bodies.reach()[sa]);
+        let reach_b = (bodies.center()[sb], bodies.reach()[sb]);
+        if out_of_reach(reach_a, reach_b, speculative_distance) {
+            return None;
+        }
+    }
+
+    let manifold = &mut slot.manifold;
+    // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
+    // miss of its own, are not read.
+    let hull = |s: usize| bodies.local_box()[s].and_then(|local| local.hull());
+    let hulls = match (one_shape, shape_a, shape_b) {
+        (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
+        _ => None,
+    };
+    match hulls {
+        Some((hull_a, hull_b)) => {
+            boxes_into(&hull_a, xf_a, &hull_b, xf_b, speculative_distance, manifold)
+        }
+        None => {
+            let concentric = || concentric_normal(a, b);
+            collide_into(
+                shape_a,
+                xf_a,
+                shape_b,
+                xf_b,
+                speculative_distance,
+                concentric,
+                manifold,
+            )
+        }
+    }
+    if manifold.point_count == 0 {
+        // Dropped after this step; nothing will recycle it.
+        return None;
+    }
+    let base = if both_circles {
+        // Two circles collide in a handful of operations, no more than the recycling test
+        // itself: no base, so next step collides them afresh at once.
+        NONE
+    } else {
+        // Written to the slot, not passed by value or through a closure: either way the base
+        // or the transforms went through the stack (see `BaseSlots`).
+        let (base, fresh) = bases.push();
+        *fresh = Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b));
+        base
+    };
+    if let Some((old, _)) = old {
+        let old = &old.manifold;
+        for p in &mut manifold.points[..manifold.point_count] {
+            if let Some(q) = old.points[..old.point_count].iter().find(|q| q.id == p.id) {
+                p.normal_impulse = q.normal_impulse;
+                p.tangent_impulse = q.tangent_impulse;
+                p.impact_impulse = q.impact_impulse;
+            }
+        }
+    }
+    Some(base)
+}
+
+/// Whether two bodies, each of whose shapes lie within `reach` of its `centre` of mass, are
+/// farther apart than `speculative_distance`: their circles of reach are, so no contact of
+/// theirs lies within it.
+pub(super) fn out_of_reach(
+    (centre_a, reach_a): (Vec2, f32),
+    (centre_b, reach_b): (Vec2, f32),
+    speculative_distance: f32,
+) -> bool {
+    (centre_b - centre_a).length() - reach_a - reach_b > speculative_distance
+}
+
+/// What the update finds of a new pair's contact for the set's flags `touching` and
+/// `one_point`.
+#[derive(Clone, Copy, Default)]
+struct PairFlags {
+    touch: bool,
+    one_point: bool,
+}
+
+impl PairFlags {
+    /// The flags of `contact`, just updated (`found` as the update loop has it); notes in
+    /// `speed` its closing speed (0 if it does not close in) where it is kept and does not
+    /// touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all touch,
+    /// writes no speeds.
+    #[inline]
+    fn note(
+        contact: &Contact,
+        found: u32,
+        threshold: f32,
+        bodies: &BodyStore,
+        speed: &mut f32,
+    ) -> PairFlags {
+        if found == FAR {
+            PairFlags {
+                touch: false,
+                one_point: contact.has_one_point(),
+            }
+        } else {
+            PairFlags::kept(contact, touches(contact, threshold), bodies, speed)
+        }
+    }
+
+    /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
+    #[inline]
+    fn kept(contact: &Contact, touch: bool, bodies: &BodyStore, speed: &mut f32) -> PairFlags {
+        if !touch {
+            *speed = closing_in(contact, bodies).unwrap_or(0.0);
+        }
+        PairFlags {
+            touch,
+            one_point: contact.has_one_point(),
+        }
+    }
+}
