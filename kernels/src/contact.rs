@@ -1015,9 +1015,22 @@ pub(crate) mod batches {
     /// The bodies of two batches, `index[0]`'s in lanes 0..8.
     #[inline(always)]
     unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
-        let lo = array_of(|l| states.read(index[0][l]));
-        let hi = array_of(|l| states.read(index[1][l]));
-        BodyLanes::from_state_pairs(&lo, &hi)
+        // (The states are loaded and joined as they are read: gathered into arrays of states
+        // first, they were copied to the stack, and the AVX-512 build read them back from there.)
+        let mut rows = [P::splat(0.0); LANES];
+        for (l, row) in rows.iter_mut().enumerate() {
+            *row = P::join(
+                state_row::<P::Half>(states, index[0][l]),
+                state_row::<P::Half>(states, index[1][l]),
+            );
+        }
+        BodyLanes::from_row_pairs(rows)
+    }
+
+    /// The state at `index` as one row of eight lanes.
+    #[inline(always)]
+    unsafe fn state_row<V: Lanes8>(states: States, index: u32) -> V {
+        V::load(bytemuck::cast_ref(&states.read(index)))
     }
 
     /// Writes back the velocities of the lanes set in `dynamic` (lane `l` is `index[l / 8][l % 8]`).

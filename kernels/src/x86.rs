@@ -357,30 +357,14 @@ impl Lanes16 for F32x16 {
         }
     }
     #[inline(always)]
-    fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [F32x16; LANES] {
-        // SAFETY: as for the operators; each row holds the eight floats read.
+    fn transpose_pairs(r: [F32x16; LANES]) -> [F32x16; LANES] {
+        // SAFETY: as for the operators.
         unsafe {
-            // Row j of the first batch beside row j of the second: the steps of the eight-lane
-            // transpose then run in both 256-bit halves at once, which takes half the
+            // Each row holds a row of the first batch beside one of the second: the steps of
+            // the eight-lane transpose run in both 256-bit halves at once, which takes half the
             // shuffles of two transposes and a join per column.
-            // (A macro, not a closure: a closure is a function of its own, compiled without the
-            // entry point's target features unless the compiler inlines it.)
-            macro_rules! row {
-                ($j:expr) => {{
-                    let lo = _mm512_castps256_ps512(_mm256_loadu_ps(lo[$j].as_ptr()));
-                    let hi = _mm256_castps_pd(_mm256_loadu_ps(hi[$j].as_ptr()));
-                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castps_pd(lo), hi))
-                }};
-            }
             let r = [
-                row!(0),
-                row!(1),
-                row!(2),
-                row!(3),
-                row!(4),
-                row!(5),
-                row!(6),
-                row!(7),
+                r[0].0, r[1].0, r[2].0, r[3].0, r[4].0, r[5].0, r[6].0, r[7].0,
             ];
             let t = [
                 _mm512_unpacklo_ps(r[0], r[1]),
