@@ -165,6 +165,17 @@ impl Real for F32x8 {
         // SAFETY: as for the operators.
         F32x8(unsafe { _mm256_floor_ps(self.0) })
     }
+    #[inline(always)]
+    fn max(self, o: F32x8) -> F32x8 {
+        // SAFETY: as for the operators. (`maxps a, b` is `a > b ? a : b`, the second operand
+        // where either is NaN or both are zeros: the default's select, in one instruction.)
+        F32x8(unsafe { _mm256_max_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn min(self, o: F32x8) -> F32x8 {
+        // SAFETY: as for the operators. (`minps a, b` is `a < b ? a : b`, as `max`.)
+        F32x8(unsafe { _mm256_min_ps(self.0, o.0) })
+    }
 }
 
 impl Lanes8 for F32x8 {
@@ -283,6 +294,16 @@ impl Real for F32x16 {
             _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(self.0)
         })
     }
+    #[inline(always)]
+    fn max(self, o: F32x16) -> F32x16 {
+        // SAFETY: as for the operators. (As for `F32x8`: the default's select.)
+        F32x16(unsafe { _mm512_max_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn min(self, o: F32x16) -> F32x16 {
+        // SAFETY: as for the operators. (As for `F32x8`.)
+        F32x16(unsafe { _mm512_min_ps(self.0, o.0) })
+    }
 }
 
 impl Real for F32x8x2 {
@@ -319,6 +340,14 @@ impl Real for F32x8x2 {
     #[inline(always)]
     fn floor(self) -> F32x8x2 {
         F32x8x2(self.0.floor(), self.1.floor())
+    }
+    #[inline(always)]
+    fn max(self, o: F32x8x2) -> F32x8x2 {
+        F32x8x2(self.0.max(o.0), self.1.max(o.1))
+    }
+    #[inline(always)]
+    fn min(self, o: F32x8x2) -> F32x8x2 {
+        F32x8x2(self.0.min(o.0), self.1.min(o.1))
     }
 }
 
