@@ -55,8 +55,9 @@ pub trait Real:
     /// The largest integer not above `self`, per lane (exact: no rounding).
     fn floor(self) -> Self;
 
-    /// `if self > o { self } else { o }`: one definition for both widths, so that signed zeros
-    /// and NaNs resolve identically.
+    /// `if self > o { self } else { o }`: one definition for every width, so that signed zeros
+    /// and NaNs resolve identically. (A type may override it only with an operation that is
+    /// exactly this, as x86's `maxps` is.)
     #[inline(always)]
     fn max(self, o: Self) -> Self {
         Self::select(self.gt(o), self, o)
