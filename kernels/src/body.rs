@@ -139,14 +139,11 @@ impl<V: Lanes8> BodyLanes<V> {
 }
 
 impl<P: Lanes16> BodyLanes<P> {
-    /// Transposes two times eight states into lanes: `lo` into lanes 0..8, `hi` into 8..16.
+    /// Transposes two times eight states into lanes: row `j` holds state `j` of the first
+    /// batch in its low half, that of the second in its high half.
     #[inline(always)]
-    pub fn from_state_pairs(lo: &[BodyState; LANES], hi: &[BodyState; LANES]) -> Self {
-        let t = P::transpose_pairs(
-            array_of(|i| bytemuck::cast_ref(&lo[i])),
-            array_of(|i| bytemuck::cast_ref(&hi[i])),
-        );
-        BodyLanes::from_columns(t)
+    pub fn from_row_pairs(rows: [P; LANES]) -> Self {
+        BodyLanes::from_columns(P::transpose_pairs(rows))
     }
 
     /// The velocity half of each lane's state (`v`, `w` and a zero pad), lane `l` in row `l`:

@@ -301,8 +301,8 @@ impl<R: Real> Frame<R> {
     #[inline(always)]
     fn of(b: &BodyLanes<R>, k: &Shared<R>) -> Self {
         Frame {
-            n: b.vx * k.nx + b.vy * k.ny,
-            t: b.vx * k.ny - b.vy * k.nx,
+            n: along_normal(b, k),
+            t: along_tangent(b, k),
         }
     }
 
@@ -310,35 +310,52 @@ impl<R: Real> Frame<R> {
     /// no impulse keeps its velocity bit for bit.
     #[inline(always)]
     fn commit(self, start: Frame<R>, b: &mut BodyLanes<R>, k: &Shared<R>) {
-        let dn = self.n - start.n;
-        let dt = self.t - start.t;
-        b.vx = b.vx + (dn * k.nx + dt * k.ny);
-        b.vy = b.vy + (dn * k.ny - dt * k.nx);
+        commit(self.n - start.n, self.t - start.t, b, k);
     }
 }
 
-/// Normal velocity of B's anchor minus that of A's.
+/// A body's linear velocity along the normal of the contacts.
 #[inline(always)]
-fn normal_velocity<R: Real>(
-    va: &Frame<R>,
-    vb: &Frame<R>,
-    a: &BodyLanes<R>,
-    b: &BodyLanes<R>,
-    r: &Arms<R>,
-) -> R {
-    (vb.n + b.w * r.cross_b) - (va.n + a.w * r.cross_a)
+fn along_normal<R: Real>(b: &BodyLanes<R>, k: &Shared<R>) -> R {
+    b.vx * k.nx + b.vy * k.ny
 }
 
-/// Tangent velocity of B's anchor minus that of A's.
+/// A body's linear velocity along the tangent `(normal_y, -normal_x)` of the contacts.
 #[inline(always)]
-fn tangent_velocity<R: Real>(
-    va: &Frame<R>,
-    vb: &Frame<R>,
+fn along_tangent<R: Real>(b: &BodyLanes<R>, k: &Shared<R>) -> R {
+    b.vx * k.ny - b.vy * k.nx
+}
+
+/// Adds the changes `dn` and `dt` of a body's linear velocity along the normal and the
+/// tangent to its world velocity.
+#[inline(always)]
+fn commit<R: Real>(dn: R, dt: R, b: &mut BodyLanes<R>, k: &Shared<R>) {
+    b.vx = b.vx + (dn * k.nx + dt * k.ny);
+    b.vy = b.vy + (dn * k.ny - dt * k.nx);
+}
+
+/// Normal velocity of B's anchor minus that of A's, the centres moving at `na` and `nb` along
+/// the normal.
+#[inline(always)]
+fn normal_velocity<R: Real>(
+    (na, nb): (R, R),
     a: &BodyLanes<R>,
     b: &BodyLanes<R>,
     r: &Arms<R>,
 ) -> R {
-    (vb.t - b.w * r.dot_b) - (va.t - a.w * r.dot_a)
+    (nb + b.w * r.cross_b) - (na + a.w * r.cross_a)
+}
+
+/// Tangent velocity of B's anchor minus that of A's, the centres moving at `ta` and `tb`
+/// along the tangent.
+#[inline(always)]
+fn tangent_velocity<R: Real>(
+    (ta, tb): (R, R),
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+    r: &Arms<R>,
+) -> R {
+    (tb - b.w * r.dot_b) - (ta - a.w * r.dot_a)
 }
 
 /// The effective masses and base separations, and the constants of the two points' block
@@ -453,39 +470,6 @@ impl<R: Real> Pass<R> {
     }
 }
 
-/// A point's velocity error (normal velocity plus bias) and soft mass scale. `moved` is how far
-/// the centres moved apart along the normal over the substeps so far.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn point_error<R: Real>(
-    c: &impl Contacts<R>,
-    j: usize,
-    r: &Arms<R>,
-    (va, vb): (&Frame<R>, &Frame<R>),
-    a: &BodyLanes<R>,
-    b: &BodyLanes<R>,
-    moved: R,
-    pass: &Pass<R>,
-) -> (R, R) {
-    let zero = R::splat(0.0);
-    let one = R::splat(1.0);
-    // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
-    let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
-    let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
-    let separation = c.get(|b| &b.points[j].base_separation) + (moved + (turned_b - turned_a));
-
-    // A gap (speculative contact) may close exactly within this substep. Overlap is pushed
-    // out softly from the first millimetre, no faster than the cap. (Overlap within a slop
-    // held rigidly made a resting pyramid a rigid system that a few Gauss-Seidel passes
-    // cannot converge: its upper rows hopped and walked sideways. Left alone softly, it
-    // became free sinking, a slop per contact: a column of twenty boxes sank 10 cm.)
-    let speculative = separation.gt(zero);
-    let push = (pass.soft_bias * separation).max(-pass.max_push);
-    let bias = R::select(speculative, separation * pass.gap_rate, push);
-    let scale = R::select(speculative, one, pass.soft_mass);
-    (normal_velocity(va, vb, a, b, r) + bias, scale)
-}
-
 /// A point's friction impulse, inside the Coulomb cone of its normal impulse.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -495,11 +479,11 @@ fn friction_point<R: Real>(
     r: &Arms<R>,
     friction: R,
     k: &Shared<R>,
-    (va, vb): (&mut Frame<R>, &mut Frame<R>),
+    (ta, tb): (&mut R, &mut R),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
-    let vt = tangent_velocity(va, vb, a, b, r) - c.get(|b| &b.tangent_speed);
+    let vt = tangent_velocity((*ta, *tb), a, b, r) - c.get(|b| &b.tangent_speed);
     let old = c.get(|b| &b.points[j].tangent_impulse);
     // Coulomb cone: |friction impulse| <= mu * normal impulse.
     let limit = friction * c.get(|b| &b.points[j].normal_impulse);
@@ -507,21 +491,22 @@ fn friction_point<R: Real>(
         .max(-limit)
         .min(limit);
     c.set(|b| &mut b.points[j].tangent_impulse, new);
-    push_tangent(new - old, r, k, (va, vb), a, b);
+    push_tangent(new - old, r, k, (ta, tb), a, b);
 }
 
-/// Applies a tangent impulse at one point.
+/// Applies a tangent impulse at one point; `ta` and `tb` are the centres' velocities along the
+/// tangent.
 #[inline(always)]
 fn push_tangent<R: Real>(
     applied: R,
     r: &Arms<R>,
     k: &Shared<R>,
-    (va, vb): (&mut Frame<R>, &mut Frame<R>),
+    (ta, tb): (&mut R, &mut R),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
-    va.t = va.t - k.ma * applied;
-    vb.t = vb.t + k.mb * applied;
+    *ta = *ta - k.ma * applied;
+    *tb = *tb + k.mb * applied;
     a.w = a.w + k.ia * (r.dot_a * applied);
     b.w = b.w - k.ib * (r.dot_b * applied);
 }
@@ -544,11 +529,12 @@ fn solve_one_lanes<R: Real>(
 ) {
     let (k, pass, friction) = solve_constants(c, s);
     let zero = R::splat(0.0);
-    let (va0, vb0, moved) = frames(a, b, &k);
-    let (mut va, mut vb) = (va0, vb0);
-
     let r = Arms::<R>::load(c, 0);
-    let (err, scale) = point_error(c, 0, &r, (&va, &vb), a, b, moved, &pass);
+    let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
+    let separation = point_separation(c, 0, &r, a, b, moved);
+    let (na0, nb0) = (along_normal(a, &k), along_normal(b, &k));
+    let (bias, scale) = point_bias(separation, &pass);
+    let err = normal_velocity((na0, nb0), a, b, &r) + bias;
     let old = c.get(|b| &b.points[0].normal_impulse);
     // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
     // non-finite values) one sequential pass.
@@ -561,16 +547,19 @@ fn solve_one_lanes<R: Real>(
     let new = R::select(inv_k.gt(zero), new, old);
     let applied = new - old;
     c.set(|b| &mut b.points[0].normal_impulse, new);
-    va.n = va.n - k.ma * applied;
-    vb.n = vb.n + k.mb * applied;
+    // (As in `solve_lanes`: the changes along the normal final, the tangent ones from here.)
+    let dn_a = (na0 - k.ma * applied) - na0;
+    let dn_b = (nb0 + k.mb * applied) - nb0;
     a.w = a.w - k.ia * (r.cross_a * applied + zero);
     b.w = b.w + k.ib * (r.cross_b * applied + zero);
 
-    friction_point(c, 0, &r, friction, &k, (&mut va, &mut vb), a, b);
+    let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
+    let (mut ta, mut tb) = (ta0, tb0);
+    friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
     a.w = a.w + zero;
-    va.commit(va0, a, &k);
-    vb.commit(vb0, b, &k);
+    commit(dn_a, ta - ta0, a, &k);
+    commit(dn_b, tb - tb0, b, &k);
 }
 
 /// The bodies' velocities in the contact frame, and how far their centres moved apart along
@@ -599,16 +588,23 @@ fn solve_lanes<R: Real>(
     let (k, pass) = (&k, &pass);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
-    let (va0, vb0, moved) = frames(a, b, k);
-    let (mut va, mut vb) = (va0, vb0);
+
+    // The separations first: they are all that the bodies' motion is read for.
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
+    let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
+    let separation = [
+        point_separation(c, 0, &arms[0], a, b, moved),
+        point_separation(c, 1, &arms[1], a, b, moved),
+    ];
+    let (na0, nb0) = (along_normal(a, k), along_normal(b, k));
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
-    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
     let mut err = [zero; 2];
     let mut scale = [one; 2];
     let mut old = [zero; 2];
     for (j, r) in arms.iter().enumerate() {
-        (err[j], scale[j]) = point_error(c, j, r, (&va, &vb), a, b, moved, pass);
+        (err[j], scale[j]) = point_bias(separation[j], pass);
+        err[j] = normal_velocity((na0, nb0), a, b, r) + err[j];
         old[j] = c.get(|b| &b.points[j].normal_impulse);
     }
     // Solve both points at once (a 2x2 complementarity problem): new impulses x >= 0 with
@@ -628,12 +624,11 @@ fn solve_lanes<R: Real>(
     let k22 = c.get(|b| &b.points[1].normal_k);
     // Zero where point 1 is inactive.
     let k12 = c.get(|b| &b.normal_k12);
-    // Zero for an inactive point 1, or a contact between two bodies that cannot move.
-    let usable = inv_k11.gt(zero);
     let p1 = scale[0] * (err[0] - (k11 * old[0] + k12 * old[1]));
     let p2 = scale[1] * (err[1] - (k12 * old[0] + k22 * old[1]));
-    // Both pushing, unless the points nearly coincide (ill-conditioned matrix: `prepare` left
-    // no determinant).
+    // Each case below, where it holds, gives the new impulses; a lane takes the first that
+    // holds, in this order. Both pushing, unless the points nearly coincide (ill-conditioned
+    // matrix: `prepare` left no determinant).
     let det = c.get(|b| &b.normal_det);
     let well = det.gt(zero);
     // (Divided, not multiplied by 1 / det: for bodies near the 1e20 kg limit det is below
@@ -650,27 +645,26 @@ fn solve_lanes<R: Real>(
     let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
+    // The cases from the last to the first, so that each is done with when the next is
+    // computed.
+    let mut new = [zero; 2];
+    new = [R::select(only2, zero, new[0]), R::select(only2, z2, new[1])];
+    new = [R::select(only1, y1, new[0]), R::select(only1, zero, new[1])];
+    new = [R::select(both, x1, new[0]), R::select(both, x2, new[1])];
     // No case fits (nearly coincident points): one sequential pass instead. Rare, so it is
-    // computed only when some lane needs it; a lane that fits never reads it.
-    let (s1, s2) = if R::all(both | only1 | only2 | neither) {
-        (zero, zero)
-    } else {
+    // computed only when some lane needs it.
+    let fits = both | only1 | only2 | neither;
+    if !R::all(fits) {
         let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
         let err2 = err[1] + k12 * (s1 - old[0]);
         let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
-        (s1, s2)
-    };
-
-    let pick = |x: R, y: R, z: R, seq: R| {
-        R::select(
-            both,
-            x,
-            R::select(only1, y, R::select(only2, z, R::select(neither, zero, seq))),
-        )
-    };
+        new = [R::select(fits, new[0], s1), R::select(fits, new[1], s2)];
+    }
+    // Zero for an inactive point 1, or a contact between two bodies that cannot move.
+    let usable = inv_k11.gt(zero);
     let new = [
-        R::select(usable, pick(x1, y1, zero, s1), old[0]),
-        R::select(usable, pick(x2, zero, z2, s2), old[1]),
+        R::select(usable, new[0], old[0]),
+        R::select(usable, new[1], old[1]),
     ];
     let mut applied = [zero; 2];
     for j in 0..2 {
@@ -678,16 +672,55 @@ fn solve_lanes<R: Real>(
         c.set(|b| &mut b.points[j].normal_impulse, new[j]);
     }
     let total = applied[0] + applied[1];
-    va.n = va.n - k.ma * total;
-    vb.n = vb.n + k.mb * total;
+    // The changes of the centres' velocities along the normal are final, and only friction
+    // changes them along the tangent, from here on: the velocities along the tangent are
+    // taken only now, so that they are not kept through the block solve.
+    let dn_a = (na0 - k.ma * total) - na0;
+    let dn_b = (nb0 + k.mb * total) - nb0;
     a.w = a.w - k.ia * (r1.cross_a * applied[0] + r2.cross_a * applied[1]);
     b.w = b.w + k.ib * (r1.cross_b * applied[0] + r2.cross_b * applied[1]);
 
+    let (ta0, tb0) = (along_tangent(a, k), along_tangent(b, k));
+    let (mut ta, mut tb) = (ta0, tb0);
     for (j, r) in arms.iter().enumerate() {
-        friction_point(c, j, r, friction, k, (&mut va, &mut vb), a, b);
+        friction_point(c, j, r, friction, k, (&mut ta, &mut tb), a, b);
     }
-    va.commit(va0, a, k);
-    vb.commit(vb0, b, k);
+    commit(dn_a, ta - ta0, a, k);
+    commit(dn_b, tb - tb0, b, k);
+}
+
+/// A point's current separation: the base one (see [`PointLanes`]) plus the motion of its
+/// anchors along the normal, the bodies' centres having moved apart by `moved`.
+#[inline(always)]
+fn point_separation<R: Real>(
+    c: &impl Contacts<R>,
+    j: usize,
+    r: &Arms<R>,
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+    moved: R,
+) -> R {
+    // The anchors turned with their bodies: n . (q r) = cos (r . n) + sin (r x n).
+    let turned_a = a.dqc * r.dot_a + a.dqs * r.cross_a;
+    let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
+    c.get(|b| &b.points[j].base_separation) + (moved + (turned_b - turned_a))
+}
+
+/// A point's velocity bias and soft mass scale at `separation`.
+#[inline(always)]
+fn point_bias<R: Real>(separation: R, pass: &Pass<R>) -> (R, R) {
+    let zero = R::splat(0.0);
+    let one = R::splat(1.0);
+    // A gap (speculative contact) may close exactly within this substep. Overlap is pushed
+    // out softly from the first millimetre, no faster than the cap. (Overlap within a slop
+    // held rigidly made a resting pyramid a rigid system that a few Gauss-Seidel passes
+    // cannot converge: its upper rows hopped and walked sideways. Left alone softly, it
+    // became free sinking, a slop per contact: a column of twenty boxes sank 10 cm.)
+    let speculative = separation.gt(zero);
+    let push = (pass.soft_bias * separation).max(-pass.max_push);
+    let bias = R::select(speculative, separation * pass.gap_rate, push);
+    let scale = R::select(speculative, one, pass.soft_mass);
+    (bias, scale)
 }
 
 /// Constants of the impact passes.
@@ -751,7 +784,7 @@ fn impact_lanes<R: Real>(
         let turned_b = b.dqc * r.dot_b + b.dqs * r.cross_b;
         let base = c.get(|b| &b.points[j].base_separation);
         let separation = base + (moved + (turned_b - turned_a));
-        let vn = normal_velocity(&va, &vb, a, b, r);
+        let vn = normal_velocity((va.n, vb.n), a, b, r);
         let hit = c.get(|b| &b.points[j].active).gt(zero)
             & vn.lt(zero)
             & (separation + (vn - reach) * dt).lt(margin);
@@ -793,12 +826,12 @@ fn impact_lanes<R: Real>(
     for (j, r) in arms.iter().enumerate() {
         // Friction that at most stops the sliding of this point (relative to the contact's
         // tangent speed), within the cone.
-        let vt = tangent_velocity(&va, &vb, a, b, r) - c.get(|b| &b.tangent_speed);
+        let vt = tangent_velocity((va.t, vb.t), a, b, r) - c.get(|b| &b.tangent_speed);
         let limit = friction * impulse[j];
         let applied = (-c.get(|b| &b.points[j].tangent_mass) * vt)
             .max(-limit)
             .min(limit);
-        push_tangent(applied, r, &k, (&mut va, &mut vb), a, b);
+        push_tangent(applied, r, &k, (&mut va.t, &mut vb.t), a, b);
     }
     va.commit(va0, a, &k);
     vb.commit(vb0, b, &k);
@@ -1015,9 +1048,22 @@ pub(crate) mod batches {
     /// The bodies of two batches, `index[0]`'s in lanes 0..8.
     #[inline(always)]
     unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
-        let lo = array_of(|l| states.read(index[0][l]));
-        let hi = array_of(|l| states.read(index[1][l]));
-        BodyLanes::from_state_pairs(&lo, &hi)
+        // (The states are loaded and joined as they are read: gathered into arrays of states
+        // first, they were copied to the stack, and the AVX-512 build read them back from there.)
+        let mut rows = [P::splat(0.0); LANES];
+        for (l, row) in rows.iter_mut().enumerate() {
+            *row = P::join(
+                state_row::<P::Half>(states, index[0][l]),
+                state_row::<P::Half>(states, index[1][l]),
+            );
+        }
+        BodyLanes::from_row_pairs(rows)
+    }
+
+    /// The state at `index` as one row of eight lanes.
+    #[inline(always)]
+    unsafe fn state_row<V: Lanes8>(states: States, index: u32) -> V {
+        V::load(bytemuck::cast_ref(&states.read(index)))
     }
 
     /// Writes back the velocities of the lanes set in `dynamic` (lane `l` is `index[l / 8][l % 8]`).

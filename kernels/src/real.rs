@@ -55,8 +55,9 @@ pub trait Real:
     /// The largest integer not above `self`, per lane (exact: no rounding).
     fn floor(self) -> Self;
 
-    /// `if self > o { self } else { o }`: one definition for both widths, so that signed zeros
-    /// and NaNs resolve identically.
+    /// `if self > o { self } else { o }`: one definition for every width, so that signed zeros
+    /// and NaNs resolve identically. (A type may override it only with an operation that is
+    /// exactly this, as x86's `maxps` is.)
     #[inline(always)]
     fn max(self, o: Self) -> Self {
         Self::select(self.gt(o), self, o)
@@ -180,13 +181,14 @@ pub trait Lanes16: Real {
     /// The two halves of [`join`](Lanes16::join).
     fn split(self) -> [Self::Half; 2];
 
-    /// Rows to columns over two batches' rows: lane `j` of result `i` is element `i` of
-    /// `lo[j]`, and lane `8 + j` element `i` of `hi[j]`. The same as joining the halves'
-    /// [`transpose`](Lanes8::transpose)s, which is what this default does.
+    /// Rows to columns in each half: lanes `0..8` of result `i` are lane `i` of the low
+    /// halves of `rows`, lanes `8..16` lane `i` of their high halves. The same as joining the
+    /// halves' [`transpose`](Lanes8::transpose)s, which is what this default does.
     #[inline(always)]
-    fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [Self; LANES] {
-        let lo = Self::Half::transpose(array_of(|i| Self::Half::load(lo[i])));
-        let hi = Self::Half::transpose(array_of(|i| Self::Half::load(hi[i])));
+    fn transpose_pairs(rows: [Self; LANES]) -> [Self; LANES] {
+        let rows: [[Self::Half; 2]; LANES] = array_of(|j| rows[j].split());
+        let lo = Self::Half::transpose(array_of(|j| rows[j][0]));
+        let hi = Self::Half::transpose(array_of(|j| rows[j][1]));
         array_of(|i| Self::join(lo[i], hi[i]))
     }
 

@@ -165,6 +165,17 @@ impl Real for F32x8 {
         // SAFETY: as for the operators.
         F32x8(unsafe { _mm256_floor_ps(self.0) })
     }
+    #[inline(always)]
+    fn max(self, o: F32x8) -> F32x8 {
+        // SAFETY: as for the operators. (`maxps a, b` is `a > b ? a : b`, the second operand
+        // where either is NaN or both are zeros: the default's select, in one instruction.)
+        F32x8(unsafe { _mm256_max_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn min(self, o: F32x8) -> F32x8 {
+        // SAFETY: as for the operators. (`minps a, b` is `a < b ? a : b`, as `max`.)
+        F32x8(unsafe { _mm256_min_ps(self.0, o.0) })
+    }
 }
 
 impl Lanes8 for F32x8 {
@@ -283,6 +294,16 @@ impl Real for F32x16 {
             _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(self.0)
         })
     }
+    #[inline(always)]
+    fn max(self, o: F32x16) -> F32x16 {
+        // SAFETY: as for the operators. (As for `F32x8`: the default's select.)
+        F32x16(unsafe { _mm512_max_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn min(self, o: F32x16) -> F32x16 {
+        // SAFETY: as for the operators. (As for `F32x8`.)
+        F32x16(unsafe { _mm512_min_ps(self.0, o.0) })
+    }
 }
 
 impl Real for F32x8x2 {
@@ -319,6 +340,14 @@ impl Real for F32x8x2 {
     #[inline(always)]
     fn floor(self) -> F32x8x2 {
         F32x8x2(self.0.floor(), self.1.floor())
+    }
+    #[inline(always)]
+    fn max(self, o: F32x8x2) -> F32x8x2 {
+        F32x8x2(self.0.max(o.0), self.1.max(o.1))
+    }
+    #[inline(always)]
+    fn min(self, o: F32x8x2) -> F32x8x2 {
+        F32x8x2(self.0.min(o.0), self.1.min(o.1))
     }
 }
 
@@ -357,30 +386,14 @@ impl Lanes16 for F32x16 {
         }
     }
     #[inline(always)]
-    fn transpose_pairs(lo: [&[f32; LANES]; LANES], hi: [&[f32; LANES]; LANES]) -> [F32x16; LANES] {
-        // SAFETY: as for the operators; each row holds the eight floats read.
+    fn transpose_pairs(r: [F32x16; LANES]) -> [F32x16; LANES] {
+        // SAFETY: as for the operators.
         unsafe {
-            // Row j of the first batch beside row j of the second: the steps of the eight-lane
-            // transpose then run in both 256-bit halves at once, which takes half the
+            // Each row holds a row of the first batch beside one of the second: the steps of
+            // the eight-lane transpose run in both 256-bit halves at once, which takes half the
             // shuffles of two transposes and a join per column.
-            // (A macro, not a closure: a closure is a function of its own, compiled without the
-            // entry point's target features unless the compiler inlines it.)
-            macro_rules! row {
-                ($j:expr) => {{
-                    let lo = _mm512_castps256_ps512(_mm256_loadu_ps(lo[$j].as_ptr()));
-                    let hi = _mm256_castps_pd(_mm256_loadu_ps(hi[$j].as_ptr()));
-                    _mm512_castpd_ps(_mm512_insertf64x4::<1>(_mm512_castps_pd(lo), hi))
-                }};
-            }
             let r = [
-                row!(0),
-                row!(1),
-                row!(2),
-                row!(3),
-                row!(4),
-                row!(5),
-                row!(6),
-                row!(7),
+                r[0].0, r[1].0, r[2].0, r[3].0, r[4].0, r[5].0, r[6].0, r[7].0,
             ];
             let t = [
                 _mm512_unpacklo_ps(r[0], r[1]),
