@@ -288,6 +288,26 @@ impl<E> Filler<'_, E> {
     }
 }
 
+/// Bit of [`firsts`]: the cell is in its box's first column of cells.
+const FIRST_COL: u8 = 1;
+/// Bit of [`firsts`]: the cell is in its box's first row of cells.
+const FIRST_ROW: u8 = 2;
+
+/// Whether a cell is in its box's first column / first row of cells, as bits: what an entry
+/// keeps of its cell for the pair rule (see [`Entry::first_shared`]).
+#[inline(always)]
+pub(crate) fn firsts(first_col: bool, first_row: bool) -> u8 {
+    (first_col as u8 * FIRST_COL) | (first_row as u8 * FIRST_ROW)
+}
+
+/// The [`firsts`] an entry of a cell must have for that cell to be the first it shares with a
+/// box whose firsts there are `firsts`: those the box lacks. Computed once per cell, so that
+/// the test per entry is one mask.
+#[inline(always)]
+pub(crate) fn needed(firsts: u8) -> u8 {
+    !firsts & (FIRST_COL | FIRST_ROW)
+}
+
 /// One cell of one box in a hashed [`HashGrid`].
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CellEntry {
@@ -296,10 +316,9 @@ pub(crate) struct CellEntry {
     pub cy: i32,
     /// The box (a body slot).
     pub id: u32,
-    /// Whether this cell is in the box's first column / first row of cells; see
+    /// Whether this cell is in the box's first column / first row of cells ([`firsts`]); see
     /// [`Entry::first_shared`] for why that is all the pair rule needs.
-    pub first_col: bool,
-    pub first_row: bool,
+    pub firsts: u8,
 }
 
 /// One cell of one box in a [`HashGrid`] with a bucket per cell: half the size of a
@@ -310,8 +329,7 @@ pub(crate) struct WindowEntry {
     /// The box (a body slot).
     pub id: u32,
     /// As in [`CellEntry`].
-    pub first_col: bool,
-    pub first_row: bool,
+    pub firsts: u8,
 }
 
 /// What the pair rule reads of an entry of either kind.
@@ -320,8 +338,8 @@ pub(crate) trait Entry: Copy {
     fn id(&self) -> u32;
 
     /// Whether cell `(cx, cy)`, of the bucket this entry was found in, is this entry's cell and
-    /// the first cell it shares with a box for which `(cx, cy)` is in its first column / first
-    /// row as `first_col` / `first_row` say.
+    /// the first cell it shares with a box whose [`firsts`] there lack `need`
+    /// (`need = needed(firsts)`).
     ///
     /// Two overlapping boxes share every cell of the intersection of their cell rectangles;
     /// a pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
@@ -330,7 +348,7 @@ pub(crate) trait Entry: Copy {
     /// first column of `a` or of `b`; likewise for rows. So each pair comes out once, with no
     /// dedup set. Evaluated without short-circuits: in hot loops these tests pass or fail
     /// unpredictably.
-    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool;
+    fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool;
 }
 
 impl Entry for CellEntry {
@@ -340,11 +358,8 @@ impl Entry for CellEntry {
     }
 
     #[inline(always)]
-    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool {
-        (self.cx == cx)
-            & (self.cy == cy)
-            & (self.first_col | first_col)
-            & (self.first_row | first_row)
+    fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool {
+        (self.cx == cx) & (self.cy == cy) & (self.firsts & need == need)
     }
 }
 
@@ -356,8 +371,8 @@ impl Entry for WindowEntry {
 
     /// A bucket of a window holds the entries of its one cell: no cell to compare.
     #[inline(always)]
-    fn first_shared(&self, _cx: i32, _cy: i32, first_col: bool, first_row: bool) -> bool {
-        (self.first_col | first_col) & (self.first_row | first_row)
+    fn first_shared(&self, _cx: i32, _cy: i32, need: u8) -> bool {
+        self.firsts & need == need
     }
 }
 
@@ -512,24 +527,14 @@ impl HashGrid {
         match layout {
             Layout::Hashed { mask } => {
                 let all = |_| (0..parts).flat_map(&boxes);
-                let entry = |cx, cy, id, first_col, first_row| CellEntry {
-                    cx,
-                    cy,
-                    id,
-                    first_col,
-                    first_row,
-                };
+                let entry = |cx, cy, id, firsts| CellEntry { cx, cy, id, firsts };
                 let bucket = |cx, cy| bucket(cx, cy, mask);
                 enter(&mut self.table, buckets, 1, all, bucket, entry)
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
                 let bucket = move |cx, cy| window_bucket(window, width, cx, cy);
-                let entry = |_, _, id, first_col, first_row| WindowEntry {
-                    id,
-                    first_col,
-                    first_row,
-                };
+                let entry = |_, _, id, firsts| WindowEntry { id, firsts };
                 enter(&mut self.window_table, buckets, parts, boxes, bucket, entry)
             }
         }
@@ -572,8 +577,9 @@ impl HashGrid {
 
             fn run<C: Cells>(mut self, cells: C) {
                 let ((cx, cy), (first_col, first_row)) = (self.cell, self.first);
+                let need = needed(firsts(first_col, first_row));
                 for e in cells.bucket_of(cx, cy) {
-                    if e.first_shared(cx, cy, first_col, first_row) {
+                    if e.first_shared(cx, cy, need) {
                         (self.visit)(e.id());
                     }
                 }
@@ -597,7 +603,7 @@ impl HashGrid {
 }
 
 /// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts, cell
-/// `(cx, cy)` of box `id` as `entry(cx, cy, id, first_col, first_row)` into `bucket(cx, cy)`.
+/// `(cx, cy)` of box `id` as `entry(cx, cy, id, firsts)` into `bucket(cx, cy)`.
 #[inline(always)]
 fn enter<E: Copy + Default + Send, I>(
     table: &mut BucketTable<E>,
@@ -605,7 +611,7 @@ fn enter<E: Copy + Default + Send, I>(
     parts: usize,
     boxes: impl Fn(usize) -> I + Sync,
     bucket: impl Fn(i32, i32) -> usize + Sync,
-    entry: impl Fn(i32, i32, u32, bool, bool) -> E + Sync,
+    entry: impl Fn(i32, i32, u32, u8) -> E + Sync,
 ) where
     I: Iterator<Item = (u32, CellRect)>,
 {
@@ -613,7 +619,8 @@ fn enter<E: Copy + Default + Send, I>(
         for (id, r) in boxes(part) {
             for cy in r.y0..=r.y1 {
                 for cx in r.x0..=r.x1 {
-                    filler.add(bucket(cx, cy), entry(cx, cy, id, cx == r.x0, cy == r.y0));
+                    let firsts = firsts(cx == r.x0, cy == r.y0);
+                    filler.add(bucket(cx, cy), entry(cx, cy, id, firsts));
                 }
             }
         }
