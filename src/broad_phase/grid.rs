@@ -250,6 +250,15 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize]
     }
 
+    /// The entries of buckets `h..h + count`, bucket by bucket: one bucket's end is the next
+    /// one's start, read once.
+    #[inline(always)]
+    pub fn buckets(&self, h: usize, count: usize) -> impl Iterator<Item = &[E]> {
+        let ends = &self.starts[h..=h + count];
+        ends.windows(2)
+            .map(|w| &self.entries[w[0] as usize..w[1] as usize])
+    }
+
     /// How many entries the buckets hold in all.
     #[cfg(test)]
     pub fn len(&self) -> usize {
@@ -384,6 +393,19 @@ pub(crate) trait Cells {
     /// The entries of the bucket of cell `(cx, cy)`: that cell's, and in a hashed table those
     /// of any other cell hashed alike.
     fn bucket_of(&self, cx: i32, cy: i32) -> &[Self::E];
+
+    /// Calls `visit(cx, cy, need, bucket)` with [`Cells::bucket_of`] of every cell `(cx, cy)`
+    /// of `r`, row by row, where `need` is [`needed`] of the cell's [`firsts`] in `r`; cells
+    /// known to hold no entry may be skipped.
+    #[inline(always)]
+    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[Self::E])) {
+        for cy in r.y0..=r.y1 {
+            for cx in r.x0..=r.x1 {
+                let need = needed(firsts(cx == r.x0, cy == r.y0));
+                visit(cx, cy, need, self.bucket_of(cx, cy));
+            }
+        }
+    }
 }
 
 /// The buckets of a hashed [`HashGrid`].
@@ -419,6 +441,27 @@ impl Cells for WindowCells<'_> {
             self.table.bucket(window_bucket(w, self.width, cx, cy))
         } else {
             &[]
+        }
+    }
+
+    /// Only the cells within the window, each row's buckets one after another in the table.
+    #[inline(always)]
+    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[WindowEntry])) {
+        let w = self.window;
+        let (x0, x1) = (r.x0.max(w.x0), r.x1.min(w.x1));
+        let (y0, y1) = (r.y0.max(w.y0), r.y1.min(w.y1));
+        if x0 > x1 || y0 > y1 {
+            return;
+        }
+        // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
+        let count = (x1 - x0) as usize + 1;
+        for cy in y0..=y1 {
+            let row = self
+                .table
+                .buckets(window_bucket(w, self.width, x0, cy), count);
+            for (cx, bucket) in (x0..).zip(row) {
+                visit(cx, cy, needed(firsts(cx == r.x0, cy == r.y0)), bucket);
+            }
         }
     }
 }
@@ -788,6 +831,63 @@ mod tests {
                     .collect();
                 assert_eq!(found, expected, "cell ({cx}, {cy})");
             }
+        }
+    }
+
+    /// A window's row-by-row visit sees, for any rectangle (inside the window, across its edge
+    /// or outside it), the entries and first-cell needs that looking up each cell does, and
+    /// skips only cells without entries.
+    #[test]
+    fn a_window_visits_the_cells_a_lookup_per_cell_does() {
+        let rects: Vec<CellRect> = (0..300)
+            .map(|i| {
+                let (x, y) = (i % 25, i / 25);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + i % 3 % 2,
+                    y1: y + i % 2,
+                }
+            })
+            .collect();
+        let entries = rects.iter().map(CellRect::cell_count).sum();
+        let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
+        let mut grid = HashGrid::default();
+        grid.fill(entries, window, 2, |k| {
+            let n = rects.len();
+            (k * n / 2..(k + 1) * n / 2).map(|i| (i as u32, rects[i]))
+        });
+        let Layout::Window { window, width } = grid.layout else {
+            panic!("packed boxes get a window");
+        };
+        let cells = WindowCells {
+            window,
+            width,
+            table: &grid.window_table,
+        };
+        type Visit = (i32, i32, u8, Vec<u32>);
+        let ids = |bucket: &[WindowEntry]| bucket.iter().map(|e| e.id).collect::<Vec<_>>();
+        for (x0, y0, w, h) in [(3, 4, 2, 1), (-2, -1, 3, 4), (23, 10, 6, 2), (40, 40, 2, 2)] {
+            let r = CellRect {
+                x0,
+                y0,
+                x1: x0 + w,
+                y1: y0 + h,
+            };
+            let mut visited: Vec<Visit> = Vec::new();
+            cells.visit_cells(r, |cx, cy, need, bucket| {
+                visited.push((cx, cy, need, ids(bucket)))
+            });
+            visited.retain(|v| !v.3.is_empty());
+            let expected: Vec<Visit> = (r.cells())
+                .map(|(cx, cy)| {
+                    let need = needed(firsts(cx == r.x0, cy == r.y0));
+                    (cx, cy, need, ids(cells.bucket_of(cx, cy)))
+                })
+                .filter(|v| !v.3.is_empty())
+                .collect();
+            assert!(r.x0 >= 40 || !expected.is_empty());
+            assert_eq!(visited, expected, "{r:?}");
         }
     }
 }

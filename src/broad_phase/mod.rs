@@ -28,9 +28,7 @@ pub(crate) mod static_grid;
 mod tests;
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid::{
-    choose_cell_size, firsts, needed, CellRect, CellSearch, Cells, Entry, HashGrid,
-};
+use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
 use crate::broad_phase::proxies::{overlaps, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
@@ -720,29 +718,25 @@ impl Grid {
         let r = self.rects[a];
         let aabb = proxies.aabbs[a];
         let start = out.len();
-        for cy in r.y0..=r.y1 {
-            for cx in r.x0..=r.x1 {
-                let need = needed(firsts(cx == r.x0, cy == r.y0));
-                let bucket = cells.bucket_of(cx, cy);
-                // Every entry is written to the spare room and kept by counting it when all
-                // the tests pass: they pass or fail unpredictably, and a branch or a push per
-                // entry cost more than the write.
-                out.reserve(bucket.len());
-                let room = &mut out.spare_capacity_mut()[..bucket.len()];
-                let mut kept = 0;
-                // Buckets are filled in descending slot order: past `a`, no entry can be a
-                // partner b > a.
-                for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                    let hit = e.first_shared(cx, cy, need)
-                        & overlaps(&aabb, &proxies.aabbs[e.id() as usize]);
-                    room[kept].write((a as u32, e.id()));
-                    kept += hit as usize;
-                }
-                // SAFETY: the first `kept` entries of the spare room were written above (`kept`
-                // grows by at most one per write, and every write lands at `kept`).
-                unsafe { out.set_len(out.len() + kept) };
+        cells.visit_cells(r, |cx, cy, need, bucket| {
+            // Every entry is written to the spare room and kept by counting it when all the
+            // tests pass: they pass or fail unpredictably, and a branch or a push per entry
+            // cost more than the write.
+            out.reserve(bucket.len());
+            let room = &mut out.spare_capacity_mut()[..bucket.len()];
+            let mut kept = 0;
+            // Buckets are filled in descending slot order: past `a`, no entry can be a
+            // partner b > a.
+            for e in bucket.iter().take_while(|e| e.id() as usize > a) {
+                let hit =
+                    e.first_shared(cx, cy, need) & overlaps(&aabb, &proxies.aabbs[e.id() as usize]);
+                room[kept].write((a as u32, e.id()));
+                kept += hit as usize;
             }
-        }
+            // SAFETY: the first `kept` entries of the spare room were written above (`kept`
+            // grows by at most one per write, and every write lands at `kept`).
+            unsafe { out.set_len(out.len() + kept) };
+        });
         // The filters almost always pass (both proxies dynamic, default layers).
         let mut kept = start;
         for i in start..out.len() {
