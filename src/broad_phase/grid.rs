@@ -250,6 +250,15 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize]
     }
 
+    /// The entries of buckets `h..h + count`, bucket by bucket: one bucket's end is the next
+    /// one's start, read once.
+    #[inline(always)]
+    pub fn buckets(&self, h: usize, count: usize) -> impl Iterator<Item = &[E]> {
+        let ends = &self.starts[h..=h + count];
+        ends.windows(2)
+            .map(|w| &self.entries[w[0] as usize..w[1] as usize])
+    }
+
     /// How many entries the buckets hold in all.
     #[cfg(test)]
     pub fn len(&self) -> usize {
@@ -288,6 +297,26 @@ impl<E> Filler<'_, E> {
     }
 }
 
+/// Bit of [`firsts`]: the cell is in its box's first column of cells.
+const FIRST_COL: u8 = 1;
+/// Bit of [`firsts`]: the cell is in its box's first row of cells.
+const FIRST_ROW: u8 = 2;
+
+/// Whether a cell is in its box's first column / first row of cells, as bits: what an entry
+/// keeps of its cell for the pair rule (see [`Entry::first_shared`]).
+#[inline(always)]
+pub(crate) fn firsts(first_col: bool, first_row: bool) -> u8 {
+    (first_col as u8 * FIRST_COL) | (first_row as u8 * FIRST_ROW)
+}
+
+/// The [`firsts`] an entry of a cell must have for that cell to be the first it shares with a
+/// box whose firsts there are `firsts`: those the box lacks. Computed once per cell, so that
+/// the test per entry is one mask.
+#[inline(always)]
+pub(crate) fn needed(firsts: u8) -> u8 {
+    !firsts & (FIRST_COL | FIRST_ROW)
+}
+
 /// One cell of one box in a hashed [`HashGrid`].
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CellEntry {
@@ -296,10 +325,9 @@ pub(crate) struct CellEntry {
     pub cy: i32,
     /// The box (a body slot).
     pub id: u32,
-    /// Whether this cell is in the box's first column / first row of cells; see
+    /// Whether this cell is in the box's first column / first row of cells ([`firsts`]); see
     /// [`Entry::first_shared`] for why that is all the pair rule needs.
-    pub first_col: bool,
-    pub first_row: bool,
+    pub firsts: u8,
 }
 
 /// One cell of one box in a [`HashGrid`] with a bucket per cell: half the size of a
@@ -310,8 +338,7 @@ pub(crate) struct WindowEntry {
     /// The box (a body slot).
     pub id: u32,
     /// As in [`CellEntry`].
-    pub first_col: bool,
-    pub first_row: bool,
+    pub firsts: u8,
 }
 
 /// What the pair rule reads of an entry of either kind.
@@ -320,8 +347,8 @@ pub(crate) trait Entry: Copy {
     fn id(&self) -> u32;
 
     /// Whether cell `(cx, cy)`, of the bucket this entry was found in, is this entry's cell and
-    /// the first cell it shares with a box for which `(cx, cy)` is in its first column / first
-    /// row as `first_col` / `first_row` say.
+    /// the first cell it shares with a box whose [`firsts`] there lack `need`
+    /// (`need = needed(firsts)`).
     ///
     /// Two overlapping boxes share every cell of the intersection of their cell rectangles;
     /// a pair is reported only from its first cell, `(max(x0a, x0b), max(y0a, y0b))`, which
@@ -330,7 +357,7 @@ pub(crate) trait Entry: Copy {
     /// first column of `a` or of `b`; likewise for rows. So each pair comes out once, with no
     /// dedup set. Evaluated without short-circuits: in hot loops these tests pass or fail
     /// unpredictably.
-    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool;
+    fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool;
 }
 
 impl Entry for CellEntry {
@@ -340,11 +367,8 @@ impl Entry for CellEntry {
     }
 
     #[inline(always)]
-    fn first_shared(&self, cx: i32, cy: i32, first_col: bool, first_row: bool) -> bool {
-        (self.cx == cx)
-            & (self.cy == cy)
-            & (self.first_col | first_col)
-            & (self.first_row | first_row)
+    fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool {
+        (self.cx == cx) & (self.cy == cy) & (self.firsts & need == need)
     }
 }
 
@@ -356,8 +380,8 @@ impl Entry for WindowEntry {
 
     /// A bucket of a window holds the entries of its one cell: no cell to compare.
     #[inline(always)]
-    fn first_shared(&self, _cx: i32, _cy: i32, first_col: bool, first_row: bool) -> bool {
-        (self.first_col | first_col) & (self.first_row | first_row)
+    fn first_shared(&self, _cx: i32, _cy: i32, need: u8) -> bool {
+        self.firsts & need == need
     }
 }
 
@@ -369,6 +393,19 @@ pub(crate) trait Cells {
     /// The entries of the bucket of cell `(cx, cy)`: that cell's, and in a hashed table those
     /// of any other cell hashed alike.
     fn bucket_of(&self, cx: i32, cy: i32) -> &[Self::E];
+
+    /// Calls `visit(cx, cy, need, bucket)` with [`Cells::bucket_of`] of every cell `(cx, cy)`
+    /// of `r`, row by row, where `need` is [`needed`] of the cell's [`firsts`] in `r`; cells
+    /// known to hold no entry may be skipped.
+    #[inline(always)]
+    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[Self::E])) {
+        for cy in r.y0..=r.y1 {
+            for cx in r.x0..=r.x1 {
+                let need = needed(firsts(cx == r.x0, cy == r.y0));
+                visit(cx, cy, need, self.bucket_of(cx, cy));
+            }
+        }
+    }
 }
 
 /// The buckets of a hashed [`HashGrid`].
@@ -404,6 +441,27 @@ impl Cells for WindowCells<'_> {
             self.table.bucket(window_bucket(w, self.width, cx, cy))
         } else {
             &[]
+        }
+    }
+
+    /// Only the cells within the window, each row's buckets one after another in the table.
+    #[inline(always)]
+    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[WindowEntry])) {
+        let w = self.window;
+        let (x0, x1) = (r.x0.max(w.x0), r.x1.min(w.x1));
+        let (y0, y1) = (r.y0.max(w.y0), r.y1.min(w.y1));
+        if x0 > x1 || y0 > y1 {
+            return;
+        }
+        // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
+        let count = (x1 - x0) as usize + 1;
+        for cy in y0..=y1 {
+            let row = self
+                .table
+                .buckets(window_bucket(w, self.width, x0, cy), count);
+            for (cx, bucket) in (x0..).zip(row) {
+                visit(cx, cy, needed(firsts(cx == r.x0, cy == r.y0)), bucket);
+            }
         }
     }
 }
@@ -512,24 +570,14 @@ impl HashGrid {
         match layout {
             Layout::Hashed { mask } => {
                 let all = |_| (0..parts).flat_map(&boxes);
-                let entry = |cx, cy, id, first_col, first_row| CellEntry {
-                    cx,
-                    cy,
-                    id,
-                    first_col,
-                    first_row,
-                };
+                let entry = |cx, cy, id, firsts| CellEntry { cx, cy, id, firsts };
                 let bucket = |cx, cy| bucket(cx, cy, mask);
                 enter(&mut self.table, buckets, 1, all, bucket, entry)
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
                 let bucket = move |cx, cy| window_bucket(window, width, cx, cy);
-                let entry = |_, _, id, first_col, first_row| WindowEntry {
-                    id,
-                    first_col,
-                    first_row,
-                };
+                let entry = |_, _, id, firsts| WindowEntry { id, firsts };
                 enter(&mut self.window_table, buckets, parts, boxes, bucket, entry)
             }
         }
@@ -572,8 +620,9 @@ impl HashGrid {
 
             fn run<C: Cells>(mut self, cells: C) {
                 let ((cx, cy), (first_col, first_row)) = (self.cell, self.first);
+                let need = needed(firsts(first_col, first_row));
                 for e in cells.bucket_of(cx, cy) {
-                    if e.first_shared(cx, cy, first_col, first_row) {
+                    if e.first_shared(cx, cy, need) {
                         (self.visit)(e.id());
                     }
                 }
@@ -597,7 +646,7 @@ impl HashGrid {
 }
 
 /// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts, cell
-/// `(cx, cy)` of box `id` as `entry(cx, cy, id, first_col, first_row)` into `bucket(cx, cy)`.
+/// `(cx, cy)` of box `id` as `entry(cx, cy, id, firsts)` into `bucket(cx, cy)`.
 #[inline(always)]
 fn enter<E: Copy + Default + Send, I>(
     table: &mut BucketTable<E>,
@@ -605,7 +654,7 @@ fn enter<E: Copy + Default + Send, I>(
     parts: usize,
     boxes: impl Fn(usize) -> I + Sync,
     bucket: impl Fn(i32, i32) -> usize + Sync,
-    entry: impl Fn(i32, i32, u32, bool, bool) -> E + Sync,
+    entry: impl Fn(i32, i32, u32, u8) -> E + Sync,
 ) where
     I: Iterator<Item = (u32, CellRect)>,
 {
@@ -613,7 +662,8 @@ fn enter<E: Copy + Default + Send, I>(
         for (id, r) in boxes(part) {
             for cy in r.y0..=r.y1 {
                 for cx in r.x0..=r.x1 {
-                    filler.add(bucket(cx, cy), entry(cx, cy, id, cx == r.x0, cy == r.y0));
+                    let firsts = firsts(cx == r.x0, cy == r.y0);
+                    filler.add(bucket(cx, cy), entry(cx, cy, id, firsts));
                 }
             }
         }
@@ -781,6 +831,63 @@ mod tests {
                     .collect();
                 assert_eq!(found, expected, "cell ({cx}, {cy})");
             }
+        }
+    }
+
+    /// A window's row-by-row visit sees, for any rectangle (inside the window, across its edge
+    /// or outside it), the entries and first-cell needs that looking up each cell does, and
+    /// skips only cells without entries.
+    #[test]
+    fn a_window_visits_the_cells_a_lookup_per_cell_does() {
+        let rects: Vec<CellRect> = (0..300)
+            .map(|i| {
+                let (x, y) = (i % 25, i / 25);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + i % 3 % 2,
+                    y1: y + i % 2,
+                }
+            })
+            .collect();
+        let entries = rects.iter().map(CellRect::cell_count).sum();
+        let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
+        let mut grid = HashGrid::default();
+        grid.fill(entries, window, 2, |k| {
+            let n = rects.len();
+            (k * n / 2..(k + 1) * n / 2).map(|i| (i as u32, rects[i]))
+        });
+        let Layout::Window { window, width } = grid.layout else {
+            panic!("packed boxes get a window");
+        };
+        let cells = WindowCells {
+            window,
+            width,
+            table: &grid.window_table,
+        };
+        type Visit = (i32, i32, u8, Vec<u32>);
+        let ids = |bucket: &[WindowEntry]| bucket.iter().map(|e| e.id).collect::<Vec<_>>();
+        for (x0, y0, w, h) in [(3, 4, 2, 1), (-2, -1, 3, 4), (23, 10, 6, 2), (40, 40, 2, 2)] {
+            let r = CellRect {
+                x0,
+                y0,
+                x1: x0 + w,
+                y1: y0 + h,
+            };
+            let mut visited: Vec<Visit> = Vec::new();
+            cells.visit_cells(r, |cx, cy, need, bucket| {
+                visited.push((cx, cy, need, ids(bucket)))
+            });
+            visited.retain(|v| !v.3.is_empty());
+            let expected: Vec<Visit> = (r.cells())
+                .map(|(cx, cy)| {
+                    let need = needed(firsts(cx == r.x0, cy == r.y0));
+                    (cx, cy, need, ids(cells.bucket_of(cx, cy)))
+                })
+                .filter(|v| !v.3.is_empty())
+                .collect();
+            assert!(r.x0 >= 40 || !expected.is_empty());
+            assert_eq!(visited, expected, "{r:?}");
         }
     }
 }

@@ -716,24 +716,27 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
     ) {
         let r = self.rects[a];
-        let aabb = &proxies.aabbs[a];
+        let aabb = proxies.aabbs[a];
         let start = out.len();
-        for cy in r.y0..=r.y1 {
-            for cx in r.x0..=r.x1 {
-                let (first_col, first_row) = (cx == r.x0, cy == r.y0);
-                // Buckets are filled in descending slot order: past `a`, no entry can be a
-                // partner b > a.
-                for e in (cells.bucket_of(cx, cy).iter()).take_while(|e| e.id() as usize > a) {
-                    // These tests pass or fail unpredictably: every entry is written, and
-                    // kept by advancing the length when all of them pass, with no branch.
-                    let hit = (e.first_shared(cx, cy, first_col, first_row)
-                        & overlaps(aabb, &proxies.aabbs[e.id() as usize]))
-                        as usize;
-                    out.push((a as u32, e.id()));
-                    out.truncate(out.len() - 1 + hit);
-                }
+        cells.visit_cells(r, |cx, cy, need, bucket| {
+            // Every entry is written to the spare room and kept by counting it when all the
+            // tests pass: they pass or fail unpredictably, and a branch or a push per entry
+            // cost more than the write.
+            out.reserve(bucket.len());
+            let room = &mut out.spare_capacity_mut()[..bucket.len()];
+            let mut kept = 0;
+            // Buckets are filled in descending slot order: past `a`, no entry can be a
+            // partner b > a.
+            for e in bucket.iter().take_while(|e| e.id() as usize > a) {
+                let hit =
+                    e.first_shared(cx, cy, need) & overlaps(&aabb, &proxies.aabbs[e.id() as usize]);
+                room[kept].write((a as u32, e.id()));
+                kept += hit as usize;
             }
-        }
+            // SAFETY: the first `kept` entries of the spare room were written above (`kept`
+            // grows by at most one per write, and every write lands at `kept`).
+            unsafe { out.set_len(out.len() + kept) };
+        });
         // The filters almost always pass (both proxies dynamic, default layers).
         let mut kept = start;
         for i in start..out.len() {
@@ -746,9 +749,10 @@ impl Grid {
         out.truncate(kept);
     }
 
-    /// Large partners b > a of proxy `a`.
-    fn large_partners(&self, proxies: &Proxies, a: usize, out: &mut Vec<(u32, u32)>) {
-        let first = self.large.partition_point(|&b| b as usize <= a);
+    /// Large partners b > a of proxy `a`: those of `self.large[first..]`, the large proxies
+    /// after `a`.
+    #[inline(always)]
+    fn large_partners(&self, proxies: &Proxies, a: usize, first: usize, out: &mut Vec<(u32, u32)>) {
         let aabb = &proxies.aabbs[a];
         for &b in &self.large[first..] {
             if aabb.overlaps(&proxies.aabbs[b as usize]) && proxies.may_collide(a, b as usize) {
@@ -828,7 +832,16 @@ impl CellSearch for Collect<'_, '_> {
             limit,
         } = self;
         let n = proxies.len();
+        // The large proxies after `a`: `grid.large[first_large..]`, stepped on as `a` grows.
+        let mut first_large = grid.large.partition_point(|&b| (b as usize) < range.start);
         limit.count_each(range, out, |a, out| {
+            while grid
+                .large
+                .get(first_large)
+                .is_some_and(|&b| b as usize <= a)
+            {
+                first_large += 1;
+            }
             let through_cells = match grid.class[a] {
                 Class::Empty => return,
                 Class::Small => true,
@@ -839,16 +852,39 @@ impl CellSearch for Collect<'_, '_> {
             if through_cells {
                 let before = out.len();
                 grid.small_partners(&cells, proxies, a, out);
-                grid.large_partners(proxies, a, out);
+                grid.large_partners(proxies, a, first_large, out);
                 // Few partners per proxy: sorting them here keeps the whole output sorted
                 // without a global sort.
-                out[before..].sort_unstable_by_key(|&(_, b)| b);
+                sort_partners(&mut out[before..]);
             } else {
                 grid.partners_of_large(proxies, a, out);
             }
         });
     }
 }
+
+/// Sorts the partners `(a, b)` of one proxy `a` by `b`: by insertion, inlined, where they are
+/// as few as a proxy's partners in the cells usually are (a call to the library's sort costs
+/// more than sorting them).
+#[inline(always)]
+fn sort_partners(pairs: &mut [(u32, u32)]) {
+    if pairs.len() > SORT_BY_INSERTION {
+        pairs.sort_unstable_by_key(|&(_, b)| b);
+        return;
+    }
+    for i in 1..pairs.len() {
+        let p = pairs[i];
+        let mut j = i;
+        while j > 0 && pairs[j - 1].1 > p.1 {
+            pairs[j] = pairs[j - 1];
+            j -= 1;
+        }
+        pairs[j] = p;
+    }
+}
+
+/// Partners of one proxy that [`sort_partners`] sorts by insertion.
+const SORT_BY_INSERTION: usize = 12;
 
 /// A look into one cell costs about as much as testing this many proxies directly: a large
 /// proxy looks through its cells when it has at most one per this many later proxies.
