@@ -3,8 +3,8 @@
 use crate::body::BodyStore;
 use crate::codec::{invalid, Codec, Reader, Writer};
 use crate::error::Error;
-use crate::index::BodySlot;
-use crate::joints::batches::JointBatches;
+use crate::index::{BodySlot, Stamp};
+use crate::joints::batches::{JointBatches, LayoutKey};
 use crate::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
 use crate::joints::passes::{rigid_softness, Passes};
 use crate::settings::WorldSettings;
@@ -32,6 +32,10 @@ pub(crate) struct JointStore {
     /// whether they collide are fixed when it is made, and sorting the pairs of a large
     /// jointed scene every step took a tenth of its step, all on one thread.
     no_collide_stale: bool,
+    /// The version of the joints: drawn afresh whenever one is added, removed or may have
+    /// changed (`get_mut`), so that the step finds the joints' trees and colors them again
+    /// only then.
+    stamp: Stamp,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
     pub inv_h: f32,
@@ -54,6 +58,7 @@ impl Default for JointStore {
             pairs: Vec::new(),
             no_collide: Vec::new(),
             no_collide_stale: true,
+            stamp: Stamp::fresh(),
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
@@ -64,6 +69,11 @@ impl Default for JointStore {
 }
 
 impl JointStore {
+    /// The version of the joints (see the field).
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+
     /// Number of joints.
     pub fn len(&self) -> usize {
         self.count
@@ -80,8 +90,11 @@ impl JointStore {
         }
     }
 
+    /// The live joint `id` names, to change: the joints get a new stamp. `Err(InvalidJoint)`
+    /// for a stale or foreign handle.
     pub fn get_mut(&mut self, id: JointId) -> Result<&mut Joint, Error> {
         self.get(id)?;
+        self.stamp = Stamp::fresh();
         Ok(self.slots[id.slot as usize]
             .joint
             .as_mut()
@@ -99,6 +112,7 @@ impl JointStore {
         let s = &mut self.slots[slot as usize];
         s.joint = Some(joint);
         self.count += 1;
+        self.stamp = Stamp::fresh();
         self.no_collide_stale = true;
         JointId {
             world: self.world,
@@ -120,6 +134,7 @@ impl JointStore {
         self.free.push(slot);
         self.count -= 1;
         self.no_collide_stale = true;
+        self.stamp = Stamp::fresh();
         Some(joint)
     }
 
@@ -230,6 +245,7 @@ impl Codec for JointStore {
             pairs: _,
             no_collide: _,
             no_collide_stale: _,
+            stamp: _,
             h,
             inv_h,
             rigid,
@@ -262,10 +278,13 @@ impl Codec for JointStore {
 
 impl JointStore {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
-    /// that can move a body, but those marked in `exact` (see [`JointBatches::prepare`]).
+    /// that can move a body, but those marked in `exact` (see [`JointBatches::prepare`]), unless
+    /// they were colored for the same `key`.
     /// Returns whether any joint can move a body.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare(
         &mut self,
+        key: LayoutKey,
         bodies: &BodyStore,
         state_of: &[u32],
         states: usize,
@@ -278,7 +297,7 @@ impl JointStore {
         self.rigid = rigid_softness(settings, h);
         let slots = &self.slots;
         self.batches
-            .prepare(slots, bodies, state_of, states, settings, h, exact)
+            .prepare(key, slots, bodies, state_of, states, settings, h, exact)
     }
 
     /// Writes the step's impulses back to the joints.
