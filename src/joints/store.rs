@@ -23,7 +23,8 @@ pub(crate) struct JointStore {
     count: usize,
     /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
     pub jointed: Vec<bool>,
-    /// The bodies of every joint with two, in joint slot order (after `refresh`).
+    /// The bodies of every joint with two, neither of them disabled, in joint slot order
+    /// (after `refresh`).
     pub pairs: Vec<(BodySlot, BodySlot)>,
     /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
     /// (after `refresh`). Raw `u32` slots, as the broadphase's pairs they filter.
@@ -36,6 +37,9 @@ pub(crate) struct JointStore {
     /// changed (`get_mut`), so that the step finds the joints' trees and colors them again
     /// only then.
     stamp: Stamp,
+    /// The joints' stamp and the bodies' `mass_stamp` that `jointed` and `pairs` were made
+    /// for.
+    refreshed: Option<(Stamp, Stamp)>,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
     pub inv_h: f32,
@@ -59,6 +63,7 @@ impl Default for JointStore {
             no_collide: Vec::new(),
             no_collide_stale: true,
             stamp: Stamp::fresh(),
+            refreshed: None,
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
@@ -185,9 +190,16 @@ impl JointStore {
         })
     }
 
-    /// Brings `jointed` (sized for `body_slots`), `pairs` and the pairs that do not collide
-    /// up to date.
-    pub fn refresh(&mut self, body_slots: usize) {
+    /// Brings `jointed` (sized for the body slots), `pairs` (less those of a disabled body)
+    /// and the pairs that do not collide up to date, unless neither the joints nor the
+    /// bodies' slots and enabled flags changed since the last call.
+    pub fn refresh(&mut self, bodies: &BodyStore) {
+        let key = (self.stamp, bodies.mass_stamp());
+        if self.refreshed == Some(key) {
+            return;
+        }
+        self.refreshed = Some(key);
+        let body_slots = bodies.slots();
         self.jointed.clear();
         self.pairs.clear();
         let sort = std::mem::take(&mut self.no_collide_stale);
@@ -212,6 +224,10 @@ impl JointStore {
         }
         if sort {
             self.no_collide.sort_unstable();
+        }
+        if bodies.any_disabled() {
+            // A disabled body's joints do not act, nor join islands.
+            (self.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
         }
     }
 
@@ -246,6 +262,7 @@ impl Codec for JointStore {
             no_collide: _,
             no_collide_stale: _,
             stamp: _,
+            refreshed: _,
             h,
             inv_h,
             rigid,

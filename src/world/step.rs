@@ -56,12 +56,7 @@ impl World {
     fn find_pairs(&mut self, speculative_distance: f32, dt: f32) -> Result<(), Error> {
         zone!("broad phase");
         self.sleep.refresh(&self.bodies);
-        self.joints.refresh(self.bodies.slots());
-        if self.bodies.any_disabled() {
-            // A disabled body's joints do not act, nor join islands.
-            let bodies = &self.bodies;
-            (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
-        }
+        self.joints.refresh(&self.bodies);
         update_aabbs(
             &mut self.bodies,
             &self.sleep.asleep,
