@@ -153,6 +153,18 @@ impl JointBatches {
             let prepared = joint.prepare(slot, bodies, state_of, h, settings.gravity);
             prepared.unwrap_or_default()
         };
+        // A pin lane takes the constants its passes read, and no more.
+        let pin = |slot: u32| {
+            let joint = slots[slot as usize].joint.as_ref();
+            let joint = joint.expect("a colored slot has a joint");
+            match joint.consts(slot, bodies, state_of) {
+                Some((c, _)) => Prepared {
+                    c,
+                    impulses: joint.impulses,
+                },
+                None => Prepared::default(),
+            }
+        };
         let JointBatches {
             pins,
             pin_slots,
@@ -165,7 +177,7 @@ impl JointBatches {
         pins.with_min_len(PREPARE_MIN_LEN / LANES)
             .for_each(|(batch, lanes)| {
                 for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                    batch.set(l, &prepare(slot).0);
+                    batch.set(l, &pin(slot));
                 }
             });
         let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
