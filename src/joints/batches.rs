@@ -6,9 +6,10 @@
 
 use crate::backend::Kernels;
 use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
 use crate::index::{Stamp, NONE};
-use crate::joints::joint::Slot;
+use crate::joints::joint::{Impulses, Slot};
 use crate::joints::prepare::{side, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
@@ -188,24 +189,32 @@ impl JointBatches {
         !batches.colors.is_empty() || !batches.overflow.is_empty()
     }
 
-    /// Writes the step's impulses back to the joints.
+    /// Writes the step's impulses back to the joints, on the workers: each joint is in one
+    /// pin lane or one place of `prepared`, so each slot is written once, by one of them.
     pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
         zone!("joint store impulses");
-        let batches = self;
-        for (pins, lanes) in batches.pins.iter().zip(&batches.pin_slots) {
-            for (l, &slot) in lanes.iter().enumerate() {
-                let slot = slots.get_mut(slot as usize);
-                if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
-                    joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+        let count = slots.len();
+        let slots = DisjointMut::new(slots);
+        let store = |slot: u32, write: &dyn Fn(&mut Impulses)| {
+            if (slot as usize) < count {
+                // SAFETY: in bounds, and no other lane or place has this joint (see above).
+                let joint = unsafe { slots.get(slot as usize) }.joint.as_mut();
+                if let Some(joint) = joint {
+                    write(&mut joint.impulses);
                 }
             }
-        }
-        for p in &batches.prepared {
-            let slot = slots.get_mut(p.c.slot as usize);
-            if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
-                joint.impulses = p.impulses;
-            }
-        }
+        };
+        let pins = self.pins.par_iter().zip(self.pin_slots.par_iter());
+        pins.with_min_len(PREPARE_MIN_LEN / LANES)
+            .for_each(|(pins, lanes)| {
+                for (l, &slot) in lanes.iter().enumerate() {
+                    let linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+                    store(slot, &|i| i.linear = linear);
+                }
+            });
+        (self.prepared.par_iter())
+            .with_min_len(PREPARE_MIN_LEN)
+            .for_each(|p| store(p.c.slot, &|i| *i = p.impulses));
     }
 }
 

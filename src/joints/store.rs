@@ -40,6 +40,9 @@ pub(crate) struct JointStore {
     /// The joints' stamp and the bodies' `mass_stamp` that `jointed` and `pairs` were made
     /// for.
     refreshed: Option<(Stamp, Stamp)>,
+    /// Whether some joint has a break force or torque (after `refresh`): without one, no
+    /// joint's reaction need be measured after the step.
+    breakable: bool,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
     pub inv_h: f32,
@@ -64,6 +67,7 @@ impl Default for JointStore {
             no_collide_stale: true,
             stamp: Stamp::fresh(),
             refreshed: None,
+            breakable: false,
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
@@ -147,10 +151,12 @@ impl JointStore {
     /// `JointBatches::solved`) whose reaction force or torque passed their break threshold.
     pub fn find_breaks(&mut self, bodies: &BodyStore) {
         self.events.clear();
+        if !self.breakable {
+            return;
+        }
         for (slot, s) in self.slots.iter().enumerate() {
             let Some(joint) = &s.joint else { continue };
-            let watched = joint.break_force < f32::INFINITY || joint.break_torque < f32::INFINITY;
-            if !watched || !self.batches.solved(slot) {
+            if !joint.breakable() || !self.batches.solved(slot) {
                 continue;
             }
             let (force, torque) = joint.reaction(bodies, self.inv_h);
@@ -202,6 +208,7 @@ impl JointStore {
         let body_slots = bodies.slots();
         self.jointed.clear();
         self.pairs.clear();
+        self.breakable = false;
         let sort = std::mem::take(&mut self.no_collide_stale);
         if sort {
             self.no_collide.clear();
@@ -210,7 +217,9 @@ impl JointStore {
             return;
         }
         self.jointed.resize(body_slots, false);
+        self.breakable = false;
         for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
+            self.breakable |= j.breakable();
             self.jointed[j.b.index()] = true;
             if j.a != BodySlot::NONE {
                 self.jointed[j.a.index()] = true;
@@ -263,6 +272,7 @@ impl Codec for JointStore {
             no_collide_stale: _,
             stamp: _,
             refreshed: _,
+            breakable: _,
             h,
             inv_h,
             rigid,
