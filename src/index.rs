@@ -67,3 +67,29 @@ impl BodySlot {
         unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<u32>(), slots.len()) }
     }
 }
+
+/// The last [`Stamp`] drawn, in the whole process.
+static LAST_STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// One version of some state (a store's joints, its bodies' masses): drawn afresh at each
+/// change from one counter for the whole process, so that no two versions of anything share
+/// a stamp. Two equal stamps therefore mean the same state, even in a clone of the world or
+/// one restored from a snapshot, and a pass that derived something from a state can keep it
+/// while the stamp stays the one it saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp(u64);
+
+impl Stamp {
+    /// A stamp no state has had.
+    pub fn fresh() -> Stamp {
+        use std::sync::atomic::Ordering;
+        Stamp(LAST_STAMP.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+impl Default for Stamp {
+    /// A fresh stamp (see [`Stamp::fresh`]).
+    fn default() -> Stamp {
+        Stamp::fresh()
+    }
+}

@@ -12,7 +12,8 @@ use crate::index::BodySlot;
 /// its motion since. The columns a body's shapes decide (`local_box`, `reach`, `min_extent`),
 /// the counts and the list of compound slots are rebuilt on reading, by the code that made
 /// them, so they come back bit for bit; `static_boxes_at` is forgotten, so the next step
-/// grows the static bodies' boxes afresh, to the same bits.
+/// grows the static bodies' boxes afresh, to the same bits; the store read back has a
+/// `mass_stamp` of its own.
 impl Codec for BodyStore {
     const MIN_SIZE: usize = 1;
 
@@ -58,6 +59,7 @@ impl Codec for BodyStore {
             compound_slots: _,
             static_changes,
             static_boxes_at: _,
+            mass_stamp: _,
             free,
             count: _,
         } = self;

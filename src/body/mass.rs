@@ -6,6 +6,7 @@ use crate::body_def::BodyKind;
 use crate::error::Error;
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::{MassData, Shape};
+use crate::index::Stamp;
 
 /// The mass data of a body made of `shapes`, each with its density, in the body frame: one
 /// shape's own, several combined ([`MassData::combine`]).
@@ -93,6 +94,7 @@ impl MassColumns {
 /// Run-time changes of a body's kind and mass.
 impl BodyStore {
     pub(super) fn write_columns(&mut self, slot: usize, c: &MassColumns) {
+        self.mass_stamp = Stamp::fresh();
         self.kind[slot] = c.kind;
         self.inv_mass[slot] = c.inv_mass;
         self.inv_inertia[slot] = c.inv_inertia;

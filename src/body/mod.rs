@@ -25,7 +25,7 @@ use crate::codec::{clone_fields, codec_struct};
 use crate::error::Error;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
-use crate::index::BodySlot;
+use crate::index::{BodySlot, Stamp};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Handle of a body. Stays valid until the body is removed; a removed or foreign handle gives
@@ -160,6 +160,11 @@ pub(crate) struct BodyStore {
     /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
     /// in `aabb` (see `update_aabbs`).
     static_boxes_at: Option<(u64, u32)>,
+    /// The version of what the solver's joint passes derive their layout from: which slots
+    /// hold a body, and each body's kind, inverse mass and inertia and whether it is enabled.
+    /// Drawn afresh at every change of these, so that the joints' trees and coloring, which
+    /// depend on nothing else of the bodies, are found again only then.
+    mass_stamp: Stamp,
     /// Free slots, reused last freed first.
     free: Vec<BodySlot>,
     count: usize,
@@ -207,6 +212,7 @@ clone_fields!(BodyStore {
     compound_slots,
     static_changes,
     static_boxes_at,
+    mass_stamp,
     free,
     count,
 });
@@ -254,6 +260,7 @@ impl BodyStore {
             compound_slots: Vec::new(),
             static_changes: 0,
             static_boxes_at: None,
+            mass_stamp: Stamp::fresh(),
             free: Vec::new(),
             count: 0,
         }
@@ -351,6 +358,7 @@ impl BodyStore {
     pub fn set_disabled(&mut self, slot: usize, disabled: bool) {
         if self.disabled[slot] != disabled {
             self.disabled[slot] = disabled;
+            self.mass_stamp = Stamp::fresh();
             if disabled {
                 self.disabled_count += 1;
             } else {

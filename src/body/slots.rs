@@ -7,7 +7,7 @@ use crate::body_def::{BodyDef, BodyKind, ShapeDef};
 use crate::error::Error;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{Shape, MAX_COMPOUND_SHAPES};
-use crate::index::BodySlot;
+use crate::index::{BodySlot, Stamp};
 
 impl BodyStore {
     /// Adds a body; both definitions must be validated already.
@@ -129,6 +129,12 @@ impl BodyStore {
         self.static_changes
     }
 
+    /// The version of which slots hold a body and of each body's kind, inverse mass and
+    /// inertia and enabled flag (see the field).
+    pub fn mass_stamp(&self) -> Stamp {
+        self.mass_stamp
+    }
+
     /// Whether the static bodies' boxes in `aabb` are those of the current static bodies
     /// grown by `margin`; if not, counts a change, as the caller is about to grow them anew.
     /// Either way they are then current.
@@ -152,6 +158,7 @@ impl BodyStore {
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
         self.static_changed(slot);
+        self.mass_stamp = Stamp::fresh();
         self.grouped -= usize::from(self.has_group(slot));
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);

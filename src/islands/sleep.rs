@@ -86,6 +86,8 @@ pub(crate) struct Sleep {
     pub moving: Vec<BodySlot>,
     /// Body kinds as the per-step broadphase sees them: sleeping bodies are `Empty`.
     pub broad_kinds: Vec<SlotKind>,
+    /// Scratch of `pairing_kinds`: `broad_kinds` less the bodies that pair with none.
+    pairing_kinds: Vec<SlotKind>,
     /// `moving` and `broad_kinds` are out of date.
     stale: bool,
     /// Steps left before a partly rested island may be split again.
@@ -108,6 +110,7 @@ clone_fields!(Sleep {
     resting_pairs,
     moving,
     broad_kinds,
+    pairing_kinds,
     stale,
     split_pause,
     scratch,
@@ -195,6 +198,32 @@ impl Sleep {
                 .filter(|&s| matches!(self.broad_kinds[s], SlotKind::Dynamic | SlotKind::Kinematic))
                 .map(BodySlot::new),
         );
+    }
+
+    /// The kinds the per-step broadphase pairs by: `broad_kinds` (after `refresh`), less the
+    /// bodies whose layers (`broad_layers`, per slot) are in no body's mask (`broad_mask`) or
+    /// whose mask has none of any body's layers. These pair with nothing, so the broadphase's
+    /// pairs are the same without them, and a scene of bodies that collide with nothing
+    /// (jointed to one another, on one layer that their masks leave out) costs it no grid.
+    pub fn pairing_kinds(&mut self, layers: &[u32], masks: &[u32]) -> &[SlotKind] {
+        let any = |v: &[u32]| v.iter().fold(0, |a, &x| a | x);
+        let all = |v: &[u32]| v.iter().fold(u32::MAX, |a, &x| a & x);
+        let (any_layer, any_mask) = (any(layers), any(masks));
+        // Every body has the layers all have: when these meet some mask (and the same for
+        // masks), each body may pair.
+        if all(layers) & any_mask != 0 && all(masks) & any_layer != 0 {
+            return &self.broad_kinds;
+        }
+        self.pairing_kinds.clear();
+        let filters = layers.iter().zip(masks);
+        let kinds = self.broad_kinds.iter().zip(filters);
+        (self.pairing_kinds).extend(kinds.map(|(&kind, (&layer, &mask))| {
+            match layer & any_mask == 0 || mask & any_layer == 0 {
+                true => SlotKind::Empty,
+                false => kind,
+            }
+        }));
+        &self.pairing_kinds
     }
 
     /// Starts every body's rest time from 0 (sleeping was turned on: time spent while it was
@@ -588,6 +617,7 @@ impl Codec for Sleep {
             resting_pairs: _,
             moving: _,
             broad_kinds: _,
+            pairing_kinds: _,
             stale: _,
             split_pause,
             scratch: _,

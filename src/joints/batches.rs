@@ -1,13 +1,15 @@
-//! The step's joints in color order: the joints are colored once per step, greedily in slot
-//! order, so that no dynamic body appears twice in a color; each color's plain revolute joints
+//! The step's joints in color order: the joints are colored greedily in slot order, so that
+//! no dynamic body appears twice in a color (again only when the joints, the bodies' masses
+//! or the solver's states change, see `LayoutKey`); each color's plain revolute joints
 //! are packed eight to a pin batch for the pin kernels, its other joints laid out one after
 //! another, and the joints that fit in no color go to an overflow set after the colors'.
 
 use crate::backend::Kernels;
 use crate::body::BodyStore;
+use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
-use crate::index::NONE;
-use crate::joints::joint::Slot;
+use crate::index::{Stamp, NONE};
+use crate::joints::joint::{Impulses, Slot};
 use crate::joints::prepare::{side, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
@@ -29,6 +31,18 @@ pub(super) const JOINT_COLORS: u32 = 64;
 
 /// `JointBatches::color_of` of a slot without a joint to solve.
 pub(super) const NO_COLOR: u8 = u8::MAX;
+
+/// What the solver's layout of the joints (their trees and their colors) derives from: the
+/// joints, the bodies' kinds, masses and enabled flags (see `BodyStore::mass_stamp`), and the
+/// solver states of the bodies. Each is a [`Stamp`], so an equal key means the same inputs and
+/// the layout found for it stands, bit for bit: a jointed scene that only moves pays for its
+/// search and coloring once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LayoutKey {
+    pub joints: Stamp,
+    pub bodies: Stamp,
+    pub states: Stamp,
+}
 
 /// One joint color: its plain revolute joints, eight to a pin batch, and its other joints.
 #[derive(Clone, Debug)]
@@ -76,6 +90,8 @@ pub(crate) struct JointBatches {
     pub(super) others: Vec<usize>,
     /// Per joint slot, whether the joint trees solved it instead (see `tree`).
     pub(super) in_tree: Vec<bool>,
+    /// The key of the inputs the coloring and the layout above were made for.
+    laid_out: Option<LayoutKey>,
 }
 
 impl JointBatches {
@@ -109,11 +125,13 @@ impl JointBatches {
 impl JointBatches {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
     /// that can move a body, but those marked in `exact` (per slot; the joint trees solve
-    /// them); `state_of` maps body slots to solver states, of which there are `states`.
-    /// Returns whether any joint can move a body.
+    /// them), unless the coloring of the last call was made for the same `key`; `state_of`
+    /// maps body slots to solver states, of which there are `states`. Returns whether any
+    /// joint can move a body.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare(
         &mut self,
+        key: LayoutKey,
         slots: &[Slot],
         bodies: &BodyStore,
         state_of: &[u32],
@@ -125,70 +143,28 @@ impl JointBatches {
         zone!("joint prepare");
         let batches = self;
         batches.kernels = Some(settings.kernels());
-        batches.color_of.clear();
-        batches.in_tree.clear();
-        batches.in_tree.extend_from_slice(exact);
-        batches.used.clear();
-        batches.used.resize(states, 0);
-        let sets = JOINT_COLORS as usize + 1;
-        batches.plain.clear();
-        batches.plain.resize(sets, 0);
-        batches.others.clear();
-        batches.others.resize(sets, 0);
-        // Greedy in slot order: each joint takes the first color in which neither body it
-        // moves is used yet.
-        for (slot, s) in slots.iter().enumerate() {
-            let exact = exact.get(slot).copied().unwrap_or(false);
-            let joint = s.joint.as_ref().filter(|_| !exact);
-            let color = joint.map_or(NO_COLOR, |joint| {
-                let [(sa, ma, ia, _), (sb, mb, ib, _)] =
-                    [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
-                if ma + mb + ia + ib <= 0.0 || bodies.either_disabled(joint.a, joint.b) {
-                    return NO_COLOR;
-                }
-                let moved = [(sa, ma + ia > 0.0), (sb, mb + ib > 0.0)];
-                let moved = moved.map(|(state, moves)| moves.then_some(state as usize));
-                let used = moved.iter().flatten().fold(0, |u, &s| u | batches.used[s]);
-                let color = (!used).trailing_zeros();
-                if color < JOINT_COLORS {
-                    for &s in moved.iter().flatten() {
-                        batches.used[s] |= 1 << color;
-                    }
-                }
-                match joint.is_plain() && color < JOINT_COLORS {
-                    true => batches.plain[color as usize] += 1,
-                    false => batches.others[color as usize] += 1,
-                }
-                color as u8
-            });
-            batches.color_of.push(color);
+        if batches.laid_out != Some(key) {
+            batches.color(slots, bodies, state_of, states, exact);
+            batches.laid_out = Some(key);
         }
-        batches.lay_out();
-        // Each joint's place in color order, in slot order; then its constants taken straight
-        // into that place on the workers. A joint's constants are its own, whoever takes
-        // them: the same bits on any thread count.
-        batches.joint_slots.clear();
-        batches.joint_slots.resize(batches.prepared.len(), NONE);
-        for (slot, (s, &color)) in slots.iter().zip(&batches.color_of).enumerate() {
-            let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
-                continue;
-            };
-            let color = color as usize;
-            if joint.is_plain() && color < JOINT_COLORS as usize {
-                let at = &mut batches.plain[color];
-                batches.pin_slots[*at / LANES][*at % LANES] = slot as u32;
-                *at += 1;
-            } else {
-                let at = &mut batches.others[color];
-                batches.joint_slots[*at] = slot as u32;
-                *at += 1;
-            }
-        }
+        batches.clear_padding();
         let prepare = |slot: u32| {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
             let prepared = joint.prepare(slot, bodies, state_of, h, settings.gravity);
             prepared.unwrap_or_default()
+        };
+        // A pin lane takes the constants its passes read, and no more.
+        let pin = |slot: u32| {
+            let joint = slots[slot as usize].joint.as_ref();
+            let joint = joint.expect("a colored slot has a joint");
+            match joint.consts(slot, bodies, state_of) {
+                Some((c, _)) => Prepared {
+                    c,
+                    impulses: joint.impulses,
+                },
+                None => Prepared::default(),
+            }
         };
         let JointBatches {
             pins,
@@ -202,7 +178,7 @@ impl JointBatches {
         pins.with_min_len(PREPARE_MIN_LEN / LANES)
             .for_each(|(batch, lanes)| {
                 for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                    batch.set(l, &prepare(slot).0);
+                    batch.set(l, &pin(slot));
                 }
             });
         let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
@@ -213,28 +189,122 @@ impl JointBatches {
         !batches.colors.is_empty() || !batches.overflow.is_empty()
     }
 
-    /// Writes the step's impulses back to the joints.
+    /// Writes the step's impulses back to the joints, on the workers: each joint is in one
+    /// pin lane or one place of `prepared`, so each slot is written once, by one of them.
     pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
         zone!("joint store impulses");
-        let batches = self;
-        for (pins, lanes) in batches.pins.iter().zip(&batches.pin_slots) {
-            for (l, &slot) in lanes.iter().enumerate() {
-                let slot = slots.get_mut(slot as usize);
-                if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
-                    joint.impulses.linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+        let count = slots.len();
+        let slots = DisjointMut::new(slots);
+        let store = |slot: u32, write: &dyn Fn(&mut Impulses)| {
+            if (slot as usize) < count {
+                // SAFETY: in bounds, and no other lane or place has this joint (see above).
+                let joint = unsafe { slots.get(slot as usize) }.joint.as_mut();
+                if let Some(joint) = joint {
+                    write(&mut joint.impulses);
                 }
             }
-        }
-        for p in &batches.prepared {
-            let slot = slots.get_mut(p.c.slot as usize);
-            if let Some(joint) = slot.and_then(|s| s.joint.as_mut()) {
-                joint.impulses = p.impulses;
-            }
-        }
+        };
+        let pins = self.pins.par_iter().zip(self.pin_slots.par_iter());
+        pins.with_min_len(PREPARE_MIN_LEN / LANES)
+            .for_each(|(pins, lanes)| {
+                for (l, &slot) in lanes.iter().enumerate() {
+                    let linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
+                    store(slot, &|i| i.linear = linear);
+                }
+            });
+        (self.prepared.par_iter())
+            .with_min_len(PREPARE_MIN_LEN)
+            .for_each(|p| store(p.c.slot, &|i| *i = p.impulses));
     }
 }
 
 impl JointBatches {
+    /// Colors the joints that can move a body, but those marked in `exact`, and lays the
+    /// colors out: which joint goes to which pin lane and place of `prepared`.
+    fn color(
+        &mut self,
+        slots: &[Slot],
+        bodies: &BodyStore,
+        state_of: &[u32],
+        states: usize,
+        exact: &[bool],
+    ) {
+        self.color_of.clear();
+        self.in_tree.clear();
+        self.in_tree.extend_from_slice(exact);
+        self.used.clear();
+        self.used.resize(states, 0);
+        let sets = JOINT_COLORS as usize + 1;
+        self.plain.clear();
+        self.plain.resize(sets, 0);
+        self.others.clear();
+        self.others.resize(sets, 0);
+        // Greedy in slot order: each joint takes the first color in which neither body it
+        // moves is used yet.
+        for (slot, s) in slots.iter().enumerate() {
+            let exact = exact.get(slot).copied().unwrap_or(false);
+            let joint = s.joint.as_ref().filter(|_| !exact);
+            let color = joint.map_or(NO_COLOR, |joint| {
+                let [(sa, ma, ia, _), (sb, mb, ib, _)] =
+                    [joint.a, joint.b].map(|slot| side(slot, bodies, state_of));
+                if ma + mb + ia + ib <= 0.0 || bodies.either_disabled(joint.a, joint.b) {
+                    return NO_COLOR;
+                }
+                let moved = [(sa, ma + ia > 0.0), (sb, mb + ib > 0.0)];
+                let moved = moved.map(|(state, moves)| moves.then_some(state as usize));
+                let used = moved.iter().flatten().fold(0, |u, &s| u | self.used[s]);
+                let color = (!used).trailing_zeros();
+                if color < JOINT_COLORS {
+                    for &s in moved.iter().flatten() {
+                        self.used[s] |= 1 << color;
+                    }
+                }
+                match joint.is_plain() && color < JOINT_COLORS {
+                    true => self.plain[color as usize] += 1,
+                    false => self.others[color as usize] += 1,
+                }
+                color as u8
+            });
+            self.color_of.push(color);
+        }
+        self.lay_out();
+        // Each joint's place in color order, in slot order, where `prepare` takes its
+        // constants straight into on the workers. A joint's constants are its own, whoever
+        // takes them: the same bits on any thread count.
+        self.joint_slots.clear();
+        self.joint_slots.resize(self.prepared.len(), NONE);
+        for (slot, (s, &color)) in slots.iter().zip(&self.color_of).enumerate() {
+            let Some(joint) = s.joint.as_ref().filter(|_| color != NO_COLOR) else {
+                continue;
+            };
+            let color = color as usize;
+            if joint.is_plain() && color < JOINT_COLORS as usize {
+                let at = &mut self.plain[color];
+                self.pin_slots[*at / LANES][*at % LANES] = slot as u32;
+                *at += 1;
+            } else {
+                let at = &mut self.others[color];
+                self.joint_slots[*at] = slot as u32;
+                *at += 1;
+            }
+        }
+    }
+
+    /// Makes padding every pin lane without a joint (the last batch of a color may have
+    /// some), whatever the passes of the last step left in it.
+    fn clear_padding(&mut self) {
+        for color in &self.colors {
+            let Some(last) = color.pins.clone().last() else {
+                continue;
+            };
+            for l in 0..LANES {
+                if self.pin_slots[last][l] == NONE {
+                    self.pins[last].clear(l);
+                }
+            }
+        }
+    }
+
     /// Lays the sets out from their counts: each color's pins and other joints, and the
     /// overflow set after the colors' other joints. Sizes the buffers, pads each color's last
     /// pin batch, and leaves `plain[color]` at the color's first pin lane, `others[set]` at
@@ -259,7 +329,6 @@ impl JointBatches {
             if plain % LANES != 0 {
                 let last = color.pins.end - 1;
                 for l in plain % LANES..LANES {
-                    self.pins[last].clear(l);
                     self.pin_slots[last][l] = NONE;
                 }
             }

@@ -625,6 +625,11 @@ impl Joint {
         }
     }
 
+    /// Whether the joint breaks when its reaction force or torque passes a threshold.
+    pub(crate) fn breakable(&self) -> bool {
+        self.break_force < f32::INFINITY || self.break_torque < f32::INFINITY
+    }
+
     /// The limits while they are enabled (revolute, prismatic, wheel).
     pub(crate) fn active_limits(&self) -> Option<(f32, f32)> {
         self.limits.filter(|_| self.limits_enabled)

@@ -117,16 +117,15 @@ impl Joint {
             && self.spring.is_none()
     }
 
-    /// Takes the step's constants from the bodies as the step begins; `None` when neither
-    /// body can move, and the joint has nothing to do.
-    pub(super) fn prepare(
+    /// The constants every pass needs, taken from the bodies as the step begins, with the
+    /// bodies' rotations; `None` when neither body can move, and the joint has nothing to do.
+    /// All that a plain revolute joint's passes read (see [`Joint::is_plain`]).
+    pub(super) fn consts(
         &self,
         slot: u32,
         bodies: &BodyStore,
         state_of: &[u32],
-        h: f32,
-        gravity: Vec2,
-    ) -> Option<(Prepared, Extra)> {
+    ) -> Option<(Consts, [Rot; 2])> {
         let (sa, ma, ia, qa) = side(self.a, bodies, state_of);
         let (sb, mb, ib, qb) = side(self.b, bodies, state_of);
         if ma + mb + ia + ib <= 0.0 {
@@ -136,6 +135,31 @@ impl Joint {
             BodySlot::NONE => (self.local_a, Vec2::ZERO),
             a => (bodies.center()[a.index()], qa.rotate(self.local_a)),
         };
+        let c = Consts {
+            state: [sa, sb],
+            inv_mass: [ma, mb],
+            inv_inertia: [ia, ib],
+            r: [ra, qb.rotate(self.local_b)],
+            delta_center: bodies.center()[self.b.index()] - ca,
+            slot,
+            kind: self.kind,
+            moves: [ma + ia > 0.0, mb + ib > 0.0],
+            plain: self.is_plain(),
+        };
+        Some((c, [qa, qb]))
+    }
+
+    /// Takes the step's constants from the bodies as the step begins, those of
+    /// [`Joint::consts`] and the rest; `None` when neither body can move.
+    pub(super) fn prepare(
+        &self,
+        slot: u32,
+        bodies: &BodyStore,
+        state_of: &[u32],
+        h: f32,
+        gravity: Vec2,
+    ) -> Option<(Prepared, Extra)> {
+        let (c, [qa, qb]) = self.consts(slot, bodies, state_of)?;
         let law = match self.spring {
             Some((hertz, zeta)) if hertz > 0.0 && self.kind != JointKind::Mouse => {
                 Some(SpringLaw::new(hertz, zeta, h))
@@ -149,17 +173,7 @@ impl Joint {
             ),
             _ => (None, None),
         };
-        let c = Consts {
-            state: [sa, sb],
-            inv_mass: [ma, mb],
-            inv_inertia: [ia, ib],
-            r: [ra, qb.rotate(self.local_b)],
-            delta_center: bodies.center()[self.b.index()] - ca,
-            slot,
-            kind: self.kind,
-            moves: [ma + ia > 0.0, mb + ib > 0.0],
-            plain: self.is_plain(),
-        };
+        let [ma, mb] = c.inv_mass;
         let x = Extra {
             q: [qa, qb],
             axis: qa.rotate(self.local_axis),

@@ -3,8 +3,8 @@
 use crate::body::BodyStore;
 use crate::codec::{invalid, Codec, Reader, Writer};
 use crate::error::Error;
-use crate::index::BodySlot;
-use crate::joints::batches::JointBatches;
+use crate::index::{BodySlot, Stamp};
+use crate::joints::batches::{JointBatches, LayoutKey};
 use crate::joints::joint::{Joint, JointEvent, JointId, JointKind, Slot};
 use crate::joints::passes::{rigid_softness, Passes};
 use crate::settings::WorldSettings;
@@ -23,7 +23,8 @@ pub(crate) struct JointStore {
     count: usize,
     /// Per body slot: whether the body has a joint (valid after [`JointStore::refresh`]).
     pub jointed: Vec<bool>,
-    /// The bodies of every joint with two, in joint slot order (after `refresh`).
+    /// The bodies of every joint with two, neither of them disabled, in joint slot order
+    /// (after `refresh`).
     pub pairs: Vec<(BodySlot, BodySlot)>,
     /// The body pairs, lower slot first, of the joints whose bodies do not collide, sorted
     /// (after `refresh`). Raw `u32` slots, as the broadphase's pairs they filter.
@@ -32,6 +33,16 @@ pub(crate) struct JointStore {
     /// whether they collide are fixed when it is made, and sorting the pairs of a large
     /// jointed scene every step took a tenth of its step, all on one thread.
     no_collide_stale: bool,
+    /// The version of the joints: drawn afresh whenever one is added, removed or may have
+    /// changed (`get_mut`), so that the step finds the joints' trees and colors them again
+    /// only then.
+    stamp: Stamp,
+    /// The joints' stamp and the bodies' `mass_stamp` that `jointed` and `pairs` were made
+    /// for.
+    refreshed: Option<(Stamp, Stamp)>,
+    /// Whether some joint has a break force or torque (after `refresh`): without one, no
+    /// joint's reaction need be measured after the step.
+    breakable: bool,
     /// Substep length of the last step and its inverse (impulses per substep to forces).
     pub h: f32,
     pub inv_h: f32,
@@ -54,6 +65,9 @@ impl Default for JointStore {
             pairs: Vec::new(),
             no_collide: Vec::new(),
             no_collide_stale: true,
+            stamp: Stamp::fresh(),
+            refreshed: None,
+            breakable: false,
             h: 0.0,
             inv_h: 0.0,
             rigid: Softness::default(),
@@ -64,6 +78,11 @@ impl Default for JointStore {
 }
 
 impl JointStore {
+    /// The version of the joints (see the field).
+    pub fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+
     /// Number of joints.
     pub fn len(&self) -> usize {
         self.count
@@ -80,8 +99,11 @@ impl JointStore {
         }
     }
 
+    /// The live joint `id` names, to change: the joints get a new stamp. `Err(InvalidJoint)`
+    /// for a stale or foreign handle.
     pub fn get_mut(&mut self, id: JointId) -> Result<&mut Joint, Error> {
         self.get(id)?;
+        self.stamp = Stamp::fresh();
         Ok(self.slots[id.slot as usize]
             .joint
             .as_mut()
@@ -99,6 +121,7 @@ impl JointStore {
         let s = &mut self.slots[slot as usize];
         s.joint = Some(joint);
         self.count += 1;
+        self.stamp = Stamp::fresh();
         self.no_collide_stale = true;
         JointId {
             world: self.world,
@@ -120,6 +143,7 @@ impl JointStore {
         self.free.push(slot);
         self.count -= 1;
         self.no_collide_stale = true;
+        self.stamp = Stamp::fresh();
         Some(joint)
     }
 
@@ -127,10 +151,12 @@ impl JointStore {
     /// `JointBatches::solved`) whose reaction force or torque passed their break threshold.
     pub fn find_breaks(&mut self, bodies: &BodyStore) {
         self.events.clear();
+        if !self.breakable {
+            return;
+        }
         for (slot, s) in self.slots.iter().enumerate() {
             let Some(joint) = &s.joint else { continue };
-            let watched = joint.break_force < f32::INFINITY || joint.break_torque < f32::INFINITY;
-            if !watched || !self.batches.solved(slot) {
+            if !joint.breakable() || !self.batches.solved(slot) {
                 continue;
             }
             let (force, torque) = joint.reaction(bodies, self.inv_h);
@@ -170,11 +196,19 @@ impl JointStore {
         })
     }
 
-    /// Brings `jointed` (sized for `body_slots`), `pairs` and the pairs that do not collide
-    /// up to date.
-    pub fn refresh(&mut self, body_slots: usize) {
+    /// Brings `jointed` (sized for the body slots), `pairs` (less those of a disabled body)
+    /// and the pairs that do not collide up to date, unless neither the joints nor the
+    /// bodies' slots and enabled flags changed since the last call.
+    pub fn refresh(&mut self, bodies: &BodyStore) {
+        let key = (self.stamp, bodies.mass_stamp());
+        if self.refreshed == Some(key) {
+            return;
+        }
+        self.refreshed = Some(key);
+        let body_slots = bodies.slots();
         self.jointed.clear();
         self.pairs.clear();
+        self.breakable = false;
         let sort = std::mem::take(&mut self.no_collide_stale);
         if sort {
             self.no_collide.clear();
@@ -183,7 +217,9 @@ impl JointStore {
             return;
         }
         self.jointed.resize(body_slots, false);
+        self.breakable = false;
         for j in self.slots.iter().filter_map(|s| s.joint.as_ref()) {
+            self.breakable |= j.breakable();
             self.jointed[j.b.index()] = true;
             if j.a != BodySlot::NONE {
                 self.jointed[j.a.index()] = true;
@@ -197,6 +233,10 @@ impl JointStore {
         }
         if sort {
             self.no_collide.sort_unstable();
+        }
+        if bodies.any_disabled() {
+            // A disabled body's joints do not act, nor join islands.
+            (self.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
         }
     }
 
@@ -230,6 +270,9 @@ impl Codec for JointStore {
             pairs: _,
             no_collide: _,
             no_collide_stale: _,
+            stamp: _,
+            refreshed: _,
+            breakable: _,
             h,
             inv_h,
             rigid,
@@ -262,10 +305,13 @@ impl Codec for JointStore {
 
 impl JointStore {
     /// Takes every joint's constants for a step of substeps `h` long and colors the joints
-    /// that can move a body, but those marked in `exact` (see [`JointBatches::prepare`]).
+    /// that can move a body, but those marked in `exact` (see [`JointBatches::prepare`]), unless
+    /// they were colored for the same `key`.
     /// Returns whether any joint can move a body.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prepare(
         &mut self,
+        key: LayoutKey,
         bodies: &BodyStore,
         state_of: &[u32],
         states: usize,
@@ -278,7 +324,7 @@ impl JointStore {
         self.rigid = rigid_softness(settings, h);
         let slots = &self.slots;
         self.batches
-            .prepare(slots, bodies, state_of, states, settings, h, exact)
+            .prepare(key, slots, bodies, state_of, states, settings, h, exact)
     }
 
     /// Writes the step's impulses back to the joints.

@@ -24,7 +24,8 @@
 //! an inequality, see [`Hinge`]), its moving bodies can turn, and, among the joints taken
 //! before it in slot order, it closes no cycle and gives no tree a second joint to a fixed
 //! body; the others stay in the soft passes, and so do all the joints of a group of jointed
-//! bodies where one closed a loop. Trees are found each step. Per substep the trees warm start
+//! bodies where one closed a loop. Trees are found again when the joints, the bodies' kinds,
+//! masses or enabled flags, or the solver's states change (see `LayoutKey`). Per substep the trees warm start
 //! with the joints; solve their velocities exactly after each joint and contact pass, and last
 //! of all (a hinge's limit as a speculative one); and after the positions are integrated,
 //! project them back onto the joints (post-stabilization: Newton steps on the position error
@@ -41,6 +42,7 @@ use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, NONE};
+use crate::joints::batches::LayoutKey;
 use crate::joints::joint::{Joint, JointKind, Slot};
 use crate::joints::pair::relative_angle;
 use batch2d_kernels::body::{cap_speeds, States};
@@ -409,6 +411,9 @@ pub(crate) struct JointTrees {
     place_of: Vec<u32>,
     /// The substep's length, as the last [`JointTrees::passes`] gave it.
     h: f32,
+    /// The key of the inputs `exact`, `found`, `fixed_joint` and `inv_mass` were searched
+    /// for.
+    searched: Option<LayoutKey>,
 }
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
@@ -426,21 +431,48 @@ impl JointTrees {
         self.trees.len()
     }
 
-    /// Finds the step's trees among the joints in `slots`: `state_of` maps body slots to
-    /// solver states, of which there are `states`.
+    /// Lays out the step's trees among the joints in `slots`: `state_of` maps body slots to
+    /// solver states, of which there are `states`. Which joints they take is searched for
+    /// anew only when `key` differs from the last search's.
     pub(crate) fn prepare(
         &mut self,
+        key: LayoutKey,
         slots: &[Slot],
         bodies: &BodyStore,
         state_of: &[u32],
         states: usize,
     ) {
-        self.exact.clear();
         self.joints.clear();
         self.nodes.clear();
         self.trees.clear();
-        self.found.clear();
         self.candidates.clear();
+        if self.searched != Some(key) {
+            self.search(slots, bodies, state_of, states);
+            self.searched = Some(key);
+        }
+        let rotation = bodies.rotation();
+        for f in &self.found {
+            let Some(joint) = &slots[f.slot as usize].joint else {
+                continue;
+            };
+            let [a, b] = [joint.a, joint.b].map(BodySlot::index);
+            let mut sides = f.sides;
+            // The rotations of the step, which the search's may not be.
+            (sides[0].4, sides[1].4) = (rotation[a], rotation[b]);
+            let centers = [a, b].map(|s| bodies.center()[s]);
+            let candidate = TreeJoint::new(joint, f.slot, f.rows, sides, centers);
+            self.candidates.push(candidate);
+        }
+        if !self.candidates.is_empty() {
+            self.lay_out(states);
+        }
+    }
+
+    /// Finds the joints the trees take (`exact` and `found`, with each body's joint to a
+    /// fixed body and inverse mass and inertia) among the joints in `slots`.
+    fn search(&mut self, slots: &[Slot], bodies: &BodyStore, state_of: &[u32], states: usize) {
+        self.exact.clear();
+        self.found.clear();
         if slots.iter().all(|s| s.joint.is_none()) {
             return;
         }
@@ -518,15 +550,6 @@ impl JointTrees {
             });
         }
         self.leave_loops();
-        for f in &self.found {
-            let Some(joint) = &slots[f.slot as usize].joint else {
-                continue;
-            };
-            let centers = [joint.a, joint.b].map(|s| bodies.center()[s.index()]);
-            let candidate = TreeJoint::new(joint, f.slot, f.rows, f.sides, centers);
-            self.candidates.push(candidate);
-        }
-        self.lay_out(states);
     }
 
     /// Leaves to the soft passes every joint of a group of joined bodies in which some joint

@@ -34,8 +34,8 @@ use crate::disjoint::DisjointMut;
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::joints::batches::JointSet;
+use crate::index::{BodySlot, ContactIndex, Stamp, NONE};
+use crate::joints::batches::{JointSet, LayoutKey};
 use crate::joints::passes::JointOp;
 use crate::joints::store::JointStore;
 use crate::joints::tree::{JointTrees, TreeOp};
@@ -181,6 +181,8 @@ pub(crate) struct Solver {
     /// slot count (the length of `state_of`): the graph's generation and the moving bodies.
     ordered_generation: u64,
     ordered_moving: Vec<BodySlot>,
+    /// The version of `state_of`: drawn afresh whenever the states are ordered again.
+    order_stamp: Stamp,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
     deep_contacts: DeepCounts,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
@@ -267,10 +269,14 @@ impl Solver {
         self.load_forces(bodies, forces);
         self.fill_batches(contacts, graph, direct, bodies, settings, h);
         let states = self.states.len();
-        self.trees
-            .prepare(&joints.slots, bodies, &self.state_of, states);
+        let key = LayoutKey {
+            joints: joints.stamp(),
+            bodies: bodies.mass_stamp(),
+            states: self.order_stamp,
+        };
+        (self.trees).prepare(key, &joints.slots, bodies, &self.state_of, states);
         let exact = &self.trees.exact;
-        joints.prepare(bodies, &self.state_of, states, settings, h, exact);
+        joints.prepare(key, bodies, &self.state_of, states, settings, h, exact);
         self.plan(graph, settings, joints);
 
         self.run(graph, settings, joints, &integrate, dt);
@@ -450,6 +456,7 @@ impl Solver {
             self.ordered_generation = graph.generation();
             self.ordered_moving.clear();
             self.ordered_moving.extend_from_slice(moving);
+            self.order_stamp = Stamp::fresh();
         }
         let moving = if self.tile_states.is_empty() {
             moving
@@ -1281,6 +1288,7 @@ codec_struct!(Solver { relax_sweep } rebuilt {
     free_states,
     ordered_generation,
     ordered_moving,
+    order_stamp,
     deep_contacts,
     gravity_scale,
     linear_damping,

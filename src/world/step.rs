@@ -56,12 +56,7 @@ impl World {
     fn find_pairs(&mut self, speculative_distance: f32, dt: f32) -> Result<(), Error> {
         zone!("broad phase");
         self.sleep.refresh(&self.bodies);
-        self.joints.refresh(self.bodies.slots());
-        if self.bodies.any_disabled() {
-            // A disabled body's joints do not act, nor join islands.
-            let bodies = &self.bodies;
-            (self.joints.pairs).retain(|&(a, b)| !bodies.either_disabled(a, b));
-        }
+        self.joints.refresh(&self.bodies);
         update_aabbs(
             &mut self.bodies,
             &self.sleep.asleep,
@@ -73,12 +68,14 @@ impl World {
             update_compound_aabbs(&mut self.bodies, asleep, speculative_distance, dt);
         }
         // Sleeping bodies are not in this grid (their kind reads `Empty` here): moving
-        // bodies find them in the sleeping bodies' own grid.
+        // bodies find them in the sleeping bodies' own grid. Nor are bodies whose filters
+        // let them pair with none.
+        let (layers, masks) = (self.bodies.broad_layers(), self.bodies.broad_mask());
         let proxies = Proxies {
             aabbs: self.bodies.aabb(),
-            kinds: &self.sleep.broad_kinds,
-            layers: self.bodies.broad_layers(),
-            masks: self.bodies.broad_mask(),
+            kinds: self.sleep.pairing_kinds(layers, masks),
+            layers,
+            masks,
             static_version: Some(self.bodies.static_changes()),
         };
         let max_pairs = self.settings.pair_limit(self.bodies.len());

@@ -489,3 +489,87 @@ fn clones_share_the_hooks_snapshots_leave_them_and_restore_keeps_its_own() {
         "restore keeps the world's hook"
     );
 }
+
+/// Two chains of boxes hung from a fixed body (the first welded, the second pinned: trees of
+/// the exact solve), and a ring of four pinned boxes (a loop: soft passes), falling a little
+/// apart so that they swing.
+fn jointed(settings: WorldSettings) -> (World, Vec<BodyId>, Vec<batch2d::JointId>) {
+    let mut world = World::new(settings);
+    let (mut bodies, mut joints) = (Vec::new(), Vec::new());
+    let box_def = |world: &mut World, at: Vec2| dynamic_box(world, at);
+    for (x, weld) in [(0.0, true), (4.0, false)] {
+        let top = world
+            .add_body(
+                BodyDef::fixed().position(Vec2::new(x, 10.0)),
+                ShapeDef::new(Shape::rect(0.2, 0.2).unwrap()),
+            )
+            .unwrap();
+        bodies.push(top);
+        let mut above = top;
+        for k in 1..=5 {
+            let at = Vec2::new(x + 0.3 * k as f32, 10.0 - k as f32);
+            let link = box_def(&mut world, at);
+            let anchor = at + Vec2::new(0.0, 0.5);
+            let def = match weld && k % 2 == 0 {
+                true => JointDef::weld(above, link, anchor),
+                false => JointDef::revolute(above, link, anchor),
+            };
+            joints.push(world.add_joint(def).unwrap());
+            bodies.push(link);
+            above = link;
+        }
+    }
+    let ring: Vec<BodyId> = [(8.0, 5.0), (9.2, 5.0), (9.2, 3.8), (8.0, 3.8)]
+        .map(|(x, y)| box_def(&mut world, Vec2::new(x, y)))
+        .to_vec();
+    for k in 0..4 {
+        let (a, b) = (ring[k], ring[(k + 1) % 4]);
+        let anchor = (world.position(a).unwrap() + world.position(b).unwrap()) * 0.5;
+        joints.push(world.add_joint(JointDef::revolute(a, b, anchor)).unwrap());
+    }
+    bodies.extend(ring);
+    (world, bodies, joints)
+}
+
+/// The step keeps the joints' trees and colors while nothing they derive from changes: after
+/// each change that alters them, a world steps as the same world read back from bytes, which
+/// finds them afresh.
+#[test]
+fn joint_layouts_follow_every_change() {
+    type Change = fn(&mut World, &[BodyId], &[batch2d::JointId]);
+    let changes: [(&str, Change); 9] = [
+        ("limits", |w, _, j| {
+            w.set_joint_limits(j[6], -0.01, 0.01).unwrap()
+        }),
+        ("motor", |w, _, j| {
+            w.set_joint_motor(j[7], 1.0, 50.0).unwrap()
+        }),
+        ("joint removed", |w, _, j| w.remove_joint(j[2]).unwrap()),
+        ("loop closed", |w, b, _| {
+            let def = JointDef::revolute(b[5], b[9], w.position(b[9]).unwrap());
+            w.add_joint(def).unwrap();
+        }),
+        ("kind", |w, b, _| {
+            w.set_body_kind(b[3], batch2d::BodyKind::Fixed).unwrap()
+        }),
+        ("disabled", |w, b, _| w.set_enabled(b[8], false).unwrap()),
+        ("density", |w, b, _| w.set_density(b[2], 9.0).unwrap()),
+        ("body removed", |w, b, _| w.remove_body(b[10]).unwrap()),
+        ("ring joint removed", |w, _, j| {
+            w.remove_joint(j[11]).unwrap()
+        }),
+    ];
+    for threads in [1, 2] {
+        for (what, change) in changes {
+            let (mut world, bodies, joints) = jointed(settings(false, threads, Backend::Simd));
+            step(&mut world, 20);
+            change(&mut world, &bodies, &joints);
+            let bytes = world.snapshot().to_bytes();
+            let read = Snapshot::from_bytes(&bytes).unwrap();
+            let mut fresh = World::from_snapshot(&read, world.settings().clone()).unwrap();
+            step(&mut world, 30);
+            step(&mut fresh, 30);
+            assert_eq!(state(&world), state(&fresh), "{what}, {threads} threads");
+        }
+    }
+}

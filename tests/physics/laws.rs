@@ -353,6 +353,59 @@ fn bodies_on_layers_that_exclude_each_other_pass_through() {
     );
 }
 
+/// Bodies that pair with nothing (layer 2, which no mask has) fall freely through a ground and
+/// through each other, beside a body on the ground's layer that lands on it: the broadphase
+/// leaves the first out of its grid, and the second still finds its pairs.
+#[test]
+fn bodies_no_mask_takes_fall_through_and_the_others_land() {
+    let mut world = world_with_gravity(Vec2::new(0.0, -G));
+    let ground = ShapeDef::new(Shape::rect(20.0, 0.5).unwrap())
+        .layers(1)
+        .mask(1);
+    world.add_body(BodyDef::fixed(), ground).unwrap();
+    let ghost = |world: &mut World, at: Vec2| {
+        let shape = ShapeDef::new(Shape::circle(0.5).unwrap())
+            .layers(2)
+            .mask(!2);
+        world
+            .add_body(BodyDef::dynamic().position(at), shape)
+            .unwrap()
+    };
+    let ghosts = [
+        ghost(&mut world, Vec2::new(0.0, 2.0)),
+        ghost(&mut world, Vec2::new(0.2, 2.9)),
+    ];
+    let lander = world
+        .add_body(
+            BodyDef::dynamic().position(Vec2::new(5.0, 2.0)),
+            ShapeDef::new(Shape::circle(0.5).unwrap()).layers(1).mask(1),
+        )
+        .unwrap();
+    let steps = 60;
+    step(&mut world, steps);
+    // Free fall, as the solver integrates it (velocity first, then position, per substep):
+    // within a hundredth of g t^2 / 2 over one second.
+    let t = steps as f32 * DT;
+    let fall = 0.5 * G * t * t;
+    for (id, y0) in ghosts.iter().zip([2.0, 2.9]) {
+        let y = world.position(*id).unwrap().y;
+        assert!(
+            ((y0 - y) - fall).abs() < 0.01 * fall,
+            "fell {} not {fall}",
+            y0 - y
+        );
+        assert_eq!(
+            world.position(*id).unwrap().x,
+            if y0 == 2.0 { 0.0 } else { 0.2 }
+        );
+    }
+    let y = world.position(lander).unwrap().y;
+    assert!(
+        (y - 1.0).abs() < 0.02,
+        "the lander rests at y = {y}, not on the ground"
+    );
+}
+
 /// A kinematic body moves exactly as it is told: gravity and damping act on dynamic bodies
 /// only, so after one second it has travelled its velocity times one second.
 #[test]
