@@ -14,6 +14,7 @@ use crate::geometry::shape::{
     next_index, BoxHull, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
 };
 
+mod capsule;
 mod chain;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
@@ -243,7 +244,12 @@ pub(crate) fn collide_into(
             }
         }
         (Shape::Polygon(pa), Shape::Polygon(pb)) => {
-            let local = polygons(pa, pb, xf_a.inv_mul(xf_b), speculative_distance);
+            let xf = xf_a.inv_mul(xf_b);
+            let local = if pa.count == 2 && pb.count == 2 {
+                capsule::capsules(pa, pb, xf, speculative_distance)
+            } else {
+                polygons(pa, pb, xf, speculative_distance)
+            };
             to_world(&local, xf_a, xf_b, out);
         }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
