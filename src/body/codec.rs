@@ -57,6 +57,7 @@ impl Codec for BodyStore {
             compound,
             compound_slots: _,
             static_changes,
+            mass_changes: _,
             static_boxes_at: _,
             free,
             count: _,

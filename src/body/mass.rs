@@ -93,6 +93,7 @@ impl MassColumns {
 /// Run-time changes of a body's kind and mass.
 impl BodyStore {
     pub(super) fn write_columns(&mut self, slot: usize, c: &MassColumns) {
+        self.mass_changes += 1;
         self.kind[slot] = c.kind;
         self.inv_mass[slot] = c.inv_mass;
         self.inv_inertia[slot] = c.inv_inertia;

@@ -157,6 +157,12 @@ pub(crate) struct BodyStore {
     /// `static_boxes_current`, so a pass that saw a value and sees it again knows nothing
     /// static changed in between.
     static_changes: u64,
+    /// How many times a body's mass columns (`inv_mass`, `inv_inertia`, `gravity_scale`,
+    /// `local_center`, `reach`) have been written: a body added, removed or given a new mass.
+    /// Private, with `mass_changes`: it only grows, so a pass that keeps what it derived from
+    /// these columns (the solver's packed contacts) and sees the value it saw then knows
+    /// they are as they were. Not saved: what keeps it is rebuilt after a restore.
+    mass_changes: u64,
     /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
     /// in `aabb` (see `update_aabbs`).
     static_boxes_at: Option<(u64, u32)>,
@@ -206,6 +212,7 @@ clone_fields!(BodyStore {
     compound,
     compound_slots,
     static_changes,
+    mass_changes,
     static_boxes_at,
     free,
     count,
@@ -253,6 +260,7 @@ impl BodyStore {
             compound: Vec::new(),
             compound_slots: Vec::new(),
             static_changes: 0,
+            mass_changes: 0,
             static_boxes_at: None,
             free: Vec::new(),
             count: 0,

@@ -129,6 +129,12 @@ impl BodyStore {
         self.static_changes
     }
 
+    /// How many times a body's mass columns have been written (see the field): a pass that
+    /// keeps what it derived from them redoes it when this differs from what it last saw.
+    pub fn mass_changes(&self) -> u64 {
+        self.mass_changes
+    }
+
     /// Whether the static bodies' boxes in `aabb` are those of the current static bodies
     /// grown by `margin`; if not, counts a change, as the caller is about to grow them anew.
     /// Either way they are then current.
@@ -152,6 +158,7 @@ impl BodyStore {
     /// Frees the slot of a live body; its handle becomes stale.
     pub fn remove(&mut self, slot: usize) {
         self.static_changed(slot);
+        self.mass_changes += 1;
         self.grouped -= usize::from(self.has_group(slot));
         self.kind[slot] = SlotKind::Empty;
         self.generation[slot] = self.generation[slot].wrapping_add(1);

@@ -157,6 +157,9 @@ pub(crate) struct Solver {
     /// slot count (the length of `state_of`): the graph's generation and the moving bodies.
     ordered_generation: u64,
     ordered_moving: Vec<BodySlot>,
+    /// How many times `state_of` has been made (by `order_states`): the packed contacts keep
+    /// their bodies' states while it stays.
+    state_orders: u64,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
@@ -245,6 +248,7 @@ impl Solver {
             direct,
             bodies,
             state_of: &self.state_of,
+            state_order: self.state_orders,
             settings,
             h,
         };
@@ -496,6 +500,7 @@ impl Solver {
     /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of
     /// `slots` slots and the tiles of `graph`.
     fn order_states(&mut self, slots: usize, moving: &[BodySlot], graph: &ConstraintGraph) {
+        self.state_orders += 1;
         self.state_of.clear();
         self.state_of.resize(slots, NULL_BODY);
         self.order.clear();
@@ -867,6 +872,7 @@ codec_struct!(Solver { relax_sweep } rebuilt {
     free_states,
     ordered_generation,
     ordered_moving,
+    state_orders,
     gravity_scale,
     linear_damping,
     angular_damping,

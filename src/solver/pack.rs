@@ -5,6 +5,11 @@
 //! The kernels read the contacts `LANES` at a time, in the batches of the graph's colors; the
 //! narrowphase keeps them one by one, in pair order. This is where the one layout is turned
 //! into the other.
+//!
+//! In a resting scene the step brings the same contacts as the last, in the same lanes,
+//! between the same bodies: only the contacts' own numbers (normal, anchors, separations,
+//! impulses, materials) change. The lanes then keep what comes from the bodies alone (their
+//! states, masses and softness), and only the rest is packed again (see [`Layout`]).
 
 use crate::backend::Kernels;
 use crate::body::BodyStore;
@@ -45,8 +50,42 @@ pub(super) struct ContactBatches {
     pub batches: Vec<ContactBatch>,
     /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
     pub one_point: Vec<bool>,
+    /// Per batch: what its lanes take from their bodies alone, beside what the batch holds.
+    lane_bodies: Vec<LaneBodies>,
+    /// What the lanes' bodies were packed from, `None` before the first packing: while a step
+    /// brings the same, only the contacts' own numbers are packed again.
+    layout: Option<Layout>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
     deep_contacts: DeepCounts,
+}
+
+/// Everything that decides a lane's bodies and the constants packed from them
+/// ([`pack_bodies`]): the contact in the lane, the bodies' states, their masses, gravity
+/// scales and reaches, and the softness.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    /// `ConstraintGraph::generation`: the same contacts in the same lanes, between bodies of
+    /// the same kinds.
+    graph: u64,
+    /// `PackInput::state_order`: the same states for the same bodies.
+    states: u64,
+    /// `BodyStore::mass_changes`: the same masses, centres, gravity scales and reaches.
+    bodies: u64,
+    /// The bits of the softness against a moving and a fixed body (bias rate, mass scale),
+    /// which the settings and the substep length decide.
+    softness: [[u32; 2]; 2],
+}
+
+/// What packing derives from the bodies of each lane of a batch besides what the batch
+/// holds, for the steps that pack the contacts' numbers alone.
+#[derive(Clone, Copy)]
+struct LaneBodies {
+    /// Per lane: how much more gravity pulls B than A (their gravity scales, 0 for a body
+    /// that cannot move); `ContactBatch::gravity_normal` is this times gravity along the
+    /// normal.
+    fall: [f32; LANES],
+    /// Per lane: the overlap beyond which its contact is deep (see [`is_deep`]).
+    deep_overlap: [f32; LANES],
 }
 
 /// What packing reads.
@@ -59,6 +98,8 @@ pub(super) struct PackInput<'a> {
     pub bodies: &'a BodyStore,
     /// Per body slot: its state, or `NULL_BODY` (see `Solver::state_of`).
     pub state_of: &'a [u32],
+    /// Changes whenever `state_of` is made anew, and only then.
+    pub state_order: u64,
     pub settings: &'a WorldSettings,
     /// The substep length (s).
     pub h: f32,
@@ -80,6 +121,7 @@ impl ContactBatches {
             direct,
             bodies,
             state_of,
+            state_order,
             settings,
             h,
         } = *input;
@@ -95,12 +137,21 @@ impl ContactBatches {
             gravity: settings.gravity,
             soft,
             rigid_soft,
-            push: PushCap {
-                max_velocity,
-                deep_contacts: None,
-            },
+            max_push: max_velocity,
         };
-        let (bouncy, deep) = self.pack(contacts, graph, bodies, state_of, &params, kernels);
+        let layout = Layout {
+            graph: graph.generation(),
+            states: state_order,
+            bodies: bodies.mass_changes(),
+            softness: [soft, rigid_soft].map(|s| [s.bias_rate.to_bits(), s.mass_scale.to_bits()]),
+        };
+        let columns = PackBodies::new(bodies, state_of);
+        let (bouncy, deep) = if self.layout == Some(layout) {
+            self.refresh(contacts, graph, &columns, &params, kernels)
+        } else {
+            self.layout = Some(layout);
+            self.pack(contacts, graph, &columns, &params, kernels)
+        };
         let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
         let bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
 
@@ -113,7 +164,10 @@ impl ContactBatches {
                 deep_contacts: Some(&self.deep_contacts.0),
             }
         } else {
-            params.push
+            PushCap {
+                max_velocity,
+                deep_contacts: None,
+            }
         };
         let softness = |c: &Contact| {
             let s = params.softness(c, bodies.inv_mass());
@@ -134,42 +188,85 @@ impl ContactBatches {
         &mut self,
         contacts: &[Contact],
         graph: &ConstraintGraph,
-        bodies: &BodyStore,
-        state_of: &[u32],
+        bodies: &PackBodies,
         params: &PackParams,
         kernels: &dyn Kernels,
     ) -> (bool, bool) {
-        self.batches
-            .resize(graph.lanes.len(), ContactBatch::zeroed());
-        self.one_point.resize(graph.lanes.len(), false);
-        let columns = PackBodies::new(bodies, state_of);
+        let batches = graph.lanes.len();
+        self.batches.resize(batches, ContactBatch::zeroed());
+        self.one_point.resize(batches, false);
+        let no_bodies = LaneBodies {
+            fall: [0.0; LANES],
+            deep_overlap: [0.0; LANES],
+        };
+        self.lane_bodies.resize(batches, no_bodies);
         self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
+            .zip(&mut self.lane_bodies)
             .zip(graph.lanes.par_iter().enumerate())
             .with_min_len(BATCHES_PER_BLOCK)
-            .map(|((batch, one_point), (i, lanes))| {
-                // Batches come in color order and contacts in pair order, so each lane reads a
-                // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
-                // overlaps those cache misses with this batch's work.
-                for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != ContactIndex::NONE {
-                        contacts[ci.index()].prefetch();
-                    }
-                }
+            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
+                prefetch_ahead(contacts, graph, i);
                 // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
                 // The batch is prepared here too, while it is in cache.
-                let columns = columns.cut();
+                let bodies = bodies.cut();
                 *one_point = true;
                 let mut deep = false;
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci == ContactIndex::NONE {
                         batch.clear(l);
+                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
                     } else {
                         let c = &contacts[ci.index()];
-                        pack_lane(batch, l, c, &columns, params);
+                        let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
+                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (fall, deep_overlap);
+                        // (Deep by `is_deep`, not by what `pack_contact` returns: in a full
+                        // packing, the common case where contacts come and go, the compiler
+                        // makes fewer instructions of it so.)
+                        pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
                         *one_point &= c.has_one_point();
-                        deep |= is_deep(c, columns.reach);
+                        deep |= is_deep(c, bodies.reach);
+                    }
+                }
+                kernels.prepare(batch);
+                (batch.is_bouncy(), deep)
+            })
+            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
+    }
+
+    /// As [`ContactBatches::pack`], where the layout stands (see [`Layout`]): each lane
+    /// keeps its bodies and what comes from them, and only its contact's own numbers are
+    /// packed. The batches come out as `pack` would make them, bit for bit.
+    fn refresh(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &PackBodies,
+        params: &PackParams,
+        kernels: &dyn Kernels,
+    ) -> (bool, bool) {
+        self.batches
+            .par_iter_mut()
+            .zip(&mut self.one_point)
+            .zip(&self.lane_bodies)
+            .zip(graph.lanes.par_iter().enumerate())
+            .with_min_len(BATCHES_PER_BLOCK)
+            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
+                prefetch_ahead(contacts, graph, i);
+                let bodies = bodies.cut();
+                *one_point = true;
+                let mut deep = false;
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci == ContactIndex::NONE {
+                        // The kernels write a padding lane's impulses too.
+                        batch.clear(l);
+                    } else {
+                        let c = &contacts[ci.index()];
+                        let (fall, deep_overlap) =
+                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]);
+                        deep |= pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
+                        *one_point &= c.has_one_point();
                     }
                 }
                 kernels.prepare(batch);
@@ -266,13 +363,14 @@ impl ContactBatches {
 }
 
 /// What the lanes of one step share: soft-contact coefficients and the push-out cap.
-struct PackParams<'a> {
+struct PackParams {
     gravity: Vec2,
     /// Between two dynamic bodies.
     soft: Softness,
     /// Against a static or kinematic body.
     rigid_soft: Softness,
-    push: PushCap<'a>,
+    /// The push-out cap of a step without deep contacts (see `PushCap`).
+    max_push: f32,
 }
 
 /// The push-out speed cap and how bodies share it.
@@ -284,7 +382,7 @@ struct PushCap<'a> {
     deep_contacts: Option<&'a [AtomicU32]>,
 }
 
-impl PackParams<'_> {
+impl PackParams {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     /// `inv_mass` is `BodyStore::inv_mass`.
     fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
@@ -414,28 +512,33 @@ impl<'a> PackBodies<'a> {
 /// arrive, near enough to stay in cache.
 const PACK_AHEAD: usize = 2;
 
-/// Copies one contact into lane `l` of a batch, writing every field of the lane: those of a
-/// point the manifold lacks are zero, and the ones [`simd::prepare`] derives (effective
-/// masses, approach speed, largest impulse) are left for it.
-fn pack_lane(
+/// Asks for the contacts of the batch `PACK_AHEAD` on from batch `i`. Batches come in color
+/// order and contacts in pair order, so each lane reads a contact far from the last one:
+/// asking ahead overlaps those cache misses with this batch's work.
+#[inline(always)]
+fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
+    for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
+        if ci != ContactIndex::NONE {
+            contacts[ci.index()].prefetch();
+        }
+    }
+}
+
+/// Copies into lane `l` of a batch what comes from the bodies of contact `c` alone: their
+/// states, inverse masses and the softness. Returns the lane's [`LaneBodies`] values: how
+/// much more gravity pulls B than A, and the overlap beyond which the contact is deep.
+#[inline(always)]
+fn pack_bodies(
     batch: &mut ContactBatch,
     l: usize,
     c: &Contact,
     bodies: &PackBodies,
     params: &PackParams,
-) {
-    let push = &params.push;
+) -> (f32, f32) {
     let (a, b) = (c.a.index(), c.b.index());
     let state_of = bodies.state_of;
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
-    let n = c.manifold.normal;
-    batch.normal_x[l] = n.x;
-    batch.normal_y[l] = n.y;
-    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
-    batch.friction[l] = c.friction + 0.0;
-    batch.restitution[l] = c.restitution;
-    batch.tangent_speed[l] = c.tangent_speed;
     batch.inv_mass_a[l] = bodies.inv_mass[a];
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
     batch.inv_mass_b[l] = bodies.inv_mass[b];
@@ -443,23 +546,53 @@ fn pack_lane(
     let s = params.softness(c, bodies.inv_mass);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
-    batch.max_push[l] = push.of(state_of[a], state_of[b]);
     let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
         true => bodies.gravity_scale[s],
         false => 0.0,
     };
-    batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
+    let size = bodies.reach[a].min(bodies.reach[b]);
+    (falls(b) - falls(a), DEEP_OVERLAP * size)
+}
+
+/// Copies into lane `l` of a batch the numbers of contact `c` itself, writing every field of
+/// the lane that [`pack_bodies`] does not: those of a point the manifold lacks are zero, and
+/// the ones [`simd::prepare`] derives (effective masses, approach speed, largest impulse)
+/// are left for it. `fall` and `deep_overlap` are the lane's [`LaneBodies`] values. Returns
+/// whether the contact is deep (see [`is_deep`]).
+#[inline(always)]
+fn pack_contact(
+    batch: &mut ContactBatch,
+    l: usize,
+    c: &Contact,
+    bodies: &PackBodies,
+    params: &PackParams,
+    fall: f32,
+    deep_overlap: f32,
+) -> bool {
+    let (a, b) = (c.a.index(), c.b.index());
+    let n = c.manifold.normal;
+    batch.normal_x[l] = n.x;
+    batch.normal_y[l] = n.y;
+    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
+    batch.friction[l] = c.friction + 0.0;
+    batch.restitution[l] = c.restitution;
+    batch.tangent_speed[l] = c.tangent_speed;
+    batch.max_push[l] = params.max_push;
+    batch.gravity_normal[l] = fall * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass.
     let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
     let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
     let m = &c.manifold;
+    // The deepest overlap, as `is_deep` finds it.
+    let mut overlap = 0.0f32;
     for (j, lanes) in batch.points.iter_mut().enumerate() {
         let Some(p) = m.points[..m.point_count].get(j) else {
             lanes.clear(l);
             continue;
         };
+        overlap = overlap.max(-p.separation);
         let ra = p.anchor_a - offset_a;
         let rb = p.anchor_b - offset_b;
         lanes.active[l] = 1.0;
@@ -468,4 +601,6 @@ fn pack_lane(
         lanes.normal_impulse[l] = p.normal_impulse;
         lanes.tangent_impulse[l] = p.tangent_impulse;
     }
+    let shallow = overlap <= deep_overlap;
+    !shallow
 }
