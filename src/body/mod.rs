@@ -160,10 +160,11 @@ pub(crate) struct BodyStore {
     /// `(static_changes, margin bits)` as of the last step that grew the static bodies' boxes
     /// in `aabb` (see `update_aabbs`).
     static_boxes_at: Option<(u64, u32)>,
-    /// The version of what the solver's joint passes derive their layout from: which slots
-    /// hold a body, and each body's kind, inverse mass and inertia and whether it is enabled.
-    /// Drawn afresh at every change of these, so that the joints' trees and coloring, which
-    /// depend on nothing else of the bodies, are found again only then.
+    /// The version of which slots hold a body, and of each body's kind, mass columns
+    /// (`inv_mass`, `inv_inertia`, `gravity_scale`, `local_center`, `reach`) and enabled flag.
+    /// Drawn afresh at every change of these, so that what the solver derives from them alone
+    /// (the joints' trees and coloring, the packed contacts' body constants) is found again
+    /// only then.
     mass_stamp: Stamp,
     /// Free slots, reused last freed first.
     free: Vec<BodySlot>,

@@ -62,7 +62,7 @@ pub(crate) enum JointOp {
 const JOINT_DAMPING_RATIO: f32 = 2.0;
 
 /// The softness of the joints' rigid constraints for substeps `h` long: as stiff as a
-/// contact with a static body (see `Solver::fill_batches`).
+/// contact with a static body (see `solver::pack`).
 pub(crate) fn rigid_softness(settings: &WorldSettings, h: f32) -> Softness {
     Softness::contact(settings, JOINT_DAMPING_RATIO, h, true)
 }

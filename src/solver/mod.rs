@@ -24,6 +24,7 @@ pub(crate) mod direct_point;
 pub(crate) mod direct_solver;
 pub(crate) mod layered;
 pub(crate) mod lcp;
+mod pack;
 pub(crate) mod schedule;
 
 use crate::backend::Kernels;
@@ -34,7 +35,7 @@ use crate::disjoint::DisjointMut;
 use crate::error::Error;
 use crate::forces::Forces;
 use crate::geometry::math::{Rot, Vec2};
-use crate::index::{BodySlot, ContactIndex, Stamp, NONE};
+use crate::index::{BodySlot, Stamp};
 use crate::joints::batches::{JointSet, LayoutKey};
 use crate::joints::passes::JointOp;
 use crate::joints::store::JointStore;
@@ -42,34 +43,21 @@ use crate::joints::tree::{JointTrees, TreeOp};
 use crate::narrow_phase::contact::Contact;
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use crate::softness::Softness;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
-use crate::solver::schedule::{run_stages, Progress};
+use crate::solver::pack::{bound_contact_spin, ContactBatches, PackInput};
+use crate::solver::schedule::{run_stages, Progress, BATCHES_PER_BLOCK, BODIES_PER_BLOCK};
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
-use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, LANES, NULL_BODY,
-};
-use bytemuck::Zeroable;
+use batch2d_kernels::{BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, NULL_BODY};
 use rayon::prelude::*;
 use std::f32::consts::PI;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-/// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
-/// balance the workers.
-const BATCHES_PER_BLOCK: usize = 4;
 /// Impact passes over the colors in a step with bouncy contacts. Each pass carries an impact
 /// one or two contacts further through bodies that touch (Newton's cradle, a pool break), so
 /// this bounds how far an impact travels within one step; what is left approaching is caught
 /// by the soft solve as an inelastic contact.
 const IMPACT_PASSES: usize = 8;
-/// Bodies per block of an integration stage (a multiple of `LANES`).
-const BODIES_PER_BLOCK: usize = 1024;
-
-/// Overlap, as a fraction of the smaller body's reach, beyond which a contact is deep and
-/// shares its body's push-out cap (see `PushCap`).
-const DEEP_OVERLAP: f32 = 0.25;
 
 /// What a stage does to the contact batches.
 #[derive(Clone, Copy, Debug)]
@@ -142,24 +130,12 @@ enum Stage {
     },
 }
 
-/// The per-state counts of `count_deep_contacts`, which sets them all before it counts: a
-/// copy of the solver starts with none.
-#[derive(Default)]
-struct DeepCounts(Vec<AtomicU32>);
-
-impl Clone for DeepCounts {
-    fn clone(&self) -> DeepCounts {
-        DeepCounts::default()
-    }
-}
-
 /// Reused buffers of the solver.
 #[derive(Clone, Default)]
 pub(crate) struct Solver {
     states: StateRows,
-    batches: Vec<ContactBatch>,
-    /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
-    one_point: Vec<bool>,
+    /// The contacts packed for the kernels.
+    packed: ContactBatches,
     /// The step's operations after prepare: the world's stages and each tile follow it.
     program: Vec<Op>,
     stages: Vec<Stage>,
@@ -183,8 +159,6 @@ pub(crate) struct Solver {
     ordered_moving: Vec<BodySlot>,
     /// The version of `state_of`: drawn afresh whenever the states are ordered again.
     order_stamp: Stamp,
-    /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
-    deep_contacts: DeepCounts,
     /// Per state: the body's gravity scale and damping, gathered for the integration kernels.
     gravity_scale: Vec<f32>,
     linear_damping: Vec<f32>,
@@ -267,7 +241,17 @@ impl Solver {
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
         self.load_states(bodies, moving, graph, contacts, 0.5 * PI / dt);
         self.load_forces(bodies, forces);
-        self.fill_batches(contacts, graph, direct, bodies, settings, h);
+        let pack = PackInput {
+            contacts,
+            graph,
+            direct,
+            bodies,
+            state_of: &self.state_of,
+            state_order: self.order_stamp,
+            settings,
+            h,
+        };
+        self.bouncy = (self.packed).fill(&pack, &mut self.states, &mut self.direct);
         let states = self.states.len();
         let key = LayoutKey {
             joints: joints.stamp(),
@@ -288,7 +272,7 @@ impl Solver {
             Sweep::Backward => Sweep::Forward,
         };
         zone!("store impulses");
-        self.store_impulses(contacts, graph);
+        self.packed.store_impulses(contacts, graph);
         self.direct.store_impulses(contacts);
     }
 
@@ -325,8 +309,8 @@ impl Solver {
         let runner = Runner {
             kernels: settings.kernels(),
             states: States::new(&mut self.states),
-            batches: DisjointMut::new(&mut self.batches),
-            one_point: &self.one_point,
+            batches: DisjointMut::new(&mut self.packed.batches),
+            one_point: &self.packed.one_point,
             solve,
             relax: SolveParams {
                 use_bias: false,
@@ -456,7 +440,6 @@ impl Solver {
             self.ordered_generation = graph.generation();
             self.ordered_moving.clear();
             self.ordered_moving.extend_from_slice(moving);
-            self.order_stamp = Stamp::fresh();
         }
         let moving = if self.tile_states.is_empty() {
             moving
@@ -520,6 +503,7 @@ impl Solver {
     /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of
     /// `slots` slots and the tiles of `graph`.
     fn order_states(&mut self, slots: usize, moving: &[BodySlot], graph: &ConstraintGraph) {
+        self.order_stamp = Stamp::fresh();
         self.state_of.clear();
         self.state_of.resize(slots, NULL_BODY);
         self.order.clear();
@@ -585,181 +569,6 @@ impl Solver {
             y[i] = finite(force.y * bodies.inv_mass()[slot]);
             angular[i] = finite(torque * bodies.inv_inertia()[slot]);
         }
-    }
-
-    /// Counts, per state, its deep contacts at the start of the step: those whose overlap is
-    /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
-    /// below; bodies created inside each other do not. Counts are sums of ones, so the
-    /// parallel order does not change them.
-    ///
-    /// `counts` gets one per state; `state_of` maps body slots to states.
-    fn count_deep_contacts(
-        counts: &mut Vec<AtomicU32>,
-        states: usize,
-        state_of: &[u32],
-        contacts: &[Contact],
-        bodies: &BodyStore,
-    ) {
-        if counts.len() < states {
-            counts.resize_with(states, AtomicU32::default);
-        }
-        let counts = &counts[..states];
-        counts
-            .par_iter()
-            .with_min_len(BODIES_PER_BLOCK)
-            .for_each(|count| count.store(0, Ordering::Relaxed));
-        contacts
-            .par_iter()
-            .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .for_each(|c| {
-                if !is_deep(c, bodies.reach()) {
-                    return;
-                }
-                for slot in [c.a, c.b] {
-                    let state = state_of[slot.index()];
-                    if state != NULL_BODY {
-                        counts[state as usize].fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            });
-    }
-
-    /// Fills the batches with the contacts' data and prepares them (effective masses), and
-    /// hands the direct islands their contacts.
-    fn fill_batches(
-        &mut self,
-        contacts: &[Contact],
-        graph: &ConstraintGraph,
-        direct: &DirectIslands,
-        bodies: &BodyStore,
-        settings: &WorldSettings,
-        h: f32,
-    ) {
-        let zeta = settings.contact_damping_ratio;
-        let soft = Softness::contact(settings, zeta, h, false);
-        let rigid_soft = Softness::contact(settings, zeta, h, true);
-        let kernels = settings.kernels();
-
-        // The lanes are packed as if no contact were deep, which is the common case; a deep
-        // one (seen while packing) has every lane's push cap redone from the counts below.
-        let max_velocity = settings.contact_push_max_velocity;
-        let params = PackParams {
-            gravity: settings.gravity,
-            soft,
-            rigid_soft,
-            push: PushCap {
-                max_velocity,
-                deep_contacts: None,
-            },
-        };
-        let (bouncy, deep) = self.pack_batches(contacts, graph, bodies, &params, kernels);
-        let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
-        self.bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
-
-        // Every contact is in a lane or a direct island.
-        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies.reach())) {
-            self.cap_deep_contacts(contacts, graph, bodies, max_velocity);
-            PushCap {
-                max_velocity,
-                deep_contacts: Some(&self.deep_contacts.0),
-            }
-        } else {
-            params.push
-        };
-        let state_of = &self.state_of[..];
-        let softness = |c: &Contact| {
-            let s = params.softness(c, bodies.inv_mass());
-            (
-                s.bias_rate,
-                push.of(state_of[c.a.index()], state_of[c.b.index()]),
-            )
-        };
-        self.direct.load(
-            direct,
-            contacts,
-            bodies,
-            state_of,
-            States::new(&mut self.states),
-            &softness,
-        );
-    }
-
-    /// Packs each batch's lanes with its contacts' data and prepares it (effective masses),
-    /// with the push cap of a step without deep contacts. Returns whether any batch bounces
-    /// and whether any of its contacts is deep.
-    fn pack_batches(
-        &mut self,
-        contacts: &[Contact],
-        graph: &ConstraintGraph,
-        bodies: &BodyStore,
-        params: &PackParams,
-        kernels: &dyn Kernels,
-    ) -> (bool, bool) {
-        self.batches
-            .resize(graph.lanes.len(), ContactBatch::zeroed());
-        self.one_point.resize(graph.lanes.len(), false);
-        let columns = PackBodies::new(bodies, &self.state_of);
-        self.batches
-            .par_iter_mut()
-            .zip(&mut self.one_point)
-            .zip(graph.lanes.par_iter().enumerate())
-            .with_min_len(BATCHES_PER_BLOCK)
-            .map(|((batch, one_point), (i, lanes))| {
-                // Batches come in color order and contacts in pair order, so each lane reads a
-                // contact far from the last one. Asking for the contacts `PACK_AHEAD` batches on
-                // overlaps those cache misses with this batch's work.
-                for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-                    if ci != ContactIndex::NONE {
-                        contacts[ci.index()].prefetch();
-                    }
-                }
-                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
-                // The batch is prepared here too, while it is in cache.
-                let columns = columns.cut();
-                *one_point = true;
-                let mut deep = false;
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == ContactIndex::NONE {
-                        batch.clear(l);
-                    } else {
-                        let c = &contacts[ci.index()];
-                        pack_lane(batch, l, c, &columns, params);
-                        *one_point &= c.has_one_point();
-                        deep |= is_deep(c, columns.reach);
-                    }
-                }
-                kernels.prepare(batch);
-                (batch.is_bouncy(), deep)
-            })
-            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
-    }
-
-    /// Counts the deep contacts of each state (`deep_contacts`) and shares the push cap of
-    /// every batch's lanes among them (see `PushCap`).
-    fn cap_deep_contacts(
-        &mut self,
-        contacts: &[Contact],
-        graph: &ConstraintGraph,
-        bodies: &BodyStore,
-        max_velocity: f32,
-    ) {
-        let (counts, states) = (&mut self.deep_contacts.0, self.states.len());
-        Self::count_deep_contacts(counts, states, &self.state_of, contacts, bodies);
-        let push = PushCap {
-            max_velocity,
-            deep_contacts: Some(&self.deep_contacts.0),
-        };
-        self.batches
-            .par_iter_mut()
-            .zip(&graph.lanes)
-            .with_min_len(BATCHES_PER_BLOCK)
-            .for_each(|(batch, lanes)| {
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci != ContactIndex::NONE {
-                        batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
-                    }
-                }
-            });
     }
 
     /// Lists the step's program ([`Solver::plan_program`]), then the stages and their block
@@ -908,24 +717,6 @@ impl Solver {
             }
         }
     }
-
-    fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
-        let batches = &self.batches;
-        contacts
-            .par_iter_mut()
-            .zip(graph.contact_lane.par_iter())
-            .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .filter(|(_, &at)| at != NONE)
-            .for_each(|(c, &at)| {
-                let (b, l) = (at as usize / LANES, at as usize % LANES);
-                let m = &mut c.manifold;
-                for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
-                    p.normal_impulse = lanes.normal_impulse[l];
-                    p.tangent_impulse = lanes.tangent_impulse[l];
-                    p.impact_impulse = lanes.impact_impulse[l];
-                }
-            });
-    }
 }
 
 /// What the workers run the step's body and contact stages with: the kernels, the states and
@@ -1055,209 +846,6 @@ impl Runner<'_> {
     }
 }
 
-/// What the lanes of one step share: soft-contact coefficients and the push-out cap.
-struct PackParams<'a> {
-    gravity: Vec2,
-    /// Between two dynamic bodies.
-    soft: Softness,
-    /// Against a static or kinematic body.
-    rigid_soft: Softness,
-    push: PushCap<'a>,
-}
-
-/// The push-out speed cap and how bodies share it.
-#[derive(Clone, Copy)]
-struct PushCap<'a> {
-    /// `WorldSettings::contact_push_max_velocity`.
-    max_velocity: f32,
-    /// Per state: how many of its contacts are deep; `None` when none is.
-    deep_contacts: Option<&'a [AtomicU32]>,
-}
-
-impl PackParams<'_> {
-    /// The soft coefficients of a contact: stiffer against a body that cannot move.
-    /// `inv_mass` is `BodyStore::inv_mass`.
-    fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
-        if inv_mass[c.a.index()] == 0.0 || inv_mass[c.b.index()] == 0.0 {
-            self.rigid_soft
-        } else {
-            self.soft
-        }
-    }
-}
-
-impl PushCap<'_> {
-    /// The cap of one contact between solver states `a` and `b` (`NULL_BODY` for static
-    /// bodies): the cap shared evenly among the deep contacts of the busier body. Gauss-Seidel
-    /// adds up the pushes a body gets, so with a per-contact cap a thousand bodies created at
-    /// one point left at over five times the cap; shared, they leave no faster than the cap,
-    /// more slowly (about 4.5 s instead of 0.5 s to come apart).
-    fn of(&self, a: u32, b: u32) -> f32 {
-        let Some(counts) = self.deep_contacts else {
-            return self.max_velocity;
-        };
-        let count = |s: u32| match s {
-            NULL_BODY => 0,
-            s => counts[s as usize].load(Ordering::Relaxed),
-        };
-        self.max_velocity / count(a).max(count(b)).max(1) as f32
-    }
-}
-
-/// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
-/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps
-/// them to it. A contact's points are fixed on its bodies when the step's manifold is made
-/// and turn with them through the step: a quarter turn per step bounds how far they carry
-/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
-/// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
-fn bound_contact_spin(
-    spin_bound: &mut Vec<f32>,
-    state_of: &[u32],
-    states: usize,
-    contacts: &[Contact],
-    bodies: &BodyStore,
-    max: f32,
-) {
-    spin_bound.clear();
-    // Without a touching contact no body is bound, and the kernels read no bounds.
-    let Some(first) = contacts.iter().position(|c| c.manifold.point_count > 0) else {
-        return;
-    };
-    spin_bound.resize(states, f32::INFINITY);
-    // (A slice, not the vector, in the loop: its length and address are then not read again
-    // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
-    // a slot is bounds-checked once.)
-    let spin_bound = &mut spin_bound[..];
-    let fast = &bodies.fast_rotation()[..state_of.len()];
-    // Bounds are all the same value: the order of the contacts cannot change them.
-    for c in &contacts[first..] {
-        if c.manifold.point_count == 0 {
-            continue;
-        }
-        for slot in [c.a.index(), c.b.index()] {
-            let state = state_of[slot];
-            if state != NULL_BODY && !fast[slot] {
-                spin_bound[state as usize] = max;
-            }
-        }
-    }
-}
-
-/// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
-/// (or that reach is NaN). `reach` is `BodyStore::reach`.
-fn is_deep(c: &Contact, reach: &[f32]) -> bool {
-    let m = &c.manifold;
-    let overlap = m.points[..m.point_count]
-        .iter()
-        .fold(0.0f32, |o, p| o.max(-p.separation));
-    let size = reach[c.a.index()].min(reach[c.b.index()]);
-    let shallow = overlap <= DEEP_OVERLAP * size;
-    !shallow
-}
-
-/// The body columns that packing a lane reads (see `BodyStore`), beside `Solver::state_of`.
-#[derive(Clone, Copy)]
-struct PackBodies<'a> {
-    state_of: &'a [u32],
-    inv_mass: &'a [f32],
-    inv_inertia: &'a [f32],
-    gravity_scale: &'a [f32],
-    rotation: &'a [Rot],
-    local_center: &'a [Vec2],
-    reach: &'a [f32],
-}
-
-impl<'a> PackBodies<'a> {
-    fn new(bodies: &'a BodyStore, state_of: &'a [u32]) -> PackBodies<'a> {
-        PackBodies {
-            state_of,
-            inv_mass: bodies.inv_mass(),
-            inv_inertia: bodies.inv_inertia(),
-            gravity_scale: bodies.gravity_scale(),
-            rotation: bodies.rotation(),
-            local_center: bodies.local_center(),
-            reach: bodies.reach(),
-        }
-    }
-
-    /// The columns, each cut to the length of `state_of` (one per slot, as they all are).
-    /// Cut where a batch is packed, so that the compiler sees one length: a slot then costs
-    /// one bounds check, not one per column read.
-    #[inline(always)]
-    fn cut(self) -> PackBodies<'a> {
-        let n = self.state_of.len();
-        PackBodies {
-            state_of: self.state_of,
-            inv_mass: &self.inv_mass[..n],
-            inv_inertia: &self.inv_inertia[..n],
-            gravity_scale: &self.gravity_scale[..n],
-            rotation: &self.rotation[..n],
-            local_center: &self.local_center[..n],
-            reach: &self.reach[..n],
-        }
-    }
-}
-
-/// How many batches ahead [`Solver::pack_batches`] prefetches contacts: far enough for the loads to
-/// arrive, near enough to stay in cache.
-const PACK_AHEAD: usize = 2;
-
-/// Copies one contact into lane `l` of a batch, writing every field of the lane: those of a
-/// point the manifold lacks are zero, and the ones [`simd::prepare`] derives (effective
-/// masses, approach speed, largest impulse) are left for it.
-fn pack_lane(
-    batch: &mut ContactBatch,
-    l: usize,
-    c: &Contact,
-    bodies: &PackBodies,
-    params: &PackParams,
-) {
-    let push = &params.push;
-    let (a, b) = (c.a.index(), c.b.index());
-    let state_of = bodies.state_of;
-    batch.body_a[l] = state_of[a];
-    batch.body_b[l] = state_of[b];
-    let n = c.manifold.normal;
-    batch.normal_x[l] = n.x;
-    batch.normal_y[l] = n.y;
-    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
-    batch.friction[l] = c.friction + 0.0;
-    batch.restitution[l] = c.restitution;
-    batch.tangent_speed[l] = c.tangent_speed;
-    batch.inv_mass_a[l] = bodies.inv_mass[a];
-    batch.inv_inertia_a[l] = bodies.inv_inertia[a];
-    batch.inv_mass_b[l] = bodies.inv_mass[b];
-    batch.inv_inertia_b[l] = bodies.inv_inertia[b];
-    let s = params.softness(c, bodies.inv_mass);
-    batch.bias_rate[l] = s.bias_rate;
-    batch.mass_scale[l] = s.mass_scale;
-    batch.max_push[l] = push.of(state_of[a], state_of[b]);
-    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
-        true => bodies.gravity_scale[s],
-        false => 0.0,
-    };
-    batch.gravity_normal[l] = (falls(b) - falls(a)) * params.gravity.dot(n);
-
-    // Manifold anchors are relative to the body origins; the solver wants them relative to
-    // the centres of mass.
-    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
-    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
-    let m = &c.manifold;
-    for (j, lanes) in batch.points.iter_mut().enumerate() {
-        let Some(p) = m.points[..m.point_count].get(j) else {
-            lanes.clear(l);
-            continue;
-        };
-        let ra = p.anchor_a - offset_a;
-        let rb = p.anchor_b - offset_b;
-        lanes.active[l] = 1.0;
-        lanes.set_anchors(l, [ra.x, ra.y], [rb.x, rb.y], [n.x, n.y]);
-        lanes.base_separation[l] = p.separation;
-        lanes.normal_impulse[l] = p.normal_impulse;
-        lanes.tangent_impulse[l] = p.tangent_impulse;
-    }
-}
-
 impl Codec for Sweep {
     const MIN_SIZE: usize = 1;
     fn encode(&self, w: &mut Writer) {
@@ -1276,8 +864,7 @@ impl Codec for Sweep {
 // restored graph starts over).
 codec_struct!(Solver { relax_sweep } rebuilt {
     states,
-    batches,
-    one_point,
+    packed,
     program,
     stages,
     blocks,
@@ -1289,7 +876,6 @@ codec_struct!(Solver { relax_sweep } rebuilt {
     ordered_generation,
     ordered_moving,
     order_stamp,
-    deep_contacts,
     gravity_scale,
     linear_damping,
     angular_damping,

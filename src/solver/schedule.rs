@@ -25,6 +25,12 @@ use crate::profile::zone;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
+/// balance the workers.
+pub(crate) const BATCHES_PER_BLOCK: usize = 4;
+/// Bodies per block of an integration stage (a multiple of `LANES`).
+pub(crate) const BODIES_PER_BLOCK: usize = 1024;
+
 /// How many times a worker spins on a stage still in progress before yielding its core.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 

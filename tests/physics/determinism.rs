@@ -124,3 +124,98 @@ fn a_static_body_moved_or_added_between_steps_acts_as_one_built_there() {
     assert_eq!(first_difference(&built, &run(true, false)), None, "moved");
     assert_eq!(first_difference(&built, &run(false, true)), None, "added");
 }
+
+/// The solver keeps its packed contacts' bodies, masses and softness from one step to the
+/// next while the contacts stay in the same lanes between the same bodies, and packs only the
+/// contacts' own numbers again; a world restored from its own snapshot before every step
+/// (which drops that cache) packs everything every step. The two must step to the same bits,
+/// on both backends and on one thread or two, through steps that keep the packing and steps
+/// that change what it was made from: a body's mass, a contact made (a bouncing ball) and
+/// removed (a body taken away), contacts deep enough to share the push-out cap and then no
+/// longer, new contact settings, and new gravity.
+#[test]
+fn kept_packing_steps_like_packing_afresh() {
+    use batch2d::{BodyDef, Shape, ShapeDef, Vec2, World};
+    let dt = 1.0 / 60.0;
+    for backend in [Backend::Scalar, Backend::Simd] {
+        for threads in [1, 2] {
+            let settings = WorldSettings {
+                backend,
+                threads,
+                // Awake throughout, so that the packing can be kept from step to step.
+                enable_sleep: false,
+                // The ball bounces off the boxes, which do not bounce themselves.
+                restitution_mixing: batch2d::MixRule::Max,
+                // Slow enough that the shared push-out cap holds the deep boxes back.
+                contact_push_max_velocity: 0.5,
+                ..WorldSettings::default()
+            };
+            let build = || {
+                let mut world = World::new(settings.clone());
+                common::ground(&mut world);
+                // A pyramid of 5 rows (15 boxes), resting on the ground from the start.
+                let mut boxes = Vec::new();
+                for row in 0..5 {
+                    for i in 0..5 - row {
+                        let x = i as f32 - 0.5 * (4 - row) as f32;
+                        let at = Vec2::new(1.05 * x, 0.5 + row as f32);
+                        boxes.push(common::unit_box(&mut world, at));
+                    }
+                }
+                (world, boxes)
+            };
+            let mut kept = build();
+            let mut fresh = build();
+            for step in 0..200 {
+                for (world, boxes) in [&mut kept, &mut fresh] {
+                    match step {
+                        // A box of the second row, heavier: its contacts keep their lanes.
+                        40 => world.set_density(boxes[6], 3.0).unwrap(),
+                        // A bouncing ball dropped on the top box: contacts made and unmade.
+                        60 => {
+                            let ball = BodyDef::dynamic().position(Vec2::new(0.1, 6.0));
+                            let shape = ShapeDef::new(Shape::circle(0.3).unwrap());
+                            world.add_body(ball, shape.restitution(0.6)).unwrap();
+                        }
+                        // The top box taken away: its contacts go, and the ball falls.
+                        110 => world.remove_body(boxes[14]).unwrap(),
+                        // Two boxes made deep in the ground and in each other: deep
+                        // contacts, two a box, which share its push-out cap.
+                        130 => {
+                            boxes.push(common::unit_box(world, Vec2::new(-6.0, 0.1)));
+                            boxes.push(common::unit_box(world, Vec2::new(-5.4, 0.1)));
+                        }
+                        // Both moved to overlap less, so that none of their contacts is deep
+                        // any more and each has the whole cap again, in contacts that stay.
+                        150 => {
+                            world
+                                .set_transform(boxes[15], Vec2::new(-6.0, 0.42), 0.0)
+                                .unwrap();
+                            world
+                                .set_transform(boxes[16], Vec2::new(-5.12, 0.42), 0.0)
+                                .unwrap();
+                        }
+                        160 => {
+                            let mut s = world.settings().clone();
+                            s.contact_hertz *= 0.5;
+                            s.contact_push_max_velocity *= 2.0;
+                            world.set_settings(s).unwrap();
+                        }
+                        180 => world.set_gravity(Vec2::new(1.0, -12.0)).unwrap(),
+                        _ => {}
+                    }
+                }
+                let (kept, fresh) = (&mut kept.0, &mut fresh.0);
+                let saved = fresh.snapshot();
+                fresh.restore(&saved).unwrap();
+                kept.step(dt).unwrap();
+                fresh.step(dt).unwrap();
+                assert_eq!(
+                    first_difference(&snapshot(kept), &snapshot(fresh)),
+                    None,
+                    "step {step}, {backend:?} backend, {threads} threads"
+                );
+            }
+        }
+    }
+}

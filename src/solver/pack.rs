@@ -1,0 +1,606 @@
+//! Packing the step's contacts into the solver's batches: each contact's data copied into its
+//! lane (bodies as solver states, anchors relative to the centres of mass, softness and push-out
+//! cap) and each batch prepared; after the step, the lanes' impulses copied back.
+//!
+//! The kernels read the contacts `LANES` at a time, in the batches of the graph's colors; the
+//! narrowphase keeps them one by one, in pair order. This is where the one layout is turned
+//! into the other.
+//!
+//! In a resting scene the step brings the same contacts as the last, in the same lanes,
+//! between the same bodies: only the contacts' own numbers (normal, anchors, separations,
+//! impulses, materials) change. The lanes then keep what comes from the bodies alone (their
+//! states, masses and softness), and only the rest is packed again (see [`Layout`]).
+
+use crate::backend::Kernels;
+use crate::body::BodyStore;
+use crate::coloring::ConstraintGraph;
+use crate::geometry::math::{Rot, Vec2};
+use crate::index::{ContactIndex, Stamp, NONE};
+use crate::narrow_phase::contact::Contact;
+use crate::settings::WorldSettings;
+use crate::softness::Softness;
+use crate::solver::direct_islands::DirectIslands;
+use crate::solver::direct_solver::DirectSolver;
+use crate::solver::schedule::{BATCHES_PER_BLOCK, BODIES_PER_BLOCK};
+use batch2d_kernels::body::States;
+use batch2d_kernels::{ContactBatch, StateRows, LANES, NULL_BODY};
+use bytemuck::Zeroable;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Overlap, as a fraction of the smaller body's reach, beyond which a contact is deep and
+/// shares its body's push-out cap (see `PushCap`).
+const DEEP_OVERLAP: f32 = 0.25;
+
+/// The per-state counts of `count_deep_contacts`, which sets them all before it counts: a
+/// copy of the solver starts with none.
+#[derive(Default)]
+struct DeepCounts(Vec<AtomicU32>);
+
+impl Clone for DeepCounts {
+    fn clone(&self) -> DeepCounts {
+        DeepCounts::default()
+    }
+}
+
+/// The step's contacts, packed into batches of `LANES` for the kernels.
+#[derive(Clone, Default)]
+pub(super) struct ContactBatches {
+    /// One per batch of the graph (`ConstraintGraph::lanes`), in its order.
+    pub batches: Vec<ContactBatch>,
+    /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
+    pub one_point: Vec<bool>,
+    /// Per batch: what its lanes take from their bodies alone, beside what the batch holds.
+    lane_bodies: Vec<LaneBodies>,
+    /// What the lanes' bodies were packed from, `None` before the first packing: while a step
+    /// brings the same, only the contacts' own numbers are packed again.
+    layout: Option<Layout>,
+    /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
+    deep_contacts: DeepCounts,
+}
+
+/// Everything that decides a lane's bodies and the constants packed from them
+/// ([`pack_bodies`]): the contact in the lane, the bodies' states, their masses, gravity
+/// scales and reaches, and the softness.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    /// `ConstraintGraph::generation`: the same contacts in the same lanes, between bodies of
+    /// the same kinds.
+    graph: u64,
+    /// `PackInput::state_order`: the same states for the same bodies.
+    states: Stamp,
+    /// `BodyStore::mass_stamp`: the same masses, centres, gravity scales and reaches.
+    bodies: Stamp,
+    /// The bits of the softness against a moving and a fixed body (bias rate, mass scale),
+    /// which the settings and the substep length decide.
+    softness: [[u32; 2]; 2],
+}
+
+/// What packing derives from the bodies of each lane of a batch besides what the batch
+/// holds, for the steps that pack the contacts' numbers alone.
+#[derive(Clone, Copy)]
+struct LaneBodies {
+    /// Per lane: how much more gravity pulls B than A (their gravity scales, 0 for a body
+    /// that cannot move); `ContactBatch::gravity_normal` is this times gravity along the
+    /// normal.
+    fall: [f32; LANES],
+    /// Per lane: the overlap beyond which its contact is deep (see [`is_deep`]).
+    deep_overlap: [f32; LANES],
+}
+
+/// What packing reads.
+#[derive(Clone, Copy)]
+pub(super) struct PackInput<'a> {
+    pub contacts: &'a [Contact],
+    pub graph: &'a ConstraintGraph,
+    /// The contacts the graph left to the direct solver.
+    pub direct: &'a DirectIslands,
+    pub bodies: &'a BodyStore,
+    /// Per body slot: its state, or `NULL_BODY` (see `Solver::state_of`).
+    pub state_of: &'a [u32],
+    /// Changes whenever `state_of` is made anew, and only then.
+    pub state_order: Stamp,
+    pub settings: &'a WorldSettings,
+    /// The substep length (s).
+    pub h: f32,
+}
+
+impl ContactBatches {
+    /// Fills the batches with the contacts' data and prepares them (effective masses), and
+    /// hands the direct islands their contacts, which load into `states`. Returns whether any
+    /// contact bounces (restitution above zero).
+    pub fn fill(
+        &mut self,
+        input: &PackInput,
+        states: &mut StateRows,
+        direct_solver: &mut DirectSolver,
+    ) -> bool {
+        let PackInput {
+            contacts,
+            graph,
+            direct,
+            bodies,
+            state_of,
+            state_order,
+            settings,
+            h,
+        } = *input;
+        let zeta = settings.contact_damping_ratio;
+        let soft = Softness::contact(settings, zeta, h, false);
+        let rigid_soft = Softness::contact(settings, zeta, h, true);
+        let kernels = settings.kernels();
+
+        // The lanes are packed as if no contact were deep, which is the common case; a deep
+        // one (seen while packing) has every lane's push cap redone from the counts below.
+        let max_velocity = settings.contact_push_max_velocity;
+        let params = PackParams {
+            gravity: settings.gravity,
+            soft,
+            rigid_soft,
+            max_push: max_velocity,
+        };
+        let layout = Layout {
+            graph: graph.generation(),
+            states: state_order,
+            bodies: bodies.mass_stamp(),
+            softness: [soft, rigid_soft].map(|s| [s.bias_rate.to_bits(), s.mass_scale.to_bits()]),
+        };
+        let columns = PackBodies::new(bodies, state_of);
+        let (bouncy, deep) = if self.layout == Some(layout) {
+            self.refresh(contacts, graph, &columns, &params, kernels)
+        } else {
+            self.layout = Some(layout);
+            self.pack(contacts, graph, &columns, &params, kernels)
+        };
+        let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
+        let bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
+
+        // Every contact is in a lane or a direct island.
+        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies.reach())) {
+            let states = states.len();
+            self.cap_deep_contacts(contacts, graph, bodies, state_of, states, max_velocity);
+            PushCap {
+                max_velocity,
+                deep_contacts: Some(&self.deep_contacts.0),
+            }
+        } else {
+            PushCap {
+                max_velocity,
+                deep_contacts: None,
+            }
+        };
+        let softness = |c: &Contact| {
+            let s = params.softness(c, bodies.inv_mass());
+            (
+                s.bias_rate,
+                push.of(state_of[c.a.index()], state_of[c.b.index()]),
+            )
+        };
+        let states = States::new(states);
+        direct_solver.load(direct, contacts, bodies, state_of, states, &softness);
+        bouncy
+    }
+
+    /// Packs each batch's lanes with its contacts' data and prepares it (effective masses),
+    /// with the push cap of a step without deep contacts. Returns whether any batch bounces
+    /// and whether any of its contacts is deep.
+    fn pack(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &PackBodies,
+        params: &PackParams,
+        kernels: &dyn Kernels,
+    ) -> (bool, bool) {
+        let batches = graph.lanes.len();
+        self.batches.resize(batches, ContactBatch::zeroed());
+        self.one_point.resize(batches, false);
+        let no_bodies = LaneBodies {
+            fall: [0.0; LANES],
+            deep_overlap: [0.0; LANES],
+        };
+        self.lane_bodies.resize(batches, no_bodies);
+        self.batches
+            .par_iter_mut()
+            .zip(&mut self.one_point)
+            .zip(&mut self.lane_bodies)
+            .zip(graph.lanes.par_iter().enumerate())
+            .with_min_len(BATCHES_PER_BLOCK)
+            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
+                prefetch_ahead(contacts, graph, i);
+                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
+                // The batch is prepared here too, while it is in cache.
+                let bodies = bodies.cut();
+                *one_point = true;
+                let mut deep = false;
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci == ContactIndex::NONE {
+                        batch.clear(l);
+                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
+                    } else {
+                        let c = &contacts[ci.index()];
+                        let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
+                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (fall, deep_overlap);
+                        // (Deep by `is_deep`, not by what `pack_contact` returns: in a full
+                        // packing, the common case where contacts come and go, the compiler
+                        // makes fewer instructions of it so.)
+                        pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
+                        *one_point &= c.has_one_point();
+                        deep |= is_deep(c, bodies.reach);
+                    }
+                }
+                kernels.prepare(batch);
+                (batch.is_bouncy(), deep)
+            })
+            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
+    }
+
+    /// As [`ContactBatches::pack`], where the layout stands (see [`Layout`]): each lane
+    /// keeps its bodies and what comes from them, and only its contact's own numbers are
+    /// packed. The batches come out as `pack` would make them, bit for bit.
+    fn refresh(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &PackBodies,
+        params: &PackParams,
+        kernels: &dyn Kernels,
+    ) -> (bool, bool) {
+        self.batches
+            .par_iter_mut()
+            .zip(&mut self.one_point)
+            .zip(&self.lane_bodies)
+            .zip(graph.lanes.par_iter().enumerate())
+            .with_min_len(BATCHES_PER_BLOCK)
+            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
+                prefetch_ahead(contacts, graph, i);
+                let bodies = bodies.cut();
+                *one_point = true;
+                let mut deep = false;
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci == ContactIndex::NONE {
+                        // The kernels write a padding lane's impulses too.
+                        batch.clear(l);
+                    } else {
+                        let c = &contacts[ci.index()];
+                        let (fall, deep_overlap) =
+                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]);
+                        deep |= pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
+                        *one_point &= c.has_one_point();
+                    }
+                }
+                kernels.prepare(batch);
+                (batch.is_bouncy(), deep)
+            })
+            .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
+    }
+
+    /// Counts the deep contacts of each state (`deep_contacts`) and shares the push cap of
+    /// every batch's lanes among them (see `PushCap`).
+    fn cap_deep_contacts(
+        &mut self,
+        contacts: &[Contact],
+        graph: &ConstraintGraph,
+        bodies: &BodyStore,
+        state_of: &[u32],
+        states: usize,
+        max_velocity: f32,
+    ) {
+        let counts = &mut self.deep_contacts.0;
+        Self::count_deep_contacts(counts, states, state_of, contacts, bodies);
+        let push = PushCap {
+            max_velocity,
+            deep_contacts: Some(&self.deep_contacts.0),
+        };
+        self.batches
+            .par_iter_mut()
+            .zip(&graph.lanes)
+            .with_min_len(BATCHES_PER_BLOCK)
+            .for_each(|(batch, lanes)| {
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci != ContactIndex::NONE {
+                        batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
+                    }
+                }
+            });
+    }
+
+    /// Counts, per state, its deep contacts at the start of the step: those whose overlap is
+    /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
+    /// below; bodies created inside each other do not. Counts are sums of ones, so the
+    /// parallel order does not change them.
+    ///
+    /// `counts` gets one per state; `state_of` maps body slots to states.
+    fn count_deep_contacts(
+        counts: &mut Vec<AtomicU32>,
+        states: usize,
+        state_of: &[u32],
+        contacts: &[Contact],
+        bodies: &BodyStore,
+    ) {
+        if counts.len() < states {
+            counts.resize_with(states, AtomicU32::default);
+        }
+        let counts = &counts[..states];
+        counts
+            .par_iter()
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(|count| count.store(0, Ordering::Relaxed));
+        contacts
+            .par_iter()
+            .with_min_len(BATCHES_PER_BLOCK * LANES)
+            .for_each(|c| {
+                if !is_deep(c, bodies.reach()) {
+                    return;
+                }
+                for slot in [c.a, c.b] {
+                    let state = state_of[slot.index()];
+                    if state != NULL_BODY {
+                        counts[state as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+    }
+
+    /// Copies the lanes' impulses back to their contacts, for the next step's warm start.
+    pub fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
+        let batches = &self.batches;
+        contacts
+            .par_iter_mut()
+            .zip(graph.contact_lane.par_iter())
+            .with_min_len(BATCHES_PER_BLOCK * LANES)
+            .filter(|(_, &at)| at != NONE)
+            .for_each(|(c, &at)| {
+                let (b, l) = (at as usize / LANES, at as usize % LANES);
+                let m = &mut c.manifold;
+                for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
+                    p.normal_impulse = lanes.normal_impulse[l];
+                    p.tangent_impulse = lanes.tangent_impulse[l];
+                    p.impact_impulse = lanes.impact_impulse[l];
+                }
+            });
+    }
+}
+
+/// What the lanes of one step share: soft-contact coefficients and the push-out cap.
+struct PackParams {
+    gravity: Vec2,
+    /// Between two dynamic bodies.
+    soft: Softness,
+    /// Against a static or kinematic body.
+    rigid_soft: Softness,
+    /// The push-out cap of a step without deep contacts (see `PushCap`).
+    max_push: f32,
+}
+
+/// The push-out speed cap and how bodies share it.
+#[derive(Clone, Copy)]
+struct PushCap<'a> {
+    /// `WorldSettings::contact_push_max_velocity`.
+    max_velocity: f32,
+    /// Per state: how many of its contacts are deep; `None` when none is.
+    deep_contacts: Option<&'a [AtomicU32]>,
+}
+
+impl PackParams {
+    /// The soft coefficients of a contact: stiffer against a body that cannot move.
+    /// `inv_mass` is `BodyStore::inv_mass`.
+    fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
+        if inv_mass[c.a.index()] == 0.0 || inv_mass[c.b.index()] == 0.0 {
+            self.rigid_soft
+        } else {
+            self.soft
+        }
+    }
+}
+
+impl PushCap<'_> {
+    /// The cap of one contact between solver states `a` and `b` (`NULL_BODY` for static
+    /// bodies): the cap shared evenly among the deep contacts of the busier body. Gauss-Seidel
+    /// adds up the pushes a body gets, so with a per-contact cap a thousand bodies created at
+    /// one point left at over five times the cap; shared, they leave no faster than the cap,
+    /// more slowly (about 4.5 s instead of 0.5 s to come apart).
+    fn of(&self, a: u32, b: u32) -> f32 {
+        let Some(counts) = self.deep_contacts else {
+            return self.max_velocity;
+        };
+        let count = |s: u32| match s {
+            NULL_BODY => 0,
+            s => counts[s as usize].load(Ordering::Relaxed),
+        };
+        self.max_velocity / count(a).max(count(b)).max(1) as f32
+    }
+}
+
+/// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
+/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps
+/// them to it. A contact's points are fixed on its bodies when the step's manifold is made
+/// and turn with them through the step: a quarter turn per step bounds how far they carry
+/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
+/// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
+/// (`#[inline]`: so that `Solver::load_states`, in another module, can inline it.)
+#[inline]
+pub(super) fn bound_contact_spin(
+    spin_bound: &mut Vec<f32>,
+    state_of: &[u32],
+    states: usize,
+    contacts: &[Contact],
+    bodies: &BodyStore,
+    max: f32,
+) {
+    spin_bound.clear();
+    // Without a touching contact no body is bound, and the kernels read no bounds.
+    let Some(first) = contacts.iter().position(|c| c.manifold.point_count > 0) else {
+        return;
+    };
+    spin_bound.resize(states, f32::INFINITY);
+    // (A slice, not the vector, in the loop: its length and address are then not read again
+    // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
+    // a slot is bounds-checked once.)
+    let spin_bound = &mut spin_bound[..];
+    let fast = &bodies.fast_rotation()[..state_of.len()];
+    // Bounds are all the same value: the order of the contacts cannot change them.
+    for c in &contacts[first..] {
+        if c.manifold.point_count == 0 {
+            continue;
+        }
+        for slot in [c.a.index(), c.b.index()] {
+            let state = state_of[slot];
+            if state != NULL_BODY && !fast[slot] {
+                spin_bound[state as usize] = max;
+            }
+        }
+    }
+}
+
+/// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
+/// (or that reach is NaN). `reach` is `BodyStore::reach`.
+fn is_deep(c: &Contact, reach: &[f32]) -> bool {
+    let m = &c.manifold;
+    let overlap = m.points[..m.point_count]
+        .iter()
+        .fold(0.0f32, |o, p| o.max(-p.separation));
+    let size = reach[c.a.index()].min(reach[c.b.index()]);
+    let shallow = overlap <= DEEP_OVERLAP * size;
+    !shallow
+}
+
+/// The body columns that packing a lane reads (see `BodyStore`), beside `Solver::state_of`.
+#[derive(Clone, Copy)]
+struct PackBodies<'a> {
+    state_of: &'a [u32],
+    inv_mass: &'a [f32],
+    inv_inertia: &'a [f32],
+    gravity_scale: &'a [f32],
+    rotation: &'a [Rot],
+    local_center: &'a [Vec2],
+    reach: &'a [f32],
+}
+
+impl<'a> PackBodies<'a> {
+    fn new(bodies: &'a BodyStore, state_of: &'a [u32]) -> PackBodies<'a> {
+        PackBodies {
+            state_of,
+            inv_mass: bodies.inv_mass(),
+            inv_inertia: bodies.inv_inertia(),
+            gravity_scale: bodies.gravity_scale(),
+            rotation: bodies.rotation(),
+            local_center: bodies.local_center(),
+            reach: bodies.reach(),
+        }
+    }
+
+    /// The columns, each cut to the length of `state_of` (one per slot, as they all are).
+    /// Cut where a batch is packed, so that the compiler sees one length: a slot then costs
+    /// one bounds check, not one per column read.
+    #[inline(always)]
+    fn cut(self) -> PackBodies<'a> {
+        let n = self.state_of.len();
+        PackBodies {
+            state_of: self.state_of,
+            inv_mass: &self.inv_mass[..n],
+            inv_inertia: &self.inv_inertia[..n],
+            gravity_scale: &self.gravity_scale[..n],
+            rotation: &self.rotation[..n],
+            local_center: &self.local_center[..n],
+            reach: &self.reach[..n],
+        }
+    }
+}
+
+/// How many batches ahead [`ContactBatches::pack`] prefetches contacts: far enough for the loads to
+/// arrive, near enough to stay in cache.
+const PACK_AHEAD: usize = 2;
+
+/// Asks for the contacts of the batch `PACK_AHEAD` on from batch `i`. Batches come in color
+/// order and contacts in pair order, so each lane reads a contact far from the last one:
+/// asking ahead overlaps those cache misses with this batch's work.
+#[inline(always)]
+fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
+    for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
+        if ci != ContactIndex::NONE {
+            contacts[ci.index()].prefetch();
+        }
+    }
+}
+
+/// Copies into lane `l` of a batch what comes from the bodies of contact `c` alone: their
+/// states, inverse masses and the softness. Returns the lane's [`LaneBodies`] values: how
+/// much more gravity pulls B than A, and the overlap beyond which the contact is deep.
+#[inline(always)]
+fn pack_bodies(
+    batch: &mut ContactBatch,
+    l: usize,
+    c: &Contact,
+    bodies: &PackBodies,
+    params: &PackParams,
+) -> (f32, f32) {
+    let (a, b) = (c.a.index(), c.b.index());
+    let state_of = bodies.state_of;
+    batch.body_a[l] = state_of[a];
+    batch.body_b[l] = state_of[b];
+    batch.inv_mass_a[l] = bodies.inv_mass[a];
+    batch.inv_inertia_a[l] = bodies.inv_inertia[a];
+    batch.inv_mass_b[l] = bodies.inv_mass[b];
+    batch.inv_inertia_b[l] = bodies.inv_inertia[b];
+    let s = params.softness(c, bodies.inv_mass);
+    batch.bias_rate[l] = s.bias_rate;
+    batch.mass_scale[l] = s.mass_scale;
+    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+        true => bodies.gravity_scale[s],
+        false => 0.0,
+    };
+    let size = bodies.reach[a].min(bodies.reach[b]);
+    (falls(b) - falls(a), DEEP_OVERLAP * size)
+}
+
+/// Copies into lane `l` of a batch the numbers of contact `c` itself, writing every field of
+/// the lane that [`pack_bodies`] does not: those of a point the manifold lacks are zero, and
+/// the ones [`simd::prepare`] derives (effective masses, approach speed, largest impulse)
+/// are left for it. `fall` and `deep_overlap` are the lane's [`LaneBodies`] values. Returns
+/// whether the contact is deep (see [`is_deep`]).
+#[inline(always)]
+fn pack_contact(
+    batch: &mut ContactBatch,
+    l: usize,
+    c: &Contact,
+    bodies: &PackBodies,
+    params: &PackParams,
+    fall: f32,
+    deep_overlap: f32,
+) -> bool {
+    let (a, b) = (c.a.index(), c.b.index());
+    let n = c.manifold.normal;
+    batch.normal_x[l] = n.x;
+    batch.normal_y[l] = n.y;
+    // (-0 as +0: the one-point kernels match the two-point ones for friction that is not -0.)
+    batch.friction[l] = c.friction + 0.0;
+    batch.restitution[l] = c.restitution;
+    batch.tangent_speed[l] = c.tangent_speed;
+    batch.max_push[l] = params.max_push;
+    batch.gravity_normal[l] = fall * params.gravity.dot(n);
+
+    // Manifold anchors are relative to the body origins; the solver wants them relative to
+    // the centres of mass.
+    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
+    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
+    let m = &c.manifold;
+    // The deepest overlap, as `is_deep` finds it.
+    let mut overlap = 0.0f32;
+    for (j, lanes) in batch.points.iter_mut().enumerate() {
+        let Some(p) = m.points[..m.point_count].get(j) else {
+            lanes.clear(l);
+            continue;
+        };
+        overlap = overlap.max(-p.separation);
+        let ra = p.anchor_a - offset_a;
+        let rb = p.anchor_b - offset_b;
+        lanes.active[l] = 1.0;
+        lanes.set_anchors(l, [ra.x, ra.y], [rb.x, rb.y], [n.x, n.y]);
+        lanes.base_separation[l] = p.separation;
+        lanes.normal_impulse[l] = p.normal_impulse;
+        lanes.tangent_impulse[l] = p.tangent_impulse;
+    }
+    let shallow = overlap <= deep_overlap;
+    !shallow
+}
