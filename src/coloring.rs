@@ -128,7 +128,7 @@ impl ConstraintGraph {
         direct: &[bool],
         jointed: &[bool],
     ) {
-        let pair = |i: usize, &(a, b, _): &ContactKey| ColoredPair {
+        let pair = |(i, &(a, b, _)): (usize, &ContactKey)| ColoredPair {
             a,
             b,
             a_dynamic: bodies.is_dynamic(a.index()),
@@ -142,9 +142,9 @@ impl ConstraintGraph {
             && self.jointed == jointed
             && keys
                 .iter()
-                .zip(&self.colored)
                 .enumerate()
-                .all(|(i, (key, &p))| pair(i, key) == p);
+                .zip(&self.colored)
+                .all(|(key, &p)| pair(key) == p);
         if unchanged {
             return;
         }
@@ -160,32 +160,35 @@ impl ConstraintGraph {
         self.overflow.clear();
         self.colored.clear();
 
-        let body_colors = &mut self.body_colors;
-        for (i, key) in keys.iter().enumerate() {
-            let p = pair(i, key);
-            self.colored.push(p);
+        // One pass: each contact's pair, kept for the next step's comparison, and its color.
+        let (body_colors, overflow) = (&mut self.body_colors[..], &mut self.overflow);
+        let colors = &mut self.colors[..COLOR_COUNT];
+        let color = |(i, key): (usize, &ContactKey)| {
+            let p = pair((i, key));
             if p.direct {
-                continue;
+                return p;
             }
+            // Masks that keep the colors of dynamic bodies only: without branches, as the
+            // kinds mix unpredictably (a static body's entry stays zero).
             let (a, b) = (p.a.index(), p.b.index());
-            let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
-            let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
+            let a_mask = u32::from(p.a_dynamic).wrapping_neg();
+            let b_mask = u32::from(p.b_dynamic).wrapping_neg();
+            let free = !((body_colors[a] & a_mask) | (body_colors[b] & b_mask)) & ALL_COLORS;
             if free == 0 {
-                self.overflow.push(ContactIndex::new(i));
-                continue;
+                overflow.push(ContactIndex::new(i));
+                return p;
             }
             let color = if p.a_dynamic && p.b_dynamic {
                 free.trailing_zeros()
             } else {
                 31 - free.leading_zeros()
             };
-            for (dynamic, s) in [(p.a_dynamic, a), (p.b_dynamic, b)] {
-                if dynamic {
-                    body_colors[s] |= 1 << color;
-                }
-            }
-            self.colors[color as usize].push(ContactIndex::new(i));
-        }
+            body_colors[a] |= (1 << color) & a_mask;
+            body_colors[b] |= (1 << color) & b_mask;
+            colors[color as usize].push(ContactIndex::new(i));
+            p
+        };
+        self.colored.extend(keys.iter().enumerate().map(color));
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
             self.slot_tile.clear();
@@ -337,7 +340,8 @@ impl ConstraintGraph {
     }
 
     /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
-    /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
+    /// colors of contacts in no tile, and notes each contact's lane. Within each
+    /// `ONE_POINT_WINDOW` contacts of a color the
     /// one-point contacts (circles; `one_point` says which) come first, so that they fill
     /// batches of their own, which a faster kernel solves; the order within a color does not
     /// change the results, since its contacts share no dynamic body.
@@ -346,11 +350,17 @@ impl ConstraintGraph {
         self.tiles.clear();
         self.tile_colors.clear();
         self.color_batches.clear();
+        // Only the contacts left to the direct solver keep `NONE`: the others are written below.
+        self.contact_lane.clear();
+        self.contact_lane.resize(self.colored.len(), NONE);
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
+            self.contact_lane[i.index()] = (self.lanes.len() * LANES) as u32;
             self.lanes.push(lanes);
         }
+        // The contacts of a window that are not one-point, as the partition finds them.
+        let mut rest = [ContactIndex::NONE; ONE_POINT_WINDOW];
         let tiles = self.tile_body_ranges.len();
         if tiles > 0 {
             self.sort_by_tile();
@@ -378,15 +388,24 @@ impl ConstraintGraph {
                 );
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
-                for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
-                    let ones = window.iter().filter(|&&i| one_point[i.index()]);
-                    // (A stable partition, without branches: the kinds mix unpredictably.)
-                    let (mut front, mut back) = (0, ones.count());
+                let outs = flat.chunks_mut(ONE_POINT_WINDOW);
+                for (w, (window, out)) in windows.zip(outs).enumerate() {
+                    // A stable partition without branches (the kinds mix unpredictably):
+                    // each contact is written as the next one-point contact and as the next
+                    // other one, and the count that moves on says which write stands; the
+                    // others then follow the one-point ones.
+                    let (mut ones, mut others) = (0, 0);
                     for &i in window {
                         let one = one_point[i.index()];
-                        out[if one { front } else { back }] = i;
-                        front += one as usize;
-                        back += !one as usize;
+                        out[ones] = i;
+                        rest[others] = i;
+                        ones += one as usize;
+                        others += !one as usize;
+                    }
+                    out[ones..window.len()].copy_from_slice(&rest[..others]);
+                    let first_lane = first_batch * LANES + w * ONE_POINT_WINDOW;
+                    for (at, &i) in out[..window.len()].iter().enumerate() {
+                        self.contact_lane[i.index()] = (first_lane + at) as u32;
                     }
                 }
                 let batches = first_batch..self.lanes.len();
@@ -398,15 +417,6 @@ impl ConstraintGraph {
             }
             if tile < tiles {
                 self.tiles.push(first_color..self.tile_colors.len());
-            }
-        }
-        self.contact_lane.clear();
-        self.contact_lane.resize(self.colored.len(), NONE);
-        for (b, lanes) in self.lanes.iter().enumerate() {
-            for (l, &ci) in lanes.iter().enumerate() {
-                if ci != ContactIndex::NONE {
-                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
-                }
             }
         }
     }
@@ -597,6 +607,16 @@ mod tests {
                 seen.iter().all(|&n| n == 1),
                 "a contact is not in exactly one place"
             );
+            // `contact_lane` is the inverse of `lanes`.
+            let mut lane_of = vec![NONE; contacts.len()];
+            for (b, lanes) in graph.lanes.iter().enumerate() {
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci != ContactIndex::NONE {
+                        lane_of[ci.index()] = (b * LANES + l) as u32;
+                    }
+                }
+            }
+            assert_eq!(graph.contact_lane, lane_of, "seed {seed}");
             match seed % 3 {
                 0 => assert!(!graph.overflow.is_empty(), "dense graph should overflow"),
                 1 => assert!(
