@@ -17,7 +17,7 @@
 //! no dynamic body, so each body and contact goes through the same operations in the same
 //! order either way, and the results are the same bit for bit.
 
-use crate::body::BodyStore;
+use crate::body::{BodyStore, SlotKind};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::ContactKey;
@@ -91,9 +91,14 @@ pub(crate) struct ConstraintGraph {
     key_start: Vec<u32>,
     sorted: Vec<ContactIndex>,
     /// What the colors were made from: per contact, its two body slots and whether each is
-    /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
-    /// same one (a resting scene), last step's colors and batches stand.
+    /// dynamic. The coloring is a function of this sequence alone.
     colored: Vec<ColoredPair>,
+    /// What `colored` was made from: the contacts' keys, which of them the direct solver took,
+    /// and the bodies' kinds. When a step brings the same (a resting scene), last step's
+    /// colors and batches stand.
+    keys: Vec<ContactKey>,
+    direct: Vec<bool>,
+    kinds: Vec<SlotKind>,
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
     /// jointed bodies stay out of tiles, so a change redoes the tiles.
     jointed: Vec<bool>,
@@ -136,18 +141,21 @@ impl ConstraintGraph {
             direct: direct.get(i).copied().unwrap_or(false),
             kinematic: bodies.is_kinematic(a.index()) || bodies.is_kinematic(b.index()),
         };
-        // The compact keys, not the contacts: a steady scene is decided here, by one
-        // sequential read of a few bytes per contact.
-        let unchanged = self.colored.len() == keys.len()
+        // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
+        // decided here, by sequential reads of a few bytes per contact and per body.
+        let unchanged = self.keys[..] == keys[..]
             && self.jointed == jointed
-            && keys
-                .iter()
-                .enumerate()
-                .zip(&self.colored)
-                .all(|(key, &p)| pair(key) == p);
+            && self.direct == direct
+            && self.kinds == bodies.kind();
         if unchanged {
             return;
         }
+        self.keys.clear();
+        self.keys.extend_from_slice(keys);
+        self.direct.clear();
+        self.direct.extend_from_slice(direct);
+        self.kinds.clear();
+        self.kinds.extend_from_slice(bodies.kind());
         self.generation += 1;
         self.colors.resize_with(COLOR_COUNT, Vec::new);
         for color in &mut self.colors {
@@ -705,8 +713,11 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
+            let generation = graph.generation();
             graph.build(&one_point_of(contacts), &keys_of(contacts), store, &[], &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
+            // Only the repeated build keeps its colors.
+            assert_eq!(graph.generation() == generation, i == 1, "build {i}");
         }
     }
 }
