@@ -18,6 +18,7 @@
 //! order either way, and the results are the same bit for bit.
 
 use crate::body::{BodyStore, SlotKind};
+use crate::broad_phase::compound::Children;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::ContactKey;
@@ -90,13 +91,12 @@ pub(crate) struct ConstraintGraph {
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
     sorted: Vec<ContactIndex>,
-    /// What the colors were made from: per contact, its two body slots and whether each is
+    /// What the colors were made from: per contact, its key and whether each body is
     /// dynamic. The coloring is a function of this sequence alone.
     colored: Vec<ColoredPair>,
-    /// What `colored` was made from: the contacts' keys, which of them the direct solver took,
-    /// and the bodies' kinds. When a step brings the same (a resting scene), last step's
+    /// With the keys in `colored`, what it was made from: which contacts the direct solver
+    /// took, and the bodies' kinds. When a step brings the same (a resting scene), last step's
     /// colors and batches stand.
-    keys: Vec<ContactKey>,
     direct: Vec<bool>,
     kinds: Vec<SlotKind>,
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
@@ -111,6 +111,8 @@ pub(crate) struct ConstraintGraph {
 struct ColoredPair {
     a: BodySlot,
     b: BodySlot,
+    /// The key's shapes (for compound bodies): with A and B, the contact's key.
+    children: Children,
     a_dynamic: bool,
     b_dynamic: bool,
     /// Left to the direct solver: takes no color.
@@ -133,9 +135,10 @@ impl ConstraintGraph {
         direct: &[bool],
         jointed: &[bool],
     ) {
-        let pair = |(i, &(a, b, _)): (usize, &ContactKey)| ColoredPair {
+        let pair = |(i, &(a, b, children)): (usize, &ContactKey)| ColoredPair {
             a,
             b,
+            children,
             a_dynamic: bodies.is_dynamic(a.index()),
             b_dynamic: bodies.is_dynamic(b.index()),
             direct: direct.get(i).copied().unwrap_or(false),
@@ -143,15 +146,17 @@ impl ConstraintGraph {
         };
         // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
         // decided here, by sequential reads of a few bytes per contact and per body.
-        let unchanged = self.keys[..] == keys[..]
+        let same_key = |(&(a, b, children), p): (&ContactKey, &ColoredPair)| {
+            (a, b, children) == (p.a, p.b, p.children)
+        };
+        let unchanged = keys.len() == self.colored.len()
+            && keys.iter().zip(&self.colored).all(same_key)
             && self.jointed == jointed
             && self.direct == direct
             && self.kinds == bodies.kind();
         if unchanged {
             return;
         }
-        self.keys.clear();
-        self.keys.extend_from_slice(keys);
         self.direct.clear();
         self.direct.extend_from_slice(direct);
         self.kinds.clear();
