@@ -17,7 +17,8 @@
 //! no dynamic body, so each body and contact goes through the same operations in the same
 //! order either way, and the results are the same bit for bit.
 
-use crate::body::BodyStore;
+use crate::body::{BodyStore, SlotKind};
+use crate::broad_phase::compound::Children;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::ContactKey;
@@ -90,10 +91,14 @@ pub(crate) struct ConstraintGraph {
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
     sorted: Vec<ContactIndex>,
-    /// What the colors were made from: per contact, its two body slots and whether each is
-    /// dynamic. The coloring is a function of this sequence alone, so when a step brings the
-    /// same one (a resting scene), last step's colors and batches stand.
+    /// What the colors were made from: per contact, its key and whether each body is
+    /// dynamic. The coloring is a function of this sequence alone.
     colored: Vec<ColoredPair>,
+    /// With the keys in `colored`, what it was made from: which contacts the direct solver
+    /// took, and the bodies' kinds. When a step brings the same (a resting scene), last step's
+    /// colors and batches stand.
+    direct: Vec<bool>,
+    kinds: Vec<SlotKind>,
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
     /// jointed bodies stay out of tiles, so a change redoes the tiles.
     jointed: Vec<bool>,
@@ -106,6 +111,8 @@ pub(crate) struct ConstraintGraph {
 struct ColoredPair {
     a: BodySlot,
     b: BodySlot,
+    /// The key's shapes (for compound bodies): with A and B, the contact's key.
+    children: Children,
     a_dynamic: bool,
     b_dynamic: bool,
     /// Left to the direct solver: takes no color.
@@ -128,26 +135,32 @@ impl ConstraintGraph {
         direct: &[bool],
         jointed: &[bool],
     ) {
-        let pair = |i: usize, &(a, b, _): &ContactKey| ColoredPair {
+        let pair = |(i, &(a, b, children)): (usize, &ContactKey)| ColoredPair {
             a,
             b,
+            children,
             a_dynamic: bodies.is_dynamic(a.index()),
             b_dynamic: bodies.is_dynamic(b.index()),
             direct: direct.get(i).copied().unwrap_or(false),
             kinematic: bodies.is_kinematic(a.index()) || bodies.is_kinematic(b.index()),
         };
-        // The compact keys, not the contacts: a steady scene is decided here, by one
-        // sequential read of a few bytes per contact.
-        let unchanged = self.colored.len() == keys.len()
+        // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
+        // decided here, by sequential reads of a few bytes per contact and per body.
+        let same_key = |(&(a, b, children), p): (&ContactKey, &ColoredPair)| {
+            (a, b, children) == (p.a, p.b, p.children)
+        };
+        let unchanged = keys.len() == self.colored.len()
+            && keys.iter().zip(&self.colored).all(same_key)
             && self.jointed == jointed
-            && keys
-                .iter()
-                .zip(&self.colored)
-                .enumerate()
-                .all(|(i, (key, &p))| pair(i, key) == p);
+            && self.direct == direct
+            && self.kinds == bodies.kind();
         if unchanged {
             return;
         }
+        self.direct.clear();
+        self.direct.extend_from_slice(direct);
+        self.kinds.clear();
+        self.kinds.extend_from_slice(bodies.kind());
         self.generation += 1;
         self.colors.resize_with(COLOR_COUNT, Vec::new);
         for color in &mut self.colors {
@@ -160,32 +173,35 @@ impl ConstraintGraph {
         self.overflow.clear();
         self.colored.clear();
 
-        let body_colors = &mut self.body_colors;
-        for (i, key) in keys.iter().enumerate() {
-            let p = pair(i, key);
-            self.colored.push(p);
+        // One pass: each contact's pair, kept for the next step's comparison, and its color.
+        let (body_colors, overflow) = (&mut self.body_colors[..], &mut self.overflow);
+        let colors = &mut self.colors[..COLOR_COUNT];
+        let color = |(i, key): (usize, &ContactKey)| {
+            let p = pair((i, key));
             if p.direct {
-                continue;
+                return p;
             }
+            // Masks that keep the colors of dynamic bodies only: without branches, as the
+            // kinds mix unpredictably (a static body's entry stays zero).
             let (a, b) = (p.a.index(), p.b.index());
-            let mask = |dynamic: bool, s: usize| if dynamic { body_colors[s] } else { 0 };
-            let free = !(mask(p.a_dynamic, a) | mask(p.b_dynamic, b)) & ALL_COLORS;
+            let a_mask = u32::from(p.a_dynamic).wrapping_neg();
+            let b_mask = u32::from(p.b_dynamic).wrapping_neg();
+            let free = !((body_colors[a] & a_mask) | (body_colors[b] & b_mask)) & ALL_COLORS;
             if free == 0 {
-                self.overflow.push(ContactIndex::new(i));
-                continue;
+                overflow.push(ContactIndex::new(i));
+                return p;
             }
             let color = if p.a_dynamic && p.b_dynamic {
                 free.trailing_zeros()
             } else {
                 31 - free.leading_zeros()
             };
-            for (dynamic, s) in [(p.a_dynamic, a), (p.b_dynamic, b)] {
-                if dynamic {
-                    body_colors[s] |= 1 << color;
-                }
-            }
-            self.colors[color as usize].push(ContactIndex::new(i));
-        }
+            body_colors[a] |= (1 << color) & a_mask;
+            body_colors[b] |= (1 << color) & b_mask;
+            colors[color as usize].push(ContactIndex::new(i));
+            p
+        };
+        self.colored.extend(keys.iter().enumerate().map(color));
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
             self.slot_tile.clear();
@@ -337,7 +353,8 @@ impl ConstraintGraph {
     }
 
     /// Lays the colors out in batches: the overflow set, then per tile its colors, then the
-    /// colors of contacts in no tile. Within each `ONE_POINT_WINDOW` contacts of a color the
+    /// colors of contacts in no tile, and notes each contact's lane. Within each
+    /// `ONE_POINT_WINDOW` contacts of a color the
     /// one-point contacts (circles; `one_point` says which) come first, so that they fill
     /// batches of their own, which a faster kernel solves; the order within a color does not
     /// change the results, since its contacts share no dynamic body.
@@ -346,11 +363,17 @@ impl ConstraintGraph {
         self.tiles.clear();
         self.tile_colors.clear();
         self.color_batches.clear();
+        // Only the contacts left to the direct solver keep `NONE`: the others are written below.
+        self.contact_lane.clear();
+        self.contact_lane.resize(self.colored.len(), NONE);
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
+            self.contact_lane[i.index()] = (self.lanes.len() * LANES) as u32;
             self.lanes.push(lanes);
         }
+        // The contacts of a window that are not one-point, as the partition finds them.
+        let mut rest = [ContactIndex::NONE; ONE_POINT_WINDOW];
         let tiles = self.tile_body_ranges.len();
         if tiles > 0 {
             self.sort_by_tile();
@@ -378,15 +401,24 @@ impl ConstraintGraph {
                 );
                 let flat = self.lanes[first_batch..].as_flattened_mut();
                 let windows = contacts.chunks(ONE_POINT_WINDOW);
-                for (window, out) in windows.zip(flat.chunks_mut(ONE_POINT_WINDOW)) {
-                    let ones = window.iter().filter(|&&i| one_point[i.index()]);
-                    // (A stable partition, without branches: the kinds mix unpredictably.)
-                    let (mut front, mut back) = (0, ones.count());
+                let outs = flat.chunks_mut(ONE_POINT_WINDOW);
+                for (w, (window, out)) in windows.zip(outs).enumerate() {
+                    // A stable partition without branches (the kinds mix unpredictably):
+                    // each contact is written as the next one-point contact and as the next
+                    // other one, and the count that moves on says which write stands; the
+                    // others then follow the one-point ones.
+                    let (mut ones, mut others) = (0, 0);
                     for &i in window {
                         let one = one_point[i.index()];
-                        out[if one { front } else { back }] = i;
-                        front += one as usize;
-                        back += !one as usize;
+                        out[ones] = i;
+                        rest[others] = i;
+                        ones += one as usize;
+                        others += !one as usize;
+                    }
+                    out[ones..window.len()].copy_from_slice(&rest[..others]);
+                    let first_lane = first_batch * LANES + w * ONE_POINT_WINDOW;
+                    for (at, &i) in out[..window.len()].iter().enumerate() {
+                        self.contact_lane[i.index()] = (first_lane + at) as u32;
                     }
                 }
                 let batches = first_batch..self.lanes.len();
@@ -398,15 +430,6 @@ impl ConstraintGraph {
             }
             if tile < tiles {
                 self.tiles.push(first_color..self.tile_colors.len());
-            }
-        }
-        self.contact_lane.clear();
-        self.contact_lane.resize(self.colored.len(), NONE);
-        for (b, lanes) in self.lanes.iter().enumerate() {
-            for (l, &ci) in lanes.iter().enumerate() {
-                if ci != ContactIndex::NONE {
-                    self.contact_lane[ci.index()] = (b * LANES + l) as u32;
-                }
             }
         }
     }
@@ -597,6 +620,16 @@ mod tests {
                 seen.iter().all(|&n| n == 1),
                 "a contact is not in exactly one place"
             );
+            // `contact_lane` is the inverse of `lanes`.
+            let mut lane_of = vec![NONE; contacts.len()];
+            for (b, lanes) in graph.lanes.iter().enumerate() {
+                for (l, &ci) in lanes.iter().enumerate() {
+                    if ci != ContactIndex::NONE {
+                        lane_of[ci.index()] = (b * LANES + l) as u32;
+                    }
+                }
+            }
+            assert_eq!(graph.contact_lane, lane_of, "seed {seed}");
             match seed % 3 {
                 0 => assert!(!graph.overflow.is_empty(), "dense graph should overflow"),
                 1 => assert!(
@@ -685,8 +718,11 @@ mod tests {
             (&store, &contacts[..]),
         ];
         for (i, (store, contacts)) in steps.into_iter().enumerate() {
+            let generation = graph.generation();
             graph.build(&one_point_of(contacts), &keys_of(contacts), store, &[], &[]);
             assert_eq!(result(&graph), fresh(store, contacts), "build {i}");
+            // Only the repeated build keeps its colors.
+            assert_eq!(graph.generation() == generation, i == 1, "build {i}");
         }
     }
 }

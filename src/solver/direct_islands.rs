@@ -55,18 +55,10 @@ pub(crate) struct DirectIslands {
     pub ranges: Vec<Range<usize>>,
     /// Union-find over body slots.
     parent: Vec<BodySlot>,
-    /// Per root: dynamic bodies, contact points, the largest and smallest inverse mass of
-    /// its dynamic bodies, whether they are more than the mass ratio apart, and whether a
-    /// contact touches a body that is not dynamic.
-    body_count: Vec<u32>,
-    points: Vec<u32>,
-    inv_mass_range: Vec<(f32, f32)>,
-    uneven: Vec<bool>,
-    grounded: Vec<bool>,
-    /// Per contact: the root of its island.
+    /// Per root, what its island holds (merged as the islands join).
+    totals: Vec<IslandTotals>,
+    /// Per contact: the root of its island (only when some island is taken).
     root: Vec<BodySlot>,
-    /// Roots of the islands whose bodies are more than the mass ratio apart.
-    uneven_roots: Vec<BodySlot>,
     /// Per root: its island, or `NONE`.
     island_of: Vec<u32>,
 }
@@ -74,7 +66,7 @@ pub(crate) struct DirectIslands {
 impl DirectIslands {
     /// Finds the islands of `contacts` to solve directly. Costs one parallel scan of the
     /// bodies' inverse masses when no two dynamic bodies are more than the mass ratio apart,
-    /// as in every standard scene but smash.
+    /// as in every standard scene but smash, else one pass of union-find over the contacts.
     pub fn find(&mut self, contacts: &[Contact], bodies: &BodyStore) {
         self.is_direct.clear();
         self.contacts.clear();
@@ -83,94 +75,95 @@ impl DirectIslands {
             return;
         }
         self.join(contacts, bodies);
-        self.measure(contacts, bodies);
-        if self.uneven_roots.iter().any(|&r| self.taken(r.index())) {
-            self.gather(contacts);
+        let roots = (0..self.parent.len()).filter(|&s| self.parent[s].index() == s);
+        if roots.into_iter().any(|r| self.taken(r)) {
+            self.gather(contacts, bodies);
         }
     }
 
-    /// Joins the dynamic bodies that touch into islands (`parent`, `body_count`).
-    fn join(&mut self, contacts: &[Contact], bodies: &BodyStore) {
-        let n = bodies.slots();
-        self.parent.clear();
-        self.parent.extend((0..n).map(BodySlot::new));
-        for list in [&mut self.body_count, &mut self.points] {
-            list.clear();
-            list.resize(n, 0);
-        }
-        self.body_count.fill(1);
-        let dynamic = |s: BodySlot| bodies.inv_mass()[s.index()] > 0.0;
-        for c in contacts {
-            if dynamic(c.a) && dynamic(c.b) {
-                let (ra, rb) = (
-                    find_root(&mut self.parent, c.a),
-                    find_root(&mut self.parent, c.b),
-                );
-                if ra != rb {
-                    // Union by size: the smaller tree goes under the larger.
-                    let (big, small) = if self.body_count[ra.index()] >= self.body_count[rb.index()]
-                    {
-                        (ra, rb)
-                    } else {
-                        (rb, ra)
-                    };
-                    self.parent[small.index()] = big;
-                    self.body_count[big.index()] += self.body_count[small.index()];
-                }
-            }
-        }
-    }
-
-    /// Per contact its island's root; per root its points, whether it touches a body that is
-    /// not dynamic, and whether its bodies are more than the ratio apart. Not only touching
+    /// Joins the dynamic bodies that touch into islands (`parent`), and sums up each island's
+    /// bodies, points, inverse masses and whether it touches a body that is not dynamic
+    /// (`totals`) as it goes: the totals merge when two islands join, so that one pass over
+    /// the contacts finds them all. The masses count the whole island, not only touching
     /// bodies: in a stack of boxes each four times the mass of the one below (AVBD's stack
-    /// ratio) no contact exceeds the ratio, yet the top weighs a thousand times the bottom, and
-    /// Gauss-Seidel let it sink 0.33 m.
-    fn measure(&mut self, contacts: &[Contact], bodies: &BodyStore) {
-        let n = bodies.slots();
-        for list in [&mut self.uneven, &mut self.grounded] {
-            list.clear();
-            list.resize(n, false);
-        }
-        self.inv_mass_range.clear();
-        self.inv_mass_range.resize(n, (0.0, f32::INFINITY));
-        let dynamic = |s: BodySlot| bodies.inv_mass()[s.index()] > 0.0;
-        self.root.clear();
-        self.uneven_roots.clear();
+    /// ratio) no contact exceeds the ratio, yet the top weighs a thousand times the bottom,
+    /// and Gauss-Seidel let it sink 0.33 m.
+    fn join(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        let inv_mass = bodies.inv_mass();
+        self.parent.clear();
+        self.parent.extend((0..inv_mass.len()).map(BodySlot::new));
+        self.totals.clear();
+        self.totals.extend(inv_mass.iter().map(|&m| IslandTotals {
+            bodies: 1,
+            points: 0,
+            grounded: false,
+            inv_mass: if m > 0.0 {
+                (m, m)
+            } else {
+                (0.0, f32::INFINITY)
+            },
+        }));
+        let (parent, totals) = (&mut self.parent, &mut self.totals);
         for c in contacts {
-            let r = self.root_of(c, bodies);
-            self.root.push(r);
-            self.points[r.index()] += c.manifold.point_count as u32;
-            self.grounded[r.index()] |= !dynamic(c.a) || !dynamic(c.b);
-            let range = &mut self.inv_mass_range[r.index()];
-            for side in [c.a, c.b].into_iter().filter(|&s| dynamic(s)) {
-                let m = bodies.inv_mass()[side.index()];
-                *range = (range.0.max(m), range.1.min(m));
-            }
-            if !self.uneven[r.index()] && range.0 > MASS_RATIO * range.1 {
-                self.uneven[r.index()] = true;
-                self.uneven_roots.push(r);
-            }
+            let (a_dynamic, b_dynamic) = (inv_mass[c.a.index()] > 0.0, inv_mass[c.b.index()] > 0.0);
+            let root = if a_dynamic && b_dynamic {
+                let (ra, rb) = (find_root(parent, c.a), find_root(parent, c.b));
+                if ra == rb {
+                    ra
+                } else {
+                    // Union by size: the smaller tree goes under the larger.
+                    let (big, small) = match totals[ra.index()].bodies >= totals[rb.index()].bodies
+                    {
+                        true => (ra, rb),
+                        false => (rb, ra),
+                    };
+                    parent[small.index()] = big;
+                    let small_totals = totals[small.index()];
+                    totals[big.index()].merge(&small_totals);
+                    big
+                }
+            } else {
+                // The island of the dynamic body (as in `gather`).
+                find_root(parent, if b_dynamic { c.b } else { c.a })
+            };
+            let island = &mut totals[root.index()];
+            island.points += c.manifold.point_count as u32;
+            island.grounded |= !(a_dynamic && b_dynamic);
         }
     }
 
-    /// Whether the direct solver takes the island of root `r`, if uneven: exactly when it is
-    /// small enough, by layers when it rests on a body that is not dynamic.
+    /// Whether the direct solver takes the island of root `r`: exactly when its bodies are more
+    /// than the mass ratio apart and it is small enough, by layers when it rests on a body that
+    /// is not dynamic.
     fn taken(&self, r: usize) -> bool {
-        let bodies = self.body_count[r] as usize;
-        (bodies <= MAX_BODIES && self.points[r] as usize <= MAX_POINTS)
-            || (bodies <= MAX_LAYERED_BODIES && self.grounded[r])
+        let island = &self.totals[r];
+        let bodies = island.bodies as usize;
+        let (lightest, heaviest) = island.inv_mass;
+        lightest > MASS_RATIO * heaviest
+            && ((bodies <= MAX_BODIES && island.points as usize <= MAX_POINTS)
+                || (bodies <= MAX_LAYERED_BODIES && island.grounded))
     }
 
-    /// Numbers the uneven islands the direct solver takes by first contact, counts their
-    /// contacts in `ranges`, then turns the counts into ranges and fills them.
-    fn gather(&mut self, contacts: &[Contact]) {
+    /// Numbers the islands the direct solver takes by first contact, counts their contacts in
+    /// `ranges`, then turns the counts into ranges and fills them.
+    fn gather(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+        let inv_mass = bodies.inv_mass();
+        self.root.clear();
+        for c in contacts {
+            // The root of the contact's dynamic body (B when both are; same root then).
+            let s = if inv_mass[c.b.index()] > 0.0 {
+                c.b
+            } else {
+                c.a
+            };
+            self.root.push(find_root(&mut self.parent, s));
+        }
         self.island_of.clear();
         self.island_of.resize(self.parent.len(), NONE);
         self.is_direct.resize(contacts.len(), false);
         for i in 0..contacts.len() {
             let r = self.root[i].index();
-            if !self.uneven[r] || !self.taken(r) {
+            if !self.taken(r) {
                 continue;
             }
             if self.island_of[r] == NONE {
@@ -196,19 +189,35 @@ impl DirectIslands {
         }
     }
 
-    /// The island root of a contact's dynamic body (B when both are; same root then).
-    fn root_of(&mut self, c: &Contact, bodies: &BodyStore) -> BodySlot {
-        let s = if bodies.inv_mass()[c.b.index()] > 0.0 {
-            c.b
-        } else {
-            c.a
-        };
-        find_root(&mut self.parent, s)
-    }
-
     /// Number of islands solved directly this step.
     pub fn len(&self) -> usize {
         self.ranges.len()
+    }
+}
+
+/// What an island holds, kept at its root.
+#[derive(Clone, Copy, Default)]
+struct IslandTotals {
+    /// Its bodies (dynamic, but for a root that is not: one).
+    bodies: u32,
+    /// The points of its contacts.
+    points: u32,
+    /// Whether a contact joins it to a body that is not dynamic.
+    grounded: bool,
+    /// The largest and smallest inverse mass of its dynamic bodies.
+    inv_mass: (f32, f32),
+}
+
+impl IslandTotals {
+    /// Adds the totals of an island joined to this one.
+    fn merge(&mut self, other: &IslandTotals) {
+        self.bodies += other.bodies;
+        self.points += other.points;
+        self.grounded |= other.grounded;
+        self.inv_mass = (
+            self.inv_mass.0.max(other.inv_mass.0),
+            self.inv_mass.1.min(other.inv_mass.1),
+        );
     }
 }
 
