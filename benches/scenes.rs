@@ -1,7 +1,7 @@
 //! Milliseconds per step of the standard scenes of `docs/scenes.md`, optionally beside rapier2d.
 //!
 //! ```text
-//! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] [--threads 1,2]
+//! cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all|every] [--threads 1,2]
 //!     [--backend simd,scalar] [--steps N] [--rounds R] [--compare rapier|box2d|box2d,rapier]
 //!     [--pile ROWSxCOLS] [--sleep] [--substeps N] [--solve-iterations N] [--contact-hertz HZ]
 //!     [--isa portable|avx2|avx512] [--sweep [--sweep-png PATH]]
@@ -22,7 +22,8 @@
 //! Without it, the configurations (backends x thread counts) take turns round by round, and
 //! the speed-up of each over the first is printed as a ratio of their "mean" columns, with the
 //! lowest and highest ratio of one round's means to the other's.
-//! `--scene all` runs the six contact scenes (`Scene::ALL`); `--scene joint_grid` runs the grid
+//! `--scene all` runs the six contact scenes (`Scene::ALL`), `--scene every` those and the joint
+//! grid (`Scene::EVERY`); `--scene joint_grid` runs the grid
 //! of revolute joints, and prints each engine's largest joint anchor gap at the end (for every
 //! joint, the distance between the point fixed in either body, which the joint holds together).
 //! `--pile ROWSxCOLS` runs `scenes::particle_pile(ROWS, COLS)` instead of the standard scenes
@@ -156,7 +157,8 @@ struct Options {
     memory_probe: Option<String>,
 }
 
-const USAGE: &str = "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all] \
+const USAGE: &str =
+    "usage: cargo bench -p batch2d-bench --bench scenes -- [--scene NAME|all|every] \
 [--threads 1,2] [--backend simd,scalar] [--steps N] [--rounds R] \
 [--compare rapier|box2d|box2d,rapier] [--pile ROWSxCOLS] [--sleep] \
 [--substeps N] [--solve-iterations N] [--contact-hertz HZ] [--isa portable|avx2|avx512] \
@@ -271,12 +273,12 @@ fn parse_args() -> Res<Options> {
         }
     }
     if let (Some(s), false) = (scene_arg, o.pile) {
-        if s != "all" {
-            o.workloads = parse_list(&s, Scene::from_name)?
-                .into_iter()
-                .map(Workload::Standard)
-                .collect();
-        }
+        let scenes = match s.as_str() {
+            "all" => Scene::ALL.to_vec(),
+            "every" => Scene::EVERY.to_vec(),
+            _ => parse_list(&s, Scene::from_name)?,
+        };
+        o.workloads = scenes.into_iter().map(Workload::Standard).collect();
     }
     Ok(o)
 }
