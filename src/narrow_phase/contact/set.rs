@@ -240,7 +240,7 @@ impl ContactSet {
     pub(super) fn base(&self, i: usize) -> Base {
         match self.base_of[i] {
             NONE => Base::empty(),
-            b => *self.bases.get(b),
+            b => self.bases.get(b),
         }
     }
 
