@@ -7,8 +7,11 @@ use bytemuck::Zeroable;
 
 /// The bases of the contacts, left where the narrowphase wrote them: in the slots of the
 /// pairs that found them, `CHUNK` per chunk, so that a base's index is the index of its pair
-/// in that step's pairs. Two sets of slots take turns: the narrowphase reads
-/// last step's bases from one while it writes this step's to the other, and nothing is copied.
+/// in that step's pairs. When the pairs are last step's and each base is in its pair's slot
+/// (every step of a resting scene), the narrowphase updates the set in place: a recycled
+/// pair's base stays where it is, and a fresh collide overwrites its own pair's. Otherwise
+/// two sets of slots take turns: the narrowphase reads last step's bases from one while it
+/// writes this step's to the other.
 #[derive(Default)]
 pub(super) struct Bases {
     pub sets: [Vec<BaseSlots>; 2],
@@ -17,6 +20,9 @@ pub(super) struct Bases {
     /// Bases of woken contacts (see `ContactSet::thaw`), indexed with [`THAWED`] set, until
     /// the next update has read them.
     pub thawed: Vec<Base>,
+    /// Whether the next update must leave the set `current` as it is, writing to the other:
+    /// a backup made by `ContactSet::save` points into it.
+    pub keep_current: bool,
 }
 
 /// A copy of the bases the contacts point into: the current set only. The other set is the
@@ -30,6 +36,7 @@ impl Clone for Bases {
             sets,
             current: self.current,
             thawed: self.thawed.clone(),
+            keep_current: false,
         }
     }
 

@@ -39,6 +39,9 @@ pub(super) struct OldContacts<'a> {
     /// Whether the update is in place: each pair's slot holds its contact of last step, and
     /// `list` is empty.
     pub in_place: bool,
+    /// Whether the bases are updated in place: each pair's base, if it has one and it is not
+    /// thawed, is in the pair's own slot of the set being written, and `read` is empty.
+    pub bases_in_place: bool,
     pub list: &'a [Contact],
     pub base_of: &'a [u32],
     /// The set of base slots `base_of` points into.
@@ -188,21 +191,34 @@ pub(super) fn update_chunk<'a>(
                 recycler.gather(l, &old.base(base));
             }
         }
-        let block = old.block(first + group);
-        let lanes = if with_base == 0 {
-            RecycleLanes::default()
-        } else if with_base == in_block {
-            recycler.run(params.recycle, block, &recycle)
-        } else {
-            for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
-                recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
+        let lanes = {
+            let block = if old.bases_in_place {
+                out.bases.block(group / LANES)
+            } else {
+                old.block(first + group)
+            };
+            if with_base == 0 {
+                RecycleLanes::default()
+            } else if with_base == in_block {
+                recycler.run(params.recycle, block, &recycle)
+            } else {
+                for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
+                    recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
+                }
+                recycler.run(params.recycle, None, &recycle)
             }
-            recycler.run(params.recycle, None, &recycle)
         };
-        if with_base != 0 {
+        if with_base != 0 && old.bases_in_place {
+            // The kept pairs' bases stay where they are, but those gathered from elsewhere
+            // (thawed) join them; a fresh collide overwrites its pair's lane below.
+            let to = out.bases.block_mut(group / LANES);
+            for l in (0..LANES).filter(|l| (with_base & !in_block) & 1 << l != 0) {
+                Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+            }
+        } else if with_base != 0 {
             // The kept pairs' bases go on to this step's block as they are; a fresh collide
             // overwrites its pair's lane below.
-            let source = match block {
+            let source = match old.block(first + group) {
                 Some(block) if with_base == in_block => block,
                 _ => recycler.gathered(),
             };
