@@ -47,7 +47,8 @@ for steps in "$first" "$last"; do
         "$bench" --scene "$scene" --threads 1 --rounds 1 --steps "$steps" --compare box2d \
         >"$out/$steps.log" 2>&1 &
     runs+=($!)
-    for root in '*ContactSet::update' b2CollideTask; do
+    # (`ContactSet>::update`: the method's symbol is `<impl ...::ContactSet>::update`.)
+    for root in '*ContactSet>::update' b2CollideTask; do
         valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$root" \
             --callgrind-out-file="$out/$steps.${root#\*}.narrow" \
             "$bench" --scene "$scene" --threads 1 --rounds 1 --steps "$steps" --compare box2d \
@@ -108,7 +109,7 @@ inside() {
 }
 # Touching pairs of each engine after the last step, from the bench's summary line.
 pairs=$(sed -n 's/.* pairs \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' "$out/$last.log" | tail -n 1)
-ours=$(($(inside "$last" ContactSet::update) - $(inside "$first" ContactSet::update)))
+ours=$(($(inside "$last" 'ContactSet>::update') - $(inside "$first" 'ContactSet>::update')))
 theirs=$(($(inside "$last" b2CollideTask) - $(inside "$first" b2CollideTask)))
 echo "narrowphase instructions per touching pair (callgrind):"
 echo "$pairs" | awk -v ours="$ours" -v theirs="$theirs" -v steps=$((last - first)) '{

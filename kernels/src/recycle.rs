@@ -9,17 +9,18 @@
 //! stays put in A's frame, B's copy moves with B, and the new point is again their midpoint,
 //! its separation grown by their offset along the normal.
 //!
-//! Every record here is one pair's row of sixteen floats (a base, the two bodies' poses, the
-//! moved manifold): the engine keeps and writes whole rows, and the f32x8 kernel turns eight
-//! rows into lanes and back with two 8x8 transposes per record.
+//! The bases are lane-major: eight pairs side by side, word `w` of pair `l` at `[w][l]`, so
+//! that the f32x8 kernel reads each word of all eight with one wide load, from where the
+//! engine keeps them. The poses and the moved manifolds are a row per pair, which the kernel
+//! transposes (see [`RecycleBatch`]).
 
 use crate::real::{array_of, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
-/// One pair's base: what its last full collide saw, in A's body frame. The engine stores its
-/// bases in this form, so that the kernel reads each with two wide loads.
-#[repr(C, align(32))]
+/// One pair's base: what its last full collide saw, in A's body frame. The engine keeps its
+/// bases eight to a [`RecycleBases`], one lane each; this is one lane's words, by name.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct RecycleBase {
     /// B's origin transform in A's frame at the collide: translation x and y (m), then the
@@ -37,6 +38,71 @@ pub struct RecycleBase {
     pub ids: [u32; 2],
     /// `point_count` as an integer: carried for the engine, never read by the kernel.
     pub count: u32,
+}
+
+/// `l` as a lane index: taken modulo, indexing with it needs no bounds check (the callers'
+/// lanes are below [`LANES`] anyway).
+#[inline(always)]
+fn lane(l: usize) -> usize {
+    l % LANES
+}
+
+/// The sixteen words of a [`RecycleBase`].
+const BASE_WORDS: usize = 16;
+
+/// The sixteen words of a row: a pair's poses, or its moved manifold.
+const ROW_WORDS: usize = 16;
+
+/// A row.
+type Row = [f32; ROW_WORDS];
+
+/// Eight pairs' bases, lane-major: word `w` of [`RecycleBase`] (in its field order) of lane
+/// `l` at `words[w][l]`.
+#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct RecycleBases {
+    /// The words, a row of eight lanes each.
+    pub words: [[u32; LANES]; BASE_WORDS],
+}
+
+impl Default for RecycleBases {
+    fn default() -> RecycleBases {
+        RecycleBases::zeroed()
+    }
+}
+
+impl RecycleBases {
+    /// The base of lane `l`.
+    #[inline(always)]
+    pub fn get(&self, l: usize) -> RecycleBase {
+        let l = lane(l);
+        let words: [u32; BASE_WORDS] = array_of(|w| self.words[w][l]);
+        bytemuck::cast(words)
+    }
+
+    /// Writes `base` to lane `l`.
+    #[inline(always)]
+    pub fn set(&mut self, l: usize, base: &RecycleBase) {
+        let l = lane(l);
+        let words: &[u32; BASE_WORDS] = bytemuck::cast_ref(base);
+        for (row, &word) in self.words.iter_mut().zip(words) {
+            row[l] = word;
+        }
+    }
+
+    /// The feature id of point `j` of lane `l`.
+    #[inline(always)]
+    pub fn id(&self, l: usize, j: usize) -> u32 {
+        let l = lane(l);
+        self.words[BASE_IDS + j][l]
+    }
+
+    /// The number of points of lane `l`.
+    #[inline(always)]
+    pub fn count(&self, l: usize) -> usize {
+        let l = lane(l);
+        self.words[BASE_COUNT][l] as usize
+    }
 }
 
 /// Where a body is now: its centre of mass (world), rotation (cosine, sine) and centre of mass
@@ -69,7 +135,7 @@ pub struct MovedPoint {
     pub separation: f32,
 }
 
-/// One pair's moved manifold: the output row of [`recycle`](simd::recycle).
+/// One pair's moved manifold: an output row of [`recycle`](simd::recycle).
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MovedManifold {
@@ -80,7 +146,11 @@ pub struct MovedManifold {
 }
 
 /// Eight pairs to recycle, a row per pair: the bodies' poses (inputs) and the moved manifolds
-/// (outputs). The bases come beside it, by reference.
+/// (outputs). Unlike the bases, which the engine keeps where the kernel reads them, these are
+/// rows: the engine writes each pose and reads each moved point as pairs of floats, one
+/// 64-bit move each, where lane-major words would take a move per float; the kernel turns
+/// them into lanes and back with two 8x8 transposes each. The bases come beside it, by
+/// reference.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RecycleBatch {
@@ -88,6 +158,24 @@ pub struct RecycleBatch {
     pub poses: [[BodyPose; 2]; LANES],
     /// Output: each pair's base moved to the poses.
     pub moved: [MovedManifold; LANES],
+    /// Output: the bases' last three words (the points' ids, then the count), lane-major, a
+    /// row each, copied as they are: so that the engine, writing the moved manifolds, need
+    /// not read the bases again.
+    pub carried: [[u32; LANES]; 3],
+}
+
+impl RecycleBatch {
+    /// The feature id of point `j` of lane `l`'s base.
+    #[inline(always)]
+    pub fn id(&self, l: usize, j: usize) -> u32 {
+        self.carried[j][lane(l)]
+    }
+
+    /// The number of points of lane `l`'s base.
+    #[inline(always)]
+    pub fn count(&self, l: usize) -> usize {
+        self.carried[2][lane(l)] as usize
+    }
 }
 
 /// Limits of [`recycle`](simd::recycle).
@@ -120,9 +208,6 @@ pub struct RecycleLanes {
     /// the lane's verdict).
     pub touching: u32,
 }
-
-/// The sixteen words of a row.
-type Row = [f32; 16];
 
 /// A 2D vector of lanes.
 #[derive(Clone, Copy)]
@@ -190,11 +275,11 @@ impl<R: Real> V2<R> {
     }
 }
 
-/// Word `i` of every lane's row, as one value of the kernel's [`Real`].
+/// Word `i` of every lane, as one value of the kernel's [`Real`].
 #[derive(Clone, Copy)]
-struct Columns<R>([R; 16]);
+struct Columns<R, const N: usize>([R; N]);
 
-impl<R: Real> Columns<R> {
+impl<R: Real, const N: usize> Columns<R, N> {
     #[inline(always)]
     fn v2(&self, i: usize) -> V2<R> {
         V2 {
@@ -212,7 +297,7 @@ impl<R: Real> Columns<R> {
     }
 }
 
-// The words of the rows, as `Columns` index them.
+// The words of the records, as `Columns` index them.
 /// Of a pose row (A's pose, then B's).
 const CENTER_A: usize = 0;
 const ROTATION_A: usize = 2;
@@ -220,13 +305,15 @@ const LOCAL_A: usize = 4;
 const CENTER_B: usize = 8;
 const ROTATION_B: usize = 10;
 const LOCAL_B: usize = 12;
-/// Of a base row.
+/// Of a base.
 const RELATIVE_P: usize = 0;
 const RELATIVE_Q: usize = 2;
 const NORMAL: usize = 4;
 const COUNT: usize = 6;
 const BASE_POINTS: usize = 7;
-/// Of a moved row: the normal, then seven words per point.
+const BASE_IDS: usize = 13;
+const BASE_COUNT: usize = 15;
+/// Of a moved manifold: the normal, then seven words per point.
 const MOVED_POINTS: usize = 2;
 
 /// A body's origin (where its shape is defined) from its centre of mass, rotation and local
@@ -236,15 +323,15 @@ fn origin<R: Real>(center: V2<R>, q: Rot<R>, local_center: V2<R>) -> V2<R> {
     center.sub(q.rotate(local_center))
 }
 
-/// The kernel on the columns of the pose and base rows, generic over the lane type: the
-/// columns of the moved rows, and the masks of [`RecycleLanes`] (kept, moved little,
+/// The kernel on the words of the poses and bases, generic over the lane type: the words of
+/// the moved manifolds, and the masks of [`RecycleLanes`] (kept, moved little,
 /// touching).
 #[inline(always)]
 fn recycle_lanes<R: Real>(
-    pose: &Columns<R>,
-    base: &Columns<R>,
+    pose: &Columns<R, ROW_WORDS>,
+    base: &Columns<R, BASE_WORDS>,
     p: &RecycleParams,
-) -> (Columns<R>, [R::Mask; 3]) {
+) -> (Columns<R, ROW_WORDS>, [R::Mask; 3]) {
     let qa = pose.rot(ROTATION_A);
     let qb = pose.rot(ROTATION_B);
     let pa = origin(pose.v2(CENTER_A), qa, pose.v2(LOCAL_A));
@@ -262,7 +349,7 @@ fn recycle_lanes<R: Real>(
     // (A padding lane, with no points, is never reused.)
     let turned_little = R::splat(p.max_chord_squared).ge(chord_squared) & count.gt(R::splat(0.0));
 
-    let mut out = Columns([R::splat(0.0); 16]);
+    let mut out = Columns([R::splat(0.0); ROW_WORDS]);
     let base_normal = base.v2(NORMAL);
     let normal = qa.rotate(base_normal);
     out.0[0] = normal.x;
@@ -311,7 +398,7 @@ pub(crate) mod batches {
 
     /// The columns of eight rows: two transposes of their halves.
     #[inline(always)]
-    fn columns<V: Lanes8>(rows: [&[[f32; LANES]; 2]; LANES]) -> Columns<V> {
+    fn columns<V: Lanes8>(rows: [&[[f32; LANES]; 2]; LANES]) -> Columns<V, ROW_WORDS> {
         let lo = V::transpose(array_of(|l| V::load(&rows[l][0])));
         let hi = V::transpose(array_of(|l| V::load(&rows[l][1])));
         Columns(array_of(|i| if i < LANES { lo[i] } else { hi[i - LANES] }))
@@ -320,11 +407,12 @@ pub(crate) mod batches {
     #[inline(always)]
     pub(crate) fn recycle<V: Lanes8>(
         c: &mut RecycleBatch,
-        bases: [&RecycleBase; LANES],
+        bases: &RecycleBases,
         p: &RecycleParams,
     ) -> RecycleLanes {
         let pose = columns::<V>(array_of(|l| bytemuck::cast_ref(&c.poses[l])));
-        let base = columns::<V>(array_of(|l| bytemuck::cast_ref(bases[l])));
+        let words: &[[f32; LANES]; BASE_WORDS] = bytemuck::cast_ref(&bases.words);
+        let base = Columns(array_of(|w| V::load(&words[w])));
         let (out, [kept, moved_little, touching]) = recycle_lanes::<V>(&pose, &base, p);
         for h in 0..2 {
             let rows = V::transpose(array_of(|i| out.0[LANES * h + i]));
@@ -333,6 +421,11 @@ pub(crate) mod batches {
                 halves[h] = row.store();
             }
         }
+        c.carried = [
+            bases.words[BASE_IDS],
+            bases.words[BASE_IDS + 1],
+            bases.words[BASE_COUNT],
+        ];
         let kept = V::bitmask(kept);
         RecycleLanes {
             kept,
@@ -347,35 +440,35 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Moves each lane's base (`bases[l]` for lane `l`) to the lane's poses: writes the moved
-    /// manifolds, and returns which lanes may reuse them.
-    pub fn recycle(
-        c: &mut RecycleBatch,
-        bases: [&RecycleBase; LANES],
-        p: &RecycleParams,
-    ) -> RecycleLanes {
+    /// Moves each lane's base (lane `l` of `bases` for lane `l`) to the lane's poses: writes
+    /// the moved manifolds, and returns which lanes may reuse them.
+    pub fn recycle(c: &mut RecycleBatch, bases: &RecycleBases, p: &RecycleParams) -> RecycleLanes {
         batches::recycle::<f32x8>(c, bases, p)
     }
 }
 
 /// The one-lane reference kernel, lane by lane: the same operations as [`simd`] in the same
-/// order, on each row as it is.
+/// order, on each lane's words.
 pub mod scalar {
     use super::*;
 
     /// [`simd::recycle`], one lane at a time.
-    pub fn recycle(
-        c: &mut RecycleBatch,
-        bases: [&RecycleBase; LANES],
-        p: &RecycleParams,
-    ) -> RecycleLanes {
+    pub fn recycle(c: &mut RecycleBatch, bases: &RecycleBases, p: &RecycleParams) -> RecycleLanes {
         let mut lanes = RecycleLanes::default();
-        for (l, base) in bases.into_iter().enumerate() {
+        let words: &[[f32; LANES]; BASE_WORDS] = bytemuck::cast_ref(&bases.words);
+        for l in 0..LANES {
             let pose: &Row = bytemuck::cast_ref(&c.poses[l]);
-            let base: &Row = bytemuck::cast_ref(base);
+            let base = Columns(array_of(|w| words[w][l]));
             let (out, [kept, moved_little, touching]) =
-                recycle_lanes::<f32>(&Columns(*pose), &Columns(*base), p);
+                recycle_lanes::<f32>(&Columns(*pose), &base, p);
             *bytemuck::cast_mut::<_, Row>(&mut c.moved[l]) = out.0;
+            for (row, w) in c
+                .carried
+                .iter_mut()
+                .zip([BASE_IDS, BASE_IDS + 1, BASE_COUNT])
+            {
+                row[l] = bases.words[w][l];
+            }
             lanes.kept |= u32::from(kept) << l;
             lanes.beyond |= u32::from(moved_little && !kept) << l;
             lanes.touching |= u32::from(touching) << l;

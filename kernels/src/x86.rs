@@ -17,7 +17,7 @@ use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
-use crate::recycle::{self, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams};
+use crate::recycle::{self, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
@@ -570,13 +570,13 @@ macro_rules! entry_points {
         /// [`recycle::simd::recycle`] with this instruction set.
         pub fn recycle(
             c: &mut RecycleBatch,
-            bases: [&RecycleBase; LANES],
+            bases: &RecycleBases,
             p: &RecycleParams,
         ) -> RecycleLanes {
             #[target_feature(enable = $features)]
             fn kernel(
                 c: &mut RecycleBatch,
-                bases: [&RecycleBase; LANES],
+                bases: &RecycleBases,
                 p: &RecycleParams,
             ) -> RecycleLanes {
                 recycle::batches::recycle::<F32x8>(c, bases, p)

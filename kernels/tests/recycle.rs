@@ -2,7 +2,7 @@
 //! set this CPU has, and against the motion it measures.
 
 use batch2d_kernels::recycle::{
-    scalar, simd, BodyPose, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams,
+    scalar, simd, BodyPose, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams,
 };
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
@@ -107,7 +107,7 @@ fn words(c: &RecycleBatch) -> &[u32] {
 }
 
 /// A recycle kernel of some instruction set.
-type Kernel = fn(&mut RecycleBatch, [&RecycleBase; LANES], &RecycleParams) -> RecycleLanes;
+type Kernel = fn(&mut RecycleBatch, &RecycleBases, &RecycleParams) -> RecycleLanes;
 
 /// Every recycle kernel this CPU can run, by name.
 fn kernels() -> Vec<(&'static str, Kernel)> {
@@ -138,24 +138,27 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
     let mut touching = 0;
     for case in 0..2000 {
         let mut input = RecycleBatch::zeroed();
-        let mut bases = [RecycleBase::zeroed(); LANES];
-        for (l, base) in bases.iter_mut().enumerate() {
+        let mut lanes = [RecycleBase::zeroed(); LANES];
+        let mut bases = RecycleBases::zeroed();
+        for (l, base) in lanes.iter_mut().enumerate() {
             random_lane(&mut rng, &mut input, base, l);
+            bases.set(l, base);
+            assert_eq!(bases.get(l), *base);
         }
         // Outputs start as NaNs: every one the kernel owns must be written.
         let garbage = f32::from_bits(0x7FC0_1234);
         input.moved = bytemuck::cast([[garbage; 16]; LANES]);
-        let bases = std::array::from_fn(|l| &bases[l]);
+        input.carried = [[0x7FC0_1234; LANES]; 3];
         let mut twin = input;
-        let expected = scalar::recycle(&mut twin, bases, &PARAMS);
+        let expected = scalar::recycle(&mut twin, &bases, &PARAMS);
         for (name, kernel) in kernels() {
             let mut batch = input;
-            let lanes = kernel(&mut batch, bases, &PARAMS);
+            let lanes = kernel(&mut batch, &bases, &PARAMS);
             assert_eq!(lanes, expected, "{name}, case {case}: masks differ");
             let diff = (words(&batch).iter().zip(words(&twin))).position(|(x, y)| x != y);
             assert_eq!(diff, None, "{name}, case {case}: word differs");
         }
-        for (l, base) in bases.into_iter().enumerate() {
+        for (l, base) in lanes.iter().enumerate() {
             let outcome = if expected.kept & 1 << l != 0 {
                 0
             } else if expected.beyond & 1 << l != 0 {
@@ -168,6 +171,11 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
             let count = base.point_count as usize;
             let moved = &twin.moved[l].points[..count];
             let touches = moved.iter().any(|p| p.separation < PARAMS.touch);
+            // The ids and count are the base's, as they were.
+            assert_eq!(
+                [twin.id(l, 0), twin.id(l, 1), twin.count(l) as u32],
+                [base.ids[0], base.ids[1], base.count]
+            );
             assert_eq!(
                 expected.touching & 1 << l != 0,
                 touches,
@@ -192,12 +200,10 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
         rotation,
         ..BodyPose::default()
     };
-    for l in 0..LANES {
-        c.poses[l] = [
-            pose([3.0, -1.0], [ca, sa]),
-            pose([3.0 - sa, -1.0 + ca], [ca, sa]),
-        ];
-    }
+    let mut poses = [[
+        pose([3.0, -1.0], [ca, sa]),
+        pose([3.0 - sa, -1.0 + ca], [ca, sa]),
+    ]; LANES];
     // B one metre above A in A's frame, not turned relative to it.
     let base = RecycleBase {
         relative: [0.0, 1.0, 1.0, 0.0],
@@ -207,10 +213,15 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
         ..RecycleBase::default()
     };
     // Lane 1: B slid 2 mm along A's x; lane 2: B turned by 2 mrad about its origin.
-    c.poses[1][1].center[0] += 2e-3 * ca;
-    c.poses[1][1].center[1] += 2e-3 * sa;
-    c.poses[2][1].rotation = rotation(angle_a + 2e-3);
-    let lanes = scalar::recycle(&mut c, [&base; LANES], &PARAMS);
+    poses[1][1].center[0] += 2e-3 * ca;
+    poses[1][1].center[1] += 2e-3 * sa;
+    poses[2][1].rotation = rotation(angle_a + 2e-3);
+    let mut bases = RecycleBases::zeroed();
+    c.poses = poses;
+    for l in 0..LANES {
+        bases.set(l, &base);
+    }
+    let lanes = scalar::recycle(&mut c, &bases, &PARAMS);
     assert_eq!(lanes.kept & 0b111, 0b001);
     assert_eq!(lanes.beyond & 0b111, 0);
     // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad, and

@@ -16,7 +16,7 @@ use batch2d_kernels::recycle::{scalar, simd};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
-    InstructionSet, RecycleBase, RecycleBatch, RecycleLanes, RecycleParams, LANES,
+    InstructionSet, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams, LANES,
 };
 use bytemuck::Zeroable;
 
@@ -53,15 +53,15 @@ pub(crate) const RECYCLE_ANGLE: f32 = 1.0e-3;
 /// What a contact's last full collide saw, kept beside the contact for recycling. Not a field
 /// of the contact, which the solver and graph read in bulk and which stays small for them.
 ///
-/// Stored as the recycle kernel's row (see [`RecycleBase`]): that collide's manifold in A's
-/// body frame (normal, points relative to A's origin, separations, ids; no points means
-/// nothing to recycle) and B's origin transform in A's frame at that collide. The kernel reads
-/// it as it stands, with two wide loads.
+/// One lane of the recycle kernel's bases (see [`RecycleBase`]): that collide's manifold in
+/// A's body frame (normal, points relative to A's origin, separations, ids; no points means
+/// nothing to recycle) and B's origin transform in A's frame at that collide. The contact set
+/// keeps its bases eight to a block, lane-major, where the kernel reads them with a wide load
+/// per word; this is one base taken out of its block, or on its way into one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Base(RecycleBase);
 
-/// A base with nothing to recycle: the placeholder of [`Base::empty`], and the base of the
-/// kernel's lanes past the gathered pairs.
+/// A base with nothing to recycle: the placeholder of [`Base::empty`].
 static EMPTY: Base = Base(RecycleBase {
     relative: [0.0, 0.0, 1.0, 0.0],
     normal: [0.0; 2],
@@ -100,6 +100,18 @@ impl Base {
     #[inline]
     pub fn point_count(&self) -> usize {
         self.0.count as usize
+    }
+
+    /// The base of lane `l` of `block`.
+    #[inline(always)]
+    pub fn of_lane(block: &RecycleBases, l: usize) -> Base {
+        Base(block.get(l))
+    }
+
+    /// Writes the base to lane `l` of `block`.
+    #[inline(always)]
+    pub fn write_lane(&self, block: &mut RecycleBases, l: usize) {
+        block.set(l, &self.0);
     }
 
     /// That collide's manifold in A's body frame.
@@ -157,7 +169,7 @@ pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold 
 
 /// The recycle kernel of a backend and instruction set.
 pub(crate) type RecycleKernel =
-    fn(&mut RecycleBatch, [&RecycleBase; LANES], &RecycleParams) -> RecycleLanes;
+    fn(&mut RecycleBatch, &RecycleBases, &RecycleParams) -> RecycleLanes;
 
 /// The recycle kernel `settings` ask for: the scalar twin, or the SIMD kernel on the chosen
 /// (by default the widest) instruction set. All give the same bits.
@@ -188,94 +200,81 @@ pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
     }
 }
 
-/// Up to eight pairs gathered for one kernel call: their bodies' poses in the kernel's rows,
-/// their bases by reference, and beside them each pair's `T`, what the caller writes the
-/// results with.
-pub(crate) struct Recycler<'a, T> {
+/// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
+/// `8k + l`: the poses of the pairs' bodies and the moved manifolds, a row per pair, and a
+/// block of bases for lanes whose base is not in its pair's own lane of last step's blocks. Each call of `run`
+/// takes its bases either from one block of last step's, as they stand (every pair of a
+/// resting scene whose pairs are last step's), or from the gathered block.
+pub(crate) struct Recycler {
     batch: RecycleBatch,
-    bases: [&'a Base; LANES],
-    payload: [Option<T>; LANES],
-    len: usize,
+    gathered: RecycleBases,
 }
 
-impl<'a, T: Copy> Recycler<'a, T> {
-    pub fn new() -> Recycler<'a, T> {
+impl Recycler {
+    pub fn new() -> Recycler {
         Recycler {
             batch: RecycleBatch::zeroed(),
-            bases: [&EMPTY; LANES],
-            payload: [None; LANES],
-            len: 0,
+            gathered: RecycleBases::zeroed(),
         }
     }
 
-    /// Adds a pair of bodies in slots `a` and `b` with its `base` (which has points); returns
-    /// true when the batch is full.
+    /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.
     #[inline(always)]
-    pub fn push(
-        &mut self,
-        payload: T,
-        (a, b): (usize, usize),
-        bodies: &BodyStore,
-        base: &'a Base,
-    ) -> bool {
+    pub fn pose(&mut self, l: usize, (a, b): (usize, usize), bodies: &BodyStore) {
         // The three columns cut to one length, so that each slot is checked against it once.
         let n = bodies.center().len();
         let (center, rotation) = (&bodies.center()[..n], &bodies.rotation()[..n]);
         let local_center = &bodies.local_center()[..n];
         let pose = |s: usize| (center[s], rotation[s], local_center[s]);
-        self.push_poses(payload, [pose(a), pose(b)], base)
+        self.set_poses(l, [pose(a), pose(b)]);
     }
 
-    /// [`Recycler::push`] with the bodies' poses: centre of mass, rotation and local centre
+    /// [`Recycler::pose`] with the bodies' poses: centre of mass, rotation and local centre
     /// of mass of A, then of B.
     #[inline(always)]
-    fn push_poses(&mut self, payload: T, poses: [(Vec2, Rot, Vec2); 2], base: &'a Base) -> bool {
-        // (`len` is below LANES here; taken modulo, the lane needs no bounds checks.)
-        let l = self.len % LANES;
+    fn set_poses(&mut self, l: usize, poses: [(Vec2, Rot, Vec2); 2]) {
+        // (Taken modulo, the lane needs no bounds checks.)
+        let l = l % LANES;
         for (row, (center, q, local_center)) in self.batch.poses[l].iter_mut().zip(poses) {
             // (The padding words stay as they are: the kernel does not read them.)
             row.center = [center.x, center.y];
             row.rotation = [q.c, q.s];
             row.local_center = [local_center.x, local_center.y];
         }
+    }
+
+    /// Copies `base` (which has points) into lane `l` of the gathered block.
+    #[inline(always)]
+    pub fn gather(&mut self, l: usize, base: &Base) {
         debug_assert!((1..=2).contains(&base.point_count()));
-        self.bases[l] = base;
-        self.payload[l] = Some(payload);
-        self.len += 1;
-        self.len == LANES
+        base.write_lane(&mut self.gathered, l);
     }
 
-    /// Runs `kernel` on the gathered pairs and empties the batch for the next ones; returns
-    /// how many there were, and the kernel's verdicts. The results stay readable (`payload`,
-    /// `within`, `write`) until the next `push`.
-    pub fn run(&mut self, kernel: RecycleKernel, params: &RecycleParams) -> (usize, RecycleLanes) {
-        // Lanes past the gathered pairs keep an earlier batch's poses (or zeros) and read the
-        // empty base; their results are not read.
-        let len = std::mem::take(&mut self.len);
-        for base in &mut self.bases[len..] {
-            *base = &EMPTY;
-        }
-        let bases = self.bases.map(|b| &b.0);
-        (len, kernel(&mut self.batch, bases, params))
+    /// The gathered bases.
+    #[inline(always)]
+    pub fn gathered(&self) -> &RecycleBases {
+        &self.gathered
     }
 
-    /// The caller's value of lane `l`.
-    #[inline]
-    pub fn payload(&self, l: usize) -> T {
-        self.payload[l].expect("a gathered lane")
-    }
-
-    /// The base of lane `l`.
-    #[inline]
-    pub fn base(&self, l: usize) -> &'a Base {
-        self.bases[l]
+    /// Runs `kernel` on the batch with the bases of `block` (or the gathered ones): the
+    /// kernel's verdicts, whose lanes mean something only where the caller gave a lane a base
+    /// and its poses. The results, with the bases' ids, stay readable (`within`, `write`)
+    /// until the next call.
+    #[inline(always)]
+    pub fn run(
+        &mut self,
+        kernel: RecycleKernel,
+        block: Option<&RecycleBases>,
+        params: &RecycleParams,
+    ) -> RecycleLanes {
+        kernel(&mut self.batch, block.unwrap_or(&self.gathered), params)
     }
 
     /// Whether every moved point of lane `l` is within `band` or `widened` (`<=`, which a NaN
     /// fails): the test of a lane the kernel found [`beyond`](RecycleLanes::beyond) its band.
     pub fn within(&self, l: usize, band: f32, widened: f32) -> bool {
-        let count = self.base(l).point_count();
-        (self.batch.moved[l].points[..count].iter())
+        let moved = &self.batch.moved[l % LANES];
+        (moved.points[..self.batch.count(l).min(2)].iter())
             .map(|p| p.separation)
             .all(|s| s <= band || s <= widened)
     }
@@ -285,27 +284,14 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// points are the base's, in the same order).
     #[inline]
     pub fn write(&self, l: usize, carried: &Manifold, out: &mut Manifold) {
-        let moved = &self.batch.moved[l];
-        let base = &self.base(l).0;
-        let count = self.base(l).point_count();
-        out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
-        out.point_count = count;
-        for (j, mp) in out.points.iter_mut().enumerate() {
-            if j >= count {
-                *mp = ManifoldPoint::default();
-                continue;
-            }
-            let (p, old) = (&moved.points[j], &carried.points[j]);
-            *mp = ManifoldPoint {
-                point: Vec2::new(p.point[0], p.point[1]),
-                anchor_a: Vec2::new(p.anchor_a[0], p.anchor_a[1]),
-                anchor_b: Vec2::new(p.anchor_b[0], p.anchor_b[1]),
-                separation: p.separation,
-                id: base.ids[j],
-                normal_impulse: old.normal_impulse,
-                tangent_impulse: old.tangent_impulse,
-                impact_impulse: old.impact_impulse,
-            };
+        self.write_in_place(l, out);
+        for (mp, old) in out.points[..out.point_count]
+            .iter_mut()
+            .zip(&carried.points)
+        {
+            mp.normal_impulse = old.normal_impulse;
+            mp.tangent_impulse = old.tangent_impulse;
+            mp.impact_impulse = old.impact_impulse;
         }
     }
 
@@ -313,9 +299,8 @@ impl<'a, T: Copy> Recycler<'a, T> {
     /// its impulses: only the moved points, their ids and the normal are written.
     #[inline]
     pub fn write_in_place(&self, l: usize, out: &mut Manifold) {
-        let moved = &self.batch.moved[l];
-        let base = &self.base(l).0;
-        let count = self.base(l).point_count();
+        let moved = &self.batch.moved[l % LANES];
+        let count = self.batch.count(l);
         out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
         out.point_count = count;
         for (j, mp) in out.points.iter_mut().enumerate() {
@@ -328,7 +313,7 @@ impl<'a, T: Copy> Recycler<'a, T> {
             mp.anchor_a = Vec2::new(p.anchor_a[0], p.anchor_a[1]);
             mp.anchor_b = Vec2::new(p.anchor_b[0], p.anchor_b[1]);
             mp.separation = p.separation;
-            mp.id = base.ids[j];
+            mp.id = self.batch.id(l, j);
         }
     }
 }
@@ -346,8 +331,9 @@ pub(crate) fn recycle_one(
 ) -> (Option<Manifold>, usize) {
     let mut recycler = Recycler::new();
     let pose = |xf: Transform| (xf.p, xf.q, Vec2::ZERO);
-    recycler.push_poses((), [pose(xf_a), pose(xf_b)], base);
-    let (_, lanes) = recycler.run(scalar::recycle, &recycle_params(band, LINEAR_SLOP));
+    recycler.set_poses(0, [pose(xf_a), pose(xf_b)]);
+    recycler.gather(0, base);
+    let lanes = recycler.run(scalar::recycle, None, &recycle_params(band, LINEAR_SLOP));
     let beyond = lanes.beyond & 1 != 0;
     let kept = lanes.kept & 1 != 0 || beyond && recycler.within(0, band, widened);
     let mut out = Manifold::default();

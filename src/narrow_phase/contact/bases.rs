@@ -2,11 +2,16 @@
 //! that found them, two sets taking turns.
 
 use crate::narrow_phase::recycle::Base;
+use batch2d_kernels::{RecycleBases, LANES};
+use bytemuck::Zeroable;
 
-/// The bases of the contacts, left where the narrowphase wrote them: in the slots of the chunk
-/// of pairs that found them, `CHUNK` per chunk, so that a base's index is its chunk times
-/// `CHUNK` plus its place in the chunk. Two sets of slots take turns: the narrowphase reads
-/// last step's bases from one while it writes this step's to the other, and nothing is copied.
+/// The bases of the contacts, left where the narrowphase wrote them: in the slots of the
+/// pairs that found them, `CHUNK` per chunk, so that a base's index is the index of its pair
+/// in that step's pairs. When the pairs are last step's and each base is in its pair's slot
+/// (every step of a resting scene), the narrowphase updates the set in place: a recycled
+/// pair's base stays where it is, and a fresh collide overwrites its own pair's. Otherwise
+/// two sets of slots take turns: the narrowphase reads last step's bases from one while it
+/// writes this step's to the other.
 #[derive(Default)]
 pub(super) struct Bases {
     pub sets: [Vec<BaseSlots>; 2],
@@ -15,6 +20,9 @@ pub(super) struct Bases {
     /// Bases of woken contacts (see `ContactSet::thaw`), indexed with [`THAWED`] set, until
     /// the next update has read them.
     pub thawed: Vec<Base>,
+    /// Whether the next update must leave the set `current` as it is, writing to the other:
+    /// a backup made by `ContactSet::save` points into it.
+    pub keep_current: bool,
 }
 
 /// A copy of the bases the contacts point into: the current set only. The other set is the
@@ -28,6 +36,7 @@ impl Clone for Bases {
             sets,
             current: self.current,
             thawed: self.thawed.clone(),
+            keep_current: false,
         }
     }
 
@@ -44,68 +53,71 @@ use super::CHUNK;
 
 impl Bases {
     /// The base at `index` (not `NONE`).
-    pub fn get(&self, index: u32) -> &Base {
+    pub fn get(&self, index: u32) -> Base {
         base_at(&self.sets[self.current], &self.thawed, index)
     }
 }
 
 /// The base at `index` (not `NONE`) of a set of chunk slots and the thawed bases.
-pub(super) fn base_at<'a>(set: &'a [BaseSlots], thawed: &'a [Base], index: u32) -> &'a Base {
+pub(super) fn base_at(set: &[BaseSlots], thawed: &[Base], index: u32) -> Base {
     if index & THAWED != 0 {
-        return &thawed[(index & !THAWED) as usize];
+        return thawed[(index & !THAWED) as usize];
     }
     let (chunk, at) = (index as usize / CHUNK, index as usize % CHUNK);
-    &set[chunk].as_slice()[at]
+    let block = &set[chunk].blocks[at / LANES];
+    Base::of_lane(block, at % LANES)
 }
 
-/// The bases one chunk of pairs found: the first `count` of `items`. The rest are slots left
-/// from earlier steps, overwritten in place when reused: a base built elsewhere and pushed
-/// goes through the stack, and the wide copy out of it stalls on the narrow stores that built
-/// it (measured at a tenth of a pyramid's narrowphase).
-#[derive(Default)]
+/// The bases one chunk of pairs found, each in its pair's slot: pair `i` of the chunk in
+/// lane `i % 8` of block `i / 8`, lane-major, as the recycle kernel reads them. Slots of pairs
+/// without a base hold whatever an earlier step left there, which nothing reads.
+#[derive(Clone, Default)]
 pub(super) struct BaseSlots {
-    items: Vec<Base>,
-    count: usize,
-}
-
-/// A copy of the chunk's bases, without the stale slots past `count`.
-impl Clone for BaseSlots {
-    fn clone(&self) -> BaseSlots {
-        BaseSlots {
-            items: self.as_slice().to_vec(),
-            count: self.count,
-        }
-    }
-
-    fn clone_from(&mut self, source: &BaseSlots) {
-        self.items.clear();
-        self.items.extend_from_slice(source.as_slice());
-        self.count = source.count;
-    }
+    blocks: Vec<RecycleBases>,
 }
 
 impl BaseSlots {
-    pub fn clear(&mut self) {
-        self.count = 0;
-    }
-
-    /// Takes the next slot, for the caller to write in place, and returns its index with it.
-    /// A slot is made the first time the chunk needs it: room for a whole chunk is reserved
-    /// then, so steady steps never allocate, and pages are touched only as slots are made (a
-    /// pile of circles makes none).
+    /// The block of the chunk's pairs `8k..8k + 8`, if one was ever made.
     #[inline(always)]
-    pub fn push(&mut self) -> (u32, &mut Base) {
-        if self.count == self.items.len() {
-            if self.items.capacity() == 0 {
-                self.items.reserve_exact(CHUNK);
-            }
-            self.items.push(Base::empty());
-        }
-        self.count += 1;
-        ((self.count - 1) as u32, &mut self.items[self.count - 1])
+    pub fn block(&self, k: usize) -> Option<&RecycleBases> {
+        self.blocks.get(k)
     }
 
-    pub fn as_slice(&self) -> &[Base] {
-        &self.items[..self.count]
+    /// The block of the chunk's pairs `8k..8k + 8`, for the caller to write in place. Blocks
+    /// are made the first time the chunk needs them, room for a whole chunk reserved then, so
+    /// that steady steps never allocate, and pages are touched only as blocks are made (a pile
+    /// of circles makes none).
+    #[inline(always)]
+    pub fn block_mut(&mut self, k: usize) -> &mut RecycleBases {
+        if k >= self.blocks.len() {
+            self.grow(k);
+        }
+        &mut self.blocks[k]
+    }
+
+    #[cold]
+    fn grow(&mut self, k: usize) {
+        if self.blocks.capacity() == 0 {
+            self.blocks.reserve_exact(CHUNK / LANES);
+        }
+        self.blocks.resize(k + 1, RecycleBases::zeroed());
+    }
+}
+
+/// Where the base of one pair goes: its slot in its chunk's [`BaseSlots`].
+pub(super) struct BaseSlot<'s> {
+    pub slots: &'s mut BaseSlots,
+    /// The pair's place in the chunk.
+    pub at: usize,
+    /// The pair's place among all pairs: the index of its base.
+    pub index: u32,
+}
+
+impl BaseSlot<'_> {
+    /// Writes `base` to the slot; returns its index.
+    #[inline(always)]
+    pub fn write(self, base: &Base) -> u32 {
+        base.write_lane(self.slots.block_mut(self.at / LANES), self.at % LANES);
+        self.index
     }
 }

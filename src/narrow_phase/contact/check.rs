@@ -39,7 +39,7 @@ impl ContactSet {
                 }
                 if self.base_of[i] != NONE {
                     let base = self.bases.get(self.base_of[i]);
-                    check_base(base).map_err(|why| invalid(format!("contact {i}: {why}")))?;
+                    check_base(&base).map_err(|why| invalid(format!("contact {i}: {why}")))?;
                 }
             }
         }

@@ -16,7 +16,7 @@ mod set;
 mod tests;
 mod update;
 
-use bases::{base_at, BaseSlots, Bases, THAWED};
+use bases::{base_at, BaseSlot, BaseSlots, Bases, THAWED};
 
 use crate::body::BodyStore;
 use crate::broad_phase::compound::Children;

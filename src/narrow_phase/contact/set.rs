@@ -36,16 +36,29 @@ impl ContactSet {
         let n = pairs.len();
         debug_assert!(n < THAWED as usize, "base indices must stay below THAWED");
         let chunk_count = n.div_ceil(CHUNK);
-        // Last step's bases are read from the current set while this step's go to the other.
+        // Each base in its pair's slot (or thawed, or none), which the pairs of this update
+        // take again: the bases are updated in place. Otherwise last step's bases are read
+        // from the current set while this step's go to the other.
+        let bases_in_place = same_pairs
+            && !self.bases.keep_current
+            && (self.base_of.par_chunks(CHUNK).enumerate()).all(|(k, base_of)| {
+                // (Without early exits, the test of a chunk compiles to vector compares.)
+                let first = (k * CHUNK) as u32;
+                (first..).zip(base_of).fold(true, |ok, (i, &base)| {
+                    ok & ((base == i) | (base == NONE) | (base & THAWED != 0))
+                })
+            });
         let Bases {
             sets: [first, second],
             current,
             thawed,
+            keep_current: _,
         } = &mut self.bases;
-        let (read, write) = if *current == 0 {
-            (&*first, second)
-        } else {
-            (&*second, first)
+        let (read, write): (&[BaseSlots], _) = match (bases_in_place, *current) {
+            (true, 0) => (&[], first),
+            (true, _) => (&[], second),
+            (false, 0) => (&*first, second),
+            (false, _) => (&*second, first),
         };
         if write.len() < chunk_count {
             write.resize_with(chunk_count, BaseSlots::default);
@@ -60,6 +73,7 @@ impl ContactSet {
         self.touch_threshold = params.linear_slop;
         let old = OldContacts {
             in_place: same_pairs,
+            bases_in_place,
             list: if same_pairs { &[] } else { &self.list },
             base_of: &self.base_of,
             read,
@@ -105,8 +119,11 @@ impl ContactSet {
             });
         }
         self.keep_touching(pairs, children, same_pairs);
-        self.bases.current ^= 1;
+        if !bases_in_place {
+            self.bases.current ^= 1;
+        }
         self.bases.thawed.clear();
+        self.bases.keep_current = false;
     }
 
     /// Moves the touching candidates, with their keys, base indices and flags, into
@@ -240,7 +257,7 @@ impl ContactSet {
     pub(super) fn base(&self, i: usize) -> Base {
         match self.base_of[i] {
             NONE => Base::empty(),
-            b => *self.bases.get(b),
+            b => self.bases.get(b),
         }
     }
 
@@ -414,8 +431,10 @@ impl ContactSet {
     }
 
     /// Copies into `backup` everything [`ContactSet::update`] changes but its scratch, so that
-    /// [`ContactSet::restore`] can undo an update whose step is refused afterwards.
-    pub fn save(&self, backup: &mut ContactBackup) {
+    /// [`ContactSet::restore`] can undo an update whose step is refused afterwards. The bases
+    /// are not copied: the next update leaves them as they are (see `Bases::keep_current`).
+    pub fn save(&mut self, backup: &mut ContactBackup) {
+        self.bases.keep_current = true;
         backup.list.clone_from(&self.list);
         backup.keys.clone_from(&self.keys);
         backup.base_of.clone_from(&self.base_of);

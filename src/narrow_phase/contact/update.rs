@@ -8,6 +8,7 @@ use crate::geometry::shape::Shape;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
 use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
+use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
 /// hashed from their slots. One shared normal would line a cluster of concentric circles up on
@@ -25,11 +26,12 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
         .unwrap_or(Vec2::new(0.0, 1.0))
 }
 
-/// Last step's contact of a pair and its base, if it has one (see [`update_chunk`]).
-pub(super) type Old<'a> = Option<(&'a Contact, Option<&'a Base>)>;
+/// Last step's contact of a pair and the index of its base (`NONE` for none; see
+/// [`update_chunk`]).
+pub(super) type Old<'a> = Option<(&'a Contact, u32)>;
 use super::{
-    base_at, body_slots, closing_in, prefetch, touches, BaseSlots, Contact, NarrowPhaseParams, FAR,
-    PREFETCH_AHEAD,
+    base_at, body_slots, closing_in, prefetch, touches, BaseSlot, BaseSlots, Contact,
+    NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
 };
 
 /// Last step's contacts with their bases, as [`update_chunk`] looks each pair's up.
@@ -37,6 +39,9 @@ pub(super) struct OldContacts<'a> {
     /// Whether the update is in place: each pair's slot holds its contact of last step, and
     /// `list` is empty.
     pub in_place: bool,
+    /// Whether the bases are updated in place: each pair's base, if it has one and it is not
+    /// thawed, is in the pair's own slot of the set being written, and `read` is empty.
+    pub bases_in_place: bool,
     pub list: &'a [Contact],
     pub base_of: &'a [u32],
     /// The set of base slots `base_of` points into.
@@ -45,22 +50,28 @@ pub(super) struct OldContacts<'a> {
 }
 
 impl<'a> OldContacts<'a> {
-    /// The base of old contact `j`, if it has one.
-    #[inline(always)]
-    fn base(&self, j: usize) -> Option<&'a Base> {
-        let base = self.base_of[j];
-        (base != NONE).then(|| base_at(self.read, self.thawed, base))
-    }
-
-    /// The old contact at `prev` (not in place) with its base; `None` for `NONE`.
+    /// The old contact at `prev` (not in place) with its base's index; `None` for `NONE`.
     #[inline(always)]
     fn get(&self, prev: ContactIndex) -> Old<'a> {
-        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base(prev.index())))
+        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
+    }
+
+    /// The base at `index` (not `NONE`).
+    #[inline(always)]
+    fn base(&self, index: u32) -> Base {
+        base_at(self.read, self.thawed, index)
+    }
+
+    /// The block of last step's bases of the pairs `first..first + 8` (`first` a multiple of
+    /// 8), if it was made.
+    #[inline(always)]
+    fn block(&self, first: usize) -> Option<&'a RecycleBases> {
+        let slots = self.read.get(first / CHUNK)?;
+        slots.block(first % CHUNK / LANES)
     }
 }
 
-/// What the update writes for one chunk of pairs, a slot of each per pair (the bases as they
-/// are found).
+/// What the update writes for one chunk of pairs, a slot of each per pair.
 pub(super) struct ChunkSlots<'s> {
     pub slots: &'s mut [Contact],
     pub found: &'s mut [u32],
@@ -74,22 +85,30 @@ pub(super) struct ChunkSlots<'s> {
 
 impl ChunkSlots<'_> {
     /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
-    /// of its base among the chunk's slots), with its flags.
+    /// of its base), with its flags.
     #[inline(always)]
     fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
-        self.found[i] = match found {
-            FAR | NONE => found,
-            at => self.first_base + at,
-        };
+        self.found[i] = found;
         let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
         (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
     }
 
-    /// [`ChunkSlots::found`] of a kept contact with its base in slot `at` of the chunk's,
-    /// whose touch the caller knows.
+    /// Pair `i`'s contact slot, and where its base goes.
     #[inline(always)]
-    fn kept(&mut self, i: usize, at: u32, touch: bool, bodies: &BodyStore) {
-        self.found[i] = self.first_base + at;
+    fn pair_slots(&mut self, i: usize) -> (&mut Contact, BaseSlot<'_>) {
+        let base = BaseSlot {
+            slots: self.bases,
+            at: i,
+            index: self.first_base + i as u32,
+        };
+        (&mut self.slots[i], base)
+    }
+
+    /// [`ChunkSlots::found`] of a kept contact with its base in its slot, whose touch the
+    /// caller knows.
+    #[inline(always)]
+    fn kept(&mut self, i: usize, touch: bool, bodies: &BodyStore) {
+        self.found[i] = self.first_base + i as u32;
         let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
         (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
     }
@@ -97,10 +116,10 @@ impl ChunkSlots<'_> {
 
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
-/// up. A pair whose old contact has a base goes to the recycle kernel, eight at a time; the
-/// others, and those the kernel turns down, collide afresh. A pair's slots are the same
-/// whichever way it goes, and each way depends on the pair alone, so the order does not
-/// change the result.
+/// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
+/// kernel together; the others, and those the kernel turns down, collide afresh. A pair's
+/// slots are the same whichever way it goes, and each way depends on the pair alone, so the
+/// order does not change the result.
 #[inline(always)]
 pub(super) fn update_chunk<'a>(
     mut out: ChunkSlots,
@@ -111,41 +130,118 @@ pub(super) fn update_chunk<'a>(
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
 ) {
-    out.bases.clear();
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
     let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
         let (a, b) = body_slots(pairs[i]);
-        let (slot, bases) = (&mut out.slots[i], &mut *out.bases);
+        let (slot, base) = out.pair_slots(i);
         let found = match children {
-            None => update_pair(slot, bases, a, b, bodies, params, old),
-            Some(children) => {
-                update_shape_pair(slot, bases, a, b, children[i], bodies, params, old)
-            }
+            None => update_pair(slot, base, a, b, bodies, params, old),
+            Some(children) => update_shape_pair(slot, base, a, b, children[i], bodies, params, old),
         };
         out.found(i, found.unwrap_or(FAR), threshold, bodies);
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
     let in_place = old.in_place;
-    let run = |out: &mut ChunkSlots, recycler: &mut Recycler<usize>| {
-        let (len, lanes) = recycler.run(params.recycle, &recycle);
-        for l in 0..len {
-            let i = recycler.payload(l);
+    // Pair `i` collided afresh, with last step's contact.
+    let refresh = |out: &mut ChunkSlots, i: usize| {
+        if in_place {
+            // (The fresh collide overwrites the old contact it reads: a copy.)
+            let c = out.slots[i];
+            fresh(out, i, Some((&c, old.base_of[first + i])));
+        } else {
+            fresh(out, i, old.get(previous[i]));
+        }
+    };
+    let mut recycler = Recycler::new();
+    for group in (0..pairs.len()).step_by(LANES) {
+        let end = pairs.len().min(group + LANES);
+        // Lanes with a base to recycle, and of those, the lanes whose base is in the same
+        // lane of last step's block of these pairs: the pairs were last step's, in the same
+        // places.
+        let (mut with_base, mut in_block) = (0u32, 0u32);
+        for i in group..end {
+            if children.is_none() {
+                if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                    prefetch(&bodies.shape()[a as usize]);
+                    prefetch(&bodies.shape()[b as usize]);
+                }
+            }
+            let (a, b) = body_slots(pairs[i]);
+            let (key, base) = if in_place {
+                (out.slots[i].key(), old.base_of[first + i])
+            } else {
+                match old.get(previous[i]) {
+                    Some((c, base)) => (c.key(), base),
+                    None => ((BodySlot::NONE, BodySlot::NONE), NONE),
+                }
+            };
+            // (A contact of another pair would mean the old contacts were reordered behind
+            // our back.)
+            if base == NONE || key != (a, b) {
+                continue;
+            }
+            let l = i - group;
+            recycler.pose(l, (a.index(), b.index()), bodies);
+            with_base |= 1 << l;
+            if base as usize == first + i {
+                in_block |= 1 << l;
+            } else {
+                recycler.gather(l, &old.base(base));
+            }
+        }
+        let lanes = {
+            let block = if old.bases_in_place {
+                out.bases.block(group / LANES)
+            } else {
+                old.block(first + group)
+            };
+            if with_base == 0 {
+                RecycleLanes::default()
+            } else if with_base == in_block {
+                recycler.run(params.recycle, block, &recycle)
+            } else {
+                for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
+                    recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
+                }
+                recycler.run(params.recycle, None, &recycle)
+            }
+        };
+        if with_base != 0 && old.bases_in_place {
+            // The kept pairs' bases stay where they are, but those gathered from elsewhere
+            // (thawed) join them; a fresh collide overwrites its pair's lane below.
+            let to = out.bases.block_mut(group / LANES);
+            for l in (0..LANES).filter(|l| (with_base & !in_block) & 1 << l != 0) {
+                Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+            }
+        } else if with_base != 0 {
+            // The kept pairs' bases go on to this step's block as they are; a fresh collide
+            // overwrites its pair's lane below.
+            let source = match old.block(first + group) {
+                Some(block) if with_base == in_block => block,
+                _ => recycler.gathered(),
+            };
+            let to = out.bases.block_mut(group / LANES);
+            // (Row by row: a copy of the whole block is a call to `memcpy`.)
+            for (to, from) in to.words.iter_mut().zip(&source.words) {
+                *to = *from;
+            }
+        }
+        for i in group..end {
+            let l = i - group;
+            if with_base & 1 << l == 0 {
+                refresh(&mut out, i);
+                continue;
+            }
             let kept = lanes.kept & 1 << l != 0
                 || lanes.beyond & 1 << l != 0 && {
                     let (a, b) = body_slots(pairs[i]);
                     let widened = widened(a.index(), b.index(), bodies, params);
                     recycler.within(l, params.speculative_distance, widened)
                 };
-            let base = recycler.base(l);
             if !kept {
-                // (In place, the fresh collide overwrites the old contact it reads: a copy.)
-                let in_slot = in_place.then(|| out.slots[i]);
-                let old = in_slot
-                    .as_ref()
-                    .unwrap_or_else(|| old.get(previous[i]).unwrap().0);
-                fresh(out, i, Some((old, Some(base))));
+                refresh(&mut out, i);
                 continue;
             }
             let slot = &mut out.slots[i];
@@ -167,8 +263,6 @@ pub(super) fn update_chunk<'a>(
                     mixed(slot.a.index(), slot.b.index(), children, bodies, params);
             }
             slot.tangent_speed = 0.0;
-            let (index, copy) = out.bases.push();
-            *copy = *base;
             // A moved point below the slop touches (the kernel's mask), and so does one that
             // bounced last step (see `point_touches`).
             let touch = lanes.touching & 1 << l != 0 || {
@@ -177,42 +271,9 @@ pub(super) fn update_chunk<'a>(
                     .iter()
                     .any(|p| p.impact_impulse > 0.0)
             };
-            out.kept(i, index, touch, bodies);
-        }
-    };
-    let mut recycler = Recycler::new();
-    for i in 0..pairs.len() {
-        if children.is_none() {
-            if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                prefetch(&bodies.shape()[a as usize]);
-                prefetch(&bodies.shape()[b as usize]);
-            }
-        }
-        let (a, b) = body_slots(pairs[i]);
-        let (key, base) = if in_place {
-            (out.slots[i].key(), old.base(first + i))
-        } else {
-            match old.get(previous[i]) {
-                Some((c, base)) => (c.key(), base),
-                None => ((BodySlot::NONE, BodySlot::NONE), None),
-            }
-        };
-        match base {
-            // (A contact of another pair would mean the old contacts were reordered behind
-            // our back.)
-            Some(base) if key == (a, b) => {
-                if recycler.push(i, (a.index(), b.index()), bodies, base) {
-                    run(&mut out, &mut recycler);
-                }
-            }
-            _ if in_place => {
-                let c = out.slots[i];
-                fresh(&mut out, i, Some((&c, base)));
-            }
-            _ => fresh(&mut out, i, old.get(previous[i])),
+            out.kept(i, touch, bodies);
         }
     }
-    run(&mut out, &mut recycler);
 }
 
 /// The friction and restitution of shape pair `children` of the bodies in slots `a` and `b`,
@@ -244,14 +305,14 @@ fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -
 
 /// Writes the contact of pair `(a, b)` to `slot`, collided afresh, with the impulses of `old`,
 /// last step's contact of the pair, carried over where a feature id persists. Returns `None`
-/// if the pair does not touch, else the index in `bases` of what the next step recycles from
-/// (`NONE` for nothing, as between two circles).
+/// if the pair does not touch, else the index of what the next step recycles from, written
+/// to `base` (`NONE` for nothing, as between two circles).
 ///
 /// This is the path of worlds without compound bodies: shapes and materials come straight
 /// from the body columns.
 fn update_pair(
     slot: &mut Contact,
-    bases: &mut BaseSlots,
+    base: BaseSlot,
     a: BodySlot,
     b: BodySlot,
     bodies: &BodyStore,
@@ -267,7 +328,7 @@ fn update_pair(
     };
     update_shapes(
         slot,
-        bases,
+        base,
         (a, b),
         shapes,
         materials,
@@ -285,7 +346,7 @@ fn update_pair(
 #[allow(clippy::too_many_arguments)]
 fn update_shape_pair(
     slot: &mut Contact,
-    bases: &mut BaseSlots,
+    base: BaseSlot,
     a: BodySlot,
     b: BodySlot,
     children: Children,
@@ -303,7 +364,7 @@ fn update_shape_pair(
     };
     update_shapes(
         slot,
-        bases,
+        base,
         (a, b),
         shapes,
         materials,
@@ -321,7 +382,7 @@ fn update_shape_pair(
 #[allow(clippy::too_many_arguments)]
 fn update_shapes<'a>(
     slot: &mut Contact,
-    bases: &mut BaseSlots,
+    base_slot: BaseSlot,
     (a, b): (BodySlot, BodySlot),
     shapes: impl FnOnce() -> (&'a Shape, &'a Shape),
     materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
@@ -402,11 +463,7 @@ fn update_shapes<'a>(
         // itself: no base, so next step collides them afresh at once.
         NONE
     } else {
-        // Written to the slot, not passed by value or through a closure: either way the base
-        // or the transforms went through the stack (see `BaseSlots`).
-        let (base, fresh) = bases.push();
-        *fresh = Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b));
-        base
+        base_slot.write(&Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b)))
     };
     if let Some((old, _)) = old {
         let old = &old.manifold;
