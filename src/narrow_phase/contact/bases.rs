@@ -1,6 +1,7 @@
 //! Where the contacts' recycling bases live between steps: in the slots of the chunk of pairs
 //! that found them, two sets taking turns.
 
+use super::CHUNK;
 use crate::narrow_phase::recycle::Base;
 use batch2d_kernels::{RecycleBases, LANES};
 use bytemuck::Zeroable;
@@ -49,7 +50,6 @@ impl Clone for Bases {
 
 /// Marks a base index into [`Bases::thawed`].
 pub(super) const THAWED: u32 = 1 << 31;
-use super::CHUNK;
 
 impl Bases {
     /// The base at `index` (not `NONE`).
@@ -71,9 +71,23 @@ pub(super) fn base_at(set: &[BaseSlots], thawed: &[Base], index: u32) -> Base {
 /// The bases one chunk of pairs found, each in its pair's slot: pair `i` of the chunk in
 /// lane `i % 8` of block `i / 8`, lane-major, as the recycle kernel reads them. Slots of pairs
 /// without a base hold whatever an earlier step left there, which nothing reads.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(super) struct BaseSlots {
     blocks: Vec<RecycleBases>,
+}
+
+/// `clone_from` copies into the blocks already there: a rollback restores into the same world
+/// frame after frame, and should not allocate once per chunk.
+impl Clone for BaseSlots {
+    fn clone(&self) -> BaseSlots {
+        BaseSlots {
+            blocks: self.blocks.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &BaseSlots) {
+        self.blocks.clone_from(&source.blocks);
+    }
 }
 
 impl BaseSlots {

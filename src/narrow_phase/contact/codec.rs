@@ -1,5 +1,6 @@
 //! The contact set in a snapshot's bytes.
 
+use super::{Contact, ContactSet, FrozenContact, THAWED};
 use crate::broad_phase::compound::Children;
 use crate::codec::{codec_struct, Codec, Reader, Writer};
 use crate::error::Error;
@@ -20,7 +21,6 @@ codec_struct!(FrozenContact {
     base,
     children
 });
-use super::{Contact, ContactSet, FrozenContact, THAWED};
 
 /// Saves the contacts with what the next update and the events read beside them: each one's
 /// shape pair, recycling base and flags. The bases are read back into `Bases::thawed`, where

@@ -1,6 +1,10 @@
 //! One chunk of pairs: each pair's manifold recycled by the kernel or collided afresh, with
 //! last step's impulses carried over.
 
+use super::{
+    base_at, body_slots, closing_in, prefetch, touches, BaseSlot, BaseSlots, Contact,
+    NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
+};
 use crate::body::BodyStore;
 use crate::broad_phase::compound::{split_children, Children};
 use crate::geometry::math::Vec2;
@@ -29,10 +33,6 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
 /// Last step's contact of a pair and the index of its base (`NONE` for none; see
 /// [`update_chunk`]).
 pub(super) type Old<'a> = Option<(&'a Contact, u32)>;
-use super::{
-    base_at, body_slots, closing_in, prefetch, touches, BaseSlot, BaseSlots, Contact,
-    NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
-};
 
 /// Last step's contacts with their bases, as [`update_chunk`] looks each pair's up.
 pub(super) struct OldContacts<'a> {
