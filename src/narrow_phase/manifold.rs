@@ -338,6 +338,40 @@ fn swap_roles(manifold: &mut Manifold) {
         std::mem::swap(&mut mp.anchor_a, &mut mp.anchor_b);
     }
 }
+/// Pushes the clipped incident points `ends` (each with its id) that lie within
+/// `speculative_distance` of the reference face through `v1` along `manifold.normal`, each
+/// midway between the two rounded surfaces. An incident edge that overlaps the face by a mere
+/// corner (boxes touching corner to corner) clips to two points in one place: they hold the
+/// pair against turning no better than one, and cost the solver a two-point contact whose 2x2
+/// system is singular, so the deeper one stays.
+fn push_clipped(
+    manifold: &mut LocalManifold,
+    ends: [(Vec2, u32); 2],
+    v1: Vec2,
+    tangent: Vec2,
+    radii: (f32, f32),
+    speculative_distance: f32,
+) {
+    let normal = manifold.normal;
+    for (p, id) in ends {
+        let core_separation = normal.dot(p - v1);
+        let separation = core_separation - radii.0 - radii.1;
+        if separation <= speculative_distance {
+            let on_reference = p + normal * (radii.0 - core_separation);
+            let on_incident = p - normal * radii.1;
+            manifold.push(midpoint(on_reference, on_incident), separation, id);
+        }
+    }
+    if manifold.point_count == 2 && tangent.dot(ends[1].0 - ends[0].0).abs() < MERGE_DISTANCE {
+        let [first, second] = manifold.points;
+        manifold.points[0] = if second.separation < first.separation {
+            second
+        } else {
+            first
+        };
+        manifold.point_count = 1;
+    }
+}
 
 /// Midpoint of two surface points.
 fn midpoint(p: Vec2, q: Vec2) -> Vec2 {
@@ -806,28 +840,14 @@ fn face_contact(
         (p1, feature_id(next_index(face, reference.count()), edge)),
         (p2, feature_id(face, end)),
     ];
-    for (p, id) in ends {
-        let core_separation = normal.dot(p - v1);
-        let separation = core_separation - radii.0 - radii.1;
-        if separation <= speculative_distance {
-            let on_reference = p + normal * (radii.0 - core_separation);
-            let on_incident = p - normal * radii.1;
-            manifold.push(midpoint(on_reference, on_incident), separation, id);
-        }
-    }
-    if manifold.point_count == 2 && tangent.dot(p2 - p1).abs() < MERGE_DISTANCE {
-        // An incident edge that overlaps the face by a mere corner (boxes touching corner to
-        // corner) clips to two points in one place. They hold the pair against turning no
-        // better than one, and cost the solver a two-point contact whose 2x2 system is
-        // singular. The deeper one stays.
-        let [first, second] = manifold.points;
-        manifold.points[0] = if second.separation < first.separation {
-            second
-        } else {
-            first
-        };
-        manifold.point_count = 1;
-    }
+    push_clipped(
+        &mut manifold,
+        ends,
+        v1,
+        tangent,
+        radii,
+        speculative_distance,
+    );
     if let Some((closest, id)) = segment_closest {
         // A segment end clipped off by a side plane leaves points whose gap along the face
         // normal overstates the true gap at that end: then the closest points serve.

@@ -11,7 +11,7 @@
 //! divisions of the general closest points).
 
 use super::{
-    feature_id, midpoint, swap_features, LocalManifold, GAP_TOLERANCE, ID_VERTEX, MERGE_DISTANCE,
+    feature_id, midpoint, push_clipped, swap_features, LocalManifold, GAP_TOLERANCE, ID_VERTEX,
     REFERENCE_TOLERANCE,
 };
 use crate::geometry::math::{Transform, Vec2};
@@ -185,29 +185,18 @@ fn segment_contact(
         ..LocalManifold::default()
     };
     // Each point named by the two vertices at its end of the overlap, as between polygons.
-    for (p, id) in [
+    let ends = [
         (p_low, feature_id(0, j_low)),
         (p_high, feature_id(1, j_high)),
-    ] {
-        let core_separation = normal.dot(p - r0);
-        let separation = core_separation - radii.0 - radii.1;
-        if separation <= speculative_distance {
-            let on_reference = p + normal * (radii.0 - core_separation);
-            let on_incident = p - normal * radii.1;
-            manifold.push(midpoint(on_reference, on_incident), separation, id);
-        }
-    }
-    if manifold.point_count == 2 && tangent.dot(p_high - p_low).abs() < MERGE_DISTANCE {
-        // Two points in one place hold no better than one (see `face_contact`): the deeper
-        // one stays.
-        let [first, second] = manifold.points;
-        manifold.points[0] = if second.separation < first.separation {
-            second
-        } else {
-            first
-        };
-        manifold.point_count = 1;
-    }
+    ];
+    push_clipped(
+        &mut manifold,
+        ends,
+        r0,
+        tangent,
+        radii,
+        speculative_distance,
+    );
     if let Some(closest) = closest {
         // An incident end clipped off by the slab leaves points whose gap along the face
         // normal overstates the true gap at that end: then the closest points serve.
