@@ -32,12 +32,11 @@ use crate::broad_phase::compound::split_children;
 use crate::codec::{codec_struct, invalid};
 use crate::error::Error;
 use crate::geometry::math::Vec2;
-use crate::index::{BodySlot, NONE};
+use crate::index::BodySlot;
 use crate::narrow_phase::contact::{centroid, closing_speed, point_touches, touches, ContactSet};
 use crate::narrow_phase::events::{ContactData, ContactEvents, HitEvent, TouchBegin, TouchEvent};
 use crate::narrow_phase::hit::meeting_speed;
 use crate::narrow_phase::removal::Removed;
-use std::cmp::Ordering;
 
 /// The events of the last step and what the next step's events need.
 #[derive(Clone, Default)]
@@ -47,9 +46,6 @@ pub(crate) struct ContactLog {
     touching: Vec<(BodySlot, BodySlot)>,
     /// Scratch: the touching pairs of the step before.
     previous: Vec<(BodySlot, BodySlot)>,
-    /// Scratch of `step_done`: per pair of `touching`, the index of its first touching contact
-    /// (`NONE` for a pair of a sleeping body), so that a begin event reads its contact at once.
-    first_contact: Vec<u32>,
     /// End events of removed bodies, reported with the next step.
     removed: Vec<TouchEvent>,
     /// Pairs that had a manifold but did not touch in the last step, with the speed at which
@@ -207,8 +203,7 @@ impl ContactLog {
     }
 
     /// Lists the touching pairs of `set` (after those of the step before, which become
-    /// `previous`) with their first touching contacts, and, as [`ContactLog::list_approaching`],
-    /// the contacts that close in.
+    /// `previous`) and, as [`ContactLog::list_approaching`], the contacts that close in.
     fn list_touching(
         &mut self,
         set: &ContactSet,
@@ -218,46 +213,48 @@ impl ContactLog {
     ) {
         std::mem::swap(&mut self.touching, &mut self.previous);
         self.touching.clear();
+        // The narrowphase found which contacts touch (with this step's linear slop): the pairs
+        // come from the compact keys, and only contacts that do not touch are read. A compound
+        // body touches another body through any of its shapes: events are per body pair, and
+        // the contacts of one pair are adjacent (sorted by bodies first), so each pair is
+        // listed once.
+        let (keys, touching) = (set.keys(), set.touching());
+        let Some(asleep) = asleep else {
+            // Nothing sleeps: the loop every busy step runs, with nothing to merge in.
+            for (i, (&(a, b, _), &touches)) in keys.iter().zip(touching).enumerate() {
+                if touches {
+                    if self.touching.last() != Some(&(a, b)) {
+                        self.touching.push((a, b));
+                    }
+                } else if let Some(speed) = set.closing_in(i, bodies) {
+                    let speed = meeting_speed(&set.list[i], bodies, speed, gravity);
+                    self.approaching.push((a, b, speed));
+                }
+            }
+            return;
+        };
         // The touching pairs of sleeping bodies, sorted, merged in as the contacts go. A moving
         // body touching a sleeping one has woken it before this point, so these pairs are not
         // among `contacts`.
-        let (previous, asleep) = match asleep {
-            Some(asleep) => (&self.previous[..], asleep),
-            None => (&[][..], &[][..]),
-        };
         let sleeps = |s: BodySlot| asleep.get(s.index()) == Some(&true);
-        let mut sleeping = previous
-            .iter()
-            .copied()
+        let mut sleeping = (self.previous.iter().copied())
             .filter(|&(a, b)| sleeps(a) || sleeps(b))
             .peekable();
-        // The narrowphase found which contacts touch (with this step's linear slop): the pairs
-        // come from the compact keys, and only contacts that do not touch are read.
-        let touching = set.keys().iter().zip(set.touching());
-        self.first_contact.clear();
-        for (i, (&(a, b, _), &touches)) in touching.enumerate() {
+        for (i, (&(a, b, _), &touches)) in keys.iter().zip(touching).enumerate() {
             if touches {
                 let pair = (a, b);
                 while let Some(earlier) = sleeping.next_if(|&p| p < pair) {
                     self.touching.push(earlier);
-                    self.first_contact.push(NONE);
                 }
-                // A compound body touches another body through any of its shapes: events are
-                // per body pair, and the contacts of one pair are adjacent (sorted by bodies
-                // first), so the first touching one stands for the pair.
                 if self.touching.last() != Some(&pair) {
                     self.touching.push(pair);
-                    self.first_contact.push(i as u32);
                 }
             } else if let Some(speed) = set.closing_in(i, bodies) {
                 let speed = meeting_speed(&set.list[i], bodies, speed, gravity);
                 self.approaching.push((a, b, speed));
             }
         }
-        for pair in sleeping {
-            self.touching.push(pair);
-            self.first_contact.push(NONE);
-        }
+        self.touching.extend(sleeping);
     }
 
     /// Adds the begin and end events between the touching pairs of the step before and this
@@ -266,59 +263,74 @@ impl ContactLog {
         let events = &mut self.events;
         let (old, new) = (&self.previous, &self.touching);
         let mut approaching = self.previous_approaching.iter().peekable();
-        // The touching pairs often stand where the contacts did not (a manifold that does not
-        // touch came or went, or an island sleeps): one comparison of the two lists then stands
-        // for the merge below, which would find no event.
-        let (mut i, mut j) = match old == new {
-            true => (old.len(), new.len()),
-            false => (0, 0),
-        };
-        while i < old.len() || j < new.len() {
-            let order = match (old.get(i), new.get(j)) {
-                (Some(o), Some(n)) => o.cmp(n),
-                (Some(_), None) => Ordering::Less,
-                _ => Ordering::Greater,
+        // Where the begins' contacts are found: past the last one's, as the begins are sorted.
+        let mut contacts_from = 0;
+        let (mut i, mut j) = (0, 0);
+        loop {
+            // Few pairs begin or end in a step (the touching pairs often stand where the
+            // contacts did not: a manifold that does not touch came or went, or an island
+            // sleeps): most of both lists is runs of the same pairs, passed over by this tight
+            // loop rather than by the merge's three-way steps.
+            let same = old[i..].iter().zip(&new[j..]).take_while(|(o, n)| o == n);
+            let run = same.count();
+            (i, j) = (i + run, j + run);
+            let ends = match (old.get(i), new.get(j)) {
+                (Some(o), Some(n)) => o < n,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
             };
-            match order {
-                Ordering::Less => {
-                    events.end.push(event(bodies, old[i].0, old[i].1));
-                    i += 1;
+            if ends {
+                events.end.push(event(bodies, old[i].0, old[i].1));
+                i += 1;
+            } else {
+                // Both lists are sorted, and so are the begins: the pair's closing speeds
+                // of the step before, if any, are next in line.
+                let pair = new[j];
+                while approaching.next_if(|&&(a, b, _)| (a, b) < pair).is_some() {}
+                // A compound pair may have several, one per shape pair: the fastest counts.
+                let mut earlier: Option<f32> = None;
+                while let Some(&(_, _, speed)) = approaching.next_if(|&&(a, b, _)| (a, b) == pair) {
+                    earlier = Some(earlier.map_or(speed, |e| e.max(speed)));
                 }
-                Ordering::Greater => {
-                    // Both lists are sorted, and so are the begins: the pair's closing speeds
-                    // of the step before, if any, are next in line.
-                    let pair = new[j];
-                    while approaching.next_if(|&&(a, b, _)| (a, b) < pair).is_some() {}
-                    // A compound pair may have several, one per shape pair: the fastest counts.
-                    let mut earlier: Option<f32> = None;
-                    while let Some(&(_, _, speed)) =
-                        approaching.next_if(|&&(a, b, _)| (a, b) == pair)
-                    {
-                        earlier = Some(earlier.map_or(speed, |e| e.max(speed)));
-                    }
-                    let index = self.first_contact[j] as usize;
-                    let begin = begin_event(set, bodies, index, earlier, params.linear_slop);
-                    if begin.approach_speed > params.hit_threshold {
-                        events.hit.push(HitEvent {
-                            a: begin.a,
-                            b: begin.b,
-                            shape_a: begin.shape_a,
-                            shape_b: begin.shape_b,
-                            point: begin.point,
-                            normal: begin.normal,
-                            speed: begin.approach_speed,
-                        });
-                    }
-                    events.begin.push(begin);
-                    j += 1;
+                let index = first_touching(set, pair, contacts_from);
+                contacts_from = index;
+                let begin = begin_event(set, bodies, index, earlier, params.linear_slop);
+                if begin.approach_speed > params.hit_threshold {
+                    events.hit.push(HitEvent {
+                        a: begin.a,
+                        b: begin.b,
+                        shape_a: begin.shape_a,
+                        shape_b: begin.shape_b,
+                        point: begin.point,
+                        normal: begin.normal,
+                        speed: begin.approach_speed,
+                    });
                 }
-                Ordering::Equal => {
-                    i += 1;
-                    j += 1;
-                }
+                events.begin.push(begin);
+                j += 1;
             }
         }
     }
+}
+
+/// The index of the first touching contact of `pair` in `set`, which has one at `from` or
+/// after: the contacts of a pair are adjacent in key order. Only a begin event looks for one,
+/// so the search gallops from `from` (the last begin's contact) instead of the touching pairs
+/// keeping their first contacts.
+fn first_touching(set: &ContactSet, pair: (BodySlot, BodySlot), from: usize) -> usize {
+    let (keys, touching) = (set.keys(), set.touching());
+    let before = |i: usize| (keys[i].0, keys[i].1) < pair;
+    let mut step = 1;
+    while from + step < keys.len() && before(from + step) {
+        step *= 2;
+    }
+    let window = from + step / 2..(from + step + 1).min(keys.len());
+    let first = window.start + keys[window].partition_point(|&(a, b, _)| (a, b) < pair);
+    (first..keys.len())
+        .take_while(|&i| (keys[i].0, keys[i].1) == pair)
+        .find(|&i| touching[i])
+        .unwrap_or(first)
 }
 
 fn event(bodies: &BodyStore, a: BodySlot, b: BodySlot) -> TouchEvent {
@@ -362,7 +374,6 @@ codec_struct!(ContactLog {
     threshold
 } rebuilt {
     previous,
-    first_contact,
     previous_approaching
 });
 

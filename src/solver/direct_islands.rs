@@ -12,7 +12,7 @@
 //! the iterative solver.
 
 use crate::body::BodyStore;
-use crate::index::{BodySlot, ContactIndex, NONE};
+use crate::index::{BodySlot, ContactIndex, Stamp, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::Contact;
 use rayon::prelude::*;
@@ -61,17 +61,27 @@ pub(crate) struct DirectIslands {
     root: Vec<BodySlot>,
     /// Per root: its island, or `NONE`.
     island_of: Vec<u32>,
+    /// `masses_uneven` of the bodies as of their `BodyStore::mass_stamp`: the inverse masses
+    /// change only with it, seldom, while the scan would read them all every step.
+    uneven_at: Option<(Stamp, bool)>,
 }
 
 impl DirectIslands {
-    /// Finds the islands of `contacts` to solve directly. Costs one parallel scan of the
-    /// bodies' inverse masses when no two dynamic bodies are more than the mass ratio apart,
-    /// as in every standard scene but smash, else one pass of union-find over the contacts.
+    /// Finds the islands of `contacts` to solve directly. Costs nothing when no two dynamic
+    /// bodies are more than the mass ratio apart, as in every standard scene but smash (a
+    /// parallel scan of the bodies' inverse masses finds it when they change), else one pass
+    /// of union-find over the contacts.
     pub fn find(&mut self, contacts: &[Contact], bodies: &BodyStore) {
         self.is_direct.clear();
         self.contacts.clear();
         self.ranges.clear();
-        if !masses_uneven(bodies) {
+        let stamp = bodies.mass_stamp();
+        let uneven = match self.uneven_at {
+            Some((at, uneven)) if at == stamp => uneven,
+            _ => masses_uneven(bodies),
+        };
+        self.uneven_at = Some((stamp, uneven));
+        if !uneven {
             return;
         }
         self.join(contacts, bodies);
