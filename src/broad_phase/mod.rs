@@ -29,7 +29,7 @@ mod tests;
 
 use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
-use crate::broad_phase::proxies::{overlaps, Proxies};
+use crate::broad_phase::proxies::{overlaps, Bounds, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
 use crate::geometry::math::{Aabb, Vec2};
@@ -65,6 +65,8 @@ struct Grid {
     class: Vec<Class>,
     /// Per slot: the cells its AABB overlaps (meaningful for small proxies only).
     rects: Vec<CellRect>,
+    /// Per slot: its AABB as a candidate of the pair search reads it.
+    uppers: Vec<Bounds>,
     /// Slots of the large proxies, ascending.
     large: Vec<u32>,
 }
@@ -649,19 +651,22 @@ impl Grid {
         let cells = &self.cells;
         self.rects.resize(n, CellRect::default());
         self.class.resize(n, Class::Empty);
+        self.uppers.resize(n, Bounds::default());
         // Chunk by chunk, counting the entries and widening the window in the same pass.
         let small = (
-            self.rects.par_chunks_mut(MIN_CHUNK),
+            (self.rects.par_chunks_mut(MIN_CHUNK)).zip(self.uppers.par_chunks_mut(MIN_CHUNK)),
             self.class.par_chunks_mut(MIN_CHUNK),
             proxies.aabbs.par_chunks(MIN_CHUNK),
             proxies.kinds.par_chunks(MIN_CHUNK),
         )
             .into_par_iter()
-            .map(|(rects, classes, aabbs, kinds)| {
+            .map(|((rects, uppers), classes, aabbs, kinds)| {
                 let (mut entries, mut window) = (0, CellRect::EMPTY);
-                let proxies = rects.iter_mut().zip(classes).zip(aabbs.iter().zip(kinds));
-                for ((rect, class), (aabb, &kind)) in proxies {
+                let rects = rects.iter_mut().zip(uppers);
+                let proxies = rects.zip(classes).zip(aabbs.iter().zip(kinds));
+                for (((rect, upper), class), (aabb, &kind)) in proxies {
                     *rect = cells.rect(aabb);
+                    *upper = Bounds::upper(aabb);
                     *class = if kind == SlotKind::Empty {
                         Class::Empty
                     } else if rect.is_large() {
@@ -716,7 +721,7 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
     ) {
         let r = self.rects[a];
-        let aabb = proxies.aabbs[a];
+        let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
         let start = out.len();
         cells.visit_cells(r, |cx, cy, need, bucket| {
             // Every entry is written to the spare room and kept by counting it when all the
@@ -728,8 +733,7 @@ impl Grid {
             // Buckets are filled in descending slot order: past `a`, no entry can be a
             // partner b > a.
             for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                let hit =
-                    e.first_shared(cx, cy, need) & overlaps(&aabb, &proxies.aabbs[e.id() as usize]);
+                let hit = e.first_shared(cx, cy, need) & lower.overlap(&uppers[e.id() as usize]);
                 room[kept].write((a as u32, e.id()));
                 kept += hit as usize;
             }
