@@ -399,8 +399,10 @@ pub(crate) trait Cells {
     /// known to hold no entry may be skipped.
     #[inline(always)]
     fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[Self::E])) {
-        for cy in r.y0..=r.y1 {
-            for cx in r.x0..=r.x1 {
+        // Half-open ranges (the coordinates are clamped well below `i32::MAX`): an inclusive
+        // one tests for its end twice a turn.
+        for cy in r.y0..r.y1 + 1 {
+            for cx in r.x0..r.x1 + 1 {
                 let need = needed(firsts(cx == r.x0, cy == r.y0));
                 visit(cx, cy, need, self.bucket_of(cx, cy));
             }
@@ -455,7 +457,7 @@ impl Cells for WindowCells<'_> {
         }
         // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
         let count = (x1 - x0) as usize + 1;
-        for cy in y0..=y1 {
+        for cy in y0..y1 + 1 {
             let row = self
                 .table
                 .buckets(window_bucket(w, self.width, x0, cy), count);
@@ -660,8 +662,9 @@ fn enter<E: Copy + Default + Send, I>(
 {
     table.fill(buckets, parts, |part, filler| {
         for (id, r) in boxes(part) {
-            for cy in r.y0..=r.y1 {
-                for cx in r.x0..=r.x1 {
+            // Half-open: see `Cells::visit_cells`.
+            for cy in r.y0..r.y1 + 1 {
+                for cx in r.x0..r.x1 + 1 {
                     let firsts = firsts(cx == r.x0, cy == r.y0);
                     filler.add(bucket(cx, cy), entry(cx, cy, id, firsts));
                 }

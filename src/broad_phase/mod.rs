@@ -29,7 +29,7 @@ mod tests;
 
 use crate::body::SlotKind;
 use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
-use crate::broad_phase::proxies::{overlaps, Proxies};
+use crate::broad_phase::proxies::{overlaps, Bounds, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
 use crate::geometry::math::{Aabb, Vec2};
@@ -65,6 +65,12 @@ struct Grid {
     class: Vec<Class>,
     /// Per slot: the cells its AABB overlaps (meaningful for small proxies only).
     rects: Vec<CellRect>,
+    /// Per slot: its AABB as a candidate of the pair search reads it.
+    uppers: Vec<Bounds>,
+    /// Whether every two small proxies pass the filters ([`Proxies::may_collide`]): then
+    /// the pairs a small proxy finds through the cells, all with small proxies, need no
+    /// filter.
+    small_pass: bool,
     /// Slots of the large proxies, ascending.
     large: Vec<u32>,
 }
@@ -627,7 +633,8 @@ impl Grid {
     /// Rebuilds the grid for `proxies` with cells of `cell_size`.
     fn build(&mut self, proxies: &Proxies, cell_size: f32) {
         self.cells.set_cell_size(cell_size);
-        let (entry_count, window) = self.classify(proxies);
+        let (entry_count, window, filters) = self.classify(proxies);
+        self.small_pass = filters.all_pass();
         // One part of the slots per thread, if there are enough of them.
         let n = proxies.len();
         let parts = rayon::current_num_threads().min(n / MIN_CHUNK).max(1);
@@ -644,39 +651,48 @@ impl Grid {
     /// many grid entries the small ones need and the cells they span. Per-proxy work runs in
     /// parallel, in one pass; only the list of large proxies (a scan of one byte per proxy) is
     /// built in order.
-    fn classify(&mut self, proxies: &Proxies) -> (usize, CellRect) {
+    fn classify(&mut self, proxies: &Proxies) -> (usize, CellRect, SmallFilters) {
         let n = proxies.len();
         let cells = &self.cells;
         self.rects.resize(n, CellRect::default());
         self.class.resize(n, Class::Empty);
+        self.uppers.resize(n, Bounds::default());
         // Chunk by chunk, counting the entries and widening the window in the same pass.
         let small = (
-            self.rects.par_chunks_mut(MIN_CHUNK),
+            (self.rects.par_chunks_mut(MIN_CHUNK)).zip(self.uppers.par_chunks_mut(MIN_CHUNK)),
             self.class.par_chunks_mut(MIN_CHUNK),
             proxies.aabbs.par_chunks(MIN_CHUNK),
             proxies.kinds.par_chunks(MIN_CHUNK),
+            (proxies.layers.par_chunks(MIN_CHUNK)).zip(proxies.masks.par_chunks(MIN_CHUNK)),
         )
             .into_par_iter()
-            .map(|(rects, classes, aabbs, kinds)| {
-                let (mut entries, mut window) = (0, CellRect::EMPTY);
-                let proxies = rects.iter_mut().zip(classes).zip(aabbs.iter().zip(kinds));
-                for ((rect, class), (aabb, &kind)) in proxies {
-                    *rect = cells.rect(aabb);
-                    *class = if kind == SlotKind::Empty {
-                        Class::Empty
-                    } else if rect.is_large() {
-                        Class::Large
-                    } else {
-                        entries += rect.cell_count();
-                        window = window.union(*rect);
-                        Class::Small
-                    };
-                }
-                (entries, window)
-            })
+            .map(
+                |((rects, uppers), classes, aabbs, kinds, (layers, masks))| {
+                    let (mut entries, mut window) = (0, CellRect::EMPTY);
+                    let mut filters = SmallFilters::NONE;
+                    let rects = rects.iter_mut().zip(uppers);
+                    let filter = kinds.iter().zip(layers).zip(masks);
+                    let proxies = rects.zip(classes).zip(aabbs.iter().zip(filter));
+                    for (((rect, upper), class), (aabb, ((&kind, &layer), &mask))) in proxies {
+                        *rect = cells.rect(aabb);
+                        *upper = Bounds::upper(aabb);
+                        *class = if kind == SlotKind::Empty {
+                            Class::Empty
+                        } else if rect.is_large() {
+                            Class::Large
+                        } else {
+                            entries += rect.cell_count();
+                            window = window.union(*rect);
+                            filters.add(kind, layer, mask);
+                            Class::Small
+                        };
+                    }
+                    (entries, window, filters)
+                },
+            )
             .reduce(
-                || (0, CellRect::EMPTY),
-                |(n, a), (m, b)| (n + m, a.union(b)),
+                || (0, CellRect::EMPTY, SmallFilters::NONE),
+                |(n, a, f), (m, b, g)| (n + m, a.union(b), f.union(g)),
             );
         self.large.clear();
         let large = self
@@ -716,7 +732,7 @@ impl Grid {
         out: &mut Vec<(u32, u32)>,
     ) {
         let r = self.rects[a];
-        let aabb = proxies.aabbs[a];
+        let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
         let start = out.len();
         cells.visit_cells(r, |cx, cy, need, bucket| {
             // Every entry is written to the spare room and kept by counting it when all the
@@ -728,8 +744,7 @@ impl Grid {
             // Buckets are filled in descending slot order: past `a`, no entry can be a
             // partner b > a.
             for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                let hit =
-                    e.first_shared(cx, cy, need) & overlaps(&aabb, &proxies.aabbs[e.id() as usize]);
+                let hit = e.first_shared(cx, cy, need) & lower.overlap(&uppers[e.id() as usize]);
                 room[kept].write((a as u32, e.id()));
                 kept += hit as usize;
             }
@@ -737,6 +752,9 @@ impl Grid {
             // grows by at most one per write, and every write lands at `kept`).
             unsafe { out.set_len(out.len() + kept) };
         });
+        if self.small_pass && self.class[a] == Class::Small {
+            return;
+        }
         // The filters almost always pass (both proxies dynamic, default layers).
         let mut kept = start;
         for i in start..out.len() {
@@ -808,6 +826,50 @@ impl Grid {
                 out.push((a as u32, b as u32));
             }
         }
+    }
+}
+
+/// What the filters of a set of proxies have in common: enough to tell that every two of them
+/// pass ([`SmallFilters::all_pass`]).
+#[derive(Clone, Copy)]
+struct SmallFilters {
+    /// Whether every proxy is dynamic.
+    dynamic: bool,
+    /// The layers every proxy is in...
+    layers: u32,
+    /// ...and those every proxy collides with.
+    masks: u32,
+}
+
+impl SmallFilters {
+    /// Of no proxy: the identity of [`SmallFilters::union`].
+    const NONE: SmallFilters = SmallFilters {
+        dynamic: true,
+        layers: u32::MAX,
+        masks: u32::MAX,
+    };
+
+    /// Takes in a proxy of `kind`, in `layers`, colliding with `mask`.
+    #[inline(always)]
+    fn add(&mut self, kind: SlotKind, layers: u32, mask: u32) {
+        self.dynamic &= kind == SlotKind::Dynamic;
+        self.layers &= layers;
+        self.masks &= mask;
+    }
+
+    /// What the proxies of both have in common.
+    fn union(self, o: SmallFilters) -> SmallFilters {
+        SmallFilters {
+            dynamic: self.dynamic & o.dynamic,
+            layers: self.layers & o.layers,
+            masks: self.masks & o.masks,
+        }
+    }
+
+    /// Whether [`Proxies::may_collide`] holds for every two of the proxies: both are dynamic,
+    /// and a layer they are all in is one they all collide with.
+    fn all_pass(&self) -> bool {
+        self.dynamic && self.layers & self.masks != 0
     }
 }
 

@@ -50,6 +50,38 @@ impl Proxies<'_> {
     }
 }
 
+/// A box as the grid's pair search reads it, in one of two forms: a candidate's
+/// [`Bounds::upper`] `[max.x, max.y, -min.x, -min.y]` and a query's [`Bounds::lower`]
+/// `[min.x, min.y, -max.x, -max.y]`. The four comparisons of [`overlaps`] are then one
+/// comparison of four lanes, each `lower <= upper`, which the compiler makes one vector
+/// compare. Negation is exact, so the answer is that of [`overlaps`] for every input, NaN
+/// included (no lane holds).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(16))]
+pub(crate) struct Bounds([f32; 4]);
+
+impl Bounds {
+    /// The form of `aabb` that a query is compared with.
+    #[inline]
+    pub(crate) fn upper(aabb: &Aabb) -> Bounds {
+        Bounds([aabb.max.x, aabb.max.y, -aabb.min.x, -aabb.min.y])
+    }
+
+    /// The form of `aabb` that compares with the candidates' [`Bounds::upper`].
+    #[inline]
+    pub(crate) fn lower(aabb: &Aabb) -> Bounds {
+        Bounds([aabb.min.x, aabb.min.y, -aabb.max.x, -aabb.max.y])
+    }
+
+    /// Whether the boxes overlap, `self` a [`Bounds::lower`] and `upper` a [`Bounds::upper`]:
+    /// [`overlaps`] of the two boxes.
+    #[inline(always)]
+    pub(crate) fn overlap(&self, upper: &Bounds) -> bool {
+        let (l, u) = (&self.0, &upper.0);
+        (l[0] <= u[0]) & (l[1] <= u[1]) & (l[2] <= u[2]) & (l[3] <= u[3])
+    }
+}
+
 /// `Aabb::overlaps` without short-circuits, for the hot loops (see `Grid::small_partners`).
 #[inline]
 pub(crate) fn overlaps(a: &Aabb, b: &Aabb) -> bool {

@@ -153,6 +153,43 @@ fn random_mixed_scenes_match_brute_force() {
     }
 }
 
+/// The pair search leaves out the filters where every small proxy is dynamic and all are in a
+/// layer they all collide with; where one is not, and for a large proxy looking through the
+/// cells, the filters still count.
+#[test]
+fn filters_count_unless_every_small_proxy_pairs_with_every_other() {
+    for variant in 0..4 {
+        let mut scene = Scene::default();
+        // Large (wider than 64 cells of the pyramid's grid), and first: it looks through the
+        // cells for its partners.
+        let (layer, mask) = if variant == 3 { (2, 2) } else { (1, u32::MAX) };
+        let platform = boxed(Vec2::new(0.0, 3.0), 30.0, 2.0);
+        scene.push_filtered(platform, SlotKind::Dynamic, layer, mask);
+        let pyramid = pyramid_scene(false);
+        for (&aabb, &kind) in pyramid.aabbs.iter().zip(&pyramid.kinds) {
+            scene.push(aabb, kind);
+        }
+        match variant {
+            // A box that collides with no layer the others are in.
+            1 => scene.masks[41] = 2,
+            // Two neighbours that may not pair with each other.
+            2 => scene.kinds[41..43].fill(SlotKind::Kinematic),
+            _ => {}
+        }
+        let mut bp = BroadPhase::new();
+        let got = find(&mut bp, &scene);
+        assert_eq!(bp.large_proxy_count(), 1, "variant {variant}");
+        let expected = brute_force(&scene.proxies());
+        assert_eq!(got, expected, "variant {variant}");
+        // Each variant takes out pairs that overlap.
+        let all = (scene.aabbs.iter().enumerate())
+            .flat_map(|(a, p)| (a + 1..scene.aabbs.len()).map(move |b| (a, b, p)))
+            .filter(|&(_, b, p)| p.overlaps(&scene.aabbs[b]))
+            .count();
+        assert_eq!(variant == 0, got.len() == all, "variant {variant}");
+    }
+}
+
 #[test]
 fn dense_mixed_scene_matches_brute_force() {
     assert_matches_brute_force(&mixed_scene(11, 4000, Vec2::new(-20.0, -20.0), 40.0));
