@@ -1,5 +1,6 @@
-//! Recycling: a pair with a polygon that touched last step and has barely moved since its
-//! manifold was last computed reuses that manifold instead of colliding again. The pair keeps
+//! Recycling: a pair of polygons (boxes, capsules, segments) that touched last step and has
+//! barely moved since its manifold was last computed reuses that manifold instead of colliding
+//! again; a pair with a circle collides afresh every step, as cheaply. The pair keeps
 //! what its last full collide saw (its [`Base`]); the narrowphase gathers the pairs that have
 //! one into batches of eight, and a kernel of `batch2d_kernels::recycle` moves each base to
 //! the bodies' poses and tells which pairs moved little enough (see [`RECYCLE_DISTANCE`]).
@@ -27,8 +28,8 @@ use bytemuck::Zeroable;
 /// separation moves by the relative motion of the two bodies at the point along the normal.
 /// That is exact for a point where a corner meets a face, up to a second-order term
 /// (separation x angle²); where a side plane clipped the incident edge it is off by about the
-/// motion times the slope between the two edges, and a normal defined by B (B's face, or two
-/// circle centres) lags by at most the angle or the motion over the radii. A shape sunk into a
+/// motion times the slope between the two edges, and a normal defined by B (B's face, or the
+/// closest points of two capsules) lags by at most the angle or the motion over the radii. A shape sunk into a
 /// polygon down to its mid-plane, whose nearest face changes as it crosses, keeps the face of
 /// the base: its separation stays the depth below that face, deeper than the signed distance to
 /// the new nearest face by twice the crossing (under 2 mm), so it is pushed back out the way it

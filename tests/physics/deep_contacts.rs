@@ -1,6 +1,6 @@
-//! A circle sunk deep into a thin box: the contact's separation is the exact signed distance
-//! from the circle to the box, whether the manifold is collided afresh or recycled by the
-//! world from an earlier step, and its normal pushes the circle out of the nearer face.
+//! A circle sunk deep into a thin box, or passing its corner: the contact's separation is the
+//! exact signed distance from the circle to the box at every step, and its normal pushes the
+//! circle out of the nearer face.
 
 use crate::common::Rng;
 
@@ -87,12 +87,12 @@ fn a_fresh_collide_finds_the_exact_depth_of_a_circle_in_a_thin_box() {
 }
 
 /// A circle created with its centre inside a fixed plank, 5 mm from its left face, and pushed
-/// out slowly (a `contact_push_max_velocity` of 3 cm/s moves it half a millimetre a step, so
-/// the world recycles the manifold between fresh collides): each step's contact, computed at
-/// the step's start, has the exact signed distance of the bodies there, and the circle comes
-/// out of the left face, the nearer one.
+/// out slowly (a `contact_push_max_velocity` of 3 cm/s moves it half a millimetre a step,
+/// little enough for the world to reuse a polygon pair's manifold, which a circle's pair must
+/// not be misled by): each step's contact, computed at the step's start, has the exact signed
+/// distance of the bodies there, and the circle comes out of the left face, the nearer one.
 #[test]
-fn a_circle_deep_in_a_thin_box_keeps_its_exact_depth_while_recycled() {
+fn a_circle_deep_in_a_thin_box_keeps_its_exact_depth_step_by_step() {
     for (angle, offset) in [(0.0, 0.0), (0.4, 0.3), (-1.2, -0.6)] {
         let mut world = World::new(WorldSettings {
             gravity: Vec2::ZERO,
@@ -140,5 +140,68 @@ fn a_circle_deep_in_a_thin_box_keeps_its_exact_depth_while_recycled() {
         let end = world.transform(ball).unwrap().p;
         let (gap, _) = signed_distance(xf_p, end);
         assert!(gap > -0.01, "{what}: still {gap} m deep");
+    }
+}
+
+/// A ball sliding slowly past a fixed plank's corner, 2 mm clear of its long face (no
+/// gravity, so nothing pushes it; within the linear slop, so the contact is listed as
+/// touching): each step's contact has the exact signed distance and the exact normal of the
+/// bodies at the step's start, along the face and round the corner, where the normal turns
+/// with the ball's centre. (A manifold kept from an earlier step and moved
+/// with the ball would keep the old normal, a hundredth of a radian off per half millimetre.)
+#[test]
+fn a_ball_sliding_past_a_corner_has_its_exact_contact_every_step() {
+    for angle in [0.0, 0.7, -2.1] {
+        let mut world = World::new(WorldSettings {
+            gravity: Vec2::ZERO,
+            ..WorldSettings::default()
+        });
+        let xf_p = Transform::new(Vec2::new(-0.4, 0.25), Rot::from_angle(angle));
+        let plank_body = world
+            .add_body(
+                BodyDef::fixed().position(xf_p.p).angle(angle),
+                ShapeDef::new(plank()),
+            )
+            .unwrap();
+        let start = xf_p.apply(Vec2::new(HALF_WIDTH + RADIUS + 0.002, HALF_LENGTH - 0.03));
+        let ball = world
+            .add_body(
+                BodyDef::dynamic()
+                    .position(start)
+                    .linear_velocity(xf_p.q.rotate(Vec2::new(0.0, 0.03))),
+                ShapeDef::new(Shape::circle(RADIUS).unwrap()),
+            )
+            .unwrap();
+        let (mut along_face, mut round_corner) = (0, 0);
+        for step in 0..120 {
+            let before = world.transform(ball).unwrap().p;
+            world.step(DT).unwrap();
+            let (exact, outward) = signed_distance(xf_p, before);
+            if exact > 0.004 {
+                continue; // Near or past the linear slop, it may not be listed as touching.
+            }
+            let contact = world
+                .contacts()
+                .next()
+                .unwrap_or_else(|| panic!("{angle} rad: no contact at step {step}"));
+            assert_eq!((contact.a, contact.b), (plank_body, ball));
+            let s = contact.points()[0].separation;
+            assert!(
+                (s - exact).abs() < 1e-5,
+                "{angle} rad, step {step}: separation {s}, exact {exact}"
+            );
+            let off = (contact.manifold.normal - outward).length();
+            assert!(off < 1e-4, "{angle} rad, step {step}: normal {off} off");
+            let local = xf_p.q.inv_rotate(before - xf_p.p);
+            if local.y > HALF_LENGTH + 0.002 {
+                round_corner += 1;
+            } else {
+                along_face += 1;
+            }
+        }
+        assert!(
+            along_face > 30 && round_corner > 20,
+            "{angle} rad: {along_face} steps along the face, {round_corner} round the corner"
+        );
     }
 }

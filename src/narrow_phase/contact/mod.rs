@@ -130,7 +130,7 @@ pub(crate) struct ContactSet {
     /// only here.
     keys: Vec<ContactKey>,
     /// `base_of[i]`: where the base of `contacts[i]` is in `bases`, or `NONE` for a contact
-    /// with nothing to recycle (two circles).
+    /// with nothing to recycle (a pair with a circle).
     base_of: Vec<u32>,
     /// `touching[i]`: whether `contacts[i]` touches (see `contact_events`), found while the
     /// narrowphase has the contact in cache, so that the step's events read a byte per

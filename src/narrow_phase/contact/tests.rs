@@ -263,25 +263,38 @@ const PARAMS: NarrowPhaseParams = NarrowPhaseParams {
 };
 
 #[test]
-fn only_pairs_with_a_polygon_keep_a_base() {
+fn only_pairs_of_polygons_keep_a_base() {
     use crate::body_def::{BodyDef, ShapeDef};
     let mut bodies = BodyStore::new();
     let ground = ShapeDef::new(Shape::rect(5.0, 0.5).unwrap());
     let ball = ShapeDef::new(Shape::circle(0.5).unwrap());
+    let crate_ = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());
     let g = bodies.insert(&BodyDef::fixed(), &ground).unwrap().slot();
     let at = |x: f32, y: f32| BodyDef::dynamic().position(Vec2::new(x, y));
     let a = bodies.insert(&at(0.0, 0.999), &ball).unwrap().slot();
     let b = bodies.insert(&at(0.999, 0.999), &ball).unwrap().slot();
+    let c = bodies.insert(&at(-2.0, 0.999), &crate_).unwrap().slot();
+    let d = bodies.insert(&at(2.0, 0.999), &crate_).unwrap().slot();
     let mut set = ContactSet::default();
-    set.update(&[(g, a), (g, b), (a, b)], &[], &bodies, &PARAMS);
-    let [g, a, b] = [g, a, b].map(|s| BodySlot::new(s as usize));
-    assert_eq!(set.keys, [(g, a, 0), (g, b, 0), (a, b, 0)]);
-    assert_ne!(set.base_of[0], NONE);
-    assert_ne!(set.base_of[1], NONE);
-    assert_eq!(set.base_of[2], NONE, "two circles keep no base");
+    set.update(
+        &[(g, a), (g, b), (g, c), (g, d), (a, b)],
+        &[],
+        &bodies,
+        &PARAMS,
+    );
+    let [g, a, b, c, d] = [g, a, b, c, d].map(|s| BodySlot::new(s as usize));
+    assert_eq!(
+        set.keys,
+        [(g, a, 0), (g, b, 0), (g, c, 0), (g, d, 0), (a, b, 0)]
+    );
+    assert_eq!(set.base_of[0], NONE, "a circle on a box keeps no base");
+    assert_eq!(set.base_of[1], NONE, "a circle on a box keeps no base");
+    assert_ne!(set.base_of[2], NONE);
+    assert_ne!(set.base_of[3], NONE);
+    assert_eq!(set.base_of[4], NONE, "two circles keep no base");
     // Both bases are there and distinct: each is its own pair's.
     let relative = |i: usize| set.base(i).relative().p;
-    assert_ne!(relative(0), relative(1));
+    assert_ne!(relative(2), relative(3));
 }
 
 /// What the set keeps per contact for the step to read instead of the contacts

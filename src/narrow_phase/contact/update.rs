@@ -306,7 +306,7 @@ fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -
 /// Writes the contact of pair `(a, b)` to `slot`, collided afresh, with the impulses of `old`,
 /// last step's contact of the pair, carried over where a feature id persists. Returns `None`
 /// if the pair does not touch, else the index of what the next step recycles from, written
-/// to `base` (`NONE` for nothing, as between two circles).
+/// to `base` (`NONE` for nothing, as for a circle's pairs).
 ///
 /// This is the path of worlds without compound bodies: shapes and materials come straight
 /// from the body columns.
@@ -458,9 +458,13 @@ fn update_shapes<'a>(
         // Dropped after this step; nothing will recycle it.
         return None;
     }
-    let base = if both_circles {
-        // Two circles collide in a handful of operations, no more than the recycling test
-        // itself: no base, so next step collides them afresh at once.
+    let with_circle = matches!(shape_a, Shape::Circle(_)) || matches!(shape_b, Shape::Circle(_));
+    let base = if with_circle {
+        // A circle collides with a circle, or with the nearest feature of a polygon, in about
+        // the operations that gathering the pair's poses and base, the recycling test and
+        // writing its base cost; and a ball rolls or slides in a pile, where most of those
+        // tests would turn the pair down anyway (its turning moves the surface points a
+        // base keeps). No base, so next step collides it afresh, exactly, at once.
         NONE
     } else {
         base_slot.write(&Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b)))
