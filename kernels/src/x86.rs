@@ -13,7 +13,7 @@
 //! the kernels never ask for it) and no approximate reciprocals.
 
 use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
-use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
+use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
@@ -494,6 +494,17 @@ macro_rules! entry_points {
             check();
             // SAFETY: `check` made sure that the CPU has the kernel's features.
             unsafe { kernel(c) }
+        }
+
+        /// [`contact::simd::load_points`] with this instruction set.
+        pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+            #[target_feature(enable = $features)]
+            fn kernel(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+                contact::batches::load_points::<F32x8>(c, rows, deep)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(c, rows, deep) }
         }
 
         /// [`contact::simd::impact`] with this instruction set.
