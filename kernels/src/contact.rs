@@ -377,10 +377,7 @@ impl<V: Lanes8> Contacts<V> for ContactBatch {
 impl<P: Lanes16> Contacts<P> for [ContactBatch; 2] {
     #[inline(always)]
     fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> P {
-        P::join(
-            P::Half::load(field(&self[0])),
-            P::Half::load(field(&self[1])),
-        )
+        P::load_halves(field(&self[0]), field(&self[1]))
     }
     #[inline(always)]
     fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: P) {
