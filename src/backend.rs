@@ -10,16 +10,21 @@ use batch2d_kernels::joint as pin;
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinParams, SolveParams,
-    NATIVE_PAIRS,
+    BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinParams, PointRows,
+    SolveParams, LANES, NATIVE_PAIRS,
 };
+
+/// Eight floats, one per lane of a batch.
+type Lanes = [f32; LANES];
 
 /// The contact and body kernels of one backend. The contact kernels' safety contract is that
 /// of the kernels crate: no other thread accesses the batch or its dynamic bodies' states
 /// meanwhile.
 pub(crate) trait Kernels: Sync {
-    /// Effective masses and base separations.
-    fn prepare(&self, c: &mut ContactBatch);
+    /// Loads the points of the batch's contacts from their rows and prepares the batch
+    /// (effective masses, base separations); returns whether any lane's overlap is beyond its
+    /// `deep_overlap` (see the kernels' `simd::load_points`).
+    fn load_points(&self, c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> bool;
 
     /// This step's bounces.
     ///
@@ -114,8 +119,13 @@ macro_rules! impl_kernels {
         { $($extra:tt)* }
     ) => {
         impl Kernels for $backend {
-            fn prepare(&self, c: &mut ContactBatch) {
-                $contact::prepare(c)
+            fn load_points(
+                &self,
+                c: &mut ContactBatch,
+                rows: &PointRows,
+                deep_overlap: &Lanes,
+            ) -> bool {
+                $contact::load_points(c, rows, deep_overlap)
             }
 
             unsafe fn impact(&self, c: &mut ContactBatch, states: States, params: &ImpactParams) {

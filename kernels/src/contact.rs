@@ -87,6 +87,161 @@ impl PointLanes {
     }
 }
 
+/// One contact point as the engine's manifold keeps it, from its anchor on A on: eight floats,
+/// one vector row, which [`simd::load_points`] reads per lane and turns into the lanes of a
+/// [`PointLanes`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct PointRow {
+    /// Anchor on A, relative to A's origin (world orientation).
+    pub anchor_a: [f32; 2],
+    /// Anchor on B, relative to B's origin (world orientation).
+    pub anchor_b: [f32; 2],
+    /// Distance between the surfaces along the normal, negative when overlapping.
+    pub separation: f32,
+    /// The point's feature key: not read, it is only the row's sixth float.
+    pub id: u32,
+    /// Accumulated normal impulse of the last step (N·s), the warm start.
+    pub normal_impulse: f32,
+    /// Accumulated friction impulse of the last step (N·s), the warm start.
+    pub tangent_impulse: f32,
+}
+
+impl PointRow {
+    /// A row of zeros, for a lane with no contact.
+    pub const ZERO: PointRow = PointRow {
+        anchor_a: [0.0; 2],
+        anchor_b: [0.0; 2],
+        separation: 0.0,
+        id: 0,
+        normal_impulse: 0.0,
+        tangent_impulse: 0.0,
+    };
+}
+
+impl PointRows<'_> {
+    /// Eight lanes with no contact: rows of zeros, no points, no offsets.
+    pub const NONE: PointRows<'static> = PointRows {
+        rows: [[&PointRow::ZERO; LANES]; 2],
+        count: [0.0; LANES],
+        offset_a: [[0.0; LANES]; 2],
+        offset_b: [[0.0; LANES]; 2],
+    };
+
+    /// Makes lane `l` a lane with no contact, as in [`PointRows::NONE`].
+    #[inline]
+    pub fn clear(&mut self, l: usize) {
+        self.rows[0][l] = &PointRow::ZERO;
+        self.rows[1][l] = &PointRow::ZERO;
+        self.count[l] = 0.0;
+        for offset in [&mut self.offset_a, &mut self.offset_b] {
+            offset[0][l] = 0.0;
+            offset[1][l] = 0.0;
+        }
+    }
+}
+
+/// What [`simd::load_points`] reads besides the batch: per lane, its manifold's rows and
+/// point count, and where its bodies' centres of mass are.
+#[derive(Clone, Copy, Debug)]
+pub struct PointRows<'a> {
+    /// Per point, per lane: the point's row. A point the manifold lacks may be any row (its
+    /// lanes are zeroed), [`PointRow::ZERO`] for a lane with no contact.
+    pub rows: [[&'a PointRow; LANES]; 2],
+    /// Per lane: how many points its manifold has (0, 1 or 2).
+    pub count: Lanes,
+    /// Per lane: A's centre of mass relative to its origin, x and y (world orientation).
+    pub offset_a: [Lanes; 2],
+    /// Per lane: B's centre of mass relative to its origin, as for A.
+    pub offset_b: [Lanes; 2],
+}
+
+/// One point's row, as lanes of `R`: its columns of [`PointRow`].
+struct PointColumns<R> {
+    anchor_a: [R; 2],
+    anchor_b: [R; 2],
+    separation: R,
+    normal_impulse: R,
+    tangent_impulse: R,
+}
+
+impl PointColumns<f32> {
+    #[inline(always)]
+    fn of_row(r: &PointRow) -> Self {
+        PointColumns {
+            anchor_a: r.anchor_a,
+            anchor_b: r.anchor_b,
+            separation: r.separation,
+            normal_impulse: r.normal_impulse,
+            tangent_impulse: r.tangent_impulse,
+        }
+    }
+}
+
+/// Loads point `j` of the lanes from its columns `p`: the anchors relative to the centres of
+/// mass (`p`'s anchors less `offset_a` and `offset_b`) in the contact frame of the batch's
+/// normals, the separation and the warm-start impulses; all zero where the manifold has no
+/// such point (`count` not above `j`). Returns the lanes' overlap at the point, zero where it
+/// is absent.
+#[inline(always)]
+fn load_point_lanes<R: Real>(
+    c: &mut impl Contacts<R>,
+    j: usize,
+    p: &PointColumns<R>,
+    count: R,
+    offset_a: [R; 2],
+    offset_b: [R; 2],
+) -> R {
+    let zero = R::splat(0.0);
+    let active = count.gt(R::splat(j as f32));
+    let (nx, ny) = (c.get(|b| &b.normal_x), c.get(|b| &b.normal_y));
+    let ra = [p.anchor_a[0] - offset_a[0], p.anchor_a[1] - offset_a[1]];
+    let rb = [p.anchor_b[0] - offset_b[0], p.anchor_b[1] - offset_b[1]];
+    // As `PointLanes::set_anchors`.
+    c.set(
+        |b| &mut b.points[j].active,
+        R::select(active, R::splat(1.0), zero),
+    );
+    c.set(
+        |b| &mut b.points[j].cross_a,
+        R::select(active, ra[0] * ny - ra[1] * nx, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].dot_a,
+        R::select(active, ra[0] * nx + ra[1] * ny, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].cross_b,
+        R::select(active, rb[0] * ny - rb[1] * nx, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].dot_b,
+        R::select(active, rb[0] * nx + rb[1] * ny, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].base_separation,
+        R::select(active, p.separation, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].normal_impulse,
+        R::select(active, p.normal_impulse, zero),
+    );
+    c.set(
+        |b| &mut b.points[j].tangent_impulse,
+        R::select(active, p.tangent_impulse, zero),
+    );
+    R::select(active, -p.separation, zero)
+}
+
+/// Whether a lane whose points overlap by `overlaps` is deep: its largest overlap is not
+/// within `deep_overlap` (NaN counts as deep).
+#[inline(always)]
+fn deep_lanes<R: Real>(overlaps: [R; 2], deep_overlap: R) -> R::Mask {
+    let overlap = R::max(R::max(R::splat(0.0), overlaps[0]), overlaps[1]);
+    // (Its negation, as a mask: where the overlap is within the bound.)
+    deep_overlap.ge(overlap)
+}
+
 /// Eight contact constraints, structure-of-arrays, one lane each.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
@@ -222,10 +377,7 @@ impl<V: Lanes8> Contacts<V> for ContactBatch {
 impl<P: Lanes16> Contacts<P> for [ContactBatch; 2] {
     #[inline(always)]
     fn get(&self, field: impl Fn(&ContactBatch) -> &Lanes) -> P {
-        P::join(
-            P::Half::load(field(&self[0])),
-            P::Half::load(field(&self[1])),
-        )
+        P::load_halves(field(&self[0]), field(&self[1]))
     }
     #[inline(always)]
     fn set(&mut self, field: impl Fn(&mut ContactBatch) -> &mut Lanes, v: P) {
@@ -957,6 +1109,33 @@ pub(crate) mod batches {
         prepare_lanes::<V>(c);
     }
 
+    /// Loads the batch's points from their rows and prepares it (see [`simd::load_points`]).
+    #[inline(always)]
+    pub(crate) fn load_points<V: Lanes8>(
+        c: &mut ContactBatch,
+        p: &PointRows,
+        deep_overlap: &Lanes,
+    ) -> bool {
+        let count = V::load(&p.count);
+        let offset_a = [V::load(&p.offset_a[0]), V::load(&p.offset_a[1])];
+        let offset_b = [V::load(&p.offset_b[0]), V::load(&p.offset_b[1])];
+        let mut overlaps = [V::splat(0.0); 2];
+        for (j, rows) in p.rows.iter().enumerate() {
+            // Rows to columns: column `i` holds float `i` of every lane's row.
+            let t = V::transpose(array_of(|l| V::load(bytemuck::cast_ref(rows[l]))));
+            let columns = PointColumns {
+                anchor_a: [t[0], t[1]],
+                anchor_b: [t[2], t[3]],
+                separation: t[4],
+                normal_impulse: t[6],
+                tangent_impulse: t[7],
+            };
+            overlaps[j] = load_point_lanes(c, j, &columns, count, offset_a, offset_b);
+        }
+        prepare_lanes::<V>(c);
+        V::bitmask(deep_lanes(overlaps, V::load(deep_overlap))) != (1 << LANES) - 1
+    }
+
     /// The warm start of the first `points` points (see [`warm_start_lanes`]).
     #[inline(always)]
     pub(crate) unsafe fn warm_start<V: Lanes8>(
@@ -1106,6 +1285,13 @@ pub mod simd {
         batches::prepare::<f32x8>(c);
     }
 
+    /// Loads the points of the batch's contacts from their rows (see [`PointRows`]), the
+    /// batch's normals already packed, and prepares it as [`prepare`]. Returns whether any
+    /// lane is deep: its largest overlap is beyond its `deep_overlap`, or NaN.
+    pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> bool {
+        batches::load_points::<f32x8>(c, rows, deep_overlap)
+    }
+
     /// Applies last step's impulses.
     ///
     /// # Safety
@@ -1215,6 +1401,25 @@ pub mod scalar {
                 prepare_lanes(&mut Lane(c, l));
             }
         }
+    }
+
+    /// Scalar twin of [`simd::load_points`].
+    pub fn load_points(c: &mut ContactBatch, p: &PointRows, deep_overlap: &Lanes) -> bool {
+        let mut deep = false;
+        for (l, &bound) in deep_overlap.iter().enumerate() {
+            let lane = &mut Lane(c, l);
+            let offset_a = [p.offset_a[0][l], p.offset_a[1][l]];
+            let offset_b = [p.offset_b[0][l], p.offset_b[1][l]];
+            let overlaps: [f32; 2] = array_of(|j| {
+                let columns = PointColumns::of_row(p.rows[j][l]);
+                load_point_lanes(lane, j, &columns, p.count[l], offset_a, offset_b)
+            });
+            deep |= !deep_lanes(overlaps, bound);
+            if !lane.0.is_padding(l) {
+                prepare_lanes(lane);
+            }
+        }
+        deep
     }
 
     /// Scalar twin of [`simd::warm_start`].

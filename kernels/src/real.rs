@@ -181,6 +181,12 @@ pub trait Lanes16: Real {
     /// The two halves of [`join`](Lanes16::join).
     fn split(self) -> [Self::Half; 2];
 
+    /// Sixteen lanes loaded from two times eight: `lo` in lanes 0..8, `hi` in 8..16.
+    #[inline(always)]
+    fn load_halves(lo: &[f32; LANES], hi: &[f32; LANES]) -> Self {
+        Self::join(Self::Half::load(lo), Self::Half::load(hi))
+    }
+
     /// Rows to columns in each half: lanes `0..8` of result `i` are lane `i` of the low
     /// halves of `rows`, lanes `8..16` lane `i` of their high halves. The same as joining the
     /// halves' [`transpose`](Lanes8::transpose)s, which is what this default does.

@@ -13,7 +13,7 @@
 //! the kernels never ask for it) and no approximate reciprocals.
 
 use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
-use crate::contact::{self, ContactBatch, ImpactParams, SolveParams};
+use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
@@ -375,6 +375,19 @@ impl Lanes16 for F32x16 {
         })
     }
     #[inline(always)]
+    fn load_halves(lo: &[f32; LANES], hi: &[f32; LANES]) -> F32x16 {
+        // SAFETY: as for the operators; `lo` holds the 32 bytes the asm reads, and it only
+        // reads them. (The low half is loaded by asm, which the compiler cannot widen: from
+        // intrinsics it made of it a 64-byte load whose upper half the insert overwrote, that
+        // used both load ports' width, and crossed a cache line wherever the field did not
+        // start one, since a batch is aligned to 32 bytes, not 64.)
+        unsafe {
+            let low = _mm512_castpd256_pd512(_mm256_castps_pd(load_ymm(lo)));
+            let high = _mm256_castps_pd(_mm256_loadu_ps(hi.as_ptr()));
+            F32x16(_mm512_castpd_ps(_mm512_insertf64x4::<1>(low, high)))
+        }
+    }
+    #[inline(always)]
     fn split(self) -> [F32x8; 2] {
         // SAFETY: as for the operators.
         unsafe {
@@ -471,6 +484,28 @@ impl Lanes16 for F32x16 {
     }
 }
 
+/// The eight floats of `x` by one 32-byte load that the compiler cannot merge with others (see
+/// `F32x16::load_halves`). (`#[inline]`, not `always`, which target features rule out: it is
+/// inlined into the entry points, whose features include AVX.)
+///
+/// # Safety
+/// The CPU has AVX.
+#[inline]
+#[target_feature(enable = "avx")]
+unsafe fn load_ymm(x: &[f32; LANES]) -> __m256 {
+    let y: __m256;
+    // SAFETY: the caller's promise; `x` holds the 32 bytes read, and the asm only reads them.
+    unsafe {
+        core::arch::asm!(
+            "vmovups {y}, ymmword ptr [{at}]",
+            y = out(ymm_reg) y,
+            at = in(reg) x.as_ptr(),
+            options(pure, readonly, nostack, preserves_flags),
+        )
+    };
+    y
+}
+
 /// Entry points that run the batch kernels with `F32x8` in a function compiled with the
 /// target features `$features`, after asserting that the CPU supports `$set`. Each wraps its
 /// kernel in an inner function with the features: the generic kernel and the vector methods
@@ -494,6 +529,17 @@ macro_rules! entry_points {
             check();
             // SAFETY: `check` made sure that the CPU has the kernel's features.
             unsafe { kernel(c) }
+        }
+
+        /// [`contact::simd::load_points`] with this instruction set.
+        pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+            #[target_feature(enable = $features)]
+            fn kernel(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+                contact::batches::load_points::<F32x8>(c, rows, deep)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(c, rows, deep) }
         }
 
         /// [`contact::simd::impact`] with this instruction set.

@@ -21,8 +21,8 @@ use batch2d_kernels::joint as pin;
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, PinBatch, PinParams, PointLanes, SolveParams, StateRows,
-    LANES, NULL_BODY,
+    BodyState, ContactBatch, ImpactParams, PinBatch, PinParams, PointLanes, PointRow, PointRows,
+    SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 
@@ -2400,6 +2400,129 @@ fn pin_kernels_match_with_infinite_and_nan_inputs() {
     for inputs in [Inputs::Infinite, Inputs::Nan] {
         for seed in 0..SEEDS {
             pin_case(seed, inputs);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading the points from their rows.
+// ---------------------------------------------------------------------------------------------
+
+/// A row of one manifold point: anchors within a few metres of the origins, a separation, the
+/// warm-start impulses, and a feature key of any bits (never read).
+fn random_row(rng: &mut Rng) -> PointRow {
+    PointRow {
+        anchor_a: [rng.spicy(3.0), rng.spicy(3.0)],
+        anchor_b: [rng.spicy(3.0), rng.spicy(3.0)],
+        separation: rng.spicy(0.3),
+        id: rng.next_u64() as u32,
+        normal_impulse: rng.nonneg(3.0),
+        tangent_impulse: rng.spicy(1.0),
+    }
+}
+
+/// `load_points` of every backend and instruction set gives the scalar twin's bits and says
+/// the same about deep lanes; with finite inputs, each point it loads holds the anchors
+/// relative to the centres of mass in the contact frame, `r x n` and `r . n` computed here, a
+/// point the manifold lacks is all zero, and a lane is deep where its largest overlap exceeds
+/// its bound.
+#[test]
+fn load_points_match_bit_for_bit() {
+    for inputs in [Inputs::Finite, Inputs::Infinite, Inputs::Nan] {
+        for seed in 0..300 {
+            let mut rng = Rng::with_inputs(seed, inputs);
+            let world = World::random(&mut rng, 24);
+            let mut used = vec![false; 24];
+            let batch = random_batch(&mut rng, &world, &mut used, false);
+            // Every lane's rows hold values, those of absent points too (leftovers).
+            let data: [[PointRow; LANES]; 2] =
+                std::array::from_fn(|_| std::array::from_fn(|_| random_row(&mut rng)));
+            let mut rows = PointRows::NONE;
+            let mut deep_overlap = [0.0; LANES];
+            for l in 0..LANES {
+                if batch.is_padding(l) {
+                    continue;
+                }
+                rows.rows = [0, 1].map(|j| {
+                    let mut lanes = rows.rows[j];
+                    lanes[l] = &data[j][l];
+                    lanes
+                });
+                rows.count[l] = (1 + rng.below(2)) as f32;
+                [rows.offset_a[0][l], rows.offset_a[1][l]] = [rng.spicy(0.5), rng.spicy(0.5)];
+                [rows.offset_b[0][l], rows.offset_b[1][l]] = [rng.spicy(0.5), rng.spicy(0.5)];
+                deep_overlap[l] = rng.nonneg(0.2);
+            }
+            let what = format!("load_points seed {seed} {inputs:?}");
+            let mut scalar_batch = batch;
+            let scalar_deep = scalar::load_points(&mut scalar_batch, &rows, &deep_overlap);
+            let mut others: Vec<(&str, ContactBatch, bool)> = Vec::new();
+            let mut b = batch;
+            let deep = simd::load_points(&mut b, &rows, &deep_overlap);
+            others.push(("simd", b, deep));
+            #[cfg(target_arch = "x86_64")]
+            for set in other_instruction_sets() {
+                let mut b = batch;
+                let deep = match set {
+                    Backend::Avx2 => avx2::load_points(&mut b, &rows, &deep_overlap),
+                    Backend::Avx512 => avx512::load_points(&mut b, &rows, &deep_overlap),
+                    _ => continue,
+                };
+                others.push((
+                    if set == Backend::Avx2 {
+                        "avx2"
+                    } else {
+                        "avx512"
+                    },
+                    b,
+                    deep,
+                ));
+            }
+            for (name, b, deep) in &others {
+                let what = format!("{what} {name}");
+                assert_twins(&what, inputs.cmp(), (&[*b], &[]), (&[scalar_batch], &[]));
+                assert_eq!(*deep, scalar_deep, "{what}: deep");
+            }
+            if inputs != Inputs::Finite {
+                continue;
+            }
+            let mut expect_deep = false;
+            for l in (0..LANES).filter(|&l| !batch.is_padding(l)) {
+                let n = [batch.normal_x[l], batch.normal_y[l]];
+                let mut overlap = 0.0f32;
+                for (j, p) in scalar_batch.points.iter().enumerate() {
+                    if (j as f32) >= rows.count[l] {
+                        let fields = [p.active, p.cross_a, p.dot_a, p.cross_b, p.dot_b];
+                        assert!(fields.iter().all(|f| f[l].to_bits() == 0), "{what}");
+                        assert_eq!(p.normal_impulse[l].to_bits(), 0, "{what}");
+                        assert_eq!(p.tangent_impulse[l].to_bits(), 0, "{what}");
+                        continue;
+                    }
+                    let row = &data[j][l];
+                    let ra = [
+                        row.anchor_a[0] - rows.offset_a[0][l],
+                        row.anchor_a[1] - rows.offset_a[1][l],
+                    ];
+                    let rb = [
+                        row.anchor_b[0] - rows.offset_b[0][l],
+                        row.anchor_b[1] - rows.offset_b[1][l],
+                    ];
+                    assert_eq!(p.active[l], 1.0, "{what}");
+                    assert_eq!(p.cross_a[l], ra[0] * n[1] - ra[1] * n[0], "{what}");
+                    assert_eq!(p.dot_a[l], ra[0] * n[0] + ra[1] * n[1], "{what}");
+                    assert_eq!(p.cross_b[l], rb[0] * n[1] - rb[1] * n[0], "{what}");
+                    let dot_b = rb[0] * n[0] + rb[1] * n[1];
+                    assert_eq!(p.dot_b[l], dot_b, "{what}");
+                    // Prepared: the separation less the anchors' offset along the normal.
+                    let base = row.separation - (dot_b - p.dot_a[l]);
+                    assert_eq!(p.base_separation[l], base, "{what}");
+                    assert_eq!(p.normal_impulse[l], row.normal_impulse, "{what}");
+                    assert_eq!(p.tangent_impulse[l], row.tangent_impulse, "{what}");
+                    overlap = overlap.max(-row.separation);
+                }
+                expect_deep |= overlap > deep_overlap[l];
+            }
+            assert_eq!(scalar_deep, expect_deep, "{what}: deep");
         }
     }
 }

@@ -17,15 +17,17 @@ use crate::coloring::ConstraintGraph;
 use crate::geometry::math::{Rot, Vec2};
 use crate::index::{ContactIndex, Stamp, NONE};
 use crate::narrow_phase::contact::Contact;
+use crate::narrow_phase::manifold::ManifoldPoint;
 use crate::settings::WorldSettings;
 use crate::softness::Softness;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::DirectSolver;
 use crate::solver::schedule::{BATCHES_PER_BLOCK, BODIES_PER_BLOCK};
 use batch2d_kernels::body::States;
-use batch2d_kernels::{ContactBatch, StateRows, LANES, NULL_BODY};
+use batch2d_kernels::{ContactBatch, PointRow, PointRows, StateRows, LANES, NULL_BODY};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
+use std::mem::offset_of;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Overlap, as a fraction of the smaller body's reach, beyond which a contact is deep and
@@ -206,32 +208,34 @@ impl ContactBatches {
             .zip(&mut self.lane_bodies)
             .zip(graph.lanes.par_iter().enumerate())
             .with_min_len(BATCHES_PER_BLOCK)
-            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
-                prefetch_ahead(contacts, graph, i);
-                // Each lane is written whole, not zeroed first: zeroing wrote every batch twice.
-                // The batch is prepared here too, while it is in cache.
-                let bodies = bodies.cut();
-                *one_point = true;
-                let mut deep = false;
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == ContactIndex::NONE {
-                        batch.clear(l);
-                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
-                    } else {
-                        let c = &contacts[ci.index()];
-                        let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
-                        (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (fall, deep_overlap);
-                        // (Deep by `is_deep`, not by what `pack_contact` returns: in a full
-                        // packing, the common case where contacts come and go, the compiler
-                        // makes fewer instructions of it so.)
-                        pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
-                        *one_point &= c.has_one_point();
-                        deep |= is_deep(c, bodies.reach);
+            // (The points' rows are kept from batch to batch, each lane written afresh: made
+            // for each batch, they were copied from a constant every time.)
+            .map_init(
+                || PointRows::NONE,
+                |points, (((batch, one_point), lane_bodies), (i, lanes))| {
+                    prefetch_ahead(contacts, graph, i);
+                    // Each lane is written whole, not zeroed first: zeroing wrote every batch
+                    // twice. The batch is prepared here too, while it is in cache.
+                    let bodies = bodies.cut();
+                    *one_point = true;
+                    for (l, &ci) in lanes.iter().enumerate() {
+                        if ci == ContactIndex::NONE {
+                            batch.clear(l);
+                            points.clear(l);
+                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
+                        } else {
+                            let c = &contacts[ci.index()];
+                            let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
+                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) =
+                                (fall, deep_overlap);
+                            pack_contact(batch, points, l, c, &bodies, params, fall);
+                            *one_point &= c.has_one_point();
+                        }
                     }
-                }
-                kernels.prepare(batch);
-                (batch.is_bouncy(), deep)
-            })
+                    let deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    (batch.is_bouncy(), deep)
+                },
+            )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
     }
 
@@ -252,26 +256,30 @@ impl ContactBatches {
             .zip(&self.lane_bodies)
             .zip(graph.lanes.par_iter().enumerate())
             .with_min_len(BATCHES_PER_BLOCK)
-            .map(|(((batch, one_point), lane_bodies), (i, lanes))| {
-                prefetch_ahead(contacts, graph, i);
-                let bodies = bodies.cut();
-                *one_point = true;
-                let mut deep = false;
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci == ContactIndex::NONE {
-                        // The kernels write a padding lane's impulses too.
-                        batch.clear(l);
-                    } else {
-                        let c = &contacts[ci.index()];
-                        let (fall, deep_overlap) =
-                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]);
-                        deep |= pack_contact(batch, l, c, &bodies, params, fall, deep_overlap);
-                        *one_point &= c.has_one_point();
+            // (The points' rows are kept from batch to batch, each lane written afresh: made
+            // for each batch, they were copied from a constant every time.)
+            .map_init(
+                || PointRows::NONE,
+                |points, (((batch, one_point), lane_bodies), (i, lanes))| {
+                    prefetch_ahead(contacts, graph, i);
+                    let bodies = bodies.cut();
+                    *one_point = true;
+                    for (l, &ci) in lanes.iter().enumerate() {
+                        if ci == ContactIndex::NONE {
+                            // The kernels write a padding lane's impulses too.
+                            batch.clear(l);
+                            points.clear(l);
+                        } else {
+                            let c = &contacts[ci.index()];
+                            let fall = lane_bodies.fall[l];
+                            pack_contact(batch, points, l, c, &bodies, params, fall);
+                            *one_point &= c.has_one_point();
+                        }
                     }
-                }
-                kernels.prepare(batch);
-                (batch.is_bouncy(), deep)
-            })
+                    let deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    (batch.is_bouncy(), deep)
+                },
+            )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
     }
 
@@ -554,21 +562,20 @@ fn pack_bodies(
     (falls(b) - falls(a), DEEP_OVERLAP * size)
 }
 
-/// Copies into lane `l` of a batch the numbers of contact `c` itself, writing every field of
-/// the lane that [`pack_bodies`] does not: those of a point the manifold lacks are zero, and
-/// the ones [`simd::prepare`] derives (effective masses, approach speed, largest impulse)
-/// are left for it. `fall` and `deep_overlap` are the lane's [`LaneBodies`] values. Returns
-/// whether the contact is deep (see [`is_deep`]).
+/// Copies into lane `l` of a batch the numbers of contact `c` itself but its points, and into
+/// lane `l` of `points` where the kernels load them from ([`Kernels::load_points`]): between
+/// them, every field of the lane that [`pack_bodies`] does not write. `fall` is the lane's
+/// [`LaneBodies`] value.
 #[inline(always)]
-fn pack_contact(
+fn pack_contact<'c>(
     batch: &mut ContactBatch,
+    points: &mut PointRows<'c>,
     l: usize,
-    c: &Contact,
+    c: &'c Contact,
     bodies: &PackBodies,
     params: &PackParams,
     fall: f32,
-    deep_overlap: f32,
-) -> bool {
+) {
     let (a, b) = (c.a.index(), c.b.index());
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
@@ -581,26 +588,40 @@ fn pack_contact(
     batch.gravity_normal[l] = fall * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
-    // the centres of mass.
+    // the centres of mass, which are this far from them.
     let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
     let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
+    [points.offset_a[0][l], points.offset_a[1][l]] = [offset_a.x, offset_a.y];
+    [points.offset_b[0][l], points.offset_b[1][l]] = [offset_b.x, offset_b.y];
     let m = &c.manifold;
-    // The deepest overlap, as `is_deep` finds it.
-    let mut overlap = 0.0f32;
-    for (j, lanes) in batch.points.iter_mut().enumerate() {
-        let Some(p) = m.points[..m.point_count].get(j) else {
-            lanes.clear(l);
-            continue;
-        };
-        overlap = overlap.max(-p.separation);
-        let ra = p.anchor_a - offset_a;
-        let rb = p.anchor_b - offset_b;
-        lanes.active[l] = 1.0;
-        lanes.set_anchors(l, [ra.x, ra.y], [rb.x, rb.y], [n.x, n.y]);
-        lanes.base_separation[l] = p.separation;
-        lanes.normal_impulse[l] = p.normal_impulse;
-        lanes.tangent_impulse[l] = p.tangent_impulse;
+    points.count[l] = m.point_count as f32;
+    points.rows[0][l] = point_row(&m.points[0]);
+    points.rows[1][l] = point_row(&m.points[1]);
+}
+
+// The floats of a `ManifoldPoint` from its anchor on A on are those of a `PointRow`, in its
+// order (`point_row`).
+const _: () = {
+    let at = offset_of!(ManifoldPoint, anchor_a);
+    assert!(offset_of!(Vec2, x) == 0 && offset_of!(Vec2, y) == 4);
+    assert!(offset_of!(ManifoldPoint, anchor_b) == at + 8);
+    assert!(offset_of!(ManifoldPoint, separation) == at + 16);
+    assert!(offset_of!(ManifoldPoint, id) == at + 20);
+    assert!(offset_of!(ManifoldPoint, normal_impulse) == at + 24);
+    assert!(offset_of!(ManifoldPoint, tangent_impulse) == at + 28);
+    assert!(std::mem::align_of::<PointRow>() <= std::mem::align_of::<ManifoldPoint>());
+};
+
+/// The row of a manifold point that the kernels load it from: the point's own memory, read
+/// as one vector.
+#[inline(always)]
+fn point_row(p: &ManifoldPoint) -> &PointRow {
+    let at = (p as *const ManifoldPoint).cast::<u8>();
+    // SAFETY: the assertions above: from `anchor_a` on, `p` holds the fields of a `PointRow`
+    // in its order, all plain floats (the id a `u32`), aligned as the point is; the row
+    // borrows `p`, which no one writes meanwhile.
+    unsafe {
+        &*at.add(offset_of!(ManifoldPoint, anchor_a))
+            .cast::<PointRow>()
     }
-    let shallow = overlap <= deep_overlap;
-    !shallow
 }
