@@ -84,13 +84,21 @@ pub(super) struct ChunkSlots<'s> {
 }
 
 impl ChunkSlots<'_> {
-    /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
-    /// of its base), with its flags.
+    /// Notes that pair `i`'s contact, collided afresh, is `found`: `None` where it does not
+    /// touch, else the index of its base (`NONE` for none), its contact now in its slot, with
+    /// its flags. A pair that does not touch is dropped (see `ContactSet::keep_touching`):
+    /// its slot and flags are left as they were, never read.
     #[inline(always)]
-    fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
-        self.found[i] = found;
-        let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
-        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+    fn found(&mut self, i: usize, found: Option<u32>, threshold: f32, bodies: &BodyStore) {
+        match found {
+            None => self.found[i] = FAR,
+            Some(base) => {
+                let touch = touches(&self.slots[i], threshold);
+                self.found[i] = base;
+                let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
+                (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+            }
+        }
     }
 
     /// Pair `i`'s contact slot, and where its base goes.
@@ -140,7 +148,7 @@ pub(super) fn update_chunk<'a>(
             None => update_pair(slot, base, a, b, bodies, params, old),
             Some(children) => update_shape_pair(slot, base, a, b, children[i], bodies, params, old),
         };
-        out.found(i, found.unwrap_or(FAR), threshold, bodies);
+        out.found(i, found, threshold, bodies);
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
     let in_place = old.in_place;
@@ -392,33 +400,13 @@ fn update_shapes<'a>(
     one_shape: bool,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
-    slot.a = a;
-    slot.b = b;
-    // A contact of another pair would mean the old contacts were reordered behind our back.
-    let old = old.filter(|(c, _)| c.key() == (a, b));
-    // Between one-shape bodies, last step's contact of the pair joined the same two shapes,
-    // whose materials never change: its coefficients are this step's. Mixing afresh costs a
-    // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
-    // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
-    // be another shape's.)
-    slot.tangent_speed = 0.0;
-    (slot.friction, slot.restitution) = match old {
-        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
-        _ => {
-            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
-            (
-                params.friction_mixing.mix(friction_a, friction_b),
-                params.restitution_mixing.mix(restitution_a, restitution_b),
-            )
-        }
-    };
-
     // The band widened by how far the pair can close in a step.
     let speculative_distance = widened(sa, sb, bodies, params);
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
-    // smash's debris); the reach test turns them away for a fraction of a separating-axis
-    // test. Two circles collide about as cheaply as it.
+    // smash's debris, a stirred pile's near neighbours); the reach test turns them away for a
+    // fraction of a separating-axis test. Two circles collide about as cheaply as it. Nothing
+    // of the contact is written before the pair is known to touch: the slot of a pair that
+    // does not is dropped unread.
     let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
@@ -428,6 +416,7 @@ fn update_shapes<'a>(
             return None;
         }
     }
+    let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
 
     let manifold = &mut slot.manifold;
     // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
@@ -458,15 +447,36 @@ fn update_shapes<'a>(
         // Dropped after this step; nothing will recycle it.
         return None;
     }
+    slot.a = a;
+    slot.b = b;
+    // A contact of another pair would mean the old contacts were reordered behind our back.
+    let old = old.filter(|(c, _)| c.key() == (a, b));
+    // Between one-shape bodies, last step's contact of the pair joined the same two shapes,
+    // whose materials never change: its coefficients are this step's. Mixing afresh costs a
+    // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
+    // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
+    // be another shape's.)
+    slot.tangent_speed = 0.0;
+    (slot.friction, slot.restitution) = match old {
+        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
+        _ => {
+            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
+            (
+                params.friction_mixing.mix(friction_a, friction_b),
+                params.restitution_mixing.mix(restitution_a, restitution_b),
+            )
+        }
+    };
     let base = if both_circles {
         // Two circles collide in a handful of operations, no more than the recycling test
         // itself: no base, so next step collides them afresh at once.
         NONE
     } else {
-        base_slot.write(&Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b)))
+        let local = local_form(&slot.manifold, xf_a);
+        base_slot.write(&Base::new(&local, xf_a.inv_mul(xf_b)))
     };
     if let Some((old, _)) = old {
-        let old = &old.manifold;
+        let (manifold, old) = (&mut slot.manifold, &old.manifold);
         for p in &mut manifold.points[..manifold.point_count] {
             if let Some(q) = old.points[..old.point_count].iter().find(|q| q.id == p.id) {
                 p.normal_impulse = q.normal_impulse;
@@ -498,29 +508,10 @@ struct PairFlags {
 }
 
 impl PairFlags {
-    /// The flags of `contact`, just updated (`found` as the update loop has it); notes in
-    /// `speed` its closing speed (0 if it does not close in) where it is kept and does not
-    /// touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all touch,
-    /// writes no speeds.
-    #[inline]
-    fn note(
-        contact: &Contact,
-        found: u32,
-        threshold: f32,
-        bodies: &BodyStore,
-        speed: &mut f32,
-    ) -> PairFlags {
-        if found == FAR {
-            PairFlags {
-                touch: false,
-                one_point: contact.has_one_point(),
-            }
-        } else {
-            PairFlags::kept(contact, touches(contact, threshold), bodies, speed)
-        }
-    }
-
-    /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
+    /// The flags of `contact`, just updated and kept, whose `touch` the caller found; notes in
+    /// `speed` its closing speed (0 if it does not close in) where it does not touch.
+    /// Elsewhere `speed` is left alone: a resting stack, whose contacts all touch, writes no
+    /// speeds.
     #[inline]
     fn kept(contact: &Contact, touch: bool, bodies: &BodyStore, speed: &mut f32) -> PairFlags {
         if !touch {
