@@ -703,15 +703,18 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     speculative_distance: f32,
 ) -> LocalManifold {
     let count = b.count();
+    // All `NB` of B's vertices and normals are moved, those past its count too (finite, and
+    // never read but by the faces' fixed width): a loop of a width known at compile time
+    // unrolls, where one of `count` steps pays its own control.
     let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    transform_points(xf, &b.vertices[..count], &mut vertices);
+    transform_points(xf, &b.vertices[..NB], &mut vertices);
     let radius = a.radius + b.radius;
     let (face_a, separation_a) = max_separation(&Faces::<NA>::of(a), a.count, &vertices[..count]);
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
     let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    rotate_vectors(xf.q, &b.normals[..count], &mut normals);
+    rotate_vectors(xf.q, &b.normals[..NB], &mut normals);
     let b = Hull {
         vertices: &vertices,
         normals: &normals,

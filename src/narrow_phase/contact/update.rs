@@ -7,8 +7,8 @@ use super::{
 };
 use crate::body::BodyStore;
 use crate::broad_phase::compound::{split_children, Children};
-use crate::geometry::math::Vec2;
-use crate::geometry::shape::Shape;
+use crate::geometry::math::{Rot, Transform, Vec2};
+use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
 use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
@@ -28,6 +28,44 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
     (direction(b) - direction(a))
         .normalized()
         .unwrap_or(Vec2::new(0.0, 1.0))
+}
+
+/// The body columns a fresh collide reads, each cut to the number of body slots: one bounds
+/// check of a pair's slot then stands for every column's, where the store's columns would each
+/// be checked against a length of their own.
+struct PairColumns<'a> {
+    center: &'a [Vec2],
+    rotation: &'a [Rot],
+    local_center: &'a [Vec2],
+    linear_velocity: &'a [Vec2],
+    angular_velocity: &'a [f32],
+    reach: &'a [f32],
+    shape: &'a [Shape],
+    local_box: &'a [Option<LocalBox>],
+}
+
+impl<'a> PairColumns<'a> {
+    #[inline(always)]
+    fn of(bodies: &'a BodyStore) -> PairColumns<'a> {
+        let n = bodies.slots();
+        PairColumns {
+            center: &bodies.center()[..n],
+            rotation: &bodies.rotation()[..n],
+            local_center: &bodies.local_center()[..n],
+            linear_velocity: &bodies.linear_velocity()[..n],
+            angular_velocity: &bodies.angular_velocity()[..n],
+            reach: &bodies.reach()[..n],
+            shape: &bodies.shape()[..n],
+            local_box: &bodies.local_box()[..n],
+        }
+    }
+
+    /// [`BodyStore::transform`] of slot `s`.
+    #[inline(always)]
+    fn transform(&self, s: usize) -> Transform {
+        let q = self.rotation[s];
+        Transform::new(self.center[s] - q.rotate(self.local_center[s]), q)
+    }
 }
 
 /// Last step's contact of a pair and the index of its base (`NONE` for none; see
@@ -84,13 +122,21 @@ pub(super) struct ChunkSlots<'s> {
 }
 
 impl ChunkSlots<'_> {
-    /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
-    /// of its base), with its flags.
+    /// Notes that pair `i`'s contact, collided afresh, is `found`: `None` where it does not
+    /// touch, else the index of its base (`NONE` for none), its contact now in its slot, with
+    /// its flags. A pair that does not touch is dropped (see `ContactSet::keep_touching`):
+    /// its slot and flags are left as they were, never read.
     #[inline(always)]
-    fn found(&mut self, i: usize, found: u32, threshold: f32, bodies: &BodyStore) {
-        self.found[i] = found;
-        let flags = PairFlags::note(&self.slots[i], found, threshold, bodies, &mut self.speed[i]);
-        (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+    fn found(&mut self, i: usize, found: Option<u32>, threshold: f32, bodies: &BodyStore) {
+        match found {
+            None => self.found[i] = FAR,
+            Some(base) => {
+                let touch = touches(&self.slots[i], threshold);
+                self.found[i] = base;
+                let flags = PairFlags::kept(&self.slots[i], touch, bodies, &mut self.speed[i]);
+                (self.touching[i], self.one_point[i]) = (flags.touch, flags.one_point);
+            }
+        }
     }
 
     /// Pair `i`'s contact slot, and where its base goes.
@@ -133,14 +179,18 @@ pub(super) fn update_chunk<'a>(
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
+    let columns = PairColumns::of(bodies);
     let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
         let (a, b) = body_slots(pairs[i]);
         let (slot, base) = out.pair_slots(i);
+        let pair = (a, b);
         let found = match children {
-            None => update_pair(slot, base, a, b, bodies, params, old),
-            Some(children) => update_shape_pair(slot, base, a, b, children[i], bodies, params, old),
+            None => update_pair(slot, base, pair, &columns, bodies, params, old),
+            Some(children) => {
+                update_shape_pair(slot, base, pair, children[i], &columns, bodies, params, old)
+            }
         };
-        out.found(i, found.unwrap_or(FAR), threshold, bodies);
+        out.found(i, found, threshold, bodies);
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
     let in_place = old.in_place;
@@ -237,7 +287,7 @@ pub(super) fn update_chunk<'a>(
             let kept = lanes.kept & 1 << l != 0
                 || lanes.beyond & 1 << l != 0 && {
                     let (a, b) = body_slots(pairs[i]);
-                    let widened = widened(a.index(), b.index(), bodies, params);
+                    let widened = widened(a.index(), b.index(), &columns, params);
                     recycler.within(l, params.speculative_distance, widened)
                 };
             if !kept {
@@ -296,10 +346,14 @@ fn mixed(
 
 /// The speculative distance widened by how far the bodies in slots `a` and `b` can close in
 /// in a step.
-fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -> f32 {
-    let closing = (bodies.linear_velocity()[b] - bodies.linear_velocity()[a]).length()
-        + bodies.angular_velocity()[a].abs() * bodies.reach()[a]
-        + bodies.angular_velocity()[b].abs() * bodies.reach()[b];
+#[inline(always)]
+fn widened(a: usize, b: usize, columns: &PairColumns, params: &NarrowPhaseParams) -> f32 {
+    let (v, w, reach) = (
+        columns.linear_velocity,
+        columns.angular_velocity,
+        columns.reach,
+    );
+    let closing = (v[b] - v[a]).length() + w[a].abs() * reach[a] + w[b].abs() * reach[b];
     params.speculative_distance + closing * params.dt
 }
 
@@ -310,17 +364,18 @@ fn widened(a: usize, b: usize, bodies: &BodyStore, params: &NarrowPhaseParams) -
 ///
 /// This is the path of worlds without compound bodies: shapes and materials come straight
 /// from the body columns.
+#[inline(always)]
 fn update_pair(
     slot: &mut Contact,
     base: BaseSlot,
-    a: BodySlot,
-    b: BodySlot,
+    (a, b): (BodySlot, BodySlot),
+    columns: &PairColumns,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let shapes = || (&bodies.shape()[sa], &bodies.shape()[sb]);
+    let shapes = || (&columns.shape[sa], &columns.shape[sb]);
     let materials = || {
         let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
         let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
@@ -332,7 +387,7 @@ fn update_pair(
         (a, b),
         shapes,
         materials,
-        bodies,
+        columns,
         params,
         old,
         true,
@@ -347,9 +402,9 @@ fn update_pair(
 fn update_shape_pair(
     slot: &mut Contact,
     base: BaseSlot,
-    a: BodySlot,
-    b: BodySlot,
+    (a, b): (BodySlot, BodySlot),
     children: Children,
+    columns: &PairColumns,
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Old,
@@ -368,7 +423,7 @@ fn update_shape_pair(
         (a, b),
         shapes,
         materials,
-        bodies,
+        columns,
         params,
         old,
         false,
@@ -386,53 +441,34 @@ fn update_shapes<'a>(
     (a, b): (BodySlot, BodySlot),
     shapes: impl FnOnce() -> (&'a Shape, &'a Shape),
     materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
-    bodies: &BodyStore,
+    columns: &PairColumns,
     params: &NarrowPhaseParams,
     old: Old,
     one_shape: bool,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let (xf_a, xf_b) = (bodies.transform(sa), bodies.transform(sb));
-    slot.a = a;
-    slot.b = b;
-    // A contact of another pair would mean the old contacts were reordered behind our back.
-    let old = old.filter(|(c, _)| c.key() == (a, b));
-    // Between one-shape bodies, last step's contact of the pair joined the same two shapes,
-    // whose materials never change: its coefficients are this step's. Mixing afresh costs a
-    // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
-    // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
-    // be another shape's.)
-    slot.tangent_speed = 0.0;
-    (slot.friction, slot.restitution) = match old {
-        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
-        _ => {
-            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
-            (
-                params.friction_mixing.mix(friction_a, friction_b),
-                params.restitution_mixing.mix(restitution_a, restitution_b),
-            )
-        }
-    };
-
     // The band widened by how far the pair can close in a step.
-    let speculative_distance = widened(sa, sb, bodies, params);
+    let speculative_distance = widened(sa, sb, columns, params);
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
-    // smash's debris); the reach test turns them away for a fraction of a separating-axis
-    // test. Two circles collide about as cheaply as it.
+    // smash's debris, a stirred pile's near neighbours); the reach test turns them away for a
+    // fraction of a separating-axis test. Two circles collide about as cheaply as it. Nothing
+    // of the contact is written before the pair is known to touch: the slot of a pair that
+    // does not is dropped unread.
     let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
-        let reach_a = (bodies.center()[sa], bodies.reach()[sa]);
-        let reach_b = (bodies.center()[sb], bodies.reach()[sb]);
+        let reach_a = (columns.center[sa], columns.reach[sa]);
+        let reach_b = (columns.center[sb], columns.reach[sb]);
         if out_of_reach(reach_a, reach_b, speculative_distance) {
             return None;
         }
     }
+    let (xf_a, xf_b) = (columns.transform(sa), columns.transform(sb));
 
     let manifold = &mut slot.manifold;
     // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
     // miss of its own, are not read.
-    let hull = |s: usize| bodies.local_box()[s].and_then(|local| local.hull());
+    let hull = |s: usize| columns.local_box[s].and_then(|local| local.hull());
     let hulls = match (one_shape, shape_a, shape_b) {
         (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
         _ => None,
@@ -458,6 +494,26 @@ fn update_shapes<'a>(
         // Dropped after this step; nothing will recycle it.
         return None;
     }
+    slot.a = a;
+    slot.b = b;
+    // A contact of another pair would mean the old contacts were reordered behind our back.
+    let old = old.filter(|(c, _)| c.key() == (a, b));
+    // Between one-shape bodies, last step's contact of the pair joined the same two shapes,
+    // whose materials never change: its coefficients are this step's. Mixing afresh costs a
+    // square root in f64, a tenth of a resting pyramid's narrowphase. (Compound pairs mix
+    // afresh: should their shape pairs be forgotten, see `ensure_keys`, the old contact may
+    // be another shape's.)
+    slot.tangent_speed = 0.0;
+    (slot.friction, slot.restitution) = match old {
+        Some((old, _)) if one_shape && !params.remix => (old.friction, old.restitution),
+        _ => {
+            let ((friction_a, friction_b), (restitution_a, restitution_b)) = materials();
+            (
+                params.friction_mixing.mix(friction_a, friction_b),
+                params.restitution_mixing.mix(restitution_a, restitution_b),
+            )
+        }
+    };
     let with_circle = matches!(shape_a, Shape::Circle(_)) || matches!(shape_b, Shape::Circle(_));
     let base = if with_circle {
         // A circle collides with a circle, or with the nearest feature of a polygon, in about
@@ -467,10 +523,11 @@ fn update_shapes<'a>(
         // base keeps). No base, so next step collides it afresh, exactly, at once.
         NONE
     } else {
-        base_slot.write(&Base::new(&local_form(manifold, xf_a), xf_a.inv_mul(xf_b)))
+        let local = local_form(&slot.manifold, xf_a);
+        base_slot.write(&Base::new(&local, xf_a.inv_mul(xf_b)))
     };
     if let Some((old, _)) = old {
-        let old = &old.manifold;
+        let (manifold, old) = (&mut slot.manifold, &old.manifold);
         for p in &mut manifold.points[..manifold.point_count] {
             if let Some(q) = old.points[..old.point_count].iter().find(|q| q.id == p.id) {
                 p.normal_impulse = q.normal_impulse;
@@ -502,29 +559,10 @@ struct PairFlags {
 }
 
 impl PairFlags {
-    /// The flags of `contact`, just updated (`found` as the update loop has it); notes in
-    /// `speed` its closing speed (0 if it does not close in) where it is kept and does not
-    /// touch. Elsewhere `speed` is left alone: a resting stack, whose contacts all touch,
-    /// writes no speeds.
-    #[inline]
-    fn note(
-        contact: &Contact,
-        found: u32,
-        threshold: f32,
-        bodies: &BodyStore,
-        speed: &mut f32,
-    ) -> PairFlags {
-        if found == FAR {
-            PairFlags {
-                touch: false,
-                one_point: contact.has_one_point(),
-            }
-        } else {
-            PairFlags::kept(contact, touches(contact, threshold), bodies, speed)
-        }
-    }
-
-    /// [`PairFlags::note`] of a contact that is kept, whose `touch` the caller found.
+    /// The flags of `contact`, just updated and kept, whose `touch` the caller found; notes in
+    /// `speed` its closing speed (0 if it does not close in) where it does not touch.
+    /// Elsewhere `speed` is left alone: a resting stack, whose contacts all touch, writes no
+    /// speeds.
     #[inline]
     fn kept(contact: &Contact, touch: bool, bodies: &BodyStore, speed: &mut f32) -> PairFlags {
         if !touch {
