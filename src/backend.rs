@@ -78,11 +78,18 @@ pub(crate) trait Kernels: Sync {
     /// batch moves meanwhile.
     unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States);
 
-    /// One solve or relax pass of a pin batch.
+    /// One biased pass of a pin batch, after the substep's warm start (whose block it
+    /// reads).
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
     unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams);
+
+    /// The relax pass of a pin batch.
+    ///
+    /// # Safety
+    /// As for [`Kernels::pin_warm_start`].
+    unsafe fn pin_relax(&self, c: &mut PinBatch, states: States, params: &PinParams);
 }
 
 /// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
@@ -101,7 +108,7 @@ struct ScalarKernels;
 
 /// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
 /// `$contact`, the body kernels `$velocities` and `$positions` and the pin kernels
-/// `$pin_warm_start` and `$pin_solve`; `$extra` holds the methods that only this backend
+/// `$pin_warm_start`, `$pin_solve` and `$pin_relax`; `$extra` holds the methods that only this backend
 /// overrides.
 macro_rules! impl_kernels {
     (
@@ -111,6 +118,7 @@ macro_rules! impl_kernels {
         $positions:path,
         $pin_warm_start:path,
         $pin_solve:path,
+        $pin_relax:path,
         { $($extra:tt)* }
     ) => {
         impl Kernels for $backend {
@@ -174,6 +182,11 @@ macro_rules! impl_kernels {
                 unsafe { $pin_solve(c, states, params) }
             }
 
+            unsafe fn pin_relax(&self, c: &mut PinBatch, states: States, params: &PinParams) {
+                // SAFETY: the caller's promise.
+                unsafe { $pin_relax(c, states, params) }
+            }
+
             $($extra)*
         }
     };
@@ -213,6 +226,7 @@ impl_kernels!(
     kbody::integrate_positions_simd,
     pin::simd::warm_start,
     pin::simd::solve,
+    pin::simd::relax,
     {
         pair_kernels!(NATIVE_PAIRS, pair::solve_one_point, pair::solve);
     }
@@ -225,6 +239,7 @@ impl_kernels!(
     kbody::integrate_positions_scalar,
     pin::scalar::warm_start,
     pin::scalar::solve,
+    pin::scalar::relax,
     {}
 );
 
@@ -236,6 +251,7 @@ impl_kernels!(
     avx2::integrate_positions,
     avx2::pin_warm_start,
     avx2::pin_solve,
+    avx2::pin_relax,
     {
         pair_kernels!(true, avx2::solve_one_point_pair, avx2::solve_pair);
     }
@@ -249,6 +265,7 @@ impl_kernels!(
     avx512::integrate_positions,
     avx512::pin_warm_start,
     avx512::pin_solve,
+    avx512::pin_relax,
     {
         pair_kernels!(true, avx512::solve_one_point_pair, avx512::solve_pair);
     }

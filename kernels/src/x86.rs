@@ -639,6 +639,20 @@ macro_rules! entry_points {
             // SAFETY: as for `impact`.
             unsafe { kernel(c, states, p) }
         }
+
+        /// [`joint::simd::relax`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`joint::simd`].
+        pub unsafe fn pin_relax(c: &mut PinBatch, states: States, p: &PinParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut PinBatch, states: States, p: &PinParams) {
+                joint::batches::relax::<F32x8>(c, states, p)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
     };
 }
 

@@ -160,7 +160,8 @@ impl Passes<'_> {
             let batch = self.pins.get(i);
             match op {
                 JointOp::WarmStart => self.kernels.pin_warm_start(batch, states),
-                _ => self.kernels.pin_solve(batch, states, &params),
+                JointOp::Solve => self.kernels.pin_solve(batch, states, &params),
+                JointOp::Relax => self.kernels.pin_relax(batch, states, &params),
             }
         }
     }
@@ -384,8 +385,14 @@ mod tests {
                         (JointOp::WarmStart, Backend::Scalar) => {
                             pin::scalar::warm_start(&mut batch, rows)
                         }
-                        (_, Backend::Simd) => pin::simd::solve(&mut batch, rows, &params),
-                        (_, Backend::Scalar) => pin::scalar::solve(&mut batch, rows, &params),
+                        (JointOp::Solve, Backend::Simd) => {
+                            pin::simd::solve(&mut batch, rows, &params)
+                        }
+                        (JointOp::Solve, Backend::Scalar) => {
+                            pin::scalar::solve(&mut batch, rows, &params)
+                        }
+                        (_, Backend::Simd) => pin::simd::relax(&mut batch, rows, &params),
+                        (_, Backend::Scalar) => pin::scalar::relax(&mut batch, rows, &params),
                     }
                 }
             }
