@@ -366,7 +366,7 @@ mod tests {
         for backend in [Backend::Simd, Backend::Scalar] {
             let mut batch = PinBatch::empty();
             for (l, p) in joints.iter().enumerate() {
-                batch.set(l, p);
+                batch.set(l, &p.c, &p.impulses);
             }
             let mut pin_rows = StateRows::from_states(&states);
             for &(op, k) in &passes {
