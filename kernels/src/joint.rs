@@ -389,6 +389,32 @@ pub(crate) mod batches {
         V::bitmask(free) & !V::equal_mask(index, NULL_BODY)
     }
 
+    /// The velocities alone of A and B (the motion fields zero): what a biased pass reads,
+    /// whose arms and block the warm start kept.
+    #[inline(always)]
+    unsafe fn gather_velocities<V: Lanes8>(
+        c: &PinBatch,
+        states: States,
+    ) -> (BodyLanes<V>, BodyLanes<V>) {
+        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity(c.body_a[l])));
+        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity(c.body_b[l])));
+        (velocities(avx, avy, aw), velocities(bvx, bvy, bw))
+    }
+
+    #[inline(always)]
+    fn velocities<V: Lanes8>(vx: V, vy: V, w: V) -> BodyLanes<V> {
+        let zero = V::splat(0.0);
+        BodyLanes {
+            vx,
+            vy,
+            w,
+            dpx: zero,
+            dpy: zero,
+            dqc: zero,
+            dqs: zero,
+        }
+    }
+
     #[inline(always)]
     unsafe fn scatter<V: Lanes8>(
         c: &PinBatch,
@@ -397,21 +423,22 @@ pub(crate) mod batches {
     ) {
         let moves_a = moving::<V>(&c.body_a, &c.inv_mass_a, &c.inv_inertia_a);
         let moves_b = moving::<V>(&c.body_b, &c.inv_mass_b, &c.inv_inertia_b);
-        let (a, b) = (a.to_states(), b.to_states());
+        // Only the velocity halves of the states change.
+        let (a, b) = (V::to_fours(a.vx, a.vy, a.w), V::to_fours(b.vx, b.vy, b.w));
         // Most batches move both bodies of every lane: no test per lane.
         if moves_a & moves_b == (1 << LANES) - 1 {
             for l in 0..LANES {
-                states.write_velocity(c.body_a[l], &a[l]);
-                states.write_velocity(c.body_b[l], &b[l]);
+                states.write_velocity_row(c.body_a[l], a[l]);
+                states.write_velocity_row(c.body_b[l], b[l]);
             }
             return;
         }
         for l in 0..LANES {
             if moves_a >> l & 1 != 0 {
-                states.write_velocity(c.body_a[l], &a[l]);
+                states.write_velocity_row(c.body_a[l], a[l]);
             }
             if moves_b >> l & 1 != 0 {
-                states.write_velocity(c.body_b[l], &b[l]);
+                states.write_velocity_row(c.body_b[l], b[l]);
             }
         }
     }
@@ -425,7 +452,7 @@ pub(crate) mod batches {
 
     #[inline(always)]
     pub(crate) unsafe fn solve<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
-        let (mut a, mut b) = gather::<V>(c, states);
+        let (mut a, mut b) = gather_velocities::<V>(c, states);
         solve_kept_lanes(c, &mut a, &mut b, params);
         scatter(c, states, (a, b));
     }
