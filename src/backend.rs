@@ -71,25 +71,25 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
-    /// Applies a pin batch's accumulated impulses again.
+    /// Applies the accumulated impulses of pin batches again, one batch after another.
     ///
     /// # Safety
     /// As for the pin kernels of the kernels crate: no other thread accesses the bodies the
     /// batch moves meanwhile.
-    unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States);
+    unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States);
 
-    /// One biased pass of a pin batch, after the substep's warm start (whose block it
-    /// reads).
+    /// One biased pass of pin batches, one after another, after the substep's warm start
+    /// (whose block it reads).
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
-    unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams);
+    unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams);
 
-    /// The relax pass of a pin batch.
+    /// The relax pass of pin batches, one after another.
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
-    unsafe fn pin_relax(&self, c: &mut PinBatch, states: States, params: &PinParams);
+    unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams);
 }
 
 /// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
@@ -172,17 +172,17 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
-            unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States) {
+            unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_warm_start(c, states) }
             }
 
-            unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams) {
+            unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_solve(c, states, params) }
             }
 
-            unsafe fn pin_relax(&self, c: &mut PinBatch, states: States, params: &PinParams) {
+            unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_relax(c, states, params) }
             }

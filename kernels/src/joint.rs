@@ -465,10 +465,11 @@ pub(crate) mod batches {
     }
 }
 
-/// The f32x8 kernels: one call handles the eight pins of a batch.
+/// The f32x8 kernels: one call handles the batches of a slice, one after another, eight pins
+/// at a time.
 ///
-/// Safety, for every function: the batch's non-null body indices are in bounds of `states`, and
-/// no other thread accesses the bodies the batch moves during the call (the joint coloring
+/// Safety, for every function: the batches' non-null body indices are in bounds of `states`, and
+/// no other thread accesses the bodies the batches move during the call (the joint coloring
 /// guarantees it). Results match the scalar twins bit for bit.
 pub mod simd {
     use super::*;
@@ -477,24 +478,30 @@ pub mod simd {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
-        batches::warm_start::<f32x8>(c, states);
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+        for c in c {
+            batches::warm_start::<f32x8>(c, states);
+        }
     }
 
     /// One biased pass, after the substep's warm start.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
-        batches::solve::<f32x8>(c, states, params);
+    pub unsafe fn solve(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            batches::solve::<f32x8>(c, states, params);
+        }
     }
 
     /// The relax pass, after the positions moved.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn relax(c: &mut PinBatch, states: States, params: &PinParams) {
-        batches::relax::<f32x8>(c, states, params);
+    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            batches::relax::<f32x8>(c, states, params);
+        }
     }
 }
 
@@ -531,23 +538,29 @@ pub mod scalar {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
-        each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+        for c in c {
+            each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+        }
     }
 
     /// Scalar twin of [`simd::solve`].
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
-        each_lane(c, states, |c, a, b| solve_kept_lanes(c, a, b, params));
+    pub unsafe fn solve(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            each_lane(c, states, |c, a, b| solve_kept_lanes(c, a, b, params));
+        }
     }
 
     /// Scalar twin of [`simd::relax`].
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn relax(c: &mut PinBatch, states: States, params: &PinParams) {
-        each_lane(c, states, |c, a, b| relax_lanes(c, a, b, params));
+    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            each_lane(c, states, |c, a, b| relax_lanes(c, a, b, params));
+        }
     }
 }

@@ -678,10 +678,12 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_warm_start(c: &mut PinBatch, states: States) {
+        pub unsafe fn pin_warm_start(c: &mut [PinBatch], states: States) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut PinBatch, states: States) {
-                joint::batches::warm_start::<F32x8>(c, states)
+            unsafe fn kernel(c: &mut [PinBatch], states: States) {
+                for c in c {
+                    joint::batches::warm_start::<F32x8>(c, states)
+                }
             }
             check();
             // SAFETY: as for `impact`.
@@ -692,10 +694,12 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_solve(c: &mut PinBatch, states: States, p: &PinParams) {
+        pub unsafe fn pin_solve(c: &mut [PinBatch], states: States, p: &PinParams) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut PinBatch, states: States, p: &PinParams) {
-                joint::batches::solve::<F32x8>(c, states, p)
+            unsafe fn kernel(c: &mut [PinBatch], states: States, p: &PinParams) {
+                for c in c {
+                    joint::batches::solve::<F32x8>(c, states, p)
+                }
             }
             check();
             // SAFETY: as for `impact`.
@@ -706,10 +710,12 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_relax(c: &mut PinBatch, states: States, p: &PinParams) {
+        pub unsafe fn pin_relax(c: &mut [PinBatch], states: States, p: &PinParams) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut PinBatch, states: States, p: &PinParams) {
-                joint::batches::relax::<F32x8>(c, states, p)
+            unsafe fn kernel(c: &mut [PinBatch], states: States, p: &PinParams) {
+                for c in c {
+                    joint::batches::relax::<F32x8>(c, states, p)
+                }
             }
             check();
             // SAFETY: as for `impact`.

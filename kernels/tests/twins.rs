@@ -2204,6 +2204,7 @@ fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut 
     let mut rows = StateRows::from_states(states);
     let view = States::new(&mut rows);
     for c in batches.iter_mut() {
+        let c = std::slice::from_mut(c);
         // SAFETY: checked above: every index is NULL_BODY or in bounds, and no body a lane
         // writes appears twice in a batch; the batches run one after the other on this
         // thread, which alone has the states.
