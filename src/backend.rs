@@ -76,18 +76,25 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
-    /// Applies a pin batch's accumulated impulses again.
+    /// Applies the accumulated impulses of pin batches again, one batch after another.
     ///
     /// # Safety
     /// As for the pin kernels of the kernels crate: no other thread accesses the bodies the
     /// batch moves meanwhile.
-    unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States);
+    unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States);
 
-    /// One solve or relax pass of a pin batch.
+    /// One biased pass of pin batches, one after another, after the substep's warm start
+    /// (whose block it reads).
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
-    unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams);
+    unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams);
+
+    /// The relax pass of pin batches, one after another.
+    ///
+    /// # Safety
+    /// As for [`Kernels::pin_warm_start`].
+    unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams);
 }
 
 /// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
@@ -106,7 +113,7 @@ struct ScalarKernels;
 
 /// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
 /// `$contact`, the body kernels `$velocities` and `$positions` and the pin kernels
-/// `$pin_warm_start` and `$pin_solve`; `$extra` holds the methods that only this backend
+/// `$pin_warm_start`, `$pin_solve` and `$pin_relax`; `$extra` holds the methods that only this backend
 /// overrides.
 macro_rules! impl_kernels {
     (
@@ -116,6 +123,7 @@ macro_rules! impl_kernels {
         $positions:path,
         $pin_warm_start:path,
         $pin_solve:path,
+        $pin_relax:path,
         { $($extra:tt)* }
     ) => {
         impl Kernels for $backend {
@@ -174,14 +182,19 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
-            unsafe fn pin_warm_start(&self, c: &mut PinBatch, states: States) {
+            unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_warm_start(c, states) }
             }
 
-            unsafe fn pin_solve(&self, c: &mut PinBatch, states: States, params: &PinParams) {
+            unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_solve(c, states, params) }
+            }
+
+            unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
+                // SAFETY: the caller's promise.
+                unsafe { $pin_relax(c, states, params) }
             }
 
             $($extra)*
@@ -223,6 +236,7 @@ impl_kernels!(
     kbody::integrate_positions_simd,
     pin::simd::warm_start,
     pin::simd::solve,
+    pin::simd::relax,
     {
         pair_kernels!(NATIVE_PAIRS, pair::solve_one_point, pair::solve);
     }
@@ -235,6 +249,7 @@ impl_kernels!(
     kbody::integrate_positions_scalar,
     pin::scalar::warm_start,
     pin::scalar::solve,
+    pin::scalar::relax,
     {}
 );
 
@@ -246,6 +261,7 @@ impl_kernels!(
     avx2::integrate_positions,
     avx2::pin_warm_start,
     avx2::pin_solve,
+    avx2::pin_relax,
     {
         pair_kernels!(true, avx2::solve_one_point_pair, avx2::solve_pair);
     }
@@ -259,6 +275,7 @@ impl_kernels!(
     avx512::integrate_positions,
     avx512::pin_warm_start,
     avx512::pin_solve,
+    avx512::pin_relax,
     {
         pair_kernels!(true, avx512::solve_one_point_pair, avx512::solve_pair);
     }

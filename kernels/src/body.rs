@@ -238,6 +238,18 @@ impl<'a> States<'a> {
         unsafe { self.rows.read(Self::row(index)) }
     }
 
+    /// The velocity half of the state at `index` (`v`, `w`, `pad`), or of the identity
+    /// state for [`NULL_BODY`]: what the passes that change only velocities gather.
+    ///
+    /// # Safety
+    /// As for [`read`](Self::read).
+    #[inline(always)]
+    pub unsafe fn read_velocity(self, index: u32) -> [f32; 4] {
+        // SAFETY: the caller's promise.
+        let s = unsafe { self.read(index) };
+        [s.v[0], s.v[1], s.w, s.pad]
+    }
+
     /// The states `start..start + len` as a slice.
     ///
     /// # Safety

@@ -5,6 +5,12 @@
 //! share no dynamic body. The operations per lane are those of the engine's scalar joint solver
 //! for such a joint (`joint_solver` in batch2d), in the same order, so the f32x8 kernels and
 //! their scalar twins give the same bits.
+//!
+//! A substep's warm start finds each pin's arms and its 2x2 block from the motion so far and
+//! keeps them in the batch: the biased passes that follow in the substep see the same motion
+//! (positions move only between them and the relax pass), so they read the block instead of
+//! finding it again, and their gathers and scatters move velocities alone. The relax pass,
+//! after the positions moved, finds its own.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{array_of, Lanes8, Real, LANES};
@@ -48,6 +54,29 @@ pub struct PinBatch {
     /// An angular impulse the warm start applies too: what a revolute joint's motor and
     /// limits had accumulated before they were taken off (zero otherwise).
     pub angular: Lanes,
+    /// The substep's block, written by the warm start for the biased passes after it: A's arm
+    /// to B's anchor, x.
+    pub arm_ax: Lanes,
+    /// ... y.
+    pub arm_ay: Lanes,
+    /// B's arm to its anchor: x.
+    pub arm_bx: Lanes,
+    /// ... y.
+    pub arm_by: Lanes,
+    /// The gap from A's anchor to B's: x.
+    pub gap_x: Lanes,
+    /// ... y.
+    pub gap_y: Lanes,
+    /// The 2x2 block `[k11 k12; k12 k22]` (zero where it is singular).
+    pub k11: Lanes,
+    /// See `k11`.
+    pub k12: Lanes,
+    /// See `k11`.
+    pub k22: Lanes,
+    /// One over the block's determinant (zero where it is singular).
+    pub inv_det: Lanes,
+    /// 1 where the block is regular, 0 where no body can move.
+    pub regular: Lanes,
 }
 
 impl PinBatch {
@@ -78,6 +107,17 @@ impl PinBatch {
             &mut self.impulse_x,
             &mut self.impulse_y,
             &mut self.angular,
+            &mut self.arm_ax,
+            &mut self.arm_ay,
+            &mut self.arm_bx,
+            &mut self.arm_by,
+            &mut self.gap_x,
+            &mut self.gap_y,
+            &mut self.k11,
+            &mut self.k12,
+            &mut self.k22,
+            &mut self.inv_det,
+            &mut self.regular,
         ] {
             lanes[l] = 0.0;
         }
@@ -176,9 +216,85 @@ fn apply<R: Real>(r: &Arms<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>, px: R
     b.w = b.w + r.ib * (r.rbx * py - r.rby * px);
 }
 
+/// A pin's 2x2 block at the arms `r`, and whether it is regular (some body can move).
+struct Block<R: Real> {
+    k11: R,
+    k12: R,
+    k22: R,
+    inv: R,
+    regular: R::Mask,
+}
+
 #[inline(always)]
-fn warm_start_lanes<R: Real>(c: &impl Pins<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>) {
+fn block<R: Real>(r: &Arms<R>) -> Block<R> {
+    let m = r.ma + r.mb;
+    let k11 = (m + r.ray * r.ray * r.ia) + r.rby * r.rby * r.ib;
+    let k12 = -r.ray * r.rax * r.ia - r.rby * r.rbx * r.ib;
+    let k22 = (m + r.rax * r.rax * r.ia) + r.rbx * r.rbx * r.ib;
+    // The determinant as a sum of terms that are never negative, not `k11 k22 - k12^2`, whose
+    // products agree in more digits than an f32 holds where an anchor lies far from a small
+    // body.
+    let arms = r.ia * (r.rax * r.rax + r.ray * r.ray) + r.ib * (r.rbx * r.rbx + r.rby * r.rby);
+    let cross = r.rax * r.rby - r.ray * r.rbx;
+    let det = (m * m + m * arms) + (r.ia * r.ib) * (cross * cross);
+    let zero = R::splat(0.0);
+    Block {
+        k11,
+        k12,
+        k22,
+        inv: R::splat(1.0) / det,
+        regular: det.gt(zero) | det.lt(zero),
+    }
+}
+
+/// Keeps the arms and the block for the biased passes of the substep (zero where the block
+/// is singular: a padding lane stays zero).
+#[inline(always)]
+fn keep<R: Real>(c: &mut impl Pins<R>, r: &Arms<R>, k: &Block<R>) {
+    let zero = R::splat(0.0);
+    let or_zero = |v: R| R::select(k.regular, v, zero);
+    c.set(|c| &mut c.arm_ax, r.rax);
+    c.set(|c| &mut c.arm_ay, r.ray);
+    c.set(|c| &mut c.arm_bx, r.rbx);
+    c.set(|c| &mut c.arm_by, r.rby);
+    c.set(|c| &mut c.gap_x, r.dx);
+    c.set(|c| &mut c.gap_y, r.dy);
+    c.set(|c| &mut c.k11, or_zero(k.k11));
+    c.set(|c| &mut c.k12, or_zero(k.k12));
+    c.set(|c| &mut c.k22, or_zero(k.k22));
+    c.set(|c| &mut c.inv_det, or_zero(k.inv));
+    c.set(|c| &mut c.regular, or_zero(R::splat(1.0)));
+}
+
+/// The arms and the block the warm start kept.
+#[inline(always)]
+fn kept<R: Real>(c: &impl Pins<R>) -> (Arms<R>, Block<R>) {
+    let r = Arms {
+        ma: c.get(|c| &c.inv_mass_a),
+        mb: c.get(|c| &c.inv_mass_b),
+        ia: c.get(|c| &c.inv_inertia_a),
+        ib: c.get(|c| &c.inv_inertia_b),
+        rax: c.get(|c| &c.arm_ax),
+        ray: c.get(|c| &c.arm_ay),
+        rbx: c.get(|c| &c.arm_bx),
+        rby: c.get(|c| &c.arm_by),
+        dx: c.get(|c| &c.gap_x),
+        dy: c.get(|c| &c.gap_y),
+    };
+    let k = Block {
+        k11: c.get(|c| &c.k11),
+        k12: c.get(|c| &c.k12),
+        k22: c.get(|c| &c.k22),
+        inv: c.get(|c| &c.inv_det),
+        regular: c.get(|c| &c.regular).gt(R::splat(0.0)),
+    };
+    (r, k)
+}
+
+#[inline(always)]
+fn warm_start_lanes<R: Real>(c: &mut impl Pins<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>) {
     let r = arms(c, a, b);
+    keep(c, &r, &block(&r));
     apply(&r, a, b, c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
     // The angular row: no linear part (a zero normal, as the scalar solver's row has).
     let angular = c.get(|c| &c.angular);
@@ -191,42 +307,57 @@ fn warm_start_lanes<R: Real>(c: &impl Pins<R>, a: &mut BodyLanes<R>, b: &mut Bod
     b.w = b.w + r.ib * angular;
 }
 
+/// One pass at the arms `r` and the block `k`.
 #[inline(always)]
 fn solve_lanes<R: Real>(
     c: &mut impl Pins<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
-    k: &PinParams,
+    r: &Arms<R>,
+    k: &Block<R>,
+    p: &PinParams,
 ) {
-    let r = arms(c, a, b);
     let (dx, dy) = (r.dx, r.dy);
     // The anchors' relative velocity.
     let cdot_x = (b.vx + -b.w * r.rby) - (a.vx + -a.w * r.ray);
     let cdot_y = (b.vy + b.w * r.rbx) - (a.vy + a.w * r.rax);
-    let m = r.ma + r.mb;
-    let k11 = (m + r.ray * r.ray * r.ia) + r.rby * r.rby * r.ib;
-    let k12 = -r.ray * r.rax * r.ia - r.rby * r.rbx * r.ib;
-    let k22 = (m + r.rax * r.rax * r.ia) + r.rbx * r.rbx * r.ib;
-    let bias = R::splat(k.bias_rate);
+    let bias = R::splat(p.bias_rate);
     let (rx, ry) = (cdot_x + dx * bias, cdot_y + dy * bias);
-    // The 2x2 solve; zero where no body can move (a singular matrix). The determinant as a
-    // sum of terms that are never negative, not `k11 k22 - k12^2`, whose products agree in
-    // more digits than an f32 holds where an anchor lies far from a small body.
-    let arms = r.ia * (r.rax * r.rax + r.ray * r.ray) + r.ib * (r.rbx * r.rbx + r.rby * r.rby);
-    let cross = r.rax * r.rby - r.ray * r.rbx;
-    let det = (m * m + m * arms) + (r.ia * r.ib) * (cross * cross);
+    // The 2x2 solve; zero where no body can move (a singular matrix).
     let zero = R::splat(0.0);
-    let regular = det.gt(zero) | det.lt(zero);
-    let inv = R::splat(1.0) / det;
-    let x = R::select(regular, inv * (k22 * rx - k12 * ry), zero);
-    let y = R::select(regular, inv * (k11 * ry - k12 * rx), zero);
+    let x = R::select(k.regular, k.inv * (k.k22 * rx - k.k12 * ry), zero);
+    let y = R::select(k.regular, k.inv * (k.k11 * ry - k.k12 * rx), zero);
     let (old_x, old_y) = (c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
-    let (ms, is) = (R::splat(-k.mass_scale), R::splat(k.impulse_scale));
+    let (ms, is) = (R::splat(-p.mass_scale), R::splat(p.impulse_scale));
     let total_x = old_x + (x * ms - old_x * is);
     let total_y = old_y + (y * ms - old_y * is);
     c.set(|c| &mut c.impulse_x, total_x);
     c.set(|c| &mut c.impulse_y, total_y);
-    apply(&r, a, b, total_x - old_x, total_y - old_y);
+    apply(r, a, b, total_x - old_x, total_y - old_y);
+}
+
+/// A biased pass, at the arms and the block the substep's warm start kept.
+#[inline(always)]
+fn solve_kept_lanes<R: Real>(
+    c: &mut impl Pins<R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+    p: &PinParams,
+) {
+    let (r, k) = kept(c);
+    solve_lanes(c, a, b, &r, &k, p);
+}
+
+/// The relax pass, at the arms and the block of the motion so far.
+#[inline(always)]
+fn relax_lanes<R: Real>(
+    c: &mut impl Pins<R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+    p: &PinParams,
+) {
+    let r = arms(c, a, b);
+    solve_lanes(c, a, b, &r, &block(&r), p);
 }
 
 /// Whether the pins write a lane's body back: it has a state and can move.
@@ -250,19 +381,64 @@ pub(crate) mod batches {
         )
     }
 
+    /// The lanes whose side `index` the pins write back, as a bit mask ([`moves`] for eight
+    /// lanes at once).
+    #[inline(always)]
+    fn moving<V: Lanes8>(index: &[u32; LANES], inv_mass: &Lanes, inv_inertia: &Lanes) -> u32 {
+        let free = (V::load(inv_mass) + V::load(inv_inertia)).gt(V::splat(0.0));
+        V::bitmask(free) & !V::equal_mask(index, NULL_BODY)
+    }
+
+    /// The velocities alone of A and B (the motion fields zero): what a biased pass reads,
+    /// whose arms and block the warm start kept.
+    #[inline(always)]
+    unsafe fn gather_velocities<V: Lanes8>(
+        c: &PinBatch,
+        states: States,
+    ) -> (BodyLanes<V>, BodyLanes<V>) {
+        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity(c.body_a[l])));
+        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity(c.body_b[l])));
+        (velocities(avx, avy, aw), velocities(bvx, bvy, bw))
+    }
+
+    #[inline(always)]
+    fn velocities<V: Lanes8>(vx: V, vy: V, w: V) -> BodyLanes<V> {
+        let zero = V::splat(0.0);
+        BodyLanes {
+            vx,
+            vy,
+            w,
+            dpx: zero,
+            dpy: zero,
+            dqc: zero,
+            dqs: zero,
+        }
+    }
+
     #[inline(always)]
     unsafe fn scatter<V: Lanes8>(
         c: &PinBatch,
         states: States,
         (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
-        let (a, b) = (a.to_states(), b.to_states());
-        for l in 0..LANES {
-            if moves(c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) {
-                states.write_velocity(c.body_a[l], &a[l]);
+        let moves_a = moving::<V>(&c.body_a, &c.inv_mass_a, &c.inv_inertia_a);
+        let moves_b = moving::<V>(&c.body_b, &c.inv_mass_b, &c.inv_inertia_b);
+        // Only the velocity halves of the states change.
+        let (a, b) = (V::to_fours(a.vx, a.vy, a.w), V::to_fours(b.vx, b.vy, b.w));
+        // Most batches move both bodies of every lane: no test per lane.
+        if moves_a & moves_b == (1 << LANES) - 1 {
+            for l in 0..LANES {
+                states.write_velocity_row(c.body_a[l], a[l]);
+                states.write_velocity_row(c.body_b[l], b[l]);
             }
-            if moves(c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) {
-                states.write_velocity(c.body_b[l], &b[l]);
+            return;
+        }
+        for l in 0..LANES {
+            if moves_a >> l & 1 != 0 {
+                states.write_velocity_row(c.body_a[l], a[l]);
+            }
+            if moves_b >> l & 1 != 0 {
+                states.write_velocity_row(c.body_b[l], b[l]);
             }
         }
     }
@@ -276,16 +452,24 @@ pub(crate) mod batches {
 
     #[inline(always)]
     pub(crate) unsafe fn solve<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
+        let (mut a, mut b) = gather_velocities::<V>(c, states);
+        solve_kept_lanes(c, &mut a, &mut b, params);
+        scatter(c, states, (a, b));
+    }
+
+    #[inline(always)]
+    pub(crate) unsafe fn relax<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
         let (mut a, mut b) = gather::<V>(c, states);
-        solve_lanes(c, &mut a, &mut b, params);
+        relax_lanes(c, &mut a, &mut b, params);
         scatter(c, states, (a, b));
     }
 }
 
-/// The f32x8 kernels: one call handles the eight pins of a batch.
+/// The f32x8 kernels: one call handles the batches of a slice, one after another, eight pins
+/// at a time.
 ///
-/// Safety, for every function: the batch's non-null body indices are in bounds of `states`, and
-/// no other thread accesses the bodies the batch moves during the call (the joint coloring
+/// Safety, for every function: the batches' non-null body indices are in bounds of `states`, and
+/// no other thread accesses the bodies the batches move during the call (the joint coloring
 /// guarantees it). Results match the scalar twins bit for bit.
 pub mod simd {
     use super::*;
@@ -294,16 +478,30 @@ pub mod simd {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
-        batches::warm_start::<f32x8>(c, states);
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+        for c in c {
+            batches::warm_start::<f32x8>(c, states);
+        }
     }
 
-    /// One solve or relax pass.
+    /// One biased pass, after the substep's warm start.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
-        batches::solve::<f32x8>(c, states, params);
+    pub unsafe fn solve(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            batches::solve::<f32x8>(c, states, params);
+        }
+    }
+
+    /// The relax pass, after the positions moved.
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            batches::relax::<f32x8>(c, states, params);
+        }
     }
 }
 
@@ -340,15 +538,29 @@ pub mod scalar {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut PinBatch, states: States) {
-        each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+        for c in c {
+            each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+        }
     }
 
     /// Scalar twin of [`simd::solve`].
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn solve(c: &mut PinBatch, states: States, params: &PinParams) {
-        each_lane(c, states, |c, a, b| solve_lanes(c, a, b, params));
+    pub unsafe fn solve(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            each_lane(c, states, |c, a, b| solve_kept_lanes(c, a, b, params));
+        }
+    }
+
+    /// Scalar twin of [`simd::relax`].
+    ///
+    /// # Safety
+    /// See the module documentation.
+    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
+        for c in c {
+            each_lane(c, states, |c, a, b| relax_lanes(c, a, b, params));
+        }
     }
 }

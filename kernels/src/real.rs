@@ -170,6 +170,31 @@ pub trait Lanes8: Real {
     fn bitmask(m: Self::Mask) -> u32;
     /// Bit `l` set where `x[l] == value`.
     fn equal_mask(x: &[u32; LANES], value: u32) -> u32;
+
+    /// The first three columns of eight rows of four floats (the velocity halves of eight
+    /// body states: `vx`, `vy`, `w`).
+    #[inline(always)]
+    fn from_fours(rows: [[f32; 4]; LANES]) -> [Self; 3] {
+        let wide = |l: usize| {
+            let mut row = [0.0; LANES];
+            row[..4].copy_from_slice(&rows[l]);
+            Self::load(&row)
+        };
+        let t = Self::transpose(array_of(wide));
+        [t[0], t[1], t[2]]
+    }
+
+    /// Eight rows of four floats from three columns and a zero: the velocity halves of eight
+    /// body states (`pad` zero).
+    #[inline(always)]
+    fn to_fours(x: Self, y: Self, z: Self) -> [[f32; 4]; LANES] {
+        let zero = Self::splat(0.0);
+        let t = Self::transpose([x, y, z, zero, zero, zero, zero, zero]);
+        array_of(|l| {
+            let row = t[l].store();
+            [row[0], row[1], row[2], row[3]]
+        })
+    }
 }
 
 /// A [`Real`] of sixteen lanes: two batches side by side (see [`pair`](crate::contact::pair)).

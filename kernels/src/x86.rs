@@ -239,6 +239,68 @@ impl Lanes8 for F32x8 {
         unsafe { _mm256_movemask_ps(m.0) as u32 }
     }
     #[inline(always)]
+    fn from_fours(rows: [[f32; 4]; LANES]) -> [F32x8; 3] {
+        // SAFETY: as for the operators; each row holds the 16 bytes read.
+        unsafe {
+            // Rows l and l + 4 side by side: (x, y, z, pad) of lane l | of lane l + 4... (A
+            // macro, not a closure: see `transpose_pairs`.)
+            macro_rules! load {
+                ($l:literal) => {
+                    _mm256_insertf128_ps::<1>(
+                        _mm256_castps128_ps256(_mm_loadu_ps(rows[$l].as_ptr())),
+                        _mm_loadu_ps(rows[$l + 4].as_ptr()),
+                    )
+                };
+            }
+            let a = [load!(0), load!(1), load!(2), load!(3)];
+            // ...then (x0, x1, y0, y1), (z0, z1, pad0, pad1), the same of lanes 2, 3, per half...
+            let t = [
+                _mm256_castps_pd(_mm256_unpacklo_ps(a[0], a[1])),
+                _mm256_castps_pd(_mm256_unpackhi_ps(a[0], a[1])),
+                _mm256_castps_pd(_mm256_unpacklo_ps(a[2], a[3])),
+                _mm256_castps_pd(_mm256_unpackhi_ps(a[2], a[3])),
+            ];
+            // ...then the columns.
+            [
+                F32x8(_mm256_castpd_ps(_mm256_unpacklo_pd(t[0], t[2]))),
+                F32x8(_mm256_castpd_ps(_mm256_unpackhi_pd(t[0], t[2]))),
+                F32x8(_mm256_castpd_ps(_mm256_unpacklo_pd(t[1], t[3]))),
+            ]
+        }
+    }
+    #[inline(always)]
+    fn to_fours(x: F32x8, y: F32x8, z: F32x8) -> [[f32; 4]; LANES] {
+        // SAFETY: as for the operators.
+        unsafe {
+            let zero = _mm256_setzero_ps();
+            // Per half: (x0, y0, x1, y1), (x2, y2, x3, y3), (z0, 0, z1, 0), (z2, 0, z3, 0)...
+            let t = [
+                _mm256_castps_pd(_mm256_unpacklo_ps(x.0, y.0)),
+                _mm256_castps_pd(_mm256_unpackhi_ps(x.0, y.0)),
+                _mm256_castps_pd(_mm256_unpacklo_ps(z.0, zero)),
+                _mm256_castps_pd(_mm256_unpackhi_ps(z.0, zero)),
+            ];
+            // ...then r[j] holds lane j in its low half and lane j + 4 in its high half.
+            let r = [
+                _mm256_castpd_ps(_mm256_unpacklo_pd(t[0], t[2])),
+                _mm256_castpd_ps(_mm256_unpackhi_pd(t[0], t[2])),
+                _mm256_castpd_ps(_mm256_unpacklo_pd(t[1], t[3])),
+                _mm256_castpd_ps(_mm256_unpackhi_pd(t[1], t[3])),
+            ];
+            let rows: [__m128; LANES] = [
+                _mm256_castps256_ps128(r[0]),
+                _mm256_castps256_ps128(r[1]),
+                _mm256_castps256_ps128(r[2]),
+                _mm256_castps256_ps128(r[3]),
+                _mm256_extractf128_ps::<1>(r[0]),
+                _mm256_extractf128_ps::<1>(r[1]),
+                _mm256_extractf128_ps::<1>(r[2]),
+                _mm256_extractf128_ps::<1>(r[3]),
+            ];
+            core::mem::transmute::<[__m128; LANES], [[f32; 4]; LANES]>(rows)
+        }
+    }
+    #[inline(always)]
     fn equal_mask(x: &[u32; LANES], value: u32) -> u32 {
         // SAFETY: as for the operators (AVX2); `x` holds the 32 bytes read.
         unsafe {
@@ -662,10 +724,12 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_warm_start(c: &mut PinBatch, states: States) {
+        pub unsafe fn pin_warm_start(c: &mut [PinBatch], states: States) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut PinBatch, states: States) {
-                joint::batches::warm_start::<F32x8>(c, states)
+            unsafe fn kernel(c: &mut [PinBatch], states: States) {
+                for c in c {
+                    joint::batches::warm_start::<F32x8>(c, states)
+                }
             }
             check();
             // SAFETY: as for `impact`.
@@ -676,10 +740,28 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_solve(c: &mut PinBatch, states: States, p: &PinParams) {
+        pub unsafe fn pin_solve(c: &mut [PinBatch], states: States, p: &PinParams) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut PinBatch, states: States, p: &PinParams) {
-                joint::batches::solve::<F32x8>(c, states, p)
+            unsafe fn kernel(c: &mut [PinBatch], states: States, p: &PinParams) {
+                for c in c {
+                    joint::batches::solve::<F32x8>(c, states, p)
+                }
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, states, p) }
+        }
+
+        /// [`joint::simd::relax`] with this instruction set.
+        ///
+        /// # Safety
+        /// As for [`joint::simd`].
+        pub unsafe fn pin_relax(c: &mut [PinBatch], states: States, p: &PinParams) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut [PinBatch], states: States, p: &PinParams) {
+                for c in c {
+                    joint::batches::relax::<F32x8>(c, states, p)
+                }
             }
             check();
             // SAFETY: as for `impact`.

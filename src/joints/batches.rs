@@ -10,7 +10,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
 use crate::index::{Stamp, NONE};
 use crate::joints::joint::{Impulses, Slot};
-use crate::joints::prepare::{side, Extra, Prepared};
+use crate::joints::prepare::{side, Consts, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
 use batch2d_kernels::{PinBatch, LANES};
@@ -143,7 +143,9 @@ impl JointBatches {
         zone!("joint prepare");
         let batches = self;
         batches.kernels = Some(settings.kernels());
-        if batches.laid_out != Some(key) {
+        // The pin lanes keep their bodies and masses while the layout stands.
+        let relaid = batches.laid_out != Some(key);
+        if relaid {
             batches.color(slots, bodies, state_of, states, exact);
             batches.laid_out = Some(key);
         }
@@ -154,16 +156,18 @@ impl JointBatches {
             let prepared = joint.prepare(slot, bodies, state_of, h, settings.gravity);
             prepared.unwrap_or_default()
         };
-        // A pin lane takes the constants its passes read, and no more.
-        let pin = |slot: u32| {
+        // A pin lane takes the constants its passes read, and no more: once laid out, only
+        // those that change from step to step.
+        let pin = |batch: &mut PinBatch, l: usize, slot: u32| {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
+            if !relaid {
+                let (r, delta_center) = joint.arms(bodies, joint.rotations(bodies));
+                return batch.set_step(l, r, delta_center, &joint.impulses);
+            }
             match joint.consts(slot, bodies, state_of) {
-                Some((c, _)) => Prepared {
-                    c,
-                    impulses: joint.impulses,
-                },
-                None => Prepared::default(),
+                Some((c, _)) => batch.set(l, &c, &joint.impulses),
+                None => batch.clear(l),
             }
         };
         let JointBatches {
@@ -178,7 +182,7 @@ impl JointBatches {
         pins.with_min_len(PREPARE_MIN_LEN / LANES)
             .for_each(|(batch, lanes)| {
                 for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                    batch.set(l, &pin(slot));
+                    pin(batch, l, slot);
                 }
             });
         let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
@@ -347,24 +351,31 @@ impl JointBatches {
 
 /// Filling a pin lane from a plain revolute joint's constants.
 pub(super) trait SetLane {
-    fn set(&mut self, l: usize, p: &Prepared);
+    /// All of the lane's constants.
+    fn set(&mut self, l: usize, c: &Consts, i: &Impulses);
+    /// The constants that change from step to step while the bodies' masses and solver
+    /// states do not (see `Joint::arms`), and the impulses.
+    fn set_step(&mut self, l: usize, r: [Vec2; 2], delta_center: Vec2, i: &Impulses);
 }
 
 impl SetLane for PinBatch {
-    fn set(&mut self, l: usize, p: &Prepared) {
-        let (c, i) = (&p.c, &p.impulses);
+    fn set(&mut self, l: usize, c: &Consts, i: &Impulses) {
         self.body_a[l] = c.state[0];
         self.body_b[l] = c.state[1];
         self.inv_mass_a[l] = c.inv_mass[0];
         self.inv_mass_b[l] = c.inv_mass[1];
         self.inv_inertia_a[l] = c.inv_inertia[0];
         self.inv_inertia_b[l] = c.inv_inertia[1];
-        self.rax[l] = c.r[0].x;
-        self.ray[l] = c.r[0].y;
-        self.rbx[l] = c.r[1].x;
-        self.rby[l] = c.r[1].y;
-        self.dcx[l] = c.delta_center.x;
-        self.dcy[l] = c.delta_center.y;
+        self.set_step(l, c.r, c.delta_center, i);
+    }
+
+    fn set_step(&mut self, l: usize, r: [Vec2; 2], delta_center: Vec2, i: &Impulses) {
+        self.rax[l] = r[0].x;
+        self.ray[l] = r[0].y;
+        self.rbx[l] = r[1].x;
+        self.rby[l] = r[1].y;
+        self.dcx[l] = delta_center.x;
+        self.dcy[l] = delta_center.y;
         self.impulse_x[l] = i.linear.x;
         self.impulse_y[l] = i.linear.y;
         // As the warm start sums them (see `warm_start`).

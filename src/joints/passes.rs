@@ -156,12 +156,11 @@ impl Passes<'_> {
             mass_scale: pass.rigid.mass_scale,
             impulse_scale: pass.rigid.impulse_scale,
         };
-        for i in range {
-            let batch = self.pins.get(i);
-            match op {
-                JointOp::WarmStart => self.kernels.pin_warm_start(batch, states),
-                _ => self.kernels.pin_solve(batch, states, &params),
-            }
+        let batches = self.pins.slice(range);
+        match op {
+            JointOp::WarmStart => self.kernels.pin_warm_start(batches, states),
+            JointOp::Solve => self.kernels.pin_solve(batches, states, &params),
+            JointOp::Relax => self.kernels.pin_relax(batches, states, &params),
         }
     }
 
@@ -365,7 +364,7 @@ mod tests {
         for backend in [Backend::Simd, Backend::Scalar] {
             let mut batch = PinBatch::empty();
             for (l, p) in joints.iter().enumerate() {
-                batch.set(l, p);
+                batch.set(l, &p.c, &p.impulses);
             }
             let mut pin_rows = StateRows::from_states(&states);
             for &(op, k) in &passes {
@@ -375,17 +374,20 @@ mod tests {
                     impulse_scale: k.impulse_scale,
                 };
                 let rows = States::new(&mut pin_rows);
+                let batches = std::slice::from_mut(&mut batch);
                 // SAFETY: as above.
                 unsafe {
                     match (op, backend) {
-                        (JointOp::WarmStart, Backend::Simd) => {
-                            pin::simd::warm_start(&mut batch, rows)
-                        }
+                        (JointOp::WarmStart, Backend::Simd) => pin::simd::warm_start(batches, rows),
                         (JointOp::WarmStart, Backend::Scalar) => {
-                            pin::scalar::warm_start(&mut batch, rows)
+                            pin::scalar::warm_start(batches, rows)
                         }
-                        (_, Backend::Simd) => pin::simd::solve(&mut batch, rows, &params),
-                        (_, Backend::Scalar) => pin::scalar::solve(&mut batch, rows, &params),
+                        (JointOp::Solve, Backend::Simd) => pin::simd::solve(batches, rows, &params),
+                        (JointOp::Solve, Backend::Scalar) => {
+                            pin::scalar::solve(batches, rows, &params)
+                        }
+                        (_, Backend::Simd) => pin::simd::relax(batches, rows, &params),
+                        (_, Backend::Scalar) => pin::scalar::relax(batches, rows, &params),
                     }
                 }
             }

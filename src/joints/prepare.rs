@@ -131,22 +131,39 @@ impl Joint {
         if ma + mb + ia + ib <= 0.0 {
             return None;
         }
-        let (ca, ra) = match self.a {
-            BodySlot::NONE => (self.local_a, Vec2::ZERO),
-            a => (bodies.center()[a.index()], qa.rotate(self.local_a)),
-        };
+        let (r, delta_center) = self.arms(bodies, [qa, qb]);
         let c = Consts {
             state: [sa, sb],
             inv_mass: [ma, mb],
             inv_inertia: [ia, ib],
-            r: [ra, qb.rotate(self.local_b)],
-            delta_center: bodies.center()[self.b.index()] - ca,
+            r,
+            delta_center,
             slot,
             kind: self.kind,
             moves: [ma + ia > 0.0, mb + ib > 0.0],
             plain: self.is_plain(),
         };
         Some((c, [qa, qb]))
+    }
+
+    /// The anchors relative to the centres of mass and B's centre minus A's, world frame, at
+    /// the bodies' poses, `q` their rotations: the part of [`Joint::consts`] that changes
+    /// from step to step while the bodies' masses and states do not.
+    pub(super) fn arms(&self, bodies: &BodyStore, [qa, qb]: [Rot; 2]) -> ([Vec2; 2], Vec2) {
+        let (ca, ra) = match self.a {
+            BodySlot::NONE => (self.local_a, Vec2::ZERO),
+            a => (bodies.center()[a.index()], qa.rotate(self.local_a)),
+        };
+        let r = [ra, qb.rotate(self.local_b)];
+        (r, bodies.center()[self.b.index()] - ca)
+    }
+
+    /// The rotations of the joint's bodies, as [`side`] takes them.
+    pub(super) fn rotations(&self, bodies: &BodyStore) -> [Rot; 2] {
+        [self.a, self.b].map(|slot| match slot {
+            BodySlot::NONE => Rot::IDENTITY,
+            s => bodies.rotation()[s.index()],
+        })
     }
 
     /// Takes the step's constants from the bodies as the step begins, those of
