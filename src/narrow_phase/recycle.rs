@@ -200,6 +200,25 @@ pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
     }
 }
 
+/// The body columns [`Recycler::pose`] reads, cut to one length once for many pairs, so that
+/// each slot is checked against it once.
+pub(crate) struct PoseColumns<'a> {
+    center: &'a [Vec2],
+    rotation: &'a [Rot],
+    local_center: &'a [Vec2],
+}
+
+impl<'a> PoseColumns<'a> {
+    pub fn new(bodies: &'a BodyStore) -> PoseColumns<'a> {
+        let n = bodies.center().len();
+        PoseColumns {
+            center: &bodies.center()[..n],
+            rotation: &bodies.rotation()[..n],
+            local_center: &bodies.local_center()[..n],
+        }
+    }
+}
+
 /// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
 /// `8k + l`: the poses of the pairs' bodies and the moved manifolds, a row per pair, and a
 /// block of bases for lanes whose base is not in its pair's own lane of last step's blocks. Each call of `run`
@@ -220,12 +239,8 @@ impl Recycler {
 
     /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.
     #[inline(always)]
-    pub fn pose(&mut self, l: usize, (a, b): (usize, usize), bodies: &BodyStore) {
-        // The three columns cut to one length, so that each slot is checked against it once.
-        let n = bodies.center().len();
-        let (center, rotation) = (&bodies.center()[..n], &bodies.rotation()[..n]);
-        let local_center = &bodies.local_center()[..n];
-        let pose = |s: usize| (center[s], rotation[s], local_center[s]);
+    pub fn pose(&mut self, l: usize, (a, b): (usize, usize), poses: &PoseColumns) {
+        let pose = |s: usize| (poses.center[s], poses.rotation[s], poses.local_center[s]);
         self.set_poses(l, [pose(a), pose(b)]);
     }
 

@@ -11,7 +11,7 @@ use crate::geometry::math::Vec2;
 use crate::geometry::shape::Shape;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
+use crate::narrow_phase::recycle::{local_form, recycle_params, Base, PoseColumns, Recycler};
 use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -83,7 +83,21 @@ pub(super) struct ChunkSlots<'s> {
     pub first_base: u32,
 }
 
-impl ChunkSlots<'_> {
+impl<'s> ChunkSlots<'s> {
+    /// The slots of the chunk's first `n` pairs (all it has), each `n` long, so that the
+    /// compiler checks an index below `n` against nothing else.
+    #[inline(always)]
+    fn cut(self, n: usize) -> ChunkSlots<'s> {
+        ChunkSlots {
+            slots: &mut self.slots[..n],
+            found: &mut self.found[..n],
+            touching: &mut self.touching[..n],
+            one_point: &mut self.one_point[..n],
+            speed: &mut self.speed[..n],
+            ..self
+        }
+    }
+
     /// Notes that pair `i`'s contact, now in its slot, is `found` (`FAR`, `NONE` or the index
     /// of its base), with its flags.
     #[inline(always)]
@@ -122,7 +136,7 @@ impl ChunkSlots<'_> {
 /// order does not change the result.
 #[inline(always)]
 pub(super) fn update_chunk<'a>(
-    mut out: ChunkSlots,
+    out: ChunkSlots,
     pairs: &[(u32, u32)],
     children: Option<&[Children]>,
     previous: &[ContactIndex],
@@ -130,6 +144,7 @@ pub(super) fn update_chunk<'a>(
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
 ) {
+    let mut out = out.cut(pairs.len());
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
@@ -155,6 +170,12 @@ pub(super) fn update_chunk<'a>(
         }
     };
     let mut recycler = Recycler::new();
+    let poses = PoseColumns::new(bodies);
+    // In place, the chunk's pairs' base indices, each where its pair is (else unused).
+    let base_of = match in_place {
+        true => &old.base_of[first..first + pairs.len()],
+        false => &[],
+    };
     for group in (0..pairs.len()).step_by(LANES) {
         let end = pairs.len().min(group + LANES);
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
@@ -163,14 +184,21 @@ pub(super) fn update_chunk<'a>(
         let (mut with_base, mut in_block) = (0u32, 0u32);
         for i in group..end {
             if children.is_none() {
-                if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
+                let ahead = i + PREFETCH_AHEAD;
+                // (In place, a pair whose base is in its own slot will most likely recycle,
+                // reading no shape.)
+                let recycles =
+                    in_place && old.base_of.get(first + ahead) == Some(&((first + ahead) as u32));
+                if let (false, Some(&(a, b))) = (recycles, pairs.get(ahead)) {
                     prefetch(&bodies.shape()[a as usize]);
                     prefetch(&bodies.shape()[b as usize]);
                 }
             }
             let (a, b) = body_slots(pairs[i]);
             let (key, base) = if in_place {
-                (out.slots[i].key(), old.base_of[first + i])
+                // The pairs are last step's, whose keys are those of the contacts in place.
+                debug_assert_eq!(out.slots[i].key(), (a, b));
+                ((a, b), base_of[i])
             } else {
                 match old.get(previous[i]) {
                     Some((c, base)) => (c.key(), base),
@@ -183,7 +211,7 @@ pub(super) fn update_chunk<'a>(
                 continue;
             }
             let l = i - group;
-            recycler.pose(l, (a.index(), b.index()), bodies);
+            recycler.pose(l, (a.index(), b.index()), &poses);
             with_base |= 1 << l;
             if base as usize == first + i {
                 in_block |= 1 << l;
