@@ -11,7 +11,7 @@ use crate::geometry::math::Vec2;
 use crate::geometry::shape::Shape;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, recycle_params, Base, PoseColumns, Recycler};
+use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
 use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -170,7 +170,6 @@ pub(super) fn update_chunk<'a>(
         }
     };
     let mut recycler = Recycler::new();
-    let poses = PoseColumns::new(bodies);
     // In place, the chunk's pairs' base indices, each where its pair is (else unused).
     let base_of = match in_place {
         true => &old.base_of[first..first + pairs.len()],
@@ -178,47 +177,52 @@ pub(super) fn update_chunk<'a>(
     };
     for group in (0..pairs.len()).step_by(LANES) {
         let end = pairs.len().min(group + LANES);
+        // Each lane's base index, `NONE` for a pair with nothing to recycle.
+        let mut bases = [NONE; LANES];
+        let prefetch_shapes = |(a, b): (u32, u32)| {
+            prefetch(&bodies.shape()[a as usize]);
+            prefetch(&bodies.shape()[b as usize]);
+        };
+        if in_place {
+            // The pairs are last step's, whose keys are those of the contacts in place.
+            if children.is_none() {
+                // Of the next group, the pairs whose base is not in their slot (a pair whose
+                // base is there will most likely recycle, reading no shape).
+                let next = (group + LANES).min(pairs.len())..(group + 2 * LANES).min(pairs.len());
+                for (i, (&pair, &base)) in next
+                    .clone()
+                    .zip(pairs[next.clone()].iter().zip(&base_of[next]))
+                {
+                    if base as usize != first + i {
+                        prefetch_shapes(pair);
+                    }
+                }
+            }
+            let lanes = pairs[group..end].iter().zip(&base_of[group..end]);
+            for (i, ((&pair, &base), to)) in (group..).zip(lanes.zip(&mut bases)) {
+                debug_assert_eq!(out.slots[i].key(), body_slots(pair));
+                *to = base;
+            }
+        } else {
+            for i in group..end {
+                if let (None, Some(&pair)) = (children, pairs.get(i + PREFETCH_AHEAD)) {
+                    prefetch_shapes(pair);
+                }
+                // (A contact of another pair would mean the old contacts were reordered behind
+                // our back.)
+                if let Some((c, base)) = old.get(previous[i]) {
+                    if c.key() == body_slots(pairs[i]) {
+                        bases[i - group] = base;
+                    }
+                }
+            }
+        }
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
         // lane of last step's block of these pairs: the pairs were last step's, in the same
         // places.
-        let (mut with_base, mut in_block) = (0u32, 0u32);
-        for i in group..end {
-            if children.is_none() {
-                let ahead = i + PREFETCH_AHEAD;
-                // (In place, a pair whose base is in its own slot will most likely recycle,
-                // reading no shape.)
-                let recycles =
-                    in_place && old.base_of.get(first + ahead) == Some(&((first + ahead) as u32));
-                if let (false, Some(&(a, b))) = (recycles, pairs.get(ahead)) {
-                    prefetch(&bodies.shape()[a as usize]);
-                    prefetch(&bodies.shape()[b as usize]);
-                }
-            }
-            let (a, b) = body_slots(pairs[i]);
-            let (key, base) = if in_place {
-                // The pairs are last step's, whose keys are those of the contacts in place.
-                debug_assert_eq!(out.slots[i].key(), (a, b));
-                ((a, b), base_of[i])
-            } else {
-                match old.get(previous[i]) {
-                    Some((c, base)) => (c.key(), base),
-                    None => ((BodySlot::NONE, BodySlot::NONE), NONE),
-                }
-            };
-            // (A contact of another pair would mean the old contacts were reordered behind
-            // our back.)
-            if base == NONE || key != (a, b) {
-                continue;
-            }
-            let l = i - group;
-            recycler.pose(l, (a.index(), b.index()), &poses);
-            with_base |= 1 << l;
-            if base as usize == first + i {
-                in_block |= 1 << l;
-            } else {
-                recycler.gather(l, &old.base(base));
-            }
-        }
+        let own = (first + group) as u32;
+        let (with_base, in_block) =
+            recycler.take(&pairs[group..end], &bases, own, bodies, |b| old.base(b));
         let lanes = {
             let block = if old.bases_in_place {
                 out.bases.block(group / LANES)
