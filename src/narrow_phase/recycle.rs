@@ -256,17 +256,21 @@ impl Recycler {
         base: impl Fn(u32) -> Base,
     ) -> (u32, u32) {
         let poses = PoseColumns::new(bodies);
+        // The masks first, in a loop without branches, then the lanes taken, bit by bit.
         let (mut taken, mut in_place) = (0u32, 0u32);
-        for (l, (&(a, b), &index)) in pairs.iter().zip(bases).enumerate() {
-            if index == NONE {
-                continue;
-            }
+        for (l, &index) in bases.iter().enumerate().take(pairs.len()) {
+            taken |= u32::from(index != NONE) << l;
+            in_place |= u32::from(index == own.wrapping_add(l as u32)) << l;
+        }
+        in_place &= taken;
+        let mut lanes = taken;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let (a, b) = pairs[l];
             self.pose(l, (a as usize, b as usize), &poses);
-            taken |= 1 << l;
-            if index == own + l as u32 {
-                in_place |= 1 << l;
-            } else {
-                self.gather_from(l, index, &base);
+            if in_place & 1 << l == 0 {
+                self.gather_from(l, bases[l], &base);
             }
         }
         (taken, in_place)
