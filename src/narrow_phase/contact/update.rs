@@ -170,6 +170,8 @@ pub(super) fn update_chunk<'a>(
         }
     };
     let mut recycler = Recycler::new();
+    // Whether a recycled contact mixes its materials afresh (see `update_shapes`).
+    let remix = params.remix || children.is_some();
     // In place, the chunk's pairs' base indices, each where its pair is (else unused).
     let base_of = match in_place {
         true => &old.base_of[first..first + pairs.len()],
@@ -277,7 +279,6 @@ pub(super) fn update_chunk<'a>(
                 continue;
             }
             let slot = &mut out.slots[i];
-            let remix = params.remix || children.is_some();
             if in_place {
                 recycler.write_in_place(l, &mut slot.manifold);
             } else {
