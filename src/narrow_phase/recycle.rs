@@ -11,6 +11,7 @@ use crate::codec::{Codec, Reader, Writer};
 use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::LINEAR_SLOP;
+use crate::index::NONE;
 use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
 use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::recycle::{scalar, simd};
@@ -201,6 +202,26 @@ pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
     }
 }
 
+/// The body columns [`Recycler::pose`] reads, cut to one length, so that each slot is checked
+/// against it once.
+struct PoseColumns<'a> {
+    center: &'a [Vec2],
+    rotation: &'a [Rot],
+    local_center: &'a [Vec2],
+}
+
+impl<'a> PoseColumns<'a> {
+    #[inline(always)]
+    fn new(bodies: &'a BodyStore) -> PoseColumns<'a> {
+        let n = bodies.center().len();
+        PoseColumns {
+            center: &bodies.center()[..n],
+            rotation: &bodies.rotation()[..n],
+            local_center: &bodies.local_center()[..n],
+        }
+    }
+}
+
 /// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
 /// `8k + l`: the poses of the pairs' bodies and the moved manifolds, a row per pair, and a
 /// block of bases for lanes whose base is not in its pair's own lane of last step's blocks. Each call of `run`
@@ -219,14 +240,55 @@ impl Recycler {
         }
     }
 
+    /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
+    /// is not `NONE`: the poses of its bodies, and its base, which `base` gives, unless it is
+    /// in its own lane of the block the batch will run on: the index of the first lane's
+    /// own place is `own`, the next lane's `own + 1`, and so on. Returns the lanes taken, and
+    /// of those, the lanes whose base is in its own place, as bit masks.
+    ///
+    /// Never inlined: on its own, the loop keeps the columns and masks in registers.
+    #[inline(never)]
+    pub fn take(
+        &mut self,
+        pairs: &[(u32, u32)],
+        bases: &[u32; LANES],
+        own: u32,
+        bodies: &BodyStore,
+        base: impl Fn(u32) -> Base,
+    ) -> (u32, u32) {
+        let poses = PoseColumns::new(bodies);
+        // The masks first, in a loop without branches, then the lanes taken, bit by bit.
+        let (mut taken, mut in_place) = (0u32, 0u32);
+        for (l, &index) in bases.iter().enumerate().take(pairs.len()) {
+            taken |= u32::from(index != NONE) << l;
+            in_place |= u32::from(index == own.wrapping_add(l as u32)) << l;
+        }
+        in_place &= taken;
+        let mut lanes = taken;
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let (a, b) = pairs[l];
+            self.pose(l, (a as usize, b as usize), &poses);
+            if in_place & 1 << l == 0 {
+                self.gather_from(l, bases[l], &base);
+            }
+        }
+        (taken, in_place)
+    }
+
+    /// [`Recycler::gather`] of the base at `index`, which `base` gives: out of the loop of
+    /// [`Recycler::take`], as few pairs need it.
+    #[cold]
+    #[inline(never)]
+    fn gather_from(&mut self, l: usize, index: u32, base: impl Fn(u32) -> Base) {
+        self.gather(l, &base(index));
+    }
+
     /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.
     #[inline(always)]
-    pub fn pose(&mut self, l: usize, (a, b): (usize, usize), bodies: &BodyStore) {
-        // The three columns cut to one length, so that each slot is checked against it once.
-        let n = bodies.center().len();
-        let (center, rotation) = (&bodies.center()[..n], &bodies.rotation()[..n]);
-        let local_center = &bodies.local_center()[..n];
-        let pose = |s: usize| (center[s], rotation[s], local_center[s]);
+    fn pose(&mut self, l: usize, (a, b): (usize, usize), poses: &PoseColumns) {
+        let pose = |s: usize| (poses.center[s], poses.rotation[s], poses.local_center[s]);
         self.set_poses(l, [pose(a), pose(b)]);
     }
 

@@ -188,7 +188,8 @@ pub(crate) struct ContactBackup {
 const FAR: u32 = u32::MAX - 1;
 
 /// Pairs per parallel task. Within a task the shapes of the pair `PREFETCH_AHEAD` places on
-/// are prefetched: pairs join bodies far apart in memory (a pile's neighbours are a row of
+/// are prefetched (in an update in place, those of the next eight pairs that will not
+/// likely recycle): pairs join bodies far apart in memory (a pile's neighbours are a row of
 /// bodies apart), and the shape is the one large record a pair reads per body.
 const CHUNK: usize = 256;
 const PREFETCH_AHEAD: usize = 6;

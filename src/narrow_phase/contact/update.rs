@@ -121,7 +121,21 @@ pub(super) struct ChunkSlots<'s> {
     pub first_base: u32,
 }
 
-impl ChunkSlots<'_> {
+impl<'s> ChunkSlots<'s> {
+    /// The slots of the chunk's first `n` pairs (all it has), each `n` long, so that the
+    /// compiler checks an index below `n` against nothing else.
+    #[inline(always)]
+    fn cut(self, n: usize) -> ChunkSlots<'s> {
+        ChunkSlots {
+            slots: &mut self.slots[..n],
+            found: &mut self.found[..n],
+            touching: &mut self.touching[..n],
+            one_point: &mut self.one_point[..n],
+            speed: &mut self.speed[..n],
+            ..self
+        }
+    }
+
     /// Notes that pair `i`'s contact, collided afresh, is `found`: `None` where it does not
     /// touch, else the index of its base (`NONE` for none), its contact now in its slot, with
     /// its flags. A pair that does not touch is dropped (see `ContactSet::keep_touching`):
@@ -168,7 +182,7 @@ impl ChunkSlots<'_> {
 /// order does not change the result.
 #[inline(always)]
 pub(super) fn update_chunk<'a>(
-    mut out: ChunkSlots,
+    out: ChunkSlots,
     pairs: &[(u32, u32)],
     children: Option<&[Children]>,
     previous: &[ContactIndex],
@@ -176,6 +190,7 @@ pub(super) fn update_chunk<'a>(
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
 ) {
+    let mut out = out.cut(pairs.len());
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
@@ -205,42 +220,61 @@ pub(super) fn update_chunk<'a>(
         }
     };
     let mut recycler = Recycler::new();
+    // Whether a recycled contact mixes its materials afresh (see `update_shapes`).
+    let remix = params.remix || children.is_some();
+    // In place, the chunk's pairs' base indices, each where its pair is (else unused).
+    let base_of = match in_place {
+        true => &old.base_of[first..first + pairs.len()],
+        false => &[],
+    };
     for group in (0..pairs.len()).step_by(LANES) {
         let end = pairs.len().min(group + LANES);
+        // Each lane's base index, `NONE` for a pair with nothing to recycle.
+        let mut bases = [NONE; LANES];
+        let prefetch_shapes = |(a, b): (u32, u32)| {
+            prefetch(&bodies.shape()[a as usize]);
+            prefetch(&bodies.shape()[b as usize]);
+        };
+        if in_place {
+            // The pairs are last step's, whose keys are those of the contacts in place.
+            if children.is_none() {
+                // Of the next group, the pairs whose base is not in their slot (a pair whose
+                // base is there will most likely recycle, reading no shape).
+                let next = (group + LANES).min(pairs.len())..(group + 2 * LANES).min(pairs.len());
+                for (i, (&pair, &base)) in next
+                    .clone()
+                    .zip(pairs[next.clone()].iter().zip(&base_of[next]))
+                {
+                    if base as usize != first + i {
+                        prefetch_shapes(pair);
+                    }
+                }
+            }
+            let lanes = pairs[group..end].iter().zip(&base_of[group..end]);
+            for (i, ((&pair, &base), to)) in (group..).zip(lanes.zip(&mut bases)) {
+                debug_assert_eq!(out.slots[i].key(), body_slots(pair));
+                *to = base;
+            }
+        } else {
+            for i in group..end {
+                if let (None, Some(&pair)) = (children, pairs.get(i + PREFETCH_AHEAD)) {
+                    prefetch_shapes(pair);
+                }
+                // (A contact of another pair would mean the old contacts were reordered behind
+                // our back.)
+                if let Some((c, base)) = old.get(previous[i]) {
+                    if c.key() == body_slots(pairs[i]) {
+                        bases[i - group] = base;
+                    }
+                }
+            }
+        }
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
         // lane of last step's block of these pairs: the pairs were last step's, in the same
         // places.
-        let (mut with_base, mut in_block) = (0u32, 0u32);
-        for i in group..end {
-            if children.is_none() {
-                if let Some(&(a, b)) = pairs.get(i + PREFETCH_AHEAD) {
-                    prefetch(&bodies.shape()[a as usize]);
-                    prefetch(&bodies.shape()[b as usize]);
-                }
-            }
-            let (a, b) = body_slots(pairs[i]);
-            let (key, base) = if in_place {
-                (out.slots[i].key(), old.base_of[first + i])
-            } else {
-                match old.get(previous[i]) {
-                    Some((c, base)) => (c.key(), base),
-                    None => ((BodySlot::NONE, BodySlot::NONE), NONE),
-                }
-            };
-            // (A contact of another pair would mean the old contacts were reordered behind
-            // our back.)
-            if base == NONE || key != (a, b) {
-                continue;
-            }
-            let l = i - group;
-            recycler.pose(l, (a.index(), b.index()), bodies);
-            with_base |= 1 << l;
-            if base as usize == first + i {
-                in_block |= 1 << l;
-            } else {
-                recycler.gather(l, &old.base(base));
-            }
-        }
+        let own = (first + group) as u32;
+        let (with_base, in_block) =
+            recycler.take(&pairs[group..end], &bases, own, bodies, |b| old.base(b));
         let lanes = {
             let block = if old.bases_in_place {
                 out.bases.block(group / LANES)
@@ -295,7 +329,6 @@ pub(super) fn update_chunk<'a>(
                 continue;
             }
             let slot = &mut out.slots[i];
-            let remix = params.remix || children.is_some();
             if in_place {
                 recycler.write_in_place(l, &mut slot.manifold);
             } else {
