@@ -237,7 +237,11 @@ impl JointBatches {
         self.in_tree.clear();
         self.in_tree.extend_from_slice(exact);
         self.used.clear();
-        self.used.resize(states, 0);
+        // Only a joint reads it: a world without joints skips clearing one entry per state
+        // each time the states change.
+        if slots.iter().any(|s| s.joint.is_some()) {
+            self.used.resize(states, 0);
+        }
         let sets = JOINT_COLORS as usize + 1;
         self.plain.clear();
         self.plain.resize(sets, 0);

@@ -254,3 +254,135 @@ fn masses_uneven(bodies: &BodyStore) -> bool {
         .reduce(|| (0.0, f32::INFINITY), |a, b| (a.0.max(b.0), a.1.min(b.1)));
     lightest > MASS_RATIO * heaviest
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body_def::{BodyDef, ShapeDef};
+    use crate::geometry::shape::Shape;
+    use crate::narrow_phase::manifold::Manifold;
+
+    /// Random bodies (a few fixed, the dynamic ones of three densities far apart) and random
+    /// pairs between them.
+    fn random_world(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut store = BodyStore::new();
+        for _ in 0..bodies {
+            let r = next() % 20;
+            let def = if r == 0 {
+                BodyDef::fixed()
+            } else {
+                BodyDef::dynamic()
+            };
+            let density = [1.0, 30.0, 1000.0][(r % 3) as usize];
+            let shape = ShapeDef::new(Shape::circle(0.5).unwrap()).density(density);
+            store.insert(&def, &shape).unwrap();
+        }
+        let mut contacts = Vec::new();
+        while contacts.len() < pairs {
+            let (a, b) = (next() % bodies as u64, next() % bodies as u64);
+            let dynamic = store.is_dynamic(a as usize) || store.is_dynamic(b as usize);
+            if a < b && dynamic {
+                contacts.push(Contact {
+                    a: BodySlot::new(a as usize),
+                    b: BodySlot::new(b as usize),
+                    manifold: Manifold {
+                        point_count: 1 + (next() % 2) as usize,
+                        ..Manifold::default()
+                    },
+                    friction: 0.6,
+                    restitution: 0.0,
+                    tangent_speed: 0.0,
+                });
+            }
+        }
+        (store, contacts)
+    }
+
+    /// The islands taken by their definition: components of the dynamic bodies joined by
+    /// contacts between two of them (by repeated relabelling until nothing changes), each
+    /// judged on all its bodies and contacts, ordered by first contact.
+    fn islands_by_definition(bodies: &BodyStore, contacts: &[Contact]) -> Vec<Vec<usize>> {
+        let inv_mass = bodies.inv_mass();
+        let mut label: Vec<usize> = (0..inv_mass.len()).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for c in contacts {
+                let (a, b) = (c.a.index(), c.b.index());
+                if inv_mass[a] > 0.0 && inv_mass[b] > 0.0 && label[a] != label[b] {
+                    let low = label[a].min(label[b]);
+                    (label[a], label[b], changed) = (low, low, true);
+                }
+            }
+        }
+        let island_of = |c: &Contact| match inv_mass[c.a.index()] > 0.0 {
+            true => label[c.a.index()],
+            false => label[c.b.index()],
+        };
+        let mut islands: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (i, c) in contacts.iter().enumerate() {
+            match islands.iter_mut().find(|(l, _)| *l == island_of(c)) {
+                Some((_, list)) => list.push(i),
+                None => islands.push((island_of(c), vec![i])),
+            }
+        }
+        let taken = |&(l, ref list): &(usize, Vec<usize>)| {
+            let members = (0..inv_mass.len()).filter(|&s| inv_mass[s] > 0.0 && label[s] == l);
+            let masses: Vec<f32> = members.map(|s| inv_mass[s]).collect();
+            let lightest = masses.iter().copied().fold(0.0f32, f32::max);
+            let heaviest = masses.iter().copied().fold(f32::INFINITY, f32::min);
+            let points: usize = list.iter().map(|&i| contacts[i].manifold.point_count).sum();
+            let grounded = list.iter().any(|&i| {
+                let c = &contacts[i];
+                inv_mass[c.a.index()] <= 0.0 || inv_mass[c.b.index()] <= 0.0
+            });
+            lightest > MASS_RATIO * heaviest
+                && ((masses.len() <= MAX_BODIES && points <= MAX_POINTS)
+                    || (masses.len() <= MAX_LAYERED_BODIES && grounded))
+        };
+        islands.retain(taken);
+        islands.into_iter().map(|(_, list)| list).collect()
+    }
+
+    #[test]
+    fn the_islands_taken_are_those_their_definition_takes() {
+        let mut taken = 0;
+        for seed in 1..60u64 {
+            // Few pairs per body: small islands, some taken whole; more: islands past the
+            // direct limits, some resting on fixed bodies.
+            let (bodies, pairs) = match seed % 3 {
+                0 => (200, 120),
+                1 => (300, 260),
+                _ => (600, 700),
+            };
+            let (store, contacts) = random_world(seed, bodies, pairs);
+            let mut direct = DirectIslands::default();
+            direct.find(&contacts, &store);
+            let expected = islands_by_definition(&store, &contacts);
+            let found: Vec<Vec<usize>> = (direct.ranges.iter())
+                .map(|r| {
+                    direct.contacts[r.clone()]
+                        .iter()
+                        .map(|c| c.index())
+                        .collect()
+                })
+                .collect();
+            assert_eq!(found, expected, "seed {seed}");
+            let marked = (0..contacts.len()).filter(|&i| direct.is_direct.get(i) == Some(&true));
+            let listed: usize = expected.iter().map(Vec::len).sum();
+            assert_eq!(marked.count(), listed, "seed {seed}");
+            taken += expected.len();
+        }
+        assert!(
+            taken > 10,
+            "the worlds hardly test the search: {taken} islands taken"
+        );
+    }
+}
