@@ -22,9 +22,9 @@ type Lanes = [f32; LANES];
 /// meanwhile.
 pub(crate) trait Kernels: Sync {
     /// Loads the points of the batch's contacts from their rows and prepares the batch
-    /// (effective masses, base separations); returns whether any lane's overlap is beyond its
-    /// `deep_overlap` (see the kernels' `simd::load_points`).
-    fn load_points(&self, c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> bool;
+    /// (effective masses, base separations); returns the lanes whose overlap is beyond their
+    /// `deep_overlap`, bit `l` for lane `l` (see the kernels' `simd::load_points`).
+    fn load_points(&self, c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32;
 
     /// This step's bounces.
     ///
@@ -132,7 +132,7 @@ macro_rules! impl_kernels {
                 c: &mut ContactBatch,
                 rows: &PointRows,
                 deep_overlap: &Lanes,
-            ) -> bool {
+            ) -> u32 {
                 $contact::load_points(c, rows, deep_overlap)
             }
 

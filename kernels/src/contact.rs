@@ -1115,7 +1115,7 @@ pub(crate) mod batches {
         c: &mut ContactBatch,
         p: &PointRows,
         deep_overlap: &Lanes,
-    ) -> bool {
+    ) -> u32 {
         let count = V::load(&p.count);
         let offset_a = [V::load(&p.offset_a[0]), V::load(&p.offset_a[1])];
         let offset_b = [V::load(&p.offset_b[0]), V::load(&p.offset_b[1])];
@@ -1133,7 +1133,7 @@ pub(crate) mod batches {
             overlaps[j] = load_point_lanes(c, j, &columns, count, offset_a, offset_b);
         }
         prepare_lanes::<V>(c);
-        V::bitmask(deep_lanes(overlaps, V::load(deep_overlap))) != (1 << LANES) - 1
+        !V::bitmask(deep_lanes(overlaps, V::load(deep_overlap))) & ((1 << LANES) - 1)
     }
 
     /// The warm start of the first `points` points (see [`warm_start_lanes`]).
@@ -1286,9 +1286,9 @@ pub mod simd {
     }
 
     /// Loads the points of the batch's contacts from their rows (see [`PointRows`]), the
-    /// batch's normals already packed, and prepares it as [`prepare`]. Returns whether any
-    /// lane is deep: its largest overlap is beyond its `deep_overlap`, or NaN.
-    pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> bool {
+    /// batch's normals already packed, and prepares it as [`prepare`]. Returns its deep lanes,
+    /// bit `l` for lane `l`: those whose largest overlap is beyond their `deep_overlap`, or NaN.
+    pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32 {
         batches::load_points::<f32x8>(c, rows, deep_overlap)
     }
 
@@ -1404,8 +1404,8 @@ pub mod scalar {
     }
 
     /// Scalar twin of [`simd::load_points`].
-    pub fn load_points(c: &mut ContactBatch, p: &PointRows, deep_overlap: &Lanes) -> bool {
-        let mut deep = false;
+    pub fn load_points(c: &mut ContactBatch, p: &PointRows, deep_overlap: &Lanes) -> u32 {
+        let mut deep = 0;
         for (l, &bound) in deep_overlap.iter().enumerate() {
             let lane = &mut Lane(c, l);
             let offset_a = [p.offset_a[0][l], p.offset_a[1][l]];
@@ -1414,7 +1414,7 @@ pub mod scalar {
                 let columns = PointColumns::of_row(p.rows[j][l]);
                 load_point_lanes(lane, j, &columns, p.count[l], offset_a, offset_b)
             });
-            deep |= !deep_lanes(overlaps, bound);
+            deep |= u32::from(!deep_lanes(overlaps, bound)) << l;
             if !lane.0.is_padding(l) {
                 prepare_lanes(lane);
             }

@@ -594,9 +594,9 @@ macro_rules! entry_points {
         }
 
         /// [`contact::simd::load_points`] with this instruction set.
-        pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+        pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> u32 {
             #[target_feature(enable = $features)]
-            fn kernel(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> bool {
+            fn kernel(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> u32 {
                 contact::batches::load_points::<F32x8>(c, rows, deep)
             }
             check();

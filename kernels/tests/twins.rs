@@ -2444,8 +2444,8 @@ fn random_row(rng: &mut Rng) -> PointRow {
     }
 }
 
-/// `load_points` of every backend and instruction set gives the scalar twin's bits and says
-/// the same about deep lanes; with finite inputs, each point it loads holds the anchors
+/// `load_points` of every backend and instruction set gives the scalar twin's bits and names
+/// the same deep lanes; with finite inputs, each point it loads holds the anchors
 /// relative to the centres of mass in the contact frame, `r x n` and `r . n` computed here, a
 /// point the manifold lacks is all zero, and a lane is deep where its largest overlap exceeds
 /// its bound.
@@ -2479,7 +2479,7 @@ fn load_points_match_bit_for_bit() {
             let what = format!("load_points seed {seed} {inputs:?}");
             let mut scalar_batch = batch;
             let scalar_deep = scalar::load_points(&mut scalar_batch, &rows, &deep_overlap);
-            let mut others: Vec<(&str, ContactBatch, bool)> = Vec::new();
+            let mut others: Vec<(&str, ContactBatch, u32)> = Vec::new();
             let mut b = batch;
             let deep = simd::load_points(&mut b, &rows, &deep_overlap);
             others.push(("simd", b, deep));
@@ -2509,7 +2509,7 @@ fn load_points_match_bit_for_bit() {
             if inputs != Inputs::Finite {
                 continue;
             }
-            let mut expect_deep = false;
+            let mut expect_deep = 0;
             for l in (0..LANES).filter(|&l| !batch.is_padding(l)) {
                 let n = [batch.normal_x[l], batch.normal_y[l]];
                 let mut overlap = 0.0f32;
@@ -2543,7 +2543,7 @@ fn load_points_match_bit_for_bit() {
                     assert_eq!(p.tangent_impulse[l], row.tangent_impulse, "{what}");
                     overlap = overlap.max(-row.separation);
                 }
-                expect_deep |= overlap > deep_overlap[l];
+                expect_deep |= u32::from(overlap > deep_overlap[l]) << l;
             }
             assert_eq!(scalar_deep, expect_deep, "{what}: deep");
         }

@@ -54,6 +54,9 @@ pub(super) struct ContactBatches {
     pub one_point: Vec<bool>,
     /// Per batch: what its lanes take from their bodies alone, beside what the batch holds.
     lane_bodies: Vec<LaneBodies>,
+    /// Per batch: its deep lanes as packed this step, bit `l` for lane `l` (see
+    /// [`Kernels::load_points`]).
+    deep_lanes: Vec<u32>,
     /// What the lanes' bodies were packed from, `None` before the first packing: while a step
     /// brings the same, only the contacts' own numbers are packed again.
     layout: Option<Layout>,
@@ -158,9 +161,11 @@ impl ContactBatches {
         let bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
 
         // Every contact is in a lane or a direct island.
-        let push = if deep || direct_contacts.clone().any(|c| is_deep(c, bodies.reach())) {
+        let deep_direct = |c: &&Contact| is_deep(c, bodies.reach());
+        let push = if deep || direct_contacts.clone().any(|c| deep_direct(&c)) {
             let states = states.len();
-            self.cap_deep_contacts(contacts, graph, bodies, state_of, states, max_velocity);
+            let deep_direct = direct_contacts.filter(deep_direct);
+            self.cap_deep_contacts(graph, deep_direct, state_of, states, max_velocity);
             PushCap {
                 max_velocity,
                 deep_contacts: Some(&self.deep_contacts.0),
@@ -202,9 +207,11 @@ impl ContactBatches {
             deep_overlap: [0.0; LANES],
         };
         self.lane_bodies.resize(batches, no_bodies);
+        self.deep_lanes.resize(batches, 0);
         self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
+            .zip(&mut self.deep_lanes)
             .zip(&mut self.lane_bodies)
             .zip(graph.lanes.par_iter().enumerate())
             .with_min_len(BATCHES_PER_BLOCK)
@@ -212,7 +219,7 @@ impl ContactBatches {
             // for each batch, they were copied from a constant every time.)
             .map_init(
                 || PointRows::NONE,
-                |points, (((batch, one_point), lane_bodies), (i, lanes))| {
+                |points, ((((batch, one_point), deep), lane_bodies), (i, lanes))| {
                     prefetch_ahead(contacts, graph, i);
                     // Each lane is written whole, not zeroed first: zeroing wrote every batch
                     // twice. The batch is prepared here too, while it is in cache.
@@ -232,8 +239,8 @@ impl ContactBatches {
                             *one_point &= c.has_one_point();
                         }
                     }
-                    let deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (batch.is_bouncy(), deep)
+                    *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    (batch.is_bouncy(), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
@@ -253,6 +260,7 @@ impl ContactBatches {
         self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
+            .zip(&mut self.deep_lanes)
             .zip(&self.lane_bodies)
             .zip(graph.lanes.par_iter().enumerate())
             .with_min_len(BATCHES_PER_BLOCK)
@@ -260,7 +268,7 @@ impl ContactBatches {
             // for each batch, they were copied from a constant every time.)
             .map_init(
                 || PointRows::NONE,
-                |points, (((batch, one_point), lane_bodies), (i, lanes))| {
+                |points, ((((batch, one_point), deep), lane_bodies), (i, lanes))| {
                     prefetch_ahead(contacts, graph, i);
                     let bodies = bodies.cut();
                     *one_point = true;
@@ -276,26 +284,26 @@ impl ContactBatches {
                             *one_point &= c.has_one_point();
                         }
                     }
-                    let deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (batch.is_bouncy(), deep)
+                    *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    (batch.is_bouncy(), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
     }
 
     /// Counts the deep contacts of each state (`deep_contacts`) and shares the push cap of
-    /// every batch's lanes among them (see `PushCap`).
-    fn cap_deep_contacts(
+    /// every batch's lanes among them (see `PushCap`). The deep contacts are the batches' deep
+    /// lanes, as packing found them, and `deep_direct`, those of the direct islands: every
+    /// contact is in one or the other.
+    fn cap_deep_contacts<'c>(
         &mut self,
-        contacts: &[Contact],
         graph: &ConstraintGraph,
-        bodies: &BodyStore,
+        deep_direct: impl Iterator<Item = &'c Contact>,
         state_of: &[u32],
         states: usize,
         max_velocity: f32,
     ) {
-        let counts = &mut self.deep_contacts.0;
-        Self::count_deep_contacts(counts, states, state_of, contacts, bodies);
+        self.count_deep_contacts(states, deep_direct, state_of);
         let push = PushCap {
             max_velocity,
             deep_contacts: Some(&self.deep_contacts.0),
@@ -314,18 +322,17 @@ impl ContactBatches {
     }
 
     /// Counts, per state, its deep contacts at the start of the step: those whose overlap is
-    /// over a quarter of the smaller body's reach. Overlaps in a settling pile stay well
-    /// below; bodies created inside each other do not. Counts are sums of ones, so the
-    /// parallel order does not change them.
-    ///
-    /// `counts` gets one per state; `state_of` maps body slots to states.
-    fn count_deep_contacts(
-        counts: &mut Vec<AtomicU32>,
+    /// over a quarter of the smaller body's reach (see [`is_deep`]). Overlaps in a settling
+    /// pile stay well below; bodies created inside each other do not. Only the batches with
+    /// a deep lane are read, and the direct islands' deep contacts `deep_direct`. Counts are
+    /// sums of ones, so the parallel order does not change them.
+    fn count_deep_contacts<'c>(
+        &mut self,
         states: usize,
+        deep_direct: impl Iterator<Item = &'c Contact>,
         state_of: &[u32],
-        contacts: &[Contact],
-        bodies: &BodyStore,
     ) {
+        let counts = &mut self.deep_contacts.0;
         if counts.len() < states {
             counts.resize_with(states, AtomicU32::default);
         }
@@ -334,20 +341,26 @@ impl ContactBatches {
             .par_iter()
             .with_min_len(BODIES_PER_BLOCK)
             .for_each(|count| count.store(0, Ordering::Relaxed));
-        contacts
+        let add = |state: u32| {
+            if state != NULL_BODY {
+                counts[state as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        self.batches
             .par_iter()
-            .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .for_each(|c| {
-                if !is_deep(c, bodies.reach()) {
-                    return;
-                }
-                for slot in [c.a, c.b] {
-                    let state = state_of[slot.index()];
-                    if state != NULL_BODY {
-                        counts[state as usize].fetch_add(1, Ordering::Relaxed);
-                    }
+            .zip(&self.deep_lanes)
+            .with_min_len(BATCHES_PER_BLOCK)
+            .filter(|(_, &deep)| deep != 0)
+            .for_each(|(batch, &deep)| {
+                for l in (0..LANES).filter(|l| deep >> l & 1 != 0) {
+                    add(batch.body_a[l]);
+                    add(batch.body_b[l]);
                 }
             });
+        for c in deep_direct {
+            add(state_of[c.a.index()]);
+            add(state_of[c.b.index()]);
+        }
     }
 
     /// Copies the lanes' impulses back to their contacts, for the next step's warm start.
