@@ -76,12 +76,14 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
-    /// Applies the accumulated impulses of pin batches again, one batch after another.
+    /// Applies the accumulated impulses of pin batches again, one batch after another: in
+    /// the `first` substep of a step finding their arms and blocks, in a later one at those
+    /// the relax before kept.
     ///
     /// # Safety
     /// As for the pin kernels of the kernels crate: no other thread accesses the bodies the
     /// batch moves meanwhile.
-    unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States);
+    unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States, first: bool);
 
     /// One biased pass of pin batches, one after another, after the substep's warm start
     /// (whose block it reads).
@@ -90,7 +92,8 @@ pub(crate) trait Kernels: Sync {
     /// As for [`Kernels::pin_warm_start`].
     unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams);
 
-    /// The relax pass of pin batches, one after another.
+    /// The relax pass of pin batches, one after another; keeps their arms and blocks for the
+    /// next substep's warm start.
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
@@ -182,9 +185,9 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
-            unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States) {
+            unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States, first: bool) {
                 // SAFETY: the caller's promise.
-                unsafe { $pin_warm_start(c, states) }
+                unsafe { $pin_warm_start(c, states, first) }
             }
 
             unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams) {

@@ -6,11 +6,13 @@
 //! for such a joint (`joint_solver` in batch2d), in the same order, so the f32x8 kernels and
 //! their scalar twins give the same bits.
 //!
-//! A substep's warm start finds each pin's arms and its 2x2 block from the motion so far and
-//! keeps them in the batch: the biased passes that follow in the substep see the same motion
-//! (positions move only between them and the relax pass), so they read the block instead of
-//! finding it again, and their gathers and scatters move velocities alone. The relax pass,
-//! after the positions moved, finds its own.
+//! A pass finds each pin's arms and its 2x2 block from the motion so far only where the
+//! positions moved since the last pass that found them, and otherwise reads them from the
+//! batch, where that pass kept them; a pass that reads them gathers and scatters velocities
+//! alone. The positions move once per substep, between its biased passes and its relax pass:
+//! so the relax finds its own and keeps them, and the next substep's warm start and biased
+//! passes read them (only the velocities change in between). The first substep's warm start,
+//! with no relax before it in the step, finds them.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{array_of, Lanes8, Real, LANES};
@@ -54,8 +56,8 @@ pub struct PinBatch {
     /// An angular impulse the warm start applies too: what a revolute joint's motor and
     /// limits had accumulated before they were taken off (zero otherwise).
     pub angular: Lanes,
-    /// The substep's block, written by the warm start for the biased passes after it: A's arm
-    /// to B's anchor, x.
+    /// The block of the motion so far, kept by the pass that found it for the passes after it
+    /// (see the module documentation): A's arm to B's anchor, x.
     pub arm_ax: Lanes,
     /// ... y.
     pub arm_ay: Lanes,
@@ -247,8 +249,8 @@ fn block<R: Real>(r: &Arms<R>) -> Block<R> {
     }
 }
 
-/// Keeps the arms and the block for the biased passes of the substep (zero where the block
-/// is singular: a padding lane stays zero).
+/// Keeps the arms and the block for the passes that follow until the positions move (zero
+/// where the block is singular: a padding lane stays zero).
 #[inline(always)]
 fn keep<R: Real>(c: &mut impl Pins<R>, r: &Arms<R>, k: &Block<R>) {
     let zero = R::splat(0.0);
@@ -266,7 +268,7 @@ fn keep<R: Real>(c: &mut impl Pins<R>, r: &Arms<R>, k: &Block<R>) {
     c.set(|c| &mut c.regular, or_zero(R::splat(1.0)));
 }
 
-/// The arms and the block the warm start kept.
+/// The arms and the block a pass before kept.
 #[inline(always)]
 fn kept<R: Real>(c: &impl Pins<R>) -> (Arms<R>, Block<R>) {
     let r = Arms {
@@ -291,11 +293,34 @@ fn kept<R: Real>(c: &impl Pins<R>) -> (Arms<R>, Block<R>) {
     (r, k)
 }
 
+/// The first substep's warm start: finds the arms and the block, and keeps them.
 #[inline(always)]
 fn warm_start_lanes<R: Real>(c: &mut impl Pins<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>) {
     let r = arms(c, a, b);
     keep(c, &r, &block(&r));
-    apply(&r, a, b, c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
+    apply_warm_start(c, &r, a, b);
+}
+
+/// A later substep's warm start, at the arms and the block the relax before kept.
+#[inline(always)]
+fn warm_start_kept_lanes<R: Real>(
+    c: &mut impl Pins<R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
+    let (r, _) = kept(c);
+    apply_warm_start(c, &r, a, b);
+}
+
+/// Applies the accumulated impulses at the arms `r`.
+#[inline(always)]
+fn apply_warm_start<R: Real>(
+    c: &impl Pins<R>,
+    r: &Arms<R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
+    apply(r, a, b, c.get(|c| &c.impulse_x), c.get(|c| &c.impulse_y));
     // The angular row: no linear part (a zero normal, as the scalar solver's row has).
     let angular = c.get(|c| &c.angular);
     let zero = R::splat(0.0);
@@ -348,7 +373,8 @@ fn solve_kept_lanes<R: Real>(
     solve_lanes(c, a, b, &r, &k, p);
 }
 
-/// The relax pass, at the arms and the block of the motion so far.
+/// The relax pass, at the arms and the block of the motion so far, which it keeps for the
+/// next substep.
 #[inline(always)]
 fn relax_lanes<R: Real>(
     c: &mut impl Pins<R>,
@@ -357,7 +383,9 @@ fn relax_lanes<R: Real>(
     p: &PinParams,
 ) {
     let r = arms(c, a, b);
-    solve_lanes(c, a, b, &r, &block(&r), p);
+    let k = block(&r);
+    keep(c, &r, &k);
+    solve_lanes(c, a, b, &r, &k, p);
 }
 
 /// Whether the pins write a lane's body back: it has a state and can move.
@@ -389,8 +417,8 @@ pub(crate) mod batches {
         V::bitmask(free) & !V::equal_mask(index, NULL_BODY)
     }
 
-    /// The velocities alone of A and B (the motion fields zero): what a biased pass reads,
-    /// whose arms and block the warm start kept.
+    /// The velocities alone of A and B (the motion fields zero): what a pass reads whose arms
+    /// and block a pass before kept.
     #[inline(always)]
     unsafe fn gather_velocities<V: Lanes8>(
         c: &PinBatch,
@@ -451,6 +479,13 @@ pub(crate) mod batches {
     }
 
     #[inline(always)]
+    pub(crate) unsafe fn warm_start_kept<V: Lanes8>(c: &mut PinBatch, states: States) {
+        let (mut a, mut b) = gather_velocities::<V>(c, states);
+        warm_start_kept_lanes(c, &mut a, &mut b);
+        scatter(c, states, (a, b));
+    }
+
+    #[inline(always)]
     pub(crate) unsafe fn solve<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
         let (mut a, mut b) = gather_velocities::<V>(c, states);
         solve_kept_lanes(c, &mut a, &mut b, params);
@@ -474,13 +509,17 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Applies the accumulated impulses again.
+    /// Applies the accumulated impulses again: in the `first` substep of a step finding the
+    /// arms and blocks, in a later one at those the relax before kept.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States, first: bool) {
         for c in c {
-            batches::warm_start::<f32x8>(c, states);
+            match first {
+                true => batches::warm_start::<f32x8>(c, states),
+                false => batches::warm_start_kept::<f32x8>(c, states),
+            }
         }
     }
 
@@ -494,7 +533,8 @@ pub mod simd {
         }
     }
 
-    /// The relax pass, after the positions moved.
+    /// The relax pass, after the positions moved; keeps the arms and blocks for the next
+    /// substep.
     ///
     /// # Safety
     /// See the module documentation.
@@ -538,9 +578,12 @@ pub mod scalar {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut [PinBatch], states: States) {
+    pub unsafe fn warm_start(c: &mut [PinBatch], states: States, first: bool) {
         for c in c {
-            each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b));
+            match first {
+                true => each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b)),
+                false => each_lane(c, states, |c, a, b| warm_start_kept_lanes(c, a, b)),
+            }
         }
     }
 

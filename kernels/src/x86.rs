@@ -724,16 +724,19 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_warm_start(c: &mut [PinBatch], states: States) {
+        pub unsafe fn pin_warm_start(c: &mut [PinBatch], states: States, first: bool) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut [PinBatch], states: States) {
+            unsafe fn kernel(c: &mut [PinBatch], states: States, first: bool) {
                 for c in c {
-                    joint::batches::warm_start::<F32x8>(c, states)
+                    match first {
+                        true => joint::batches::warm_start::<F32x8>(c, states),
+                        false => joint::batches::warm_start_kept::<F32x8>(c, states),
+                    }
                 }
             }
             check();
             // SAFETY: as for `impact`.
-            unsafe { kernel(c, states) }
+            unsafe { kernel(c, states, first) }
         }
 
         /// [`joint::simd::solve`] with this instruction set.

@@ -2178,7 +2178,11 @@ fn random_pin_params(rng: &mut Rng, use_bias: bool) -> PinParams {
 
 #[derive(Clone, Copy, Debug)]
 enum PinOp {
-    WarmStart,
+    /// `first`: the step's first substep, which finds the blocks; otherwise at the blocks
+    /// of the relax before.
+    WarmStart {
+        first: bool,
+    },
     /// A biased pass, at the block of the warm start before it.
     Solve(PinParams),
     Relax(PinParams),
@@ -2210,20 +2214,26 @@ fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut 
         // thread, which alone has the states.
         unsafe {
             match (backend, op) {
-                (Backend::Simd, PinOp::WarmStart) => pin::simd::warm_start(c, view),
+                (Backend::Simd, PinOp::WarmStart { first }) => {
+                    pin::simd::warm_start(c, view, first)
+                }
                 (Backend::Simd, PinOp::Solve(p)) => pin::simd::solve(c, view, &p),
-                (Backend::Scalar, PinOp::WarmStart) => pin::scalar::warm_start(c, view),
+                (Backend::Scalar, PinOp::WarmStart { first }) => {
+                    pin::scalar::warm_start(c, view, first)
+                }
                 (Backend::Scalar, PinOp::Solve(p)) => pin::scalar::solve(c, view, &p),
                 (Backend::Simd, PinOp::Relax(p)) => pin::simd::relax(c, view, &p),
                 (Backend::Scalar, PinOp::Relax(p)) => pin::scalar::relax(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
-                (Backend::Avx2, PinOp::WarmStart) => avx2::pin_warm_start(c, view),
+                (Backend::Avx2, PinOp::WarmStart { first }) => avx2::pin_warm_start(c, view, first),
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx2, PinOp::Solve(p)) => avx2::pin_solve(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx2, PinOp::Relax(p)) => avx2::pin_relax(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
-                (Backend::Avx512, PinOp::WarmStart) => avx512::pin_warm_start(c, view),
+                (Backend::Avx512, PinOp::WarmStart { first }) => {
+                    avx512::pin_warm_start(c, view, first)
+                }
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx512, PinOp::Solve(p)) => avx512::pin_solve(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
@@ -2338,11 +2348,15 @@ fn pin_anchor_speeds(c: &PinBatch, states: &[BodyState]) -> Vec<[f64; 2]> {
 }
 
 /// One pin batch, each pass from the same inputs (warm start, a biased solve after the warm
-/// start, the relax pass), then a sequence of batches through a whole substep (warm start, two biased
-/// solves, relax), as the engine runs them: every backend and instruction set gives the scalar
-/// twins' bits. With finite inputs the relax pass must also do what it is for: leave the two
-/// anchors of every lane that can move with no relative velocity (the law of a rigid pin,
-/// computed here in f64), which a mistake common to both twins would break.
+/// start, the relax pass, a later substep's warm start after the relax), then a sequence of
+/// batches through two substeps (warm start, two biased solves, relax, then warm start at the
+/// relax's blocks, a biased solve, relax), as the engine runs them: every backend and
+/// instruction set gives the scalar twins' bits. A warm start at the blocks the relax kept
+/// gives the bits of one that finds them again (nothing moved the positions in between; as
+/// between the twins, any NaN matches any NaN where the inputs are not finite). With finite
+/// inputs the relax pass must also do what it is for: leave the two anchors of every lane
+/// that can move with no relative velocity (the law of a rigid pin, computed here in f64),
+/// which a mistake common to both twins would break.
 fn pin_case(seed: u64, inputs: Inputs) {
     let mut rng = Rng::with_inputs(seed ^ 0x0919_0000, inputs);
     let world = World::random(&mut rng, BODIES);
@@ -2366,12 +2380,16 @@ fn pin_case(seed: u64, inputs: Inputs) {
     let biased = random_pin_params(&mut rng, true);
     let relax = random_pin_params(&mut rng, false);
     for (name, ops) in [
-        ("pin warm_start", &[PinOp::WarmStart][..]),
+        ("pin warm_start", &[PinOp::WarmStart { first: true }][..]),
         (
             "pin solve(bias)",
-            &[PinOp::WarmStart, PinOp::Solve(biased)][..],
+            &[PinOp::WarmStart { first: true }, PinOp::Solve(biased)][..],
         ),
         ("pin relax", &[PinOp::Relax(relax)][..]),
+        (
+            "pin warm_start kept",
+            &[PinOp::Relax(relax), PinOp::WarmStart { first: false }][..],
+        ),
     ] {
         let what = Ctx { seed, what: name };
         let (after_batch, after) = check_pins(&what, inputs, ops, &batch, &states);
@@ -2392,6 +2410,31 @@ fn pin_case(seed: u64, inputs: Inputs) {
         }
     }
 
+    let what = Ctx {
+        seed,
+        what: "pin warm_start kept = found",
+    };
+    for backend in [Backend::Simd, Backend::Scalar] {
+        let words = |first: bool| {
+            let (mut b, mut s) = (batch.to_vec(), states.clone());
+            for op in [PinOp::Relax(relax), PinOp::WarmStart { first }] {
+                run_pins(backend, op, &mut b, &mut s);
+            }
+            let b: Vec<u32> = bytemuck::cast_slice(&b).to_vec();
+            (b, state_words(&s).to_vec())
+        };
+        let ((kept_b, kept_s), (found_b, found_s)) = (words(false), words(true));
+        let diffs: Vec<String> = word_diffs(&kept_b, &found_b, pin_batches_word_name, inputs.cmp())
+            .into_iter()
+            .chain(word_diffs(&kept_s, &found_s, state_word_name, inputs.cmp()))
+            .collect();
+        assert!(
+            diffs.is_empty(),
+            "{what}: {backend:?}: kept vs found:\n  {}",
+            diffs.join("\n  ")
+        );
+    }
+
     let count = 1 + rng.below(3);
     let batches: Vec<PinBatch> = (0..count)
         .map(|_| random_pin_batch(&mut rng, &world, &mut [false; BODIES], share))
@@ -2399,8 +2442,11 @@ fn pin_case(seed: u64, inputs: Inputs) {
     let mut states = world.states.clone();
     zero_pads(&mut states, &batches);
     let ops = [
-        PinOp::WarmStart,
+        PinOp::WarmStart { first: true },
         PinOp::Solve(biased),
+        PinOp::Solve(random_pin_params(&mut rng, true)),
+        PinOp::Relax(relax),
+        PinOp::WarmStart { first: false },
         PinOp::Solve(random_pin_params(&mut rng, true)),
         PinOp::Relax(relax),
     ];

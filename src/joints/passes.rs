@@ -52,7 +52,12 @@ use std::ops::Range;
 /// What a joint stage does.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum JointOp {
-    WarmStart,
+    /// `first`: in the step's first substep. A later substep's warm start follows the relax
+    /// of the one before with nothing between that moves a position, so the pin batches
+    /// take the arms and blocks that relax kept (see `batch2d_kernels::joint`).
+    WarmStart {
+        first: bool,
+    },
     Solve,
     Relax,
 }
@@ -158,7 +163,7 @@ impl Passes<'_> {
         };
         let batches = self.pins.slice(range);
         match op {
-            JointOp::WarmStart => self.kernels.pin_warm_start(batches, states),
+            JointOp::WarmStart { first } => self.kernels.pin_warm_start(batches, states, first),
             JointOp::Solve => self.kernels.pin_solve(batches, states, &params),
             JointOp::Relax => self.kernels.pin_relax(batches, states, &params),
         }
@@ -178,7 +183,7 @@ impl Passes<'_> {
                 x: &self.extra[k],
             };
             match op {
-                JointOp::WarmStart => {
+                JointOp::WarmStart { .. } => {
                     warm_start(c.kind, impulses, &mut pair);
                     if let Some(law) = pair.x.law {
                         let joint = self.slots[c.slot as usize].joint.as_ref();
@@ -280,8 +285,9 @@ mod tests {
     }
 
     /// The pin kernels, both backends, give a plain revolute joint the bits the scalar joint
-    /// solver gives it: over warm start, biased solves and relax, with bodies that move, a
-    /// fixed side and a kinematic side.
+    /// solver gives it: over two substeps' warm start, biased solves and relax (the second
+    /// warm start at the blocks the relax kept), with bodies that move, a fixed side and a
+    /// kinematic side.
     #[test]
     fn pins_match_the_scalar_joint_solver() {
         let mut noise = Noise(7);
@@ -327,8 +333,11 @@ mod tests {
             .collect();
         let soft = Softness::new(60.0, JOINT_DAMPING_RATIO, 1.0 / 240.0).into();
         let passes = [
-            (JointOp::WarmStart, soft),
+            (JointOp::WarmStart { first: true }, soft),
             (JointOp::Solve, soft),
+            (JointOp::Solve, soft),
+            (JointOp::Relax, RIGID),
+            (JointOp::WarmStart { first: false }, soft),
             (JointOp::Solve, soft),
             (JointOp::Relax, RIGID),
         ];
@@ -348,7 +357,7 @@ mod tests {
                         x: &extra,
                     };
                     match op {
-                        JointOp::WarmStart => warm_start(c.kind, impulses, &mut pair),
+                        JointOp::WarmStart { .. } => warm_start(c.kind, impulses, &mut pair),
                         _ => pair.solve_point(k, &mut impulses.linear, f32::INFINITY),
                     }
                     for side in 0..2 {
@@ -378,9 +387,11 @@ mod tests {
                 // SAFETY: as above.
                 unsafe {
                     match (op, backend) {
-                        (JointOp::WarmStart, Backend::Simd) => pin::simd::warm_start(batches, rows),
-                        (JointOp::WarmStart, Backend::Scalar) => {
-                            pin::scalar::warm_start(batches, rows)
+                        (JointOp::WarmStart { first }, Backend::Simd) => {
+                            pin::simd::warm_start(batches, rows, first)
+                        }
+                        (JointOp::WarmStart { first }, Backend::Scalar) => {
+                            pin::scalar::warm_start(batches, rows, first)
                         }
                         (JointOp::Solve, Backend::Simd) => pin::simd::solve(batches, rows, &params),
                         (JointOp::Solve, Backend::Scalar) => {

@@ -671,7 +671,8 @@ impl Solver {
             };
             program.push(Op::Bodies(BodyOp::IntegrateVelocities));
             if joints {
-                program.push(Op::Joints(JointOp::WarmStart));
+                let first = substep == 0;
+                program.push(Op::Joints(JointOp::WarmStart { first }));
             }
             if trees {
                 program.push(Op::Trees(TreeOp::WarmStart));
