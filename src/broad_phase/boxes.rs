@@ -22,18 +22,32 @@ pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: 
             .enumerate()
             .for_each(|(k, aabbs)| {
                 // By slot, not zipped columns: a slot that keeps its box (a static tile, a sleeping
-                // body) then costs a read of two bytes, not of every column.
-                for (i, aabb) in (k * CHUNK..).zip(aabbs) {
-                    if asleep[i] || (statics_current && body.kind()[i] == SlotKind::Fixed) {
+                // body) then costs a read of two bytes, not of every column. Each column cut to
+                // the chunk first: then no read of a slot tests its bounds.
+                let slots = k * CHUNK..k * CHUNK + aabbs.len();
+                let (asleep, kind) = (&asleep[slots.clone()], &body.kind()[slots.clone()]);
+                let (rotation, center) = (
+                    &body.rotation()[slots.clone()],
+                    &body.center()[slots.clone()],
+                );
+                let local_center = &body.local_center()[slots.clone()];
+                let (angular, reach) = (
+                    &body.angular_velocity()[slots.clone()],
+                    &body.reach()[slots.clone()],
+                );
+                let linear = &body.linear_velocity()[slots.clone()];
+                let (local_box, shape) = (&body.local_box()[slots.clone()], &body.shape()[slots]);
+                for (i, aabb) in aabbs.iter_mut().enumerate() {
+                    if asleep[i] || (statics_current && kind[i] == SlotKind::Fixed) {
                         continue;
                     }
-                    let q = body.rotation()[i];
-                    let xf = Transform::new(body.center()[i] - q.rotate(body.local_center()[i]), q);
-                    let turn = body.angular_velocity()[i].abs() * dt * body.reach()[i];
-                    let (grow, motion) = (margin + turn, body.linear_velocity()[i] * dt);
-                    *aabb = match &body.local_box()[i] {
+                    let q = rotation[i];
+                    let xf = Transform::new(center[i] - q.rotate(local_center[i]), q);
+                    let turn = angular[i].abs() * dt * reach[i];
+                    let (grow, motion) = (margin + turn, linear[i] * dt);
+                    *aabb = match &local_box[i] {
                         Some(local_box) => local_box.swept_aabb(xf, grow, motion),
-                        None => body.shape()[i].swept_aabb(xf, grow, motion),
+                        None => shape[i].swept_aabb(xf, grow, motion),
                     };
                 }
             });
