@@ -884,8 +884,7 @@ fn closest_edges(reference: Hull, incident: Hull) -> ((Vec2, Vec2), u32) {
         for j in 0..edges(incident) {
             let w1 = incident.vertices[j];
             let w2 = incident.vertices[next_index(j, incident.count())];
-            let closest = closest_points_of_segments(v1, v2, w1, w2);
-            let distance = (closest.1 - closest.0).length_squared();
+            let (closest, distance) = closest_points_and_distance_squared(v1, v2, w1, w2);
             if distance < best.2 {
                 best = (closest, feature_id(i, j) | ID_VERTEX, distance);
             }
@@ -918,16 +917,26 @@ fn closest_points_contact(
 /// Closest points `(on ab, on cd)` of two segments known not to cross. For such segments one
 /// of the two closest points is an endpoint, so trying the four endpoints is exact.
 fn closest_points_of_segments(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> (Vec2, Vec2) {
+    closest_points_and_distance_squared(a, b, c, d).0
+}
+
+/// [`closest_points_of_segments`] and the squared distance of the two points. The best
+/// candidate's squared distance is kept beside it, not taken again at each comparison.
+fn closest_points_and_distance_squared(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> ((Vec2, Vec2), f32) {
     let candidates = [
         (a, closest_on_segment(a, c, d)),
         (b, closest_on_segment(b, c, d)),
         (closest_on_segment(c, a, b), c),
         (closest_on_segment(d, a, b), d),
     ];
-    let mut best = candidates[0];
-    for candidate in &candidates[1..] {
-        if (candidate.1 - candidate.0).length_squared() < (best.1 - best.0).length_squared() {
-            best = *candidate;
+    let mut best = (
+        candidates[0],
+        (candidates[0].1 - candidates[0].0).length_squared(),
+    );
+    for &candidate in &candidates[1..] {
+        let distance = (candidate.1 - candidate.0).length_squared();
+        if distance < best.1 {
+            best = (candidate, distance);
         }
     }
     best
