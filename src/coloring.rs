@@ -30,7 +30,14 @@ pub const COLOR_COUNT: usize = 24;
 
 /// One bit per color.
 const ALL_COLORS: u32 = (1 << COLOR_COUNT) - 1;
-const _: () = assert!(COLOR_COUNT < 32, "colors are bits of a u32 mask");
+const _: () = assert!(
+    COLOR_COUNT < 30,
+    "colors are bits of a u32 mask, under the kinds"
+);
+
+/// In `body_colors`, above the colors: the body's kind, so that one read per body gives both.
+const DYNAMIC_BIT: u32 = 1 << 31;
+const KINEMATIC_BIT: u32 = 1 << 30;
 
 const _: () = assert!(COLOR_COUNT <= 256, "a color is a u8 in DebugContact");
 
@@ -58,7 +65,8 @@ pub(crate) struct ConstraintGraph {
     /// The contacts that fit no color.
     pub overflow: Vec<ContactIndex>,
     /// Per body slot, bit `k` set when the body is used in color `k`: finding a contact's
-    /// first free color is then one bit scan of its two bodies' masks.
+    /// first free color is then one bit scan of its two bodies' masks. `DYNAMIC_BIT` or
+    /// `KINEMATIC_BIT` says the body's kind.
     body_colors: Vec<u32>,
     /// Scratch of the search for tiles, per body slot: the union-find parents.
     parent: Vec<BodySlot>,
@@ -135,15 +143,6 @@ impl ConstraintGraph {
         direct: &[bool],
         jointed: &[bool],
     ) {
-        let pair = |(i, &(a, b, children)): (usize, &ContactKey)| ColoredPair {
-            a,
-            b,
-            children,
-            a_dynamic: bodies.is_dynamic(a.index()),
-            b_dynamic: bodies.is_dynamic(b.index()),
-            direct: direct.get(i).copied().unwrap_or(false),
-            kinematic: bodies.is_kinematic(a.index()) || bodies.is_kinematic(b.index()),
-        };
         // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
         // decided here, by sequential reads of a few bytes per contact and per body.
         let same_key = |(&(a, b, children), p): (&ContactKey, &ColoredPair)| {
@@ -168,25 +167,43 @@ impl ConstraintGraph {
         }
         self.jointed.clear();
         self.jointed.extend_from_slice(jointed);
+        let kind_bits = |&kind: &SlotKind| match kind {
+            SlotKind::Dynamic => DYNAMIC_BIT,
+            SlotKind::Kinematic => KINEMATIC_BIT,
+            SlotKind::Empty | SlotKind::Fixed => 0,
+        };
         self.body_colors.clear();
-        self.body_colors.resize(bodies.slots(), 0);
+        self.body_colors.extend(bodies.kind().iter().map(kind_bits));
         self.overflow.clear();
         self.colored.clear();
 
         // One pass: each contact's pair, kept for the next step's comparison, and its color.
+        // The closure owns its slices, which then stay in registers rather than being read
+        // again through references after each push.
         let (body_colors, overflow) = (&mut self.body_colors[..], &mut self.overflow);
-        let colors = &mut self.colors[..COLOR_COUNT];
-        let color = |(i, key): (usize, &ContactKey)| {
-            let p = pair((i, key));
+        let colors: &mut [Vec<ContactIndex>; COLOR_COUNT] =
+            (&mut self.colors[..COLOR_COUNT]).try_into().unwrap();
+        let color = move |(i, &(a, b, children)): (usize, &ContactKey)| {
+            // Each body's kind and colors in one read.
+            let (a_word, b_word) = (body_colors[a.index()], body_colors[b.index()]);
+            let p = ColoredPair {
+                a,
+                b,
+                children,
+                a_dynamic: a_word & DYNAMIC_BIT != 0,
+                b_dynamic: b_word & DYNAMIC_BIT != 0,
+                direct: direct.get(i).copied().unwrap_or(false),
+                kinematic: (a_word | b_word) & KINEMATIC_BIT != 0,
+            };
             if p.direct {
                 return p;
             }
             // Masks that keep the colors of dynamic bodies only: without branches, as the
-            // kinds mix unpredictably (a static body's entry stays zero).
-            let (a, b) = (p.a.index(), p.b.index());
+            // kinds mix unpredictably (a static body's entry never takes a color).
+            let (a, b) = (a.index(), b.index());
             let a_mask = u32::from(p.a_dynamic).wrapping_neg();
             let b_mask = u32::from(p.b_dynamic).wrapping_neg();
-            let free = !((body_colors[a] & a_mask) | (body_colors[b] & b_mask)) & ALL_COLORS;
+            let free = !((a_word & a_mask) | (b_word & b_mask)) & ALL_COLORS;
             if free == 0 {
                 overflow.push(ContactIndex::new(i));
                 return p;

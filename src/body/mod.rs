@@ -378,10 +378,6 @@ impl BodyStore {
     pub fn is_dynamic(&self, slot: usize) -> bool {
         self.kind[slot] == SlotKind::Dynamic
     }
-
-    pub fn is_kinematic(&self, slot: usize) -> bool {
-        self.kind[slot] == SlotKind::Kinematic
-    }
 }
 
 /// What a body's definition asks of its motion as a dynamic body
