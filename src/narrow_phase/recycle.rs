@@ -360,7 +360,7 @@ impl Recycler {
 
     /// [`Recycler::write`] to last step's manifold of the pair in place (`out`), which keeps
     /// its impulses: only the moved points, their ids and the normal are written.
-    #[inline]
+    #[inline(always)]
     pub fn write_in_place(&self, l: usize, out: &mut Manifold) {
         let moved = &self.batch.moved[l % LANES];
         let count = self.batch.count(l);
