@@ -250,10 +250,14 @@ pub(super) fn update_chunk<'a>(
                     }
                 }
             }
-            let lanes = pairs[group..end].iter().zip(&base_of[group..end]);
-            for (i, ((&pair, &base), to)) in (group..).zip(lanes.zip(&mut bases)) {
+            for (i, &pair) in (group..).zip(&pairs[group..end]) {
                 debug_assert_eq!(out.slots[i].key(), body_slots(pair));
-                *to = base;
+            }
+            // (A whole group's as one array: copied lane by lane, the loop is a call to
+            // `memcpy`.)
+            match base_of[group..end].try_into() {
+                Ok(all) => bases = all,
+                Err(_) => bases[..end - group].copy_from_slice(&base_of[group..end]),
             }
         } else {
             for i in group..end {
