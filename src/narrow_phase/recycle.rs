@@ -14,7 +14,7 @@ use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
 use crate::settings::{Backend, WorldSettings};
-use batch2d_kernels::recycle::{scalar, simd};
+use batch2d_kernels::recycle::{scalar, simd, MovedPoint};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
@@ -360,7 +360,7 @@ impl Recycler {
 
     /// [`Recycler::write`] to last step's manifold of the pair in place (`out`), which keeps
     /// its impulses: only the moved points, their ids and the normal are written.
-    #[inline]
+    #[inline(always)]
     pub fn write_in_place(&self, l: usize, out: &mut Manifold) {
         let moved = &self.batch.moved[l % LANES];
         let count = self.batch.count(l);
@@ -371,13 +371,40 @@ impl Recycler {
                 *mp = ManifoldPoint::default();
                 continue;
             }
-            let p = &moved.points[j];
-            mp.point = Vec2::new(p.point[0], p.point[1]);
-            mp.anchor_a = Vec2::new(p.anchor_a[0], p.anchor_a[1]);
-            mp.anchor_b = Vec2::new(p.anchor_b[0], p.anchor_b[1]);
-            mp.separation = p.separation;
+            move_point(&moved.points[j], mp);
             mp.id = self.batch.id(l, j);
         }
+    }
+}
+
+// A `MovedPoint` holds the first seven floats of a `ManifoldPoint` (point, anchors,
+// separation), in its order (`move_point`).
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(offset_of!(Vec2, x) == 0 && offset_of!(Vec2, y) == 4 && size_of::<Vec2>() == 8);
+    assert!(offset_of!(ManifoldPoint, point) == offset_of!(MovedPoint, point));
+    assert!(offset_of!(ManifoldPoint, anchor_a) == offset_of!(MovedPoint, anchor_a));
+    assert!(offset_of!(ManifoldPoint, anchor_b) == offset_of!(MovedPoint, anchor_b));
+    assert!(offset_of!(ManifoldPoint, separation) == offset_of!(MovedPoint, separation));
+    assert!(size_of::<MovedPoint>() == offset_of!(MovedPoint, separation) + 4);
+    assert!(offset_of!(ManifoldPoint, id) >= size_of::<MovedPoint>());
+    assert!(align_of::<MovedPoint>() <= align_of::<ManifoldPoint>());
+};
+
+/// Writes the moved point `p` over the point, anchors and separation of `mp`, leaving its id
+/// and impulses: one copy of the row's bytes, where field by field the compiler moves a
+/// float or two at a time.
+#[inline(always)]
+fn move_point(p: &MovedPoint, mp: &mut ManifoldPoint) {
+    // SAFETY: the assertions above: the first `size_of::<MovedPoint>()` bytes of `mp` are
+    // its plain-float fields `point` to `separation`, laid out as `p`'s, and stop before
+    // its id; `p` and `mp` are distinct borrows, so they do not overlap.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            (p as *const MovedPoint).cast::<u8>(),
+            (mp as *mut ManifoldPoint).cast::<u8>(),
+            std::mem::size_of::<MovedPoint>(),
+        );
     }
 }
 

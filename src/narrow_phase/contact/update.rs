@@ -250,10 +250,14 @@ pub(super) fn update_chunk<'a>(
                     }
                 }
             }
-            let lanes = pairs[group..end].iter().zip(&base_of[group..end]);
-            for (i, ((&pair, &base), to)) in (group..).zip(lanes.zip(&mut bases)) {
+            for (i, &pair) in (group..).zip(&pairs[group..end]) {
                 debug_assert_eq!(out.slots[i].key(), body_slots(pair));
-                *to = base;
+            }
+            // (A whole group's as one array: copied lane by lane, the loop is a call to
+            // `memcpy`.)
+            match base_of[group..end].try_into() {
+                Ok(all) => bases = all,
+                Err(_) => bases[..end - group].copy_from_slice(&base_of[group..end]),
             }
         } else {
             for i in group..end {
@@ -312,8 +316,31 @@ pub(super) fn update_chunk<'a>(
                 *to = *from;
             }
         }
-        for i in group..end {
-            let l = i - group;
+        // In place and without remixing, the lanes the kernel kept write their moved
+        // manifolds out of line (see `recycled_in_place`); the others go one by one below.
+        let mut rest = (1u32 << (end - group)) - 1;
+        if in_place && !remix && with_base & lanes.kept != 0 {
+            let kept = with_base & lanes.kept;
+            rest &= !kept;
+            let own = out.first_base + group as u32;
+            recycled_in_place(
+                GroupSlots {
+                    slots: &mut out.slots[group..end],
+                    found: &mut out.found[group..end],
+                    touching: &mut out.touching[group..end],
+                    one_point: &mut out.one_point[group..end],
+                    speed: &mut out.speed[group..end],
+                },
+                own,
+                (kept, lanes.touching),
+                &recycler,
+                bodies,
+            );
+        }
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let i = group + l;
             if with_base & 1 << l == 0 {
                 refresh(&mut out, i);
                 continue;
@@ -356,6 +383,57 @@ pub(super) fn update_chunk<'a>(
             };
             out.kept(i, touch, bodies);
         }
+    }
+}
+
+/// The slots of a group of (at most eight) pairs, each cut to the group.
+struct GroupSlots<'g> {
+    slots: &'g mut [Contact],
+    found: &'g mut [u32],
+    touching: &'g mut [bool],
+    one_point: &'g mut [bool],
+    speed: &'g mut [f32],
+}
+
+/// Writes the group's pairs of the lanes in `kept` (bits; `touching`, the lanes the kernel
+/// found touching), recycled in place by `recycler` with their materials kept: each pair's
+/// moved manifold over last step's, its found base (its own place, `own` plus its lane) and
+/// its flags.
+///
+/// Never inlined: on its own, the loop over a resting group's lanes keeps its masks and
+/// slots in registers.
+#[inline(never)]
+fn recycled_in_place(
+    out: GroupSlots,
+    own: u32,
+    (kept, touching): (u32, u32),
+    recycler: &Recycler,
+    bodies: &BodyStore,
+) {
+    let n = out.slots.len();
+    let (found, touching_out, one_point, speed) = (
+        &mut out.found[..n],
+        &mut out.touching[..n],
+        &mut out.one_point[..n],
+        &mut out.speed[..n],
+    );
+    for (l, slot) in out.slots.iter_mut().enumerate() {
+        if kept & 1 << l == 0 {
+            continue;
+        }
+        recycler.write_in_place(l, &mut slot.manifold);
+        slot.tangent_speed = 0.0;
+        // A moved point below the slop touches (the kernel's mask), and so does one that
+        // bounced last step (see `point_touches`).
+        let touch = touching & 1 << l != 0 || {
+            let m = &slot.manifold;
+            m.points[..m.point_count]
+                .iter()
+                .any(|p| p.impact_impulse > 0.0)
+        };
+        found[l] = own + l as u32;
+        let flags = PairFlags::kept(slot, touch, bodies, &mut speed[l]);
+        (touching_out[l], one_point[l]) = (flags.touch, flags.one_point);
     }
 }
 
