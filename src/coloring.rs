@@ -540,13 +540,7 @@ mod tests {
 
     /// Random bodies of every kind and random pairs between them, many sharing bodies.
     fn random_graph(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
-        let mut state = seed;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift64(seed);
         let mut store = BodyStore::new();
         for _ in 0..bodies {
             let def = match next() % 5 {

@@ -156,3 +156,7 @@ pub use world::shape_cast::ShapeHit;
 pub use world::snapshot::Snapshot;
 pub use world::stepper::{FixedStepper, StepReport};
 pub use world::World;
+
+// Last: the public API check reads this file only up to its first test-only item.
+#[cfg(test)]
+mod test_rng;

@@ -428,13 +428,7 @@ mod tests {
 
     #[test]
     fn merging_on_begin_and_splitting_give_the_connected_components() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift64(0x2545_F491_4F6C_DD1Du64);
         let n = 60;
         let bodies = store(n - 1);
         let mut islands = islands_of(&bodies);
@@ -442,7 +436,7 @@ mod tests {
         for round in 0..20 {
             // A new random contact set: some old contacts persist, some end, some begin. Slot
             // 0 is the static body, which must join nothing.
-            contacts.retain(|_| next() % 3 != 0);
+            contacts.retain(|_| !next().is_multiple_of(3));
             for _ in 0..15 {
                 let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
                 let pair = (slot(a.min(b)), slot(a.max(b)));
@@ -519,13 +513,7 @@ mod tests {
 
     #[test]
     fn many_removals_and_reused_slots_between_steps_keep_the_islands_exact() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift64(0x9E37_79B9_7F4A_7C15u64);
         let n = 200;
         let mut bodies = store(n - 1);
         let mut islands = islands_of(&bodies);
@@ -536,7 +524,7 @@ mod tests {
             // Remove a third of the live dynamic bodies, then add some back: they take the
             // freed slots while the removed bodies' islands are not dissolved yet.
             for s in 1..n {
-                if bodies.is_dynamic(s) && next() % 3 == 0 {
+                if bodies.is_dynamic(s) && next().is_multiple_of(3) {
                     bodies.remove(s);
                     islands.remove_body(BodySlot::new(s));
                 }
@@ -549,7 +537,7 @@ mod tests {
             islands.dissolve_removed(&bodies);
             let live =
                 |c: &Contact| bodies.is_dynamic(c.a.index()) && bodies.is_dynamic(c.b.index());
-            contacts.retain(|c| live(c) && next() % 4 != 0);
+            contacts.retain(|c| live(c) && !next().is_multiple_of(4));
             for _ in 0..40 {
                 let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
                 let c = contact(a, b);

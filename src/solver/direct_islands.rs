@@ -265,13 +265,7 @@ mod tests {
     /// Random bodies (a few fixed, the dynamic ones of three densities far apart) and random
     /// pairs between them.
     fn random_world(seed: u64, bodies: usize, pairs: usize) -> (BodyStore, Vec<Contact>) {
-        let mut state = seed;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::test_rng::xorshift64(seed);
         let mut store = BodyStore::new();
         for _ in 0..bodies {
             let r = next() % 20;

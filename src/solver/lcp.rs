@@ -603,13 +603,8 @@ mod tests {
     /// every third row a friction row of the row before it. Rows past `dofs` repeat earlier
     /// rows, as the friction rows of one face do: `A` is then singular.
     fn random_problem(seed: u64, rows: usize, dofs: usize) -> Lcp {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % 2001) as f64 / 1000.0 - 1.0
-        };
+        let mut random = crate::test_rng::xorshift64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut next = move || (random() % 2001) as f64 / 1000.0 - 1.0;
         let mut j: Vec<f64> = (0..rows * dofs).map(|_| next()).collect();
         for r in dofs..rows {
             j.copy_within((r - dofs) * dofs..(r - dofs + 1) * dofs, r * dofs);

@@ -37,7 +37,7 @@ const LAYERS: &[&[&str]] = &[
     &["limits"],
     &["geometry"],
     &["codec"],
-    &["error", "index", "disjoint", "profile"],
+    &["error", "index", "disjoint", "profile", "test_rng"],
 ];
 
 /// File cycles left for later, each as the files along it (the test fails while an entry is
