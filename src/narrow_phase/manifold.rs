@@ -344,6 +344,10 @@ fn swap_roles(manifold: &mut Manifold) {
 /// corner (boxes touching corner to corner) clips to two points in one place: they hold the
 /// pair against turning no better than one, and cost the solver a two-point contact whose 2x2
 /// system is singular, so the deeper one stays.
+///
+/// Always inlined: most face contacts end here, and as a call of its own the manifold it
+/// fills went through memory both ways.
+#[inline(always)]
 fn push_clipped(
     manifold: &mut LocalManifold,
     ends: [(Vec2, u32); 2],
