@@ -162,7 +162,7 @@ impl JointBatches {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
             if !relaid {
-                let (r, delta_center) = joint.arms(bodies, joint.rotations(bodies));
+                let (r, delta_center) = joint.arms_now(bodies);
                 return batch.set_step(l, r, delta_center, &joint.impulses);
             }
             match joint.consts(slot, bodies, state_of) {
