@@ -79,6 +79,11 @@ pub struct PinBatch {
     pub inv_det: Lanes,
     /// 1 where the block is regular, 0 where no body can move.
     pub regular: Lanes,
+    /// Bit `l` set where lane `l` writes its body A back: a state that the pin can move (see
+    /// [`PinBatch::set_bodies`]). Found when the lane is filled, not by every pass.
+    pub writes_a: u32,
+    /// The same for body B.
+    pub writes_b: u32,
 }
 
 impl PinBatch {
@@ -91,10 +96,33 @@ impl PinBatch {
         }
     }
 
+    /// Sets lane `l`'s solver states (`NULL_BODY` for a body the solver does not move), inverse
+    /// masses and inverse inertias, A's then B's, and which of them the lane writes back.
+    pub fn set_bodies(
+        &mut self,
+        l: usize,
+        body: [u32; 2],
+        inv_mass: [f32; 2],
+        inv_inertia: [f32; 2],
+    ) {
+        self.body_a[l] = body[0];
+        self.body_b[l] = body[1];
+        self.inv_mass_a[l] = inv_mass[0];
+        self.inv_mass_b[l] = inv_mass[1];
+        self.inv_inertia_a[l] = inv_inertia[0];
+        self.inv_inertia_b[l] = inv_inertia[1];
+        let bit = |writes: bool| (writes as u32) << l;
+        let keep = !(1 << l);
+        self.writes_a = self.writes_a & keep | bit(moves(body[0], inv_mass[0], inv_inertia[0]));
+        self.writes_b = self.writes_b & keep | bit(moves(body[1], inv_mass[1], inv_inertia[1]));
+    }
+
     /// Makes lane `l` padding.
     pub fn clear(&mut self, l: usize) {
         self.body_a[l] = NULL_BODY;
         self.body_b[l] = NULL_BODY;
+        self.writes_a &= !(1 << l);
+        self.writes_b &= !(1 << l);
         for lanes in [
             &mut self.inv_mass_a,
             &mut self.inv_mass_b,
@@ -409,14 +437,6 @@ pub(crate) mod batches {
         )
     }
 
-    /// The lanes whose side `index` the pins write back, as a bit mask ([`moves`] for eight
-    /// lanes at once).
-    #[inline(always)]
-    fn moving<V: Lanes8>(index: &[u32; LANES], inv_mass: &Lanes, inv_inertia: &Lanes) -> u32 {
-        let free = (V::load(inv_mass) + V::load(inv_inertia)).gt(V::splat(0.0));
-        V::bitmask(free) & !V::equal_mask(index, NULL_BODY)
-    }
-
     /// The velocities alone of A and B (the motion fields zero): what a pass reads whose arms
     /// and block a pass before kept.
     #[inline(always)]
@@ -449,8 +469,7 @@ pub(crate) mod batches {
         states: States,
         (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
-        let moves_a = moving::<V>(&c.body_a, &c.inv_mass_a, &c.inv_inertia_a);
-        let moves_b = moving::<V>(&c.body_b, &c.inv_mass_b, &c.inv_inertia_b);
+        let (moves_a, moves_b) = (c.writes_a, c.writes_b);
         // Only the velocity halves of the states change.
         let (a, b) = (V::to_fours(a.vx, a.vy, a.w), V::to_fours(b.vx, b.vy, b.w));
         // Most batches move both bodies of every lane: no test per lane.
@@ -565,10 +584,10 @@ pub mod scalar {
             let mut a = BodyLanes::from_state(&states.read(ia));
             let mut b = BodyLanes::from_state(&states.read(ib));
             kernel(&mut Lane(c, l), &mut a, &mut b);
-            if moves(ia, c.inv_mass_a[l], c.inv_inertia_a[l]) {
+            if c.writes_a >> l & 1 != 0 {
                 states.write_velocity(ia, &a.to_state());
             }
-            if moves(ib, c.inv_mass_b[l], c.inv_inertia_b[l]) {
+            if c.writes_b >> l & 1 != 0 {
                 states.write_velocity(ib, &b.to_state());
             }
         }

@@ -2076,12 +2076,18 @@ const PIN_FIELDS: [&str; 26] = [
     "inv_det",
     "regular",
 ];
-const _: () = assert!(std::mem::size_of::<PinBatch>() == PIN_FIELDS.len() * 32);
+/// The words after the lanes: the masks of the bodies the lanes write back.
+const PIN_MASKS: [&str; 2] = ["writes_a", "writes_b"];
+const _: () =
+    assert!(std::mem::size_of::<PinBatch>() == PIN_FIELDS.len() * 32 + PIN_MASKS.len() * 4);
 
 fn pin_batches_word_name(w: usize) -> String {
     let per = std::mem::size_of::<PinBatch>() / 4;
     let (batch, w) = (w / per, w % per);
-    format!("pin batch {batch} {}[{}]", PIN_FIELDS[w / LANES], w % LANES)
+    match w.checked_sub(PIN_FIELDS.len() * LANES) {
+        Some(mask) => format!("pin batch {batch} {}", PIN_MASKS[mask]),
+        None => format!("pin batch {batch} {}[{}]", PIN_FIELDS[w / LANES], w % LANES),
+    }
 }
 
 /// Whether a pin writes body `index` back: it has a state and the joint can move it (the
@@ -2139,8 +2145,9 @@ fn random_pin_batch(
                 (i, world.inv_mass[i as usize], world.inv_inertia[i as usize])
             }
         };
-        (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) = side(kind == LaneKind::StaticA);
-        (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) = side(kind == LaneKind::StaticB);
+        let (a, ma, ia) = side(kind == LaneKind::StaticA);
+        let (b, mb, ib) = side(kind == LaneKind::StaticB);
+        c.set_bodies(l, [a, b], [ma, mb], [ia, ib]);
         c.rax[l] = rng.spicy(1.0);
         c.ray[l] = rng.spicy(1.0);
         c.rbx[l] = rng.spicy(1.0);
@@ -2193,12 +2200,18 @@ fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut 
     for c in batches.iter() {
         let mut seen = Vec::new();
         for l in 0..LANES {
-            for (i, m, ii) in [
-                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]),
-                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]),
+            for (i, m, ii, writes) in [
+                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l], c.writes_a),
+                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l], c.writes_b),
             ] {
                 assert!(i == NULL_BODY || (i as usize) < states.len(), "index {i}");
-                if pin_moves(i, m, ii) {
+                let moves = pin_moves(i, m, ii);
+                assert_eq!(
+                    writes >> l & 1 != 0,
+                    moves,
+                    "lane {l}: the mask of body {i}"
+                );
+                if moves {
                     assert!(!seen.contains(&i), "body {i} written twice in one batch");
                     seen.push(i);
                 }
@@ -2303,13 +2316,19 @@ fn check_pins(
                     continue;
                 }
                 let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(c));
-                for (w, &x) in words.iter().enumerate().skip(2 * LANES) {
+                let lanes = &words[..PIN_FIELDS.len() * LANES];
+                for (w, &x) in lanes.iter().enumerate().skip(2 * LANES) {
                     assert!(
                         w % LANES != l || x == 0,
                         "{what}: {backend:?}: padding lane {l} of batch {bi}: {}",
                         pin_batches_word_name(w)
                     );
                 }
+                let masks = [c.writes_a, c.writes_b];
+                assert!(
+                    masks.iter().all(|m| m >> l & 1 == 0),
+                    "{what}: {backend:?}: padding lane {l} of batch {bi} writes a body"
+                );
             }
         }
     }

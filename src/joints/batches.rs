@@ -162,7 +162,7 @@ impl JointBatches {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
             if !relaid {
-                let (r, delta_center) = joint.arms(bodies, joint.rotations(bodies));
+                let (r, delta_center) = joint.arms_now(bodies);
                 return batch.set_step(l, r, delta_center, &joint.impulses);
             }
             match joint.consts(slot, bodies, state_of) {
@@ -364,12 +364,7 @@ pub(super) trait SetLane {
 
 impl SetLane for PinBatch {
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses) {
-        self.body_a[l] = c.state[0];
-        self.body_b[l] = c.state[1];
-        self.inv_mass_a[l] = c.inv_mass[0];
-        self.inv_mass_b[l] = c.inv_mass[1];
-        self.inv_inertia_a[l] = c.inv_inertia[0];
-        self.inv_inertia_b[l] = c.inv_inertia[1];
+        self.set_bodies(l, c.state, c.inv_mass, c.inv_inertia);
         self.set_step(l, c.r, c.delta_center, i);
     }
 

@@ -158,12 +158,16 @@ impl Joint {
         (r, bodies.center()[self.b.index()] - ca)
     }
 
-    /// The rotations of the joint's bodies, as [`side`] takes them.
-    pub(super) fn rotations(&self, bodies: &BodyStore) -> [Rot; 2] {
-        [self.a, self.b].map(|slot| match slot {
-            BodySlot::NONE => Rot::IDENTITY,
-            s => bodies.rotation()[s.index()],
-        })
+    /// [`Joint::arms`] at the bodies' rotations now, each body's rotation and centre read
+    /// once: what a pin lane takes each step while its layout stands.
+    pub(super) fn arms_now(&self, bodies: &BodyStore) -> ([Vec2; 2], Vec2) {
+        let (center, rotation) = (bodies.center(), bodies.rotation());
+        let b = self.b.index();
+        let (ca, ra) = match self.a {
+            BodySlot::NONE => (self.local_a, Vec2::ZERO),
+            a => (center[a.index()], rotation[a.index()].rotate(self.local_a)),
+        };
+        ([ra, rotation[b].rotate(self.local_b)], center[b] - ca)
     }
 
     /// Takes the step's constants from the bodies as the step begins, those of
