@@ -224,7 +224,7 @@ impl ContactBatches {
                     // Each lane is written whole, not zeroed first: zeroing wrote every batch
                     // twice. The batch is prepared here too, while it is in cache.
                     let bodies = bodies.cut();
-                    *one_point = true;
+                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             batch.clear(l);
@@ -232,13 +232,16 @@ impl ContactBatches {
                             (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
                         } else {
                             let c = &contacts[ci.index()];
-                            let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
+                            let slots = bodies.slots(c);
+                            let (fall, deep_overlap) =
+                                pack_bodies(batch, l, slots, &bodies, params);
                             (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) =
                                 (fall, deep_overlap);
-                            pack_contact(batch, points, l, c, &bodies, params, fall);
-                            *one_point &= c.has_one_point();
+                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
+                            all_one_point &= c.has_one_point();
                         }
                     }
+                    *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
                     (batch.is_bouncy(), *deep != 0)
                 },
@@ -271,7 +274,7 @@ impl ContactBatches {
                 |points, ((((batch, one_point), deep), lane_bodies), (i, lanes))| {
                     prefetch_ahead(contacts, graph, i);
                     let bodies = bodies.cut();
-                    *one_point = true;
+                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             // The kernels write a padding lane's impulses too.
@@ -279,11 +282,12 @@ impl ContactBatches {
                             points.clear(l);
                         } else {
                             let c = &contacts[ci.index()];
-                            let fall = lane_bodies.fall[l];
-                            pack_contact(batch, points, l, c, &bodies, params, fall);
-                            *one_point &= c.has_one_point();
+                            let (slots, fall) = (bodies.slots(c), lane_bodies.fall[l]);
+                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
+                            all_one_point &= c.has_one_point();
                         }
                     }
+                    *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
                     (batch.is_bouncy(), *deep != 0)
                 },
@@ -407,7 +411,14 @@ impl PackParams {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     /// `inv_mass` is `BodyStore::inv_mass`.
     fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
-        if inv_mass[c.a.index()] == 0.0 || inv_mass[c.b.index()] == 0.0 {
+        self.softness_between(inv_mass[c.a.index()], inv_mass[c.b.index()])
+    }
+
+    /// [`PackParams::softness`] of a contact between bodies of inverse masses `inv_mass_a`
+    /// and `inv_mass_b`.
+    #[inline(always)]
+    fn softness_between(&self, inv_mass_a: f32, inv_mass_b: f32) -> Softness {
+        if inv_mass_a == 0.0 || inv_mass_b == 0.0 {
             self.rigid_soft
         } else {
             self.soft
@@ -527,6 +538,17 @@ impl<'a> PackBodies<'a> {
             reach: &self.reach[..n],
         }
     }
+
+    /// The slots of contact `c`'s bodies A and B, checked here once against the columns'
+    /// length: a lane reads its contact's slots once and indexes every column with them, so
+    /// that its stores into the batch, which might alias the contact for all the compiler
+    /// knows, do not make it read and check them again.
+    #[inline(always)]
+    fn slots(&self, c: &Contact) -> (usize, usize) {
+        let (a, b) = (c.a.index(), c.b.index());
+        assert!(a < self.state_of.len() && b < self.state_of.len());
+        (a, b)
+    }
 }
 
 /// How many batches ahead [`ContactBatches::pack`] prefetches contacts: far enough for the loads to
@@ -545,51 +567,56 @@ fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
     }
 }
 
-/// Copies into lane `l` of a batch what comes from the bodies of contact `c` alone: their
-/// states, inverse masses and the softness. Returns the lane's [`LaneBodies`] values: how
-/// much more gravity pulls B than A, and the overlap beyond which the contact is deep.
+/// Copies into lane `l` of a batch what comes from the bodies of a contact alone, at slots
+/// `(a, b)` ([`PackBodies::slots`]): their states, inverse masses and the softness. Returns
+/// the lane's [`LaneBodies`] values: how much more gravity pulls B than A, and the overlap
+/// beyond which the contact is deep.
 #[inline(always)]
 fn pack_bodies(
     batch: &mut ContactBatch,
     l: usize,
-    c: &Contact,
+    (a, b): (usize, usize),
     bodies: &PackBodies,
     params: &PackParams,
 ) -> (f32, f32) {
-    let (a, b) = (c.a.index(), c.b.index());
     let state_of = bodies.state_of;
+    let (inv_mass_a, inv_mass_b) = (bodies.inv_mass[a], bodies.inv_mass[b]);
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
-    batch.inv_mass_a[l] = bodies.inv_mass[a];
+    batch.inv_mass_a[l] = inv_mass_a;
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
-    batch.inv_mass_b[l] = bodies.inv_mass[b];
+    batch.inv_mass_b[l] = inv_mass_b;
     batch.inv_inertia_b[l] = bodies.inv_inertia[b];
-    let s = params.softness(c, bodies.inv_mass);
+    let s = params.softness_between(inv_mass_a, inv_mass_b);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
-    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+    let falls = |inv_mass: f32, s: usize| match inv_mass > 0.0 {
         true => bodies.gravity_scale[s],
         false => 0.0,
     };
     let size = bodies.reach[a].min(bodies.reach[b]);
-    (falls(b) - falls(a), DEEP_OVERLAP * size)
+    (
+        falls(inv_mass_b, b) - falls(inv_mass_a, a),
+        DEEP_OVERLAP * size,
+    )
 }
 
 /// Copies into lane `l` of a batch the numbers of contact `c` itself but its points, and into
 /// lane `l` of `points` where the kernels load them from ([`Kernels::load_points`]): between
-/// them, every field of the lane that [`pack_bodies`] does not write. `fall` is the lane's
-/// [`LaneBodies`] value.
+/// them, every field of the lane that [`pack_bodies`] does not write. `(a, b)` are the
+/// contact's slots ([`PackBodies::slots`]) and `fall` is the lane's [`LaneBodies`] value.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn pack_contact<'c>(
     batch: &mut ContactBatch,
     points: &mut PointRows<'c>,
     l: usize,
     c: &'c Contact,
+    (a, b): (usize, usize),
     bodies: &PackBodies,
     params: &PackParams,
     fall: f32,
 ) {
-    let (a, b) = (c.a.index(), c.b.index());
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
     batch.normal_y[l] = n.y;
