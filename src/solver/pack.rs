@@ -316,10 +316,16 @@ impl ContactBatches {
             .par_iter_mut()
             .zip(&graph.lanes)
             .with_min_len(BATCHES_PER_BLOCK)
-            .for_each(|(batch, lanes)| {
+            // (`move`: the cap's fields then stay in registers, not read again after each store.)
+            .for_each(move |(batch, lanes)| {
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci != ContactIndex::NONE {
-                        batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
+                        // Packing wrote the whole cap, which a contact keeps where neither body
+                        // has more than one deep contact: most lanes, left as they are.
+                        let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
+                        if shared_by > 1 {
+                            batch.max_push[l] = push.cap(shared_by);
+                        }
                     }
                 }
             });
@@ -433,14 +439,30 @@ impl PushCap<'_> {
     /// one point left at over five times the cap; shared, they leave no faster than the cap,
     /// more slowly (about 4.5 s instead of 0.5 s to come apart).
     fn of(&self, a: u32, b: u32) -> f32 {
+        self.cap(self.shared_by(a, b))
+    }
+
+    /// How many deep contacts share the cap of a contact between states `a` and `b`: those
+    /// of the busier body, and at least one.
+    #[inline(always)]
+    fn shared_by(&self, a: u32, b: u32) -> u32 {
         let Some(counts) = self.deep_contacts else {
-            return self.max_velocity;
+            return 1;
         };
         let count = |s: u32| match s {
             NULL_BODY => 0,
             s => counts[s as usize].load(Ordering::Relaxed),
         };
-        self.max_velocity / count(a).max(count(b)).max(1) as f32
+        count(a).max(count(b)).max(1)
+    }
+
+    /// The cap shared by `shared_by` contacts (at least one): the whole cap for one.
+    #[inline(always)]
+    fn cap(&self, shared_by: u32) -> f32 {
+        match shared_by {
+            1 => self.max_velocity,
+            n => self.max_velocity / n as f32,
+        }
     }
 }
 
