@@ -375,19 +375,26 @@ impl ContactBatches {
 
     /// Copies the lanes' impulses back to their contacts, for the next step's warm start.
     pub fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
-        let batches = &self.batches;
+        let batches = &self.batches[..];
+        // In blocks of contacts, each a plain loop: one parallel item per contact cost a call
+        // of the item's closure for each.
+        let block = BATCHES_PER_BLOCK * LANES;
         contacts
-            .par_iter_mut()
-            .zip(graph.contact_lane.par_iter())
-            .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .filter(|(_, &at)| at != NONE)
-            .for_each(|(c, &at)| {
-                let (b, l) = (at as usize / LANES, at as usize % LANES);
-                let m = &mut c.manifold;
-                for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
-                    p.normal_impulse = lanes.normal_impulse[l];
-                    p.tangent_impulse = lanes.tangent_impulse[l];
-                    p.impact_impulse = lanes.impact_impulse[l];
+            .par_chunks_mut(block)
+            .zip(graph.contact_lane.par_chunks(block))
+            .for_each(|(contacts, contact_lane)| {
+                for (c, &at) in contacts.iter_mut().zip(contact_lane) {
+                    if at == NONE {
+                        continue;
+                    }
+                    let (b, l) = (at as usize / LANES, at as usize % LANES);
+                    let m = &mut c.manifold;
+                    let lanes = &batches[b].points;
+                    for (p, lanes) in m.points[..m.point_count].iter_mut().zip(lanes) {
+                        p.normal_impulse = lanes.normal_impulse[l];
+                        p.tangent_impulse = lanes.tangent_impulse[l];
+                        p.impact_impulse = lanes.impact_impulse[l];
+                    }
                 }
             });
     }
