@@ -122,14 +122,30 @@ fn rewinds(
         .with_min_len(BODIES_PER_TASK)
         .filter_map(|(s, motion)| {
             let (motion, bullet) = fast_motion(bodies, s, motion, slop)?;
-            if bullet {
-                return Some(Pass::Bullet(s, motion));
-            }
-            let statics = statics.get_or_init(|| static_boxes(bodies));
-            let (sweep, t) = earliest_impact(bodies, s, motion, statics, slop)?;
-            Some(Pass::Rewind(s, sweep.transform_at(t)))
+            fast_pass(bodies, s, motion, bullet, statics, slop)
         })
         .collect()
+}
+
+/// What [`rewinds`] finds for the fast body `s` that moved by `motion`. Never inlined: the
+/// pass's loop over every body then holds the test for a fast body alone, small enough to be
+/// inlined into the loop, and only the fast bodies, a minority even in a falling pile, pay a
+/// call.
+#[inline(never)]
+fn fast_pass(
+    bodies: &BodyStore,
+    s: usize,
+    motion: Motion,
+    bullet: bool,
+    statics: &OnceLock<Statics>,
+    slop: f32,
+) -> Option<Pass> {
+    if bullet {
+        return Some(Pass::Bullet(s, motion));
+    }
+    let statics = statics.get_or_init(|| static_boxes(bodies));
+    let (sweep, t) = earliest_impact(bodies, s, motion, statics, slop)?;
+    Some(Pass::Rewind(s, sweep.transform_at(t)))
 }
 
 /// Bodies per task of the pass that finds and sweeps the fast ones.

@@ -433,21 +433,46 @@ fn polygon_circle(
 ) -> LocalManifold {
     let center = xf.apply(circle.center);
     let radius = poly.radius + circle.radius;
-    if poly.count == 2 {
-        return segment_circle(poly, center, radius, circle.radius, speculative_distance);
+    // Boxes, the most common polygons, with their count known at compile time: the face
+    // search unrolls and loses its bounds checks. The same operations in the same order as
+    // for any count, so the same bits.
+    match poly.count {
+        2 => segment_circle(poly, center, radius, circle.radius, speculative_distance),
+        4 => core_circle::<4>(poly, 4, center, radius, circle.radius, speculative_distance),
+        count => core_circle::<MAX_POLYGON_VERTICES>(
+            poly,
+            count,
+            center,
+            radius,
+            circle.radius,
+            speculative_distance,
+        ),
     }
-    let (face, face_separation) = deepest_face(poly, center);
+}
+
+/// A polygon `poly` of `count` vertices, at most `N`, against a circle of radius
+/// `circle_radius` centred at `center` (both radii sum to `radius`).
+#[inline(always)]
+fn core_circle<const N: usize>(
+    poly: &Polygon,
+    count: usize,
+    center: Vec2,
+    radius: f32,
+    circle_radius: f32,
+    speculative_distance: f32,
+) -> LocalManifold {
+    let (face, face_separation) = deepest_face::<N>(poly, count, center);
     // Every face separation is a lower bound of the distance, so this test is safe.
     if face_separation - radius > speculative_distance {
         return LocalManifold::default();
     }
-    let feature = closest_feature(poly, face, face_separation, center);
+    let feature = closest_feature(poly, count, face, face_separation, center);
     let separation = feature.distance - radius;
     if separation > speculative_distance {
         return LocalManifold::default();
     }
     let on_poly = feature.on_core + feature.normal * poly.radius;
-    let on_circle = center - feature.normal * circle.radius;
+    let on_circle = center - feature.normal * circle_radius;
     LocalManifold::single(
         feature.normal,
         midpoint(on_poly, on_circle),
@@ -492,15 +517,16 @@ fn segment_circle(
     LocalManifold::single(normal, midpoint(on_poly, on_circle), separation, id)
 }
 
-/// The face whose plane `p` is furthest in front of, and that signed distance.
-#[inline]
-fn deepest_face(poly: &Polygon, p: Vec2) -> (usize, f32) {
-    let count = poly.count;
+/// The face whose plane `p` is furthest in front of, and that signed distance, of a polygon
+/// of `count` vertices, at most `N`.
+#[inline(always)]
+fn deepest_face<const N: usize>(poly: &Polygon, count: usize, p: Vec2) -> (usize, f32) {
     let mut best = (0, f32::MIN);
-    for (i, (&n, &v)) in poly.normals[..count]
+    for (i, (&n, &v)) in poly.normals[..N]
         .iter()
-        .zip(&poly.vertices[..count])
+        .zip(&poly.vertices[..N])
         .enumerate()
+        .take(count)
     {
         let s = n.dot(p - v);
         if s > best.1 {
@@ -513,8 +539,16 @@ fn deepest_face(poly: &Polygon, p: Vec2) -> (usize, f32) {
 /// Closest feature of the core to `p`, given the face of largest separation. A point outside
 /// the core is closest either to that face or to one of its two end vertices (the other faces
 /// cannot do better, by convexity), so checking the face's end Voronoi regions is enough.
-fn closest_feature(poly: &Polygon, face: usize, face_separation: f32, p: Vec2) -> ClosestFeature {
-    let end = next_index(face, poly.count);
+/// `count` is the polygon's.
+#[inline(always)]
+fn closest_feature(
+    poly: &Polygon,
+    count: usize,
+    face: usize,
+    face_separation: f32,
+    p: Vec2,
+) -> ClosestFeature {
+    let end = next_index(face, count);
     let v1 = poly.vertices[face];
     let v2 = poly.vertices[end];
     if face_separation > 0.0 {

@@ -373,7 +373,7 @@ impl Solver {
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
     /// velocities within the speed caps.
     pub fn finalize(&self, bodies: &mut BodyStore) {
-        let states = &self.states;
+        let states: &[BodyState] = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
         let poses = bodies.poses_mut();
         (
@@ -384,7 +384,14 @@ impl Solver {
             self.state_of.par_chunks(BODIES_PER_BLOCK),
         )
             .into_par_iter()
-            .for_each(|(center, rotation, v, w, state_of)| {
+            // (`move`: the caps are then copied into the workers' registers, not read again
+            // through a reference after each store.)
+            .for_each(move |(center, rotation, v, w, state_of)| {
+                // The columns cut to the block's length here: the compiler then checks each
+                // slot once, not once per column.
+                let n = state_of.len();
+                let (center, rotation) = (&mut center[..n], &mut rotation[..n]);
+                let (v, w) = (&mut v[..n], &mut w[..n]);
                 // By slot, not zipped columns: a body without a state (a static tile, a
                 // sleeping body) then costs the read of its state index alone.
                 for (i, &state) in state_of.iter().enumerate() {
@@ -473,10 +480,17 @@ impl Solver {
         )
             .into_par_iter()
             .enumerate()
+            // (`move`: the caps are then copied into the workers' registers, not read again
+            // through a reference after each store.)
             .for_each(
-                |(block, (states, gravity_scale, linear_damping, angular_damping, moving))| {
-                    // The body columns cut to the slot count here, by the loop: the compiler
-                    // then checks each slot once, and reads the columns' addresses once.
+                move |(block, (states, gravity_scale, linear_damping, angular_damping, moving))| {
+                    // The body columns cut to the slot count here, by the loop, and the rows
+                    // to the block's length: the compiler then checks each slot and each row
+                    // once, and reads the columns' addresses once.
+                    let n = moving.len();
+                    let (states, gravity_scale) = (&mut states[..n], &mut gravity_scale[..n]);
+                    let linear_damping = &mut linear_damping[..n];
+                    let angular_damping = &mut angular_damping[..n];
                     let column_gravity_scale = &bodies.gravity_scale()[..slots];
                     let column_linear_damping = &bodies.linear_damping()[..slots];
                     let column_angular_damping = &bodies.angular_damping()[..slots];

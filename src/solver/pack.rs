@@ -224,7 +224,7 @@ impl ContactBatches {
                     // Each lane is written whole, not zeroed first: zeroing wrote every batch
                     // twice. The batch is prepared here too, while it is in cache.
                     let bodies = bodies.cut();
-                    *one_point = true;
+                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             batch.clear(l);
@@ -232,13 +232,16 @@ impl ContactBatches {
                             (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
                         } else {
                             let c = &contacts[ci.index()];
-                            let (fall, deep_overlap) = pack_bodies(batch, l, c, &bodies, params);
+                            let slots = bodies.slots(c);
+                            let (fall, deep_overlap) =
+                                pack_bodies(batch, l, slots, &bodies, params);
                             (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) =
                                 (fall, deep_overlap);
-                            pack_contact(batch, points, l, c, &bodies, params, fall);
-                            *one_point &= c.has_one_point();
+                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
+                            all_one_point &= c.has_one_point();
                         }
                     }
+                    *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
                     (batch.is_bouncy(), *deep != 0)
                 },
@@ -271,7 +274,7 @@ impl ContactBatches {
                 |points, ((((batch, one_point), deep), lane_bodies), (i, lanes))| {
                     prefetch_ahead(contacts, graph, i);
                     let bodies = bodies.cut();
-                    *one_point = true;
+                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             // The kernels write a padding lane's impulses too.
@@ -279,11 +282,12 @@ impl ContactBatches {
                             points.clear(l);
                         } else {
                             let c = &contacts[ci.index()];
-                            let fall = lane_bodies.fall[l];
-                            pack_contact(batch, points, l, c, &bodies, params, fall);
-                            *one_point &= c.has_one_point();
+                            let (slots, fall) = (bodies.slots(c), lane_bodies.fall[l]);
+                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
+                            all_one_point &= c.has_one_point();
                         }
                     }
+                    *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
                     (batch.is_bouncy(), *deep != 0)
                 },
@@ -312,10 +316,16 @@ impl ContactBatches {
             .par_iter_mut()
             .zip(&graph.lanes)
             .with_min_len(BATCHES_PER_BLOCK)
-            .for_each(|(batch, lanes)| {
+            // (`move`: the cap's fields then stay in registers, not read again after each store.)
+            .for_each(move |(batch, lanes)| {
                 for (l, &ci) in lanes.iter().enumerate() {
                     if ci != ContactIndex::NONE {
-                        batch.max_push[l] = push.of(batch.body_a[l], batch.body_b[l]);
+                        // Packing wrote the whole cap, which a contact keeps where neither body
+                        // has more than one deep contact: most lanes, left as they are.
+                        let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
+                        if shared_by > 1 {
+                            batch.max_push[l] = push.cap(shared_by);
+                        }
                     }
                 }
             });
@@ -365,19 +375,26 @@ impl ContactBatches {
 
     /// Copies the lanes' impulses back to their contacts, for the next step's warm start.
     pub fn store_impulses(&self, contacts: &mut [Contact], graph: &ConstraintGraph) {
-        let batches = &self.batches;
+        let batches = &self.batches[..];
+        // In blocks of contacts, each a plain loop: one parallel item per contact cost a call
+        // of the item's closure for each.
+        let block = BATCHES_PER_BLOCK * LANES;
         contacts
-            .par_iter_mut()
-            .zip(graph.contact_lane.par_iter())
-            .with_min_len(BATCHES_PER_BLOCK * LANES)
-            .filter(|(_, &at)| at != NONE)
-            .for_each(|(c, &at)| {
-                let (b, l) = (at as usize / LANES, at as usize % LANES);
-                let m = &mut c.manifold;
-                for (p, lanes) in m.points[..m.point_count].iter_mut().zip(&batches[b].points) {
-                    p.normal_impulse = lanes.normal_impulse[l];
-                    p.tangent_impulse = lanes.tangent_impulse[l];
-                    p.impact_impulse = lanes.impact_impulse[l];
+            .par_chunks_mut(block)
+            .zip(graph.contact_lane.par_chunks(block))
+            .for_each(|(contacts, contact_lane)| {
+                for (c, &at) in contacts.iter_mut().zip(contact_lane) {
+                    if at == NONE {
+                        continue;
+                    }
+                    let (b, l) = (at as usize / LANES, at as usize % LANES);
+                    let m = &mut c.manifold;
+                    let lanes = &batches[b].points;
+                    for (p, lanes) in m.points[..m.point_count].iter_mut().zip(lanes) {
+                        p.normal_impulse = lanes.normal_impulse[l];
+                        p.tangent_impulse = lanes.tangent_impulse[l];
+                        p.impact_impulse = lanes.impact_impulse[l];
+                    }
                 }
             });
     }
@@ -407,7 +424,14 @@ impl PackParams {
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     /// `inv_mass` is `BodyStore::inv_mass`.
     fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
-        if inv_mass[c.a.index()] == 0.0 || inv_mass[c.b.index()] == 0.0 {
+        self.softness_between(inv_mass[c.a.index()], inv_mass[c.b.index()])
+    }
+
+    /// [`PackParams::softness`] of a contact between bodies of inverse masses `inv_mass_a`
+    /// and `inv_mass_b`.
+    #[inline(always)]
+    fn softness_between(&self, inv_mass_a: f32, inv_mass_b: f32) -> Softness {
+        if inv_mass_a == 0.0 || inv_mass_b == 0.0 {
             self.rigid_soft
         } else {
             self.soft
@@ -422,14 +446,30 @@ impl PushCap<'_> {
     /// one point left at over five times the cap; shared, they leave no faster than the cap,
     /// more slowly (about 4.5 s instead of 0.5 s to come apart).
     fn of(&self, a: u32, b: u32) -> f32 {
+        self.cap(self.shared_by(a, b))
+    }
+
+    /// How many deep contacts share the cap of a contact between states `a` and `b`: those
+    /// of the busier body, and at least one.
+    #[inline(always)]
+    fn shared_by(&self, a: u32, b: u32) -> u32 {
         let Some(counts) = self.deep_contacts else {
-            return self.max_velocity;
+            return 1;
         };
         let count = |s: u32| match s {
             NULL_BODY => 0,
             s => counts[s as usize].load(Ordering::Relaxed),
         };
-        self.max_velocity / count(a).max(count(b)).max(1) as f32
+        count(a).max(count(b)).max(1)
+    }
+
+    /// The cap shared by `shared_by` contacts (at least one): the whole cap for one.
+    #[inline(always)]
+    fn cap(&self, shared_by: u32) -> f32 {
+        match shared_by {
+            1 => self.max_velocity,
+            n => self.max_velocity / n as f32,
+        }
     }
 }
 
@@ -527,6 +567,17 @@ impl<'a> PackBodies<'a> {
             reach: &self.reach[..n],
         }
     }
+
+    /// The slots of contact `c`'s bodies A and B, checked here once against the columns'
+    /// length: a lane reads its contact's slots once and indexes every column with them, so
+    /// that its stores into the batch, which might alias the contact for all the compiler
+    /// knows, do not make it read and check them again.
+    #[inline(always)]
+    fn slots(&self, c: &Contact) -> (usize, usize) {
+        let (a, b) = (c.a.index(), c.b.index());
+        assert!(a < self.state_of.len() && b < self.state_of.len());
+        (a, b)
+    }
 }
 
 /// How many batches ahead [`ContactBatches::pack`] prefetches contacts: far enough for the loads to
@@ -545,51 +596,56 @@ fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
     }
 }
 
-/// Copies into lane `l` of a batch what comes from the bodies of contact `c` alone: their
-/// states, inverse masses and the softness. Returns the lane's [`LaneBodies`] values: how
-/// much more gravity pulls B than A, and the overlap beyond which the contact is deep.
+/// Copies into lane `l` of a batch what comes from the bodies of a contact alone, at slots
+/// `(a, b)` ([`PackBodies::slots`]): their states, inverse masses and the softness. Returns
+/// the lane's [`LaneBodies`] values: how much more gravity pulls B than A, and the overlap
+/// beyond which the contact is deep.
 #[inline(always)]
 fn pack_bodies(
     batch: &mut ContactBatch,
     l: usize,
-    c: &Contact,
+    (a, b): (usize, usize),
     bodies: &PackBodies,
     params: &PackParams,
 ) -> (f32, f32) {
-    let (a, b) = (c.a.index(), c.b.index());
     let state_of = bodies.state_of;
+    let (inv_mass_a, inv_mass_b) = (bodies.inv_mass[a], bodies.inv_mass[b]);
     batch.body_a[l] = state_of[a];
     batch.body_b[l] = state_of[b];
-    batch.inv_mass_a[l] = bodies.inv_mass[a];
+    batch.inv_mass_a[l] = inv_mass_a;
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
-    batch.inv_mass_b[l] = bodies.inv_mass[b];
+    batch.inv_mass_b[l] = inv_mass_b;
     batch.inv_inertia_b[l] = bodies.inv_inertia[b];
-    let s = params.softness(c, bodies.inv_mass);
+    let s = params.softness_between(inv_mass_a, inv_mass_b);
     batch.bias_rate[l] = s.bias_rate;
     batch.mass_scale[l] = s.mass_scale;
-    let falls = |s: usize| match bodies.inv_mass[s] > 0.0 {
+    let falls = |inv_mass: f32, s: usize| match inv_mass > 0.0 {
         true => bodies.gravity_scale[s],
         false => 0.0,
     };
     let size = bodies.reach[a].min(bodies.reach[b]);
-    (falls(b) - falls(a), DEEP_OVERLAP * size)
+    (
+        falls(inv_mass_b, b) - falls(inv_mass_a, a),
+        DEEP_OVERLAP * size,
+    )
 }
 
 /// Copies into lane `l` of a batch the numbers of contact `c` itself but its points, and into
 /// lane `l` of `points` where the kernels load them from ([`Kernels::load_points`]): between
-/// them, every field of the lane that [`pack_bodies`] does not write. `fall` is the lane's
-/// [`LaneBodies`] value.
+/// them, every field of the lane that [`pack_bodies`] does not write. `(a, b)` are the
+/// contact's slots ([`PackBodies::slots`]) and `fall` is the lane's [`LaneBodies`] value.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn pack_contact<'c>(
     batch: &mut ContactBatch,
     points: &mut PointRows<'c>,
     l: usize,
     c: &'c Contact,
+    (a, b): (usize, usize),
     bodies: &PackBodies,
     params: &PackParams,
     fall: f32,
 ) {
-    let (a, b) = (c.a.index(), c.b.index());
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
     batch.normal_y[l] = n.y;
