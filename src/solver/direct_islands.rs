@@ -52,10 +52,11 @@ pub(crate) struct DirectIslands {
     pub contacts: Vec<ContactIndex>,
     /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
     pub ranges: Vec<Range<usize>>,
-    /// The bodies' contacts (compressed rows): body `s`'s are
-    /// `adjacent[starts[s]..starts[s + 1]]`.
+    /// The contacts of which each body is B (compressed rows): body `s`'s are
+    /// `as_b[starts[s]..starts[s + 1]]`. Those of which it is A need no list: the contacts are
+    /// sorted by A.
     starts: Vec<u32>,
-    adjacent: Vec<u32>,
+    as_b: Vec<u32>,
     /// Per body slot: the search that reached it, or `NONE`.
     search_of: Vec<u32>,
     /// Per search: whether the direct solver takes its island.
@@ -64,11 +65,12 @@ pub(crate) struct DirectIslands {
     queue: Vec<u32>,
     /// Per taken search: its island, or `NONE` before its first contact is met.
     island_of: Vec<u32>,
-    /// The heavy bodies (see [`heavy_bodies`]) and whether any island can be uneven, as of the
-    /// bodies' `BodyStore::mass_stamp`: the inverse masses change only with it, seldom, while
-    /// the scan would read them all every step.
+    /// The heavy bodies (see [`heavy_bodies`]), and whether any slot holds a body that is not
+    /// dynamic (or none), as of the bodies' `BodyStore::mass_stamp`: the inverse masses and
+    /// kinds change only with it, seldom, while the scan would read them all every step.
     heavy_at: Option<Stamp>,
     heavy: Vec<u32>,
+    any_not_dynamic: bool,
 }
 
 impl DirectIslands {
@@ -76,7 +78,7 @@ impl DirectIslands {
     /// nothing when no two dynamic bodies are more than the mass ratio apart, as in every
     /// standard scene but smash (a parallel scan of the bodies' inverse masses finds it when
     /// they change). Else only islands holding a heavy body can be uneven: each is searched
-    /// from one, over the contacts listed per body, until it is known too large to be taken.
+    /// from one, over each body's contacts, until it is known too large to be taken.
     /// Smash's pile, one island of thousands of bodies around one heavy box, so costs the
     /// listing and a search of a few dozen bodies, not a union of every contact.
     pub fn find(&mut self, contacts: &[Contact], keys: &[ContactKey], bodies: &BodyStore) {
@@ -86,15 +88,18 @@ impl DirectIslands {
         let stamp = bodies.mass_stamp();
         if self.heavy_at != Some(stamp) {
             heavy_bodies(bodies, &mut self.heavy);
+            let n = bodies.inv_mass().len();
+            self.any_not_dynamic = (0..n).any(|s| !bodies.is_dynamic(s));
             self.heavy_at = Some(stamp);
         }
         if self.heavy.is_empty() {
             return;
         }
-        let grounded = self.list_contacts(keys, bodies);
+        debug_assert!(keys.is_sorted(), "the contacts are sorted by their bodies");
+        self.list_as_b(keys, bodies.inv_mass().len());
         // Past this many bodies an island is not taken: past `MAX_BODIES` unless it rests on
-        // a body that is not dynamic, which none does when no contact touches one.
-        let limit = match grounded {
+        // a body that is not dynamic, which none can where every body is dynamic.
+        let limit = match self.any_not_dynamic {
             true => MAX_LAYERED_BODIES,
             false => MAX_BODIES,
         };
@@ -113,22 +118,15 @@ impl DirectIslands {
         }
     }
 
-    /// Lists every contact under each of its two bodies (`starts`, `adjacent`), in contact
-    /// order, and returns whether any contact touches a body that is not dynamic.
-    fn list_contacts(&mut self, keys: &[ContactKey], bodies: &BodyStore) -> bool {
-        let inv_mass = bodies.inv_mass();
+    /// Lists the contacts of which each body is B (`starts`, `as_b`), in contact order.
+    fn list_as_b(&mut self, keys: &[ContactKey], bodies: usize) {
         self.starts.clear();
-        self.starts.resize(inv_mass.len() + 1, 0);
+        self.starts.resize(bodies + 1, 0);
         // Local slices: written through `self`, every count would reload the vectors.
         let starts = &mut self.starts[..];
-        for &(a, b, _) in keys {
-            starts[a.index()] += 1;
+        for &(_, b, _) in keys {
             starts[b.index()] += 1;
         }
-        // A body that is not dynamic with a contact: cheaper to find among the bodies than
-        // to test at every contact.
-        let counts = starts.iter().zip(inv_mass);
-        let grounded = counts.into_iter().any(|(&n, &m)| n > 0 && m <= 0.0);
         // Counts into ends; the fill below steps each end back to its start, so it goes
         // through the contacts from the last.
         let mut end = 0;
@@ -136,15 +134,12 @@ impl DirectIslands {
             end += *s;
             *s = end;
         }
-        self.adjacent.resize(end as usize, 0);
-        let adjacent = &mut self.adjacent[..];
-        for (i, &(a, b, _)) in keys.iter().enumerate().rev() {
-            starts[a.index()] -= 1;
-            adjacent[starts[a.index()] as usize] = i as u32;
+        self.as_b.resize(end as usize, 0);
+        let as_b = &mut self.as_b[..];
+        for (i, &(_, b, _)) in keys.iter().enumerate().rev() {
             starts[b.index()] -= 1;
-            adjacent[starts[b.index()] as usize] = i as u32;
+            as_b[starts[b.index()] as usize] = i as u32;
         }
-        grounded
     }
 
     /// Searches the island of dynamic body `first` (breadth first, over contacts between two
@@ -176,13 +171,18 @@ impl DirectIslands {
         let mut next = 0;
         while let Some(&u) = queue.get(next) {
             next += 1;
-            let range = self.starts[u as usize] as usize..self.starts[u as usize + 1] as usize;
-            for &i in &self.adjacent[range] {
+            let u = u as usize;
+            // The contacts of which `u` is A (a run of the sorted contacts), then B.
+            let first_as_a = keys.partition_point(|k| k.0.index() < u);
+            let count_as_a = keys[first_as_a..].partition_point(|k| k.0.index() == u);
+            let as_a = first_as_a as u32..(first_as_a + count_as_a) as u32;
+            let as_b = &self.as_b[self.starts[u] as usize..self.starts[u + 1] as usize];
+            for i in as_a.chain(as_b.iter().copied()) {
                 let (a, b, _) = keys[i as usize];
-                let other = if a.index() == u as usize { b } else { a };
+                let other = if a.index() == u { b } else { a };
                 let other_mass = inv_mass[other.index()];
                 // Each contact counted once: from A, or from its one dynamic body.
-                if other_mass <= 0.0 || a.index() == u as usize {
+                if other_mass <= 0.0 || a.index() == u {
                     island.points += contacts[i as usize].manifold.point_count as u32;
                 }
                 if other_mass <= 0.0 {
@@ -355,6 +355,8 @@ mod tests {
                 });
             }
         }
+        // Sorted by bodies, as a contact set keeps them.
+        contacts.sort_by_key(|c| (c.a, c.b));
         (store, contacts)
     }
 
@@ -418,6 +420,7 @@ mod tests {
             let (store, contacts) = random_world(seed, bodies, pairs);
             let mut direct = DirectIslands::default();
             let keys: Vec<ContactKey> = contacts.iter().map(|c| (c.a, c.b, 0)).collect();
+            assert!(keys.is_sorted());
             direct.find(&contacts, &keys, &store);
             let expected = islands_by_definition(&store, &contacts);
             let found: Vec<Vec<usize>> = (direct.ranges.iter())
