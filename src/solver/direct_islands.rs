@@ -12,9 +12,8 @@
 //! the iterative solver.
 
 use crate::body::BodyStore;
-use crate::index::{BodySlot, ContactIndex, Stamp, NONE};
-use crate::islands::union_find::find_root;
-use crate::narrow_phase::contact::Contact;
+use crate::index::{ContactIndex, Stamp, NONE};
+use crate::narrow_phase::contact::{Contact, ContactKey};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -53,134 +52,188 @@ pub(crate) struct DirectIslands {
     pub contacts: Vec<ContactIndex>,
     /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
     pub ranges: Vec<Range<usize>>,
-    /// Union-find over body slots.
-    parent: Vec<BodySlot>,
-    /// Per root, what its island holds (merged as the islands join).
-    totals: Vec<IslandTotals>,
-    /// Per contact: the root of its island (only when some island is taken).
-    root: Vec<BodySlot>,
-    /// Per root: its island, or `NONE`.
+    /// The contacts of which each body is B (compressed rows): body `s`'s are
+    /// `as_b[starts[s]..starts[s + 1]]`. Those of which it is A need no list: the contacts are
+    /// sorted by A.
+    starts: Vec<u32>,
+    as_b: Vec<u32>,
+    /// Per body slot: the search that reached it, or `NONE`.
+    search_of: Vec<u32>,
+    /// Per search: whether the direct solver takes its island.
+    taken: Vec<bool>,
+    /// Scratch of a search: the bodies reached, in the order reached.
+    queue: Vec<u32>,
+    /// Per taken search: its island, or `NONE` before its first contact is met.
     island_of: Vec<u32>,
-    /// `masses_uneven` of the bodies as of their `BodyStore::mass_stamp`: the inverse masses
-    /// change only with it, seldom, while the scan would read them all every step.
-    uneven_at: Option<(Stamp, bool)>,
+    /// The heavy bodies (see [`heavy_bodies`]), and whether any slot holds a body that is not
+    /// dynamic (or none), as of the bodies' `BodyStore::mass_stamp`: the inverse masses and
+    /// kinds change only with it, seldom, while the scan would read them all every step.
+    heavy_at: Option<Stamp>,
+    heavy: Vec<u32>,
+    any_not_dynamic: bool,
 }
 
 impl DirectIslands {
-    /// Finds the islands of `contacts` to solve directly. Costs nothing when no two dynamic
-    /// bodies are more than the mass ratio apart, as in every standard scene but smash (a
-    /// parallel scan of the bodies' inverse masses finds it when they change), else one pass
-    /// of union-find over the contacts.
-    pub fn find(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+    /// Finds the islands of `contacts` (whose bodies `keys` lists) to solve directly. Costs
+    /// nothing when no two dynamic bodies are more than the mass ratio apart, as in every
+    /// standard scene but smash (a parallel scan of the bodies' inverse masses finds it when
+    /// they change). Else only islands holding a heavy body can be uneven: each is searched
+    /// from one, over each body's contacts, until it is known too large to be taken.
+    /// Smash's pile, one island of thousands of bodies around one heavy box, so costs the
+    /// listing and a search of a few dozen bodies, not a union of every contact.
+    pub fn find(&mut self, contacts: &[Contact], keys: &[ContactKey], bodies: &BodyStore) {
         self.is_direct.clear();
         self.contacts.clear();
         self.ranges.clear();
         let stamp = bodies.mass_stamp();
-        let uneven = match self.uneven_at {
-            Some((at, uneven)) if at == stamp => uneven,
-            _ => masses_uneven(bodies),
-        };
-        self.uneven_at = Some((stamp, uneven));
-        if !uneven {
+        if self.heavy_at != Some(stamp) {
+            heavy_bodies(bodies, &mut self.heavy);
+            let n = bodies.inv_mass().len();
+            self.any_not_dynamic = (0..n).any(|s| !bodies.is_dynamic(s));
+            self.heavy_at = Some(stamp);
+        }
+        if self.heavy.is_empty() {
             return;
         }
-        self.join(contacts, bodies);
-        let roots = (0..self.parent.len()).filter(|&s| self.parent[s].index() == s);
-        if roots.into_iter().any(|r| self.taken(r)) {
-            self.gather(contacts, bodies);
+        debug_assert!(keys.is_sorted(), "the contacts are sorted by their bodies");
+        self.list_as_b(keys, bodies.inv_mass().len());
+        // Past this many bodies an island is not taken: past `MAX_BODIES` unless it rests on
+        // a body that is not dynamic, which none can where every body is dynamic.
+        let limit = match self.any_not_dynamic {
+            true => MAX_LAYERED_BODIES,
+            false => MAX_BODIES,
+        };
+        self.search_of.clear();
+        self.search_of.resize(self.starts.len() - 1, NONE);
+        self.taken.clear();
+        for k in 0..self.heavy.len() {
+            let h = self.heavy[k];
+            if self.search_of[h as usize] == NONE {
+                let taken = self.search(h, contacts, keys, bodies, limit);
+                self.taken.push(taken);
+            }
+        }
+        if self.taken.contains(&true) {
+            self.gather(keys, bodies);
         }
     }
 
-    /// Joins the dynamic bodies that touch into islands (`parent`), and sums up each island's
-    /// bodies, points, inverse masses and whether it touches a body that is not dynamic
-    /// (`totals`) as it goes: the totals merge when two islands join, so that one pass over
-    /// the contacts finds them all. The masses count the whole island, not only touching
-    /// bodies: in a stack of boxes each four times the mass of the one below (AVBD's stack
-    /// ratio) no contact exceeds the ratio, yet the top weighs a thousand times the bottom,
-    /// and Gauss-Seidel let it sink 0.33 m.
-    fn join(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+    /// Lists the contacts of which each body is B (`starts`, `as_b`), in contact order.
+    fn list_as_b(&mut self, keys: &[ContactKey], bodies: usize) {
+        self.starts.clear();
+        self.starts.resize(bodies + 1, 0);
+        // Local slices: written through `self`, every count would reload the vectors.
+        let starts = &mut self.starts[..];
+        for &(_, b, _) in keys {
+            starts[b.index()] += 1;
+        }
+        // Counts into ends; the fill below steps each end back to its start, so it goes
+        // through the contacts from the last.
+        let mut end = 0;
+        for s in starts.iter_mut() {
+            end += *s;
+            *s = end;
+        }
+        self.as_b.resize(end as usize, 0);
+        let as_b = &mut self.as_b[..];
+        for (i, &(_, b, _)) in keys.iter().enumerate().rev() {
+            starts[b.index()] -= 1;
+            as_b[starts[b.index()] as usize] = i as u32;
+        }
+    }
+
+    /// Searches the island of dynamic body `first` (breadth first, over contacts between two
+    /// dynamic bodies), marking its bodies with the next search number, and returns whether
+    /// the direct solver takes it (see [`IslandTotals::taken`]). Stops, not taking it, once it
+    /// holds more than `limit` bodies or reaches a body of an earlier search (one that
+    /// stopped so: had it ended, it would have reached `first`).
+    fn search(
+        &mut self,
+        first: u32,
+        contacts: &[Contact],
+        keys: &[ContactKey],
+        bodies: &BodyStore,
+        limit: usize,
+    ) -> bool {
         let inv_mass = bodies.inv_mass();
-        self.parent.clear();
-        self.parent.extend((0..inv_mass.len()).map(BodySlot::new));
-        self.totals.clear();
-        self.totals.extend(inv_mass.iter().map(|&m| IslandTotals {
+        let me = self.taken.len() as u32;
+        let (queue, search_of) = (&mut self.queue, &mut self.search_of);
+        queue.clear();
+        queue.push(first);
+        search_of[first as usize] = me;
+        let m = inv_mass[first as usize];
+        let mut island = IslandTotals {
             bodies: 1,
             points: 0,
             grounded: false,
-            inv_mass: if m > 0.0 {
-                (m, m)
-            } else {
-                (0.0, f32::INFINITY)
-            },
-        }));
-        let (parent, totals) = (&mut self.parent, &mut self.totals);
-        for c in contacts {
-            let (a_dynamic, b_dynamic) = (inv_mass[c.a.index()] > 0.0, inv_mass[c.b.index()] > 0.0);
-            let root = if a_dynamic && b_dynamic {
-                let (ra, rb) = (find_root(parent, c.a), find_root(parent, c.b));
-                if ra == rb {
-                    ra
-                } else {
-                    // Union by size: the smaller tree goes under the larger.
-                    let (big, small) = match totals[ra.index()].bodies >= totals[rb.index()].bodies
-                    {
-                        true => (ra, rb),
-                        false => (rb, ra),
-                    };
-                    parent[small.index()] = big;
-                    let small_totals = totals[small.index()];
-                    totals[big.index()].merge(&small_totals);
-                    big
+            inv_mass: (m, m),
+        };
+        let mut next = 0;
+        while let Some(&u) = queue.get(next) {
+            next += 1;
+            let u = u as usize;
+            // The contacts of which `u` is A (a run of the sorted contacts), then B.
+            let first_as_a = keys.partition_point(|k| k.0.index() < u);
+            let count_as_a = keys[first_as_a..].partition_point(|k| k.0.index() == u);
+            let as_a = first_as_a as u32..(first_as_a + count_as_a) as u32;
+            let as_b = &self.as_b[self.starts[u] as usize..self.starts[u + 1] as usize];
+            for i in as_a.chain(as_b.iter().copied()) {
+                let (a, b, _) = keys[i as usize];
+                let other = if a.index() == u { b } else { a };
+                let other_mass = inv_mass[other.index()];
+                // Each contact counted once: from A, or from its one dynamic body.
+                if other_mass <= 0.0 || a.index() == u {
+                    island.points += contacts[i as usize].manifold.point_count as u32;
                 }
-            } else {
-                // The island of the dynamic body (as in `gather`).
-                find_root(parent, if b_dynamic { c.b } else { c.a })
-            };
-            let island = &mut totals[root.index()];
-            island.points += c.manifold.point_count as u32;
-            island.grounded |= !(a_dynamic && b_dynamic);
+                if other_mass <= 0.0 {
+                    island.grounded = true;
+                    continue;
+                }
+                match search_of[other.index()] {
+                    NONE => {
+                        search_of[other.index()] = me;
+                        queue.push(other.index() as u32);
+                        island.bodies += 1;
+                        island.inv_mass = (
+                            island.inv_mass.0.max(other_mass),
+                            island.inv_mass.1.min(other_mass),
+                        );
+                        if island.bodies as usize > limit {
+                            return false;
+                        }
+                    }
+                    s if s != me => return false,
+                    _ => {}
+                }
+            }
         }
-    }
-
-    /// Whether the direct solver takes the island of root `r`: exactly when its bodies are more
-    /// than the mass ratio apart and it is small enough, by layers when it rests on a body that
-    /// is not dynamic.
-    fn taken(&self, r: usize) -> bool {
-        let island = &self.totals[r];
-        let bodies = island.bodies as usize;
-        let (lightest, heaviest) = island.inv_mass;
-        lightest > MASS_RATIO * heaviest
-            && ((bodies <= MAX_BODIES && island.points as usize <= MAX_POINTS)
-                || (bodies <= MAX_LAYERED_BODIES && island.grounded))
+        island.taken()
     }
 
     /// Numbers the islands the direct solver takes by first contact, counts their contacts in
     /// `ranges`, then turns the counts into ranges and fills them.
-    fn gather(&mut self, contacts: &[Contact], bodies: &BodyStore) {
+    fn gather(&mut self, keys: &[ContactKey], bodies: &BodyStore) {
         let inv_mass = bodies.inv_mass();
-        self.root.clear();
-        for c in contacts {
-            // The root of the contact's dynamic body (B when both are; same root then).
-            let s = if inv_mass[c.b.index()] > 0.0 {
-                c.b
-            } else {
-                c.a
-            };
-            self.root.push(find_root(&mut self.parent, s));
-        }
+        // The search of the contact's dynamic body (B when both are; the same search then),
+        // if that search's island is taken.
+        let (search_of, taken) = (&self.search_of, &self.taken);
+        let taken_search = |&(a, b, _): &ContactKey| {
+            let s = if inv_mass[b.index()] > 0.0 { b } else { a };
+            let search = search_of[s.index()];
+            (search != NONE && taken[search as usize]).then_some(search as usize)
+        };
         self.island_of.clear();
-        self.island_of.resize(self.parent.len(), NONE);
-        self.is_direct.resize(contacts.len(), false);
-        for i in 0..contacts.len() {
-            let r = self.root[i].index();
-            if !self.taken(r) {
+        self.island_of.resize(self.taken.len(), NONE);
+        self.is_direct.resize(keys.len(), false);
+        for (i, key) in keys.iter().enumerate() {
+            let Some(search) = taken_search(key) else {
                 continue;
-            }
-            if self.island_of[r] == NONE {
-                self.island_of[r] = self.ranges.len() as u32;
+            };
+            if self.island_of[search] == NONE {
+                self.island_of[search] = self.ranges.len() as u32;
                 self.ranges.push(0..0);
             }
-            self.ranges[self.island_of[r] as usize].end += 1;
+            self.ranges[self.island_of[search] as usize].end += 1;
             self.is_direct[i] = true;
         }
         let mut start = 0;
@@ -190,9 +243,9 @@ impl DirectIslands {
             start += count;
         }
         self.contacts.resize(start, ContactIndex::NONE);
-        for i in 0..contacts.len() {
-            if self.is_direct[i] {
-                let range = &mut self.ranges[self.island_of[self.root[i].index()] as usize];
+        for (i, key) in keys.iter().enumerate() {
+            if let Some(search) = taken_search(key) {
+                let range = &mut self.ranges[self.island_of[search] as usize];
                 self.contacts[range.end] = ContactIndex::new(i);
                 range.end += 1;
             }
@@ -205,10 +258,10 @@ impl DirectIslands {
     }
 }
 
-/// What an island holds, kept at its root.
+/// What an island holds.
 #[derive(Clone, Copy, Default)]
 struct IslandTotals {
-    /// Its bodies (dynamic, but for a root that is not: one).
+    /// Its dynamic bodies.
     bodies: u32,
     /// The points of its contacts.
     points: u32,
@@ -219,15 +272,15 @@ struct IslandTotals {
 }
 
 impl IslandTotals {
-    /// Adds the totals of an island joined to this one.
-    fn merge(&mut self, other: &IslandTotals) {
-        self.bodies += other.bodies;
-        self.points += other.points;
-        self.grounded |= other.grounded;
-        self.inv_mass = (
-            self.inv_mass.0.max(other.inv_mass.0),
-            self.inv_mass.1.min(other.inv_mass.1),
-        );
+    /// Whether the direct solver takes the island: exactly when its bodies are more than the
+    /// mass ratio apart and it is small enough, by layers when it rests on a body that is not
+    /// dynamic.
+    fn taken(&self) -> bool {
+        let bodies = self.bodies as usize;
+        let (lightest, heaviest) = self.inv_mass;
+        lightest > MASS_RATIO * heaviest
+            && ((bodies <= MAX_BODIES && self.points as usize <= MAX_POINTS)
+                || (bodies <= MAX_LAYERED_BODIES && self.grounded))
     }
 }
 
@@ -237,22 +290,26 @@ const fn dense_cost(rows: u64) -> u64 {
     rows * (rows + 1) * (2 * rows + 1) / 6
 }
 
-/// Whether the lightest and the heaviest dynamic body (largest and smallest positive inverse
-/// mass) are more than the mass ratio apart: if not, no island can be uneven.
-fn masses_uneven(bodies: &BodyStore) -> bool {
-    let (lightest, heaviest) = bodies
-        .inv_mass()
+/// Lists in `heavy` the dynamic bodies more than the mass ratio heavier than the lightest
+/// one (their inverse mass times the ratio below the largest), in slot order. An island whose
+/// bodies are more than the ratio apart holds one of them: its heaviest body is more than the
+/// ratio heavier than its lightest, which is no lighter than the lightest of all.
+fn heavy_bodies(bodies: &BodyStore, heavy: &mut Vec<u32>) {
+    let inv_mass = bodies.inv_mass();
+    let lightest = inv_mass
         .par_iter()
         .with_min_len(4096)
-        .fold(
-            || (0.0f32, f32::INFINITY),
-            |(hi, lo), &m| match m > 0.0 {
-                true => (hi.max(m), lo.min(m)),
-                false => (hi, lo),
-            },
-        )
-        .reduce(|| (0.0, f32::INFINITY), |a, b| (a.0.max(b.0), a.1.min(b.1)));
-    lightest > MASS_RATIO * heaviest
+        .copied()
+        .reduce(|| 0.0f32, f32::max);
+    heavy.clear();
+    let heavier = |&(_, &m): &(usize, &f32)| m > 0.0 && lightest > MASS_RATIO * m;
+    heavy.extend(
+        inv_mass
+            .iter()
+            .enumerate()
+            .filter(heavier)
+            .map(|(s, _)| s as u32),
+    );
 }
 
 #[cfg(test)]
@@ -260,6 +317,7 @@ mod tests {
     use super::*;
     use crate::body_def::{BodyDef, ShapeDef};
     use crate::geometry::shape::Shape;
+    use crate::index::BodySlot;
     use crate::narrow_phase::manifold::Manifold;
 
     /// Random bodies (a few fixed, the dynamic ones of three densities far apart) and random
@@ -269,7 +327,8 @@ mod tests {
         let mut store = BodyStore::new();
         for _ in 0..bodies {
             let r = next() % 20;
-            let def = if r == 0 {
+            // One world in four with no fixed body: no island rests on one.
+            let def = if r == 0 && seed % 4 != 3 {
                 BodyDef::fixed()
             } else {
                 BodyDef::dynamic()
@@ -296,6 +355,8 @@ mod tests {
                 });
             }
         }
+        // Sorted by bodies, as a contact set keeps them.
+        contacts.sort_by_key(|c| (c.a, c.b));
         (store, contacts)
     }
 
@@ -358,7 +419,9 @@ mod tests {
             };
             let (store, contacts) = random_world(seed, bodies, pairs);
             let mut direct = DirectIslands::default();
-            direct.find(&contacts, &store);
+            let keys: Vec<ContactKey> = contacts.iter().map(|c| (c.a, c.b, 0)).collect();
+            assert!(keys.is_sorted());
+            direct.find(&contacts, &keys, &store);
             let expected = islands_by_definition(&store, &contacts);
             let found: Vec<Vec<usize>> = (direct.ranges.iter())
                 .map(|r| {

@@ -161,7 +161,7 @@ impl World {
         rayon::join(
             || events.step_done(set, bodies, asleep, &params),
             || {
-                direct.find(contacts, bodies);
+                direct.find(contacts, keys, bodies);
                 graph.build(set.one_point(), keys, bodies, &direct.is_direct, jointed);
             },
         );
