@@ -12,7 +12,7 @@ use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
 use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
-use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
+use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
 /// hashed from their slots. One shared normal would line a cluster of concentric circles up on
@@ -177,10 +177,12 @@ impl<'s> ChunkSlots<'s> {
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
 /// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
-/// kernel together; the others, and those the kernel turns down, collide afresh. A pair's
-/// slots are the same whichever way it goes, and each way depends on the pair alone, so the
-/// order does not change the result.
+/// kernel together, which reads the bodies' `poses` (see `body_poses`; empty where no
+/// contact has a base); the others, and those the kernel turns down, collide afresh. A
+/// pair's slots are the same whichever way it goes, and each way depends on the pair alone,
+/// so the order does not change the result.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn update_chunk<'a>(
     out: ChunkSlots,
     pairs: &[(u32, u32)],
@@ -188,6 +190,7 @@ pub(super) fn update_chunk<'a>(
     previous: &[ContactIndex],
     old: &OldContacts<'a>,
     bodies: &BodyStore,
+    poses: &[BodyPose],
     params: &NarrowPhaseParams,
 ) {
     let mut out = out.cut(pairs.len());
@@ -277,8 +280,17 @@ pub(super) fn update_chunk<'a>(
         // lane of last step's block of these pairs: the pairs were last step's, in the same
         // places.
         let own = (first + group) as u32;
-        let (with_base, in_block) =
-            recycler.take(&pairs[group..end], &bases, own, bodies, |b| old.base(b));
+        let (with_base, in_block) = recycler.take(end - group, &bases, own, |b| old.base(b));
+        // The group's pairs, a short group's padded with its last: a lane without a base
+        // reads some pair's poses, and its verdict is not read.
+        let padded: [(u32, u32); LANES];
+        let lane_pairs: &[(u32, u32); LANES] = match pairs[group..end].try_into() {
+            Ok(all) => all,
+            Err(_) => {
+                padded = std::array::from_fn(|l| pairs[(group + l).min(end - 1)]);
+                &padded
+            }
+        };
         let lanes = {
             let block = if old.bases_in_place {
                 out.bases.block(group / LANES)
@@ -288,12 +300,12 @@ pub(super) fn update_chunk<'a>(
             if with_base == 0 {
                 RecycleLanes::default()
             } else if with_base == in_block {
-                recycler.run(params.recycle, block, &recycle)
+                recycler.run(params.recycle, (poses, lane_pairs), block, &recycle)
             } else {
                 for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
                     recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
                 }
-                recycler.run(params.recycle, None, &recycle)
+                recycler.run(params.recycle, (poses, lane_pairs), None, &recycle)
             }
         };
         if with_base != 0 && old.bases_in_place {
