@@ -12,7 +12,9 @@ use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
-use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
+use crate::narrow_phase::manifold::{
+    LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
+};
 use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::recycle::{scalar, simd, MovedPoint};
 #[cfg(target_arch = "x86_64")]
@@ -270,6 +272,22 @@ fn rotation_pairs(q: &[Rot]) -> &[[f32; 2]] {
     unsafe { std::slice::from_raw_parts(q.as_ptr().cast::<[f32; 2]>(), q.len()) }
 }
 
+/// The lanes `l` whose base index `indices[l]` is `own + l`: bit `l` set for each.
+#[inline(always)]
+pub(crate) fn own_places(indices: &[u32; LANES], own: u32) -> u32 {
+    // First whether all eight are, in a loop without branches or shifts, which compiles to a
+    // few compares (partly vector ones): so it is for every group of a resting scene.
+    let lanes = (0..LANES as u32).map(|l| own.wrapping_add(l));
+    if (indices.iter().zip(lanes.clone())).fold(true, |all, (&i, at)| all & (i == at)) {
+        return (1 << LANES) - 1;
+    }
+    let mut mask = 0u32;
+    for (l, (&index, at)) in indices.iter().zip(lanes).enumerate() {
+        mask |= u32::from(index == at) << l;
+    }
+    mask
+}
+
 /// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
 /// `8k + l`: the moved manifolds, a row per pair, and a block of bases for lanes whose base is
 /// not in its pair's own lane of last step's blocks. Each call of `run` takes its bases either
@@ -301,14 +319,17 @@ impl Recycler {
         own: u32,
         base: impl Fn(u32) -> Base,
     ) -> (u32, u32) {
-        // The masks of all eight lanes, in a loop without branches, then cut to the first `n`.
-        let (mut taken, mut in_place) = (0u32, 0u32);
+        let all = (1u32 << n) - 1;
+        let in_place = own_places(bases, own) & all;
+        if in_place == all {
+            // (Every lane's base in its own place, as in every group of a resting scene.)
+            return (all, all);
+        }
+        let mut taken = 0u32;
         for (l, &index) in bases.iter().enumerate() {
             taken |= u32::from(index != NONE) << l;
-            in_place |= u32::from(index == own.wrapping_add(l as u32)) << l;
         }
-        taken &= (1u32 << n) - 1;
-        in_place &= taken;
+        taken &= all;
         let mut lanes = taken & !in_place;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
@@ -388,14 +409,21 @@ impl Recycler {
         let count = self.batch.count(l);
         out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
         out.point_count = count;
+        // Both points, then the absent one (rarely any: a resting box has two) cleared: one
+        // test where a test per point would branch twice.
         for (j, mp) in out.points.iter_mut().enumerate() {
-            if j >= count {
-                *mp = ManifoldPoint::default();
-                continue;
-            }
             move_point(&moved.points[j], mp);
             mp.id = self.batch.id(l, j);
         }
+        if count < MAX_MANIFOLD_POINTS {
+            out.points[count..].fill(ManifoldPoint::default());
+        }
+    }
+
+    /// The number of points of lane `l`'s moved manifold.
+    #[inline(always)]
+    pub fn count(&self, l: usize) -> usize {
+        self.batch.count(l)
     }
 }
 

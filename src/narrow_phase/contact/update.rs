@@ -11,7 +11,7 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
+use crate::narrow_phase::recycle::{local_form, own_places, recycle_params, Base, Recycler};
 use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -244,13 +244,14 @@ pub(super) fn update_chunk<'a>(
                 // Of the next group, the pairs whose base is not in their slot (a pair whose
                 // base is there will most likely recycle, reading no shape).
                 let next = (group + LANES).min(pairs.len())..(group + 2 * LANES).min(pairs.len());
-                for (i, (&pair, &base)) in next
-                    .clone()
-                    .zip(pairs[next.clone()].iter().zip(&base_of[next]))
-                {
-                    if base as usize != first + i {
-                        prefetch_shapes(pair);
-                    }
+                let mut away = (1u32 << next.len()) - 1;
+                if let Ok(next_bases) = base_of[next.clone()].try_into() {
+                    away &= !own_places(next_bases, (first + next.start) as u32);
+                }
+                while away != 0 {
+                    let l = away.trailing_zeros() as usize;
+                    away &= away - 1;
+                    prefetch_shapes(pairs[next.start + l]);
                 }
             }
             for (i, &pair) in (group..).zip(&pairs[group..end]) {
@@ -311,9 +312,12 @@ pub(super) fn update_chunk<'a>(
         if with_base != 0 && old.bases_in_place {
             // The kept pairs' bases stay where they are, but those gathered from elsewhere
             // (thawed) join them; a fresh collide overwrites its pair's lane below.
-            let to = out.bases.block_mut(group / LANES);
-            for l in (0..LANES).filter(|l| (with_base & !in_block) & 1 << l != 0) {
-                Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+            let gathered = with_base & !in_block;
+            if gathered != 0 {
+                let to = out.bases.block_mut(group / LANES);
+                for l in (0..LANES).filter(|l| gathered & 1 << l != 0) {
+                    Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+                }
             }
         } else if with_base != 0 {
             // The kept pairs' bases go on to this step's block as they are; a fresh collide
@@ -423,6 +427,27 @@ fn recycled_in_place(
     bodies: &BodyStore,
 ) {
     let n = out.slots.len();
+    // A whole group kept, every pair touching by the kernel's mask (each group of a resting
+    // stack): the moved manifolds, then the flags of all eight at once.
+    let whole = (1u32 << LANES) - 1;
+    if kept == whole && touching & whole == whole {
+        if let (Ok(slots), Ok(found), Ok(touching_out), Ok(one_point)) = (
+            <&mut [Contact; LANES]>::try_from(&mut *out.slots),
+            <&mut [u32; LANES]>::try_from(&mut *out.found),
+            <&mut [bool; LANES]>::try_from(&mut *out.touching),
+            <&mut [bool; LANES]>::try_from(&mut *out.one_point),
+        ) {
+            for (l, slot) in slots.iter_mut().enumerate() {
+                recycler.write_in_place(l, &mut slot.manifold);
+                slot.tangent_speed = 0.0;
+            }
+            // (As `ChunkSlots::kept` finds them: touching, so no speed.)
+            *found = std::array::from_fn(|l| own + l as u32);
+            *touching_out = [true; LANES];
+            *one_point = std::array::from_fn(|l| recycler.count(l) <= 1);
+            return;
+        }
+    }
     let (found, touching_out, one_point, speed) = (
         &mut out.found[..n],
         &mut out.touching[..n],
