@@ -27,4 +27,4 @@ pub use contact::{ContactBatch, ImpactParams, PointLanes, PointRow, PointRows, S
 pub use isa::{instruction_set, InstructionSet, NATIVE_PAIRS};
 pub use joint::{PinBatch, PinParams};
 pub use real::{Lanes16, Lanes8, Real, LANES};
-pub use recycle::{RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
+pub use recycle::{BodyPose, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};

@@ -164,6 +164,11 @@ pub trait Lanes8: Real {
     fn load(x: &[f32; LANES]) -> Self;
     /// The eight floats of `self`.
     fn store(self) -> [f32; LANES];
+    /// The four floats of `lo` in lanes `0..4`, those of `hi` in lanes `4..8`.
+    #[inline(always)]
+    fn from_halves(lo: &[f32; 4], hi: &[f32; 4]) -> Self {
+        Self::load(&array_of(|l| if l < 4 { lo[l] } else { hi[l - 4] }))
+    }
     /// Rows to columns: lane `j` of result `i` is lane `i` of `rows[j]`.
     fn transpose(rows: [Self; LANES]) -> [Self; LANES];
     /// Bit `l` set where lane `l` of `m` holds.

@@ -105,20 +105,45 @@ impl RecycleBases {
     }
 }
 
-/// Where a body is now: its centre of mass (world), rotation (cosine, sine) and centre of mass
-/// relative to its origin in its body frame.
-#[repr(C)]
+/// Where a body is now: its origin (where its shape is defined, world) and rotation (cosine,
+/// sine). The engine finds each body's once a step ([`BodyPose::new`]), and the kernel reads
+/// a pair's two with a load each.
+#[repr(C, align(16))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct BodyPose {
-    /// Centre of mass, x and y (m).
-    pub center: [f32; 2],
+    /// Origin, x and y (m).
+    pub origin: [f32; 2],
     /// Rotation: cosine and sine.
     pub rotation: [f32; 2],
-    /// Centre of mass relative to the origin, in the body frame, x and y (m).
-    pub local_center: [f32; 2],
-    /// Unused; keeps the pose at eight floats.
-    pub pad: [f32; 2],
 }
+
+impl BodyPose {
+    /// The pose of a body with its centre of mass at `center` (world), its rotation and its
+    /// centre of mass at `local_center` relative to its origin (body frame): the origin is
+    /// `center - rotation.rotate(local_center)`, rounded as the engine's transforms are.
+    #[inline(always)]
+    pub fn new(center: [f32; 2], rotation: [f32; 2], local_center: [f32; 2]) -> BodyPose {
+        let v2 = |[x, y]: [f32; 2]| V2 { x, y };
+        let q = Rot {
+            c: rotation[0],
+            s: rotation[1],
+        };
+        let o = origin(v2(center), q, v2(local_center));
+        BodyPose {
+            origin: [o.x, o.y],
+            rotation,
+        }
+    }
+
+    /// The four words.
+    #[inline(always)]
+    fn words(&self) -> &[f32; POSE_WORDS] {
+        bytemuck::cast_ref(self)
+    }
+}
+
+/// The four words of a [`BodyPose`].
+const POSE_WORDS: usize = 4;
 
 /// One moved point, in world orientation: the first seven fields of the engine's manifold
 /// point, in its order.
@@ -145,22 +170,19 @@ pub struct MovedManifold {
     pub points: [MovedPoint; 2],
 }
 
-/// Eight pairs to recycle, a row per pair: the bodies' poses (inputs) and the moved manifolds
-/// (outputs). Unlike the bases, which the engine keeps where the kernel reads them, these are
-/// rows: the engine writes each pose and reads each moved point as pairs of floats, one
-/// 64-bit move each, where lane-major words would take a move per float; the kernel turns
-/// them into lanes and back with two 8x8 transposes each. The bases come beside it, by
-/// reference.
+/// What the kernel writes for eight pairs: the moved manifolds, a row per pair (the engine
+/// reads each moved point as pairs of floats, one 64-bit move each, where lane-major words
+/// would take a move per float; the kernel turns its lanes into rows with two 8x8
+/// transposes), and the bases' words the engine writes out with them. The bodies' poses and
+/// the bases come beside it, by reference.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct RecycleBatch {
-    /// Bodies A and B of each pair.
-    pub poses: [[BodyPose; 2]; LANES],
-    /// Output: each pair's base moved to the poses.
+    /// Each pair's base moved to the poses.
     pub moved: [MovedManifold; LANES],
-    /// Output: the bases' last three words (the points' ids, then the count), lane-major, a
-    /// row each, copied as they are: so that the engine, writing the moved manifolds, need
-    /// not read the bases again.
+    /// The bases' last three words (the points' ids, then the count), lane-major, a row each,
+    /// copied as they are: so that the engine, writing the moved manifolds, need not read the
+    /// bases again.
     pub carried: [[u32; LANES]; 3],
 }
 
@@ -298,13 +320,13 @@ impl<R: Real, const N: usize> Columns<R, N> {
 }
 
 // The words of the records, as `Columns` index them.
-/// Of a pose row (A's pose, then B's).
-const CENTER_A: usize = 0;
+/// Of a pair's poses (A's, then B's).
+const ORIGIN_A: usize = 0;
 const ROTATION_A: usize = 2;
-const LOCAL_A: usize = 4;
-const CENTER_B: usize = 8;
-const ROTATION_B: usize = 10;
-const LOCAL_B: usize = 12;
+const ORIGIN_B: usize = 4;
+const ROTATION_B: usize = 6;
+/// The words of a pair's poses.
+const POSES_WORDS: usize = 2 * POSE_WORDS;
 /// Of a base.
 const RELATIVE_P: usize = 0;
 const RELATIVE_Q: usize = 2;
@@ -328,14 +350,12 @@ fn origin<R: Real>(center: V2<R>, q: Rot<R>, local_center: V2<R>) -> V2<R> {
 /// touching).
 #[inline(always)]
 fn recycle_lanes<R: Real>(
-    pose: &Columns<R, ROW_WORDS>,
+    pose: &Columns<R, POSES_WORDS>,
     base: &Columns<R, BASE_WORDS>,
     p: &RecycleParams,
 ) -> (Columns<R, ROW_WORDS>, [R::Mask; 3]) {
-    let qa = pose.rot(ROTATION_A);
-    let qb = pose.rot(ROTATION_B);
-    let pa = origin(pose.v2(CENTER_A), qa, pose.v2(LOCAL_A));
-    let pb = origin(pose.v2(CENTER_B), qb, pose.v2(LOCAL_B));
+    let (pa, qa) = (pose.v2(ORIGIN_A), pose.rot(ROTATION_A));
+    let (pb, qb) = (pose.v2(ORIGIN_B), pose.rot(ROTATION_B));
 
     // B's transform in A's frame now (`to`) and at the base (`from`).
     let to_p = qa.inv_rotate(pb.sub(pa));
@@ -396,21 +416,20 @@ fn recycle_lanes<R: Real>(
 pub(crate) mod batches {
     use super::*;
 
-    /// The columns of eight rows: two transposes of their halves.
-    #[inline(always)]
-    fn columns<V: Lanes8>(rows: [&[[f32; LANES]; 2]; LANES]) -> Columns<V, ROW_WORDS> {
-        let lo = V::transpose(array_of(|l| V::load(&rows[l][0])));
-        let hi = V::transpose(array_of(|l| V::load(&rows[l][1])));
-        Columns(array_of(|i| if i < LANES { lo[i] } else { hi[i - LANES] }))
-    }
-
     #[inline(always)]
     pub(crate) fn recycle<V: Lanes8>(
         c: &mut RecycleBatch,
+        poses: &[BodyPose],
+        pairs: &[(u32, u32); LANES],
         bases: &RecycleBases,
         p: &RecycleParams,
     ) -> RecycleLanes {
-        let pose = columns::<V>(array_of(|l| bytemuck::cast_ref(&c.poses[l])));
+        // Each pair's two poses side by side, one row per pair, turned into columns.
+        let rows = array_of(|l| {
+            let (a, b) = pairs[l];
+            V::from_halves(poses[a as usize].words(), poses[b as usize].words())
+        });
+        let pose = Columns(V::transpose(rows));
         let words: &[[f32; LANES]; BASE_WORDS] = bytemuck::cast_ref(&bases.words);
         let base = Columns(array_of(|w| V::load(&words[w])));
         let (out, [kept, moved_little, touching]) = recycle_lanes::<V>(&pose, &base, p);
@@ -440,10 +459,31 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Moves each lane's base (lane `l` of `bases` for lane `l`) to the lane's poses: writes
-    /// the moved manifolds, and returns which lanes may reuse them.
-    pub fn recycle(c: &mut RecycleBatch, bases: &RecycleBases, p: &RecycleParams) -> RecycleLanes {
-        batches::recycle::<f32x8>(c, bases, p)
+    /// Moves each lane's base (lane `l` of `bases` for lane `l`) to the poses of the lane's
+    /// pair of bodies (`pairs[l]`, indices into `poses`): writes the moved manifolds, and
+    /// returns which lanes may reuse them.
+    ///
+    /// # Panics
+    /// If a pair's body is not in `poses`.
+    pub fn recycle(
+        c: &mut RecycleBatch,
+        poses: &[BodyPose],
+        pairs: &[(u32, u32); LANES],
+        bases: &RecycleBases,
+        p: &RecycleParams,
+    ) -> RecycleLanes {
+        batches::recycle::<f32x8>(c, poses, pairs, bases, p)
+    }
+
+    /// [`scalar::body_poses`]: the portable build has no wide form of this loop over pairs
+    /// of floats (the x86_64 entry points have), so it is the scalar one.
+    pub fn body_poses(
+        center: &[[f32; 2]],
+        rotation: &[[f32; 2]],
+        local_center: &[[f32; 2]],
+        poses: &mut [BodyPose],
+    ) {
+        scalar::body_poses(center, rotation, local_center, poses)
     }
 }
 
@@ -452,15 +492,48 @@ pub mod simd {
 pub mod scalar {
     use super::*;
 
+    /// Writes to `poses[i]` the pose of the body with centre of mass `center[i]`, rotation
+    /// `rotation[i]` (cosine, sine) and local centre `local_center[i]`: [`BodyPose::new`] of
+    /// each.
+    ///
+    /// # Panics
+    /// If the four slices differ in length.
+    pub fn body_poses(
+        center: &[[f32; 2]],
+        rotation: &[[f32; 2]],
+        local_center: &[[f32; 2]],
+        poses: &mut [BodyPose],
+    ) {
+        let n = poses.len();
+        assert!(center.len() == n && rotation.len() == n && local_center.len() == n);
+        let bodies = center.iter().zip(rotation).zip(local_center);
+        for (pose, ((&c, &q), &l)) in poses.iter_mut().zip(bodies) {
+            *pose = BodyPose::new(c, q, l);
+        }
+    }
+
     /// [`simd::recycle`], one lane at a time.
-    pub fn recycle(c: &mut RecycleBatch, bases: &RecycleBases, p: &RecycleParams) -> RecycleLanes {
+    pub fn recycle(
+        c: &mut RecycleBatch,
+        poses: &[BodyPose],
+        pairs: &[(u32, u32); LANES],
+        bases: &RecycleBases,
+        p: &RecycleParams,
+    ) -> RecycleLanes {
         let mut lanes = RecycleLanes::default();
         let words: &[[f32; LANES]; BASE_WORDS] = bytemuck::cast_ref(&bases.words);
-        for l in 0..LANES {
-            let pose: &Row = bytemuck::cast_ref(&c.poses[l]);
+        for (l, &(a, b)) in pairs.iter().enumerate() {
+            let (pose_a, pose_b) = (poses[a as usize].words(), poses[b as usize].words());
+            let pose = array_of(|w| {
+                if w < POSE_WORDS {
+                    pose_a[w]
+                } else {
+                    pose_b[w - POSE_WORDS]
+                }
+            });
             let base = Columns(array_of(|w| words[w][l]));
             let (out, [kept, moved_little, touching]) =
-                recycle_lanes::<f32>(&Columns(*pose), &base, p);
+                recycle_lanes::<f32>(&Columns(pose), &base, p);
             *bytemuck::cast_mut::<_, Row>(&mut c.moved[l]) = out.0;
             for (row, w) in c
                 .carried

@@ -17,7 +17,7 @@ use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, PinBatch, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
-use crate::recycle::{self, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
+use crate::recycle::{self, BodyPose, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
@@ -190,6 +190,11 @@ impl Lanes8 for F32x8 {
         // SAFETY: as for the operators; `x` has room for the eight floats written.
         unsafe { _mm256_storeu_ps(x.as_mut_ptr(), self.0) };
         x
+    }
+    #[inline(always)]
+    fn from_halves(lo: &[f32; 4], hi: &[f32; 4]) -> F32x8 {
+        // SAFETY: as for the operators; `lo` and `hi` hold the four floats each reads.
+        F32x8(unsafe { _mm256_loadu2_m128(hi.as_ptr(), lo.as_ptr()) })
     }
     #[inline(always)]
     fn transpose(rows: [F32x8; LANES]) -> [F32x8; LANES] {
@@ -568,6 +573,56 @@ unsafe fn load_ymm(x: &[f32; LANES]) -> __m256 {
     y
 }
 
+/// [`recycle::scalar::body_poses`] four bodies to a 256-bit register, each body's pair of
+/// floats side by side as the columns hold them: `c * l` and the swapped `s * l` give both
+/// words of the rotated local centre in one add-subtract (even words `c lx - s ly`, odd
+/// `c ly + s lx`, the scalar's sum in the other order, which rounds the same), and the
+/// origins and rotations are interleaved into the poses. The last few bodies go one by one.
+/// Inlined into entry points compiled with AVX2.
+#[inline(always)]
+fn body_poses_by_four(
+    center: &[[f32; 2]],
+    rotation: &[[f32; 2]],
+    local_center: &[[f32; 2]],
+    poses: &mut [BodyPose],
+) {
+    let n = poses.len();
+    assert!(center.len() == n && rotation.len() == n && local_center.len() == n);
+    let fours = n / 4 * 4;
+    let columns = center.chunks_exact(4).zip(rotation.chunks_exact(4));
+    let bodies = columns.zip(local_center.chunks_exact(4));
+    for (out, ((c, q), l)) in poses[..fours].chunks_exact_mut(4).zip(bodies) {
+        // SAFETY: the entry points run this only where the CPU has AVX2; each chunk holds
+        // the four pairs of floats (32 bytes) read, and `out` the four poses (64 bytes)
+        // written.
+        unsafe {
+            let c = _mm256_loadu_ps(c.as_ptr().cast());
+            let q = _mm256_loadu_ps(q.as_ptr().cast());
+            let l = _mm256_loadu_ps(l.as_ptr().cast());
+            let cos = _mm256_moveldup_ps(q);
+            let sin = _mm256_movehdup_ps(q);
+            let swapped = _mm256_permute_ps::<0b1011_0001>(l);
+            let turned = _mm256_addsub_ps(_mm256_mul_ps(cos, l), _mm256_mul_ps(sin, swapped));
+            let origin = _mm256_castps_pd(_mm256_sub_ps(c, turned));
+            let q = _mm256_castps_pd(q);
+            // Bodies 0 and 2, then 1 and 3, each origin beside its rotation...
+            let even = _mm256_castpd_ps(_mm256_unpacklo_pd(origin, q));
+            let odd = _mm256_castpd_ps(_mm256_unpackhi_pd(origin, q));
+            // ...then in order.
+            let out = out.as_mut_ptr().cast::<f32>();
+            _mm256_storeu_ps(out, _mm256_permute2f128_ps::<0x20>(even, odd));
+            _mm256_storeu_ps(out.add(8), _mm256_permute2f128_ps::<0x31>(even, odd));
+        }
+    }
+    let rest = fours..n;
+    recycle::scalar::body_poses(
+        &center[rest.clone()],
+        &rotation[rest.clone()],
+        &local_center[rest.clone()],
+        &mut poses[rest],
+    );
+}
+
 /// Entry points that run the batch kernels with `F32x8` in a function compiled with the
 /// target features `$features`, after asserting that the CPU supports `$set`. Each wraps its
 /// kernel in an inner function with the features: the generic kernel and the vector methods
@@ -678,20 +733,45 @@ macro_rules! entry_points {
         /// [`recycle::simd::recycle`] with this instruction set.
         pub fn recycle(
             c: &mut RecycleBatch,
+            poses: &[BodyPose],
+            pairs: &[(u32, u32); LANES],
             bases: &RecycleBases,
             p: &RecycleParams,
         ) -> RecycleLanes {
             #[target_feature(enable = $features)]
             fn kernel(
                 c: &mut RecycleBatch,
+                poses: &[BodyPose],
+                pairs: &[(u32, u32); LANES],
                 bases: &RecycleBases,
                 p: &RecycleParams,
             ) -> RecycleLanes {
-                recycle::batches::recycle::<F32x8>(c, bases, p)
+                recycle::batches::recycle::<F32x8>(c, poses, pairs, bases, p)
             }
             check();
             // SAFETY: as for `prepare`.
-            unsafe { kernel(c, bases, p) }
+            unsafe { kernel(c, poses, pairs, bases, p) }
+        }
+
+        /// [`recycle::scalar::body_poses`] with this instruction set.
+        pub fn body_poses(
+            center: &[[f32; 2]],
+            rotation: &[[f32; 2]],
+            local_center: &[[f32; 2]],
+            poses: &mut [BodyPose],
+        ) {
+            #[target_feature(enable = $features)]
+            fn kernel(
+                center: &[[f32; 2]],
+                rotation: &[[f32; 2]],
+                local_center: &[[f32; 2]],
+                poses: &mut [BodyPose],
+            ) {
+                body_poses_by_four(center, rotation, local_center, poses)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(center, rotation, local_center, poses) }
         }
 
         /// [`body::integrate_velocities_simd`] with this instruction set.

@@ -46,10 +46,10 @@ fn rotation(angle: f32) -> [f32; 2] {
     [angle.cos(), angle.sin()]
 }
 
-/// Lane `l` of a batch and its base: two bodies, a base made where they were, and the bodies
-/// since moved by a random amount, from nothing to far more than any limit, so that every
-/// outcome of the kernel comes up.
-fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, base: &mut RecycleBase, l: usize) {
+/// A pair of bodies and its base: the two bodies' poses, a base made where they were, and the
+/// bodies since moved by a random amount, from nothing to far more than any limit, so that
+/// every outcome of the kernel comes up.
+fn random_lane(rng: &mut Rng, base: &mut RecycleBase) -> [BodyPose; 2] {
     let far = rng.range(-1000.0, 1000.0);
     let origin_a = [rng.range(-5.0, 5.0) + far, rng.range(-5.0, 5.0)];
     let origin_b = [origin_a[0] + rng.range(-2.0, 2.0), origin_a[1] + 1.0];
@@ -57,25 +57,13 @@ fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, base: &mut RecycleBase, l: u
     let (qa, qb) = (rotation(angle_a), rotation(angle_b));
     let local_a = [rng.zero_or_range(-0.5, 0.5), rng.range(-0.5, 0.5)];
     let local_b = [rng.range(-0.5, 0.5), rng.zero_or_range(-0.5, 0.5)];
-    // Centres from origins: the kernel finds the origins back up to rounding.
+    // Centres from origins: the pose finds the origins back up to rounding.
     let center = |o: [f32; 2], [c, s]: [f32; 2], r: [f32; 2]| {
         [o[0] + (c * r[0] - s * r[1]), o[1] + (s * r[0] + c * r[1])]
     };
-    // The padding words hold garbage: the kernel must not read them.
-    let garbage = f32::from_bits(0x7FC0_5678);
-    c.poses[l] = [
-        BodyPose {
-            center: center(origin_a, qa, local_a),
-            rotation: qa,
-            local_center: local_a,
-            pad: [garbage; 2],
-        },
-        BodyPose {
-            center: center(origin_b, qb, local_b),
-            rotation: qb,
-            local_center: local_b,
-            pad: [garbage; 2],
-        },
+    let poses = [
+        BodyPose::new(center(origin_a, qa, local_a), qa, local_a),
+        BodyPose::new(center(origin_b, qb, local_b), qb, local_b),
     ];
     // The base saw B where it is in A's frame, moved back by a motion of a random scale.
     let scale = [0.0, 1e-6, 1e-4, 1e-3, 1e-2, 1.0][rng.below(6) as usize];
@@ -99,6 +87,7 @@ fn random_lane(rng: &mut Rng, c: &mut RecycleBatch, base: &mut RecycleBase, l: u
     }
     base.ids = [rng.next_u64() as u32, rng.next_u64() as u32];
     base.count = rng.next_u64() as u32;
+    poses
 }
 
 /// The words of a batch, inputs and outputs.
@@ -107,7 +96,13 @@ fn words(c: &RecycleBatch) -> &[u32] {
 }
 
 /// A recycle kernel of some instruction set.
-type Kernel = fn(&mut RecycleBatch, &RecycleBases, &RecycleParams) -> RecycleLanes;
+type Kernel = fn(
+    &mut RecycleBatch,
+    &[BodyPose],
+    &[(u32, u32); LANES],
+    &RecycleBases,
+    &RecycleParams,
+) -> RecycleLanes;
 
 /// Every recycle kernel this CPU can run, by name.
 fn kernels() -> Vec<(&'static str, Kernel)> {
@@ -140,8 +135,19 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
         let mut input = RecycleBatch::zeroed();
         let mut lanes = [RecycleBase::zeroed(); LANES];
         let mut bases = RecycleBases::zeroed();
+        // The pairs' bodies in a table of poses, each pair's two at places of their own,
+        // shuffled, as the engine's pairs join bodies anywhere in its table.
+        let mut poses = vec![BodyPose::zeroed(); 2 * LANES + 1];
+        let mut places: Vec<u32> = (0..poses.len() as u32).collect();
+        for i in (1..places.len()).rev() {
+            places.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut pairs = [(0, 0); LANES];
         for (l, base) in lanes.iter_mut().enumerate() {
-            random_lane(&mut rng, &mut input, base, l);
+            let [a, b] = random_lane(&mut rng, base);
+            pairs[l] = (places[2 * l], places[2 * l + 1]);
+            poses[pairs[l].0 as usize] = a;
+            poses[pairs[l].1 as usize] = b;
             bases.set(l, base);
             assert_eq!(bases.get(l), *base);
         }
@@ -150,10 +156,10 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
         input.moved = bytemuck::cast([[garbage; 16]; LANES]);
         input.carried = [[0x7FC0_1234; LANES]; 3];
         let mut twin = input;
-        let expected = scalar::recycle(&mut twin, &bases, &PARAMS);
+        let expected = scalar::recycle(&mut twin, &poses, &pairs, &bases, &PARAMS);
         for (name, kernel) in kernels() {
             let mut batch = input;
-            let lanes = kernel(&mut batch, &bases, &PARAMS);
+            let lanes = kernel(&mut batch, &poses, &pairs, &bases, &PARAMS);
             assert_eq!(lanes, expected, "{name}, case {case}: masks differ");
             let diff = (words(&batch).iter().zip(words(&twin))).position(|(x, y)| x != y);
             assert_eq!(diff, None, "{name}, case {case}: word differs");
@@ -195,11 +201,7 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
     let mut c = RecycleBatch::zeroed();
     let angle_a: f32 = 0.7;
     let [ca, sa] = rotation(angle_a);
-    let pose = |center: [f32; 2], rotation: [f32; 2]| BodyPose {
-        center,
-        rotation,
-        ..BodyPose::default()
-    };
+    let pose = |center: [f32; 2], rotation: [f32; 2]| BodyPose::new(center, rotation, [0.0; 2]);
     let mut poses = [[
         pose([3.0, -1.0], [ca, sa]),
         pose([3.0 - sa, -1.0 + ca], [ca, sa]),
@@ -213,15 +215,16 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
         ..RecycleBase::default()
     };
     // Lane 1: B slid 2 mm along A's x; lane 2: B turned by 2 mrad about its origin.
-    poses[1][1].center[0] += 2e-3 * ca;
-    poses[1][1].center[1] += 2e-3 * sa;
+    poses[1][1].origin[0] += 2e-3 * ca;
+    poses[1][1].origin[1] += 2e-3 * sa;
     poses[2][1].rotation = rotation(angle_a + 2e-3);
     let mut bases = RecycleBases::zeroed();
-    c.poses = poses;
+    let poses: Vec<BodyPose> = poses.into_iter().flatten().collect();
+    let pairs = std::array::from_fn(|l| (2 * l as u32, 2 * l as u32 + 1));
     for l in 0..LANES {
         bases.set(l, &base);
     }
-    let lanes = scalar::recycle(&mut c, &bases, &PARAMS);
+    let lanes = scalar::recycle(&mut c, &poses, &pairs, &bases, &PARAMS);
     assert_eq!(lanes.kept & 0b111, 0b001);
     assert_eq!(lanes.beyond & 0b111, 0);
     // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad, and
@@ -235,4 +238,50 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
         assert!(p.separation.abs() < 1e-5);
     }
     assert!((moved.normal[0] + sa).abs() < 1e-6 && (moved.normal[1] - ca).abs() < 1e-6);
+}
+
+/// A body-poses kernel of some instruction set.
+type PosesKernel = fn(&[[f32; 2]], &[[f32; 2]], &[[f32; 2]], &mut [BodyPose]);
+
+#[test]
+fn body_poses_match_their_scalar_twin_bit_for_bit() {
+    let mut kernels: Vec<(&str, PosesKernel)> = vec![("portable", simd::body_poses)];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if InstructionSet::Avx2.is_supported() {
+            kernels.push(("avx2", avx2::body_poses));
+        }
+        if InstructionSet::Avx512.is_supported() {
+            kernels.push(("avx512", avx512::body_poses));
+        }
+    }
+    let mut rng = Rng(59);
+    // Every length up to a few fours, so that the last bodies, one by one, come up too.
+    for n in 0..40 {
+        let pair = |rng: &mut Rng, lo: f32, hi: f32| [rng.zero_or_range(lo, hi), rng.range(lo, hi)];
+        let center: Vec<[f32; 2]> = (0..n).map(|_| pair(&mut rng, -1000.0, 1000.0)).collect();
+        let rotation: Vec<[f32; 2]> = (0..n).map(|_| rotation(rng.range(-4.0, 4.0))).collect();
+        let local: Vec<[f32; 2]> = (0..n).map(|_| pair(&mut rng, -0.5, 0.5)).collect();
+        let mut twin = vec![BodyPose::zeroed(); n];
+        scalar::body_poses(&center, &rotation, &local, &mut twin);
+        for i in 0..n {
+            // The origin is where the local centre, turned, lands on the centre.
+            let [c, s] = rotation[i];
+            let turned = [
+                c * local[i][0] - s * local[i][1],
+                s * local[i][0] + c * local[i][1],
+            ];
+            let back = [twin[i].origin[0] + turned[0], twin[i].origin[1] + turned[1]];
+            assert!(
+                (back[0] - center[i][0]).abs() <= 1e-3 && (back[1] - center[i][1]).abs() <= 1e-3
+            );
+            assert_eq!(twin[i].rotation, rotation[i]);
+        }
+        for (name, kernel) in &kernels {
+            let mut poses = vec![BodyPose::zeroed(); n];
+            kernel(&center, &rotation, &local, &mut poses);
+            let bits = |p: &[BodyPose]| bytemuck::cast_slice::<_, u32>(p).to_vec();
+            assert_eq!(bits(&poses), bits(&twin), "{name}, {n} bodies");
+        }
+    }
 }

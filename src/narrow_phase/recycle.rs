@@ -12,15 +12,19 @@ use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
-use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
+use crate::narrow_phase::manifold::{
+    LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
+};
 use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::recycle::{scalar, simd, MovedPoint};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
-    InstructionSet, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams, LANES,
+    BodyPose, InstructionSet, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams,
+    LANES,
 };
 use bytemuck::Zeroable;
+use rayon::prelude::*;
 
 /// Largest motion (m) of body B relative to body A, measured at each contact point, for which
 /// the manifold of the pair's last full [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) is reused.
@@ -170,8 +174,13 @@ pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold 
 }
 
 /// The recycle kernel of a backend and instruction set.
-pub(crate) type RecycleKernel =
-    fn(&mut RecycleBatch, &RecycleBases, &RecycleParams) -> RecycleLanes;
+pub(crate) type RecycleKernel = fn(
+    &mut RecycleBatch,
+    &[BodyPose],
+    &[(u32, u32); LANES],
+    &RecycleBases,
+    &RecycleParams,
+) -> RecycleLanes;
 
 /// The recycle kernel `settings` ask for: the scalar twin, or the SIMD kernel on the chosen
 /// (by default the widest) instruction set. All give the same bits.
@@ -191,6 +200,26 @@ pub(crate) fn recycle_kernel(settings: &WorldSettings) -> RecycleKernel {
     }
 }
 
+/// The kernel of [`body_poses`] of a backend and instruction set.
+pub(crate) type PosesKernel = fn(&[[f32; 2]], &[[f32; 2]], &[[f32; 2]], &mut [BodyPose]);
+
+/// The kernel of [`body_poses`] that `settings` ask for, as [`recycle_kernel`] chooses.
+pub(crate) fn poses_kernel(settings: &WorldSettings) -> PosesKernel {
+    if settings.backend == Backend::Scalar {
+        return scalar::body_poses;
+    }
+    match settings
+        .instruction_set
+        .unwrap_or_else(InstructionSet::widest)
+    {
+        #[cfg(target_arch = "x86_64")]
+        InstructionSet::Avx512 => avx512::body_poses,
+        #[cfg(target_arch = "x86_64")]
+        InstructionSet::Avx2 => avx2::body_poses,
+        _ => simd::body_poses,
+    }
+}
+
 /// The kernel's limits for a speculative distance of `band`, with points touching below
 /// `touch` (the linear slop).
 pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
@@ -202,31 +231,68 @@ pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
     }
 }
 
-/// The body columns [`Recycler::pose`] reads, cut to one length, so that each slot is checked
-/// against it once.
-struct PoseColumns<'a> {
-    center: &'a [Vec2],
-    rotation: &'a [Rot],
-    local_center: &'a [Vec2],
+/// Bodies per parallel task of [`body_poses`].
+const POSE_CHUNK: usize = 4096;
+
+/// Writes to `poses` the pose (origin and rotation) of every body slot, as the recycle kernel
+/// reads them, with `kernel`: found once a step, so that a pair's two poses are a load each,
+/// where each of its batches would gather three columns per body and find the origin.
+pub(crate) fn body_poses(bodies: &BodyStore, kernel: PosesKernel, poses: &mut Vec<BodyPose>) {
+    let n = bodies.center().len();
+    poses.resize(n, BodyPose::zeroed());
+    (poses.par_chunks_mut(POSE_CHUNK))
+        .zip(pairs(bodies.center()).par_chunks(POSE_CHUNK))
+        .zip(rotation_pairs(&bodies.rotation()[..n]).par_chunks(POSE_CHUNK))
+        .zip(pairs(&bodies.local_center()[..n]).par_chunks(POSE_CHUNK))
+        .for_each(|(((poses, center), rotation), local_center)| {
+            kernel(center, rotation, local_center, poses)
+        });
 }
 
-impl<'a> PoseColumns<'a> {
-    #[inline(always)]
-    fn new(bodies: &'a BodyStore) -> PoseColumns<'a> {
-        let n = bodies.center().len();
-        PoseColumns {
-            center: &bodies.center()[..n],
-            rotation: &bodies.rotation()[..n],
-            local_center: &bodies.local_center()[..n],
-        }
+// A `Vec2` is its `x` then its `y`, and a `Rot` its cosine then its sine, as a `[f32; 2]`
+// (`pairs`, `rotation_pairs`).
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(offset_of!(Vec2, x) == 0 && offset_of!(Vec2, y) == 4 && size_of::<Vec2>() == 8);
+    assert!(offset_of!(Rot, c) == 0 && offset_of!(Rot, s) == 4 && size_of::<Rot>() == 8);
+    assert!(align_of::<Vec2>() >= align_of::<[f32; 2]>());
+    assert!(align_of::<Rot>() >= align_of::<[f32; 2]>());
+};
+
+/// `v` as the kernels' pairs of floats.
+fn pairs(v: &[Vec2]) -> &[[f32; 2]] {
+    // SAFETY: the assertions above: a `Vec2` is laid out as a `[f32; 2]`, and aligned for
+    // one; the slice keeps `v`'s length and lifetime.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<[f32; 2]>(), v.len()) }
+}
+
+/// `q` as the kernels' pairs of floats (cosine, sine).
+fn rotation_pairs(q: &[Rot]) -> &[[f32; 2]] {
+    // SAFETY: as for `pairs`, a `Rot` laid out as a `[f32; 2]`.
+    unsafe { std::slice::from_raw_parts(q.as_ptr().cast::<[f32; 2]>(), q.len()) }
+}
+
+/// The lanes `l` whose base index `indices[l]` is `own + l`: bit `l` set for each.
+#[inline(always)]
+pub(crate) fn own_places(indices: &[u32; LANES], own: u32) -> u32 {
+    // First whether all eight are, in a loop without branches or shifts, which compiles to a
+    // few compares (partly vector ones): so it is for every group of a resting scene.
+    let lanes = (0..LANES as u32).map(|l| own.wrapping_add(l));
+    if (indices.iter().zip(lanes.clone())).fold(true, |all, (&i, at)| all & (i == at)) {
+        return (1 << LANES) - 1;
     }
+    let mut mask = 0u32;
+    for (l, (&index, at)) in indices.iter().zip(lanes).enumerate() {
+        mask |= u32::from(index == at) << l;
+    }
+    mask
 }
 
 /// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
-/// `8k + l`: the poses of the pairs' bodies and the moved manifolds, a row per pair, and a
-/// block of bases for lanes whose base is not in its pair's own lane of last step's blocks. Each call of `run`
-/// takes its bases either from one block of last step's, as they stand (every pair of a
-/// resting scene whose pairs are last step's), or from the gathered block.
+/// `8k + l`: the moved manifolds, a row per pair, and a block of bases for lanes whose base is
+/// not in its pair's own lane of last step's blocks. Each call of `run` takes its bases either
+/// from one block of last step's, as they stand (every pair of a resting scene whose pairs
+/// are last step's), or from the gathered block.
 pub(crate) struct Recycler {
     batch: RecycleBatch,
     gathered: RecycleBases,
@@ -240,70 +306,45 @@ impl Recycler {
         }
     }
 
-    /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
-    /// is not `NONE`: the poses of its bodies, and its base, which `base` gives, unless it is
-    /// in its own lane of the block the batch will run on: the index of the first lane's
-    /// own place is `own`, the next lane's `own + 1`, and so on. Returns the lanes taken, and
-    /// of those, the lanes whose base is in its own place, as bit masks.
-    ///
-    /// Never inlined: on its own, the loop keeps the columns and masks in registers.
-    #[inline(never)]
+    /// Takes into its lane each of the first `n` (at most eight) pairs whose base index in
+    /// `bases` is not `NONE`: its base, which `base` gives, unless it is in its own lane of
+    /// the block the batch will run on: the index of the first lane's own place is `own`, the
+    /// next lane's `own + 1`, and so on. Returns the lanes taken, and of those, the lanes
+    /// whose base is in its own place, as bit masks.
+    #[inline(always)]
     pub fn take(
         &mut self,
-        pairs: &[(u32, u32)],
+        n: usize,
         bases: &[u32; LANES],
         own: u32,
-        bodies: &BodyStore,
         base: impl Fn(u32) -> Base,
     ) -> (u32, u32) {
-        let poses = PoseColumns::new(bodies);
-        // The masks first, in a loop without branches, then the lanes taken, bit by bit.
-        let (mut taken, mut in_place) = (0u32, 0u32);
-        for (l, &index) in bases.iter().enumerate().take(pairs.len()) {
-            taken |= u32::from(index != NONE) << l;
-            in_place |= u32::from(index == own.wrapping_add(l as u32)) << l;
+        let all = (1u32 << n) - 1;
+        let in_place = own_places(bases, own) & all;
+        if in_place == all {
+            // (Every lane's base in its own place, as in every group of a resting scene.)
+            return (all, all);
         }
-        in_place &= taken;
-        let mut lanes = taken;
+        let mut taken = 0u32;
+        for (l, &index) in bases.iter().enumerate() {
+            taken |= u32::from(index != NONE) << l;
+        }
+        taken &= all;
+        let mut lanes = taken & !in_place;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
-            let (a, b) = pairs[l];
-            self.pose(l, (a as usize, b as usize), &poses);
-            if in_place & 1 << l == 0 {
-                self.gather_from(l, bases[l], &base);
-            }
+            self.gather_from(l, bases[l], &base);
         }
         (taken, in_place)
     }
 
-    /// [`Recycler::gather`] of the base at `index`, which `base` gives: out of the loop of
-    /// [`Recycler::take`], as few pairs need it.
+    /// [`Recycler::gather`] of the base at `index`, which `base` gives: out of line, as few
+    /// pairs need it.
     #[cold]
     #[inline(never)]
     fn gather_from(&mut self, l: usize, index: u32, base: impl Fn(u32) -> Base) {
         self.gather(l, &base(index));
-    }
-
-    /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.
-    #[inline(always)]
-    fn pose(&mut self, l: usize, (a, b): (usize, usize), poses: &PoseColumns) {
-        let pose = |s: usize| (poses.center[s], poses.rotation[s], poses.local_center[s]);
-        self.set_poses(l, [pose(a), pose(b)]);
-    }
-
-    /// [`Recycler::pose`] with the bodies' poses: centre of mass, rotation and local centre
-    /// of mass of A, then of B.
-    #[inline(always)]
-    fn set_poses(&mut self, l: usize, poses: [(Vec2, Rot, Vec2); 2]) {
-        // (Taken modulo, the lane needs no bounds checks.)
-        let l = l % LANES;
-        for (row, (center, q, local_center)) in self.batch.poses[l].iter_mut().zip(poses) {
-            // (The padding words stay as they are: the kernel does not read them.)
-            row.center = [center.x, center.y];
-            row.rotation = [q.c, q.s];
-            row.local_center = [local_center.x, local_center.y];
-        }
     }
 
     /// Copies `base` (which has points) into lane `l` of the gathered block.
@@ -319,18 +360,20 @@ impl Recycler {
         &self.gathered
     }
 
-    /// Runs `kernel` on the batch with the bases of `block` (or the gathered ones): the
-    /// kernel's verdicts, whose lanes mean something only where the caller gave a lane a base
-    /// and its poses. The results, with the bases' ids, stay readable (`within`, `write`)
-    /// until the next call.
+    /// Runs `kernel` on the batch with the bases of `block` (or the gathered ones), lane `l`
+    /// for the bodies `pairs[l]` of `poses` (see [`body_poses`]): the kernel's verdicts, whose
+    /// lanes mean something only where the caller gave a lane a base. The results, with the
+    /// bases' ids, stay readable (`within`, `write`) until the next call.
     #[inline(always)]
     pub fn run(
         &mut self,
         kernel: RecycleKernel,
+        (poses, pairs): (&[BodyPose], &[(u32, u32); LANES]),
         block: Option<&RecycleBases>,
         params: &RecycleParams,
     ) -> RecycleLanes {
-        kernel(&mut self.batch, block.unwrap_or(&self.gathered), params)
+        let bases = block.unwrap_or(&self.gathered);
+        kernel(&mut self.batch, poses, pairs, bases, params)
     }
 
     /// Whether every moved point of lane `l` is within `band` or `widened` (`<=`, which a NaN
@@ -366,14 +409,21 @@ impl Recycler {
         let count = self.batch.count(l);
         out.normal = Vec2::new(moved.normal[0], moved.normal[1]);
         out.point_count = count;
+        // Both points, then the absent one (rarely any: a resting box has two) cleared: one
+        // test where a test per point would branch twice.
         for (j, mp) in out.points.iter_mut().enumerate() {
-            if j >= count {
-                *mp = ManifoldPoint::default();
-                continue;
-            }
             move_point(&moved.points[j], mp);
             mp.id = self.batch.id(l, j);
         }
+        if count < MAX_MANIFOLD_POINTS {
+            out.points[count..].fill(ManifoldPoint::default());
+        }
+    }
+
+    /// The number of points of lane `l`'s moved manifold.
+    #[inline(always)]
+    pub fn count(&self, l: usize) -> usize {
+        self.batch.count(l)
     }
 }
 
@@ -420,10 +470,11 @@ pub(crate) fn recycle_one(
     widened: f32,
 ) -> (Option<Manifold>, usize) {
     let mut recycler = Recycler::new();
-    let pose = |xf: Transform| (xf.p, xf.q, Vec2::ZERO);
-    recycler.set_poses(0, [pose(xf_a), pose(xf_b)]);
+    let pose = |xf: Transform| BodyPose::new([xf.p.x, xf.p.y], [xf.q.c, xf.q.s], [0.0; 2]);
+    let poses = [pose(xf_a), pose(xf_b)];
     recycler.gather(0, base);
-    let lanes = recycler.run(scalar::recycle, None, &recycle_params(band, LINEAR_SLOP));
+    let params = recycle_params(band, LINEAR_SLOP);
+    let lanes = recycler.run(scalar::recycle, (&poses, &[(0, 1); LANES]), None, &params);
     let beyond = lanes.beyond & 1 != 0;
     let kept = lanes.kept & 1 != 0 || beyond && recycler.within(0, band, widened);
     let mut out = Manifold::default();

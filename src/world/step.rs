@@ -12,7 +12,7 @@ use crate::continuous::solve_continuous;
 use crate::error::Error;
 use crate::narrow_phase::contact::NarrowPhaseParams;
 use crate::narrow_phase::contact_events::EventParams;
-use crate::narrow_phase::recycle::recycle_kernel;
+use crate::narrow_phase::recycle::{poses_kernel, recycle_kernel};
 use crate::profile::{zone, Profile, Stopwatch};
 use crate::solver::StepInput;
 
@@ -115,6 +115,7 @@ impl World {
             linear_slop: self.settings.linear_slop,
             remix: self.pre_solve.hook.is_some(),
             recycle: recycle_kernel(&self.settings),
+            poses: poses_kernel(&self.settings),
         };
         if self.pre_solve.hook.is_some() {
             self.contacts.save(&mut self.pre_solve.backup);

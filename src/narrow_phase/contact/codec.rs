@@ -46,6 +46,7 @@ impl Codec for ContactSet {
             new_one_point: _,
             speed: _,
             chunk_starts: _,
+            poses: _,
         } = self;
         touch_threshold.encode(w);
         touching_as_before.encode(w);

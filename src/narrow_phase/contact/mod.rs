@@ -23,8 +23,9 @@ use crate::broad_phase::compound::Children;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, ContactIndex};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
-use crate::narrow_phase::recycle::{Base, RecycleKernel};
+use crate::narrow_phase::recycle::{Base, PosesKernel, RecycleKernel};
 use crate::settings::MixRule;
+use batch2d_kernels::BodyPose;
 
 /// What contacts are sorted and matched by: the two body slots, then the shape pair.
 pub(crate) type ContactKey = (BodySlot, BodySlot, Children);
@@ -118,6 +119,8 @@ pub(crate) struct NarrowPhaseParams {
     pub remix: bool,
     /// The kernel that recycles manifolds, of the world's backend and instruction set.
     pub recycle: RecycleKernel,
+    /// The kernel that finds the bodies' poses the recycling reads, likewise.
+    pub poses: PosesKernel,
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.
@@ -167,6 +170,8 @@ pub(crate) struct ContactSet {
     speed: Vec<f32>,
     /// Scratch: where each chunk's touching contacts go.
     chunk_starts: Vec<usize>,
+    /// Scratch: each body's pose, as the recycle kernel reads them (see `body_poses`).
+    poses: Vec<BodyPose>,
 }
 
 /// A copy of a [`ContactSet`] from before an update: see [`ContactSet::save`].

@@ -10,7 +10,7 @@ use crate::body::BodyStore;
 use crate::broad_phase::compound::{join_children, split_children, Children};
 use crate::disjoint::DisjointMut;
 use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::narrow_phase::recycle::Base;
+use crate::narrow_phase::recycle::{body_poses, Base};
 use rayon::prelude::*;
 
 impl ContactSet {
@@ -71,6 +71,15 @@ impl ContactSet {
         self.new_one_point.resize(n, false);
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
+        // The bodies' poses, which the recycle kernel reads, where some pair may recycle:
+        // where a contact has a base (a pile of circles has none).
+        let recycles = (self.base_of.chunks(64))
+            .any(|chunk| chunk.iter().fold(false, |any, &base| any | (base != NONE)));
+        self.poses.clear();
+        if recycles {
+            body_poses(bodies, params.poses, &mut self.poses);
+        }
+        let poses = &self.poses[..];
         let old = OldContacts {
             in_place: same_pairs,
             bases_in_place,
@@ -110,12 +119,12 @@ impl ContactSet {
         if children.is_empty() {
             // No compound bodies: the loop of one-shape worlds, kept apart from the other.
             chunks.for_each(|(_, out, pairs, previous)| {
-                update_chunk(out, pairs, None, previous, &old, bodies, params);
+                update_chunk(out, pairs, None, previous, &old, bodies, poses, params);
             });
         } else {
             chunks.for_each(|(k, out, pairs, previous)| {
                 let children = Some(&children[k * CHUNK..k * CHUNK + pairs.len()]);
-                update_chunk(out, pairs, children, previous, &old, bodies, params);
+                update_chunk(out, pairs, children, previous, &old, bodies, poses, params);
             });
         }
         self.keep_touching(pairs, children, same_pairs);
@@ -568,6 +577,7 @@ impl Clone for ContactSet {
             new_one_point: _,
             speed: _,
             chunk_starts: _,
+            poses: _,
         } = self;
         list.clone_from(&source.list);
         keys.clone_from(&source.keys);

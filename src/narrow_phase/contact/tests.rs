@@ -260,6 +260,7 @@ const PARAMS: NarrowPhaseParams = NarrowPhaseParams {
     linear_slop: LINEAR_SLOP,
     remix: false,
     recycle: batch2d_kernels::recycle::scalar::recycle,
+    poses: batch2d_kernels::recycle::scalar::body_poses,
 };
 
 #[test]

@@ -11,8 +11,8 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
-use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
+use crate::narrow_phase::recycle::{local_form, own_places, recycle_params, Base, Recycler};
+use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
 /// hashed from their slots. One shared normal would line a cluster of concentric circles up on
@@ -177,10 +177,12 @@ impl<'s> ChunkSlots<'s> {
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
 /// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
-/// kernel together; the others, and those the kernel turns down, collide afresh. A pair's
-/// slots are the same whichever way it goes, and each way depends on the pair alone, so the
-/// order does not change the result.
+/// kernel together, which reads the bodies' `poses` (see `body_poses`; empty where no
+/// contact has a base); the others, and those the kernel turns down, collide afresh. A
+/// pair's slots are the same whichever way it goes, and each way depends on the pair alone,
+/// so the order does not change the result.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn update_chunk<'a>(
     out: ChunkSlots,
     pairs: &[(u32, u32)],
@@ -188,6 +190,7 @@ pub(super) fn update_chunk<'a>(
     previous: &[ContactIndex],
     old: &OldContacts<'a>,
     bodies: &BodyStore,
+    poses: &[BodyPose],
     params: &NarrowPhaseParams,
 ) {
     let mut out = out.cut(pairs.len());
@@ -241,13 +244,14 @@ pub(super) fn update_chunk<'a>(
                 // Of the next group, the pairs whose base is not in their slot (a pair whose
                 // base is there will most likely recycle, reading no shape).
                 let next = (group + LANES).min(pairs.len())..(group + 2 * LANES).min(pairs.len());
-                for (i, (&pair, &base)) in next
-                    .clone()
-                    .zip(pairs[next.clone()].iter().zip(&base_of[next]))
-                {
-                    if base as usize != first + i {
-                        prefetch_shapes(pair);
-                    }
+                let mut away = (1u32 << next.len()) - 1;
+                if let Ok(next_bases) = base_of[next.clone()].try_into() {
+                    away &= !own_places(next_bases, (first + next.start) as u32);
+                }
+                while away != 0 {
+                    let l = away.trailing_zeros() as usize;
+                    away &= away - 1;
+                    prefetch_shapes(pairs[next.start + l]);
                 }
             }
             for (i, &pair) in (group..).zip(&pairs[group..end]) {
@@ -277,8 +281,17 @@ pub(super) fn update_chunk<'a>(
         // lane of last step's block of these pairs: the pairs were last step's, in the same
         // places.
         let own = (first + group) as u32;
-        let (with_base, in_block) =
-            recycler.take(&pairs[group..end], &bases, own, bodies, |b| old.base(b));
+        let (with_base, in_block) = recycler.take(end - group, &bases, own, |b| old.base(b));
+        // The group's pairs, a short group's padded with its last: a lane without a base
+        // reads some pair's poses, and its verdict is not read.
+        let padded: [(u32, u32); LANES];
+        let lane_pairs: &[(u32, u32); LANES] = match pairs[group..end].try_into() {
+            Ok(all) => all,
+            Err(_) => {
+                padded = std::array::from_fn(|l| pairs[(group + l).min(end - 1)]);
+                &padded
+            }
+        };
         let lanes = {
             let block = if old.bases_in_place {
                 out.bases.block(group / LANES)
@@ -288,20 +301,23 @@ pub(super) fn update_chunk<'a>(
             if with_base == 0 {
                 RecycleLanes::default()
             } else if with_base == in_block {
-                recycler.run(params.recycle, block, &recycle)
+                recycler.run(params.recycle, (poses, lane_pairs), block, &recycle)
             } else {
                 for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
                     recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
                 }
-                recycler.run(params.recycle, None, &recycle)
+                recycler.run(params.recycle, (poses, lane_pairs), None, &recycle)
             }
         };
         if with_base != 0 && old.bases_in_place {
             // The kept pairs' bases stay where they are, but those gathered from elsewhere
             // (thawed) join them; a fresh collide overwrites its pair's lane below.
-            let to = out.bases.block_mut(group / LANES);
-            for l in (0..LANES).filter(|l| (with_base & !in_block) & 1 << l != 0) {
-                Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+            let gathered = with_base & !in_block;
+            if gathered != 0 {
+                let to = out.bases.block_mut(group / LANES);
+                for l in (0..LANES).filter(|l| gathered & 1 << l != 0) {
+                    Base::of_lane(recycler.gathered(), l).write_lane(to, l);
+                }
             }
         } else if with_base != 0 {
             // The kept pairs' bases go on to this step's block as they are; a fresh collide
@@ -411,6 +427,27 @@ fn recycled_in_place(
     bodies: &BodyStore,
 ) {
     let n = out.slots.len();
+    // A whole group kept, every pair touching by the kernel's mask (each group of a resting
+    // stack): the moved manifolds, then the flags of all eight at once.
+    let whole = (1u32 << LANES) - 1;
+    if kept == whole && touching & whole == whole {
+        if let (Ok(slots), Ok(found), Ok(touching_out), Ok(one_point)) = (
+            <&mut [Contact; LANES]>::try_from(&mut *out.slots),
+            <&mut [u32; LANES]>::try_from(&mut *out.found),
+            <&mut [bool; LANES]>::try_from(&mut *out.touching),
+            <&mut [bool; LANES]>::try_from(&mut *out.one_point),
+        ) {
+            for (l, slot) in slots.iter_mut().enumerate() {
+                recycler.write_in_place(l, &mut slot.manifold);
+                slot.tangent_speed = 0.0;
+            }
+            // (As `ChunkSlots::kept` finds them: touching, so no speed.)
+            *found = std::array::from_fn(|l| own + l as u32);
+            *touching_out = [true; LANES];
+            *one_point = std::array::from_fn(|l| recycler.count(l) <= 1);
+            return;
+        }
+    }
     let (found, touching_out, one_point, speed) = (
         &mut out.found[..n],
         &mut out.touching[..n],
