@@ -90,6 +90,16 @@ impl RecycleBases {
         }
     }
 
+    /// Copies lane `k` of `from` to lane `l`: word by word, without the base passing through
+    /// a row of its own on the way.
+    #[inline(always)]
+    pub fn copy_lane(&mut self, l: usize, from: &RecycleBases, k: usize) {
+        let (l, k) = (lane(l), lane(k));
+        for (row, from) in self.words.iter_mut().zip(&from.words) {
+            row[l] = from[k];
+        }
+    }
+
     /// The feature id of point `j` of lane `l`.
     #[inline(always)]
     pub fn id(&self, l: usize, j: usize) -> u32 {

@@ -138,6 +138,26 @@ impl Base {
     }
 }
 
+/// Where a base is kept: a lane of a block of bases, or on its own (a woken contact's).
+#[derive(Clone, Copy)]
+pub(crate) enum BaseAt<'b> {
+    /// Lane `.1` of the block.
+    Lane(&'b RecycleBases, usize),
+    /// A base kept on its own.
+    Loose(&'b Base),
+}
+
+impl BaseAt<'_> {
+    /// The base, taken out of its block.
+    #[inline(always)]
+    pub fn get(self) -> Base {
+        match self {
+            BaseAt::Lane(block, l) => Base::of_lane(block, l),
+            BaseAt::Loose(base) => *base,
+        }
+    }
+}
+
 /// Saved as the manifold, then the transform.
 impl Codec for Base {
     const MIN_SIZE: usize = 1;
@@ -241,20 +261,20 @@ impl Recycler {
     }
 
     /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
-    /// is not `NONE`: the poses of its bodies, and its base, which `base` gives, unless it is
+    /// is not `NONE`: the poses of its bodies, and its base, which `base` finds, unless it is
     /// in its own lane of the block the batch will run on: the index of the first lane's
     /// own place is `own`, the next lane's `own + 1`, and so on. Returns the lanes taken, and
     /// of those, the lanes whose base is in its own place, as bit masks.
     ///
     /// Never inlined: on its own, the loop keeps the columns and masks in registers.
     #[inline(never)]
-    pub fn take(
+    pub fn take<'b>(
         &mut self,
         pairs: &[(u32, u32)],
         bases: &[u32; LANES],
         own: u32,
         bodies: &BodyStore,
-        base: impl Fn(u32) -> Base,
+        base: impl Fn(u32) -> BaseAt<'b>,
     ) -> (u32, u32) {
         let poses = PoseColumns::new(bodies);
         // The masks first, in a loop without branches, then the lanes taken, bit by bit.
@@ -281,8 +301,11 @@ impl Recycler {
     /// [`Recycler::take`], as few pairs need it.
     #[cold]
     #[inline(never)]
-    fn gather_from(&mut self, l: usize, index: u32, base: impl Fn(u32) -> Base) {
-        self.gather(l, &base(index));
+    fn gather_from<'b>(&mut self, l: usize, index: u32, base: impl Fn(u32) -> BaseAt<'b>) {
+        match base(index) {
+            BaseAt::Lane(block, k) => self.gather_lane(l, block, k),
+            BaseAt::Loose(base) => self.gather(l, base),
+        }
     }
 
     /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.
@@ -311,6 +334,13 @@ impl Recycler {
     pub fn gather(&mut self, l: usize, base: &Base) {
         debug_assert!((1..=2).contains(&base.point_count()));
         base.write_lane(&mut self.gathered, l);
+    }
+
+    /// Copies lane `k` of `block` (a base with points) into lane `l` of the gathered block.
+    #[inline(always)]
+    pub fn gather_lane(&mut self, l: usize, block: &RecycleBases, k: usize) {
+        debug_assert!((1..=2).contains(&block.count(k)));
+        self.gathered.copy_lane(l, block, k);
     }
 
     /// The gathered bases.

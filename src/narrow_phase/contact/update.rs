@@ -11,7 +11,7 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, recycle_params, Base, Recycler};
+use crate::narrow_phase::recycle::{local_form, recycle_params, Base, BaseAt, Recycler};
 use batch2d_kernels::{RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -94,9 +94,9 @@ impl<'a> OldContacts<'a> {
         (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
     }
 
-    /// The base at `index` (not `NONE`).
+    /// Where the base at `index` (not `NONE`) is.
     #[inline(always)]
-    fn base(&self, index: u32) -> Base {
+    fn base(&self, index: u32) -> BaseAt<'a> {
         base_at(self.read, self.thawed, index)
     }
 
@@ -291,7 +291,7 @@ pub(super) fn update_chunk<'a>(
                 recycler.run(params.recycle, block, &recycle)
             } else {
                 for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
-                    recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
+                    recycler.gather_lane(l, block.expect("a base in its block"), l);
                 }
                 recycler.run(params.recycle, None, &recycle)
             }
