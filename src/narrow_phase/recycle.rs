@@ -14,7 +14,7 @@ use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{LocalManifold, LocalPoint, Manifold, ManifoldPoint};
 use crate::settings::{Backend, WorldSettings};
-use batch2d_kernels::recycle::{scalar, simd, MovedPoint};
+use batch2d_kernels::recycle::{scalar, simd, turned_too_far, MovedPoint};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
@@ -156,6 +156,15 @@ impl BaseAt<'_> {
             BaseAt::Loose(base) => *base,
         }
     }
+
+    /// B's rotation in A's frame at the base (cosine, sine).
+    #[inline(always)]
+    fn relative_rotation(self) -> [f32; 2] {
+        match self {
+            BaseAt::Lane(block, l) => block.relative_rotation(l),
+            BaseAt::Loose(base) => [base.0.relative[2], base.0.relative[3]],
+        }
+    }
 }
 
 /// Saved as the manifold, then the transform.
@@ -263,18 +272,23 @@ impl Recycler {
     /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
     /// is not `NONE`: the poses of its bodies, and its base, which `base` finds, unless it is
     /// in its own lane of the block the batch will run on: the index of the first lane's
-    /// own place is `own`, the next lane's `own + 1`, and so on. Returns the lanes taken, and
-    /// of those, the lanes whose base is in its own place, as bit masks.
+    /// own place is `own`, the next lane's `own + 1`, and so on. A pair whose base is
+    /// elsewhere and whose bodies turned too far since it for the kernel with `params` to
+    /// keep it ([`turned_too_far`]) is left out: its base is not gathered. Returns the lanes
+    /// taken, and of those, the lanes whose base is in its own place, as bit masks.
+    ///
+    /// (Where bodies are stirred, most pairs have moved their bases out of place and turned
+    /// too far; in a resting pile, the bases stay in place, and no pair is tested here.)
     ///
     /// Never inlined: on its own, the loop keeps the columns and masks in registers.
     #[inline(never)]
     pub fn take<'b>(
         &mut self,
         pairs: &[(u32, u32)],
-        bases: &[u32; LANES],
-        own: u32,
+        (bases, own): (&[u32; LANES], u32),
         bodies: &BodyStore,
         base: impl Fn(u32) -> BaseAt<'b>,
+        params: &RecycleParams,
     ) -> (u32, u32) {
         let poses = PoseColumns::new(bodies);
         // The masks first, in a loop without branches, then the lanes taken, bit by bit.
@@ -289,23 +303,42 @@ impl Recycler {
             let l = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
             let (a, b) = pairs[l];
-            self.pose(l, (a as usize, b as usize), &poses);
-            if in_place & 1 << l == 0 {
-                self.gather_from(l, bases[l], &base);
+            let (a, b) = (a as usize, b as usize);
+            if in_place & 1 << l == 0
+                && !self.gather_from(l, (a, b), bases[l], &base, &poses, params)
+            {
+                taken &= !(1 << l);
+                continue;
             }
+            self.pose(l, (a, b), &poses);
         }
         (taken, in_place)
     }
 
-    /// [`Recycler::gather`] of the base at `index`, which `base` gives: out of the loop of
-    /// [`Recycler::take`], as few pairs need it.
+    /// [`Recycler::gather`] of the base at `index`, which `base` gives, for the pair of the
+    /// bodies in slots `a` and `b`, unless they turned too far since it: then returns false.
+    /// Out of the loop of [`Recycler::take`], which a resting pile's pairs never enter.
     #[cold]
     #[inline(never)]
-    fn gather_from<'b>(&mut self, l: usize, index: u32, base: impl Fn(u32) -> BaseAt<'b>) {
-        match base(index) {
+    fn gather_from<'b>(
+        &mut self,
+        l: usize,
+        (a, b): (usize, usize),
+        index: u32,
+        base: impl Fn(u32) -> BaseAt<'b>,
+        poses: &PoseColumns,
+        params: &RecycleParams,
+    ) -> bool {
+        let at = base(index);
+        let rotation = |s: usize| [poses.rotation[s].c, poses.rotation[s].s];
+        if turned_too_far(rotation(a), rotation(b), at.relative_rotation(), params) {
+            return false;
+        }
+        match at {
             BaseAt::Lane(block, k) => self.gather_lane(l, block, k),
             BaseAt::Loose(base) => self.gather(l, base),
         }
+        true
     }
 
     /// Gathers into lane `l` the poses of the bodies in slots `a` and `b`.

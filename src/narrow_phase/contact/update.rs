@@ -275,10 +275,16 @@ pub(super) fn update_chunk<'a>(
         }
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
         // lane of last step's block of these pairs: the pairs were last step's, in the same
-        // places.
+        // places. A lane left out for having turned too far collides afresh below, as it
+        // would have once the kernel turned it down.
         let own = (first + group) as u32;
-        let (with_base, in_block) =
-            recycler.take(&pairs[group..end], &bases, own, bodies, |b| old.base(b));
+        let (with_base, in_block) = recycler.take(
+            &pairs[group..end],
+            (&bases, own),
+            bodies,
+            |b| old.base(b),
+            &recycle,
+        );
         let lanes = {
             let block = if old.bases_in_place {
                 out.bases.block(group / LANES)
