@@ -209,14 +209,15 @@ pub(super) fn update_chunk<'a>(
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
     let in_place = old.in_place;
-    // Pair `i` collided afresh, with last step's contact.
-    let refresh = |out: &mut ChunkSlots, i: usize| {
+    // Pair `i` collided afresh, with last step's contact: in place, the one in its slot;
+    // else `contact`, which the group's loop found, with its base index `base`.
+    let refresh = |out: &mut ChunkSlots, i: usize, (contact, base): (Option<&Contact>, u32)| {
         if in_place {
             // (The fresh collide overwrites the old contact it reads: a copy.)
             let c = out.slots[i];
             fresh(out, i, Some((&c, old.base_of[first + i])));
         } else {
-            fresh(out, i, old.get(previous[i]));
+            fresh(out, i, contact.map(|c| (c, base)));
         }
     };
     let mut recycler = Recycler::new();
@@ -229,8 +230,10 @@ pub(super) fn update_chunk<'a>(
     };
     for group in (0..pairs.len()).step_by(LANES) {
         let end = pairs.len().min(group + LANES);
-        // Each lane's base index, `NONE` for a pair with nothing to recycle.
+        // Each lane's base index, `NONE` for a pair with nothing to recycle, and (not in
+        // place) its pair's contact of last step, if any.
         let mut bases = [NONE; LANES];
+        let mut contacts: [Option<&Contact>; LANES] = [None; LANES];
         let prefetch_shapes = |(a, b): (u32, u32)| {
             prefetch(&bodies.shape()[a as usize]);
             prefetch(&bodies.shape()[b as usize]);
@@ -268,7 +271,7 @@ pub(super) fn update_chunk<'a>(
                 // our back.)
                 if let Some((c, base)) = old.get(previous[i]) {
                     if c.key() == body_slots(pairs[i]) {
-                        bases[i - group] = base;
+                        (bases[i - group], contacts[i - group]) = (base, Some(c));
                     }
                 }
             }
@@ -348,7 +351,7 @@ pub(super) fn update_chunk<'a>(
             rest &= rest - 1;
             let i = group + l;
             if with_base & 1 << l == 0 {
-                refresh(&mut out, i);
+                refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
             }
             let kept = lanes.kept & 1 << l != 0
@@ -358,7 +361,7 @@ pub(super) fn update_chunk<'a>(
                     recycler.within(l, params.speculative_distance, widened)
                 };
             if !kept {
-                refresh(&mut out, i);
+                refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
             }
             let slot = &mut out.slots[i];
