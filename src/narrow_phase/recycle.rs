@@ -298,19 +298,23 @@ impl Recycler {
             in_place |= u32::from(index == own.wrapping_add(l as u32)) << l;
         }
         in_place &= taken;
+        // The lanes whose base is elsewhere first, as some are left out; none in a resting
+        // pile, whose lanes then go straight to the loop of their poses.
+        let mut elsewhere = taken & !in_place;
+        while elsewhere != 0 {
+            let l = elsewhere.trailing_zeros() as usize;
+            elsewhere &= elsewhere - 1;
+            let (a, b) = pairs[l];
+            if !self.gather_from(l, (a as usize, b as usize), bases[l], &base, &poses, params) {
+                taken &= !(1 << l);
+            }
+        }
         let mut lanes = taken;
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
             let (a, b) = pairs[l];
-            let (a, b) = (a as usize, b as usize);
-            if in_place & 1 << l == 0
-                && !self.gather_from(l, (a, b), bases[l], &base, &poses, params)
-            {
-                taken &= !(1 << l);
-                continue;
-            }
-            self.pose(l, (a, b), &poses);
+            self.pose(l, (a as usize, b as usize), &poses);
         }
         (taken, in_place)
     }
