@@ -90,6 +90,25 @@ impl RecycleBases {
         }
     }
 
+    /// Copies lane `k` of `from` to lane `l`: word by word, without the base passing through
+    /// a row of its own on the way.
+    #[inline(always)]
+    pub fn copy_lane(&mut self, l: usize, from: &RecycleBases, k: usize) {
+        let (l, k) = (lane(l), lane(k));
+        for (row, from) in self.words.iter_mut().zip(&from.words) {
+            row[l] = from[k];
+        }
+    }
+
+    /// The last two words of [`RecycleBase::relative`] of lane `l`: B's rotation in A's
+    /// frame at the base (cosine, sine).
+    #[inline(always)]
+    pub fn relative_rotation(&self, l: usize) -> [f32; 2] {
+        let l = lane(l);
+        let word = |w: usize| f32::from_bits(self.words[RELATIVE_Q + w][l]);
+        [word(0), word(1)]
+    }
+
     /// The feature id of point `j` of lane `l`.
     #[inline(always)]
     pub fn id(&self, l: usize, j: usize) -> u32 {
@@ -345,6 +364,34 @@ fn origin<R: Real>(center: V2<R>, q: Rot<R>, local_center: V2<R>) -> V2<R> {
     center.sub(q.rotate(local_center))
 }
 
+/// Whether B's rotation relative to A, `to_q` now and `from_q` at the base, turned by a
+/// squared chord `|R1 - R0|²` of at most `p.max_chord_squared` (`<=`, which a NaN fails).
+#[inline(always)]
+fn turned_little<R: Real>(to_q: Rot<R>, from_q: Rot<R>, p: &RecycleParams) -> R::Mask {
+    let turn = from_q.inv_mul(to_q);
+    let one = R::splat(1.0);
+    let chord_squared = (one - turn.c) * (one - turn.c) + turn.s * turn.s;
+    R::splat(p.max_chord_squared).ge(chord_squared)
+}
+
+/// Whether the kernels turn down a pair whose bodies are rotated by `rotation_a` and
+/// `rotation_b` (cosine, sine), whose base has B rotated by `relative` in A's frame
+/// ([`RecycleBase::relative`]'s last two words), because B turned too far relative to A
+/// since the base: the kernels' own test, on one lane, so that a pair it fails is one they
+/// would neither keep nor find [`beyond`](RecycleLanes::beyond) its band. Lets the engine
+/// leave such a pair out of a batch, and gather no base for it.
+#[inline(always)]
+pub fn turned_too_far(
+    rotation_a: [f32; 2],
+    rotation_b: [f32; 2],
+    relative: [f32; 2],
+    p: &RecycleParams,
+) -> bool {
+    let rot = |[c, s]: [f32; 2]| Rot { c, s };
+    let to_q = rot(rotation_a).inv_mul(rot(rotation_b));
+    !turned_little::<f32>(to_q, rot(relative), p)
+}
+
 /// The kernel on the words of the poses and bases, generic over the lane type: the words of
 /// the moved manifolds, and the masks of [`RecycleLanes`] (kept, moved little,
 /// touching).
@@ -362,12 +409,9 @@ fn recycle_lanes<R: Real>(
     let to_q = qa.inv_mul(qb);
     let from_p = base.v2(RELATIVE_P);
     let from_q = base.rot(RELATIVE_Q);
-    let turn = from_q.inv_mul(to_q);
-    let one = R::splat(1.0);
-    let chord_squared = (one - turn.c) * (one - turn.c) + turn.s * turn.s;
     let count = base.0[COUNT];
     // (A padding lane, with no points, is never reused.)
-    let turned_little = R::splat(p.max_chord_squared).ge(chord_squared) & count.gt(R::splat(0.0));
+    let turned_little = turned_little(to_q, from_q, p) & count.gt(R::splat(0.0));
 
     let mut out = Columns([R::splat(0.0); ROW_WORDS]);
     let base_normal = base.v2(NORMAL);

@@ -2,7 +2,8 @@
 //! set this CPU has, and against the motion it measures.
 
 use batch2d_kernels::recycle::{
-    scalar, simd, BodyPose, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams,
+    scalar, simd, turned_too_far, BodyPose, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes,
+    RecycleParams,
 };
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
@@ -194,6 +195,54 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
     // Each outcome came up often enough to have been compared.
     assert!(outcomes.iter().all(|&n| n > 500), "outcomes {outcomes:?}");
     assert!(touching > 500 && touching < 15000, "touching {touching}");
+}
+
+#[test]
+fn a_pair_that_turned_too_far_is_one_the_kernel_refuses() {
+    let mut rng = Rng(1225);
+    let (mut too_far, mut kept) = (0, 0);
+    for case in 0..1000 {
+        let mut bases = RecycleBases::zeroed();
+        // Lane l's pair is bodies 2l and 2l + 1 of the pose table.
+        let mut poses = [BodyPose::zeroed(); 2 * LANES];
+        let pairs: [(u32, u32); LANES] = std::array::from_fn(|l| (2 * l as u32, 2 * l as u32 + 1));
+        for l in 0..LANES {
+            let mut base = RecycleBase::zeroed();
+            [poses[2 * l], poses[2 * l + 1]] = random_lane(&mut rng, &mut base);
+            bases.set(l, &base);
+        }
+        let mut twin = RecycleBatch::zeroed();
+        let expected = scalar::recycle(&mut twin, &poses, &pairs, &bases, &PARAMS);
+        for l in 0..LANES {
+            let (qa, qb) = (poses[2 * l].rotation, poses[2 * l + 1].rotation);
+            let relative = bases.relative_rotation(l);
+            let refused = turned_too_far(qa, qb, relative, &PARAMS);
+            // The chord of B's turn relative to A since the base, in f64: `|R1 - R0|² =
+            // 2 - 2 cos(turn)`, the turn being the angle of A⁻¹B now less that at the base.
+            let angle = |[c, s]: [f32; 2]| f64::from(s).atan2(f64::from(c));
+            let turn = angle(qb) - angle(qa) - angle(relative);
+            let chord_squared = 2.0 - 2.0 * turn.cos();
+            let limit = f64::from(PARAMS.max_chord_squared);
+            // (Rounding decides within a hair of the limit.)
+            if (chord_squared - limit).abs() > 1e-3 * limit {
+                assert_eq!(refused, chord_squared > limit, "case {case}, lane {l}");
+            }
+            if refused {
+                too_far += 1;
+                let neither = (expected.kept | expected.beyond) & 1 << l == 0;
+                assert!(
+                    neither,
+                    "case {case}, lane {l}: refused, yet kept or beyond"
+                );
+            }
+            kept += usize::from(expected.kept & 1 << l != 0);
+        }
+    }
+    // Both outcomes came up often enough to have been compared.
+    assert!(
+        too_far > 1000 && kept > 500,
+        "too far {too_far}, kept {kept}"
+    );
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::narrow_phase::manifold::{
     LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
 };
 use crate::settings::{Backend, WorldSettings};
-use batch2d_kernels::recycle::{scalar, simd, MovedPoint};
+use batch2d_kernels::recycle::{scalar, simd, turned_too_far, MovedPoint};
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
@@ -139,6 +139,35 @@ impl Base {
     pub fn relative(&self) -> Transform {
         let [x, y, c, s] = self.0.relative;
         Transform::new(Vec2::new(x, y), Rot { c, s })
+    }
+}
+
+/// Where a base is kept: a lane of a block of bases, or on its own (a woken contact's).
+#[derive(Clone, Copy)]
+pub(crate) enum BaseAt<'b> {
+    /// Lane `.1` of the block.
+    Lane(&'b RecycleBases, usize),
+    /// A base kept on its own.
+    Loose(&'b Base),
+}
+
+impl BaseAt<'_> {
+    /// The base, taken out of its block.
+    #[inline(always)]
+    pub fn get(self) -> Base {
+        match self {
+            BaseAt::Lane(block, l) => Base::of_lane(block, l),
+            BaseAt::Loose(base) => *base,
+        }
+    }
+
+    /// B's rotation in A's frame at the base (cosine, sine).
+    #[inline(always)]
+    fn relative_rotation(self) -> [f32; 2] {
+        match self {
+            BaseAt::Lane(block, l) => block.relative_rotation(l),
+            BaseAt::Loose(base) => [base.0.relative[2], base.0.relative[3]],
+        }
     }
 }
 
@@ -306,20 +335,26 @@ impl Recycler {
         }
     }
 
-    /// Takes into its lane each of the first `n` (at most eight) pairs whose base index in
-    /// `bases` is not `NONE`: its base, which `base` gives, unless it is in its own lane of
-    /// the block the batch will run on: the index of the first lane's own place is `own`, the
-    /// next lane's `own + 1`, and so on. Returns the lanes taken, and of those, the lanes
-    /// whose base is in its own place, as bit masks.
+    /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
+    /// is not `NONE`: its base, which `base` finds, unless it is in its own lane of the block
+    /// the batch will run on: the index of the first lane's own place is `own`, the next
+    /// lane's `own + 1`, and so on. A pair whose base is elsewhere and whose bodies (of
+    /// `poses`) turned too far since it for the kernel with `params` to keep it
+    /// ([`turned_too_far`]) is left out: its base is not gathered. Returns the lanes taken,
+    /// and of those, the lanes whose base is in its own place, as bit masks.
+    ///
+    /// (Where bodies are stirred, most pairs have moved their bases out of place and turned
+    /// too far; in a resting pile, the bases stay in place, and no pair is tested here.)
     #[inline(always)]
-    pub fn take(
+    pub fn take<'b>(
         &mut self,
-        n: usize,
-        bases: &[u32; LANES],
-        own: u32,
-        base: impl Fn(u32) -> Base,
+        pairs: &[(u32, u32)],
+        (bases, own): (&[u32; LANES], u32),
+        poses: &[BodyPose],
+        base: impl Fn(u32) -> BaseAt<'b>,
+        params: &RecycleParams,
     ) -> (u32, u32) {
-        let all = (1u32 << n) - 1;
+        let all = (1u32 << pairs.len()) - 1;
         let in_place = own_places(bases, own) & all;
         if in_place == all {
             // (Every lane's base in its own place, as in every group of a resting scene.)
@@ -334,17 +369,42 @@ impl Recycler {
         while lanes != 0 {
             let l = lanes.trailing_zeros() as usize;
             lanes &= lanes - 1;
-            self.gather_from(l, bases[l], &base);
+            let (a, b) = pairs[l];
+            if !self.gather_from(l, (a as usize, b as usize), bases[l], &base, poses, params) {
+                taken &= !(1 << l);
+            }
         }
         (taken, in_place)
     }
 
-    /// [`Recycler::gather`] of the base at `index`, which `base` gives: out of line, as few
-    /// pairs need it.
+    /// [`Recycler::gather`] of the base at `index`, which `base` gives, for the pair of the
+    /// bodies in slots `a` and `b` of `poses`, unless they turned too far since it: then
+    /// returns false. Out of line, as a resting pile's pairs never need it.
     #[cold]
     #[inline(never)]
-    fn gather_from(&mut self, l: usize, index: u32, base: impl Fn(u32) -> Base) {
-        self.gather(l, &base(index));
+    fn gather_from<'b>(
+        &mut self,
+        l: usize,
+        (a, b): (usize, usize),
+        index: u32,
+        base: impl Fn(u32) -> BaseAt<'b>,
+        poses: &[BodyPose],
+        params: &RecycleParams,
+    ) -> bool {
+        let at = base(index);
+        if turned_too_far(
+            poses[a].rotation,
+            poses[b].rotation,
+            at.relative_rotation(),
+            params,
+        ) {
+            return false;
+        }
+        match at {
+            BaseAt::Lane(block, k) => self.gather_lane(l, block, k),
+            BaseAt::Loose(base) => self.gather(l, base),
+        }
+        true
     }
 
     /// Copies `base` (which has points) into lane `l` of the gathered block.
@@ -352,6 +412,13 @@ impl Recycler {
     pub fn gather(&mut self, l: usize, base: &Base) {
         debug_assert!((1..=2).contains(&base.point_count()));
         base.write_lane(&mut self.gathered, l);
+    }
+
+    /// Copies lane `k` of `block` (a base with points) into lane `l` of the gathered block.
+    #[inline(always)]
+    pub fn gather_lane(&mut self, l: usize, block: &RecycleBases, k: usize) {
+        debug_assert!((1..=2).contains(&block.count(k)));
+        self.gathered.copy_lane(l, block, k);
     }
 
     /// The gathered bases.

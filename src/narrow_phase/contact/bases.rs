@@ -2,7 +2,7 @@
 //! that found them, two sets taking turns.
 
 use super::CHUNK;
-use crate::narrow_phase::recycle::Base;
+use crate::narrow_phase::recycle::{Base, BaseAt};
 use batch2d_kernels::{RecycleBases, LANES};
 use bytemuck::Zeroable;
 
@@ -54,18 +54,18 @@ pub(super) const THAWED: u32 = 1 << 31;
 impl Bases {
     /// The base at `index` (not `NONE`).
     pub fn get(&self, index: u32) -> Base {
-        base_at(&self.sets[self.current], &self.thawed, index)
+        base_at(&self.sets[self.current], &self.thawed, index).get()
     }
 }
 
-/// The base at `index` (not `NONE`) of a set of chunk slots and the thawed bases.
-pub(super) fn base_at(set: &[BaseSlots], thawed: &[Base], index: u32) -> Base {
+/// Where the base at `index` (not `NONE`) of a set of chunk slots and the thawed bases is.
+#[inline(always)]
+pub(super) fn base_at<'b>(set: &'b [BaseSlots], thawed: &'b [Base], index: u32) -> BaseAt<'b> {
     if index & THAWED != 0 {
-        return thawed[(index & !THAWED) as usize];
+        return BaseAt::Loose(&thawed[(index & !THAWED) as usize]);
     }
     let (chunk, at) = (index as usize / CHUNK, index as usize % CHUNK);
-    let block = &set[chunk].blocks[at / LANES];
-    Base::of_lane(block, at % LANES)
+    BaseAt::Lane(&set[chunk].blocks[at / LANES], at % LANES)
 }
 
 /// The bases one chunk of pairs found, each in its pair's slot: pair `i` of the chunk in

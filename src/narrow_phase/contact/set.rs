@@ -213,19 +213,25 @@ impl ContactSet {
             .zip(self.chunk_starts.par_iter())
             .enumerate()
             .for_each(|(k, (found, &start))| {
-                let kept = (k * CHUNK..).zip(found).filter(|&(_, &f)| f != FAR);
-                for (at, (i, &found)) in (start..).zip(kept) {
+                // The chunk's columns, each cut to its pairs, so that the index of a pair in
+                // the chunk, below `found.len()`, is checked against nothing else.
+                let (first, n) = (k * CHUNK, found.len());
+                let (candidates, speed) = (&candidates[first..][..n], &speed[first..][..n]);
+                let new_touching = &new_touching[first..][..n];
+                let new_one_point = &new_one_point[first..][..n];
+                let kept = found.iter().enumerate().filter(|&(_, &f)| f != FAR);
+                for (at, (j, &found)) in (start..).zip(kept) {
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
                     // `total`, the length of all six vectors.
                     unsafe {
-                        *contacts.get(at) = candidates[i];
-                        *keys.get(at) = key(i);
+                        *contacts.get(at) = candidates[j];
+                        *keys.get(at) = key(first + j);
                         *base_of.get(at) = found;
-                        *touching.get(at) = new_touching[i];
-                        *one_point.get(at) = new_one_point[i];
-                        if !new_touching[i] {
-                            *closing.get(at) = speed[i];
+                        *touching.get(at) = new_touching[j];
+                        *one_point.get(at) = new_one_point[j];
+                        if !new_touching[j] {
+                            *closing.get(at) = speed[j];
                         }
                     }
                 }

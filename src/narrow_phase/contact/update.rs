@@ -11,7 +11,9 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{boxes_into, collide_into};
-use crate::narrow_phase::recycle::{local_form, own_places, recycle_params, Base, Recycler};
+use crate::narrow_phase::recycle::{
+    local_form, own_places, recycle_params, Base, BaseAt, Recycler,
+};
 use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -94,9 +96,9 @@ impl<'a> OldContacts<'a> {
         (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
     }
 
-    /// The base at `index` (not `NONE`).
+    /// Where the base at `index` (not `NONE`) is.
     #[inline(always)]
-    fn base(&self, index: u32) -> Base {
+    fn base(&self, index: u32) -> BaseAt<'a> {
         base_at(self.read, self.thawed, index)
     }
 
@@ -212,14 +214,15 @@ pub(super) fn update_chunk<'a>(
     };
     let recycle = recycle_params(params.speculative_distance, threshold);
     let in_place = old.in_place;
-    // Pair `i` collided afresh, with last step's contact.
-    let refresh = |out: &mut ChunkSlots, i: usize| {
+    // Pair `i` collided afresh, with last step's contact: in place, the one in its slot;
+    // else `contact`, which the group's loop found, with its base index `base`.
+    let refresh = |out: &mut ChunkSlots, i: usize, (contact, base): (Option<&Contact>, u32)| {
         if in_place {
             // (The fresh collide overwrites the old contact it reads: a copy.)
             let c = out.slots[i];
             fresh(out, i, Some((&c, old.base_of[first + i])));
         } else {
-            fresh(out, i, old.get(previous[i]));
+            fresh(out, i, contact.map(|c| (c, base)));
         }
     };
     let mut recycler = Recycler::new();
@@ -232,8 +235,10 @@ pub(super) fn update_chunk<'a>(
     };
     for group in (0..pairs.len()).step_by(LANES) {
         let end = pairs.len().min(group + LANES);
-        // Each lane's base index, `NONE` for a pair with nothing to recycle.
+        // Each lane's base index, `NONE` for a pair with nothing to recycle, and (not in
+        // place) its pair's contact of last step, if any.
         let mut bases = [NONE; LANES];
+        let mut contacts: [Option<&Contact>; LANES] = [None; LANES];
         let prefetch_shapes = |(a, b): (u32, u32)| {
             prefetch(&bodies.shape()[a as usize]);
             prefetch(&bodies.shape()[b as usize]);
@@ -272,16 +277,23 @@ pub(super) fn update_chunk<'a>(
                 // our back.)
                 if let Some((c, base)) = old.get(previous[i]) {
                     if c.key() == body_slots(pairs[i]) {
-                        bases[i - group] = base;
+                        (bases[i - group], contacts[i - group]) = (base, Some(c));
                     }
                 }
             }
         }
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
         // lane of last step's block of these pairs: the pairs were last step's, in the same
-        // places.
+        // places. A lane left out for having turned too far collides afresh below, as it
+        // would have once the kernel turned it down.
         let own = (first + group) as u32;
-        let (with_base, in_block) = recycler.take(end - group, &bases, own, |b| old.base(b));
+        let (with_base, in_block) = recycler.take(
+            &pairs[group..end],
+            (&bases, own),
+            poses,
+            |b| old.base(b),
+            &recycle,
+        );
         // The group's pairs, a short group's padded with its last: a lane without a base
         // reads some pair's poses, and its verdict is not read.
         let padded: [(u32, u32); LANES];
@@ -304,7 +316,7 @@ pub(super) fn update_chunk<'a>(
                 recycler.run(params.recycle, (poses, lane_pairs), block, &recycle)
             } else {
                 for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
-                    recycler.gather(l, &Base::of_lane(block.expect("a base in its block"), l));
+                    recycler.gather_lane(l, block.expect("a base in its block"), l);
                 }
                 recycler.run(params.recycle, (poses, lane_pairs), None, &recycle)
             }
@@ -358,7 +370,7 @@ pub(super) fn update_chunk<'a>(
             rest &= rest - 1;
             let i = group + l;
             if with_base & 1 << l == 0 {
-                refresh(&mut out, i);
+                refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
             }
             let kept = lanes.kept & 1 << l != 0
@@ -368,7 +380,7 @@ pub(super) fn update_chunk<'a>(
                     recycler.within(l, params.speculative_distance, widened)
                 };
             if !kept {
-                refresh(&mut out, i);
+                refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
             }
             let slot = &mut out.slots[i];
