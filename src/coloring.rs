@@ -412,9 +412,12 @@ impl ConstraintGraph {
         self.tiles.clear();
         self.tile_colors.clear();
         self.color_batches.clear();
-        // Only the contacts left to the direct solver keep `NONE`: the others are written below.
-        self.contact_lane.clear();
+        // Only the contacts left to the direct solver hold `NONE`: every other one is in the
+        // overflow set or a color, and its lane is written below over what it held.
         self.contact_lane.resize(self.colored.len(), NONE);
+        for (lane, _) in (self.contact_lane.iter_mut().zip(&self.direct)).filter(|(_, &d)| d) {
+            *lane = NONE;
+        }
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
@@ -466,8 +469,10 @@ impl ConstraintGraph {
                     }
                     out[ones..window.len()].copy_from_slice(&rest[..others]);
                     let first_lane = first_batch * LANES + w * ONE_POINT_WINDOW;
+                    // A slice of its own, which the loop keeps in registers.
+                    let contact_lane = &mut self.contact_lane[..];
                     for (at, &i) in out[..window.len()].iter().enumerate() {
-                        self.contact_lane[i.index()] = (first_lane + at) as u32;
+                        contact_lane[i.index()] = (first_lane + at) as u32;
                     }
                 }
                 let batches = first_batch..self.lanes.len();
