@@ -18,11 +18,11 @@
 //! order either way, and the results are the same bit for bit.
 
 use crate::body::{BodyStore, SlotKind};
-use crate::broad_phase::compound::Children;
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::islands::union_find::find_root;
 use crate::narrow_phase::contact::ContactKey;
 use batch2d_kernels::LANES;
+use std::iter::repeat;
 use std::ops::Range;
 
 /// Number of graph colors before constraints overflow.
@@ -99,14 +99,16 @@ pub(crate) struct ConstraintGraph {
     root_tile: Vec<u32>,
     key_start: Vec<u32>,
     sorted: Vec<ContactIndex>,
-    /// What the colors were made from: per contact, its key and whether each body is
-    /// dynamic. The coloring is a function of this sequence alone.
-    colored: Vec<ColoredPair>,
-    /// With the keys in `colored`, what it was made from: which contacts the direct solver
-    /// took, and the bodies' kinds. When a step brings the same (a resting scene), last step's
-    /// colors and batches stand.
+    /// What the colors were made from: the contacts' keys, which contacts the direct solver
+    /// took, and the bodies' kinds. The coloring is a function of these alone: when a step
+    /// brings the same (a resting scene), last step's colors and batches stand.
+    colored: Vec<ContactKey>,
     direct: Vec<bool>,
     kinds: Vec<SlotKind>,
+    /// Scratch of the search for tiles: each contact as the search sees it, found from
+    /// `colored`, `direct` and `kinds` only when tiles are looked for, so that the coloring
+    /// loop stores nothing per contact but its color.
+    pairs: Vec<ColoredPair>,
     /// Per body slot, whether it has a joint (empty: none has), as of the last coloring:
     /// jointed bodies stay out of tiles, so a change redoes the tiles.
     jointed: Vec<bool>,
@@ -114,19 +116,62 @@ pub(crate) struct ConstraintGraph {
     generation: u64,
 }
 
-/// A contact as the coloring sees it.
+/// A contact as the search for tiles sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ColoredPair {
     a: BodySlot,
     b: BodySlot,
-    /// The key's shapes (for compound bodies): with A and B, the contact's key.
-    children: Children,
     a_dynamic: bool,
     b_dynamic: bool,
     /// Left to the direct solver: takes no color.
     direct: bool,
     /// A or B is kinematic.
     kinematic: bool,
+}
+
+/// Colors the contacts whose keys are `keys` greedily, in order (see the module's comment):
+/// each takes the first color (the last, if it touches a body that is not dynamic) that
+/// neither of its dynamic bodies is in, and goes into `colors`, or into `overflow` where there
+/// is none; `direct` says, per contact, which take no color. `body_colors` holds each body's
+/// kind bits and gets its colors. The loop stores nothing per contact but its index in its
+/// color, and keeps every value it needs in registers.
+#[inline(always)]
+fn color_contacts(
+    keys: &[ContactKey],
+    direct: impl Iterator<Item = bool>,
+    body_colors: &mut [u32],
+    colors: &mut [Vec<ContactIndex>; COLOR_COUNT],
+    overflow: &mut Vec<ContactIndex>,
+) {
+    const _: () = assert!(
+        DYNAMIC_BIT == 1 << 31,
+        "the sign bit: a shift makes the mask"
+    );
+    for (i, (&(a, b, _), direct)) in keys.iter().zip(direct).enumerate() {
+        if direct {
+            continue;
+        }
+        let (a, b) = (a.index(), b.index());
+        // Each body's kind and colors in one read, and masks that keep the colors of dynamic
+        // bodies only (the sign bit spread by a shift): without branches, as the kinds mix
+        // unpredictably (a static body's entry never takes a color).
+        let (a_word, b_word) = (body_colors[a], body_colors[b]);
+        let a_mask = ((a_word as i32) >> 31) as u32;
+        let b_mask = ((b_word as i32) >> 31) as u32;
+        let free = !((a_word & a_mask) | (b_word & b_mask)) & ALL_COLORS;
+        if free == 0 {
+            overflow.push(ContactIndex::new(i));
+            continue;
+        }
+        let color = if a_mask & b_mask != 0 {
+            free.trailing_zeros()
+        } else {
+            31 - free.leading_zeros()
+        };
+        body_colors[a] |= (1 << color) & a_mask;
+        body_colors[b] |= (1 << color) & b_mask;
+        colors[color as usize].push(ContactIndex::new(i));
+    }
 }
 
 impl ConstraintGraph {
@@ -145,17 +190,17 @@ impl ConstraintGraph {
     ) {
         // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
         // decided here, by sequential reads of a few bytes per contact and per body.
-        let same_key = |(&(a, b, children), p): (&ContactKey, &ColoredPair)| {
-            (a, b, children) == (p.a, p.b, p.children)
-        };
-        let unchanged = keys.len() == self.colored.len()
-            && keys.iter().zip(&self.colored).all(same_key)
+        let unchanged = keys == &self.colored[..]
             && self.jointed == jointed
             && self.direct == direct
             && self.kinds == bodies.kind();
         if unchanged {
             return;
         }
+        // Copied whole: a copy within the coloring loop below would hold more values than it
+        // has registers for.
+        self.colored.clear();
+        self.colored.extend_from_slice(keys);
         self.direct.clear();
         self.direct.extend_from_slice(direct);
         self.kinds.clear();
@@ -175,50 +220,16 @@ impl ConstraintGraph {
         self.body_colors.clear();
         self.body_colors.extend(bodies.kind().iter().map(kind_bits));
         self.overflow.clear();
-        self.colored.clear();
-
-        // One pass: each contact's pair, kept for the next step's comparison, and its color.
-        // The closure owns its slices, which then stay in registers rather than being read
-        // again through references after each push.
-        let (body_colors, overflow) = (&mut self.body_colors[..], &mut self.overflow);
         let colors: &mut [Vec<ContactIndex>; COLOR_COUNT] =
             (&mut self.colors[..COLOR_COUNT]).try_into().unwrap();
-        let color = move |(i, &(a, b, children)): (usize, &ContactKey)| {
-            // Each body's kind and colors in one read.
-            let (a_word, b_word) = (body_colors[a.index()], body_colors[b.index()]);
-            let p = ColoredPair {
-                a,
-                b,
-                children,
-                a_dynamic: a_word & DYNAMIC_BIT != 0,
-                b_dynamic: b_word & DYNAMIC_BIT != 0,
-                direct: direct.get(i).copied().unwrap_or(false),
-                kinematic: (a_word | b_word) & KINEMATIC_BIT != 0,
-            };
-            if p.direct {
-                return p;
-            }
-            // Masks that keep the colors of dynamic bodies only: without branches, as the
-            // kinds mix unpredictably (a static body's entry never takes a color).
-            let (a, b) = (a.index(), b.index());
-            let a_mask = u32::from(p.a_dynamic).wrapping_neg();
-            let b_mask = u32::from(p.b_dynamic).wrapping_neg();
-            let free = !((a_word & a_mask) | (b_word & b_mask)) & ALL_COLORS;
-            if free == 0 {
-                overflow.push(ContactIndex::new(i));
-                return p;
-            }
-            let color = if p.a_dynamic && p.b_dynamic {
-                free.trailing_zeros()
-            } else {
-                31 - free.leading_zeros()
-            };
-            body_colors[a] |= (1 << color) & a_mask;
-            body_colors[b] |= (1 << color) & b_mask;
-            colors[color as usize].push(ContactIndex::new(i));
-            p
-        };
-        self.colored.extend(keys.iter().enumerate().map(color));
+        let (body_colors, overflow) = (&mut self.body_colors[..], &mut self.overflow);
+        // The loop without the direct solver's marks is the common one: it reads none.
+        if direct.is_empty() {
+            color_contacts(keys, repeat(false), body_colors, colors, overflow);
+        } else {
+            let direct = direct.iter().copied().chain(repeat(false));
+            color_contacts(keys, direct, body_colors, colors, overflow);
+        }
         if self.skip_tiles > 0 {
             self.skip_tiles -= 1;
             self.slot_tile.clear();
@@ -236,6 +247,26 @@ impl ConstraintGraph {
         self.layout_batches(one_point);
     }
 
+    /// Finds `pairs` from the keys, the direct solver's marks and the kinds the colors were
+    /// made from.
+    fn describe_pairs(&mut self) {
+        let kinds = &self.kinds;
+        let direct = |i: usize| self.direct.get(i).copied().unwrap_or(false);
+        let pair = |(i, &(a, b, _)): (usize, &ContactKey)| {
+            let (a_kind, b_kind) = (kinds[a.index()], kinds[b.index()]);
+            ColoredPair {
+                a,
+                b,
+                a_dynamic: a_kind == SlotKind::Dynamic,
+                b_dynamic: b_kind == SlotKind::Dynamic,
+                direct: direct(i),
+                kinematic: a_kind == SlotKind::Kinematic || b_kind == SlotKind::Kinematic,
+            }
+        };
+        self.pairs.clear();
+        self.pairs.extend(self.colored.iter().enumerate().map(pair));
+    }
+
     /// Joins the dynamic bodies of each colored contact into components: `parent` becomes
     /// a union-find forest over the `slots` slots (see `find_root`).
     fn join_components(&mut self, slots: usize) {
@@ -248,7 +279,7 @@ impl ConstraintGraph {
         size.clear();
         size.resize(slots, 1);
         let colored = |p: &&ColoredPair| !p.direct && p.a_dynamic && p.b_dynamic;
-        for p in self.colored.iter().filter(colored) {
+        for p in self.pairs.iter().filter(colored) {
             let (ra, rb) = (find_root(parent, p.a), find_root(parent, p.b));
             if ra != rb {
                 let (sa, sb) = (size[ra.index()], size[rb.index()]);
@@ -267,6 +298,7 @@ impl ConstraintGraph {
     /// `TILE_CONTACTS` contacts fill tiles in the order their first contact comes, each tile up
     /// to that many contacts; sets `slot_tile`, `tile_bodies` and `tile_body_ranges`.
     fn assign_tiles(&mut self, slots: usize) {
+        self.describe_pairs();
         self.join_components(slots);
         let parent = &mut self.parent;
         let colored = |p: &ColoredPair| !p.direct && (p.a_dynamic || p.b_dynamic);
@@ -280,7 +312,7 @@ impl ConstraintGraph {
         let count = &mut self.slot_tile;
         count.clear();
         count.resize(slots, 0);
-        for p in &self.colored {
+        for p in &self.pairs {
             if let Some(root) = root_of(parent, p) {
                 count[root] += 1;
             }
@@ -293,18 +325,18 @@ impl ConstraintGraph {
         }
         // Jointed bodies' components too: a tile runs no joint stage.
         let jointed = |s: BodySlot| self.jointed.get(s.index()).copied().unwrap_or(false);
-        for p in self.colored.iter().filter(|p| jointed(p.a) || jointed(p.b)) {
+        for p in self.pairs.iter().filter(|p| jointed(p.a) || jointed(p.b)) {
             if let Some(root) = root_of(parent, p) {
                 count[root] = too_large;
             }
         }
-        for p in self.colored.iter().filter(|p| p.kinematic) {
+        for p in self.pairs.iter().filter(|p| p.kinematic) {
             if let Some(root) = root_of(parent, p) {
                 count[root] = too_large;
             }
         }
         for &i in &self.overflow {
-            if let Some(root) = root_of(parent, &self.colored[i.index()]) {
+            if let Some(root) = root_of(parent, &self.pairs[i.index()]) {
                 count[root] = too_large;
             }
         }
@@ -313,7 +345,7 @@ impl ConstraintGraph {
         self.root_tile.clear();
         self.root_tile.resize(slots, UNSET);
         let (mut tiles, mut filled) = (0u32, TILE_CONTACTS);
-        for p in &self.colored {
+        for p in &self.pairs {
             let Some(root) = root_of(parent, p) else {
                 continue;
             };
@@ -365,7 +397,7 @@ impl ConstraintGraph {
     /// The tile of colored contact `i`, or `NONE` where its component is too large for a tile
     /// (after `assign_tiles`).
     fn contact_tile(&self, i: ContactIndex) -> u32 {
-        let p = &self.colored[i.index()];
+        let p = &self.pairs[i.index()];
         self.slot_tile[if p.a_dynamic { p.a } else { p.b }.index()]
     }
 
@@ -380,9 +412,12 @@ impl ConstraintGraph {
         self.tiles.clear();
         self.tile_colors.clear();
         self.color_batches.clear();
-        // Only the contacts left to the direct solver keep `NONE`: the others are written below.
-        self.contact_lane.clear();
+        // Only the contacts left to the direct solver hold `NONE`: every other one is in the
+        // overflow set or a color, and its lane is written below over what it held.
         self.contact_lane.resize(self.colored.len(), NONE);
+        for (lane, _) in (self.contact_lane.iter_mut().zip(&self.direct)).filter(|(_, &d)| d) {
+            *lane = NONE;
+        }
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
@@ -434,8 +469,10 @@ impl ConstraintGraph {
                     }
                     out[ones..window.len()].copy_from_slice(&rest[..others]);
                     let first_lane = first_batch * LANES + w * ONE_POINT_WINDOW;
+                    // A slice of its own, which the loop keeps in registers.
+                    let contact_lane = &mut self.contact_lane[..];
                     for (at, &i) in out[..window.len()].iter().enumerate() {
-                        self.contact_lane[i.index()] = (first_lane + at) as u32;
+                        contact_lane[i.index()] = (first_lane + at) as u32;
                     }
                 }
                 let batches = first_batch..self.lanes.len();
