@@ -211,41 +211,25 @@ pub(crate) type RecycleKernel = fn(
     &RecycleParams,
 ) -> RecycleLanes;
 
-/// The recycle kernel `settings` ask for: the scalar twin, or the SIMD kernel on the chosen
-/// (by default the widest) instruction set. All give the same bits.
-pub(crate) fn recycle_kernel(settings: &WorldSettings) -> RecycleKernel {
-    if settings.backend == Backend::Scalar {
-        return scalar::recycle;
-    }
-    match settings
-        .instruction_set
-        .unwrap_or_else(InstructionSet::widest)
-    {
-        #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx512 => avx512::recycle,
-        #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => avx2::recycle,
-        _ => simd::recycle,
-    }
-}
-
 /// The kernel of [`body_poses`] of a backend and instruction set.
 pub(crate) type PosesKernel = fn(&[[f32; 2]], &[[f32; 2]], &[[f32; 2]], &mut [BodyPose]);
 
-/// The kernel of [`body_poses`] that `settings` ask for, as [`recycle_kernel`] chooses.
-pub(crate) fn poses_kernel(settings: &WorldSettings) -> PosesKernel {
+/// The recycle kernel and the [`body_poses`] kernel `settings` ask for: the scalar twins, or
+/// the SIMD kernels on the chosen (by default the widest) instruction set. All give the same
+/// bits.
+pub(crate) fn recycle_kernels(settings: &WorldSettings) -> (RecycleKernel, PosesKernel) {
     if settings.backend == Backend::Scalar {
-        return scalar::body_poses;
+        return (scalar::recycle, scalar::body_poses);
     }
     match settings
         .instruction_set
         .unwrap_or_else(InstructionSet::widest)
     {
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx512 => avx512::body_poses,
+        InstructionSet::Avx512 => (avx512::recycle, avx512::body_poses),
         #[cfg(target_arch = "x86_64")]
-        InstructionSet::Avx2 => avx2::body_poses,
-        _ => simd::body_poses,
+        InstructionSet::Avx2 => (avx2::recycle, avx2::body_poses),
+        _ => (simd::recycle, simd::body_poses),
     }
 }
 

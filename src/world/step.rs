@@ -12,7 +12,7 @@ use crate::continuous::solve_continuous;
 use crate::error::Error;
 use crate::narrow_phase::contact::NarrowPhaseParams;
 use crate::narrow_phase::contact_events::EventParams;
-use crate::narrow_phase::recycle::{poses_kernel, recycle_kernel};
+use crate::narrow_phase::recycle::recycle_kernels;
 use crate::profile::{zone, Profile, Stopwatch};
 use crate::solver::StepInput;
 
@@ -107,6 +107,7 @@ impl World {
     /// contact wakes, and the sensors. `Err` from the hook, with the contacts put back.
     fn update_contacts(&mut self, speculative_distance: f32, dt: f32) -> Result<(), Error> {
         zone!("narrow phase");
+        let (recycle, poses) = recycle_kernels(&self.settings);
         let params = NarrowPhaseParams {
             speculative_distance,
             dt,
@@ -114,8 +115,8 @@ impl World {
             restitution_mixing: self.settings.restitution_mixing,
             linear_slop: self.settings.linear_slop,
             remix: self.pre_solve.hook.is_some(),
-            recycle: recycle_kernel(&self.settings),
-            poses: poses_kernel(&self.settings),
+            recycle,
+            poses,
         };
         if self.pre_solve.hook.is_some() {
             self.contacts.save(&mut self.pre_solve.backup);
