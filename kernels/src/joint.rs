@@ -29,6 +29,12 @@ pub struct PinBatch {
     pub body_a: [u32; LANES],
     /// See `body_a`.
     pub body_b: [u32; LANES],
+    /// Where the states of A and B begin in the solver's rows, in the words of
+    /// [`States::word`]: what the f32x8 gathers and scatters address (with one scaled index
+    /// per lane, not an index's shift as well). Set with `body_a` and `body_b`.
+    pub word_a: [u32; LANES],
+    /// See `word_a`.
+    pub word_b: [u32; LANES],
     /// Inverse masses and inertias; zero for a body the joint cannot move.
     pub inv_mass_a: Lanes,
     /// See `inv_mass_a`.
@@ -92,6 +98,8 @@ impl PinBatch {
         PinBatch {
             body_a: [NULL_BODY; LANES],
             body_b: [NULL_BODY; LANES],
+            word_a: [States::word(NULL_BODY); LANES],
+            word_b: [States::word(NULL_BODY); LANES],
             ..PinBatch::zeroed()
         }
     }
@@ -107,6 +115,8 @@ impl PinBatch {
     ) {
         self.body_a[l] = body[0];
         self.body_b[l] = body[1];
+        self.word_a[l] = States::word(body[0]);
+        self.word_b[l] = States::word(body[1]);
         self.inv_mass_a[l] = inv_mass[0];
         self.inv_mass_b[l] = inv_mass[1];
         self.inv_inertia_a[l] = inv_inertia[0];
@@ -121,6 +131,8 @@ impl PinBatch {
     pub fn clear(&mut self, l: usize) {
         self.body_a[l] = NULL_BODY;
         self.body_b[l] = NULL_BODY;
+        self.word_a[l] = States::word(NULL_BODY);
+        self.word_b[l] = States::word(NULL_BODY);
         self.writes_a &= !(1 << l);
         self.writes_b &= !(1 << l);
         for lanes in [
@@ -432,8 +444,8 @@ pub(crate) mod batches {
     #[inline(always)]
     unsafe fn gather<V: Lanes8>(c: &PinBatch, states: States) -> (BodyLanes<V>, BodyLanes<V>) {
         (
-            BodyLanes::from_states(&array_of(|l| states.read(c.body_a[l]))),
-            BodyLanes::from_states(&array_of(|l| states.read(c.body_b[l]))),
+            BodyLanes::from_states(&array_of(|l| states.read_word(c.word_a[l]))),
+            BodyLanes::from_states(&array_of(|l| states.read_word(c.word_b[l]))),
         )
     }
 
@@ -444,8 +456,8 @@ pub(crate) mod batches {
         c: &PinBatch,
         states: States,
     ) -> (BodyLanes<V>, BodyLanes<V>) {
-        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity(c.body_a[l])));
-        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity(c.body_b[l])));
+        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_a[l])));
+        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_b[l])));
         (velocities(avx, avy, aw), velocities(bvx, bvy, bw))
     }
 
@@ -475,17 +487,17 @@ pub(crate) mod batches {
         // Most batches move both bodies of every lane: no test per lane.
         if moves_a & moves_b == (1 << LANES) - 1 {
             for l in 0..LANES {
-                states.write_velocity_row(c.body_a[l], a[l]);
-                states.write_velocity_row(c.body_b[l], b[l]);
+                states.write_velocity_row_word(c.word_a[l], a[l]);
+                states.write_velocity_row_word(c.word_b[l], b[l]);
             }
             return;
         }
         for l in 0..LANES {
             if moves_a >> l & 1 != 0 {
-                states.write_velocity_row(c.body_a[l], a[l]);
+                states.write_velocity_row_word(c.word_a[l], a[l]);
             }
             if moves_b >> l & 1 != 0 {
-                states.write_velocity_row(c.body_b[l], b[l]);
+                states.write_velocity_row_word(c.word_b[l], b[l]);
             }
         }
     }

@@ -2048,9 +2048,11 @@ fn prepare_never_writes_states() {
 // Pin kernels (the revolute joint without limits or motor).
 // ---------------------------------------------------------------------------------------------
 
-const PIN_FIELDS: [&str; 26] = [
+const PIN_FIELDS: [&str; 28] = [
     "body_a",
     "body_b",
+    "word_a",
+    "word_b",
     "inv_mass_a",
     "inv_mass_b",
     "inv_inertia_a",
