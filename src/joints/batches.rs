@@ -18,10 +18,11 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
-/// amortise claiming it, small enough to balance the workers over one color.
+/// amortise claiming it (and, for the pins, a kernel call), small enough to balance the
+/// workers over one color.
 pub(super) const JOINTS_PER_BLOCK: usize = 64;
 
-pub(super) const PINS_PER_BLOCK: usize = 8;
+pub(super) const PINS_PER_BLOCK: usize = 16;
 
 /// The fewest joints a worker takes constants for at once: enough to amortise the split.
 const PREPARE_MIN_LEN: usize = 256;
