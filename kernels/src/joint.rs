@@ -166,6 +166,40 @@ impl PinBatch {
     }
 }
 
+/// Where the pins of a batch hang, which changes only when the joints or the bodies do: each
+/// lane's bodies, as places in the engine's columns of body centres and rotations, and its
+/// anchors in the bodies' frames. [`simd::arms`] takes a step's arms of the batch from it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PinFrames {
+    /// A's place in the body columns; where A is the fixed world, B's (read, then unused).
+    pub body_a: [u32; LANES],
+    /// B's place in the body columns; 0 in a padding lane (read, then unused).
+    pub body_b: [u32; LANES],
+    /// A's anchor in A's frame (in the world's where A is the fixed world): x.
+    pub local_ax: Lanes,
+    /// ... y.
+    pub local_ay: Lanes,
+    /// B's anchor in B's frame: x.
+    pub local_bx: Lanes,
+    /// ... y.
+    pub local_by: Lanes,
+    /// 1 where A is the fixed world, 0 elsewhere.
+    pub fixed_a: Lanes,
+    /// 1 where the lane has a pin, 0 in a padding lane (whose batch lane stays zero).
+    pub live: Lanes,
+}
+
+/// The body columns a step's arms are taken from: each body's centre and rotation (cosine,
+/// sine), by place.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyFrames<'a> {
+    /// Centres of mass, world frame.
+    pub center: &'a [[f32; 2]],
+    /// Rotations as (cosine, sine).
+    pub rotation: &'a [[f32; 2]],
+}
+
 /// How a pin corrects its error in one pass: a velocity bias per metre of gap, and the soft
 /// step's mass and impulse scales (0, 1 and 0 in the relax pass).
 #[derive(Clone, Copy, Debug)]
@@ -428,6 +462,54 @@ fn relax_lanes<R: Real>(
     solve_lanes(c, a, b, &r, &k, p);
 }
 
+/// A lane's frames (see [`PinFrames`]) and its bodies' centres and rotations.
+struct FrameLanes<R: Real> {
+    local_ax: R,
+    local_ay: R,
+    local_bx: R,
+    local_by: R,
+    fixed_a: R::Mask,
+    live: R::Mask,
+    center_a: [R; 2],
+    rotation_a: [R; 2],
+    center_b: [R; 2],
+    rotation_b: [R; 2],
+}
+
+/// Sets the lanes' anchors relative to the centres and B's centre minus A's, world frame, as
+/// the engine's `Joint::arms` finds them (each anchor rotated into the world frame, the fixed
+/// world's anchor a world point with no arm), in the same float operations. Padding lanes
+/// keep what they hold.
+#[inline(always)]
+fn arms_lanes<R: Real>(c: &mut impl Pins<R>, f: &FrameLanes<R>) {
+    let zero = R::splat(0.0);
+    let rotate = |[cos, sin]: [R; 2], x: R, y: R| (cos * x - sin * y, sin * x + cos * y);
+    let (rax, ray) = rotate(f.rotation_a, f.local_ax, f.local_ay);
+    let (rbx, rby) = rotate(f.rotation_b, f.local_bx, f.local_by);
+    let (rax, ray) = (
+        R::select(f.fixed_a, zero, rax),
+        R::select(f.fixed_a, zero, ray),
+    );
+    let cax = R::select(f.fixed_a, f.local_ax, f.center_a[0]);
+    let cay = R::select(f.fixed_a, f.local_ay, f.center_a[1]);
+    let (dcx, dcy) = (f.center_b[0] - cax, f.center_b[1] - cay);
+    let old = [
+        c.get(|c| &c.rax),
+        c.get(|c| &c.ray),
+        c.get(|c| &c.rbx),
+        c.get(|c| &c.rby),
+        c.get(|c| &c.dcx),
+        c.get(|c| &c.dcy),
+    ];
+    let live = |i: usize, new: R| R::select(f.live, new, old[i]);
+    c.set(|c| &mut c.rax, live(0, rax));
+    c.set(|c| &mut c.ray, live(1, ray));
+    c.set(|c| &mut c.rbx, live(2, rbx));
+    c.set(|c| &mut c.rby, live(3, rby));
+    c.set(|c| &mut c.dcx, live(4, dcx));
+    c.set(|c| &mut c.dcy, live(5, dcy));
+}
+
 /// Whether the pins write a lane's body back: it has a state and can move.
 #[inline(always)]
 fn moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
@@ -503,6 +585,39 @@ pub(crate) mod batches {
     }
 
     #[inline(always)]
+    pub(crate) fn arms<V: Lanes8>(c: &mut PinBatch, f: &PinFrames, bodies: BodyFrames) {
+        // One test of the places per batch, not one per lane and column.
+        let places = bodies.center.len().min(bodies.rotation.len());
+        let mut valid = true;
+        for l in 0..LANES {
+            valid &= (f.body_a[l] as usize) < places && (f.body_b[l] as usize) < places;
+        }
+        assert!(valid, "a pin's body out of bounds");
+        macro_rules! column {
+            ($column:expr, $at:expr) => {
+                V::from_pairs(array_of(|l| {
+                    // SAFETY: every place is in bounds of both columns (tested above).
+                    unsafe { *$column.get_unchecked($at[l] as usize) }
+                }))
+            };
+        }
+        let zero = V::splat(0.0);
+        let lanes = FrameLanes {
+            local_ax: V::load(&f.local_ax),
+            local_ay: V::load(&f.local_ay),
+            local_bx: V::load(&f.local_bx),
+            local_by: V::load(&f.local_by),
+            fixed_a: V::load(&f.fixed_a).gt(zero),
+            live: V::load(&f.live).gt(zero),
+            center_a: column!(bodies.center, f.body_a),
+            rotation_a: column!(bodies.rotation, f.body_a),
+            center_b: column!(bodies.center, f.body_b),
+            rotation_b: column!(bodies.rotation, f.body_b),
+        };
+        arms_lanes(c, &lanes);
+    }
+
+    #[inline(always)]
     pub(crate) unsafe fn warm_start<V: Lanes8>(c: &mut PinBatch, states: States) {
         let (mut a, mut b) = gather::<V>(c, states);
         warm_start_lanes(c, &mut a, &mut b);
@@ -539,6 +654,15 @@ pub(crate) mod batches {
 /// guarantees it). Results match the scalar twins bit for bit.
 pub mod simd {
     use super::*;
+
+    /// Sets each batch's anchors relative to the centres and B's centre minus A's for a step,
+    /// from its frames (`f`, one per batch) and the bodies' centres and rotations now.
+    /// Panics where a body place of `f` is out of bounds of `bodies`.
+    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+        for (c, f) in c.iter_mut().zip(f) {
+            batches::arms::<f32x8>(c, f, bodies);
+        }
+    }
 
     /// Applies the accumulated impulses again: in the `first` substep of a step finding the
     /// arms and blocks, in a later one at those the relax before kept.
@@ -601,6 +725,29 @@ pub mod scalar {
             }
             if c.writes_b >> l & 1 != 0 {
                 states.write_velocity(ib, &b.to_state());
+            }
+        }
+    }
+
+    /// Scalar twin of [`simd::arms`].
+    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+        for (c, f) in c.iter_mut().zip(f) {
+            for l in 0..LANES {
+                let at = |column: &[[f32; 2]], i: u32| column[i as usize];
+                let (a, b) = (f.body_a[l], f.body_b[l]);
+                let lanes = FrameLanes {
+                    local_ax: f.local_ax[l],
+                    local_ay: f.local_ay[l],
+                    local_bx: f.local_bx[l],
+                    local_by: f.local_by[l],
+                    fixed_a: f.fixed_a[l] > 0.0,
+                    live: f.live[l] > 0.0,
+                    center_a: at(bodies.center, a),
+                    rotation_a: at(bodies.rotation, a),
+                    center_b: at(bodies.center, b),
+                    rotation_b: at(bodies.rotation, b),
+                };
+                arms_lanes(&mut Lane(c, l), &lanes);
             }
         }
     }
