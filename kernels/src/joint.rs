@@ -13,6 +13,11 @@
 //! so the relax finds its own and keeps them, and the next substep's warm start and biased
 //! passes read them (only the velocities change in between). The first substep's warm start,
 //! with no relax before it in the step, finds them.
+//!
+//! What a pass starts from, each pin's arms and the offset between its bodies' centres at
+//! the start of the step, [`simd::arms`] takes eight pins at a time from the pins' frames
+//! ([`PinFrames`]: their bodies and their anchors in the bodies' frames, which change only
+//! with the joints) and the bodies' centres and rotations.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{array_of, Lanes8, Real, LANES};

@@ -347,8 +347,8 @@ impl JointBatches {
         self.prepared.resize(joints, Prepared::default());
         self.extra.resize(joints, Extra::default());
         self.pins.resize(pins, PinBatch::empty());
-        // Padding lanes stay out of the arms: every lane's frames are written again below or
-        // in `prepare`.
+        // Every lane's frames start as padding's, which the arms kernel leaves alone; `prepare`
+        // then takes each pin's into its lane.
         self.pin_frames.clear();
         self.pin_frames.resize(pins, PinFrames::zeroed());
         self.pin_slots.resize(pins, [NONE; LANES]);
