@@ -10,8 +10,8 @@ use batch2d_kernels::joint as pin;
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinParams, PointRows,
-    SolveParams, LANES, NATIVE_PAIRS,
+    BodyFrames, BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinFrames,
+    PinParams, PointRows, SolveParams, LANES, NATIVE_PAIRS,
 };
 
 /// Eight floats, one per lane of a batch.
@@ -76,6 +76,10 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
+    /// Sets each pin batch's anchors relative to the centres and B's centre minus A's for a
+    /// step, from its frames (one per batch) and the bodies' centres and rotations now.
+    fn pin_arms(&self, c: &mut [PinBatch], frames: &[PinFrames], bodies: BodyFrames);
+
     /// Applies the accumulated impulses of pin batches again, one batch after another: in
     /// the `first` substep of a step finding their arms and blocks, in a later one at those
     /// the relax before kept.
@@ -116,7 +120,7 @@ struct ScalarKernels;
 
 /// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
 /// `$contact`, the body kernels `$velocities` and `$positions` and the pin kernels
-/// `$pin_warm_start`, `$pin_solve` and `$pin_relax`; `$extra` holds the methods that only this backend
+/// `$pin_arms`, `$pin_warm_start`, `$pin_solve` and `$pin_relax`; `$extra` holds the methods that only this backend
 /// overrides.
 macro_rules! impl_kernels {
     (
@@ -124,6 +128,7 @@ macro_rules! impl_kernels {
         $contact:ident,
         $velocities:path,
         $positions:path,
+        $pin_arms:path,
         $pin_warm_start:path,
         $pin_solve:path,
         $pin_relax:path,
@@ -185,6 +190,10 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
+            fn pin_arms(&self, c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+                $pin_arms(c, f, bodies)
+            }
+
             unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States, first: bool) {
                 // SAFETY: the caller's promise.
                 unsafe { $pin_warm_start(c, states, first) }
@@ -237,6 +246,7 @@ impl_kernels!(
     simd,
     kbody::integrate_velocities_simd,
     kbody::integrate_positions_simd,
+    pin::simd::arms,
     pin::simd::warm_start,
     pin::simd::solve,
     pin::simd::relax,
@@ -250,6 +260,7 @@ impl_kernels!(
     scalar,
     kbody::integrate_velocities_scalar,
     kbody::integrate_positions_scalar,
+    pin::scalar::arms,
     pin::scalar::warm_start,
     pin::scalar::solve,
     pin::scalar::relax,
@@ -262,6 +273,7 @@ impl_kernels!(
     avx2,
     avx2::integrate_velocities,
     avx2::integrate_positions,
+    avx2::pin_arms,
     avx2::pin_warm_start,
     avx2::pin_solve,
     avx2::pin_relax,
@@ -276,6 +288,7 @@ impl_kernels!(
     avx512,
     avx512::integrate_velocities,
     avx512::integrate_positions,
+    avx512::pin_arms,
     avx512::pin_warm_start,
     avx512::pin_solve,
     avx512::pin_relax,

@@ -214,8 +214,9 @@ pub struct States<'a> {
 impl<'a> States<'a> {
     /// A view of `rows` for the workers of one color.
     pub fn new(rows: &'a mut StateRows) -> States<'a> {
-        // Every state index must stay non-negative as an i32 (see `read`).
-        assert!(rows.len() <= i32::MAX as usize, "too many body states");
+        // Every state index must stay non-negative as an i32 (see `read`), and every row's
+        // word (see `word`) within a u32.
+        assert!(rows.len() < 1 << 30, "too many body states");
         States {
             rows: DisjointMut::new(&mut rows.rows),
         }
@@ -225,6 +226,16 @@ impl<'a> States<'a> {
     #[inline(always)]
     fn row(index: u32) -> usize {
         (index as i32 as isize + 1) as usize
+    }
+
+    /// Where state `index` ([`NULL_BODY`]: the identity row) begins in the rows, in 8-byte
+    /// words, four per state. A kernel that keeps it per lane addresses a row with one scaled
+    /// index, where an index costs a shift as well (a state is wider than x86's largest
+    /// scale): see [`read_word`](Self::read_word) and its siblings.
+    #[inline(always)]
+    pub fn word(index: u32) -> u32 {
+        // Fewer than 2^30 rows (see `new`): no row's word overflows.
+        (Self::row(index) as u32).wrapping_mul(4)
     }
 
     /// The state at `index`, or the identity state for [`NULL_BODY`].
@@ -248,6 +259,59 @@ impl<'a> States<'a> {
         // SAFETY: the caller's promise.
         let s = unsafe { self.read(index) };
         [s.v[0], s.v[1], s.w, s.pad]
+    }
+
+    /// The state whose row begins at `word` (see [`word`](Self::word)): [`read`](Self::read)
+    /// by the row's word.
+    ///
+    /// # Safety
+    /// `word` is that of `NULL_BODY` or of a state in bounds, and no other thread writes that
+    /// state meanwhile.
+    #[inline(always)]
+    pub unsafe fn read_word(self, word: u32) -> BodyState {
+        debug_assert!(word.is_multiple_of(4) && ((word / 4) as usize) < self.rows.len());
+        // SAFETY: a row's word is four times its index in the rows: in bounds, and not
+        // written meanwhile, by the caller's promise.
+        unsafe { self.row_at(word).read() }
+    }
+
+    /// The velocity half of the state whose row begins at `word`: [`read_velocity`] by the
+    /// row's word.
+    ///
+    /// # Safety
+    /// As for [`read_word`](Self::read_word).
+    ///
+    /// [`read_velocity`]: Self::read_velocity
+    #[inline(always)]
+    pub unsafe fn read_velocity_word(self, word: u32) -> [f32; 4] {
+        debug_assert!(word.is_multiple_of(4) && ((word / 4) as usize) < self.rows.len());
+        // SAFETY: as for `read_word`; a `BodyState` starts with its velocity half.
+        unsafe { (self.row_at(word) as *const [f32; 4]).read() }
+    }
+
+    /// Writes `row` to the velocity half of the state whose row begins at `word`:
+    /// [`write_velocity_row`](Self::write_velocity_row) by the row's word.
+    ///
+    /// # Safety
+    /// `word` is that of a state in bounds (not `NULL_BODY`'s), which no other thread
+    /// accesses meanwhile.
+    #[inline(always)]
+    pub unsafe fn write_velocity_row_word(self, word: u32, row: [f32; 4]) {
+        debug_assert!(
+            word.is_multiple_of(4) && word > 0 && ((word / 4) as usize) < self.rows.len()
+        );
+        // SAFETY: as for `read_word`, exclusive by the caller's promise.
+        unsafe { (self.row_at(word) as *mut [f32; 4]).write(row) }
+    }
+
+    /// The row that begins at `word`.
+    ///
+    /// # Safety
+    /// `word` is a row's word in bounds.
+    #[inline(always)]
+    unsafe fn row_at(self, word: u32) -> *mut BodyState {
+        // SAFETY: in bounds by the caller's promise (a word is 8 bytes, a row four words).
+        unsafe { self.rows.as_ptr().cast::<u64>().add(word as usize).cast() }
     }
 
     /// The states `start..start + len` as a slice.

@@ -51,6 +51,13 @@ impl<'a, T> DisjointMut<'a, T> {
         self.len
     }
 
+    /// The first element, for a kernel that reaches elements by offsets it keeps (see
+    /// `States::word`); every access through it is under the contract of the accessors.
+    #[inline(always)]
+    pub(crate) fn as_ptr(self) -> *mut T {
+        self.ptr
+    }
+
     /// Whether the slice is empty.
     pub fn is_empty(self) -> bool {
         self.len == 0

@@ -13,6 +13,11 @@
 //! so the relax finds its own and keeps them, and the next substep's warm start and biased
 //! passes read them (only the velocities change in between). The first substep's warm start,
 //! with no relax before it in the step, finds them.
+//!
+//! What a pass starts from, each pin's arms and the offset between its bodies' centres at
+//! the start of the step, [`simd::arms`] takes eight pins at a time from the pins' frames
+//! ([`PinFrames`]: their bodies and their anchors in the bodies' frames, which change only
+//! with the joints) and the bodies' centres and rotations.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{array_of, Lanes8, Real, LANES};
@@ -29,6 +34,12 @@ pub struct PinBatch {
     pub body_a: [u32; LANES],
     /// See `body_a`.
     pub body_b: [u32; LANES],
+    /// Where the states of A and B begin in the solver's rows, in the words of
+    /// [`States::word`]: what the f32x8 gathers and scatters address (with one scaled index
+    /// per lane, not an index's shift as well). Set with `body_a` and `body_b`.
+    pub word_a: [u32; LANES],
+    /// See `word_a`.
+    pub word_b: [u32; LANES],
     /// Inverse masses and inertias; zero for a body the joint cannot move.
     pub inv_mass_a: Lanes,
     /// See `inv_mass_a`.
@@ -92,6 +103,8 @@ impl PinBatch {
         PinBatch {
             body_a: [NULL_BODY; LANES],
             body_b: [NULL_BODY; LANES],
+            word_a: [States::word(NULL_BODY); LANES],
+            word_b: [States::word(NULL_BODY); LANES],
             ..PinBatch::zeroed()
         }
     }
@@ -107,6 +120,8 @@ impl PinBatch {
     ) {
         self.body_a[l] = body[0];
         self.body_b[l] = body[1];
+        self.word_a[l] = States::word(body[0]);
+        self.word_b[l] = States::word(body[1]);
         self.inv_mass_a[l] = inv_mass[0];
         self.inv_mass_b[l] = inv_mass[1];
         self.inv_inertia_a[l] = inv_inertia[0];
@@ -121,6 +136,8 @@ impl PinBatch {
     pub fn clear(&mut self, l: usize) {
         self.body_a[l] = NULL_BODY;
         self.body_b[l] = NULL_BODY;
+        self.word_a[l] = States::word(NULL_BODY);
+        self.word_b[l] = States::word(NULL_BODY);
         self.writes_a &= !(1 << l);
         self.writes_b &= !(1 << l);
         for lanes in [
@@ -152,6 +169,40 @@ impl PinBatch {
             lanes[l] = 0.0;
         }
     }
+}
+
+/// Where the pins of a batch hang, which changes only when the joints or the bodies do: each
+/// lane's bodies, as places in the engine's columns of body centres and rotations, and its
+/// anchors in the bodies' frames. [`simd::arms`] takes a step's arms of the batch from it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PinFrames {
+    /// A's place in the body columns; where A is the fixed world, B's (read, then unused).
+    pub body_a: [u32; LANES],
+    /// B's place in the body columns; 0 in a padding lane (read, then unused).
+    pub body_b: [u32; LANES],
+    /// A's anchor in A's frame (in the world's where A is the fixed world): x.
+    pub local_ax: Lanes,
+    /// ... y.
+    pub local_ay: Lanes,
+    /// B's anchor in B's frame: x.
+    pub local_bx: Lanes,
+    /// ... y.
+    pub local_by: Lanes,
+    /// 1 where A is the fixed world, 0 elsewhere.
+    pub fixed_a: Lanes,
+    /// 1 where the lane has a pin, 0 in a padding lane (whose batch lane stays zero).
+    pub live: Lanes,
+}
+
+/// The body columns a step's arms are taken from: each body's centre and rotation (cosine,
+/// sine), by place.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyFrames<'a> {
+    /// Centres of mass, world frame.
+    pub center: &'a [[f32; 2]],
+    /// Rotations as (cosine, sine).
+    pub rotation: &'a [[f32; 2]],
 }
 
 /// How a pin corrects its error in one pass: a velocity bias per metre of gap, and the soft
@@ -416,6 +467,54 @@ fn relax_lanes<R: Real>(
     solve_lanes(c, a, b, &r, &k, p);
 }
 
+/// A lane's frames (see [`PinFrames`]) and its bodies' centres and rotations.
+struct FrameLanes<R: Real> {
+    local_ax: R,
+    local_ay: R,
+    local_bx: R,
+    local_by: R,
+    fixed_a: R::Mask,
+    live: R::Mask,
+    center_a: [R; 2],
+    rotation_a: [R; 2],
+    center_b: [R; 2],
+    rotation_b: [R; 2],
+}
+
+/// Sets the lanes' anchors relative to the centres and B's centre minus A's, world frame, as
+/// the engine's `Joint::arms` finds them (each anchor rotated into the world frame, the fixed
+/// world's anchor a world point with no arm), in the same float operations. Padding lanes
+/// keep what they hold.
+#[inline(always)]
+fn arms_lanes<R: Real>(c: &mut impl Pins<R>, f: &FrameLanes<R>) {
+    let zero = R::splat(0.0);
+    let rotate = |[cos, sin]: [R; 2], x: R, y: R| (cos * x - sin * y, sin * x + cos * y);
+    let (rax, ray) = rotate(f.rotation_a, f.local_ax, f.local_ay);
+    let (rbx, rby) = rotate(f.rotation_b, f.local_bx, f.local_by);
+    let (rax, ray) = (
+        R::select(f.fixed_a, zero, rax),
+        R::select(f.fixed_a, zero, ray),
+    );
+    let cax = R::select(f.fixed_a, f.local_ax, f.center_a[0]);
+    let cay = R::select(f.fixed_a, f.local_ay, f.center_a[1]);
+    let (dcx, dcy) = (f.center_b[0] - cax, f.center_b[1] - cay);
+    let old = [
+        c.get(|c| &c.rax),
+        c.get(|c| &c.ray),
+        c.get(|c| &c.rbx),
+        c.get(|c| &c.rby),
+        c.get(|c| &c.dcx),
+        c.get(|c| &c.dcy),
+    ];
+    let live = |i: usize, new: R| R::select(f.live, new, old[i]);
+    c.set(|c| &mut c.rax, live(0, rax));
+    c.set(|c| &mut c.ray, live(1, ray));
+    c.set(|c| &mut c.rbx, live(2, rbx));
+    c.set(|c| &mut c.rby, live(3, rby));
+    c.set(|c| &mut c.dcx, live(4, dcx));
+    c.set(|c| &mut c.dcy, live(5, dcy));
+}
+
 /// Whether the pins write a lane's body back: it has a state and can move.
 #[inline(always)]
 fn moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
@@ -432,8 +531,8 @@ pub(crate) mod batches {
     #[inline(always)]
     unsafe fn gather<V: Lanes8>(c: &PinBatch, states: States) -> (BodyLanes<V>, BodyLanes<V>) {
         (
-            BodyLanes::from_states(&array_of(|l| states.read(c.body_a[l]))),
-            BodyLanes::from_states(&array_of(|l| states.read(c.body_b[l]))),
+            BodyLanes::from_states(&array_of(|l| states.read_word(c.word_a[l]))),
+            BodyLanes::from_states(&array_of(|l| states.read_word(c.word_b[l]))),
         )
     }
 
@@ -444,8 +543,8 @@ pub(crate) mod batches {
         c: &PinBatch,
         states: States,
     ) -> (BodyLanes<V>, BodyLanes<V>) {
-        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity(c.body_a[l])));
-        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity(c.body_b[l])));
+        let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_a[l])));
+        let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_b[l])));
         (velocities(avx, avy, aw), velocities(bvx, bvy, bw))
     }
 
@@ -475,19 +574,52 @@ pub(crate) mod batches {
         // Most batches move both bodies of every lane: no test per lane.
         if moves_a & moves_b == (1 << LANES) - 1 {
             for l in 0..LANES {
-                states.write_velocity_row(c.body_a[l], a[l]);
-                states.write_velocity_row(c.body_b[l], b[l]);
+                states.write_velocity_row_word(c.word_a[l], a[l]);
+                states.write_velocity_row_word(c.word_b[l], b[l]);
             }
             return;
         }
         for l in 0..LANES {
             if moves_a >> l & 1 != 0 {
-                states.write_velocity_row(c.body_a[l], a[l]);
+                states.write_velocity_row_word(c.word_a[l], a[l]);
             }
             if moves_b >> l & 1 != 0 {
-                states.write_velocity_row(c.body_b[l], b[l]);
+                states.write_velocity_row_word(c.word_b[l], b[l]);
             }
         }
+    }
+
+    #[inline(always)]
+    pub(crate) fn arms<V: Lanes8>(c: &mut PinBatch, f: &PinFrames, bodies: BodyFrames) {
+        // One test of the places per batch, not one per lane and column.
+        let places = bodies.center.len().min(bodies.rotation.len());
+        let mut valid = true;
+        for l in 0..LANES {
+            valid &= (f.body_a[l] as usize) < places && (f.body_b[l] as usize) < places;
+        }
+        assert!(valid, "a pin's body out of bounds");
+        macro_rules! column {
+            ($column:expr, $at:expr) => {
+                V::from_pairs(array_of(|l| {
+                    // SAFETY: every place is in bounds of both columns (tested above).
+                    unsafe { *$column.get_unchecked($at[l] as usize) }
+                }))
+            };
+        }
+        let zero = V::splat(0.0);
+        let lanes = FrameLanes {
+            local_ax: V::load(&f.local_ax),
+            local_ay: V::load(&f.local_ay),
+            local_bx: V::load(&f.local_bx),
+            local_by: V::load(&f.local_by),
+            fixed_a: V::load(&f.fixed_a).gt(zero),
+            live: V::load(&f.live).gt(zero),
+            center_a: column!(bodies.center, f.body_a),
+            rotation_a: column!(bodies.rotation, f.body_a),
+            center_b: column!(bodies.center, f.body_b),
+            rotation_b: column!(bodies.rotation, f.body_b),
+        };
+        arms_lanes(c, &lanes);
     }
 
     #[inline(always)]
@@ -527,6 +659,15 @@ pub(crate) mod batches {
 /// guarantees it). Results match the scalar twins bit for bit.
 pub mod simd {
     use super::*;
+
+    /// Sets each batch's anchors relative to the centres and B's centre minus A's for a step,
+    /// from its frames (`f`, one per batch) and the bodies' centres and rotations now.
+    /// Panics where a body place of `f` is out of bounds of `bodies`.
+    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+        for (c, f) in c.iter_mut().zip(f) {
+            batches::arms::<f32x8>(c, f, bodies);
+        }
+    }
 
     /// Applies the accumulated impulses again: in the `first` substep of a step finding the
     /// arms and blocks, in a later one at those the relax before kept.
@@ -589,6 +730,29 @@ pub mod scalar {
             }
             if c.writes_b >> l & 1 != 0 {
                 states.write_velocity(ib, &b.to_state());
+            }
+        }
+    }
+
+    /// Scalar twin of [`simd::arms`].
+    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+        for (c, f) in c.iter_mut().zip(f) {
+            for l in 0..LANES {
+                let at = |column: &[[f32; 2]], i: u32| column[i as usize];
+                let (a, b) = (f.body_a[l], f.body_b[l]);
+                let lanes = FrameLanes {
+                    local_ax: f.local_ax[l],
+                    local_ay: f.local_ay[l],
+                    local_bx: f.local_bx[l],
+                    local_by: f.local_by[l],
+                    fixed_a: f.fixed_a[l] > 0.0,
+                    live: f.live[l] > 0.0,
+                    center_a: at(bodies.center, a),
+                    rotation_a: at(bodies.rotation, a),
+                    center_b: at(bodies.center, b),
+                    rotation_b: at(bodies.rotation, b),
+                };
+                arms_lanes(&mut Lane(c, l), &lanes);
             }
         }
     }

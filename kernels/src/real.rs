@@ -171,6 +171,13 @@ pub trait Lanes8: Real {
     }
     /// Rows to columns: lane `j` of result `i` is lane `i` of `rows[j]`.
     fn transpose(rows: [Self; LANES]) -> [Self; LANES];
+    /// The two columns of eight pairs of floats (a column of points, say: the `x`, then the
+    /// `y`).
+    #[inline(always)]
+    fn from_pairs(rows: [[f32; 2]; LANES]) -> [Self; 2] {
+        let x = Self::load(&array_of(|l| rows[l][0]));
+        [x, Self::load(&array_of(|l| rows[l][1]))]
+    }
     /// Bit `l` set where lane `l` of `m` holds.
     fn bitmask(m: Self::Mask) -> u32;
     /// Bit `l` set where `x[l] == value`.

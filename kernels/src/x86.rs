@@ -15,7 +15,7 @@
 use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
 use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
-use crate::joint::{self, PinBatch, PinParams};
+use crate::joint::{self, BodyFrames, PinBatch, PinFrames, PinParams};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use crate::recycle::{self, BodyPose, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
@@ -242,6 +242,30 @@ impl Lanes8 for F32x8 {
     fn bitmask(m: Mask8) -> u32 {
         // SAFETY: as for the operators.
         unsafe { _mm256_movemask_ps(m.0) as u32 }
+    }
+    #[inline(always)]
+    fn from_pairs(rows: [[f32; 2]; LANES]) -> [F32x8; 2] {
+        // SAFETY: as for the operators.
+        unsafe {
+            // Rows l and l + 1 side by side, (x, y, x', y'), each row's eight bytes as one
+            // integer (a row is only 4-byte aligned): lanes 0, 1 | 4, 5 in `a`, lanes 2, 3 |
+            // 6, 7 in `b`... (A macro, not a closure: see `transpose_pairs`.)
+            macro_rules! two {
+                ($l:literal) => {
+                    _mm_castsi128_ps(_mm_set_epi64x(
+                        i64::from_ne_bytes(bytemuck::cast(rows[$l + 1])),
+                        i64::from_ne_bytes(bytemuck::cast(rows[$l])),
+                    ))
+                };
+            }
+            let a = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(two!(0)), two!(4));
+            let b = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(two!(2)), two!(6));
+            // ...then the x of lanes 0..4 | 4..8, and the y.
+            [
+                F32x8(_mm256_shuffle_ps::<0x88>(a, b)),
+                F32x8(_mm256_shuffle_ps::<0xdd>(a, b)),
+            ]
+        }
     }
     #[inline(always)]
     fn from_fours(rows: [[f32; 4]; LANES]) -> [F32x8; 3] {
@@ -798,6 +822,19 @@ macro_rules! entry_points {
             check();
             // SAFETY: as for `prepare`.
             unsafe { kernel(states, h) }
+        }
+
+        /// [`joint::simd::arms`] with this instruction set.
+        pub fn pin_arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+            #[target_feature(enable = $features)]
+            fn kernel(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+                for (c, f) in c.iter_mut().zip(f) {
+                    joint::batches::arms::<F32x8>(c, f, bodies)
+                }
+            }
+            check();
+            // SAFETY: `check` made sure that the CPU has the kernel's features.
+            unsafe { kernel(c, f, bodies) }
         }
 
         /// [`joint::simd::warm_start`] with this instruction set.

@@ -21,8 +21,8 @@ use batch2d_kernels::joint as pin;
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
-    BodyState, ContactBatch, ImpactParams, PinBatch, PinParams, PointLanes, PointRow, PointRows,
-    SolveParams, StateRows, LANES, NULL_BODY,
+    BodyFrames, BodyState, ContactBatch, ImpactParams, PinBatch, PinFrames, PinParams, PointLanes,
+    PointRow, PointRows, SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::Zeroable;
 
@@ -2048,9 +2048,11 @@ fn prepare_never_writes_states() {
 // Pin kernels (the revolute joint without limits or motor).
 // ---------------------------------------------------------------------------------------------
 
-const PIN_FIELDS: [&str; 26] = [
+const PIN_FIELDS: [&str; 28] = [
     "body_a",
     "body_b",
+    "word_a",
+    "word_b",
     "inv_mass_a",
     "inv_mass_b",
     "inv_inertia_a",
@@ -2611,6 +2613,100 @@ fn load_points_match_bit_for_bit() {
                 expect_deep |= u32::from(overlap > deep_overlap[l]) << l;
             }
             assert_eq!(scalar_deep, expect_deep, "{what}: deep");
+        }
+    }
+}
+
+/// `pin::simd::arms` on every instruction set gives the bits of its scalar twin, over random
+/// frames (A the fixed world in some lanes, padding in others) and random centres and
+/// rotations, finite, wild and NaN; a padding lane keeps what it held.
+#[test]
+fn pin_arms_match_their_scalar_twin() {
+    for (seed, inputs) in
+        (0..300).map(|s| (s, [Inputs::Finite, Inputs::Infinite, Inputs::Nan][s % 3]))
+    {
+        let mut rng = Rng::with_inputs(0xA125 + seed as u64, inputs);
+        let n = 1 + rng.below(40);
+        let pairs = |rng: &mut Rng| -> Vec<[f32; 2]> {
+            (0..n).map(|_| [rng.spicy(50.0), rng.spicy(50.0)]).collect()
+        };
+        let (center, rotation) = (pairs(&mut rng), pairs(&mut rng));
+        let bodies = BodyFrames {
+            center: &center,
+            rotation: &rotation,
+        };
+        let count = 1 + rng.below(3);
+        let mut frames = vec![PinFrames::zeroed(); count];
+        let mut batches = vec![PinBatch::empty(); count];
+        for (f, c) in frames.iter_mut().zip(&mut batches) {
+            for l in 0..LANES {
+                // What a padding lane holds stays; a live lane's arms are overwritten.
+                c.rax[l] = rng.spicy(1.0);
+                c.dcy[l] = rng.spicy(1.0);
+                if rng.chance(0.2) {
+                    continue;
+                }
+                let fixed_a = rng.chance(0.3);
+                f.body_b[l] = rng.below(n) as u32;
+                f.body_a[l] = if fixed_a {
+                    f.body_b[l]
+                } else {
+                    rng.below(n) as u32
+                };
+                f.local_ax[l] = rng.spicy(2.0);
+                f.local_ay[l] = rng.spicy(2.0);
+                f.local_bx[l] = rng.spicy(2.0);
+                f.local_by[l] = rng.spicy(2.0);
+                f.fixed_a[l] = if fixed_a { 1.0 } else { 0.0 };
+                f.live[l] = 1.0;
+            }
+        }
+        let run = |backend: Backend| {
+            let mut c = batches.clone();
+            match backend {
+                Backend::Simd => pin::simd::arms(&mut c, &frames, bodies),
+                Backend::Scalar => pin::scalar::arms(&mut c, &frames, bodies),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx2 => avx2::pin_arms(&mut c, &frames, bodies),
+                #[cfg(target_arch = "x86_64")]
+                Backend::Avx512 => avx512::pin_arms(&mut c, &frames, bodies),
+            }
+            c
+        };
+        let scalar = run(Backend::Scalar);
+        // The scalar twin itself: the law of a rotated anchor, and padding kept.
+        for ((c, f), before) in scalar.iter().zip(&frames).zip(&batches) {
+            for l in 0..LANES {
+                let bits = |x: f32| x.to_bits();
+                if f.live[l] == 0.0 {
+                    assert_eq!(bits(c.rax[l]), bits(before.rax[l]), "seed {seed}: padding");
+                    assert_eq!(bits(c.dcy[l]), bits(before.dcy[l]), "seed {seed}: padding");
+                    continue;
+                }
+                let [cos, sin] = rotation[f.body_b[l] as usize];
+                let (x, y) = (f.local_bx[l], f.local_by[l]);
+                let rby = sin * x + cos * y;
+                assert!(bits(c.rby[l]) == bits(rby) || rby.is_nan() && c.rby[l].is_nan());
+                if f.fixed_a[l] > 0.0 {
+                    assert_eq!((bits(c.rax[l]), bits(c.ray[l])), (0, 0), "seed {seed}");
+                    let dcx = center[f.body_b[l] as usize][0] - f.local_ax[l];
+                    assert!(bits(c.dcx[l]) == bits(dcx) || dcx.is_nan() && c.dcx[l].is_nan());
+                }
+            }
+        }
+        let mut backends = vec![Backend::Simd];
+        backends.extend(other_instruction_sets());
+        for backend in backends {
+            let diffs = word_diffs(
+                bytemuck::cast_slice(&run(backend)),
+                bytemuck::cast_slice(&scalar),
+                pin_batches_word_name,
+                inputs.cmp(),
+            );
+            assert!(
+                diffs.is_empty(),
+                "seed {seed}: {backend:?} vs scalar: {diffs:?}"
+            );
         }
     }
 }

@@ -8,7 +8,9 @@ use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
 /// A 2D vector (or point) with public `x` and `y`.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+// `repr(C)`: the pin kernels read a column of them as pairs of f32s (see `joints::batches`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Vec2 {
     /// Horizontal component (grows to the right).
     pub x: f32,
@@ -153,7 +155,9 @@ impl Neg for Vec2 {
 }
 
 /// A rotation stored as cosine and sine, so rotating a vector needs no trigonometry.
+// `repr(C)`: as for `Vec2`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Rot {
     /// Cosine of the angle.
     pub c: f32,

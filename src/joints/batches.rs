@@ -8,20 +8,23 @@ use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
+use crate::index::BodySlot;
 use crate::index::{Stamp, NONE};
-use crate::joints::joint::{Impulses, Slot};
+use crate::joints::joint::{Impulses, Joint, Slot};
 use crate::joints::prepare::{side, Consts, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use batch2d_kernels::{PinBatch, LANES};
+use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, LANES};
+use bytemuck::Zeroable;
 use rayon::prelude::*;
 use std::ops::Range;
 
 /// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
-/// amortise claiming it, small enough to balance the workers over one color.
+/// amortise claiming it (and, for the pins, a kernel call), small enough to balance the
+/// workers over one color.
 pub(super) const JOINTS_PER_BLOCK: usize = 64;
 
-pub(super) const PINS_PER_BLOCK: usize = 8;
+pub(super) const PINS_PER_BLOCK: usize = 16;
 
 /// The fewest joints a worker takes constants for at once: enough to amortise the split.
 const PREPARE_MIN_LEN: usize = 256;
@@ -70,6 +73,9 @@ pub(crate) struct JointBatches {
     pub(super) prepared: Vec<Prepared>,
     pub(super) extra: Vec<Extra>,
     pub(super) pins: Vec<PinBatch>,
+    /// Where each pin batch's lanes hang (see [`PinFrames`]): taken when the joints are laid
+    /// out, read by every `prepare` while the layout stands.
+    pub(super) pin_frames: Vec<PinFrames>,
     /// The joint slot of each pin lane (`NONE` for a padding lane), and of each joint of
     /// `prepared`.
     pub(super) pin_slots: Vec<[u32; LANES]>,
@@ -157,32 +163,48 @@ impl JointBatches {
             prepared.unwrap_or_default()
         };
         // A pin lane takes the constants its passes read, and no more: once laid out, only
-        // those that change from step to step.
-        let pin = |batch: &mut PinBatch, l: usize, slot: u32| {
+        // those that change from step to step, the arms eight lanes at a time.
+        let lay_out_pin = |batch: &mut PinBatch, frames: &mut PinFrames, l: usize, slot: u32| {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
-            if !relaid {
-                let (r, delta_center) = joint.arms_now(bodies);
-                return batch.set_step(l, r, delta_center, &joint.impulses);
-            }
             match joint.consts(slot, bodies, state_of) {
-                Some((c, _)) => batch.set(l, &c, &joint.impulses),
+                Some((c, _)) => {
+                    batch.set(l, &c, &joint.impulses);
+                    frames.set(l, joint);
+                }
                 None => batch.clear(l),
             }
         };
+        let kernels = settings.kernels();
+        let columns = body_frames(bodies);
         let JointBatches {
             pins,
+            pin_frames,
             pin_slots,
             prepared,
             extra,
             joint_slots,
             ..
         } = batches;
-        let pins = pins.par_iter_mut().zip(pin_slots.par_iter());
-        pins.with_min_len(PREPARE_MIN_LEN / LANES)
-            .for_each(|(batch, lanes)| {
-                for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                    pin(batch, l, slot);
+        let pins = pins.par_chunks_mut(PREPARE_MIN_LEN / LANES);
+        let frames = pin_frames.par_chunks_mut(PREPARE_MIN_LEN / LANES);
+        let lanes = pin_slots.par_chunks(PREPARE_MIN_LEN / LANES);
+        (pins, frames, lanes)
+            .into_par_iter()
+            .for_each(|(pins, frames, lanes)| {
+                if !relaid {
+                    kernels.pin_arms(pins, frames, columns);
+                }
+                for ((batch, frames), lanes) in pins.iter_mut().zip(frames).zip(lanes) {
+                    for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
+                        if relaid {
+                            lay_out_pin(batch, frames, l, slot);
+                        } else {
+                            let joint = slots[slot as usize].joint.as_ref();
+                            let joint = joint.expect("a colored slot has a joint");
+                            batch.set_impulses(l, &joint.impulses);
+                        }
+                    }
                 }
             });
         let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
@@ -325,6 +347,10 @@ impl JointBatches {
         self.prepared.resize(joints, Prepared::default());
         self.extra.resize(joints, Extra::default());
         self.pins.resize(pins, PinBatch::empty());
+        // Every lane's frames start as padding's, which the arms kernel leaves alone; `prepare`
+        // then takes each pin's into its lane.
+        self.pin_frames.clear();
+        self.pin_frames.resize(pins, PinFrames::zeroed());
         self.pin_slots.resize(pins, [NONE; LANES]);
         self.colors.clear();
         let (mut pins, mut joints) = (0, 0);
@@ -357,27 +383,59 @@ impl JointBatches {
 pub(super) trait SetLane {
     /// All of the lane's constants.
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses);
-    /// The constants that change from step to step while the bodies' masses and solver
-    /// states do not (see `Joint::arms`), and the impulses.
-    fn set_step(&mut self, l: usize, r: [Vec2; 2], delta_center: Vec2, i: &Impulses);
+    /// The impulses, which change from step to step like the arms (see `PinFrames`).
+    fn set_impulses(&mut self, l: usize, i: &Impulses);
 }
 
 impl SetLane for PinBatch {
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses) {
         self.set_bodies(l, c.state, c.inv_mass, c.inv_inertia);
-        self.set_step(l, c.r, c.delta_center, i);
+        self.rax[l] = c.r[0].x;
+        self.ray[l] = c.r[0].y;
+        self.rbx[l] = c.r[1].x;
+        self.rby[l] = c.r[1].y;
+        self.dcx[l] = c.delta_center.x;
+        self.dcy[l] = c.delta_center.y;
+        self.set_impulses(l, i);
     }
 
-    fn set_step(&mut self, l: usize, r: [Vec2; 2], delta_center: Vec2, i: &Impulses) {
-        self.rax[l] = r[0].x;
-        self.ray[l] = r[0].y;
-        self.rbx[l] = r[1].x;
-        self.rby[l] = r[1].y;
-        self.dcx[l] = delta_center.x;
-        self.dcy[l] = delta_center.y;
+    fn set_impulses(&mut self, l: usize, i: &Impulses) {
         self.impulse_x[l] = i.linear.x;
         self.impulse_y[l] = i.linear.y;
         // As the warm start sums them (see `warm_start`).
         self.angular[l] = i.angular + i.motor + i.lower - i.upper;
+    }
+}
+
+/// Filling a lane's frames from a plain revolute joint.
+trait SetFrames {
+    fn set(&mut self, l: usize, joint: &Joint);
+}
+
+impl SetFrames for PinFrames {
+    fn set(&mut self, l: usize, joint: &Joint) {
+        let b = joint.b.index() as u32;
+        let fixed_a = joint.a == BodySlot::NONE;
+        self.body_a[l] = if fixed_a { b } else { joint.a.index() as u32 };
+        self.body_b[l] = b;
+        self.local_ax[l] = joint.local_a.x;
+        self.local_ay[l] = joint.local_a.y;
+        self.local_bx[l] = joint.local_b.x;
+        self.local_by[l] = joint.local_b.y;
+        self.fixed_a[l] = if fixed_a { 1.0 } else { 0.0 };
+        self.live[l] = 1.0;
+    }
+}
+
+/// The bodies' centres and rotations as the pin kernels read them.
+fn body_frames(bodies: &BodyStore) -> BodyFrames<'_> {
+    let (center, rotation) = (bodies.center(), bodies.rotation());
+    // SAFETY: `Vec2` and `Rot` are `repr(C)` pairs of f32s, (x, y) and (cosine, sine): each
+    // slice is one of as many `[f32; 2]`s, borrowed for as long.
+    unsafe {
+        BodyFrames {
+            center: std::slice::from_raw_parts(center.as_ptr().cast(), center.len()),
+            rotation: std::slice::from_raw_parts(rotation.as_ptr().cast(), rotation.len()),
+        }
     }
 }

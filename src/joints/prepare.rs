@@ -158,18 +158,6 @@ impl Joint {
         (r, bodies.center()[self.b.index()] - ca)
     }
 
-    /// [`Joint::arms`] at the bodies' rotations now, each body's rotation and centre read
-    /// once: what a pin lane takes each step while its layout stands.
-    pub(super) fn arms_now(&self, bodies: &BodyStore) -> ([Vec2; 2], Vec2) {
-        let (center, rotation) = (bodies.center(), bodies.rotation());
-        let b = self.b.index();
-        let (ca, ra) = match self.a {
-            BodySlot::NONE => (self.local_a, Vec2::ZERO),
-            a => (center[a.index()], rotation[a.index()].rotate(self.local_a)),
-        };
-        ([ra, rotation[b].rotate(self.local_b)], center[b] - ca)
-    }
-
     /// Takes the step's constants from the bodies as the step begins, those of
     /// [`Joint::consts`] and the rest; `None` when neither body can move.
     pub(super) fn prepare(
