@@ -765,45 +765,35 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs `op` on batch `i`.
+    /// The impact pass on batch `i`, if any of its lanes bounces.
     ///
     /// # Safety
     /// No other thread accesses the batch or its dynamic bodies meanwhile.
-    unsafe fn run_batch(&self, op: ContactOp, i: usize) {
+    unsafe fn impact(&self, i: usize) {
         let b = self.batches.get(i);
-        let (kernels, states, one_point) = (self.kernels, self.states, self.one_point[i]);
-        match op {
-            ContactOp::Impact if !b.is_bouncy() => {}
-            ContactOp::Impact => kernels.impact(b, states, &self.impact),
-            ContactOp::WarmStart => kernels.warm_start(b, states, one_point),
-            ContactOp::Solve | ContactOp::Relax => {
-                kernels.solve(b, states, self.pass(op), one_point)
-            }
+        if b.is_bouncy() {
+            self.kernels.impact(b, self.states, &self.impact)
         }
     }
 
     /// Runs `op` on the batches of `range`, in order; `color` when they are one graph
-    /// color's. The solve and relax passes take a color's batches two at a time, two of one
-    /// point or two of two, where there is a pair kernel (AVX2 and AVX-512: two dependency
-    /// chains side by side keep the core busier), with the same bits, as the two batches
-    /// share no dynamic body.
+    /// color's. The warm start, solve and relax passes hand the kernels the whole run at once
+    /// (see [`Kernels::solve_run`]).
     ///
     /// # Safety
-    /// As for [`Runner::run_batch`], for every batch of `range`.
+    /// As for [`Runner::impact`], for every batch of `range`.
     unsafe fn run_batches(&self, op: ContactOp, range: Range<usize>, color: bool) {
-        let one_point = self.one_point;
-        let paired = self.kernels.solves_pairs()
-            && color
-            && matches!(op, ContactOp::Solve | ContactOp::Relax);
-        let mut i = range.start;
-        while i < range.end {
-            if paired && i + 1 < range.end && one_point[i] == one_point[i + 1] {
-                let pair = self.batches.pair(i);
-                (self.kernels).solve_pair(pair, self.states, self.pass(op), one_point[i]);
-                i += 2;
-            } else {
-                self.run_batch(op, i);
-                i += 1;
+        let one_point = &self.one_point[range.clone()];
+        match op {
+            ContactOp::Impact => range.for_each(|i| self.impact(i)),
+            ContactOp::WarmStart => {
+                let batches = self.batches.slice(range);
+                self.kernels.warm_start_run(batches, one_point, self.states)
+            }
+            ContactOp::Solve | ContactOp::Relax => {
+                let batches = self.batches.slice(range);
+                let pass = self.pass(op);
+                (self.kernels).solve_run(batches, one_point, self.states, pass, color)
             }
         }
     }
