@@ -334,7 +334,7 @@ impl Solver {
         let joint_passes = joints.passes(self.speed_caps);
 
         zone!("solver stages");
-        run_stages(&self.blocks, &mut self.progress, |stage, block| {
+        run_stages(&self.blocks, &mut self.progress, |stage, blocks| {
             // SAFETY: the blocks of one stage cover disjoint batches, joints, bodies, tiles or
             // direct islands; within a color no dynamic body appears in two batches or joints
             // (the coloring invariant), a tile's bodies appear in no other tile and no batch outside it, and a
@@ -342,14 +342,19 @@ impl Solver {
             // data at once; a stage ends before the next begins.
             unsafe {
                 match stages[stage] {
-                    Stage::Direct(op) => {
+                    Stage::Direct(op) => blocks.for_each(|block| {
                         DirectSolver::run(islands, block, op, states, &direct_params)
+                    }),
+                    Stage::Joints(op, set) => {
+                        blocks.for_each(|block| joint_passes.run(op, set, block, states))
                     }
-                    Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
-                    Stage::Trees(op) => tree_passes.run(op, block, states),
+                    Stage::Trees(op) => blocks.for_each(|block| tree_passes.run(op, block, states)),
+                    // A run of blocks at once: consecutive blocks make one range of states or
+                    // batches.
                     Stage::Bodies(op) => {
-                        let start = free_states + block * BODIES_PER_BLOCK;
-                        runner.integrate(op, start..(start + BODIES_PER_BLOCK).min(body_count));
+                        let start = free_states + blocks.start * BODIES_PER_BLOCK;
+                        let end = (free_states + blocks.end * BODIES_PER_BLOCK).min(body_count);
+                        runner.integrate(op, start..end);
                     }
                     Stage::Contacts {
                         op,
@@ -358,13 +363,14 @@ impl Solver {
                         per_block,
                         color,
                     } => {
-                        let first = start + block * per_block;
-                        runner.run_batches(op, first..(first + per_block).min(end), color);
+                        let first = start + blocks.start * per_block;
+                        let last = (start + blocks.end * per_block).min(end);
+                        runner.run_batches(op, first..last, color);
                     }
-                    Stage::Tiles => {
+                    Stage::Tiles => blocks.for_each(|block| {
                         let colors = &tile_colors[tiles[block].clone()];
                         runner.run_tile(program, colors, tile_states[block].clone());
-                    }
+                    }),
                 }
             }
         });
