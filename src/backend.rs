@@ -70,6 +70,50 @@ pub(crate) trait Kernels: Sync {
         }
     }
 
+    /// [`Kernels::warm_start`] on a run of batches, one after another, `one_point[i]` for
+    /// batch `i`. One call per run: backends with a kernel for runs override it.
+    ///
+    /// # Safety
+    /// As for [`Kernels::warm_start`], for every batch of the run.
+    unsafe fn warm_start_run(&self, c: &mut [ContactBatch], one_point: &[bool], states: States) {
+        for (c, &one) in c.iter_mut().zip(one_point) {
+            // SAFETY: the caller's promise.
+            unsafe { self.warm_start(c, states, one) }
+        }
+    }
+
+    /// [`Kernels::solve`] on a run of batches, in order, `one_point[i]` for batch `i`; with
+    /// `color` (no dynamic body in two batches of the run) two neighbours of the same kind
+    /// at once by [`Kernels::solve_pair`] where [`Kernels::solves_pairs`]: two dependency
+    /// chains side by side keep the core busier, with the same bits.
+    ///
+    /// # Safety
+    /// As for [`Kernels::solve`], for every batch of the run, and with `color` as for
+    /// [`Kernels::solve_pair`].
+    unsafe fn solve_run(
+        &self,
+        c: &mut [ContactBatch],
+        one_point: &[bool],
+        states: States,
+        params: &SolveParams,
+        color: bool,
+    ) {
+        let paired = color && self.solves_pairs();
+        let n = c.len().min(one_point.len());
+        let mut i = 0;
+        // SAFETY (both calls): the caller's promise.
+        while i < n {
+            if paired && i + 1 < n && one_point[i] == one_point[i + 1] {
+                let pair: &mut [ContactBatch; 2] = (&mut c[i..i + 2]).try_into().unwrap();
+                unsafe { self.solve_pair(pair, states, params, one_point[i]) };
+                i += 2;
+            } else {
+                unsafe { self.solve(&mut c[i], states, params, one_point[i]) };
+                i += 1;
+            }
+        }
+    }
+
     /// Gravity, forces, damping and the speed caps over one substep.
     fn integrate_velocities(&self, states: &mut [BodyState], body: BodyParams, p: &IntegrateParams);
 
@@ -218,6 +262,30 @@ macro_rules! impl_kernels {
 /// beat two single solves, `$one_point` and `$two_point` are the kernels.
 macro_rules! pair_kernels {
     ($faster:expr, $one_point:path, $two_point:path) => {
+        pair_kernels!(@pairs $faster, $one_point, $two_point);
+    };
+    // With the x86 entry points `$isa::warm_start_run` and `$isa::solve_run` for runs too.
+    ($faster:expr, $one_point:path, $two_point:path, runs: $isa:ident) => {
+        pair_kernels!(@pairs $faster, $one_point, $two_point);
+
+        unsafe fn warm_start_run(&self, c: &mut [ContactBatch], one_point: &[bool], states: States) {
+            // SAFETY: the caller's promise.
+            unsafe { $isa::warm_start_run(c, one_point, states) }
+        }
+
+        unsafe fn solve_run(
+            &self,
+            c: &mut [ContactBatch],
+            one_point: &[bool],
+            states: States,
+            params: &SolveParams,
+            color: bool,
+        ) {
+            // SAFETY: the caller's promise.
+            unsafe { $isa::solve_run(c, one_point, states, params, color) }
+        }
+    };
+    (@pairs $faster:expr, $one_point:path, $two_point:path) => {
         fn solves_pairs(&self) -> bool {
             $faster
         }
@@ -278,7 +346,12 @@ impl_kernels!(
     avx2::pin_solve,
     avx2::pin_relax,
     {
-        pair_kernels!(true, avx2::solve_one_point_pair, avx2::solve_pair);
+        pair_kernels!(
+            true,
+            avx2::solve_one_point_pair,
+            avx2::solve_pair,
+            runs: avx2
+        );
     }
 );
 
@@ -293,7 +366,12 @@ impl_kernels!(
     avx512::pin_solve,
     avx512::pin_relax,
     {
-        pair_kernels!(true, avx512::solve_one_point_pair, avx512::solve_pair);
+        pair_kernels!(
+            true,
+            avx512::solve_one_point_pair,
+            avx512::solve_pair,
+            runs: avx512
+        );
     }
 );
 

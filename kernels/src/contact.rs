@@ -1197,6 +1197,60 @@ pub(crate) mod batches {
         scatter_both_pair(c, states, (a, b));
     }
 
+    /// The warm start of a run of batches, one after another: the one-point kernel for those
+    /// whose `one_point` is set. One call for a run, so that the caller pays for a call and
+    /// the checks of an entry point once per run rather than once per batch.
+    #[inline(always)]
+    pub(crate) unsafe fn warm_start_run<V: Lanes8>(
+        c: &mut [ContactBatch],
+        one_point: &[bool],
+        states: States,
+    ) {
+        for (c, &one) in c.iter_mut().zip(one_point) {
+            // (Two calls with constant counts: each gets its own loop over the points.)
+            if one {
+                warm_start::<V>(c, states, 1)
+            } else {
+                warm_start::<V>(c, states, 2)
+            }
+        }
+    }
+
+    /// A solve or relax pass over a run of batches, in order: the one-point kernel for those
+    /// whose `one_point` is set. With `paired` (the run is one graph color's, so that no
+    /// dynamic body is in two of its batches), two neighbours of the same kind are solved at
+    /// once by the two-batch kernel, with the same bits.
+    #[inline(always)]
+    pub(crate) unsafe fn solve_run<P: Lanes16>(
+        c: &mut [ContactBatch],
+        one_point: &[bool],
+        states: States,
+        params: &SolveParams,
+        paired: bool,
+    ) {
+        let n = c.len().min(one_point.len());
+        let mut i = 0;
+        while i < n {
+            let one = one_point[i];
+            if paired && i + 1 < n && one == one_point[i + 1] {
+                let pair: &mut [ContactBatch; 2] = (&mut c[i..i + 2]).try_into().unwrap();
+                if one {
+                    solve_one_point_pair::<P>(pair, states, params)
+                } else {
+                    solve_pair::<P>(pair, states, params)
+                }
+                i += 2;
+            } else {
+                if one {
+                    solve_one_point::<P::Half>(&mut c[i], states, params)
+                } else {
+                    solve::<P::Half>(&mut c[i], states, params)
+                }
+                i += 1;
+            }
+        }
+    }
+
     /// The bodies A and B of two batches, the first batch's in lanes 0..8.
     #[inline(always)]
     unsafe fn gather_both_pair<P: Lanes16>(

@@ -726,6 +726,21 @@ macro_rules! entry_points {
             unsafe { kernel(c, states) }
         }
 
+        /// [`warm_start`] and [`warm_start_one_point`] on a run of batches, one after
+        /// another: the one-point kernel for those whose `one_point` is set.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`], for every batch of the run.
+        pub unsafe fn warm_start_run(c: &mut [ContactBatch], one_point: &[bool], states: States) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(c: &mut [ContactBatch], one_point: &[bool], states: States) {
+                contact::batches::warm_start_run::<F32x8>(c, one_point, states)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, one_point, states) }
+        }
+
         /// [`contact::simd::solve`] with this instruction set.
         ///
         /// # Safety
@@ -906,6 +921,36 @@ macro_rules! pair_entry_points {
             check();
             // SAFETY: as for `impact`.
             unsafe { kernel(c, states, p) }
+        }
+
+        /// A solve or relax pass over a run of batches, in order: [`solve`] or
+        /// [`solve_one_point`] as each batch's `one_point` says, and with `paired` two
+        /// neighbours of the same kind at once, as [`solve_pair`] and [`solve_one_point_pair`]
+        /// do. The bits are those of the single-batch kernels.
+        ///
+        /// # Safety
+        /// As for [`contact::simd`], for every batch of the run, and with `paired` as for
+        /// [`contact::pair`]: no dynamic body is in two batches of the run.
+        pub unsafe fn solve_run(
+            c: &mut [ContactBatch],
+            one_point: &[bool],
+            states: States,
+            p: &SolveParams,
+            paired: bool,
+        ) {
+            #[target_feature(enable = $features)]
+            unsafe fn kernel(
+                c: &mut [ContactBatch],
+                one_point: &[bool],
+                states: States,
+                p: &SolveParams,
+                paired: bool,
+            ) {
+                contact::batches::solve_run::<$pair>(c, one_point, states, p, paired)
+            }
+            check();
+            // SAFETY: as for `impact`.
+            unsafe { kernel(c, one_point, states, p, paired) }
         }
 
         /// [`contact::pair::solve_one_point`] with this instruction set.

@@ -1350,6 +1350,94 @@ fn pair_kernels_give_each_batch_the_twin_bits() {
     }
 }
 
+/// Runs `op` (a warm start or a solve, of two points or one per batch as `one_point` says)
+/// on a run of batches of one graph color with the run entry point of an x86 `backend`,
+/// `paired` or not.
+#[cfg(target_arch = "x86_64")]
+fn run_run(
+    backend: Backend,
+    op: Op,
+    paired: bool,
+    batches: &mut [ContactBatch],
+    one_point: &[bool],
+    states: &mut [BodyState],
+) {
+    assert_batches_valid(batches, states.len());
+    let mut rows = StateRows::from_states(states);
+    let view = States::new(&mut rows);
+    // SAFETY: checked above: indices in bounds; the caller draws the run's written bodies
+    // distinct across its batches (one color); this thread alone touches the states.
+    unsafe {
+        match (backend, op) {
+            (Backend::Avx2, Op::WarmStart) => avx2::warm_start_run(batches, one_point, view),
+            (Backend::Avx2, Op::Solve(p)) => avx2::solve_run(batches, one_point, view, &p, paired),
+            (Backend::Avx512, Op::WarmStart) => avx512::warm_start_run(batches, one_point, view),
+            (Backend::Avx512, Op::Solve(p)) => {
+                avx512::solve_run(batches, one_point, view, &p, paired)
+            }
+            _ => unreachable!("no run kernel for {backend:?} {op:?}"),
+        }
+    }
+    states.copy_from_slice(&rows);
+}
+
+/// The run entry points give each batch of a color the bits of the single-batch kernels, one
+/// after another, for runs of batches of one and two points in any order (the one-point ones
+/// with point 1 all zero, as the packing leaves them), paired or not.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn run_kernels_give_each_batch_its_own_bits() {
+    for seed in 0..SEEDS / 8 {
+        let mut rng = Rng::new(seed ^ 0x0052_0000);
+        // Room for five batches of distinct written bodies.
+        let world = World::random(&mut rng, 5 * 2 * LANES + BODIES);
+        let mut used = vec![false; world.states.len()];
+        let share = rng.chance(0.5);
+        let n = 1 + rng.below(5);
+        let mut batches: Vec<ContactBatch> = (0..n)
+            .map(|_| random_batch(&mut rng, &world, &mut used, share))
+            .collect();
+        let one_point: Vec<bool> = (0..n).map(|_| rng.chance(0.5)).collect();
+        for (c, &one) in batches.iter_mut().zip(&one_point) {
+            if one {
+                c.points[1] = PointLanes::zeroed();
+            }
+        }
+        let mut states = world.states.clone();
+        zero_written_pads(&mut states, &batches);
+        run(Backend::Scalar, Op::Prepare, &mut batches, &mut states);
+        for backend in other_instruction_sets() {
+            let ops = [
+                Op::WarmStart,
+                Op::Solve(random_solve_params(&mut rng, true)),
+                Op::Solve(random_solve_params(&mut rng, false)),
+            ];
+            for op in ops {
+                // Batch by batch, each with its own kind's kernel.
+                let (mut b_one, mut s_one) = (batches.clone(), states.clone());
+                for (i, &one) in one_point.iter().enumerate() {
+                    let op = match (op, one) {
+                        (Op::WarmStart, true) => Op::WarmStartOnePoint,
+                        (Op::Solve(p), true) => Op::SolveOnePoint(p),
+                        (op, _) => op,
+                    };
+                    run(backend, op, &mut b_one[i..i + 1], &mut s_one);
+                }
+                for paired in [false, true] {
+                    let what = Ctx {
+                        seed,
+                        what: &format!("run {op:?} ({backend:?}, paired {paired}, {one_point:?})"),
+                    };
+                    let (mut b_run, mut s_run) = (batches.clone(), states.clone());
+                    run_run(backend, op, paired, &mut b_run, &one_point, &mut s_run);
+                    assert_twins(&what, Cmp::Bits, (&b_run, &s_run), (&b_one, &s_one));
+                }
+                (batches, states) = (b_one, s_one);
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Null, padding and kinematic lanes.
 // ---------------------------------------------------------------------------------------------

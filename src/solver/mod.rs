@@ -334,7 +334,7 @@ impl Solver {
         let joint_passes = joints.passes(self.speed_caps);
 
         zone!("solver stages");
-        run_stages(&self.blocks, &mut self.progress, |stage, block| {
+        run_stages(&self.blocks, &mut self.progress, |stage, blocks| {
             // SAFETY: the blocks of one stage cover disjoint batches, joints, bodies, tiles or
             // direct islands; within a color no dynamic body appears in two batches or joints
             // (the coloring invariant), a tile's bodies appear in no other tile and no batch outside it, and a
@@ -342,14 +342,19 @@ impl Solver {
             // data at once; a stage ends before the next begins.
             unsafe {
                 match stages[stage] {
-                    Stage::Direct(op) => {
+                    Stage::Direct(op) => blocks.for_each(|block| {
                         DirectSolver::run(islands, block, op, states, &direct_params)
+                    }),
+                    Stage::Joints(op, set) => {
+                        blocks.for_each(|block| joint_passes.run(op, set, block, states))
                     }
-                    Stage::Joints(op, set) => joint_passes.run(op, set, block, states),
-                    Stage::Trees(op) => tree_passes.run(op, block, states),
+                    Stage::Trees(op) => blocks.for_each(|block| tree_passes.run(op, block, states)),
+                    // A run of blocks at once: consecutive blocks make one range of states or
+                    // batches.
                     Stage::Bodies(op) => {
-                        let start = free_states + block * BODIES_PER_BLOCK;
-                        runner.integrate(op, start..(start + BODIES_PER_BLOCK).min(body_count));
+                        let start = free_states + blocks.start * BODIES_PER_BLOCK;
+                        let end = (free_states + blocks.end * BODIES_PER_BLOCK).min(body_count);
+                        runner.integrate(op, start..end);
                     }
                     Stage::Contacts {
                         op,
@@ -358,13 +363,14 @@ impl Solver {
                         per_block,
                         color,
                     } => {
-                        let first = start + block * per_block;
-                        runner.run_batches(op, first..(first + per_block).min(end), color);
+                        let first = start + blocks.start * per_block;
+                        let last = (start + blocks.end * per_block).min(end);
+                        runner.run_batches(op, first..last, color);
                     }
-                    Stage::Tiles => {
+                    Stage::Tiles => blocks.for_each(|block| {
                         let colors = &tile_colors[tiles[block].clone()];
                         runner.run_tile(program, colors, tile_states[block].clone());
-                    }
+                    }),
                 }
             }
         });
@@ -765,45 +771,35 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs `op` on batch `i`.
+    /// The impact pass on batch `i`, if any of its lanes bounces.
     ///
     /// # Safety
     /// No other thread accesses the batch or its dynamic bodies meanwhile.
-    unsafe fn run_batch(&self, op: ContactOp, i: usize) {
+    unsafe fn impact(&self, i: usize) {
         let b = self.batches.get(i);
-        let (kernels, states, one_point) = (self.kernels, self.states, self.one_point[i]);
-        match op {
-            ContactOp::Impact if !b.is_bouncy() => {}
-            ContactOp::Impact => kernels.impact(b, states, &self.impact),
-            ContactOp::WarmStart => kernels.warm_start(b, states, one_point),
-            ContactOp::Solve | ContactOp::Relax => {
-                kernels.solve(b, states, self.pass(op), one_point)
-            }
+        if b.is_bouncy() {
+            self.kernels.impact(b, self.states, &self.impact)
         }
     }
 
     /// Runs `op` on the batches of `range`, in order; `color` when they are one graph
-    /// color's. The solve and relax passes take a color's batches two at a time, two of one
-    /// point or two of two, where there is a pair kernel (AVX2 and AVX-512: two dependency
-    /// chains side by side keep the core busier), with the same bits, as the two batches
-    /// share no dynamic body.
+    /// color's. The warm start, solve and relax passes hand the kernels the whole run at once
+    /// (see [`Kernels::solve_run`]).
     ///
     /// # Safety
-    /// As for [`Runner::run_batch`], for every batch of `range`.
+    /// As for [`Runner::impact`], for every batch of `range`.
     unsafe fn run_batches(&self, op: ContactOp, range: Range<usize>, color: bool) {
-        let one_point = self.one_point;
-        let paired = self.kernels.solves_pairs()
-            && color
-            && matches!(op, ContactOp::Solve | ContactOp::Relax);
-        let mut i = range.start;
-        while i < range.end {
-            if paired && i + 1 < range.end && one_point[i] == one_point[i + 1] {
-                let pair = self.batches.pair(i);
-                (self.kernels).solve_pair(pair, self.states, self.pass(op), one_point[i]);
-                i += 2;
-            } else {
-                self.run_batch(op, i);
-                i += 1;
+        let one_point = &self.one_point[range.clone()];
+        match op {
+            ContactOp::Impact => range.for_each(|i| self.impact(i)),
+            ContactOp::WarmStart => {
+                let batches = self.batches.slice(range);
+                self.kernels.warm_start_run(batches, one_point, self.states)
+            }
+            ContactOp::Solve | ContactOp::Relax => {
+                let batches = self.batches.slice(range);
+                let pass = self.pass(op);
+                (self.kernels).solve_run(batches, one_point, self.states, pass, color)
             }
         }
     }

@@ -23,6 +23,7 @@
 
 use crate::profile::zone;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Batches per block of a contact stage: enough work to amortise claiming it, small enough to
@@ -61,8 +62,10 @@ impl Clone for Progress {
     }
 }
 
-/// Runs `execute(stage, block)` for every block of every stage, stage after stage.
-/// `blocks[s]` is the number of blocks of stage `s`.
+/// Runs `execute(stage, blocks)` over every block of every stage, stage after stage, each
+/// call a run of consecutive blocks to be run in order (on one thread, a whole stage: a call
+/// per block cost more than small blocks' work). `blocks[s]` is the number of blocks of stage
+/// `s`.
 ///
 /// Each stage is cut into one segment per worker, and each worker works through its own segment
 /// (by rayon thread index) before it helps with the others. The solver's stages list bodies and
@@ -72,12 +75,14 @@ impl Clone for Progress {
 pub(crate) fn run_stages(
     blocks: &[usize],
     progress: &mut Progress,
-    execute: impl Fn(usize, usize) + Sync,
+    execute: impl Fn(usize, Range<usize>) + Sync,
 ) {
     let threads = rayon::current_num_threads();
     if threads == 1 {
         for (stage, &n) in blocks.iter().enumerate() {
-            (0..n).for_each(|block| execute(stage, block));
+            if n > 0 {
+                execute(stage, 0..n);
+            }
         }
         return;
     }
@@ -100,7 +105,7 @@ pub(crate) fn run_stages(
                 done: &progress.done[stage].0,
             };
             let claim = n.div_ceil(CLAIMS_PER_THREAD * threads).max(1);
-            let run = |block| execute(stage, block);
+            let run = |blocks| execute(stage, blocks);
             if !work_on(n, claim, me, stage_progress, &poisoned, run) {
                 return;
             }
@@ -127,7 +132,8 @@ impl Drop for PoisonOnPanic<'_> {
     }
 }
 
-/// Claims and runs runs of `claim` of a stage's `n` blocks, from worker `me`'s segment first,
+/// Claims and runs runs of `claim` of a stage's `n` blocks, each with one call of `execute`,
+/// from worker `me`'s segment first,
 /// then from the others, until none is left; then waits for the other workers' blocks of the
 /// stage to finish. False if a worker panicked meanwhile.
 fn work_on(
@@ -136,7 +142,7 @@ fn work_on(
     me: usize,
     p: StageProgress,
     poisoned: &AtomicBool,
-    execute: impl Fn(usize),
+    execute: impl Fn(Range<usize>),
 ) -> bool {
     let segments = p.segments.len();
     let mut finished = 0;
@@ -155,7 +161,7 @@ fn work_on(
             }
             zone!("worker share of a solver stage");
             let last = (first + claim).min(end);
-            (first..last).for_each(&execute);
+            execute(first..last);
             finished += last - first;
         }
     }
@@ -197,15 +203,17 @@ mod tests {
         let finished: Vec<AtomicUsize> = blocks.iter().map(|_| AtomicUsize::new(0)).collect();
         let mut progress = Progress::default();
         pool.install(|| {
-            run_stages(&blocks, &mut progress, |stage, block| {
+            run_stages(&blocks, &mut progress, |stage, run| {
                 if stage > 0 {
                     assert_eq!(
                         finished[stage - 1].load(Ordering::SeqCst),
                         blocks[stage - 1]
                     );
                 }
-                runs[stage][block].fetch_add(1, Ordering::SeqCst);
-                finished[stage].fetch_add(1, Ordering::SeqCst);
+                for block in run {
+                    runs[stage][block].fetch_add(1, Ordering::SeqCst);
+                    finished[stage].fetch_add(1, Ordering::SeqCst);
+                }
             })
         });
         for (stage, runs) in runs.iter().enumerate() {
@@ -231,8 +239,8 @@ mod tests {
         let mut progress = Progress::default();
         let result = pool.install(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_stages(&blocks, &mut progress, |stage, block| {
-                    if stage == 1 && block == 5 {
+                run_stages(&blocks, &mut progress, |stage, run| {
+                    if stage == 1 && run.contains(&5) {
                         panic!("block failed");
                     }
                     std::thread::sleep(std::time::Duration::from_millis(1));
