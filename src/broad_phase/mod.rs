@@ -77,11 +77,17 @@ struct Grid {
 
 /// A fat grid must answer this many later calls to be worth its extra pairs; one that does not
 /// (bodies on the move: a pile falling, a smash) gives way to grids of the plain boxes for
-/// [`PLAIN_RUN`] calls before fat boxes are tried again.
+/// [`PLAIN_RUN`] calls before fat boxes are tried again, and again while the proxies still move
+/// too far for them to hold (see [`BroadPhase::still_moving`]).
 const MIN_FAT_USES: u32 = 2;
 
 /// See [`MIN_FAT_USES`].
 const PLAIN_RUN: u32 = 15;
+
+/// How many proxies the probe of a run of plain grids samples (see
+/// [`BroadPhase::still_moving`]): enough to tell a share of [`OFF_GRID_SHARE`] apart, few
+/// enough to cost nothing next to a grid.
+const PROBE_SIZE: usize = 256;
 
 /// The kept pairs are refitted, rather than the grid rebuilt, while at most one proxy in this
 /// many is off the grid (refitted since the grid was built). The off-grid proxies are paired
@@ -126,6 +132,8 @@ pub(crate) struct BroadPhase {
     rebuilds: u64,
     /// How many calls refitted the kept pairs to a few escaped proxies.
     refits: u64,
+    /// How many calls built a grid of fat boxes.
+    fat_builds: u64,
     /// Scratch of a refit: the proxies that left their fat boxes, ascending.
     escaped: Vec<u32>,
     /// The static proxies, in a grid of their own when there are many.
@@ -134,6 +142,9 @@ pub(crate) struct BroadPhase {
     moving_kinds: Vec<SlotKind>,
     /// Scratch: the pairs of moving and static proxies.
     static_pairs: Vec<(u32, u32)>,
+    /// Taken by the last call of a run of plain grids: a strided sample of the proxies, as
+    /// slots and the fat boxes they would have had then. See [`BroadPhase::still_moving`].
+    probe: Vec<(u32, Aabb)>,
 }
 
 /// The proxies the grid was last built from (fat boxes, copies of the filters), and its pairs.
@@ -408,14 +419,20 @@ impl BroadPhase {
         }
         self.rebuilds += 1;
         let had_fat = !self.fat.aabbs.is_empty();
-        if had_fat && self.fat_uses < MIN_FAT_USES {
+        if had_fat && self.fat_uses < MIN_FAT_USES || self.still_moving(proxies) {
             self.plain_left = PLAIN_RUN;
         }
         if self.plain_left > 0 {
             self.plain_left -= 1;
             self.fat.clear();
+            self.probe.clear();
+            if self.plain_left == 0 {
+                self.take_probe(proxies);
+            }
             return self.grid_pairs(proxies, pairs, max_pairs);
         }
+        self.probe.clear();
+        self.fat_builds += 1;
         let mut fat = take(&mut self.fat);
         let mut fat_pairs = take(&mut fat.pairs);
         fat.fatten(proxies);
@@ -437,6 +454,33 @@ impl BroadPhase {
         pairs.len() <= max_pairs
     }
 
+    /// Samples every proxy a stride apart (holes skipped) into the probe, with its fat box.
+    fn take_probe(&mut self, proxies: &Proxies) {
+        let stride = proxies.len().div_ceil(PROBE_SIZE).max(1);
+        let live = (0..proxies.len())
+            .step_by(stride)
+            .filter(|&i| proxies.kinds[i] != SlotKind::Empty);
+        let fat = |i: usize| (i as u32, fat_box(&proxies.aabbs[i], proxies.kinds[i]));
+        self.probe.extend(live.map(fat));
+    }
+
+    /// Whether more than one in [`OFF_GRID_SHARE`] of the probe's proxies left the fat boxes
+    /// the last call gave them: then fat boxes built now would most likely not answer the
+    /// next call either (too many would escape to refit them), and trying them would cost a
+    /// grid of more pairs for nothing. False without a probe. Proxies since emptied or
+    /// removed count as staying.
+    fn still_moving(&self, proxies: &Proxies) -> bool {
+        let escaped = (self.probe.iter())
+            .filter(|&&(i, fat)| {
+                let i = i as usize;
+                i < proxies.len()
+                    && proxies.kinds[i] != SlotKind::Empty
+                    && !inside(&proxies.aabbs[i], &fat)
+            })
+            .count();
+        escaped * OFF_GRID_SHARE > self.probe.len()
+    }
+
     /// How many calls so far rebuilt the grid rather than filtering the kept pairs (for
     /// tests/diagnostics).
     #[cfg(test)]
@@ -449,6 +493,12 @@ impl BroadPhase {
     #[cfg(test)]
     pub fn refit_count(&self) -> u64 {
         self.refits
+    }
+
+    /// How many calls so far built a grid of fat boxes (for tests/diagnostics).
+    #[cfg(test)]
+    pub fn fat_build_count(&self) -> u64 {
+        self.fat_builds
     }
 
     /// Every overlapping pair of `proxies`, from a grid built for them; `false`, with part of

@@ -600,3 +600,38 @@ fn static_tiles_have_a_grid_of_their_own_and_match_brute_force() {
     }
     assert!(bp.refit_count() > 0 && bp.rebuild_count() > 10);
 }
+
+/// A block of boxes drifting a box's width each call, then at rest: fat boxes are tried on
+/// the first call and fail; while the block drifts, the probe of each run of plain grids sees
+/// its boxes leave the fat boxes they would have had, and they are not tried again. Once the
+/// block rests they are tried at the end of the run and kept. Every answer matches brute force.
+#[test]
+fn a_drifting_block_tries_fat_boxes_again_only_once_it_rests() {
+    let mut scene = Scene::default();
+    for i in 0..40 {
+        for j in 0..30 {
+            let c = Vec2::new(i as f32, j as f32);
+            scene.push(boxed(c, 0.51, 0.51), SlotKind::Dynamic);
+        }
+    }
+    let home = scene.aabbs.clone();
+    let mut bp = BroadPhase::new();
+    let (drift, rest) = (60, 40);
+    for call in 0..drift + rest {
+        let shift = Vec2::new(call.min(drift) as f32, 0.0);
+        for (aabb, home) in scene.aabbs.iter_mut().zip(&home) {
+            *aabb = Aabb::new(home.min + shift, home.max + shift);
+        }
+        let got = find(&mut bp, &scene);
+        assert_eq!(got, brute_force(&scene.proxies()), "call {call}");
+        if call < drift {
+            assert_eq!(bp.fat_build_count(), 1, "call {call}");
+        }
+    }
+    // Tried again within a run of plain grids after the block came to rest, and kept since.
+    assert_eq!(bp.fat_build_count(), 2);
+    assert!(bp.rebuild_count() <= drift + PLAIN_RUN_CALLS);
+}
+
+/// [`super::PLAIN_RUN`] as a count of calls, for the test above.
+const PLAIN_RUN_CALLS: u64 = super::PLAIN_RUN as u64 + 2;
