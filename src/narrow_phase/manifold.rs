@@ -16,8 +16,10 @@ use crate::geometry::shape::{
 
 mod capsule;
 mod chain;
+mod round;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
+pub(crate) use round::{is_round, round_contact, Round};
 
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
 pub const MAX_MANIFOLD_POINTS: usize = 2;

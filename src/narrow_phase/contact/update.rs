@@ -2,15 +2,17 @@
 //! last step's impulses carried over.
 
 use super::{
-    base_at, body_slots, closing_in, prefetch, touches, BaseSlot, BaseSlots, Contact,
-    NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
+    base_at, body_slots, closing_in, point_touches, prefetch, touches, BaseSlot, BaseSlots,
+    Contact, NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
 };
 use crate::body::BodyStore;
 use crate::broad_phase::compound::{split_children, Children};
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
-use crate::narrow_phase::manifold::{boxes_into, collide_into};
+use crate::narrow_phase::manifold::{
+    boxes_into, collide_into, is_round, round_contact, Manifold, ManifoldPoint, Round,
+};
 use crate::narrow_phase::recycle::{
     local_form, own_places, recycle_params, Base, BaseAt, Recycler,
 };
@@ -202,6 +204,9 @@ pub(super) fn update_chunk<'a>(
     let columns = PairColumns::of(bodies);
     let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
         let (a, b) = body_slots(pairs[i]);
+        if children.is_none() && update_round_pair(out, i, (a, b), &columns, bodies, params, old) {
+            return;
+        }
         let (slot, base) = out.pair_slots(i);
         let pair = (a, b);
         let found = match children {
@@ -515,6 +520,100 @@ fn widened(a: usize, b: usize, columns: &PairColumns, params: &NarrowPhaseParams
     );
     let closing = (v[b] - v[a]).length() + w[a].abs() * reach[a] + w[b].abs() * reach[b];
     params.speculative_distance + closing * params.dt
+}
+
+/// [`update_pair`] and [`ChunkSlots::found`] of pair `i`, bodies `(a, b)`, where one of its
+/// shapes is a circle (and the other no chain segment): its single point is found and written
+/// in one go, with its flags. Returns false, having written nothing, for any other pair.
+#[inline(always)]
+fn update_round_pair(
+    out: &mut ChunkSlots,
+    i: usize,
+    (a, b): (BodySlot, BodySlot),
+    columns: &PairColumns,
+    bodies: &BodyStore,
+    params: &NarrowPhaseParams,
+    old: Old,
+) -> bool {
+    let (sa, sb) = (a.index(), b.index());
+    let (shape_a, shape_b) = (&columns.shape[sa], &columns.shape[sb]);
+    let both_circles = match is_round(shape_a, shape_b) {
+        None => return false,
+        Some(both_circles) => both_circles,
+    };
+    // As `update_shapes` collides it.
+    let speculative_distance = widened(sa, sb, columns, params);
+    if !both_circles {
+        let reach_a = (columns.center[sa], columns.reach[sa]);
+        let reach_b = (columns.center[sb], columns.reach[sb]);
+        if out_of_reach(reach_a, reach_b, speculative_distance) {
+            out.found[i] = FAR;
+            return true;
+        }
+    }
+    let (xf_a, xf_b) = (columns.transform(sa), columns.transform(sb));
+    let concentric = || concentric_normal(a, b);
+    let (normal, mut point) = match round_contact(
+        shape_a,
+        xf_a,
+        shape_b,
+        xf_b,
+        speculative_distance,
+        concentric,
+    ) {
+        Round::Point(normal, point) => (normal, point),
+        Round::Apart => {
+            out.found[i] = FAR;
+            return true;
+        }
+        Round::Other => return false,
+    };
+    let old = old.filter(|(c, _)| c.key() == (a, b)).map(|(c, _)| c);
+    let (friction, restitution) = match old {
+        Some(old) if !params.remix => (old.friction, old.restitution),
+        _ => {
+            let (friction, restitution) = (bodies.friction(), bodies.restitution());
+            (
+                params.friction_mixing.mix(friction[sa], friction[sb]),
+                params
+                    .restitution_mixing
+                    .mix(restitution[sa], restitution[sb]),
+            )
+        }
+    };
+    if let Some(old) = old {
+        let old = &old.manifold;
+        if let Some(q) = old.points[..old.point_count]
+            .iter()
+            .find(|q| q.id == point.id)
+        {
+            point.normal_impulse = q.normal_impulse;
+            point.tangent_impulse = q.tangent_impulse;
+            point.impact_impulse = q.impact_impulse;
+        }
+    }
+    let touch = point_touches(&point, params.linear_slop);
+    let slot = &mut out.slots[i];
+    *slot = Contact {
+        a,
+        b,
+        manifold: Manifold {
+            normal,
+            points: [point, ManifoldPoint::default()],
+            point_count: 1,
+        },
+        friction,
+        restitution,
+        tangent_speed: 0.0,
+    };
+    // No base: see `update_shapes`.
+    out.found[i] = NONE;
+    out.touching[i] = touch;
+    out.one_point[i] = true;
+    if !touch {
+        out.speed[i] = closing_in(slot, bodies).unwrap_or(0.0);
+    }
+    true
 }
 
 /// Writes the contact of pair `(a, b)` to `slot`, collided afresh, with the impulses of `old`,
