@@ -741,38 +741,26 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
     // loops below unroll and lose their bounds checks. The others take, for each polygon, the
     // narrowest separating-axis width that holds its vertices: a capsule's two vertices padded
     // to eight, or a box's four against a heptagon's faces, would cost more than they save.
+    // The widths come from one match on the two counts: working out each polygon's width
+    // first and then matching on the two widths took two more rounds of compares per pair.
+    const M: usize = MAX_POLYGON_VERTICES;
+    let d = speculative_distance;
     match (a.count, b.count) {
-        (4, 4) => polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, speculative_distance),
-        (2, 2) => polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, speculative_distance),
-        (na, nb) => {
-            let (a, b) = (hull(a, na), hull(b, nb));
-            match (width(na), width(nb)) {
-                (2, 4) => polygon_cores::<2, 4>(a, b, xf, speculative_distance),
-                (2, _) => polygon_cores::<2, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
-                (4, 2) => polygon_cores::<4, 2>(a, b, xf, speculative_distance),
-                (4, 4) => polygon_cores::<4, 4>(a, b, xf, speculative_distance),
-                (4, _) => polygon_cores::<4, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
-                (_, 2) => polygon_cores::<MAX_POLYGON_VERTICES, 2>(a, b, xf, speculative_distance),
-                (_, 4) => polygon_cores::<MAX_POLYGON_VERTICES, 4>(a, b, xf, speculative_distance),
-                _ => polygon_cores::<MAX_POLYGON_VERTICES, MAX_POLYGON_VERTICES>(
-                    a,
-                    b,
-                    xf,
-                    speculative_distance,
-                ),
-            }
-        }
+        (4, 4) => return polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, d),
+        (2, 2) => return polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, d),
+        _ => {}
     }
-}
-
-/// The separating-axis width of a polygon of `count` vertices: the least of 2, 4 and
-/// [`MAX_POLYGON_VERTICES`] that holds them.
-#[inline(always)]
-fn width(count: usize) -> usize {
-    match count {
-        ..=2 => 2,
-        3 | 4 => 4,
-        _ => MAX_POLYGON_VERTICES,
+    let (na, nb) = (a.count, b.count);
+    let (a, b) = (hull(a, na), hull(b, nb));
+    match (na, nb) {
+        (2, 3 | 4) => polygon_cores::<2, 4>(a, b, xf, d),
+        (2, _) => polygon_cores::<2, M>(a, b, xf, d),
+        (3 | 4, 2) => polygon_cores::<4, 2>(a, b, xf, d),
+        (3 | 4, 3 | 4) => polygon_cores::<4, 4>(a, b, xf, d),
+        (3 | 4, _) => polygon_cores::<4, M>(a, b, xf, d),
+        (_, 2) => polygon_cores::<M, 2>(a, b, xf, d),
+        (_, 3 | 4) => polygon_cores::<M, 4>(a, b, xf, d),
+        _ => polygon_cores::<M, M>(a, b, xf, d),
     }
 }
 
