@@ -605,22 +605,6 @@ impl Hull<'_> {
     }
 }
 
-/// `points` moved by `xf`, written to the front of `out`.
-#[inline(always)]
-fn transform_points(xf: Transform, points: &[Vec2], out: &mut [Vec2]) {
-    for (out, &p) in out.iter_mut().zip(points) {
-        *out = xf.apply(p);
-    }
-}
-
-/// `vectors` turned by `q`, written to the front of `out`.
-#[inline(always)]
-fn rotate_vectors(q: Rot, vectors: &[Vec2], out: &mut [Vec2]) {
-    for (out, &v) in out.iter_mut().zip(vectors) {
-        *out = q.rotate(v);
-    }
-}
-
 /// A hull's first `N` faces as columns: normals `(x[i], y[i])` and offsets `n · v` of the
 /// planes through their first vertices. The separating-axis test runs across the faces, one
 /// point of the other hull at a time, a fixed width the compiler turns into vector
@@ -648,22 +632,88 @@ impl<const N: usize> Faces<N> {
         }
         faces
     }
+
+    /// The faces of `normals` through `vertices`, both as columns: the same bits as
+    /// [`Faces::of`] on their rows.
+    #[inline(always)]
+    fn of_columns(normals: &Columns<N>, vertices: &Columns<N>) -> Faces<N> {
+        Faces {
+            x: normals.x,
+            y: normals.y,
+            offset: std::array::from_fn(|i| normals.get(i).dot(vertices.get(i))),
+        }
+    }
 }
 
-/// Separating-axis test of the first `count` of `faces` against the points `others`: the
-/// face whose plane the deepest of `others` is furthest in front of, and that separation
+/// `N` points or vectors as columns of their coordinates.
+struct Columns<const N: usize> {
+    x: [f32; N],
+    y: [f32; N],
+}
+
+impl<const N: usize> Columns<N> {
+    /// The first `N` of `rows`.
+    #[inline(always)]
+    fn of(rows: &[Vec2]) -> Columns<N> {
+        let rows = &rows[..N];
+        Columns {
+            x: std::array::from_fn(|i| rows[i].x),
+            y: std::array::from_fn(|i| rows[i].y),
+        }
+    }
+
+    /// Entry `i`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Vec2 {
+        Vec2::new(self.x[i], self.y[i])
+    }
+
+    /// The points moved by `xf`: the same bits as [`Transform::apply`] on each.
+    #[inline(always)]
+    fn moved(&self, xf: Transform) -> Columns<N> {
+        let turned = self.turned(xf.q);
+        Columns {
+            x: std::array::from_fn(|i| turned.x[i] + xf.p.x),
+            y: std::array::from_fn(|i| turned.y[i] + xf.p.y),
+        }
+    }
+
+    /// The vectors turned by `q`: the same bits as [`Rot::rotate`] on each.
+    #[inline(always)]
+    fn turned(&self, q: Rot) -> Columns<N> {
+        Columns {
+            x: std::array::from_fn(|i| q.c * self.x[i] - q.s * self.y[i]),
+            y: std::array::from_fn(|i| q.s * self.x[i] + q.c * self.y[i]),
+        }
+    }
+
+    /// The entries as rows.
+    #[inline(always)]
+    fn rows(&self) -> [Vec2; N] {
+        std::array::from_fn(|i| self.get(i))
+    }
+}
+
+/// Separating-axis test of the first `count` of `faces` against the `others` points
+/// `other(0..others)`: the face whose plane the deepest of them is furthest in front of, and that separation
 /// (cores only, radii not subtracted). Ties keep the lowest face index.
 ///
 /// Indexed loops: written with iterators (`zip`, `take`) the second loop compiled to pointer
 /// juggling that cost more than the test itself.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn max_separation<const N: usize>(faces: &Faces<N>, count: usize, others: &[Vec2]) -> (usize, f32) {
+fn max_separation<const N: usize>(
+    faces: &Faces<N>,
+    count: usize,
+    others: usize,
+    other: impl Fn(usize) -> Vec2,
+) -> (usize, f32) {
     // The deepest point along each face normal first, the face's offset taken off once: each
     // point then costs one dot product per face. A plain compare instead of `f32::min`: the
     // same minimum (inputs are finite), without the NaN bookkeeping.
     let mut least = [f32::MAX; N];
-    for &p in others {
+    for j in 0..others {
+        let p = other(j);
         for i in 0..N {
             let s = faces.x[i] * p.x + faces.y[i] * p.y;
             least[i] = if s < least[i] { s } else { least[i] };
@@ -693,38 +743,26 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
     // loops below unroll and lose their bounds checks. The others take, for each polygon, the
     // narrowest separating-axis width that holds its vertices: a capsule's two vertices padded
     // to eight, or a box's four against a heptagon's faces, would cost more than they save.
+    // The widths come from one match on the two counts: working out each polygon's width
+    // first and then matching on the two widths took two more rounds of compares per pair.
+    const M: usize = MAX_POLYGON_VERTICES;
+    let d = speculative_distance;
     match (a.count, b.count) {
-        (4, 4) => polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, speculative_distance),
-        (2, 2) => polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, speculative_distance),
-        (na, nb) => {
-            let (a, b) = (hull(a, na), hull(b, nb));
-            match (width(na), width(nb)) {
-                (2, 4) => polygon_cores::<2, 4>(a, b, xf, speculative_distance),
-                (2, _) => polygon_cores::<2, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
-                (4, 2) => polygon_cores::<4, 2>(a, b, xf, speculative_distance),
-                (4, 4) => polygon_cores::<4, 4>(a, b, xf, speculative_distance),
-                (4, _) => polygon_cores::<4, MAX_POLYGON_VERTICES>(a, b, xf, speculative_distance),
-                (_, 2) => polygon_cores::<MAX_POLYGON_VERTICES, 2>(a, b, xf, speculative_distance),
-                (_, 4) => polygon_cores::<MAX_POLYGON_VERTICES, 4>(a, b, xf, speculative_distance),
-                _ => polygon_cores::<MAX_POLYGON_VERTICES, MAX_POLYGON_VERTICES>(
-                    a,
-                    b,
-                    xf,
-                    speculative_distance,
-                ),
-            }
-        }
+        (4, 4) => return polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, d),
+        (2, 2) => return polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, d),
+        _ => {}
     }
-}
-
-/// The separating-axis width of a polygon of `count` vertices: the least of 2, 4 and
-/// [`MAX_POLYGON_VERTICES`] that holds them.
-#[inline(always)]
-fn width(count: usize) -> usize {
-    match count {
-        ..=2 => 2,
-        3 | 4 => 4,
-        _ => MAX_POLYGON_VERTICES,
+    let (na, nb) = (a.count, b.count);
+    let (a, b) = (hull(a, na), hull(b, nb));
+    match (na, nb) {
+        (2, 3 | 4) => polygon_cores::<2, 4>(a, b, xf, d),
+        (2, _) => polygon_cores::<2, M>(a, b, xf, d),
+        (3 | 4, 2) => polygon_cores::<4, 2>(a, b, xf, d),
+        (3 | 4, 3 | 4) => polygon_cores::<4, 4>(a, b, xf, d),
+        (3 | 4, _) => polygon_cores::<4, M>(a, b, xf, d),
+        (_, 2) => polygon_cores::<M, 2>(a, b, xf, d),
+        (_, 3 | 4) => polygon_cores::<M, 4>(a, b, xf, d),
+        _ => polygon_cores::<M, M>(a, b, xf, d),
     }
 }
 
@@ -745,27 +783,30 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     let count = b.count();
     // All `NB` of B's vertices and normals are moved, those past its count too (finite, and
     // never read but by the faces' fixed width): a loop of a width known at compile time
-    // unrolls, where one of `count` steps pays its own control.
-    let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    transform_points(xf, &b.vertices[..NB], &mut vertices);
+    // unrolls, where one of `count` steps pays its own control. They are moved as columns,
+    // which the faces of B's axes are made of, and which move four lanes at a time without
+    // the shuffles of pairs of coordinates.
+    let vertices = Columns::<NB>::of(&b.vertices[..NB]).moved(xf);
     let radius = a.radius + b.radius;
-    let (face_a, separation_a) = max_separation(&Faces::<NA>::of(a), a.count, &vertices[..count]);
+    let (face_a, separation_a) =
+        max_separation(&Faces::<NA>::of(a), a.count, count, |j| vertices.get(j));
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
-    let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-    rotate_vectors(xf.q, &b.normals[..NB], &mut normals);
+    let normals = Columns::<NB>::of(&b.normals[..NB]).turned(xf.q);
+    let faces_b = Faces::<NB>::of_columns(&normals, &vertices);
+    let (face_b, separation_b) = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
+    if separation_b - radius > speculative_distance {
+        return LocalManifold::default();
+    }
+    // The clipping below reads a few of B's vertices and normals by index.
+    let (vertices, normals) = (vertices.rows(), normals.rows());
     let b = Hull {
         vertices: &vertices,
         normals: &normals,
         count,
         radius: b.radius,
     };
-    let (face_b, separation_b) =
-        max_separation(&Faces::<NB>::of(b), b.count, &a.vertices[..a.count]);
-    if separation_b - radius > speculative_distance {
-        return LocalManifold::default();
-    }
     if separation_b > separation_a + REFERENCE_TOLERANCE {
         let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
         // The normal must point from A to B, and the ids name A's feature first.
@@ -1232,8 +1273,10 @@ mod tests {
         assert_eq!(swapped, face);
     }
 
+    /// Columns move points and turn vectors to the bits of `Transform::apply` and
+    /// `Rot::rotate`, which the rest of the narrowphase uses on single points.
     #[test]
-    fn transformed_polygon_moves_vertices_and_turns_normals() {
+    fn columns_move_vertices_and_turn_normals_as_single_points_do() {
         let Shape::Polygon(square) = Shape::rect(1.0, 1.0).unwrap() else {
             unreachable!()
         };
@@ -1241,15 +1284,25 @@ mod tests {
             Vec2::new(3.0, 0.0),
             Rot::from_angle(std::f32::consts::FRAC_PI_2),
         );
-        let mut vertices = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-        let mut normals = [Vec2::ZERO; MAX_POLYGON_VERTICES];
-        let mut centroid = [Vec2::ZERO];
-        transform_points(xf, &square.vertices[..square.count], &mut vertices);
-        rotate_vectors(xf.q, &square.normals[..square.count], &mut normals);
-        transform_points(xf, &[square.centroid], &mut centroid);
+        let vertices = Columns::<4>::of(&square.vertices).moved(xf).rows();
+        let normals = Columns::<4>::of(&square.normals).turned(xf.q).rows();
         assert!((vertices[0] - Vec2::new(4.0, -1.0)).length() < 1e-6);
         assert!((normals[0] - Vec2::new(1.0, 0.0)).length() < 1e-6);
-        assert!((centroid[0] - Vec2::new(3.0, 0.0)).length() < 1e-6);
+        let odd = Transform::new(Vec2::new(-7.3, 1e4), Rot::from_angle(0.731));
+        let moved = Columns::<4>::of(&square.vertices).moved(odd).rows();
+        let turned = Columns::<4>::of(&square.normals).turned(odd.q).rows();
+        for i in 0..4 {
+            let apply = odd.apply(square.vertices[i]);
+            let rotate = odd.q.rotate(square.normals[i]);
+            assert_eq!(
+                (moved[i].x.to_bits(), moved[i].y.to_bits()),
+                (apply.x.to_bits(), apply.y.to_bits())
+            );
+            assert_eq!(
+                (turned[i].x.to_bits(), turned[i].y.to_bits()),
+                (rotate.x.to_bits(), rotate.y.to_bits())
+            );
+        }
     }
 
     /// Two boxes collided from their hulls give the manifold of their polygons, bit for bit,
