@@ -149,6 +149,28 @@ pub struct WorldSettings {
     /// [`Error::TooManyPairs`] without changing the world. Any value is valid; `usize::MAX`
     /// lifts the limit.
     pub max_pairs: usize,
+    /// Largest motion (m) of one body relative to the other, measured at each contact point,
+    /// since a pair's last full collide for which the pair reuses that collide's manifold
+    /// (recycles it) instead of colliding afresh; finite and >= 0. Default 0.001 (a fifth of
+    /// the default [`linear_slop`](Self::linear_slop)). Only pairs of polygons (boxes,
+    /// polygons, capsules, segments) recycle; a pair with a circle collides every step.
+    ///
+    /// A recycled manifold keeps the normal, points and feature ids of that collide, each
+    /// point's separation moved by the relative motion along the normal. Its error grows with
+    /// the tolerance: up to about the motion times the slope between two touching edges for a
+    /// point that a side plane clipped, and a corner entering the speculative band gets no
+    /// point until the pair collides afresh. A wider tolerance collides fewer pairs afresh
+    /// (cheaper where bodies keep moving, as in a stirred pile) at that cost in accuracy; 0
+    /// recycles only pairs that have not moved at all. The error never builds up: motion is
+    /// measured from the last full collide, so a pair past the tolerance collides afresh.
+    pub recycle_distance: f32,
+    /// Largest rotation (rad) of one body relative to the other since a pair's last full
+    /// collide for which its manifold is recycled (see
+    /// [`recycle_distance`](Self::recycle_distance)), measured as the chord `|R1 - R0|` of the
+    /// two rotations (the angle, to first order); finite and >= 0. Default 0.001. A rotation
+    /// turns the true normal by as much, which a recycled manifold does not follow, and moves
+    /// points far from the contact by the angle times their distance.
+    pub recycle_angle: f32,
 }
 
 impl Default for WorldSettings {
@@ -174,6 +196,8 @@ impl Default for WorldSettings {
             enable_sleep: false,
             time_to_sleep: 0.5,
             max_pairs: WorldSettings::DEFAULT_MAX_PAIRS,
+            recycle_distance: WorldSettings::DEFAULT_RECYCLE_DISTANCE,
+            recycle_angle: WorldSettings::DEFAULT_RECYCLE_ANGLE,
         }
     }
 }
@@ -188,6 +212,12 @@ impl WorldSettings {
     /// six neighbours, three pairs per body; boxes with their speculative margins eight, four
     /// pairs), so a world refused at this many is piled up at a point, not packed.
     pub const PAIRS_PER_BODY: usize = 16;
+
+    /// The default of [`recycle_distance`](Self::recycle_distance) (m).
+    pub const DEFAULT_RECYCLE_DISTANCE: f32 = 0.001;
+
+    /// The default of [`recycle_angle`](Self::recycle_angle) (rad).
+    pub const DEFAULT_RECYCLE_ANGLE: f32 = 0.001;
 
     /// The bound on overlapping pairs in a world of `bodies` bodies:
     /// [`max_pairs`](Self::max_pairs) where it was set, at its default the larger of it and
@@ -210,7 +240,8 @@ impl WorldSettings {
     /// `solve_iterations` or `joint_solve_iterations` outside 1..=256, `threads` over 256,
     /// `contact_hertz`, `contact_push_max_velocity`, `linear_slop` or `max_linear_speed` not
     /// finite and > 0, a `max_linear_speed` over 1e18, or a negative or non-finite damping
-    /// ratio, time to sleep, restitution threshold or hit event threshold, or an `instruction_set` this CPU lacks.
+    /// ratio, time to sleep, restitution threshold, hit event threshold, recycle distance or
+    /// recycle angle, or an `instruction_set` this CPU lacks.
     /// [`World::new`](crate::World::new) and
     /// [`World::try_new`](crate::World::try_new) both run it.
     pub fn validate(&self) -> Result<(), Error> {
@@ -239,6 +270,8 @@ impl WorldSettings {
         check_non_negative("time_to_sleep", self.time_to_sleep)?;
         check_non_negative("restitution_threshold", self.restitution_threshold)?;
         check_non_negative("hit_event_threshold", self.hit_event_threshold)?;
+        check_non_negative("recycle_distance", self.recycle_distance)?;
+        check_non_negative("recycle_angle", self.recycle_angle)?;
         match self.instruction_set {
             Some(set) if !set.is_supported() => Err(Error::InvalidParameter(format!(
                 "instruction_set {} is not supported by this CPU (the widest it has is {})",

@@ -3,14 +3,13 @@
 //! again; a pair with a circle collides afresh every step, as cheaply. The pair keeps
 //! what its last full collide saw (its [`Base`]); the narrowphase gathers the pairs that have
 //! one into batches of eight, and a kernel of `batch2d_kernels::recycle` moves each base to
-//! the bodies' poses and tells which pairs moved little enough (see [`RECYCLE_DISTANCE`]).
+//! the bodies' poses and tells which pairs moved little enough (see [`RecycleTolerance`]).
 //! The others collide afresh.
 
 use crate::body::BodyStore;
 use crate::codec::{Codec, Reader, Writer};
 use crate::error::Error;
 use crate::geometry::math::{Rot, Transform, Vec2};
-use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{
     LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
@@ -26,35 +25,52 @@ use batch2d_kernels::{
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 
-/// Largest motion (m) of body B relative to body A, measured at each contact point, for which
-/// the manifold of the pair's last full [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) is reused.
+/// How far a pair may move from its last full
+/// [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) and still reuse its
+/// manifold: [`WorldSettings::recycle_distance`] and [`WorldSettings::recycle_angle`].
 ///
-/// A recycled manifold keeps the points, normal and ids of that collide; each point's
-/// separation moves by the relative motion of the two bodies at the point along the normal.
-/// That is exact for a point where a corner meets a face, up to a second-order term
+/// `distance` is the largest motion (m) of body B relative to body A, measured at each
+/// contact point. A recycled manifold keeps the points, normal and ids of that collide; each
+/// point's separation moves by the relative motion of the two bodies at the point along the
+/// normal. That is exact for a point where a corner meets a face, up to a second-order term
 /// (separation x angle²); where a side plane clipped the incident edge it is off by about the
 /// motion times the slope between the two edges, and a normal defined by B (B's face, or the
-/// closest points of two capsules) lags by at most the angle or the motion over the radii. A shape sunk into a
-/// polygon down to its mid-plane, whose nearest face changes as it crosses, keeps the face of
-/// the base: its separation stays the depth below that face, deeper than the signed distance to
-/// the new nearest face by twice the crossing (under 2 mm), so it is pushed back out the way it
-/// came, until the drift bound brings a fresh collide. The solver holds
-/// overlaps to about [`LINEAR_SLOP`] (5 mm by default), so with a fifth of that (1 mm) these
-/// errors stay well under a tenth of the slop for the near-parallel faces of resting stacks
-/// (in tests, under 1 µm). A recycled manifold gains no points: a corner that a fresh collide
-/// would add on entering the 20 mm speculative band waits until the drift passes these bounds,
-/// having closed in by at most 1 mm plus [`RECYCLE_ANGLE`] times its distance from a contact
-/// point, still far from touching. Motion is measured from the last *full* collide, not from
-/// last step, so errors cannot build up: once the drift reaches this bound the pair is
-/// collided afresh.
-pub(crate) const RECYCLE_DISTANCE: f32 = 0.2 * LINEAR_SLOP;
+/// closest points of two capsules) lags by at most the angle or the motion over the radii. A
+/// shape sunk into a polygon down to its mid-plane, whose nearest face changes as it crosses,
+/// keeps the face of the base: its separation stays the depth below that face, deeper than
+/// the signed distance to the new nearest face by twice the crossing (under twice the
+/// distance), so it is pushed back out the way it came, until the drift bound brings a fresh
+/// collide. The solver holds overlaps to about the linear slop (5 mm by default), so with the
+/// default distance, a fifth of that (1 mm), these errors stay well under a tenth of the slop
+/// for the near-parallel faces of resting stacks (in tests, under 1 µm). A recycled manifold
+/// gains no points: a corner that a fresh collide would add on entering the 20 mm
+/// speculative band waits until the drift passes these bounds, having closed in by at most
+/// the distance plus the angle times its distance from a contact point, still far from
+/// touching. Motion is measured from the last *full* collide, not from last step, so errors
+/// cannot build up: once the drift reaches this bound the pair is collided afresh.
+///
+/// `angle` is the largest rotation (rad, as the chord `|R1 - R0|`, equal to the angle to
+/// first order) of B relative to A. A rotation about a contact point moves nothing at the
+/// point, but turns a face of B, and with it the true normal: the default 1 mrad keeps the
+/// normal within 0.06 degrees, and the motion of a point 1 m from a recycled one within the
+/// default 1 mm distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RecycleTolerance {
+    /// Largest relative motion (m) at a contact point.
+    pub distance: f32,
+    /// Largest relative rotation (rad, as a chord).
+    pub angle: f32,
+}
 
-/// Largest rotation (rad, as the chord `|R1 - R0|`, equal to the angle to first order) of B
-/// relative to A since the last full collide for which its manifold is reused. A rotation
-/// about a contact point moves nothing at the point, but turns a face of B, and with it the
-/// true normal: 1 mrad keeps the normal within 0.06 degrees, and the motion of a point 1 m
-/// from a recycled one within the 1 mm of [`RECYCLE_DISTANCE`].
-pub(crate) const RECYCLE_ANGLE: f32 = 1.0e-3;
+impl RecycleTolerance {
+    /// The tolerance of `settings`.
+    pub fn of(settings: &WorldSettings) -> RecycleTolerance {
+        RecycleTolerance {
+            distance: settings.recycle_distance,
+            angle: settings.recycle_angle,
+        }
+    }
+}
 
 /// What a contact's last full collide saw, kept beside the contact for recycling. Not a field
 /// of the contact, which the solver and graph read in bulk and which stays small for them.
@@ -234,11 +250,11 @@ pub(crate) fn recycle_kernels(settings: &WorldSettings) -> (RecycleKernel, Poses
 }
 
 /// The kernel's limits for a speculative distance of `band`, with points touching below
-/// `touch` (the linear slop).
-pub(crate) fn recycle_params(band: f32, touch: f32) -> RecycleParams {
+/// `touch` (the linear slop), recycling within `tolerance`.
+pub(crate) fn recycle_params(band: f32, touch: f32, tolerance: RecycleTolerance) -> RecycleParams {
     RecycleParams {
-        max_motion_squared: RECYCLE_DISTANCE * RECYCLE_DISTANCE,
-        max_chord_squared: RECYCLE_ANGLE * RECYCLE_ANGLE,
+        max_motion_squared: tolerance.distance * tolerance.distance,
+        max_chord_squared: tolerance.angle * tolerance.angle,
         band,
         touch,
     }
@@ -524,7 +540,11 @@ pub(crate) fn recycle_one(
     let pose = |xf: Transform| BodyPose::new([xf.p.x, xf.p.y], [xf.q.c, xf.q.s], [0.0; 2]);
     let poses = [pose(xf_a), pose(xf_b)];
     recycler.gather(0, base);
-    let params = recycle_params(band, LINEAR_SLOP);
+    let params = recycle_params(
+        band,
+        crate::geometry::shape::LINEAR_SLOP,
+        RecycleTolerance::of(&WorldSettings::default()),
+    );
     let lanes = recycler.run(scalar::recycle, (&poses, &[(0, 1); LANES]), None, &params);
     let beyond = lanes.beyond & 1 != 0;
     let kept = lanes.kept & 1 != 0 || beyond && recycler.within(0, band, widened);

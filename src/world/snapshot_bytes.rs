@@ -18,7 +18,7 @@ const MAGIC: [u8; 8] = *b"batch2d\x00";
 
 /// The format version: raised whenever the bytes of any saved type change, so that an older
 /// or newer build refuses bytes it would misread.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 impl Snapshot {
     /// The snapshot as bytes: a magic number and the format version, then the state,
@@ -175,6 +175,8 @@ impl Codec for WorldSettings {
             max_pairs,
             hit_event_threshold,
             sensors_see_kinematic,
+            recycle_distance,
+            recycle_angle,
         } = self;
         gravity.encode(w);
         substeps.encode(w);
@@ -193,6 +195,8 @@ impl Codec for WorldSettings {
         max_pairs.encode(w);
         hit_event_threshold.encode(w);
         sensors_see_kinematic.encode(w);
+        recycle_distance.encode(w);
+        recycle_angle.encode(w);
     }
     fn decode(r: &mut Reader) -> Result<Self, Error> {
         Ok(WorldSettings {
@@ -213,6 +217,8 @@ impl Codec for WorldSettings {
             max_pairs: Codec::decode(r)?,
             hit_event_threshold: Codec::decode(r)?,
             sensors_see_kinematic: Codec::decode(r)?,
+            recycle_distance: Codec::decode(r)?,
+            recycle_angle: Codec::decode(r)?,
             ..WorldSettings::default()
         })
     }

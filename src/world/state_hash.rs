@@ -158,6 +158,8 @@ fn hash_settings(h: &mut Fnv, s: &WorldSettings) {
         max_pairs,
         hit_event_threshold,
         sensors_see_kinematic,
+        recycle_distance,
+        recycle_angle,
     } = s;
     h.vec2(*gravity);
     for n in [*substeps, *solve_iterations, *joint_solve_iterations] {
@@ -180,4 +182,19 @@ fn hash_settings(h: &mut Fnv, s: &WorldSettings) {
     h.u32(u32::from(*enable_sleep));
     h.u32(u32::from(*sensors_see_kinematic));
     h.len(*max_pairs);
+    // The recycle tolerances only where either is off its default, after a marker word: a
+    // world off them hashes apart from one at them, and a world at the defaults keeps the
+    // hash it had before the tolerances were settings (the hashes recorded for the standard
+    // scenes stay comparable).
+    let defaults = (
+        WorldSettings::DEFAULT_RECYCLE_DISTANCE,
+        WorldSettings::DEFAULT_RECYCLE_ANGLE,
+    );
+    if (recycle_distance.to_bits(), recycle_angle.to_bits())
+        != (defaults.0.to_bits(), defaults.1.to_bits())
+    {
+        h.u32(1);
+        h.f32(*recycle_distance);
+        h.f32(*recycle_angle);
+    }
 }

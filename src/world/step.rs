@@ -12,7 +12,7 @@ use crate::continuous::solve_continuous;
 use crate::error::Error;
 use crate::narrow_phase::contact::NarrowPhaseParams;
 use crate::narrow_phase::contact_events::EventParams;
-use crate::narrow_phase::recycle::recycle_kernels;
+use crate::narrow_phase::recycle::{recycle_kernels, RecycleTolerance};
 use crate::profile::{zone, Profile, Stopwatch};
 use crate::solver::StepInput;
 
@@ -117,6 +117,7 @@ impl World {
             remix: self.pre_solve.hook.is_some(),
             recycle,
             poses,
+            recycle_tolerance: RecycleTolerance::of(&self.settings),
         };
         if self.pre_solve.hook.is_some() {
             self.contacts.save(&mut self.pre_solve.backup);

@@ -122,6 +122,8 @@ fn settings_changed_before_the_first_step_match_a_world_created_with_them() {
         max_linear_speed: 100.0,
         enable_sleep: true,
         time_to_sleep: 0.3,
+        recycle_distance: 0.0025,
+        recycle_angle: 0.003,
         ..WorldSettings::default()
     };
     let mut created = pile(changed.clone());
@@ -173,6 +175,22 @@ fn bad_or_fixed_settings_are_refused_and_change_nothing() {
             ..base.clone()
         },
         WorldSettings {
+            recycle_distance: f32::NAN,
+            ..base.clone()
+        },
+        WorldSettings {
+            recycle_distance: -0.001,
+            ..base.clone()
+        },
+        WorldSettings {
+            recycle_angle: f32::INFINITY,
+            ..base.clone()
+        },
+        WorldSettings {
+            recycle_angle: -1.0,
+            ..base.clone()
+        },
+        WorldSettings {
             restitution_threshold: f32::NAN,
             ..base.clone()
         },
@@ -213,4 +231,30 @@ fn bad_or_fixed_settings_are_refused_and_change_nothing() {
         reference.step(DT).unwrap();
     }
     assert_eq!(state_bits(&world), state_bits(&reference));
+}
+
+/// The recycle tolerances are physics settings: a snapshot's bytes carry them, and a world
+/// off their defaults hashes apart from one at them, while the defaults are those documented.
+#[test]
+fn recycle_tolerances_are_saved_and_hashed() {
+    let defaults = WorldSettings::default();
+    assert_eq!(defaults.recycle_distance, 0.001);
+    assert_eq!(defaults.recycle_angle, 0.001);
+    let wide = WorldSettings {
+        recycle_distance: 0.005,
+        recycle_angle: 0.01,
+        ..defaults.clone()
+    };
+    let at_defaults = pile(defaults);
+    let widened = pile(wide.clone());
+    assert_ne!(widened.state_hash(), at_defaults.state_hash());
+    let bytes = widened.snapshot().to_bytes();
+    let restored = World::from_snapshot(
+        &batch2d::Snapshot::from_bytes(&bytes).unwrap(),
+        WorldSettings::default(),
+    )
+    .unwrap();
+    assert_eq!(restored.settings().recycle_distance, 0.005);
+    assert_eq!(restored.settings().recycle_angle, 0.01);
+    assert_eq!(restored.state_hash(), widened.state_hash());
 }

@@ -23,7 +23,7 @@ use crate::broad_phase::compound::Children;
 use crate::geometry::math::Vec2;
 use crate::index::{BodySlot, ContactIndex};
 use crate::narrow_phase::manifold::{Manifold, ManifoldPoint};
-use crate::narrow_phase::recycle::{Base, PosesKernel, RecycleKernel};
+use crate::narrow_phase::recycle::{Base, PosesKernel, RecycleKernel, RecycleTolerance};
 use crate::settings::MixRule;
 use batch2d_kernels::BodyPose;
 
@@ -121,6 +121,8 @@ pub(crate) struct NarrowPhaseParams {
     pub recycle: RecycleKernel,
     /// The kernel that finds the bodies' poses the recycling reads, likewise.
     pub poses: PosesKernel,
+    /// How far a pair may move from its last full collide and still recycle its manifold.
+    pub recycle_tolerance: RecycleTolerance,
 }
 
 /// The touching contacts of the last step, sorted by `(a, b, children)`.

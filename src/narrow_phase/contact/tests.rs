@@ -9,6 +9,7 @@ use crate::index::NONE;
 use crate::narrow_phase::manifold::shape_manifold;
 use crate::narrow_phase::recycle::local_form;
 use crate::narrow_phase::recycle::recycle_one;
+use crate::settings::WorldSettings;
 
 const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
 
@@ -261,6 +262,10 @@ const PARAMS: NarrowPhaseParams = NarrowPhaseParams {
     remix: false,
     recycle: batch2d_kernels::recycle::scalar::recycle,
     poses: batch2d_kernels::recycle::scalar::body_poses,
+    recycle_tolerance: RecycleTolerance {
+        distance: WorldSettings::DEFAULT_RECYCLE_DISTANCE,
+        angle: WorldSettings::DEFAULT_RECYCLE_ANGLE,
+    },
 };
 
 #[test]

@@ -217,7 +217,11 @@ pub(super) fn update_chunk<'a>(
         };
         out.found(i, found, threshold, bodies);
     };
-    let recycle = recycle_params(params.speculative_distance, threshold);
+    let recycle = recycle_params(
+        params.speculative_distance,
+        threshold,
+        params.recycle_tolerance,
+    );
     let in_place = old.in_place;
     // Pair `i` collided afresh, with last step's contact: in place, the one in its slot;
     // else `contact`, which the group's loop found, with its base index `base`.
