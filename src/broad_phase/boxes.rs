@@ -3,9 +3,8 @@
 
 use crate::body::{BodyStore, SlotKind};
 use crate::geometry::math::{aabb_rows, pairs, rotation_pairs, Aabb, Transform};
-use crate::geometry::shape::box_shape;
-use batch2d_kernels::bounds::{BoxBodies, BoxParams, BoxShape};
-use bytemuck::Zeroable;
+use crate::geometry::shape::Shape;
+use batch2d_kernels::bounds::{BoxBodies, BoxParams};
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
@@ -47,29 +46,25 @@ pub(crate) fn update_aabbs(
                     &body.shape()[slots.clone()],
                 );
                 // Scratch space, every entry written before it is read (zeroing it cost more
-                // than the kernel): the kernel's shapes, and the bodies that keep their boxes (a
-                // static tile, a sleeping body) with those boxes, and those of other shapes.
-                let mut shapes = [const { MaybeUninit::<BoxShape>::uninit() }; CHUNK];
+                // than the kernel): the bodies that keep their boxes (a static tile, a sleeping
+                // body) with those boxes, and those of shapes the kernel does not take.
                 let mut kept = [const { MaybeUninit::<(u16, Aabb)>::uninit() }; CHUNK];
                 let mut others = [const { MaybeUninit::<u16>::uninit() }; CHUNK];
                 let (mut kept_count, mut other_count) = (0, 0);
                 let bodies = local_box.iter().zip(shape).zip(asleep.iter().zip(kind));
                 for (i, ((local_box, shape), (&asleep, &kind))) in bodies.enumerate() {
-                    let simple = box_shape(local_box, shape);
-                    shapes[i].write(simple.unwrap_or_else(BoxShape::zeroed));
                     if asleep || (statics_current && kind == SlotKind::Fixed) {
                         kept[kept_count].write((i as u16, aabbs[i]));
                         kept_count += 1;
-                    } else if simple.is_none() {
+                    } else if local_box.is_none() && !matches!(shape, Shape::Circle(_)) {
                         others[other_count].write(i as u16);
                         other_count += 1;
                     }
                 }
-                // SAFETY: the loop wrote the first `aabbs.len()` shapes, `kept_count` kept
-                // boxes and `other_count` others; `MaybeUninit<T>` is laid out as `T`.
-                let (shapes, kept, others) = unsafe {
+                // SAFETY: the loop wrote the first `kept_count` kept boxes and `other_count`
+                // others; `MaybeUninit<T>` is laid out as `T`.
+                let (kept, others) = unsafe {
                     (
-                        std::slice::from_raw_parts(shapes.as_ptr().cast::<BoxShape>(), aabbs.len()),
                         std::slice::from_raw_parts(kept.as_ptr().cast::<(u16, Aabb)>(), kept_count),
                         std::slice::from_raw_parts(others.as_ptr().cast::<u16>(), other_count),
                     )
@@ -81,7 +76,7 @@ pub(crate) fn update_aabbs(
                     linear: pairs(&body.linear_velocity()[slots.clone()]),
                     angular: &body.angular_velocity()[slots.clone()],
                     reach: &body.reach()[slots.clone()],
-                    shape: shapes,
+                    shape: &body.box_shape()[slots.clone()],
                 };
                 // Every body's box, without a test per body; then the kept boxes back, and
                 // the boxes of other shapes one by one.
