@@ -3,8 +3,10 @@
 //! [`WorldSettings::kernels`]. All do the same float operations per lane, so they give the same
 //! bits.
 
+use crate::broad_phase::boxes::BoxesKernel;
 use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
+use batch2d_kernels::bounds;
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::joint as pin;
 #[cfg(target_arch = "x86_64")]
@@ -376,6 +378,22 @@ impl_kernels!(
 );
 
 impl WorldSettings {
+    /// The broadphase's boxes kernel of this backend and instruction set: the scalar twin, or
+    /// the kernel of the chosen (by default the widest) instruction set. All give the same
+    /// bits.
+    pub(crate) fn boxes_kernel(&self) -> BoxesKernel {
+        if self.backend == Backend::Scalar {
+            return bounds::scalar::body_boxes;
+        }
+        match self.instruction_set.unwrap_or_else(InstructionSet::widest) {
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx512 => avx512::body_boxes,
+            #[cfg(target_arch = "x86_64")]
+            InstructionSet::Avx2 => avx2::body_boxes,
+            _ => bounds::simd::body_boxes,
+        }
+    }
+
     /// The kernels of this backend and instruction set. (The AVX kernels check for their
     /// instructions on every call too, so an unsupported set that got past `validate` panics.)
     pub(crate) fn kernels(&self) -> &'static dyn Kernels {

@@ -151,6 +151,10 @@ fn fast_pass(
 /// Bodies per task of the pass that finds and sweeps the fast ones.
 const BODIES_PER_TASK: usize = 1024;
 
+/// Up to this many static bodies, a fast body's path is tested against each of their boxes
+/// rather than looked up in their grid.
+const FEW_STATICS: usize = 8;
+
 /// The static bodies that are not sensors, with their boxes, in slot order, and a grid of
 /// those boxes: a level built of thousands of static tiles would otherwise cost every fast
 /// body a test of each.
@@ -197,13 +201,17 @@ fn earliest_impact(
     let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
     let mut sweep = None;
     let mut earliest: Option<f32> = None;
-    // The earliest impact is a minimum: the order in which the grid hands the statics over
-    // does not change it.
-    statics.grid.candidates(&path, |i| {
+    // The earliest impact is a minimum: the order in which the statics are handed over does
+    // not change it.
+    let visit = |i: u32| {
         let (s, ref aabb) = statics.boxes[i as usize];
+        // The box first: most statics a fast body passes are far from its path.
+        if !aabb.overlaps(&path) {
+            return;
+        }
         let filtered = b.broad_layers()[slot] & b.broad_mask()[s] == 0
             || b.broad_layers()[s] & b.broad_mask()[slot] == 0;
-        if filtered || !aabb.overlaps(&path) {
+        if filtered {
             return;
         }
         let sweep = &*sweep.get_or_insert_with(|| sweep_of(b, slot, motion));
@@ -211,7 +219,14 @@ fn earliest_impact(
         if let Some(t) = impact(b, (slot, sweep), (s, &fixed), slop) {
             earliest = Some(earliest.map_or(t, |e| e.min(t)));
         }
-    });
+    };
+    // A few statics (the floor and walls of a bin) are each tested for less than a look-up
+    // in the grid costs.
+    if statics.boxes.len() <= FEW_STATICS {
+        (0..statics.boxes.len() as u32).for_each(visit);
+    } else {
+        statics.grid.candidates(&path, visit);
+    }
     Some((sweep?, earliest?))
 }
 

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod body;
+pub mod bounds;
 pub mod contact;
 pub mod disjoint;
 mod isa;

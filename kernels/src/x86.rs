@@ -13,6 +13,7 @@
 //! the kernels never ask for it) and no approximate reciprocals.
 
 use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
+use crate::bounds::{self, BoxBodies, BoxParams, BoxShape};
 use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
 use crate::joint::{self, BodyFrames, PinBatch, PinFrames, PinParams};
@@ -647,6 +648,94 @@ fn body_poses_by_four(
     );
 }
 
+/// [`bounds::scalar::body_boxes`] four bodies to a 256-bit register, each body's pair of
+/// floats side by side as the columns hold them (as [`body_poses_by_four`] turns them): the
+/// shapes' eight floats transpose into pairs of centres, half extents and radii, each body's
+/// growth is found four at a time and doubled into its pair, and the lower and upper corners
+/// are interleaved into the boxes. Sums of two products are the scalar's in the other order,
+/// which rounds the same. The last few bodies go one by one. Inlined into entry points
+/// compiled with AVX2.
+#[inline(always)]
+fn body_boxes_by_four(b: &BoxBodies, p: &BoxParams, out: &mut [[f32; 4]]) {
+    let n = out.len();
+    assert_eq!(b.len(), n, "one box per body");
+    let fours = n / 4 * 4;
+    for k in (0..fours).step_by(4) {
+        // SAFETY: the entry points run this only where the CPU has AVX2; `k + 4 <= n`, so each
+        // column holds the four entries read from `k` on, and `out` the four boxes written.
+        unsafe {
+            // Macros, not closures: a closure would not be compiled with the entry point's
+            // features (see `transpose_pairs`).
+            macro_rules! pairs {
+                ($column:expr) => {
+                    _mm256_loadu_ps($column.as_ptr().add(k).cast())
+                };
+            }
+            macro_rules! shape {
+                ($j:expr) => {
+                    _mm256_castps_pd(_mm256_loadu_ps(
+                        (&b.shape[k + $j] as *const BoxShape).cast(),
+                    ))
+                };
+            }
+            macro_rules! fours {
+                ($column:expr) => {
+                    _mm_loadu_ps($column.as_ptr().add(k))
+                };
+            }
+            let (center, q, local) = (pairs!(b.center), pairs!(b.rotation), pairs!(b.local_center));
+            let cos = _mm256_moveldup_ps(q);
+            let sin = _mm256_movehdup_ps(q);
+            // A vector of pairs turned by each body's rotation.
+            macro_rules! turn {
+                ($v:expr) => {{
+                    let v = $v;
+                    let swapped = _mm256_permute_ps::<0b1011_0001>(v);
+                    _mm256_addsub_ps(_mm256_mul_ps(cos, v), _mm256_mul_ps(sin, swapped))
+                }};
+            }
+            let origin = _mm256_sub_ps(center, turn!(local));
+            // Each shape is (centre | half | radius | pad) in 64-bit words: pairs of bodies
+            // 0, 1 and 2, 3 first, then the four of each.
+            let (s0, s1, s2, s3) = (shape!(0), shape!(1), shape!(2), shape!(3));
+            let (low01, low23) = (_mm256_unpacklo_pd(s0, s1), _mm256_unpacklo_pd(s2, s3));
+            let (high01, high23) = (_mm256_unpackhi_pd(s0, s1), _mm256_unpackhi_pd(s2, s3));
+            let local_box = _mm256_castpd_ps(_mm256_permute2f128_pd::<0x20>(low01, low23));
+            let radius = _mm256_castpd_ps(_mm256_permute2f128_pd::<0x31>(low01, low23));
+            let half = _mm256_castpd_ps(_mm256_permute2f128_pd::<0x20>(high01, high23));
+            let box_center = _mm256_add_ps(turn!(local_box), origin);
+            let magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MAX));
+            let (cos, sin) = (_mm256_and_ps(cos, magnitude), _mm256_and_ps(sin, magnitude));
+            let swapped_half = _mm256_permute_ps::<0b1011_0001>(half);
+            let extent = _mm256_add_ps(_mm256_mul_ps(cos, half), _mm256_mul_ps(sin, swapped_half));
+            let spin = _mm_and_ps(fours!(b.angular), _mm256_castps256_ps128(magnitude));
+            let spin = _mm_mul_ps(_mm_mul_ps(spin, _mm_set1_ps(p.dt)), fours!(b.reach));
+            let grow = _mm_add_ps(_mm_set1_ps(p.margin), spin);
+            let grow = _mm256_insertf128_ps::<1>(
+                _mm256_castps128_ps256(_mm_unpacklo_ps(grow, grow)),
+                _mm_unpackhi_ps(grow, grow),
+            );
+            let motion = _mm256_mul_ps(pairs!(b.linear), _mm256_set1_ps(p.dt));
+            let zero = _mm256_setzero_ps();
+            let lower = _mm256_sub_ps(_mm256_sub_ps(box_center, extent), radius);
+            let lower = _mm256_add_ps(_mm256_sub_ps(lower, grow), _mm256_min_ps(motion, zero));
+            let upper = _mm256_add_ps(_mm256_add_ps(box_center, extent), radius);
+            let upper = _mm256_add_ps(_mm256_add_ps(upper, grow), _mm256_max_ps(motion, zero));
+            // Bodies 0 and 2, then 1 and 3, each lower corner beside its upper...
+            let (lower, upper) = (_mm256_castps_pd(lower), _mm256_castps_pd(upper));
+            let even = _mm256_castpd_ps(_mm256_unpacklo_pd(lower, upper));
+            let odd = _mm256_castpd_ps(_mm256_unpackhi_pd(lower, upper));
+            // ...then in order.
+            let out = out.as_mut_ptr().add(k).cast::<f32>();
+            _mm256_storeu_ps(out, _mm256_permute2f128_ps::<0x20>(even, odd));
+            _mm256_storeu_ps(out.add(8), _mm256_permute2f128_ps::<0x31>(even, odd));
+        }
+    }
+    for (i, out) in out.iter_mut().enumerate().skip(fours) {
+        *out = bounds::scalar::body_box(b, i, p);
+    }
+}
+
 /// Entry points that run the batch kernels with `F32x8` in a function compiled with the
 /// target features `$features`, after asserting that the CPU supports `$set`. Each wraps its
 /// kernel in an inner function with the features: the generic kernel and the vector methods
@@ -811,6 +900,17 @@ macro_rules! entry_points {
             check();
             // SAFETY: as for `prepare`.
             unsafe { kernel(center, rotation, local_center, poses) }
+        }
+
+        /// [`bounds::scalar::body_boxes`] with this instruction set.
+        pub fn body_boxes(b: &BoxBodies, p: &BoxParams, out: &mut [[f32; 4]]) {
+            #[target_feature(enable = $features)]
+            fn kernel(b: &BoxBodies, p: &BoxParams, out: &mut [[f32; 4]]) {
+                body_boxes_by_four(b, p, out)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(b, p, out) }
         }
 
         /// [`body::integrate_velocities_simd`] with this instruction set.

@@ -5,7 +5,7 @@ use super::{BodyId, BodyStore, Motion, SlotKind};
 use crate::codec::{codec_struct, invalid as invalid_snapshot, Codec, Reader, Writer};
 use crate::error::{check_non_negative, Error};
 use crate::geometry::math::{Aabb, Rot, Vec2};
-use crate::geometry::shape::{LocalBox, Shape, MAX_COMPOUND_SHAPES};
+use crate::geometry::shape::{box_shape, LocalBox, Shape, MAX_COMPOUND_SHAPES};
 use crate::index::BodySlot;
 
 /// Saves every slot: a free one by its generation alone, a body by what it was made with and
@@ -36,6 +36,7 @@ impl Codec for BodyStore {
             density,
             shape,
             local_box: _,
+            box_shape: _,
             friction,
             restitution,
             layers,
@@ -155,6 +156,8 @@ impl Codec for BodyStore {
             store.min_extent[s] = extent.fold(f32::MAX, f32::min);
             store.reach[s] = reach;
             store.local_box[s] = LocalBox::of(&store.shape[s]);
+            store.box_shape[s] =
+                box_shape(&store.local_box[s], &store.shape[s]).unwrap_or_default();
             let parts =
                 (store.compound[s].as_ref()).is_some_and(|c| c.materials.iter().any(|m| m.sensor));
             store.sensor_parts[s] = parts;

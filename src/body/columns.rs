@@ -5,6 +5,7 @@
 use super::{BodyStore, Compound, SlotKind};
 use crate::geometry::math::{Aabb, Rot, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
+use batch2d_kernels::bounds::BoxShape;
 
 /// The pose and velocity columns: read through slices by every pass; written one body at a
 /// time by the world's setters and the passes that stop or place a body, and all at once by
@@ -179,6 +180,12 @@ impl BodyStore {
     #[inline]
     pub fn min_extent(&self) -> &[f32] {
         &self.min_extent
+    }
+
+    /// Per slot, the shape as the box kernels read it where it is a rectangle or a circle.
+    #[inline]
+    pub fn box_shape(&self) -> &[BoxShape] {
+        &self.box_shape
     }
 
     /// Per slot, the shape's [`LocalBox`] where it is an axis-aligned rectangle.

@@ -26,6 +26,7 @@ use crate::error::Error;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, Stamp};
+use batch2d_kernels::bounds::BoxShape;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Handle of a body. Stays valid until the body is removed; a removed or foreign handle gives
@@ -100,6 +101,10 @@ pub(crate) struct BodyStore {
     /// The shape's [`LocalBox`] where it is an axis-aligned rectangle (for a compound body, of
     /// the first shape, as `shape`).
     local_box: Vec<Option<LocalBox>>,
+    /// The shape as the box kernels read it where it is a rectangle or a circle (see
+    /// `geometry::shape::box_shape`), zeros for any other: read in place, a chunk of bodies
+    /// at a time, every step.
+    box_shape: Vec<BoxShape>,
     friction: Vec<f32>,
     restitution: Vec<f32>,
     layers: Vec<u32>,
@@ -190,6 +195,7 @@ clone_fields!(BodyStore {
     angular_damping,
     shape,
     local_box,
+    box_shape,
     friction,
     restitution,
     layers,
@@ -238,6 +244,7 @@ impl BodyStore {
             angular_damping: Vec::new(),
             shape: Vec::new(),
             local_box: Vec::new(),
+            box_shape: Vec::new(),
             friction: Vec::new(),
             restitution: Vec::new(),
             layers: Vec::new(),

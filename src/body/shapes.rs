@@ -5,7 +5,7 @@ use super::mass::{combined_mass, MassColumns};
 use super::{BodyStore, ChildMaterial, Compound};
 use crate::error::Error;
 use crate::geometry::math::{Aabb, Transform};
-use crate::geometry::shape::{LocalBox, Shape};
+use crate::geometry::shape::{box_shape, LocalBox, Shape};
 
 /// Reading the shapes of a body, whether it has one or is a compound.
 impl BodyStore {
@@ -115,6 +115,7 @@ impl BodyStore {
         let many = shapes.len() > 1;
         self.density[slot] = first.density;
         self.local_box[slot] = LocalBox::of(&shapes[0]);
+        self.box_shape[slot] = box_shape(&self.local_box[slot], &shapes[0]).unwrap_or_default();
         self.shape[slot] = shapes[0].clone();
         self.friction[slot] = first.friction;
         self.restitution[slot] = first.restitution;

@@ -8,6 +8,8 @@ use crate::error::Error;
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
 use crate::geometry::shape::{Shape, MAX_COMPOUND_SHAPES};
 use crate::index::{BodySlot, Stamp};
+use batch2d_kernels::bounds::BoxShape;
+use bytemuck::Zeroable;
 
 impl BodyStore {
     /// Adds a body; both definitions must be validated already.
@@ -104,6 +106,7 @@ impl BodyStore {
         self.angular_damping.push(0.0);
         self.shape.push(Shape::UNIT_CIRCLE);
         self.local_box.push(None);
+        self.box_shape.push(BoxShape::zeroed());
         self.friction.push(0.0);
         self.restitution.push(0.0);
         self.layers.push(0);

@@ -2,8 +2,15 @@
 //! and velocities (those of compound bodies, shape by shape, in `compound.rs`).
 
 use crate::body::{BodyStore, SlotKind};
-use crate::geometry::math::Transform;
+use crate::geometry::math::{aabb_rows, pairs, rotation_pairs, Aabb, Transform};
+use crate::geometry::shape::Shape;
+use batch2d_kernels::bounds::{BoxBodies, BoxParams};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
+
+/// The kernel that finds the boxes of bodies whose shape is a rectangle or a circle (picked
+/// by `WorldSettings::boxes_kernel`).
+pub(crate) type BoxesKernel = fn(&BoxBodies, &BoxParams, &mut [[f32; 4]]);
 
 /// Bounding boxes at the current positions, grown by the speculative distance so that
 /// contacts begin just before bodies touch, and swept along the motion the body's current
@@ -12,43 +19,80 @@ use rayon::prelude::*;
 /// added or moved, or `margin` changes (they have no velocity to sweep along). Compound bodies
 /// get their first shape's box here, replaced by
 /// [`update_compound_aabbs`](crate::broad_phase::compound::update_compound_aabbs).
-pub(crate) fn update_aabbs(b: &mut BodyStore, asleep: &[bool], margin: f32, dt: f32) {
+///
+/// The boxes of rectangles and circles, the commonest shapes, come from `kernel`, a chunk of
+/// bodies at a time; those of other shapes one by one.
+pub(crate) fn update_aabbs(
+    b: &mut BodyStore,
+    asleep: &[bool],
+    margin: f32,
+    dt: f32,
+    kernel: BoxesKernel,
+) {
     // A level of static tiles would otherwise cost every step a box per tile.
     let statics_current = b.static_boxes_current(margin);
     const CHUNK: usize = 1024;
+    let params = BoxParams { margin, dt };
     b.update_aabbs_with(|body, aabbs| {
         aabbs
             .par_chunks_mut(CHUNK)
             .enumerate()
             .for_each(|(k, aabbs)| {
-                // By slot, not zipped columns: a slot that keeps its box (a static tile, a sleeping
-                // body) then costs a read of two bytes, not of every column. Each column cut to
-                // the chunk first: then no read of a slot tests its bounds.
+                // Each column cut to the chunk first: then no read of a slot tests its bounds.
                 let slots = k * CHUNK..k * CHUNK + aabbs.len();
                 let (asleep, kind) = (&asleep[slots.clone()], &body.kind()[slots.clone()]);
-                let (rotation, center) = (
-                    &body.rotation()[slots.clone()],
-                    &body.center()[slots.clone()],
+                let (local_box, shape) = (
+                    &body.local_box()[slots.clone()],
+                    &body.shape()[slots.clone()],
                 );
-                let local_center = &body.local_center()[slots.clone()];
-                let (angular, reach) = (
-                    &body.angular_velocity()[slots.clone()],
-                    &body.reach()[slots.clone()],
-                );
-                let linear = &body.linear_velocity()[slots.clone()];
-                let (local_box, shape) = (&body.local_box()[slots.clone()], &body.shape()[slots]);
-                for (i, aabb) in aabbs.iter_mut().enumerate() {
-                    if asleep[i] || (statics_current && kind[i] == SlotKind::Fixed) {
-                        continue;
+                // Scratch space, every entry written before it is read (zeroing it cost more
+                // than the kernel): the bodies that keep their boxes (a static tile, a sleeping
+                // body) with those boxes, and those of shapes the kernel does not take.
+                let mut kept = [const { MaybeUninit::<(u16, Aabb)>::uninit() }; CHUNK];
+                let mut others = [const { MaybeUninit::<u16>::uninit() }; CHUNK];
+                let (mut kept_count, mut other_count) = (0, 0);
+                let bodies = local_box.iter().zip(shape).zip(asleep.iter().zip(kind));
+                for (i, ((local_box, shape), (&asleep, &kind))) in bodies.enumerate() {
+                    if asleep || (statics_current && kind == SlotKind::Fixed) {
+                        kept[kept_count].write((i as u16, aabbs[i]));
+                        kept_count += 1;
+                    } else if local_box.is_none() && !matches!(shape, Shape::Circle(_)) {
+                        others[other_count].write(i as u16);
+                        other_count += 1;
                     }
-                    let q = rotation[i];
-                    let xf = Transform::new(center[i] - q.rotate(local_center[i]), q);
-                    let turn = angular[i].abs() * dt * reach[i];
-                    let (grow, motion) = (margin + turn, linear[i] * dt);
-                    *aabb = match &local_box[i] {
-                        Some(local_box) => local_box.swept_aabb(xf, grow, motion),
-                        None => shape[i].swept_aabb(xf, grow, motion),
-                    };
+                }
+                // SAFETY: the loop wrote the first `kept_count` kept boxes and `other_count`
+                // others; `MaybeUninit<T>` is laid out as `T`.
+                let (kept, others) = unsafe {
+                    (
+                        std::slice::from_raw_parts(kept.as_ptr().cast::<(u16, Aabb)>(), kept_count),
+                        std::slice::from_raw_parts(others.as_ptr().cast::<u16>(), other_count),
+                    )
+                };
+                let bodies = BoxBodies {
+                    center: pairs(&body.center()[slots.clone()]),
+                    rotation: rotation_pairs(&body.rotation()[slots.clone()]),
+                    local_center: pairs(&body.local_center()[slots.clone()]),
+                    linear: pairs(&body.linear_velocity()[slots.clone()]),
+                    angular: &body.angular_velocity()[slots.clone()],
+                    reach: &body.reach()[slots.clone()],
+                    shape: &body.box_shape()[slots.clone()],
+                };
+                // Every body's box, without a test per body; then the kept boxes back, and
+                // the boxes of other shapes one by one.
+                kernel(&bodies, &params, aabb_rows(aabbs));
+                for &(i, aabb) in kept {
+                    aabbs[i as usize] = aabb;
+                }
+                for &i in others {
+                    let i = i as usize;
+                    let q = body.rotation()[slots.start + i];
+                    let center = body.center()[slots.start + i];
+                    let local_center = body.local_center()[slots.start + i];
+                    let xf = Transform::new(center - q.rotate(local_center), q);
+                    let turn = bodies.angular[i].abs() * dt * bodies.reach[i];
+                    let linear = body.linear_velocity()[slots.start + i];
+                    aabbs[i] = shape[i].swept_aabb(xf, margin + turn, linear * dt);
                 }
             });
     });

@@ -458,3 +458,36 @@ impl Codec for Aabb {
         })
     }
 }
+
+// A `Vec2` is its `x` then its `y`, and a `Rot` its cosine then its sine, as a `[f32; 2]`
+// (`pairs`, `rotation_pairs`); an `Aabb` its lower then its upper corner, as a `[f32; 4]`
+// (`aabb_rows`).
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(offset_of!(Aabb, min) == 0 && offset_of!(Aabb, max) == 8 && size_of::<Aabb>() == 16);
+    assert!(align_of::<Aabb>() >= align_of::<[f32; 4]>());
+    assert!(offset_of!(Vec2, x) == 0 && offset_of!(Vec2, y) == 4 && size_of::<Vec2>() == 8);
+    assert!(offset_of!(Rot, c) == 0 && offset_of!(Rot, s) == 4 && size_of::<Rot>() == 8);
+    assert!(align_of::<Vec2>() >= align_of::<[f32; 2]>());
+    assert!(align_of::<Rot>() >= align_of::<[f32; 2]>());
+};
+
+/// `v` as the kernels' pairs of floats.
+pub(crate) fn pairs(v: &[Vec2]) -> &[[f32; 2]] {
+    // SAFETY: the assertions above: a `Vec2` is laid out as a `[f32; 2]`, and aligned for
+    // one; the slice keeps `v`'s length and lifetime.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<[f32; 2]>(), v.len()) }
+}
+
+/// `q` as the kernels' pairs of floats (cosine, sine).
+pub(crate) fn rotation_pairs(q: &[Rot]) -> &[[f32; 2]] {
+    // SAFETY: as for `pairs`, a `Rot` laid out as a `[f32; 2]`.
+    unsafe { std::slice::from_raw_parts(q.as_ptr().cast::<[f32; 2]>(), q.len()) }
+}
+
+/// `boxes` as the kernels' rows of four floats: lower x, lower y, upper x, upper y.
+pub(crate) fn aabb_rows(boxes: &mut [Aabb]) -> &mut [[f32; 4]] {
+    // SAFETY: the assertions above: an `Aabb` is laid out as a `[f32; 4]`, and aligned for
+    // one; the slice keeps `boxes`' length and borrows it mutably for its lifetime.
+    unsafe { std::slice::from_raw_parts_mut(boxes.as_mut_ptr().cast::<[f32; 4]>(), boxes.len()) }
+}

@@ -9,7 +9,7 @@
 use crate::body::BodyStore;
 use crate::codec::{Codec, Reader, Writer};
 use crate::error::Error;
-use crate::geometry::math::{Rot, Transform, Vec2};
+use crate::geometry::math::{pairs, rotation_pairs, Rot, Transform, Vec2};
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{
     LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
@@ -276,29 +276,6 @@ pub(crate) fn body_poses(bodies: &BodyStore, kernel: PosesKernel, poses: &mut Ve
         .for_each(|(((poses, center), rotation), local_center)| {
             kernel(center, rotation, local_center, poses)
         });
-}
-
-// A `Vec2` is its `x` then its `y`, and a `Rot` its cosine then its sine, as a `[f32; 2]`
-// (`pairs`, `rotation_pairs`).
-const _: () = {
-    use std::mem::{align_of, offset_of, size_of};
-    assert!(offset_of!(Vec2, x) == 0 && offset_of!(Vec2, y) == 4 && size_of::<Vec2>() == 8);
-    assert!(offset_of!(Rot, c) == 0 && offset_of!(Rot, s) == 4 && size_of::<Rot>() == 8);
-    assert!(align_of::<Vec2>() >= align_of::<[f32; 2]>());
-    assert!(align_of::<Rot>() >= align_of::<[f32; 2]>());
-};
-
-/// `v` as the kernels' pairs of floats.
-fn pairs(v: &[Vec2]) -> &[[f32; 2]] {
-    // SAFETY: the assertions above: a `Vec2` is laid out as a `[f32; 2]`, and aligned for
-    // one; the slice keeps `v`'s length and lifetime.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<[f32; 2]>(), v.len()) }
-}
-
-/// `q` as the kernels' pairs of floats (cosine, sine).
-fn rotation_pairs(q: &[Rot]) -> &[[f32; 2]] {
-    // SAFETY: as for `pairs`, a `Rot` laid out as a `[f32; 2]`.
-    unsafe { std::slice::from_raw_parts(q.as_ptr().cast::<[f32; 2]>(), q.len()) }
 }
 
 /// The lanes `l` whose base index `indices[l]` is `own + l`: bit `l` set for each.

@@ -62,6 +62,7 @@ impl World {
             &self.sleep.asleep,
             speculative_distance,
             dt,
+            self.settings.boxes_kernel(),
         );
         if !self.bodies.compound_slots().is_empty() {
             let asleep = &self.sleep.asleep;

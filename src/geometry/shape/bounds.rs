@@ -3,6 +3,7 @@
 
 use super::{Circle, Polygon, Shape};
 use crate::geometry::math::{Aabb, Transform, Vec2};
+use batch2d_kernels::bounds::BoxShape;
 
 impl Shape {
     /// Farthest distance from `point` (body frame) to any point of the shape.
@@ -146,21 +147,26 @@ impl LocalBox {
         ]
     }
 
-    /// [`Shape::aabb`] of the rectangle (equal up to rounding): the rotated half extents
-    /// projected on the world axes.
+    /// The rectangle as the box kernels read it.
     #[inline(always)]
-    pub fn aabb(&self, xf: Transform) -> Aabb {
-        let center = xf.apply(self.center);
-        let (c, s) = (xf.q.c.abs(), xf.q.s.abs());
-        let (hx, hy) = (self.half.x, self.half.y);
-        let extent = Vec2::new(c * hx + s * hy, s * hx + c * hy);
-        Aabb::new(center - extent, center + extent).fattened(self.radius)
+    pub fn box_shape(&self) -> BoxShape {
+        let (c, h) = (self.center, self.half);
+        BoxShape::new([c.x, c.y], [h.x, h.y], self.radius)
     }
+}
 
-    /// [`Shape::swept_aabb`] of the rectangle.
-    #[inline(always)]
-    pub fn swept_aabb(&self, xf: Transform, grow: f32, motion: Vec2) -> Aabb {
-        swept(self.aabb(xf), grow, motion)
+/// The shape as the box kernels read it, where it is a rectangle aligned with its body's axes
+/// (`local_box`, its [`LocalBox`]) or a circle, a rectangle of no width: its world box is then
+/// the kernels' [`BoxShape`]'s, bit for bit (the centre less and plus a zero extent is the
+/// centre, before the radius is taken off and added). `None` for any other shape.
+#[inline(always)]
+pub(crate) fn box_shape(local_box: &Option<LocalBox>, shape: &Shape) -> Option<BoxShape> {
+    match (local_box, shape) {
+        (Some(local_box), _) => Some(local_box.box_shape()),
+        (None, Shape::Circle(c)) => {
+            Some(BoxShape::new([c.center.x, c.center.y], [0.0; 2], c.radius))
+        }
+        (None, Shape::Polygon(_)) => None,
     }
 }
 
@@ -191,10 +197,34 @@ mod tests {
     use super::*;
     use crate::geometry::math::Rot;
     use crate::geometry::shape::v;
-    /// A rectangle's world box from its rotation alone matches the box of its turned vertices,
-    /// off centre and rounded too, at every turn; other shapes have no such box.
+    use batch2d_kernels::bounds::{scalar, BoxBodies, BoxParams};
+    /// The box kernels' box of `shape` placed by `xf`, grown by `grow` and swept along
+    /// `motion`, if they take the shape: one body with its centre of mass at its origin, not
+    /// turning, moving by `motion` in a step of 1.
+    fn kernel_box(shape: &Shape, xf: Transform, grow: f32, motion: Vec2) -> Option<Aabb> {
+        let shape = box_shape(&LocalBox::of(shape), shape)?;
+        let bodies = BoxBodies {
+            center: &[[xf.p.x, xf.p.y]],
+            rotation: &[[xf.q.c, xf.q.s]],
+            local_center: &[[0.0, 0.0]],
+            linear: &[[motion.x, motion.y]],
+            angular: &[0.0],
+            reach: &[1.0],
+            shape: &[shape],
+        };
+        let params = BoxParams {
+            margin: grow,
+            dt: 1.0,
+        };
+        let [x0, y0, x1, y1] = scalar::body_box(&bodies, 0, &params);
+        Some(Aabb::new(Vec2::new(x0, y0), Vec2::new(x1, y1)))
+    }
+
+    /// A rectangle's box from its rotation alone, as the box kernels find it, matches the
+    /// swept box of its turned vertices, off centre and rounded too, at every turn; a circle's
+    /// is its swept box exactly; other shapes have none.
     #[test]
-    fn a_local_box_matches_the_box_of_the_turned_vertices() {
+    fn the_kernel_box_matches_the_box_of_the_turned_shape() {
         let corners = [v(-1.0, -0.5), v(1.0, -0.5), v(1.0, 0.5), v(-1.0, 0.5)];
         let rectangles = [
             Shape::rect(0.5, 0.5),
@@ -202,30 +232,44 @@ mod tests {
             Shape::offset_rect(0.3, 0.7, v(1.5, -2.0), 0.0),
             Shape::rounded_polygon(&corners, 0.1),
         ];
-        for shape in rectangles.map(Result::unwrap) {
-            let local = LocalBox::of(&shape).expect("a rectangle has a local box");
-            for k in 0..64 {
-                let xf = Transform::new(v(3.0, -7.0), Rot::from_angle(k as f32 * 0.1));
-                let (fast, tight) = (local.aabb(xf), shape.aabb(xf));
+        let circles = [Shape::circle(1.0), Shape::circle_at(v(0.3, -1.7), 0.25)];
+        let motions = [v(0.0, 0.0), v(0.5, -2.0), v(-1.0, 0.25)];
+        for k in 0..64 {
+            let xf = Transform::new(v(3.0, -7.0), Rot::from_angle(k as f32 * 0.1));
+            let motion = motions[k % motions.len()];
+            for shape in rectangles.clone().map(Result::unwrap) {
+                let fast = kernel_box(&shape, xf, 0.02, motion).expect("a rectangle has one");
+                let swept = shape.swept_aabb(xf, 0.02, motion);
                 let pairs = [
-                    (fast.min.x, tight.min.x),
-                    (fast.min.y, tight.min.y),
-                    (fast.max.x, tight.max.x),
-                    (fast.max.y, tight.max.y),
+                    (fast.min.x, swept.min.x),
+                    (fast.min.y, swept.min.y),
+                    (fast.max.x, swept.max.x),
+                    (fast.max.y, swept.max.y),
                 ];
                 for (a, b) in pairs {
                     assert!((a - b).abs() <= 1e-5, "{shape:?} turned {k}: {a} vs {b}");
                 }
             }
+            for shape in circles.clone().map(Result::unwrap) {
+                let fast = kernel_box(&shape, xf, 0.02, motion).expect("a circle has one");
+                assert_eq!(
+                    fast,
+                    shape.swept_aabb(xf, 0.02, motion),
+                    "{shape:?} turned {k}"
+                );
+            }
         }
         let others = [
-            Shape::circle(1.0),
             Shape::offset_rect(0.5, 0.5, Vec2::ZERO, 0.3),
             Shape::polygon(&[v(0.0, 0.0), v(1.0, 0.0), v(0.0, 1.0)]),
             Shape::capsule(v(-1.0, 0.0), v(1.0, 0.0), 0.2),
         ];
         for shape in others.map(Result::unwrap) {
             assert_eq!(LocalBox::of(&shape), None, "{shape:?}");
+            assert_eq!(
+                kernel_box(&shape, Transform::IDENTITY, 0.0, Vec2::ZERO),
+                None
+            );
         }
     }
 
