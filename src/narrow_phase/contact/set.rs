@@ -13,6 +13,9 @@ use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::recycle::{body_poses, Base};
 use rayon::prelude::*;
 
+/// The shape pairs of a chunk of pairs when no body is a compound: every pair is shape pair 0.
+static NO_CHILDREN: [Children; CHUNK] = [0; CHUNK];
+
 impl ContactSet {
     /// Replaces the contacts with the manifolds of `pairs`, carrying the impulses of points
     /// whose feature id persists. `children` is empty when no body of the world is a compound
@@ -213,27 +216,38 @@ impl ContactSet {
             .zip(self.chunk_starts.par_iter())
             .enumerate()
             .for_each(|(k, (found, &start))| {
-                // The chunk's columns, each cut to its pairs, so that the index of a pair in
-                // the chunk, below `found.len()`, is checked against nothing else.
+                // The chunk's columns, each cut to its pairs and walked side by side, so that
+                // reading a pair's entries checks no index.
                 let (first, n) = (k * CHUNK, found.len());
-                let (candidates, speed) = (&candidates[first..][..n], &speed[first..][..n]);
-                let new_touching = &new_touching[first..][..n];
-                let new_one_point = &new_one_point[first..][..n];
-                let kept = found.iter().enumerate().filter(|&(_, &f)| f != FAR);
-                for (at, (j, &found)) in (start..).zip(kept) {
+                let children = children.get(first..first + n).unwrap_or(&NO_CHILDREN[..n]);
+                let pairs = found
+                    .iter()
+                    .zip(&candidates[first..][..n])
+                    .zip(&pairs[first..][..n])
+                    .zip(children)
+                    .zip(&new_touching[first..][..n])
+                    .zip(&new_one_point[first..][..n])
+                    .zip(&speed[first..][..n]);
+                let mut at = start;
+                for ((((((&found, candidate), &pair), &child), &touch), &one), &s) in pairs {
+                    if found == FAR {
+                        continue;
+                    }
+                    let (a, b) = body_slots(pair);
                     // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
                     // which the prefix sum keeps disjoint from every other chunk's and below
                     // `total`, the length of all six vectors.
                     unsafe {
-                        *contacts.get(at) = candidates[j];
-                        *keys.get(at) = key(first + j);
+                        *contacts.get(at) = *candidate;
+                        *keys.get(at) = (a, b, child);
                         *base_of.get(at) = found;
-                        *touching.get(at) = new_touching[j];
-                        *one_point.get(at) = new_one_point[j];
-                        if !new_touching[j] {
-                            *closing.get(at) = speed[j];
+                        *touching.get(at) = touch;
+                        *one_point.get(at) = one;
+                        if !touch {
+                            *closing.get(at) = s;
                         }
                     }
+                    at += 1;
                 }
             });
     }
