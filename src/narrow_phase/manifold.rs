@@ -637,10 +637,14 @@ impl<const N: usize> Faces<N> {
     /// [`Faces::of`] on their rows.
     #[inline(always)]
     fn of_columns(normals: &Columns<N>, vertices: &Columns<N>) -> Faces<N> {
+        let mut offset = [0.0; N];
+        for (i, o) in offset.iter_mut().enumerate() {
+            *o = normals.get(i).dot(vertices.get(i));
+        }
         Faces {
             x: normals.x,
             y: normals.y,
-            offset: std::array::from_fn(|i| normals.get(i).dot(vertices.get(i))),
+            offset,
         }
     }
 }
@@ -655,11 +659,15 @@ impl<const N: usize> Columns<N> {
     /// The first `N` of `rows`.
     #[inline(always)]
     fn of(rows: &[Vec2]) -> Columns<N> {
-        let rows = &rows[..N];
-        Columns {
-            x: std::array::from_fn(|i| rows[i].x),
-            y: std::array::from_fn(|i| rows[i].y),
+        let mut columns = Columns {
+            x: [0.0; N],
+            y: [0.0; N],
+        };
+        for (i, row) in rows[..N].iter().enumerate() {
+            columns.x[i] = row.x;
+            columns.y[i] = row.y;
         }
+        columns
     }
 
     /// Entry `i`.
@@ -671,26 +679,36 @@ impl<const N: usize> Columns<N> {
     /// The points moved by `xf`: the same bits as [`Transform::apply`] on each.
     #[inline(always)]
     fn moved(&self, xf: Transform) -> Columns<N> {
-        let turned = self.turned(xf.q);
-        Columns {
-            x: std::array::from_fn(|i| turned.x[i] + xf.p.x),
-            y: std::array::from_fn(|i| turned.y[i] + xf.p.y),
+        let mut moved = self.turned(xf.q);
+        for i in 0..N {
+            moved.x[i] += xf.p.x;
+            moved.y[i] += xf.p.y;
         }
+        moved
     }
 
     /// The vectors turned by `q`: the same bits as [`Rot::rotate`] on each.
     #[inline(always)]
     fn turned(&self, q: Rot) -> Columns<N> {
-        Columns {
-            x: std::array::from_fn(|i| q.c * self.x[i] - q.s * self.y[i]),
-            y: std::array::from_fn(|i| q.s * self.x[i] + q.c * self.y[i]),
+        let mut turned = Columns {
+            x: [0.0; N],
+            y: [0.0; N],
+        };
+        for i in 0..N {
+            turned.x[i] = q.c * self.x[i] - q.s * self.y[i];
+            turned.y[i] = q.s * self.x[i] + q.c * self.y[i];
         }
+        turned
     }
 
     /// The entries as rows.
     #[inline(always)]
     fn rows(&self) -> [Vec2; N] {
-        std::array::from_fn(|i| self.get(i))
+        let mut rows = [Vec2::ZERO; N];
+        for (i, row) in rows.iter_mut().enumerate() {
+            *row = self.get(i);
+        }
+        rows
     }
 }
 
