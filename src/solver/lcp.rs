@@ -432,11 +432,17 @@ impl Lcp {
     /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`.
     fn solve_guess(&mut self) {
         let n = self.n;
-        for i in 0..n {
-            self.x[i] = match self.side[i] {
+        for (((x, side), &lo), &hi) in self
+            .x
+            .iter_mut()
+            .zip(&self.side)
+            .zip(&self.lo)
+            .zip(&self.hi)
+        {
+            *x = match side {
                 Side::Free => 0.0,
-                Side::Lower => self.lo[i],
-                Side::Upper => self.hi[i],
+                Side::Lower => lo,
+                Side::Upper => hi,
             };
         }
         self.free.clear();
@@ -448,58 +454,56 @@ impl Lcp {
                 self.free.push(i);
             }
         }
-        // Lay out each free row's envelope, then fill it with A's entries between free rows
-        // and the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
+        // Lay out each free row's envelope and fill it with A's entries between free rows,
+        // then the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
         // part of w.
         self.first.clear();
         self.offset.clear();
         self.rhs.clear();
-        let mut size = 0;
+        self.factor.clear();
         for (k, &i) in self.free.iter().enumerate() {
-            let row = self.start[i as usize]..self.start[i as usize + 1];
-            let first = self.column[row.clone()]
+            let i = i as usize;
+            let row = self.start[i]..self.start[i + 1];
+            let (columns, values) = (&self.column[row.clone()], &self.value[row]);
+            let first = columns
                 .iter()
                 .map(|&j| self.place[j as usize])
-                .fold(k as u32, u32::min);
-            self.first.push(first);
-            self.offset.push(size);
-            size += k + 1 - first as usize;
-            let held: f64 = self.column[row.clone()]
-                .iter()
-                .zip(&self.value[row])
-                .map(|(&j, a)| a * self.x[j as usize])
-                .sum();
-            let i = i as usize;
-            let rho = self.weight * self.rho[i];
-            self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
-        }
-        self.factor.clear();
-        self.factor.resize(size, 0.0);
-        for (k, &i) in self.free.iter().enumerate() {
-            let row = self.start[i as usize]..self.start[i as usize + 1];
-            let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                .fold(k as u32, u32::min) as usize;
+            let offset = self.factor.len();
+            self.first.push(first as u32);
+            self.offset.push(offset);
+            self.factor.resize(offset + k + 1 - first, 0.0);
+            let envelope = &mut self.factor[offset..];
+            for (&j, &a) in columns.iter().zip(values) {
                 let c = self.place[j as usize] as usize;
                 if c <= k {
-                    self.factor[offset + c - first] = a;
+                    envelope[c - first] = a;
                 }
             }
-            self.factor[offset + k - first] += self.weight * self.rho[i as usize];
+            let rho = self.weight * self.rho[i];
+            envelope[k - first] += rho;
+            let held: f64 = columns
+                .iter()
+                .zip(values)
+                .map(|(&j, a)| a * self.x[j as usize])
+                .sum();
+            self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
         }
         self.factor_envelope();
         self.solve_envelope();
-        for (k, &i) in self.free.iter().enumerate() {
-            self.x[i as usize] = self.rhs[k];
+        for (&i, &y) in self.free.iter().zip(&self.rhs) {
+            self.x[i as usize] = y;
         }
-        for i in 0..n {
-            let row = self.start[i]..self.start[i + 1];
+        let rows = self.start.windows(2).zip(&self.rho).zip(&self.b);
+        for (i, ((row, &rho), &b)) in rows.enumerate() {
+            let row = row[0]..row[1];
             let ax: f64 = self.column[row.clone()]
                 .iter()
                 .zip(&self.value[row])
                 .map(|(&j, a)| a * self.x[j as usize])
                 .sum();
-            let rho = self.weight * self.rho[i];
-            self.w[i] = ax + self.b[i] + rho * (self.x[i] - self.center[i]);
+            let rho = self.weight * rho;
+            self.w[i] = ax + b + rho * (self.x[i] - self.center[i]);
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     }
@@ -513,23 +517,29 @@ impl Lcp {
         self.diagonal.resize(m, 0.0);
         for k in 0..m {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            // Rows before `k` are done (and only read); row `k` is the one being factored.
+            let (done, row) = self.factor.split_at_mut(offset);
+            let row = &mut row[..k + 1 - first];
             self.scaled.clear();
             for c in first..k {
                 let (first_c, offset_c) = (self.first[c] as usize, self.offset[c]);
                 let from = first.max(first_c);
-                let mut s = self.factor[offset + c - first];
-                for t in from..c {
-                    s -= self.scaled[t - first] * self.factor[offset_c + t - first_c];
+                // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
+                let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
+                let mut s = row[c - first];
+                for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
+                    s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
                 let d = self.diagonal[c];
                 let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
                 self.scaled.push(s);
-                self.factor[offset + c - first] = l;
+                row[c - first] = l;
             }
-            let mut d = self.factor[offset + k - first];
-            for c in first..k {
-                d -= self.scaled[c - first] * self.factor[offset + c - first];
+            let (l, d) = row.split_at(k - first);
+            let mut d = d[0];
+            for (&scaled, &l) in self.scaled.iter().zip(l) {
+                d -= scaled * l;
             }
             self.diagonal[k] = d;
         }
@@ -541,21 +551,28 @@ impl Lcp {
         let m = self.free.len();
         for k in 0..m {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            let mut s = self.rhs[k];
-            for c in first..k {
-                s -= self.factor[offset + c - first] * self.rhs[c];
+            let (solved, rest) = self.rhs.split_at_mut(k);
+            let mut s = rest[0];
+            for (&l, &y) in self.factor[offset..offset + k - first]
+                .iter()
+                .zip(&solved[first..])
+            {
+                s -= l * y;
             }
-            self.rhs[k] = s;
+            rest[0] = s;
         }
-        for k in 0..m {
-            let d = self.diagonal[k];
-            self.rhs[k] = if d > 0.0 { self.rhs[k] / d } else { 0.0 };
+        for (y, &d) in self.rhs[..m].iter_mut().zip(&self.diagonal[..m]) {
+            *y = if d > 0.0 { *y / d } else { 0.0 };
         }
         for k in (0..m).rev() {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            let y = self.rhs[k];
-            for c in first..k {
-                self.rhs[c] -= self.factor[offset + c - first] * y;
+            let (before, rest) = self.rhs.split_at_mut(k);
+            let y = rest[0];
+            for (r, &l) in before[first..]
+                .iter_mut()
+                .zip(&self.factor[offset..offset + k - first])
+            {
+                *r -= l * y;
             }
         }
     }
