@@ -104,6 +104,9 @@ pub(crate) struct Lcp {
     /// `column` and `value` (rows of `A`, columns ascending) when the problem is first solved.
     entries: Vec<(u32, u32, f64)>,
     built: bool,
+    /// The entries `(column, value)` sorted into rows, and per row where its next one goes.
+    by_row: Vec<(u32, f64)>,
+    fill: Vec<usize>,
     start: Vec<usize>,
     column: Vec<u32>,
     value: Vec<f64>,
@@ -192,19 +195,33 @@ impl Lcp {
     /// Sorts the entries into rows and numbers the rows.
     fn build(&mut self) {
         let n = self.n;
-        self.entries.sort_unstable_by_key(|&(r, c, _)| (r, c));
+        // Into rows by counting, then each row by column: rows are short, and each comes
+        // mostly in order (`set_a` is called row by row), where sorting all entries at once
+        // compared them all.
         self.start.clear();
         self.start.resize(n + 1, 0);
-        self.column.clear();
-        self.value.clear();
-        for &(r, c, v) in &self.entries {
+        for &(r, _, _) in &self.entries {
             self.start[r as usize + 1] += 1;
-            self.column.push(c);
-            self.value.push(v);
         }
         for i in 0..n {
             self.start[i + 1] += self.start[i];
         }
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start[..n]);
+        self.by_row.clear();
+        self.by_row.resize(self.entries.len(), (0, 0.0));
+        for &(r, c, v) in &self.entries {
+            let at = &mut self.fill[r as usize];
+            self.by_row[*at] = (c, v);
+            *at += 1;
+        }
+        for row in self.start.windows(2) {
+            self.by_row[row[0]..row[1]].sort_unstable_by_key(|&(c, _)| c);
+        }
+        self.column.clear();
+        self.column.extend(self.by_row.iter().map(|&(c, _)| c));
+        self.value.clear();
+        self.value.extend(self.by_row.iter().map(|&(_, v)| v));
         self.number_rows();
         self.rho.clear();
         for i in 0..n {
@@ -306,8 +323,9 @@ impl Lcp {
                 break;
             }
             steps = step + 1;
-            let error = (0..n)
-                .map(|i| self.weight * self.rho[i] * (self.x[i] - self.center[i]).abs())
+            let weight = self.weight;
+            let error = (self.rho.iter().zip(&self.x).zip(&self.center))
+                .map(|((&rho, &x), &center)| weight * rho * (x - center).abs())
                 .fold(0.0f64, f64::max);
             if steps >= BOUND_UPDATES && error < W_TOLERANCE {
                 break;
@@ -379,8 +397,8 @@ impl Lcp {
 
     /// Bounds of every row from the normal impulses in `x`.
     fn set_bounds(&mut self) {
-        for i in 0..self.n {
-            (self.lo[i], self.hi[i]) = match self.rows[i] {
+        for ((lo, hi), row) in self.lo.iter_mut().zip(&mut self.hi).zip(&self.rows) {
+            (*lo, *hi) = match *row {
                 Row::Normal => (0.0, f64::INFINITY),
                 Row::Friction { normal, mu } => {
                     let limit = mu * self.x[normal].max(0.0);
@@ -404,7 +422,7 @@ impl Lcp {
         let mut stalled = 0;
         for _ in 0..4 * n + 16 {
             self.solve_guess();
-            let broken = (0..n).filter(|&i| self.is_broken(i)).count();
+            let broken = self.broken().filter(|&broken| broken).count();
             if broken == 0 {
                 return true;
             }
@@ -521,20 +539,22 @@ impl Lcp {
             let (done, row) = self.factor.split_at_mut(offset);
             let row = &mut row[..k + 1 - first];
             self.scaled.clear();
-            for c in first..k {
-                let (first_c, offset_c) = (self.first[c] as usize, self.offset[c]);
+            let earlier = (self.first[first..k].iter())
+                .zip(&self.offset[first..k])
+                .zip(&self.diagonal[first..k]);
+            for (at, ((&first_c, &offset_c), &d)) in earlier.enumerate() {
+                let (c, first_c) = (first + at, first_c as usize);
                 let from = first.max(first_c);
                 // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
                 let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
-                let mut s = row[c - first];
+                let mut s = row[at];
                 for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
                     s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
-                let d = self.diagonal[c];
                 let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
                 self.scaled.push(s);
-                row[c - first] = l;
+                row[at] = l;
             }
             let (l, d) = row.split_at(k - first);
             let mut d = d[0];
@@ -577,38 +597,46 @@ impl Lcp {
         }
     }
 
-    /// Whether row `i` breaks its conditions in the current guess.
-    fn is_broken(&self, i: usize) -> bool {
-        let (lo, hi, x, w) = (self.lo[i], self.hi[i], self.x[i], self.w[i]);
-        // Rounding room, relative to the impulses involved.
-        let slack = 1e-9 * (x.abs() + self.scale);
-        match self.side[i] {
-            Side::Free => x < lo - slack || x > hi + slack,
-            // A friction row whose normal row did not push has no room: held at 0, any `w`
-            // meets its conditions.
-            Side::Lower | Side::Upper if hi <= lo => false,
-            Side::Lower => w < -W_TOLERANCE,
-            Side::Upper => w > W_TOLERANCE,
-        }
+    /// Per row whether it breaks its conditions in the current guess.
+    fn broken(&self) -> impl Iterator<Item = bool> + '_ {
+        let rows = self.side.iter().zip(&self.lo).zip(&self.hi);
+        (rows.zip(&self.x).zip(&self.w))
+            .map(|((((&side, &lo), &hi), &x), &w)| is_broken(side, lo, hi, x, w, self.scale))
     }
 
     /// Moves up to `limit` broken rows, in row order, to the other side. (Flipping a row
     /// changes no `x` or `w`, so the rows after it are judged as before.)
     fn flip_broken(&mut self, limit: usize) {
         let mut flipped = 0;
-        for i in 0..self.n {
+        let rows = self.side.iter_mut().zip(&self.lo).zip(&self.hi);
+        for (((side, &lo), &hi), (&x, &w)) in rows.zip(self.x.iter().zip(&self.w)) {
             if flipped == limit {
                 break;
             }
-            if self.is_broken(i) {
-                self.side[i] = match self.side[i] {
-                    Side::Free if self.x[i] < self.lo[i] => Side::Lower,
+            if is_broken(*side, lo, hi, x, w, self.scale) {
+                *side = match *side {
+                    Side::Free if x < lo => Side::Lower,
                     Side::Free => Side::Upper,
                     _ => Side::Free,
                 };
                 flipped += 1;
             }
         }
+    }
+}
+
+/// Whether a row on `side`, with bounds `lo` and `hi`, impulse `x` and velocity error `w`,
+/// breaks its conditions; `scale` is the largest impulse of the guess.
+fn is_broken(side: Side, lo: f64, hi: f64, x: f64, w: f64, scale: f64) -> bool {
+    // Rounding room, relative to the impulses involved.
+    let slack = 1e-9 * (x.abs() + scale);
+    match side {
+        Side::Free => x < lo - slack || x > hi + slack,
+        // A friction row whose normal row did not push has no room: held at 0, any `w`
+        // meets its conditions.
+        Side::Lower | Side::Upper if hi <= lo => false,
+        Side::Lower => w < -W_TOLERANCE,
+        Side::Upper => w > W_TOLERANCE,
     }
 }
 
