@@ -136,6 +136,8 @@ pub(crate) struct Lcp {
     diagonal: Vec<f64>,
     /// One row of `L D` while it is being factored.
     scaled: Vec<f64>,
+    /// The rows that break their conditions in the current guess.
+    broken: Vec<u32>,
     /// Breadth-first queue and per-row visited marks of the ordering.
     queue: Vec<u32>,
     visited: Vec<bool>,
@@ -422,7 +424,8 @@ impl Lcp {
         let mut stalled = 0;
         for _ in 0..4 * n + 16 {
             self.solve_guess();
-            let broken = self.broken().filter(|&broken| broken).count();
+            self.find_broken();
+            let broken = self.broken.len();
             if broken == 0 {
                 return true;
             }
@@ -483,10 +486,17 @@ impl Lcp {
             let i = i as usize;
             let row = self.start[i]..self.start[i + 1];
             let (columns, values) = (&self.column[row.clone()], &self.value[row]);
-            let first = columns
+            // Its envelope from its first free column, and the held rows' part of `A x`.
+            let mut first = k as u32;
+            let held: f64 = columns
                 .iter()
-                .map(|&j| self.place[j as usize])
-                .fold(k as u32, u32::min) as usize;
+                .zip(values)
+                .map(|(&j, a)| {
+                    first = first.min(self.place[j as usize]);
+                    a * self.x[j as usize]
+                })
+                .sum();
+            let first = first as usize;
             let offset = self.factor.len();
             self.first.push(first as u32);
             self.offset.push(offset);
@@ -500,11 +510,6 @@ impl Lcp {
             }
             let rho = self.weight * self.rho[i];
             envelope[k - first] += rho;
-            let held: f64 = columns
-                .iter()
-                .zip(values)
-                .map(|(&j, a)| a * self.x[j as usize])
-                .sum();
             self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
         }
         self.factor_envelope();
@@ -597,30 +602,28 @@ impl Lcp {
         }
     }
 
-    /// Per row whether it breaks its conditions in the current guess.
-    fn broken(&self) -> impl Iterator<Item = bool> + '_ {
+    /// Lists the rows that break their conditions in the current guess, in row order.
+    fn find_broken(&mut self) {
+        self.broken.clear();
         let rows = self.side.iter().zip(&self.lo).zip(&self.hi);
-        (rows.zip(&self.x).zip(&self.w))
-            .map(|((((&side, &lo), &hi), &x), &w)| is_broken(side, lo, hi, x, w, self.scale))
+        for (i, (((&side, &lo), &hi), (&x, &w))) in rows.zip(self.x.iter().zip(&self.w)).enumerate()
+        {
+            if is_broken(side, lo, hi, x, w, self.scale) {
+                self.broken.push(i as u32);
+            }
+        }
     }
 
-    /// Moves up to `limit` broken rows, in row order, to the other side. (Flipping a row
-    /// changes no `x` or `w`, so the rows after it are judged as before.)
+    /// Moves the first `limit` broken rows to the other side. (Flipping a row changes no `x`
+    /// or `w`, so the rows after it are broken as found.)
     fn flip_broken(&mut self, limit: usize) {
-        let mut flipped = 0;
-        let rows = self.side.iter_mut().zip(&self.lo).zip(&self.hi);
-        for (((side, &lo), &hi), (&x, &w)) in rows.zip(self.x.iter().zip(&self.w)) {
-            if flipped == limit {
-                break;
-            }
-            if is_broken(*side, lo, hi, x, w, self.scale) {
-                *side = match *side {
-                    Side::Free if x < lo => Side::Lower,
-                    Side::Free => Side::Upper,
-                    _ => Side::Free,
-                };
-                flipped += 1;
-            }
+        for &i in self.broken.iter().take(limit) {
+            let i = i as usize;
+            self.side[i] = match self.side[i] {
+                Side::Free if self.x[i] < self.lo[i] => Side::Lower,
+                Side::Free => Side::Upper,
+                _ => Side::Free,
+            };
         }
     }
 }
