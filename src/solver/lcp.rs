@@ -518,7 +518,8 @@ impl Lcp {
             self.x[i as usize] = y;
         }
         let rows = self.start.windows(2).zip(&self.rho).zip(&self.b);
-        for (i, ((row, &rho), &b)) in rows.enumerate() {
+        let own = self.x.iter().zip(&self.center);
+        for (((row, &rho), &b), ((&x, &center), w)) in rows.zip(own.zip(&mut self.w)) {
             let row = row[0]..row[1];
             let ax: f64 = self.column[row.clone()]
                 .iter()
@@ -526,7 +527,7 @@ impl Lcp {
                 .map(|(&j, a)| a * self.x[j as usize])
                 .sum();
             let rho = self.weight * rho;
-            self.w[i] = ax + b + rho * (self.x[i] - self.center[i]);
+            *w = ax + b + rho * (x - center);
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     }
@@ -542,28 +543,27 @@ impl Lcp {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
             // Rows before `k` are done (and only read); row `k` is the one being factored.
             let (done, row) = self.factor.split_at_mut(offset);
-            let row = &mut row[..k + 1 - first];
+            let (row, d) = row[..k + 1 - first].split_at_mut(k - first);
             self.scaled.clear();
             let earlier = (self.first[first..k].iter())
                 .zip(&self.offset[first..k])
                 .zip(&self.diagonal[first..k]);
-            for (at, ((&first_c, &offset_c), &d)) in earlier.enumerate() {
-                let (c, first_c) = (first + at, first_c as usize);
+            for (entry, ((&first_c, &offset_c), &d)) in row.iter_mut().zip(earlier) {
+                let (c, first_c) = (first + self.scaled.len(), first_c as usize);
                 let from = first.max(first_c);
                 // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
                 let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
-                let mut s = row[at];
+                let mut s = *entry;
                 for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
                     s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
                 let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
                 self.scaled.push(s);
-                row[at] = l;
+                *entry = l;
             }
-            let (l, d) = row.split_at(k - first);
             let mut d = d[0];
-            for (&scaled, &l) in self.scaled.iter().zip(l) {
+            for (&scaled, &l) in self.scaled.iter().zip(&*row) {
                 d -= scaled * l;
             }
             self.diagonal[k] = d;
