@@ -104,6 +104,9 @@ pub(crate) struct Lcp {
     /// `column` and `value` (rows of `A`, columns ascending) when the problem is first solved.
     entries: Vec<(u32, u32, f64)>,
     built: bool,
+    /// The entries `(column, value)` sorted into rows, and per row where its next one goes.
+    by_row: Vec<(u32, f64)>,
+    fill: Vec<usize>,
     start: Vec<usize>,
     column: Vec<u32>,
     value: Vec<f64>,
@@ -133,6 +136,8 @@ pub(crate) struct Lcp {
     diagonal: Vec<f64>,
     /// One row of `L D` while it is being factored.
     scaled: Vec<f64>,
+    /// The rows that break their conditions in the current guess.
+    broken: Vec<u32>,
     /// Breadth-first queue and per-row visited marks of the ordering.
     queue: Vec<u32>,
     visited: Vec<bool>,
@@ -192,19 +197,33 @@ impl Lcp {
     /// Sorts the entries into rows and numbers the rows.
     fn build(&mut self) {
         let n = self.n;
-        self.entries.sort_unstable_by_key(|&(r, c, _)| (r, c));
+        // Into rows by counting, then each row by column: rows are short, and each comes
+        // mostly in order (`set_a` is called row by row), where sorting all entries at once
+        // compared them all.
         self.start.clear();
         self.start.resize(n + 1, 0);
-        self.column.clear();
-        self.value.clear();
-        for &(r, c, v) in &self.entries {
+        for &(r, _, _) in &self.entries {
             self.start[r as usize + 1] += 1;
-            self.column.push(c);
-            self.value.push(v);
         }
         for i in 0..n {
             self.start[i + 1] += self.start[i];
         }
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start[..n]);
+        self.by_row.clear();
+        self.by_row.resize(self.entries.len(), (0, 0.0));
+        for &(r, c, v) in &self.entries {
+            let at = &mut self.fill[r as usize];
+            self.by_row[*at] = (c, v);
+            *at += 1;
+        }
+        for row in self.start.windows(2) {
+            self.by_row[row[0]..row[1]].sort_unstable_by_key(|&(c, _)| c);
+        }
+        self.column.clear();
+        self.column.extend(self.by_row.iter().map(|&(c, _)| c));
+        self.value.clear();
+        self.value.extend(self.by_row.iter().map(|&(_, v)| v));
         self.number_rows();
         self.rho.clear();
         for i in 0..n {
@@ -306,8 +325,9 @@ impl Lcp {
                 break;
             }
             steps = step + 1;
-            let error = (0..n)
-                .map(|i| self.weight * self.rho[i] * (self.x[i] - self.center[i]).abs())
+            let weight = self.weight;
+            let error = (self.rho.iter().zip(&self.x).zip(&self.center))
+                .map(|((&rho, &x), &center)| weight * rho * (x - center).abs())
                 .fold(0.0f64, f64::max);
             if steps >= BOUND_UPDATES && error < W_TOLERANCE {
                 break;
@@ -379,8 +399,8 @@ impl Lcp {
 
     /// Bounds of every row from the normal impulses in `x`.
     fn set_bounds(&mut self) {
-        for i in 0..self.n {
-            (self.lo[i], self.hi[i]) = match self.rows[i] {
+        for ((lo, hi), row) in self.lo.iter_mut().zip(&mut self.hi).zip(&self.rows) {
+            (*lo, *hi) = match *row {
                 Row::Normal => (0.0, f64::INFINITY),
                 Row::Friction { normal, mu } => {
                     let limit = mu * self.x[normal].max(0.0);
@@ -404,7 +424,8 @@ impl Lcp {
         let mut stalled = 0;
         for _ in 0..4 * n + 16 {
             self.solve_guess();
-            let broken = (0..n).filter(|&i| self.is_broken(i)).count();
+            self.find_broken();
+            let broken = self.broken.len();
             if broken == 0 {
                 return true;
             }
@@ -432,11 +453,17 @@ impl Lcp {
     /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`.
     fn solve_guess(&mut self) {
         let n = self.n;
-        for i in 0..n {
-            self.x[i] = match self.side[i] {
+        for (((x, side), &lo), &hi) in self
+            .x
+            .iter_mut()
+            .zip(&self.side)
+            .zip(&self.lo)
+            .zip(&self.hi)
+        {
+            *x = match side {
                 Side::Free => 0.0,
-                Side::Lower => self.lo[i],
-                Side::Upper => self.hi[i],
+                Side::Lower => lo,
+                Side::Upper => hi,
             };
         }
         self.free.clear();
@@ -448,58 +475,59 @@ impl Lcp {
                 self.free.push(i);
             }
         }
-        // Lay out each free row's envelope, then fill it with A's entries between free rows
-        // and the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
+        // Lay out each free row's envelope and fill it with A's entries between free rows,
+        // then the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
         // part of w.
         self.first.clear();
         self.offset.clear();
         self.rhs.clear();
-        let mut size = 0;
-        for (k, &i) in self.free.iter().enumerate() {
-            let row = self.start[i as usize]..self.start[i as usize + 1];
-            let first = self.column[row.clone()]
-                .iter()
-                .map(|&j| self.place[j as usize])
-                .fold(k as u32, u32::min);
-            self.first.push(first);
-            self.offset.push(size);
-            size += k + 1 - first as usize;
-            let held: f64 = self.column[row.clone()]
-                .iter()
-                .zip(&self.value[row])
-                .map(|(&j, a)| a * self.x[j as usize])
-                .sum();
-            let i = i as usize;
-            let rho = self.weight * self.rho[i];
-            self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
-        }
         self.factor.clear();
-        self.factor.resize(size, 0.0);
         for (k, &i) in self.free.iter().enumerate() {
-            let row = self.start[i as usize]..self.start[i as usize + 1];
-            let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+            let i = i as usize;
+            let row = self.start[i]..self.start[i + 1];
+            let (columns, values) = (&self.column[row.clone()], &self.value[row]);
+            // Its envelope from its first free column, and the held rows' part of `A x`.
+            let mut first = k as u32;
+            let held: f64 = columns
+                .iter()
+                .zip(values)
+                .map(|(&j, a)| {
+                    first = first.min(self.place[j as usize]);
+                    a * self.x[j as usize]
+                })
+                .sum();
+            let first = first as usize;
+            let offset = self.factor.len();
+            self.first.push(first as u32);
+            self.offset.push(offset);
+            self.factor.resize(offset + k + 1 - first, 0.0);
+            let envelope = &mut self.factor[offset..];
+            for (&j, &a) in columns.iter().zip(values) {
                 let c = self.place[j as usize] as usize;
                 if c <= k {
-                    self.factor[offset + c - first] = a;
+                    envelope[c - first] = a;
                 }
             }
-            self.factor[offset + k - first] += self.weight * self.rho[i as usize];
+            let rho = self.weight * self.rho[i];
+            envelope[k - first] += rho;
+            self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
         }
         self.factor_envelope();
         self.solve_envelope();
-        for (k, &i) in self.free.iter().enumerate() {
-            self.x[i as usize] = self.rhs[k];
+        for (&i, &y) in self.free.iter().zip(&self.rhs) {
+            self.x[i as usize] = y;
         }
-        for i in 0..n {
-            let row = self.start[i]..self.start[i + 1];
+        let rows = self.start.windows(2).zip(&self.rho).zip(&self.b);
+        let own = self.x.iter().zip(&self.center);
+        for (((row, &rho), &b), ((&x, &center), w)) in rows.zip(own.zip(&mut self.w)) {
+            let row = row[0]..row[1];
             let ax: f64 = self.column[row.clone()]
                 .iter()
                 .zip(&self.value[row])
                 .map(|(&j, a)| a * self.x[j as usize])
                 .sum();
-            let rho = self.weight * self.rho[i];
-            self.w[i] = ax + self.b[i] + rho * (self.x[i] - self.center[i]);
+            let rho = self.weight * rho;
+            *w = ax + b + rho * (x - center);
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     }
@@ -513,23 +541,30 @@ impl Lcp {
         self.diagonal.resize(m, 0.0);
         for k in 0..m {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
+            // Rows before `k` are done (and only read); row `k` is the one being factored.
+            let (done, row) = self.factor.split_at_mut(offset);
+            let (row, d) = row[..k + 1 - first].split_at_mut(k - first);
             self.scaled.clear();
-            for c in first..k {
-                let (first_c, offset_c) = (self.first[c] as usize, self.offset[c]);
+            let earlier = (self.first[first..k].iter())
+                .zip(&self.offset[first..k])
+                .zip(&self.diagonal[first..k]);
+            for (entry, ((&first_c, &offset_c), &d)) in row.iter_mut().zip(earlier) {
+                let (c, first_c) = (first + self.scaled.len(), first_c as usize);
                 let from = first.max(first_c);
-                let mut s = self.factor[offset + c - first];
-                for t in from..c {
-                    s -= self.scaled[t - first] * self.factor[offset_c + t - first_c];
+                // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
+                let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
+                let mut s = *entry;
+                for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
+                    s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
-                let d = self.diagonal[c];
                 let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
                 self.scaled.push(s);
-                self.factor[offset + c - first] = l;
+                *entry = l;
             }
-            let mut d = self.factor[offset + k - first];
-            for c in first..k {
-                d -= self.scaled[c - first] * self.factor[offset + c - first];
+            let mut d = d[0];
+            for (&scaled, &l) in self.scaled.iter().zip(&*row) {
+                d -= scaled * l;
             }
             self.diagonal[k] = d;
         }
@@ -541,57 +576,70 @@ impl Lcp {
         let m = self.free.len();
         for k in 0..m {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            let mut s = self.rhs[k];
-            for c in first..k {
-                s -= self.factor[offset + c - first] * self.rhs[c];
+            let (solved, rest) = self.rhs.split_at_mut(k);
+            let mut s = rest[0];
+            for (&l, &y) in self.factor[offset..offset + k - first]
+                .iter()
+                .zip(&solved[first..])
+            {
+                s -= l * y;
             }
-            self.rhs[k] = s;
+            rest[0] = s;
         }
-        for k in 0..m {
-            let d = self.diagonal[k];
-            self.rhs[k] = if d > 0.0 { self.rhs[k] / d } else { 0.0 };
+        for (y, &d) in self.rhs[..m].iter_mut().zip(&self.diagonal[..m]) {
+            *y = if d > 0.0 { *y / d } else { 0.0 };
         }
         for k in (0..m).rev() {
             let (first, offset) = (self.first[k] as usize, self.offset[k]);
-            let y = self.rhs[k];
-            for c in first..k {
-                self.rhs[c] -= self.factor[offset + c - first] * y;
+            let (before, rest) = self.rhs.split_at_mut(k);
+            let y = rest[0];
+            for (r, &l) in before[first..]
+                .iter_mut()
+                .zip(&self.factor[offset..offset + k - first])
+            {
+                *r -= l * y;
             }
         }
     }
 
-    /// Whether row `i` breaks its conditions in the current guess.
-    fn is_broken(&self, i: usize) -> bool {
-        let (lo, hi, x, w) = (self.lo[i], self.hi[i], self.x[i], self.w[i]);
-        // Rounding room, relative to the impulses involved.
-        let slack = 1e-9 * (x.abs() + self.scale);
-        match self.side[i] {
-            Side::Free => x < lo - slack || x > hi + slack,
-            // A friction row whose normal row did not push has no room: held at 0, any `w`
-            // meets its conditions.
-            Side::Lower | Side::Upper if hi <= lo => false,
-            Side::Lower => w < -W_TOLERANCE,
-            Side::Upper => w > W_TOLERANCE,
+    /// Lists the rows that break their conditions in the current guess, in row order.
+    fn find_broken(&mut self) {
+        self.broken.clear();
+        let rows = self.side.iter().zip(&self.lo).zip(&self.hi);
+        for (i, (((&side, &lo), &hi), (&x, &w))) in rows.zip(self.x.iter().zip(&self.w)).enumerate()
+        {
+            if is_broken(side, lo, hi, x, w, self.scale) {
+                self.broken.push(i as u32);
+            }
         }
     }
 
-    /// Moves up to `limit` broken rows, in row order, to the other side. (Flipping a row
-    /// changes no `x` or `w`, so the rows after it are judged as before.)
+    /// Moves the first `limit` broken rows to the other side. (Flipping a row changes no `x`
+    /// or `w`, so the rows after it are broken as found.)
     fn flip_broken(&mut self, limit: usize) {
-        let mut flipped = 0;
-        for i in 0..self.n {
-            if flipped == limit {
-                break;
-            }
-            if self.is_broken(i) {
-                self.side[i] = match self.side[i] {
-                    Side::Free if self.x[i] < self.lo[i] => Side::Lower,
-                    Side::Free => Side::Upper,
-                    _ => Side::Free,
-                };
-                flipped += 1;
-            }
+        for &i in self.broken.iter().take(limit) {
+            let i = i as usize;
+            self.side[i] = match self.side[i] {
+                Side::Free if self.x[i] < self.lo[i] => Side::Lower,
+                Side::Free => Side::Upper,
+                _ => Side::Free,
+            };
         }
+    }
+}
+
+/// Whether a row on `side`, with bounds `lo` and `hi`, impulse `x` and velocity error `w`,
+/// breaks its conditions; `scale` is the largest impulse of the guess.
+fn is_broken(side: Side, lo: f64, hi: f64, x: f64, w: f64, scale: f64) -> bool {
+    // Rounding room, relative to the impulses involved.
+    let slack = 1e-9 * (x.abs() + scale);
+    match side {
+        Side::Free => x < lo - slack || x > hi + slack,
+        // A friction row whose normal row did not push has no room: held at 0, any `w`
+        // meets its conditions.
+        Side::Lower | Side::Upper if hi <= lo => false,
+        Side::Lower => w < -W_TOLERANCE,
+        Side::Upper => w > W_TOLERANCE,
     }
 }
 
