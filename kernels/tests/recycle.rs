@@ -10,37 +10,8 @@ use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{InstructionSet, LANES};
 use bytemuck::Zeroable;
 
-/// Seeded splitmix64: the same sequence on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [lo, hi).
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u32 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// Now and then exactly 0.0 or -0.0, else uniform in [lo, hi).
-    fn zero_or_range(&mut self, lo: f32, hi: f32) -> f32 {
-        match self.below(16) {
-            0 => 0.0,
-            1 => -0.0,
-            _ => self.range(lo, hi),
-        }
-    }
-}
+mod common;
+use common::Rng;
 
 /// A rotation of `angle` as (cos, sin).
 fn rotation(angle: f32) -> [f32; 2] {
