@@ -110,6 +110,21 @@ impl<R: Real> BodyLanes<R> {
             dqs: t[7],
         }
     }
+
+    /// Velocities alone, the motion fields zero: what a pass reads that needs no motion.
+    #[inline(always)]
+    pub fn of_velocities(vx: R, vy: R, w: R) -> Self {
+        let zero = R::splat(0.0);
+        BodyLanes {
+            vx,
+            vy,
+            w,
+            dpx: zero,
+            dpy: zero,
+            dqc: zero,
+            dqs: zero,
+        }
+    }
 }
 
 impl<V: Lanes8> BodyLanes<V> {
@@ -517,16 +532,7 @@ pub(crate) fn integrate_velocities_batches<V: Lanes8>(
         // Only the velocity halves are read and written: their transposes of eight rows of
         // four floats cost half those of whole states, and the motion is left as it was.
         let [vx, vy, w] = V::from_fours(array_of(|l| velocity_half(&rows[l])));
-        let zero = V::splat(0.0);
-        let mut s = BodyLanes {
-            vx,
-            vy,
-            w,
-            dpx: zero,
-            dpy: zero,
-            dqc: zero,
-            dqs: zero,
-        };
+        let mut s = BodyLanes::of_velocities(vx, vy, w);
         let acceleration = body.acceleration.map(|a| {
             let a = a.slice(r.clone());
             [lanes8(a.x), lanes8(a.y), lanes8(a.angular)]

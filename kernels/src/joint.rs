@@ -545,21 +545,10 @@ pub(crate) mod batches {
     ) -> (BodyLanes<V>, BodyLanes<V>) {
         let [avx, avy, aw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_a[l])));
         let [bvx, bvy, bw] = V::from_fours(array_of(|l| states.read_velocity_word(c.word_b[l])));
-        (velocities(avx, avy, aw), velocities(bvx, bvy, bw))
-    }
-
-    #[inline(always)]
-    fn velocities<V: Lanes8>(vx: V, vy: V, w: V) -> BodyLanes<V> {
-        let zero = V::splat(0.0);
-        BodyLanes {
-            vx,
-            vy,
-            w,
-            dpx: zero,
-            dpy: zero,
-            dqc: zero,
-            dqs: zero,
-        }
+        (
+            BodyLanes::of_velocities(avx, avy, aw),
+            BodyLanes::of_velocities(bvx, bvy, bw),
+        )
     }
 
     #[inline(always)]
