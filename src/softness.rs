@@ -29,7 +29,8 @@ impl Softness {
     /// stiffness `WorldSettings::contact_hertz`, capped at a quarter of the substep rate to
     /// stay stable, and twice that `against_fixed` (against a static or kinematic body, since
     /// only one side gives). The one place this rule is written: the joints' rigid
-    /// constraints are as stiff as a contact against a fixed body.
+    /// constraints are as stiff as a contact against a fixed body (a revolute joint's point
+    /// a little stiffer, see `joints::passes::point_softness`).
     pub(crate) fn contact(
         settings: &WorldSettings,
         damping_ratio: f32,

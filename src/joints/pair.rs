@@ -83,8 +83,10 @@ impl From<Softness> for Coeffs {
 /// The constants of one pass.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Pass {
-    /// The rigid constraints' coefficients in this pass.
+    /// The rigid constraints' coefficients in this pass, and those of a revolute joint's
+    /// point (see `passes::point_softness`).
     pub(super) rigid: Coeffs,
+    pub(super) point: Coeffs,
     pub(super) inv_h: f32,
     pub(super) h: f32,
 }

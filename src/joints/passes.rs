@@ -7,7 +7,8 @@
 //! the pose its bodies had when the step began plus the motion the substeps have accumulated
 //! since (`dp`, `dq` of the body state), so no pose is written back until the step ends.
 //! Rigid constraints are soft in the biased pass (a damped spring at twice the contacts'
-//! stiffness, the stiffness of a contact with a static body) and unbiased in the relax pass,
+//! stiffness, the stiffness of a contact with a static body; a revolute joint's point a
+//! little stiffer, see `point_softness`) and unbiased in the relax pass,
 //! which removes the velocity the bias added. Springs the user asked for are part of the
 //! model, not an error correction: each acts once per substep, after the warm start, with
 //! coefficients that give the discrete update the spring's own frequency, damping and static
@@ -72,6 +73,25 @@ pub(crate) fn rigid_softness(settings: &WorldSettings, h: f32) -> Softness {
     Softness::contact(settings, JOINT_DAMPING_RATIO, h, true)
 }
 
+/// Stiffness of a revolute joint's point, as a fraction of the substep rate: 100 Hz at the
+/// default four substeps of a 60 Hz step, where the other rigid rows have 90.
+///
+/// A soft point carrying a load `F` sits `F / (m w^2)` open, `m` the effective mass of its
+/// rows: where a net of hinges hangs from a few light bodies (joint_grid, whose every cell is
+/// a loop), that is how far its joints open, so the stiffer the better. But the Gauss-Seidel
+/// passes leave a net's loops unsolved, and what they leave is corrected as error again in
+/// the next substep: at the default two joint passes joint_grid swings stably at 5/12 of the
+/// substep rate and blows up within a few seconds at half of it. Tied to the substep rate, so
+/// that more substeps make the points stiffer at the same margin. The other rows keep the
+/// contacts' rule (see [`rigid_softness`]): a slider anchored 20 m from its 6 cm body
+/// chatters at its limit as fast again at this stiffness.
+const POINT_HERTZ_PER_SUBSTEP_RATE: f32 = 5.0 / 12.0;
+
+/// The softness of a revolute joint's point for substeps `h` long.
+pub(crate) fn point_softness(h: f32) -> Softness {
+    Softness::new(POINT_HERTZ_PER_SUBSTEP_RATE / h, JOINT_DAMPING_RATIO, h)
+}
+
 /// The joint passes of one step, shared by the workers of the solver's stages: each runs
 /// blocks of one color, whose joints write no body in common, or the overflow set.
 #[derive(Clone, Copy)]
@@ -83,8 +103,9 @@ pub(crate) struct Passes<'a> {
     colors: &'a [JointColor],
     overflow: &'a Range<usize>,
     kernels: &'static dyn Kernels,
-    /// The biased passes' rigid coefficients.
+    /// The biased passes' rigid coefficients, and those of a revolute joint's point.
     rigid: Coeffs,
+    point: Coeffs,
     h: f32,
     inv_h: f32,
     /// The solver's speed caps, `(linear, angular)`, which every joint's write obeys.
@@ -111,6 +132,7 @@ impl JointBatches {
             overflow: &self.overflow,
             kernels: self.kernels.expect("the joints are prepared"),
             rigid: rigid.into(),
+            point: point_softness(h).into(),
             h,
             inv_h: 1.0 / h,
             speed_caps,
@@ -131,6 +153,10 @@ impl Passes<'_> {
             rigid: match op {
                 JointOp::Relax => RIGID,
                 _ => self.rigid,
+            },
+            point: match op {
+                JointOp::Relax => RIGID,
+                _ => self.point,
             },
             inv_h: self.inv_h,
             h: self.h,
@@ -157,9 +183,9 @@ impl Passes<'_> {
     /// As for [`Passes::run`].
     unsafe fn run_pins(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         let params = PinParams {
-            bias_rate: pass.rigid.bias_rate,
-            mass_scale: pass.rigid.mass_scale,
-            impulse_scale: pass.rigid.impulse_scale,
+            bias_rate: pass.point.bias_rate,
+            mass_scale: pass.point.mass_scale,
+            impulse_scale: pass.point.impulse_scale,
         };
         let batches = self.pins.slice(range);
         match op {
@@ -193,7 +219,7 @@ impl Passes<'_> {
                 }
                 // A plain revolute joint's whole solve (see `Joint::solve`).
                 JointOp::Solve | JointOp::Relax if c.plain => {
-                    pair.solve_point(pass.rigid, &mut impulses.linear, f32::INFINITY)
+                    pair.solve_point(pass.point, &mut impulses.linear, f32::INFINITY)
                 }
                 JointOp::Solve | JointOp::Relax => {
                     let joint = self.slots[c.slot as usize].joint.as_ref();
@@ -221,7 +247,7 @@ impl Passes<'_> {
 }
 
 impl Joint {
-    /// One solve (`pass.rigid` biased) or relax (`RIGID`) pass.
+    /// One solve (`pass.rigid` and `pass.point` biased) or relax (`RIGID`) pass.
     fn solve(&self, i: &mut Impulses, pair: &mut Pair, pass: &Pass) {
         match self.kind {
             JointKind::Revolute => self.solve_revolute(i, pair, pass),

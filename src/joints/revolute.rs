@@ -10,7 +10,7 @@ use crate::joints::spring::SpringLaw;
 impl Pair<'_> {
     /// A revolute joint's limit row (`row`, turning only, its error `c`) and point rows as
     /// one block, as [`Pair::solve_weld`] solves a weld's, the limit's coefficients those of
-    /// [`Pass::limit`] and the point's `pass.rigid`; `false`, changing nothing, where the
+    /// [`Pass::limit`] and the point's `pass.point`; `false`, changing nothing, where the
     /// block is singular or the limit would pull; `drive` presses the limit (see [`Drive`]).
     /// Solved apart, the limit's impulse turns the body about its centre and the point's
     /// turns it back about the hinge, pass after pass: a bar turning at 40 rad/s into its
@@ -29,7 +29,7 @@ impl Pair<'_> {
             return false;
         };
         let (bias, mass_scale, impulse_scale) = pass.limit(c);
-        let k = pass.rigid;
+        let k = pass.point;
         let [k11, k12, k22, det2] = h.point;
         // The limit's row is `row.jb` times the hinge block's turn row (`wB - wA`).
         let sign = row.jb;
@@ -59,7 +59,7 @@ impl Joint {
             pair.solve_motor(Row::ANGULAR, motor, pass, &mut i.motor);
         }
         let Some((lower, upper)) = self.active_limits() else {
-            pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
+            pair.solve_point(pass.point, &mut i.linear, f32::INFINITY);
             return;
         };
         let angle = pair.angle(self.reference_angle);
@@ -81,7 +81,7 @@ impl Joint {
         let (row, c, limit, drive) = near;
         if !pair.solve_limit_and_point(row, c, pass, limit, drive, &mut i.linear) {
             pair.solve_limit(row, c, pass, limit, drive);
-            pair.solve_point(pass.rigid, &mut i.linear, f32::INFINITY);
+            pair.solve_point(pass.point, &mut i.linear, f32::INFINITY);
         }
     }
 
