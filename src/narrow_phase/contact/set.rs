@@ -211,9 +211,10 @@ impl ContactSet {
         let closing = DisjointMut::new(&mut self.closing);
         let (candidates, speed) = (&self.candidates, &self.speed);
         let (new_touching, new_one_point) = (&self.new_touching, &self.new_one_point);
+        let chunk_starts = &self.chunk_starts;
         self.found
             .par_chunks(CHUNK)
-            .zip(self.chunk_starts.par_iter())
+            .zip(chunk_starts.par_iter())
             .enumerate()
             .for_each(|(k, (found, &start))| {
                 // The chunk's columns, each cut to its pairs and walked side by side, so that
@@ -228,24 +229,37 @@ impl ContactSet {
                     .zip(&new_touching[first..][..n])
                     .zip(&new_one_point[first..][..n])
                     .zip(&speed[first..][..n]);
-                let mut at = start;
+                // Where the chunk's touching contacts go, as slices of the chunk's own: one
+                // check of a place against their common length stands for all six, and
+                // their starts stay in registers where each write through the shared
+                // columns would reload them.
+                let end = chunk_starts.get(k + 1).copied().unwrap_or(total);
+                // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
+                // `end`, which the prefix sum keeps disjoint from every other chunk's and
+                // below `total`, the length of all six vectors.
+                let (contacts, keys, base_of, touching, one_point, closing) = unsafe {
+                    (
+                        contacts.slice(start..end),
+                        keys.slice(start..end),
+                        base_of.slice(start..end),
+                        touching.slice(start..end),
+                        one_point.slice(start..end),
+                        closing.slice(start..end),
+                    )
+                };
+                let mut at = 0;
                 for ((((((&found, candidate), &pair), &child), &touch), &one), &s) in pairs {
                     if found == FAR {
                         continue;
                     }
                     let (a, b) = body_slots(pair);
-                    // SAFETY: chunk k writes slots chunk_starts[k].. up to its touching count,
-                    // which the prefix sum keeps disjoint from every other chunk's and below
-                    // `total`, the length of all six vectors.
-                    unsafe {
-                        *contacts.get(at) = *candidate;
-                        *keys.get(at) = (a, b, child);
-                        *base_of.get(at) = found;
-                        *touching.get(at) = touch;
-                        *one_point.get(at) = one;
-                        if !touch {
-                            *closing.get(at) = s;
-                        }
+                    contacts[at] = *candidate;
+                    keys[at] = (a, b, child);
+                    base_of[at] = found;
+                    touching[at] = touch;
+                    one_point[at] = one;
+                    if !touch {
+                        closing[at] = s;
                     }
                     at += 1;
                 }

@@ -34,10 +34,12 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
         .unwrap_or(Vec2::new(0.0, 1.0))
 }
 
-/// The body columns a fresh collide reads, each cut to the number of body slots: one bounds
-/// check of a pair's slot then stands for every column's, where the store's columns would each
-/// be checked against a length of their own.
+/// The body columns a fresh collide reads, each cut to the number of body slots `n`: one
+/// check of a pair's slot against `n` ([`PairColumns::at`]) then stands for every column's,
+/// where the columns would each be checked against a length the compiler cannot tell is
+/// the same.
 struct PairColumns<'a> {
+    n: usize,
     center: &'a [Vec2],
     rotation: &'a [Rot],
     local_center: &'a [Vec2],
@@ -53,6 +55,7 @@ impl<'a> PairColumns<'a> {
     fn of(bodies: &'a BodyStore) -> PairColumns<'a> {
         let n = bodies.slots();
         PairColumns {
+            n,
             center: &bodies.center()[..n],
             rotation: &bodies.rotation()[..n],
             local_center: &bodies.local_center()[..n],
@@ -64,11 +67,69 @@ impl<'a> PairColumns<'a> {
         }
     }
 
-    /// [`BodyStore::transform`] of slot `s`.
+    /// The entries of the body in slot `s`. Panics if there is no such slot, as indexing a
+    /// column would.
     #[inline(always)]
-    fn transform(&self, s: usize) -> Transform {
-        let q = self.rotation[s];
-        Transform::new(self.center[s] - q.rotate(self.local_center[s]), q)
+    fn at(&self, s: usize) -> BodyAt<'_, 'a> {
+        assert!(s < self.n, "body slot {s} out of {} slots", self.n);
+        BodyAt { columns: self, s }
+    }
+}
+
+/// Entry `s` of `column`, a column of [`PairColumns`], for a slot `s` a [`BodyAt`] checked.
+#[inline(always)]
+fn entry<T>(column: &[T], s: usize) -> &T {
+    debug_assert!(s < column.len());
+    // SAFETY: every column of a `PairColumns` is cut to its `n` entries, and a `BodyAt`,
+    // which alone calls this with its own columns, holds a slot `PairColumns::at` checked
+    // to be below that `n`.
+    unsafe { column.get_unchecked(s) }
+}
+
+/// A body's slot among [`PairColumns`], checked: reading its entries checks nothing more.
+#[derive(Clone, Copy)]
+struct BodyAt<'c, 'a> {
+    columns: &'c PairColumns<'a>,
+    s: usize,
+}
+
+impl<'a> BodyAt<'_, 'a> {
+    #[inline(always)]
+    fn center(self) -> Vec2 {
+        *entry(self.columns.center, self.s)
+    }
+
+    #[inline(always)]
+    fn linear_velocity(self) -> Vec2 {
+        *entry(self.columns.linear_velocity, self.s)
+    }
+
+    #[inline(always)]
+    fn angular_velocity(self) -> f32 {
+        *entry(self.columns.angular_velocity, self.s)
+    }
+
+    #[inline(always)]
+    fn reach(self) -> f32 {
+        *entry(self.columns.reach, self.s)
+    }
+
+    #[inline(always)]
+    fn shape(self) -> &'a Shape {
+        entry(self.columns.shape, self.s)
+    }
+
+    #[inline(always)]
+    fn local_box(self) -> Option<LocalBox> {
+        *entry(self.columns.local_box, self.s)
+    }
+
+    /// [`BodyStore::transform`] of the body.
+    #[inline(always)]
+    fn transform(self) -> Transform {
+        let q = *entry(self.columns.rotation, self.s);
+        let local_center = *entry(self.columns.local_center, self.s);
+        Transform::new(self.center() - q.rotate(local_center), q)
     }
 }
 
@@ -204,14 +265,18 @@ pub(super) fn update_chunk<'a>(
     let columns = PairColumns::of(bodies);
     let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
         let (a, b) = body_slots(pairs[i]);
-        if children.is_none() && update_round_pair(out, i, (a, b), &columns, bodies, params, old) {
-            return;
-        }
-        let (slot, base) = out.pair_slots(i);
-        let pair = (a, b);
         let found = match children {
-            None => update_pair(slot, base, pair, &columns, bodies, params, old),
+            None => {
+                let at = (columns.at(a.index()), columns.at(b.index()));
+                if update_round_pair(out, i, (a, b), at, bodies, params, old) {
+                    return;
+                }
+                let (slot, base) = out.pair_slots(i);
+                update_pair(slot, base, (a, b), at, bodies, params, old)
+            }
             Some(children) => {
+                let (slot, base) = out.pair_slots(i);
+                let pair = (a, b);
                 update_shape_pair(slot, base, pair, children[i], &columns, bodies, params, old)
             }
         };
@@ -384,8 +449,9 @@ pub(super) fn update_chunk<'a>(
             }
             let kept = lanes.kept & 1 << l != 0
                 || lanes.beyond & 1 << l != 0 && {
-                    let (a, b) = body_slots(pairs[i]);
-                    let widened = widened(a.index(), b.index(), &columns, params);
+                    let (a, b) = pairs[i];
+                    let at = (columns.at(a as usize), columns.at(b as usize));
+                    let widened = widened(at, params);
                     recycler.within(l, params.speculative_distance, widened)
                 };
             if !kept {
@@ -513,16 +579,12 @@ fn mixed(
     )
 }
 
-/// The speculative distance widened by how far the bodies in slots `a` and `b` can close in
-/// in a step.
+/// The speculative distance widened by how far bodies `a` and `b` can close in in a step.
 #[inline(always)]
-fn widened(a: usize, b: usize, columns: &PairColumns, params: &NarrowPhaseParams) -> f32 {
-    let (v, w, reach) = (
-        columns.linear_velocity,
-        columns.angular_velocity,
-        columns.reach,
-    );
-    let closing = (v[b] - v[a]).length() + w[a].abs() * reach[a] + w[b].abs() * reach[b];
+fn widened((a, b): (BodyAt, BodyAt), params: &NarrowPhaseParams) -> f32 {
+    let closing = (b.linear_velocity() - a.linear_velocity()).length()
+        + a.angular_velocity().abs() * a.reach()
+        + b.angular_velocity().abs() * b.reach();
     params.speculative_distance + closing * params.dt
 }
 
@@ -534,28 +596,28 @@ fn update_round_pair(
     out: &mut ChunkSlots,
     i: usize,
     (a, b): (BodySlot, BodySlot),
-    columns: &PairColumns,
+    (at_a, at_b): (BodyAt, BodyAt),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Old,
 ) -> bool {
     let (sa, sb) = (a.index(), b.index());
-    let (shape_a, shape_b) = (&columns.shape[sa], &columns.shape[sb]);
+    let (shape_a, shape_b) = (at_a.shape(), at_b.shape());
     let both_circles = match is_round(shape_a, shape_b) {
         None => return false,
         Some(both_circles) => both_circles,
     };
     // As `update_shapes` collides it.
-    let speculative_distance = widened(sa, sb, columns, params);
+    let speculative_distance = widened((at_a, at_b), params);
     if !both_circles {
-        let reach_a = (columns.center[sa], columns.reach[sa]);
-        let reach_b = (columns.center[sb], columns.reach[sb]);
+        let reach_a = (at_a.center(), at_a.reach());
+        let reach_b = (at_b.center(), at_b.reach());
         if out_of_reach(reach_a, reach_b, speculative_distance) {
             out.found[i] = FAR;
             return true;
         }
     }
-    let (xf_a, xf_b) = (columns.transform(sa), columns.transform(sb));
+    let (xf_a, xf_b) = (at_a.transform(), at_b.transform());
     let concentric = || concentric_normal(a, b);
     let (normal, mut point) = match round_contact(
         shape_a,
@@ -632,29 +694,19 @@ fn update_pair(
     slot: &mut Contact,
     base: BaseSlot,
     (a, b): (BodySlot, BodySlot),
-    columns: &PairColumns,
+    at: (BodyAt, BodyAt),
     bodies: &BodyStore,
     params: &NarrowPhaseParams,
     old: Old,
 ) -> Option<u32> {
     let (sa, sb) = (a.index(), b.index());
-    let shapes = || (&columns.shape[sa], &columns.shape[sb]);
+    let shapes = || (at.0.shape(), at.1.shape());
     let materials = || {
         let frictions = (bodies.friction()[sa], bodies.friction()[sb]);
         let restitutions = (bodies.restitution()[sa], bodies.restitution()[sb]);
         (frictions, restitutions)
     };
-    update_shapes(
-        slot,
-        base,
-        (a, b),
-        shapes,
-        materials,
-        columns,
-        params,
-        old,
-        true,
-    )
+    update_shapes(slot, base, (a, b), shapes, materials, at, params, old, true)
 }
 
 /// [`update_pair`] for shape pair `children` of bodies `a` and `b`, in a world with compound
@@ -686,7 +738,7 @@ fn update_shape_pair(
         (a, b),
         shapes,
         materials,
-        columns,
+        (columns.at(sa), columns.at(sb)),
         params,
         old,
         false,
@@ -704,14 +756,13 @@ fn update_shapes<'a>(
     (a, b): (BodySlot, BodySlot),
     shapes: impl FnOnce() -> (&'a Shape, &'a Shape),
     materials: impl FnOnce() -> ((f32, f32), (f32, f32)),
-    columns: &PairColumns,
+    (at_a, at_b): (BodyAt, BodyAt),
     params: &NarrowPhaseParams,
     old: Old,
     one_shape: bool,
 ) -> Option<u32> {
-    let (sa, sb) = (a.index(), b.index());
     // The band widened by how far the pair can close in a step.
-    let speculative_distance = widened(sa, sb, columns, params);
+    let speculative_distance = widened((at_a, at_b), params);
     // Swept boxes hand the narrowphase many pairs of fast bodies that are still far apart (a
     // smash's debris, a stirred pile's near neighbours); the reach test turns them away for a
     // fraction of a separating-axis test. Two circles collide about as cheaply as it. Nothing
@@ -720,20 +771,20 @@ fn update_shapes<'a>(
     let (shape_a, shape_b) = shapes();
     let both_circles = matches!((shape_a, shape_b), (Shape::Circle(_), Shape::Circle(_)));
     if !both_circles {
-        let reach_a = (columns.center[sa], columns.reach[sa]);
-        let reach_b = (columns.center[sb], columns.reach[sb]);
+        let reach_a = (at_a.center(), at_a.reach());
+        let reach_b = (at_b.center(), at_b.reach());
         if out_of_reach(reach_a, reach_b, speculative_distance) {
             return None;
         }
     }
-    let (xf_a, xf_b) = (columns.transform(sa), columns.transform(sb));
+    let (xf_a, xf_b) = (at_a.transform(), at_b.transform());
 
     let manifold = &mut slot.manifold;
     // Two boxes of one-shape bodies collide from the box columns: the polygons, each a cache
     // miss of its own, are not read.
-    let hull = |s: usize| columns.local_box[s].and_then(|local| local.hull());
+    let hull = |at: BodyAt| at.local_box().and_then(|local| local.hull());
     let hulls = match (one_shape, shape_a, shape_b) {
-        (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(sa).zip(hull(sb)),
+        (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(at_a).zip(hull(at_b)),
         _ => None,
     };
     match hulls {
