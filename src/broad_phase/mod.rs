@@ -34,7 +34,7 @@ use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
 use crate::geometry::math::{Aabb, Vec2};
 use rayon::prelude::*;
-use std::mem::{take, MaybeUninit};
+use std::mem::take;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -784,12 +784,18 @@ impl Grid {
         let r = self.rects[a];
         let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
         let start = out.len();
+        // Every entry is written to the spare room and kept by counting it when all the tests
+        // pass: they pass or fail unpredictably, and a branch or a push per entry cost more
+        // than the write.
+        let (mut len, mut room) = (start, out.capacity() - start);
+        let mut spare = out.as_mut_ptr();
         cells.visit_cells(r, |cx, cy, need, bucket| {
-            // Every entry is written to the spare room and kept by counting it when all the
-            // tests pass: they pass or fail unpredictably, and a branch or a push per entry
-            // cost more than the write.
-            out.reserve(bucket.len());
-            let (len, room) = (out.len(), out.spare_capacity_mut().as_mut_ptr());
+            if bucket.len() > room {
+                // SAFETY: the first `len` pairs are written (below, or before the call).
+                unsafe { out.set_len(len) };
+                out.reserve(bucket.len());
+                (room, spare) = (out.capacity() - len, out.as_mut_ptr());
+            }
             let mut kept = 0;
             // Buckets are filled in descending slot order: past `a`, no entry can be a
             // partner b > a.
@@ -800,19 +806,20 @@ impl Grid {
                 debug_assert!(b < uppers.len());
                 let upper = unsafe { uppers.get_unchecked(b) };
                 let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
-                // SAFETY: `kept` is below the number of entries taken, at most
-                // `bucket.len()`, for which room was reserved above.
-                unsafe { room.add(kept).write(MaybeUninit::new((a as u32, e.id()))) };
+                // SAFETY: `len + kept` is below `len` plus the entries taken, at most
+                // `bucket.len() <= room`, within the capacity.
+                unsafe { spare.add(len + kept).write((a as u32, e.id())) };
                 kept += hit as usize;
             }
-            // SAFETY: the first `kept` entries of the spare room were written above (`kept`
-            // grows by at most one per write, and every write lands at `kept`).
-            unsafe { out.set_len(len + kept) };
             // Descending as the bucket was: turned, the cells' runs come out nearly sorted
             // where slots ascend through the cells (boxes created row by row), which makes
             // the sort of the partners below little more than a check.
-            out[len..].reverse();
+            // SAFETY: the `kept` pairs from `len` were written above.
+            unsafe { std::slice::from_raw_parts_mut(spare.add(len), kept) }.reverse();
+            (len, room) = (len + kept, room - kept);
         });
+        // SAFETY: the pairs up to `len` were written above.
+        unsafe { out.set_len(len) };
         if self.small_pass && self.class[a] == Class::Small {
             return;
         }
