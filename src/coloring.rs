@@ -226,6 +226,10 @@ impl ConstraintGraph {
         // The loop without the direct solver's marks is the common one: it reads none.
         if direct.is_empty() {
             color_contacts(keys, repeat(false), body_colors, colors, overflow);
+        } else if let Some(direct) = direct.get(..keys.len()) {
+            // One mark per contact, as the direct solver gives them: read along the keys,
+            // with no test for their end.
+            color_contacts(keys, direct.iter().copied(), body_colors, colors, overflow);
         } else {
             let direct = direct.iter().copied().chain(repeat(false));
             color_contacts(keys, direct, body_colors, colors, overflow);
