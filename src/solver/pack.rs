@@ -589,9 +589,13 @@ const PACK_AHEAD: usize = 2;
 /// asking ahead overlaps those cache misses with this batch's work.
 #[inline(always)]
 fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
-    for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-        if ci != ContactIndex::NONE {
-            contacts[ci.index()].prefetch();
+    let Some(lanes) = graph.lanes.get(i + PACK_AHEAD) else {
+        return;
+    };
+    // (`get`: an unused lane's `NONE` is past every contact, so one test per lane skips it.)
+    for &ci in lanes {
+        if let Some(c) = contacts.get(ci.index()) {
+            c.prefetch();
         }
     }
 }
@@ -663,7 +667,9 @@ fn pack_contact<'c>(
     [points.offset_a[0][l], points.offset_a[1][l]] = [offset_a.x, offset_a.y];
     [points.offset_b[0][l], points.offset_b[1][l]] = [offset_b.x, offset_b.y];
     let m = &c.manifold;
-    points.count[l] = m.point_count as f32;
+    // (Through `u32`, which converts to a float without the test of the high bit that a
+    // `usize` needs: a count is at most two.)
+    points.count[l] = m.point_count as u32 as f32;
     points.rows[0][l] = point_row(&m.points[0]);
     points.rows[1][l] = point_row(&m.points[1]);
 }
