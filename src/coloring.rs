@@ -417,10 +417,14 @@ impl ConstraintGraph {
         self.tile_colors.clear();
         self.color_batches.clear();
         // Only the contacts left to the direct solver hold `NONE`: every other one is in the
-        // overflow set or a color, and its lane is written below over what it held.
-        self.contact_lane.resize(self.colored.len(), NONE);
-        for (lane, _) in (self.contact_lane.iter_mut().zip(&self.direct)).filter(|(_, &d)| d) {
-            *lane = NONE;
+        // overflow set or a color, and its lane is written below over what it held. Where
+        // there are some, every lane is set to `NONE` first: a plain fill, cheaper than
+        // looking for them.
+        if self.direct.is_empty() {
+            self.contact_lane.resize(self.colored.len(), NONE);
+        } else {
+            self.contact_lane.clear();
+            self.contact_lane.resize(self.colored.len(), NONE);
         }
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
