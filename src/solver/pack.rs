@@ -165,7 +165,7 @@ impl ContactBatches {
         let push = if deep || direct_contacts.clone().any(|c| deep_direct(&c)) {
             let states = states.len();
             let deep_direct = direct_contacts.filter(deep_direct);
-            let shared = self.cap_deep_contacts(graph, deep_direct, state_of, states, max_velocity);
+            let shared = self.cap_deep_contacts(deep_direct, state_of, states, max_velocity);
             // Where no body has two deep contacts, every cap is the whole one.
             PushCap {
                 max_velocity,
@@ -303,7 +303,6 @@ impl ContactBatches {
     /// where none has, every lane keeps the whole cap packing wrote, and none is read.
     fn cap_deep_contacts<'c>(
         &mut self,
-        graph: &ConstraintGraph,
         deep_direct: impl Iterator<Item = &'c Contact>,
         state_of: &[u32],
         states: usize,
@@ -318,18 +317,16 @@ impl ContactBatches {
         };
         self.batches
             .par_iter_mut()
-            .zip(&graph.lanes)
             .with_min_len(BATCHES_PER_BLOCK)
             // (`move`: the cap's fields then stay in registers, not read again after each store.)
-            .for_each(move |(batch, lanes)| {
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci != ContactIndex::NONE {
-                        // Packing wrote the whole cap, which a contact keeps where neither body
-                        // has more than one deep contact: most lanes, left as they are.
-                        let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
-                        if shared_by > 1 {
-                            batch.max_push[l] = push.cap(shared_by);
-                        }
+            .for_each(move |batch| {
+                for l in 0..LANES {
+                    // Packing wrote the whole cap, which a contact keeps where neither body has
+                    // more than one deep contact: most lanes, left as they are, and the unused
+                    // ones, whose bodies are both `NULL_BODY`.
+                    let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
+                    if shared_by > 1 {
+                        batch.max_push[l] = push.cap(shared_by);
                     }
                 }
             });
@@ -465,9 +462,11 @@ impl PushCap<'_> {
         let Some(counts) = self.deep_contacts else {
             return 1;
         };
-        let count = |s: u32| match s {
-            NULL_BODY => 0,
-            s => counts[s as usize].load(Ordering::Relaxed),
+        // (`get`: `NULL_BODY` is past every state, so one test per body tells both.)
+        let count = |s: u32| {
+            counts
+                .get(s as usize)
+                .map_or(0, |n| n.load(Ordering::Relaxed))
         };
         count(a).max(count(b)).max(1)
     }
