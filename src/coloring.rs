@@ -174,6 +174,17 @@ fn color_contacts(
     }
 }
 
+// A key is three `u32`s (two `repr(transparent)` slots and the children) with no padding.
+const _: () = assert!(std::mem::size_of::<ContactKey>() == 3 * std::mem::size_of::<u32>());
+
+/// The bytes of `keys`: two lists of keys are equal exactly when their bytes are, and bytes
+/// compare as one block, where keys compare field by field.
+fn key_bytes(keys: &[ContactKey]) -> &[u8] {
+    // SAFETY: a key has no padding (the assertion above), so every byte of the slice is
+    // initialized; the bytes borrow `keys`, which no one writes meanwhile.
+    unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<u8>(), std::mem::size_of_val(keys)) }
+}
+
 impl ConstraintGraph {
     /// Colors the contacts whose keys (bodies first) are `keys`, and which have at most one
     /// point where `one_point` says so, and packs the colors into batches, unless they pair
@@ -190,7 +201,7 @@ impl ConstraintGraph {
     ) {
         // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
         // decided here, by sequential reads of a few bytes per contact and per body.
-        let unchanged = keys == &self.colored[..]
+        let unchanged = key_bytes(keys) == key_bytes(&self.colored)
             && self.jointed == jointed
             && self.direct == direct
             && self.kinds == bodies.kind();
