@@ -174,6 +174,17 @@ fn color_contacts(
     }
 }
 
+// A key is three `u32`s (two `repr(transparent)` slots and the children) with no padding.
+const _: () = assert!(std::mem::size_of::<ContactKey>() == 3 * std::mem::size_of::<u32>());
+
+/// The bytes of `keys`: two lists of keys are equal exactly when their bytes are, and bytes
+/// compare as one block, where keys compare field by field.
+fn key_bytes(keys: &[ContactKey]) -> &[u8] {
+    // SAFETY: a key has no padding (the assertion above), so every byte of the slice is
+    // initialized; the bytes borrow `keys`, which no one writes meanwhile.
+    unsafe { std::slice::from_raw_parts(keys.as_ptr().cast::<u8>(), std::mem::size_of_val(keys)) }
+}
+
 impl ConstraintGraph {
     /// Colors the contacts whose keys (bodies first) are `keys`, and which have at most one
     /// point where `one_point` says so, and packs the colors into batches, unless they pair
@@ -190,7 +201,7 @@ impl ConstraintGraph {
     ) {
         // The compact keys, not the contacts, and the kinds of the bodies: a steady scene is
         // decided here, by sequential reads of a few bytes per contact and per body.
-        let unchanged = keys == &self.colored[..]
+        let unchanged = key_bytes(keys) == key_bytes(&self.colored)
             && self.jointed == jointed
             && self.direct == direct
             && self.kinds == bodies.kind();
@@ -226,6 +237,10 @@ impl ConstraintGraph {
         // The loop without the direct solver's marks is the common one: it reads none.
         if direct.is_empty() {
             color_contacts(keys, repeat(false), body_colors, colors, overflow);
+        } else if let Some(direct) = direct.get(..keys.len()) {
+            // One mark per contact, as the direct solver gives them: read along the keys,
+            // with no test for their end.
+            color_contacts(keys, direct.iter().copied(), body_colors, colors, overflow);
         } else {
             let direct = direct.iter().copied().chain(repeat(false));
             color_contacts(keys, direct, body_colors, colors, overflow);
@@ -413,10 +428,14 @@ impl ConstraintGraph {
         self.tile_colors.clear();
         self.color_batches.clear();
         // Only the contacts left to the direct solver hold `NONE`: every other one is in the
-        // overflow set or a color, and its lane is written below over what it held.
-        self.contact_lane.resize(self.colored.len(), NONE);
-        for (lane, _) in (self.contact_lane.iter_mut().zip(&self.direct)).filter(|(_, &d)| d) {
-            *lane = NONE;
+        // overflow set or a color, and its lane is written below over what it held. Where
+        // there are some, every lane is set to `NONE` first: a plain fill, cheaper than
+        // looking for them.
+        if self.direct.is_empty() {
+            self.contact_lane.resize(self.colored.len(), NONE);
+        } else {
+            self.contact_lane.clear();
+            self.contact_lane.resize(self.colored.len(), NONE);
         }
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];

@@ -165,10 +165,11 @@ impl ContactBatches {
         let push = if deep || direct_contacts.clone().any(|c| deep_direct(&c)) {
             let states = states.len();
             let deep_direct = direct_contacts.filter(deep_direct);
-            self.cap_deep_contacts(graph, deep_direct, state_of, states, max_velocity);
+            let shared = self.cap_deep_contacts(deep_direct, state_of, states, max_velocity);
+            // Where no body has two deep contacts, every cap is the whole one.
             PushCap {
                 max_velocity,
-                deep_contacts: Some(&self.deep_contacts.0),
+                deep_contacts: shared.then_some(&self.deep_contacts.0[..]),
             }
         } else {
             PushCap {
@@ -298,50 +299,52 @@ impl ContactBatches {
     /// Counts the deep contacts of each state (`deep_contacts`) and shares the push cap of
     /// every batch's lanes among them (see `PushCap`). The deep contacts are the batches' deep
     /// lanes, as packing found them, and `deep_direct`, those of the direct islands: every
-    /// contact is in one or the other.
+    /// contact is in one or the other. Returns whether a body has more than one deep contact:
+    /// where none has, every lane keeps the whole cap packing wrote, and none is read.
     fn cap_deep_contacts<'c>(
         &mut self,
-        graph: &ConstraintGraph,
         deep_direct: impl Iterator<Item = &'c Contact>,
         state_of: &[u32],
         states: usize,
         max_velocity: f32,
-    ) {
-        self.count_deep_contacts(states, deep_direct, state_of);
+    ) -> bool {
+        if !self.count_deep_contacts(states, deep_direct, state_of) {
+            return false;
+        }
         let push = PushCap {
             max_velocity,
             deep_contacts: Some(&self.deep_contacts.0),
         };
         self.batches
             .par_iter_mut()
-            .zip(&graph.lanes)
             .with_min_len(BATCHES_PER_BLOCK)
             // (`move`: the cap's fields then stay in registers, not read again after each store.)
-            .for_each(move |(batch, lanes)| {
-                for (l, &ci) in lanes.iter().enumerate() {
-                    if ci != ContactIndex::NONE {
-                        // Packing wrote the whole cap, which a contact keeps where neither body
-                        // has more than one deep contact: most lanes, left as they are.
-                        let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
-                        if shared_by > 1 {
-                            batch.max_push[l] = push.cap(shared_by);
-                        }
+            .for_each(move |batch| {
+                for l in 0..LANES {
+                    // Packing wrote the whole cap, which a contact keeps where neither body has
+                    // more than one deep contact: most lanes, left as they are, and the unused
+                    // ones, whose bodies are both `NULL_BODY`.
+                    let shared_by = push.shared_by(batch.body_a[l], batch.body_b[l]);
+                    if shared_by > 1 {
+                        batch.max_push[l] = push.cap(shared_by);
                     }
                 }
             });
+        true
     }
 
     /// Counts, per state, its deep contacts at the start of the step: those whose overlap is
     /// over a quarter of the smaller body's reach (see [`is_deep`]). Overlaps in a settling
     /// pile stay well below; bodies created inside each other do not. Only the batches with
     /// a deep lane are read, and the direct islands' deep contacts `deep_direct`. Counts are
-    /// sums of ones, so the parallel order does not change them.
+    /// sums of ones, so the parallel order does not change them. Returns whether a state
+    /// counts more than one.
     fn count_deep_contacts<'c>(
         &mut self,
         states: usize,
         deep_direct: impl Iterator<Item = &'c Contact>,
         state_of: &[u32],
-    ) {
+    ) -> bool {
         let counts = &mut self.deep_contacts.0;
         if counts.len() < states {
             counts.resize_with(states, AtomicU32::default);
@@ -351,26 +354,29 @@ impl ContactBatches {
             .par_iter()
             .with_min_len(BODIES_PER_BLOCK)
             .for_each(|count| count.store(0, Ordering::Relaxed));
-        let add = |state: u32| {
-            if state != NULL_BODY {
-                counts[state as usize].fetch_add(1, Ordering::Relaxed);
-            }
+        // Whether the state had a deep contact counted before: whichever of two comes last
+        // sees the other's, whatever the order.
+        let add = |state: u32| match state {
+            NULL_BODY => false,
+            s => counts[s as usize].fetch_add(1, Ordering::Relaxed) > 0,
         };
-        self.batches
+        // (A reduction, not `any`, which would stop counting at the first shared state.)
+        let shared = self
+            .batches
             .par_iter()
             .zip(&self.deep_lanes)
             .with_min_len(BATCHES_PER_BLOCK)
             .filter(|(_, &deep)| deep != 0)
-            .for_each(|(batch, &deep)| {
-                for l in (0..LANES).filter(|l| deep >> l & 1 != 0) {
-                    add(batch.body_a[l]);
-                    add(batch.body_b[l]);
-                }
-            });
-        for c in deep_direct {
-            add(state_of[c.a.index()]);
-            add(state_of[c.b.index()]);
-        }
+            .map(|(batch, &deep)| {
+                let lanes = (0..LANES).filter(|l| deep >> l & 1 != 0);
+                lanes.fold(false, |shared, l| {
+                    add(batch.body_a[l]) | add(batch.body_b[l]) | shared
+                })
+            })
+            .reduce(|| false, |a, b| a | b);
+        deep_direct.fold(shared, |shared, c| {
+            add(state_of[c.a.index()]) | add(state_of[c.b.index()]) | shared
+        })
     }
 
     /// Copies the lanes' impulses back to their contacts, for the next step's warm start.
@@ -456,9 +462,11 @@ impl PushCap<'_> {
         let Some(counts) = self.deep_contacts else {
             return 1;
         };
-        let count = |s: u32| match s {
-            NULL_BODY => 0,
-            s => counts[s as usize].load(Ordering::Relaxed),
+        // (`get`: `NULL_BODY` is past every state, so one test per body tells both.)
+        let count = |s: u32| {
+            counts
+                .get(s as usize)
+                .map_or(0, |n| n.load(Ordering::Relaxed))
         };
         count(a).max(count(b)).max(1)
     }
@@ -589,9 +597,13 @@ const PACK_AHEAD: usize = 2;
 /// asking ahead overlaps those cache misses with this batch's work.
 #[inline(always)]
 fn prefetch_ahead(contacts: &[Contact], graph: &ConstraintGraph, i: usize) {
-    for &ci in graph.lanes.get(i + PACK_AHEAD).into_iter().flatten() {
-        if ci != ContactIndex::NONE {
-            contacts[ci.index()].prefetch();
+    let Some(lanes) = graph.lanes.get(i + PACK_AHEAD) else {
+        return;
+    };
+    // (`get`: an unused lane's `NONE` is past every contact, so one test per lane skips it.)
+    for &ci in lanes {
+        if let Some(c) = contacts.get(ci.index()) {
+            c.prefetch();
         }
     }
 }
@@ -663,7 +675,9 @@ fn pack_contact<'c>(
     [points.offset_a[0][l], points.offset_a[1][l]] = [offset_a.x, offset_a.y];
     [points.offset_b[0][l], points.offset_b[1][l]] = [offset_b.x, offset_b.y];
     let m = &c.manifold;
-    points.count[l] = m.point_count as f32;
+    // (Through `u32`, which converts to a float without the test of the high bit that a
+    // `usize` needs: a count is at most two.)
+    points.count[l] = m.point_count as u32 as f32;
     points.rows[0][l] = point_row(&m.points[0]);
     points.rows[1][l] = point_row(&m.points[1]);
 }
