@@ -116,6 +116,8 @@ pub(crate) struct Lcp {
     rows: Vec<Row>,
     /// The solution after [`Lcp::solve`].
     pub x: Vec<f64>,
+    /// Per held row its velocity error `w` in the current guess (a free row's is zero up to
+    /// rounding, and not kept); between the steps of [`Lcp::solve_guess`], `A x`.
     w: Vec<f64>,
     side: Vec<Side>,
     /// Bounds of each row in the current solve.
@@ -450,7 +452,8 @@ impl Lcp {
         false
     }
 
-    /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`.
+    /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`
+    /// of the held rows.
     fn solve_guess(&mut self) {
         let n = self.n;
         for (((x, side), &lo), &hi) in self
@@ -475,9 +478,10 @@ impl Lcp {
                 self.free.push(i);
             }
         }
+        // The free rows' x are zero here, so `A x` is the held rows' part of w.
+        self.product();
         // Lay out each free row's envelope and fill it with A's entries between free rows,
-        // then the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
-        // part of w.
+        // then the right-hand side.
         self.first.clear();
         self.offset.clear();
         self.rhs.clear();
@@ -486,17 +490,10 @@ impl Lcp {
             let i = i as usize;
             let row = self.start[i]..self.start[i + 1];
             let (columns, values) = (&self.column[row.clone()], &self.value[row]);
-            // Its envelope from its first free column, and the held rows' part of `A x`.
-            let mut first = k as u32;
-            let held: f64 = columns
-                .iter()
-                .zip(values)
-                .map(|(&j, a)| {
-                    first = first.min(self.place[j as usize]);
-                    a * self.x[j as usize]
-                })
-                .sum();
-            let first = first as usize;
+            // Its envelope from its first free column.
+            let first = (columns.iter())
+                .map(|&j| self.place[j as usize])
+                .fold(k as u32, u32::min) as usize;
             let offset = self.factor.len();
             self.first.push(first as u32);
             self.offset.push(offset);
@@ -510,6 +507,7 @@ impl Lcp {
             }
             let rho = self.weight * self.rho[i];
             envelope[k - first] += rho;
+            let held = self.w[i];
             self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
         }
         self.factor_envelope();
@@ -517,19 +515,36 @@ impl Lcp {
         for (&i, &y) in self.free.iter().zip(&self.rhs) {
             self.x[i as usize] = y;
         }
-        let rows = self.start.windows(2).zip(&self.rho).zip(&self.b);
-        let own = self.x.iter().zip(&self.center);
-        for (((row, &rho), &b), ((&x, &center), w)) in rows.zip(own.zip(&mut self.w)) {
-            let row = row[0]..row[1];
-            let ax: f64 = self.column[row.clone()]
-                .iter()
-                .zip(&self.value[row])
-                .map(|(&j, a)| a * self.x[j as usize])
-                .sum();
-            let rho = self.weight * rho;
-            *w = ax + b + rho * (x - center);
+        self.product();
+        let rows =
+            (self.side.iter().zip(&self.rho).zip(&self.b)).zip(self.x.iter().zip(&self.center));
+        for ((((&side, &rho), &b), (&x, &center)), w) in rows.zip(&mut self.w) {
+            if side != Side::Free {
+                let rho = self.weight * rho;
+                *w = *w + b + rho * (x - center);
+            }
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    }
+
+    /// `A x` into `w`: each row's terms summed from +0 in column order, as a row by row
+    /// product would, but walking only the rows whose `x` is not zero (`A` is symmetric, so
+    /// row `j` holds column `j`), where most rows are held at zero. A term left out, a finite
+    /// entry times a zero, could only change the sign of a sum that is zero: a held row's `w`
+    /// is compared with a tolerance, never with zero, and a free row's sum over the held rows,
+    /// taken in full, would hold its own term, its diagonal entry (not negative) times its zero
+    /// `x`, so it would be +0, as the sum from +0 is.
+    fn product(&mut self) {
+        self.w.fill(0.0);
+        for (row, &x) in self.start.windows(2).zip(&self.x) {
+            if x == 0.0 {
+                continue;
+            }
+            let row = row[0]..row[1];
+            for (&i, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                self.w[i as usize] += a * x;
+            }
+        }
     }
 
     /// Factors the free rows' envelope in place as `L D L^T`, row by row (`L`'s unit diagonal
