@@ -100,16 +100,17 @@ const W_TOLERANCE: f64 = 1e-7;
 #[derive(Clone, Default)]
 pub(crate) struct Lcp {
     n: usize,
-    /// `A`'s entries `(row, column, value)` as set, both triangles; sorted into `start`,
-    /// `column` and `value` (rows of `A`, columns ascending) when the problem is first solved.
+    /// `A`'s entries `(row, column, value)` as set, both triangles; sorted into `start` and
+    /// `by_row` (rows of `A`, columns ascending) when the problem is first solved.
     entries: Vec<(u32, u32, f64)>,
     built: bool,
-    /// The entries `(column, value)` sorted into rows, and per row where its next one goes.
+    /// The entries `(column, value)` sorted into rows: row `i`'s are
+    /// `by_row[start[i]..start[i + 1]]`; and per row where its next one goes while sorting.
     by_row: Vec<(u32, f64)>,
     fill: Vec<usize>,
     start: Vec<usize>,
+    /// The columns of `by_row` alone, for the passes that read no value.
     column: Vec<u32>,
-    value: Vec<f64>,
     /// `order[k]` is the row numbered `k` in reverse Cuthill-McKee order.
     order: Vec<u32>,
     b: Vec<f64>,
@@ -136,8 +137,6 @@ pub(crate) struct Lcp {
     factor: Vec<f64>,
     rhs: Vec<f64>,
     diagonal: Vec<f64>,
-    /// One row of `L D` while it is being factored.
-    scaled: Vec<f64>,
     /// The rows that break their conditions in the current guess.
     broken: Vec<u32>,
     /// Breadth-first queue and per-row visited marks of the ordering.
@@ -179,11 +178,10 @@ impl Lcp {
 
     /// `A[i][j]`.
     fn a(&self, i: usize, j: usize) -> f64 {
-        let row = self.start[i]..self.start[i + 1];
-        self.column[row.clone()]
+        self.by_row[self.start[i]..self.start[i + 1]]
             .iter()
-            .position(|&c| c as usize == j)
-            .map_or(0.0, |k| self.value[row.start + k])
+            .find(|&&(c, _)| c as usize == j)
+            .map_or(0.0, |&(_, a)| a)
     }
 
     /// Sets `b[i]`.
@@ -224,8 +222,6 @@ impl Lcp {
         }
         self.column.clear();
         self.column.extend(self.by_row.iter().map(|&(c, _)| c));
-        self.value.clear();
-        self.value.extend(self.by_row.iter().map(|&(_, v)| v));
         self.number_rows();
         self.rho.clear();
         for i in 0..n {
@@ -378,10 +374,9 @@ impl Lcp {
         }
         for _ in 0..RELAX_SWEEPS {
             for i in 0..self.n {
-                let row = self.start[i]..self.start[i + 1];
                 let mut diagonal = f64::MIN_POSITIVE;
                 let mut w = self.b[i];
-                for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                for &(j, a) in &self.by_row[self.start[i]..self.start[i + 1]] {
                     w += a * self.x[j as usize];
                     if j as usize == i {
                         diagonal += a;
@@ -489,9 +484,8 @@ impl Lcp {
         for (k, &i) in self.free.iter().enumerate() {
             let i = i as usize;
             let row = self.start[i]..self.start[i + 1];
-            let (columns, values) = (&self.column[row.clone()], &self.value[row]);
             // Its envelope from its first free column.
-            let first = (columns.iter())
+            let first = (self.column[row.clone()].iter())
                 .map(|&j| self.place[j as usize])
                 .fold(k as u32, u32::min) as usize;
             let offset = self.factor.len();
@@ -499,7 +493,7 @@ impl Lcp {
             self.offset.push(offset);
             self.factor.resize(offset + k + 1 - first, 0.0);
             let envelope = &mut self.factor[offset..];
-            for (&j, &a) in columns.iter().zip(values) {
+            for &(j, a) in &self.by_row[row] {
                 let c = self.place[j as usize] as usize;
                 if c <= k {
                     envelope[c - first] = a;
@@ -540,8 +534,7 @@ impl Lcp {
             if x == 0.0 {
                 continue;
             }
-            let row = row[0]..row[1];
-            for (&i, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+            for &(i, a) in &self.by_row[row[0]..row[1]] {
                 self.w[i as usize] += a * x;
             }
         }
@@ -559,27 +552,29 @@ impl Lcp {
             // Rows before `k` are done (and only read); row `k` is the one being factored.
             let (done, row) = self.factor.split_at_mut(offset);
             let (row, d) = row[..k + 1 - first].split_at_mut(k - first);
-            self.scaled.clear();
+            // Row `k` of `L D` first, in place, each entry from those before it; then `L`'s
+            // row from it, and the pivot.
             let earlier = (self.first[first..k].iter())
                 .zip(&self.offset[first..k])
                 .zip(&self.diagonal[first..k]);
-            for (entry, ((&first_c, &offset_c), &d)) in row.iter_mut().zip(earlier) {
-                let (c, first_c) = (first + self.scaled.len(), first_c as usize);
+            for (c, ((&first_c, &offset_c), &d)) in (first..k).zip(earlier) {
+                let first_c = first_c as usize;
                 let from = first.max(first_c);
                 // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
                 let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
-                let mut s = *entry;
-                for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
+                let mut s = row[c - first];
+                for (&scaled, &l) in row[from - first..c - first].iter().zip(row_c) {
                     s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
-                let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
-                self.scaled.push(s);
-                *entry = l;
+                row[c - first] = if d > 0.0 { s } else { 0.0 };
             }
             let mut d = d[0];
-            for (&scaled, &l) in self.scaled.iter().zip(&*row) {
+            for (entry, &d_c) in row.iter_mut().zip(&self.diagonal[first..k]) {
+                let scaled = *entry;
+                let l = if d_c > 0.0 { scaled / d_c } else { 0.0 };
                 d -= scaled * l;
+                *entry = l;
             }
             self.diagonal[k] = d;
         }
