@@ -52,11 +52,11 @@ pub(crate) struct DirectIslands {
     pub contacts: Vec<ContactIndex>,
     /// `contacts[ranges[i]]` are island `i`'s; islands are ordered by their first contact.
     pub ranges: Vec<Range<usize>>,
-    /// The contacts of which each body is B (compressed rows): body `s`'s are
-    /// `as_b[starts[s]..starts[s + 1]]`. Those of which it is A need no list: the contacts are
-    /// sorted by A.
-    starts: Vec<u32>,
-    as_b: Vec<u32>,
+    /// The contacts of which each body is B, chained in contact order: body `s`'s first is
+    /// `first_as_b[s]`, each one's next `next_as_b[i]` (`NONE` ends a chain). Those of which
+    /// it is A need no list: the contacts are sorted by A.
+    first_as_b: Vec<u32>,
+    next_as_b: Vec<u32>,
     /// Per body slot: the search that reached it, or `NONE`.
     search_of: Vec<u32>,
     /// Per search: whether the direct solver takes its island.
@@ -104,7 +104,7 @@ impl DirectIslands {
             false => MAX_BODIES,
         };
         self.search_of.clear();
-        self.search_of.resize(self.starts.len() - 1, NONE);
+        self.search_of.resize(self.first_as_b.len(), NONE);
         self.taken.clear();
         for k in 0..self.heavy.len() {
             let h = self.heavy[k];
@@ -118,27 +118,19 @@ impl DirectIslands {
         }
     }
 
-    /// Lists the contacts of which each body is B (`starts`, `as_b`), in contact order.
+    /// Chains the contacts of which each body is B (`first_as_b`, `next_as_b`), in contact
+    /// order. One pass over the contacts, from the last, each put in front of its B's chain:
+    /// the search reads the chains of a few dozen bodies, while every contact is listed.
     fn list_as_b(&mut self, keys: &[ContactKey], bodies: usize) {
-        self.starts.clear();
-        self.starts.resize(bodies + 1, 0);
-        // Local slices: written through `self`, every count would reload the vectors.
-        let starts = &mut self.starts[..];
-        for &(_, b, _) in keys {
-            starts[b.index()] += 1;
-        }
-        // Counts into ends; the fill below steps each end back to its start, so it goes
-        // through the contacts from the last.
-        let mut end = 0;
-        for s in starts.iter_mut() {
-            end += *s;
-            *s = end;
-        }
-        self.as_b.resize(end as usize, 0);
-        let as_b = &mut self.as_b[..];
-        for (i, &(_, b, _)) in keys.iter().enumerate().rev() {
-            starts[b.index()] -= 1;
-            as_b[starts[b.index()] as usize] = i as u32;
+        self.first_as_b.clear();
+        self.first_as_b.resize(bodies, NONE);
+        self.next_as_b.resize(keys.len(), NONE);
+        // Local slices: written through `self`, every link would reload the vectors.
+        let first = &mut self.first_as_b[..];
+        let links = keys.iter().zip(&mut self.next_as_b[..]).enumerate().rev();
+        for (i, (&(_, b, _), next)) in links {
+            *next = first[b.index()];
+            first[b.index()] = i as u32;
         }
     }
 
@@ -176,8 +168,14 @@ impl DirectIslands {
             let first_as_a = keys.partition_point(|k| k.0.index() < u);
             let count_as_a = keys[first_as_a..].partition_point(|k| k.0.index() == u);
             let as_a = first_as_a as u32..(first_as_a + count_as_a) as u32;
-            let as_b = &self.as_b[self.starts[u] as usize..self.starts[u + 1] as usize];
-            for i in as_a.chain(as_b.iter().copied()) {
+            let (mut as_b, next_as_b) = (self.first_as_b[u], &self.next_as_b);
+            // `NONE`, past every contact, ends the chain.
+            let as_b = std::iter::from_fn(|| {
+                let i = as_b;
+                as_b = *next_as_b.get(i as usize)?;
+                Some(i)
+            });
+            for i in as_a.chain(as_b) {
                 let (a, b, _) = keys[i as usize];
                 let other = if a.index() == u { b } else { a };
                 let other_mass = inv_mass[other.index()];

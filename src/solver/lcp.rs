@@ -100,22 +100,25 @@ const W_TOLERANCE: f64 = 1e-7;
 #[derive(Clone, Default)]
 pub(crate) struct Lcp {
     n: usize,
-    /// `A`'s entries `(row, column, value)` as set, both triangles; sorted into `start`,
-    /// `column` and `value` (rows of `A`, columns ascending) when the problem is first solved.
+    /// `A`'s entries `(row, column, value)` as set, both triangles; sorted into `start` and
+    /// `by_row` (rows of `A`, columns ascending) when the problem is first solved.
     entries: Vec<(u32, u32, f64)>,
     built: bool,
-    /// The entries `(column, value)` sorted into rows, and per row where its next one goes.
+    /// The entries `(column, value)` sorted into rows: row `i`'s are
+    /// `by_row[start[i]..start[i + 1]]`; and per row where its next one goes while sorting.
     by_row: Vec<(u32, f64)>,
     fill: Vec<usize>,
     start: Vec<usize>,
+    /// The columns of `by_row` alone, for the passes that read no value.
     column: Vec<u32>,
-    value: Vec<f64>,
     /// `order[k]` is the row numbered `k` in reverse Cuthill-McKee order.
     order: Vec<u32>,
     b: Vec<f64>,
     rows: Vec<Row>,
     /// The solution after [`Lcp::solve`].
     pub x: Vec<f64>,
+    /// Per held row its velocity error `w` in the current guess (a free row's is zero up to
+    /// rounding, and not kept); between the steps of [`Lcp::solve_guess`], `A x`.
     w: Vec<f64>,
     side: Vec<Side>,
     /// Bounds of each row in the current solve.
@@ -134,8 +137,6 @@ pub(crate) struct Lcp {
     factor: Vec<f64>,
     rhs: Vec<f64>,
     diagonal: Vec<f64>,
-    /// One row of `L D` while it is being factored.
-    scaled: Vec<f64>,
     /// The rows that break their conditions in the current guess.
     broken: Vec<u32>,
     /// Breadth-first queue and per-row visited marks of the ordering.
@@ -177,11 +178,10 @@ impl Lcp {
 
     /// `A[i][j]`.
     fn a(&self, i: usize, j: usize) -> f64 {
-        let row = self.start[i]..self.start[i + 1];
-        self.column[row.clone()]
+        self.by_row[self.start[i]..self.start[i + 1]]
             .iter()
-            .position(|&c| c as usize == j)
-            .map_or(0.0, |k| self.value[row.start + k])
+            .find(|&&(c, _)| c as usize == j)
+            .map_or(0.0, |&(_, a)| a)
     }
 
     /// Sets `b[i]`.
@@ -222,8 +222,6 @@ impl Lcp {
         }
         self.column.clear();
         self.column.extend(self.by_row.iter().map(|&(c, _)| c));
-        self.value.clear();
-        self.value.extend(self.by_row.iter().map(|&(_, v)| v));
         self.number_rows();
         self.rho.clear();
         for i in 0..n {
@@ -376,10 +374,9 @@ impl Lcp {
         }
         for _ in 0..RELAX_SWEEPS {
             for i in 0..self.n {
-                let row = self.start[i]..self.start[i + 1];
                 let mut diagonal = f64::MIN_POSITIVE;
                 let mut w = self.b[i];
-                for (&j, &a) in self.column[row.clone()].iter().zip(&self.value[row]) {
+                for &(j, a) in &self.by_row[self.start[i]..self.start[i + 1]] {
                     w += a * self.x[j as usize];
                     if j as usize == i {
                         diagonal += a;
@@ -450,7 +447,8 @@ impl Lcp {
         false
     }
 
-    /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`.
+    /// Solves the free rows for `w = 0` with the held rows at their bounds, then computes `w`
+    /// of the held rows.
     fn solve_guess(&mut self) {
         let n = self.n;
         for (((x, side), &lo), &hi) in self
@@ -475,9 +473,10 @@ impl Lcp {
                 self.free.push(i);
             }
         }
+        // The free rows' x are zero here, so `A x` is the held rows' part of w.
+        self.product();
         // Lay out each free row's envelope and fill it with A's entries between free rows,
-        // then the right-hand side: the free rows' x are zero here, so `A x` is the held rows'
-        // part of w.
+        // then the right-hand side.
         self.first.clear();
         self.offset.clear();
         self.rhs.clear();
@@ -485,24 +484,16 @@ impl Lcp {
         for (k, &i) in self.free.iter().enumerate() {
             let i = i as usize;
             let row = self.start[i]..self.start[i + 1];
-            let (columns, values) = (&self.column[row.clone()], &self.value[row]);
-            // Its envelope from its first free column, and the held rows' part of `A x`.
-            let mut first = k as u32;
-            let held: f64 = columns
-                .iter()
-                .zip(values)
-                .map(|(&j, a)| {
-                    first = first.min(self.place[j as usize]);
-                    a * self.x[j as usize]
-                })
-                .sum();
-            let first = first as usize;
+            // Its envelope from its first free column.
+            let first = (self.column[row.clone()].iter())
+                .map(|&j| self.place[j as usize])
+                .fold(k as u32, u32::min) as usize;
             let offset = self.factor.len();
             self.first.push(first as u32);
             self.offset.push(offset);
             self.factor.resize(offset + k + 1 - first, 0.0);
             let envelope = &mut self.factor[offset..];
-            for (&j, &a) in columns.iter().zip(values) {
+            for &(j, a) in &self.by_row[row] {
                 let c = self.place[j as usize] as usize;
                 if c <= k {
                     envelope[c - first] = a;
@@ -510,6 +501,7 @@ impl Lcp {
             }
             let rho = self.weight * self.rho[i];
             envelope[k - first] += rho;
+            let held = self.w[i];
             self.rhs.push(-(self.b[i] - rho * self.center[i] + held));
         }
         self.factor_envelope();
@@ -517,19 +509,35 @@ impl Lcp {
         for (&i, &y) in self.free.iter().zip(&self.rhs) {
             self.x[i as usize] = y;
         }
-        let rows = self.start.windows(2).zip(&self.rho).zip(&self.b);
-        let own = self.x.iter().zip(&self.center);
-        for (((row, &rho), &b), ((&x, &center), w)) in rows.zip(own.zip(&mut self.w)) {
-            let row = row[0]..row[1];
-            let ax: f64 = self.column[row.clone()]
-                .iter()
-                .zip(&self.value[row])
-                .map(|(&j, a)| a * self.x[j as usize])
-                .sum();
-            let rho = self.weight * rho;
-            *w = ax + b + rho * (x - center);
+        self.product();
+        let rows =
+            (self.side.iter().zip(&self.rho).zip(&self.b)).zip(self.x.iter().zip(&self.center));
+        for ((((&side, &rho), &b), (&x, &center)), w) in rows.zip(&mut self.w) {
+            if side != Side::Free {
+                let rho = self.weight * rho;
+                *w = *w + b + rho * (x - center);
+            }
         }
         self.scale = self.x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    }
+
+    /// `A x` into `w`: each row's terms summed from +0 in column order, as a row by row
+    /// product would, but walking only the rows whose `x` is not zero (`A` is symmetric, so
+    /// row `j` holds column `j`), where most rows are held at zero. A term left out, a finite
+    /// entry times a zero, could only change the sign of a sum that is zero: a held row's `w`
+    /// is compared with a tolerance, never with zero, and a free row's sum over the held rows,
+    /// taken in full, would hold its own term, its diagonal entry (not negative) times its zero
+    /// `x`, so it would be +0, as the sum from +0 is.
+    fn product(&mut self) {
+        self.w.fill(0.0);
+        for (row, &x) in self.start.windows(2).zip(&self.x) {
+            if x == 0.0 {
+                continue;
+            }
+            for &(i, a) in &self.by_row[row[0]..row[1]] {
+                self.w[i as usize] += a * x;
+            }
+        }
     }
 
     /// Factors the free rows' envelope in place as `L D L^T`, row by row (`L`'s unit diagonal
@@ -544,27 +552,29 @@ impl Lcp {
             // Rows before `k` are done (and only read); row `k` is the one being factored.
             let (done, row) = self.factor.split_at_mut(offset);
             let (row, d) = row[..k + 1 - first].split_at_mut(k - first);
-            self.scaled.clear();
+            // Row `k` of `L D` first, in place, each entry from those before it; then `L`'s
+            // row from it, and the pivot.
             let earlier = (self.first[first..k].iter())
                 .zip(&self.offset[first..k])
                 .zip(&self.diagonal[first..k]);
-            for (entry, ((&first_c, &offset_c), &d)) in row.iter_mut().zip(earlier) {
-                let (c, first_c) = (first + self.scaled.len(), first_c as usize);
+            for (c, ((&first_c, &offset_c), &d)) in (first..k).zip(earlier) {
+                let first_c = first_c as usize;
                 let from = first.max(first_c);
                 // Row `c`'s entries and row `k`'s scaled ones, columns `from` to `c - 1`.
                 let row_c = &done[offset_c + from - first_c..offset_c + c - first_c];
-                let mut s = *entry;
-                for (&scaled, &l) in self.scaled[from - first..].iter().zip(row_c) {
+                let mut s = row[c - first];
+                for (&scaled, &l) in row[from - first..c - first].iter().zip(row_c) {
                     s -= scaled * l;
                 }
                 // A pivot that vanished (a row the proximal term could not rescue) couples nothing.
-                let (s, l) = if d > 0.0 { (s, s / d) } else { (0.0, 0.0) };
-                self.scaled.push(s);
-                *entry = l;
+                row[c - first] = if d > 0.0 { s } else { 0.0 };
             }
             let mut d = d[0];
-            for (&scaled, &l) in self.scaled.iter().zip(&*row) {
+            for (entry, &d_c) in row.iter_mut().zip(&self.diagonal[first..k]) {
+                let scaled = *entry;
+                let l = if d_c > 0.0 { scaled / d_c } else { 0.0 };
                 d -= scaled * l;
+                *entry = l;
             }
             self.diagonal[k] = d;
         }
