@@ -431,12 +431,10 @@ impl ConstraintGraph {
         // overflow set or a color, and its lane is written below over what it held. Where
         // there are some, every lane is set to `NONE` first: a plain fill, cheaper than
         // looking for them.
-        if self.direct.is_empty() {
-            self.contact_lane.resize(self.colored.len(), NONE);
-        } else {
+        if !self.direct.is_empty() {
             self.contact_lane.clear();
-            self.contact_lane.resize(self.colored.len(), NONE);
         }
+        self.contact_lane.resize(self.colored.len(), NONE);
         for &i in &self.overflow {
             let mut lanes = [ContactIndex::NONE; LANES];
             lanes[0] = i;
