@@ -119,9 +119,11 @@ impl<'a> BodyAt<'_, 'a> {
         entry(self.columns.shape, self.s)
     }
 
+    /// (By reference: the box is only read for its hull, and a copy of the whole option
+    /// went through the stack.)
     #[inline(always)]
-    fn local_box(self) -> Option<LocalBox> {
-        *entry(self.columns.local_box, self.s)
+    fn local_box(self) -> Option<&'a LocalBox> {
+        entry(self.columns.local_box, self.s).as_ref()
     }
 
     /// [`BodyStore::transform`] of the body.
