@@ -298,7 +298,10 @@ pub(crate) fn boxes_into(
 
 /// Writes the world form of `local`, whose normal and points are in A's body frame, to every
 /// field of `out`.
-#[inline]
+///
+/// Always inlined: every collide ends here, and as a call of its own the manifold went
+/// through memory to reach it.
+#[inline(always)]
 pub(crate) fn to_world(
     local: &LocalManifold,
     xf_a: Transform,
