@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::geometry::distance::check_transforms;
 use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{
-    next_index, BoxHull, Circle, Polygon, Shape, LINEAR_SLOP, MAX_POLYGON_VERTICES,
+    next_index, BoxHull, Circle, Polygon, Shape, BOX_NORMALS, LINEAR_SLOP, MAX_POLYGON_VERTICES,
 };
 
 mod capsule;
@@ -287,7 +287,7 @@ pub(crate) fn boxes_into(
     fn hull(h: &BoxHull) -> Hull<'_> {
         Hull {
             vertices: &h.vertices,
-            normals: &h.normals,
+            normals: &BOX_NORMALS,
             count: 4,
             radius: h.radius,
         }
@@ -298,7 +298,10 @@ pub(crate) fn boxes_into(
 
 /// Writes the world form of `local`, whose normal and points are in A's body frame, to every
 /// field of `out`.
-#[inline]
+///
+/// Always inlined: every collide ends here, and as a call of its own the manifold went
+/// through memory to reach it.
+#[inline(always)]
 pub(crate) fn to_world(
     local: &LocalManifold,
     xf_a: Transform,

@@ -81,16 +81,17 @@ pub(crate) struct LocalBox {
     exact: bool,
 }
 
-/// A rectangle's vertices and edge normals in the order of a polygon's: see [`LocalBox::hull`].
+/// A rectangle's vertices in the order of a polygon's, whose edge normals are
+/// [`BOX_NORMALS`]: see [`LocalBox::hull`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BoxHull {
     pub vertices: [Vec2; 4],
-    pub normals: [Vec2; 4],
     pub radius: f32,
 }
 
-/// The outward normals of a rectangle's edges, from its lower left corner on.
-const BOX_NORMALS: [Vec2; 4] = [
+/// The outward normals of a rectangle's edges, from its lower left corner on: those of every
+/// [`BoxHull`], kept once rather than copied into each (a hull is built per pair of boxes).
+pub(crate) const BOX_NORMALS: [Vec2; 4] = [
     Vec2::new(0.0, -1.0),
     Vec2::new(1.0, 0.0),
     Vec2::new(0.0, 1.0),
@@ -124,19 +125,20 @@ impl LocalBox {
         Some(local)
     }
 
-    /// The rectangle's vertices (counter-clockwise from the lower left corner), edge normals
-    /// and radius, if they are exactly its polygon's: a box made by [`Shape::rect`], or by an
+    /// The rectangle's vertices (counter-clockwise from the lower left corner) and radius,
+    /// if they and [`BOX_NORMALS`] are exactly its polygon's: a box made by [`Shape::rect`], or by an
     /// unturned [`Shape::offset_rect`] whose centre and half extents give its corners back. A
     /// collide can then build the hull from the body's columns and give the same bits without
     /// reading the polygon, which lives apart from them.
+    #[inline(always)]
     pub fn hull(&self) -> Option<BoxHull> {
         self.exact.then(|| BoxHull {
             vertices: self.corners(),
-            normals: BOX_NORMALS,
             radius: self.radius,
         })
     }
 
+    #[inline(always)]
     fn corners(&self) -> [Vec2; 4] {
         let (c, h) = (self.center, self.half);
         [
@@ -297,7 +299,7 @@ mod tests {
             assert_eq!(local.hull().is_some(), has_hull, "{shape:?}");
             if let Some(hull) = local.hull() {
                 assert_eq!(bits(&hull.vertices), bits(polygon.vertices()), "{shape:?}");
-                assert_eq!(bits(&hull.normals), bits(polygon.normals()), "{shape:?}");
+                assert_eq!(bits(&BOX_NORMALS), bits(polygon.normals()), "{shape:?}");
                 assert_eq!(hull.radius.to_bits(), polygon.radius.to_bits());
             }
         }

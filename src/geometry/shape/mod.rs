@@ -20,7 +20,7 @@ mod hull;
 mod mass;
 mod validate;
 
-pub(crate) use bounds::{box_shape, BoxHull, LocalBox};
+pub(crate) use bounds::{box_shape, BoxHull, LocalBox, BOX_NORMALS};
 
 use crate::geometry::math::Vec2;
 use crate::Error;

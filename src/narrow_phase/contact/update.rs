@@ -119,9 +119,11 @@ impl<'a> BodyAt<'_, 'a> {
         entry(self.columns.shape, self.s)
     }
 
+    /// (By reference: the box is only read for its hull, and a copy of the whole option
+    /// went through the stack.)
     #[inline(always)]
-    fn local_box(self) -> Option<LocalBox> {
-        *entry(self.columns.local_box, self.s)
+    fn local_box(self) -> Option<&'a LocalBox> {
+        entry(self.columns.local_box, self.s).as_ref()
     }
 
     /// [`BodyStore::transform`] of the body.
@@ -290,14 +292,18 @@ pub(super) fn update_chunk<'a>(
     let in_place = old.in_place;
     // Pair `i` collided afresh, with last step's contact: in place, the one in its slot;
     // else `contact`, which the group's loop found, with its base index `base`.
+    // (One call of `fresh` and one of this, so that both are inlined into the group's loop:
+    // as calls, their saves, restores and arguments cost a good part of a fresh collide.)
     let refresh = |out: &mut ChunkSlots, i: usize, (contact, base): (Option<&Contact>, u32)| {
-        if in_place {
+        let copy;
+        let old = if in_place {
             // (The fresh collide overwrites the old contact it reads: a copy.)
-            let c = out.slots[i];
-            fresh(out, i, Some((&c, old.base_of[first + i])));
+            copy = out.slots[i];
+            Some((&copy, old.base_of[first + i]))
         } else {
-            fresh(out, i, contact.map(|c| (c, base)));
-        }
+            contact.map(|c| (c, base))
+        };
+        fresh(out, i, old);
     };
     let mut recycler = Recycler::new();
     // Whether a recycled contact mixes its materials afresh (see `update_shapes`).
@@ -443,17 +449,15 @@ pub(super) fn update_chunk<'a>(
             let l = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let i = group + l;
-            if with_base & 1 << l == 0 {
-                refresh(&mut out, i, (contacts[l], bases[l]));
-                continue;
-            }
-            let kept = lanes.kept & 1 << l != 0
-                || lanes.beyond & 1 << l != 0 && {
-                    let (a, b) = pairs[i];
-                    let at = (columns.at(a as usize), columns.at(b as usize));
-                    let widened = widened(at, params);
-                    recycler.within(l, params.speculative_distance, widened)
-                };
+            // A lane without a base collides afresh, and so does one the kernel turned down.
+            let kept = with_base & 1 << l != 0
+                && (lanes.kept & 1 << l != 0
+                    || lanes.beyond & 1 << l != 0 && {
+                        let (a, b) = pairs[i];
+                        let at = (columns.at(a as usize), columns.at(b as usize));
+                        let widened = widened(at, params);
+                        recycler.within(l, params.speculative_distance, widened)
+                    });
             if !kept {
                 refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
