@@ -263,7 +263,7 @@ impl Solver {
         joints.prepare(key, bodies, &self.state_of, states, settings, h, exact);
         self.plan(graph, settings, joints);
 
-        self.run(graph, settings, joints, &integrate, dt);
+        self.run(graph, settings, joints, bodies, &integrate, dt);
 
         joints.store_impulses();
         self.trees.store_impulses(&mut joints.slots);
@@ -277,12 +277,14 @@ impl Solver {
     }
 
     /// Runs the stages that [`Solver::plan`] listed, each cut into blocks for the workers,
-    /// with the substep constants of `integrate` and a step `dt` long.
+    /// with the substep constants of `integrate`, the bodies' poses at the start of the step
+    /// (`bodies`) and a step `dt` long.
     fn run(
         &mut self,
         graph: &ConstraintGraph,
         settings: &WorldSettings,
         joints: &mut JointStore,
+        bodies: &BodyStore,
         integrate: &IntegrateParams,
         dt: f32,
     ) {
@@ -331,7 +333,7 @@ impl Solver {
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
         let tree_passes = self.trees.passes(h, self.speed_caps);
-        let joint_passes = joints.passes(self.speed_caps);
+        let joint_passes = joints.passes(bodies, self.speed_caps);
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, blocks| {
@@ -731,7 +733,8 @@ impl Solver {
             // Last: a direct island's relax starts again from the velocities it saved before
             // its solve, and would undo a joint relax before it.
             if joints {
-                program.push(Op::Joints(JointOp::Relax));
+                let last = substep + 1 == settings.substeps;
+                program.push(Op::Joints(JointOp::Relax { last }));
             }
             if trees {
                 program.push(Op::Trees(TreeOp::Relax));
