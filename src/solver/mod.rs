@@ -405,9 +405,15 @@ impl Solver {
                     angular_velocity.slice(range.clone()),
                 )
             };
+            // The columns cut to the run's length here: the compiler then checks each slot
+            // once, not once per column.
+            let state_of = &state_of[range];
+            let n = state_of.len();
+            let (center, rotation) = (&mut center[..n], &mut rotation[..n]);
+            let (v, w) = (&mut v[..n], &mut w[..n]);
             // By slot, not zipped columns: a body without a state (a static tile, a sleeping
             // body) then costs the read of its state index alone.
-            for (i, &state) in state_of[range].iter().enumerate() {
+            for (i, &state) in state_of.iter().enumerate() {
                 if state == NULL_BODY {
                     continue;
                 }
@@ -505,14 +511,20 @@ impl Solver {
                     angular_damping.slice(range.clone()),
                 )
             };
-            // The body columns cut to the slot count here, by the loop: the compiler then
-            // checks each slot once, and reads the columns' addresses once.
+            // The body columns cut to the slot count here, by the loop, and the rows to the
+            // run's length: the compiler then checks each slot and each row once, and reads
+            // the columns' addresses once.
+            let moving = &moving[range];
+            let m = moving.len();
+            let (states, gravity_scale) = (&mut states[..m], &mut gravity_scale[..m]);
+            let linear_damping = &mut linear_damping[..m];
+            let angular_damping = &mut angular_damping[..m];
             let column_gravity_scale = &bodies.gravity_scale()[..slots];
             let column_linear_damping = &bodies.linear_damping()[..slots];
             let column_angular_damping = &bodies.angular_damping()[..slots];
             let column_v = &bodies.linear_velocity()[..slots];
             let column_w = &bodies.angular_velocity()[..slots];
-            for (k, &slot) in moving[range].iter().enumerate() {
+            for (k, &slot) in moving.iter().enumerate() {
                 let s = slot.index();
                 gravity_scale[k] = column_gravity_scale[s];
                 linear_damping[k] = column_linear_damping[s];
