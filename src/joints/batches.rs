@@ -7,7 +7,6 @@
 use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
-use crate::geometry::math::Vec2;
 use crate::index::BodySlot;
 use crate::index::{Stamp, NONE};
 use crate::joints::joint::{Impulses, Joint, Slot};
@@ -98,6 +97,9 @@ pub(crate) struct JointBatches {
     pub(super) in_tree: Vec<bool>,
     /// The key of the inputs the coloring and the layout above were made for.
     laid_out: Option<LayoutKey>,
+    /// Whether the pins are still to take this step's arms and impulses: `prepare` leaves
+    /// that to the first warm start unless it laid them out afresh.
+    pub(super) pins_due: bool,
 }
 
 impl JointBatches {
@@ -162,51 +164,48 @@ impl JointBatches {
             let prepared = joint.prepare(slot, bodies, state_of, h, settings.gravity);
             prepared.unwrap_or_default()
         };
-        // A pin lane takes the constants its passes read, and no more: once laid out, only
-        // those that change from step to step, the arms eight lanes at a time.
-        let lay_out_pin = |batch: &mut PinBatch, frames: &mut PinFrames, l: usize, slot: u32| {
-            let joint = slots[slot as usize].joint.as_ref();
-            let joint = joint.expect("a colored slot has a joint");
-            match joint.consts(slot, bodies, state_of) {
-                Some((c, _)) => {
-                    batch.set(l, &c, &joint.impulses);
-                    frames.set(l, joint);
+        // Laid out afresh, a pin lane takes here the constants its passes read, and no more.
+        // Else it keeps its bodies and masses, and takes the constants that change from step
+        // to step (its arms, eight lanes at a time, and its impulses) in the step's first warm
+        // start, on the worker that solves it (see `Passes::run_pins`).
+        batches.pins_due = !relaid;
+        if relaid {
+            let lay_out_pin = |batch: &mut PinBatch, frames: &mut PinFrames, l: usize, slot| {
+                let joint = slots[slot as usize].joint.as_ref();
+                let joint = joint.expect("a colored slot has a joint");
+                match joint.consts(slot, bodies, state_of) {
+                    Some((c, _)) => {
+                        batch.set(l, &c, &joint.impulses);
+                        frames.set(l, joint);
+                    }
+                    None => batch.clear(l),
                 }
-                None => batch.clear(l),
-            }
-        };
-        let kernels = settings.kernels();
-        let columns = body_frames(bodies);
+            };
+            let JointBatches {
+                pins,
+                pin_frames,
+                pin_slots,
+                ..
+            } = &mut *batches;
+            let pins = pins.par_chunks_mut(PREPARE_MIN_LEN / LANES);
+            let frames = pin_frames.par_chunks_mut(PREPARE_MIN_LEN / LANES);
+            let lanes = pin_slots.par_chunks(PREPARE_MIN_LEN / LANES);
+            (pins, frames, lanes)
+                .into_par_iter()
+                .for_each(|(pins, frames, lanes)| {
+                    for ((batch, frames), lanes) in pins.iter_mut().zip(frames).zip(lanes) {
+                        for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
+                            lay_out_pin(batch, frames, l, slot);
+                        }
+                    }
+                });
+        }
         let JointBatches {
-            pins,
-            pin_frames,
-            pin_slots,
             prepared,
             extra,
             joint_slots,
             ..
         } = batches;
-        let pins = pins.par_chunks_mut(PREPARE_MIN_LEN / LANES);
-        let frames = pin_frames.par_chunks_mut(PREPARE_MIN_LEN / LANES);
-        let lanes = pin_slots.par_chunks(PREPARE_MIN_LEN / LANES);
-        (pins, frames, lanes)
-            .into_par_iter()
-            .for_each(|(pins, frames, lanes)| {
-                if !relaid {
-                    kernels.pin_arms(pins, frames, columns);
-                }
-                for ((batch, frames), lanes) in pins.iter_mut().zip(frames).zip(lanes) {
-                    for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                        if relaid {
-                            lay_out_pin(batch, frames, l, slot);
-                        } else {
-                            let joint = slots[slot as usize].joint.as_ref();
-                            let joint = joint.expect("a colored slot has a joint");
-                            batch.set_impulses(l, &joint.impulses);
-                        }
-                    }
-                }
-            });
         let joints = prepared.par_iter_mut().zip(extra.par_iter_mut());
         joints
             .zip(joint_slots.par_iter())
@@ -215,8 +214,9 @@ impl JointBatches {
         !batches.colors.is_empty() || !batches.overflow.is_empty()
     }
 
-    /// Writes the step's impulses back to the joints, on the workers: each joint is in one
-    /// pin lane or one place of `prepared`, so each slot is written once, by one of them.
+    /// Writes the step's impulses of the joints of `prepared` back to the joints, on the
+    /// workers: each joint is in one place, so each slot is written once, by one of them. (The
+    /// pins write theirs in the step's last relax, see `Passes::run`.)
     pub(crate) fn store_impulses(&self, slots: &mut [Slot]) {
         zone!("joint store impulses");
         let count = slots.len();
@@ -230,14 +230,6 @@ impl JointBatches {
                 }
             }
         };
-        let pins = self.pins.par_iter().zip(self.pin_slots.par_iter());
-        pins.with_min_len(PREPARE_MIN_LEN / LANES)
-            .for_each(|(pins, lanes)| {
-                for (l, &slot) in lanes.iter().enumerate() {
-                    let linear = Vec2::new(pins.impulse_x[l], pins.impulse_y[l]);
-                    store(slot, &|i| i.linear = linear);
-                }
-            });
         (self.prepared.par_iter())
             .with_min_len(PREPARE_MIN_LEN)
             .for_each(|p| store(p.c.slot, &|i| *i = p.impulses));
@@ -428,7 +420,7 @@ impl SetFrames for PinFrames {
 }
 
 /// The bodies' centres and rotations as the pin kernels read them.
-fn body_frames(bodies: &BodyStore) -> BodyFrames<'_> {
+pub(super) fn body_frames(bodies: &BodyStore) -> BodyFrames<'_> {
     let (center, rotation) = (bodies.center(), bodies.rotation());
     // SAFETY: `Vec2` and `Rot` are `repr(C)` pairs of f32s, (x, y) and (cosine, sine): each
     // slice is one of as many `[f32; 2]`s, borrowed for as long.

@@ -33,9 +33,12 @@
 //! impulses go back to the joints when the step ends.
 
 use crate::backend::Kernels;
+use crate::body::BodyStore;
 use crate::disjoint::DisjointMut;
+use crate::geometry::math::Vec2;
+use crate::index::NONE;
 use crate::joints::batches::{
-    JointBatches, JointColor, JointSet, JOINTS_PER_BLOCK, PINS_PER_BLOCK,
+    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK, PINS_PER_BLOCK,
 };
 use crate::joints::distance::warm_start_distance;
 use crate::joints::joint::{Impulses, Joint, JointKind, Slot};
@@ -47,7 +50,7 @@ use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::softness::Softness;
 use batch2d_kernels::body::States;
-use batch2d_kernels::{PinBatch, PinParams};
+use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, PinParams, LANES};
 use std::ops::Range;
 
 /// What a joint stage does.
@@ -60,7 +63,10 @@ pub(crate) enum JointOp {
         first: bool,
     },
     Solve,
-    Relax,
+    /// `last`: in the step's last substep, after which the pins' impulses are final.
+    Relax {
+        last: bool,
+    },
 }
 
 /// Damping ratio of the joints' rigid constraints: well damped, so that the error correction
@@ -96,10 +102,18 @@ pub(crate) fn point_softness(h: f32) -> Softness {
 /// blocks of one color, whose joints write no body in common, or the overflow set.
 #[derive(Clone, Copy)]
 pub(crate) struct Passes<'a> {
-    slots: &'a [Slot],
+    /// The joints: each block reads the options of its own joints and, for the pins, takes
+    /// their impulses in the first warm start and writes them back in the last relax.
+    slots: DisjointMut<'a, Slot>,
     prepared: DisjointMut<'a, Prepared>,
     extra: &'a [Extra],
     pins: DisjointMut<'a, PinBatch>,
+    pin_frames: &'a [PinFrames],
+    pin_slots: &'a [[u32; LANES]],
+    /// The bodies' poses at the start of the step, from which the pins take their arms in the
+    /// first warm start when `pins_due` (see `JointBatches::prepare`).
+    bodies: BodyFrames<'a>,
+    pins_due: bool,
     colors: &'a [JointColor],
     overflow: &'a Range<usize>,
     kernels: &'static dyn Kernels,
@@ -114,20 +128,25 @@ pub(crate) struct Passes<'a> {
 
 impl JointBatches {
     /// The joint passes of this step over the joints in `slots`, for the solver's stages
-    /// (after [`JointBatches::prepare`]), with the rigid constraints' softness `rigid` for
-    /// substeps `h` long and the solver's speed caps `(linear, angular)`.
+    /// (after [`JointBatches::prepare`]) and `bodies`, with the rigid constraints' softness
+    /// `rigid` for substeps `h` long and the solver's speed caps `(linear, angular)`.
     pub(crate) fn passes<'a>(
         &'a mut self,
-        slots: &'a [Slot],
+        slots: &'a mut [Slot],
+        bodies: &'a BodyStore,
         rigid: Softness,
         h: f32,
         speed_caps: (f32, f32),
     ) -> Passes<'a> {
         Passes {
-            slots,
+            slots: DisjointMut::new(slots),
             prepared: DisjointMut::new(&mut self.prepared),
             extra: &self.extra,
             pins: DisjointMut::new(&mut self.pins),
+            pin_frames: &self.pin_frames,
+            pin_slots: &self.pin_slots,
+            bodies: body_frames(bodies),
+            pins_due: self.pins_due,
             colors: &self.colors,
             overflow: &self.overflow,
             kernels: self.kernels.expect("the joints are prepared"),
@@ -140,7 +159,7 @@ impl JointBatches {
     }
 }
 
-impl Passes<'_> {
+impl<'a> Passes<'a> {
     /// Runs one joint pass over block `block` of `set` (see [`JointBatches::blocks`]): a run
     /// of pin batches or of other joints of a color, or the whole overflow set, in order.
     ///
@@ -151,11 +170,11 @@ impl Passes<'_> {
         zone!("joint block");
         let pass = Pass {
             rigid: match op {
-                JointOp::Relax => RIGID,
+                JointOp::Relax { .. } => RIGID,
                 _ => self.rigid,
             },
             point: match op {
-                JointOp::Relax => RIGID,
+                JointOp::Relax { .. } => RIGID,
                 _ => self.point,
             },
             inv_h: self.inv_h,
@@ -179,6 +198,12 @@ impl Passes<'_> {
 
     /// The pin batches of `range`, with the backend's kernels.
     ///
+    /// A pin takes its step's arms and impulses in the first warm start and hands its
+    /// impulses back to its joint in the last relax, in the blocks whose worker solves it,
+    /// rather than in passes of their own over every pin: a pass of its own splits the pins
+    /// across the workers other than the stages do, and half the pins' lines went from one
+    /// core's cache to the other's twice a step.
+    ///
     /// # Safety
     /// As for [`Passes::run`].
     unsafe fn run_pins(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
@@ -187,12 +212,43 @@ impl Passes<'_> {
             mass_scale: pass.point.mass_scale,
             impulse_scale: pass.point.impulse_scale,
         };
+        let lanes = &self.pin_slots[range.clone()];
+        let frames = &self.pin_frames[range.clone()];
         let batches = self.pins.slice(range);
         match op {
-            JointOp::WarmStart { first } => self.kernels.pin_warm_start(batches, states, first),
+            JointOp::WarmStart { first } => {
+                if first && self.pins_due {
+                    self.kernels.pin_arms(batches, frames, self.bodies);
+                    for (batch, lanes) in batches.iter_mut().zip(lanes) {
+                        for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
+                            batch.set_impulses(l, &self.joint(slot).impulses);
+                        }
+                    }
+                }
+                self.kernels.pin_warm_start(batches, states, first)
+            }
             JointOp::Solve => self.kernels.pin_solve(batches, states, &params),
-            JointOp::Relax => self.kernels.pin_relax(batches, states, &params),
+            JointOp::Relax { last } => {
+                self.kernels.pin_relax(batches, states, &params);
+                if last {
+                    for (batch, lanes) in batches.iter().zip(lanes) {
+                        for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
+                            let linear = Vec2::new(batch.impulse_x[l], batch.impulse_y[l]);
+                            self.joint(slot).impulses.linear = linear;
+                        }
+                    }
+                }
+            }
         }
+    }
+
+    /// The joint in `slot`.
+    ///
+    /// # Safety
+    /// The joint is one of the caller's block: no other thread accesses it meanwhile.
+    unsafe fn joint(self, slot: u32) -> &'a mut Joint {
+        let joint = self.slots.get(slot as usize).joint.as_mut();
+        joint.expect("a prepared joint stays in its slot for the step")
     }
 
     /// The joints of `range` of `prepared`, one after another.
@@ -212,19 +268,15 @@ impl Passes<'_> {
                 JointOp::WarmStart { .. } => {
                     warm_start(c.kind, impulses, &mut pair);
                     if let Some(law) = pair.x.law {
-                        let joint = self.slots[c.slot as usize].joint.as_ref();
-                        let joint = joint.expect("a prepared joint stays in its slot for the step");
-                        joint.solve_spring(law, impulses, &mut pair);
+                        self.joint(c.slot).solve_spring(law, impulses, &mut pair);
                     }
                 }
                 // A plain revolute joint's whole solve (see `Joint::solve`).
-                JointOp::Solve | JointOp::Relax if c.plain => {
+                JointOp::Solve | JointOp::Relax { .. } if c.plain => {
                     pair.solve_point(pass.point, &mut impulses.linear, f32::INFINITY)
                 }
-                JointOp::Solve | JointOp::Relax => {
-                    let joint = self.slots[c.slot as usize].joint.as_ref();
-                    let joint = joint.expect("a prepared joint stays in its slot for the step");
-                    joint.solve(impulses, &mut pair, pass)
+                JointOp::Solve | JointOp::Relax { .. } => {
+                    self.joint(c.slot).solve(impulses, &mut pair, pass)
                 }
             }
             // Joints that contradict each other through bodies nothing moves (a body welded
@@ -288,13 +340,11 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::math::Vec2;
-    use crate::joints::batches::SetLane;
     use crate::joints::prepare::Consts;
     use crate::settings::Backend;
     use batch2d_kernels::joint as pin;
     use batch2d_kernels::StateRows;
-    use batch2d_kernels::{BodyState, LANES, NULL_BODY};
+    use batch2d_kernels::{BodyState, NULL_BODY};
 
     /// A small deterministic generator of floats in `-1..1`.
     struct Noise(u32);
@@ -362,10 +412,10 @@ mod tests {
             (JointOp::WarmStart { first: true }, soft),
             (JointOp::Solve, soft),
             (JointOp::Solve, soft),
-            (JointOp::Relax, RIGID),
+            (JointOp::Relax { last: false }, RIGID),
             (JointOp::WarmStart { first: false }, soft),
             (JointOp::Solve, soft),
-            (JointOp::Relax, RIGID),
+            (JointOp::Relax { last: false }, RIGID),
         ];
 
         let mut rows = StateRows::from_states(&states);

@@ -332,11 +332,15 @@ impl JointStore {
         self.batches.store_impulses(&mut self.slots);
     }
 
-    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`]),
-    /// within the solver's speed caps `(linear, angular)`.
-    pub(crate) fn passes(&mut self, speed_caps: (f32, f32)) -> Passes<'_> {
-        self.batches
-            .passes(&self.slots, self.rigid, self.h, speed_caps)
+    /// The joint passes of this step, for the solver's stages (after [`JointStore::prepare`],
+    /// with the same `bodies`), within the solver's speed caps `(linear, angular)`.
+    pub(crate) fn passes<'a>(
+        &'a mut self,
+        bodies: &'a BodyStore,
+        speed_caps: (f32, f32),
+    ) -> Passes<'a> {
+        let (rigid, h) = (self.rigid, self.h);
+        (self.batches).passes(&mut self.slots, bodies, rigid, h, speed_caps)
     }
 
     /// `Err` with the reason unless every joint joins live bodies of `bodies` (two different

@@ -263,7 +263,7 @@ impl Solver {
         joints.prepare(key, bodies, &self.state_of, states, settings, h, exact);
         self.plan(graph, settings, joints);
 
-        self.run(graph, settings, joints, &integrate, dt);
+        self.run(graph, settings, joints, bodies, &integrate, dt);
 
         joints.store_impulses();
         self.trees.store_impulses(&mut joints.slots);
@@ -277,12 +277,14 @@ impl Solver {
     }
 
     /// Runs the stages that [`Solver::plan`] listed, each cut into blocks for the workers,
-    /// with the substep constants of `integrate` and a step `dt` long.
+    /// with the substep constants of `integrate`, the bodies' poses at the start of the step
+    /// (`bodies`) and a step `dt` long.
     fn run(
         &mut self,
         graph: &ConstraintGraph,
         settings: &WorldSettings,
         joints: &mut JointStore,
+        bodies: &BodyStore,
         integrate: &IntegrateParams,
         dt: f32,
     ) {
@@ -331,7 +333,7 @@ impl Solver {
         let (tile_states, free_states) = (&self.tile_states[..], self.free_states);
         let program = &self.program[..];
         let tree_passes = self.trees.passes(h, self.speed_caps);
-        let joint_passes = joints.passes(self.speed_caps);
+        let joint_passes = joints.passes(bodies, self.speed_caps);
 
         zone!("solver stages");
         run_stages(&self.blocks, &mut self.progress, |stage, blocks| {
@@ -377,46 +379,57 @@ impl Solver {
     }
 
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
-    /// velocities within the speed caps.
-    pub fn finalize(&self, bodies: &mut BodyStore) {
+    /// velocities within the speed caps. In blocks of slots that each worker takes from its own
+    /// segment first, as the body stages split the states (see `run_stages`): without tiles a
+    /// state's block is its slot's, so a worker finds the states in its own cache.
+    pub fn finalize(&mut self, bodies: &mut BodyStore) {
         let states: &[BodyState] = &self.states;
         let (max_linear, max_angular) = self.speed_caps;
+        let state_of = &self.state_of[..];
         let poses = bodies.poses_mut();
-        (
-            poses.center.par_chunks_mut(BODIES_PER_BLOCK),
-            poses.rotation.par_chunks_mut(BODIES_PER_BLOCK),
-            poses.linear_velocity.par_chunks_mut(BODIES_PER_BLOCK),
-            poses.angular_velocity.par_chunks_mut(BODIES_PER_BLOCK),
-            self.state_of.par_chunks(BODIES_PER_BLOCK),
-        )
-            .into_par_iter()
-            // (`move`: the caps are then copied into the workers' registers, not read again
-            // through a reference after each store.)
-            .for_each(move |(center, rotation, v, w, state_of)| {
-                // The columns cut to the block's length here: the compiler then checks each
-                // slot once, not once per column.
-                let n = state_of.len();
-                let (center, rotation) = (&mut center[..n], &mut rotation[..n]);
-                let (v, w) = (&mut v[..n], &mut w[..n]);
-                // By slot, not zipped columns: a body without a state (a static tile, a
-                // sleeping body) then costs the read of its state index alone.
-                for (i, &state) in state_of.iter().enumerate() {
-                    if state == NULL_BODY {
-                        continue;
-                    }
-                    let s = &states[state as usize];
-                    center[i].x += s.dp[0];
-                    center[i].y += s.dp[1];
-                    let dq = Rot {
-                        c: s.dq[0],
-                        s: s.dq[1],
-                    };
-                    rotation[i] = dq.compose(rotation[i]).normalized();
-                    let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
-                    v[i] = Vec2::new(capped_v[0], capped_v[1]);
-                    w[i] = capped_w;
+        let slots = state_of.len().min(poses.center.len());
+        let center = DisjointMut::new(&mut poses.center[..slots]);
+        let rotation = DisjointMut::new(&mut poses.rotation[..slots]);
+        let linear_velocity = DisjointMut::new(&mut poses.linear_velocity[..slots]);
+        let angular_velocity = DisjointMut::new(&mut poses.angular_velocity[..slots]);
+        let blocks = slots.div_ceil(BODIES_PER_BLOCK);
+        run_stages(&[blocks], &mut self.progress, move |_, blocks| {
+            let first = blocks.start * BODIES_PER_BLOCK;
+            let range = first..(blocks.end * BODIES_PER_BLOCK).min(slots);
+            // SAFETY: the runs of blocks of one stage are disjoint ranges of slots.
+            let (center, rotation, v, w) = unsafe {
+                (
+                    center.slice(range.clone()),
+                    rotation.slice(range.clone()),
+                    linear_velocity.slice(range.clone()),
+                    angular_velocity.slice(range.clone()),
+                )
+            };
+            // The columns cut to the run's length here: the compiler then checks each slot
+            // once, not once per column.
+            let state_of = &state_of[range];
+            let n = state_of.len();
+            let (center, rotation) = (&mut center[..n], &mut rotation[..n]);
+            let (v, w) = (&mut v[..n], &mut w[..n]);
+            // By slot, not zipped columns: a body without a state (a static tile, a sleeping
+            // body) then costs the read of its state index alone.
+            for (i, &state) in state_of.iter().enumerate() {
+                if state == NULL_BODY {
+                    continue;
                 }
-            });
+                let s = &states[state as usize];
+                center[i].x += s.dp[0];
+                center[i].y += s.dp[1];
+                let dq = Rot {
+                    c: s.dq[0],
+                    s: s.dq[1],
+                };
+                rotation[i] = dq.compose(rotation[i]).normalized();
+                let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
+                v[i] = Vec2::new(capped_v[0], capped_v[1]);
+                w[i] = capped_w;
+            }
+        });
     }
 
     /// The bodies the solver moved in the last step (valid after [`Solver::step`]), as their
@@ -447,7 +460,7 @@ impl Solver {
         // changed (a resting scene), last step's stands, and only the velocities are loaded.
         let stands = self.state_of.len() == bodies.slots()
             && self.ordered_generation == graph.generation()
-            && self.ordered_moving == moving;
+            && slot_bytes(&self.ordered_moving) == slot_bytes(moving);
         if !stands {
             self.order_states(bodies.slots(), moving, graph);
             self.ordered_generation = graph.generation();
@@ -460,7 +473,9 @@ impl Solver {
             &self.order[..]
         };
         // One parallel gather into buffers resized in place: no allocation once they are large
-        // enough, and each row depends only on its own body.
+        // enough, and each row depends only on its own body. In blocks that each worker takes
+        // from its own segment first, as the body stages that read the rows split them (see
+        // `run_stages`), so that the rows a worker writes here are in its own cache there.
         let n = moving.len();
         self.gravity_scale.resize(n, 0.0);
         self.linear_damping.resize(n, 0.0);
@@ -477,47 +492,52 @@ impl Solver {
         let (max_linear, max_angular) = self.speed_caps;
         let spin_bound = &self.spin_bound[..];
         let slots = bodies.slots();
-        (
-            self.states.par_chunks_mut(BODIES_PER_BLOCK),
-            self.gravity_scale.par_chunks_mut(BODIES_PER_BLOCK),
-            self.linear_damping.par_chunks_mut(BODIES_PER_BLOCK),
-            self.angular_damping.par_chunks_mut(BODIES_PER_BLOCK),
-            moving.par_chunks(BODIES_PER_BLOCK),
-        )
-            .into_par_iter()
-            .enumerate()
-            // (`move`: the caps are then copied into the workers' registers, not read again
-            // through a reference after each store.)
-            .for_each(
-                move |(block, (states, gravity_scale, linear_damping, angular_damping, moving))| {
-                    // The body columns cut to the slot count here, by the loop, and the rows
-                    // to the block's length: the compiler then checks each slot and each row
-                    // once, and reads the columns' addresses once.
-                    let n = moving.len();
-                    let (states, gravity_scale) = (&mut states[..n], &mut gravity_scale[..n]);
-                    let linear_damping = &mut linear_damping[..n];
-                    let angular_damping = &mut angular_damping[..n];
-                    let column_gravity_scale = &bodies.gravity_scale()[..slots];
-                    let column_linear_damping = &bodies.linear_damping()[..slots];
-                    let column_angular_damping = &bodies.angular_damping()[..slots];
-                    let column_v = &bodies.linear_velocity()[..slots];
-                    let column_w = &bodies.angular_velocity()[..slots];
-                    let first = block * BODIES_PER_BLOCK;
-                    for (k, &slot) in moving.iter().enumerate() {
-                        let s = slot.index();
-                        gravity_scale[k] = column_gravity_scale[s];
-                        linear_damping[k] = column_linear_damping[s];
-                        angular_damping[k] = column_angular_damping[s];
-                        let (v, w) = (column_v[s], column_w[s]);
-                        // A bound body is clamped now, not only from its first substep on.
-                        let max_w = spin_bound
-                            .get(first + k)
-                            .map_or(max_angular, |&b| b.min(max_angular));
-                        let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
-                        states[k] = BodyState::with_velocity(v, w);
-                    }
-                },
-            );
+        let states = DisjointMut::new(&mut self.states[..n]);
+        let gravity_scale = DisjointMut::new(&mut self.gravity_scale[..]);
+        let linear_damping = DisjointMut::new(&mut self.linear_damping[..]);
+        let angular_damping = DisjointMut::new(&mut self.angular_damping[..]);
+        let blocks = n.div_ceil(BODIES_PER_BLOCK);
+        // (`move`: the caps are then copied into the workers' registers, not read again through
+        // a reference after each store.)
+        run_stages(&[blocks], &mut self.progress, move |_, blocks| {
+            let first = blocks.start * BODIES_PER_BLOCK;
+            let range = first..(blocks.end * BODIES_PER_BLOCK).min(n);
+            // SAFETY: the runs of blocks of one stage are disjoint ranges of rows.
+            let (states, gravity_scale, linear_damping, angular_damping) = unsafe {
+                (
+                    states.slice(range.clone()),
+                    gravity_scale.slice(range.clone()),
+                    linear_damping.slice(range.clone()),
+                    angular_damping.slice(range.clone()),
+                )
+            };
+            // The body columns cut to the slot count here, by the loop, and the rows to the
+            // run's length: the compiler then checks each slot and each row once, and reads
+            // the columns' addresses once.
+            let moving = &moving[range];
+            let m = moving.len();
+            let (states, gravity_scale) = (&mut states[..m], &mut gravity_scale[..m]);
+            let linear_damping = &mut linear_damping[..m];
+            let angular_damping = &mut angular_damping[..m];
+            let column_gravity_scale = &bodies.gravity_scale()[..slots];
+            let column_linear_damping = &bodies.linear_damping()[..slots];
+            let column_angular_damping = &bodies.angular_damping()[..slots];
+            let column_v = &bodies.linear_velocity()[..slots];
+            let column_w = &bodies.angular_velocity()[..slots];
+            for (k, &slot) in moving.iter().enumerate() {
+                let s = slot.index();
+                gravity_scale[k] = column_gravity_scale[s];
+                linear_damping[k] = column_linear_damping[s];
+                angular_damping[k] = column_angular_damping[s];
+                let (v, w) = (column_v[s], column_w[s]);
+                // A bound body is clamped now, not only from its first substep on.
+                let max_w = spin_bound
+                    .get(first + k)
+                    .map_or(max_angular, |&b| b.min(max_angular));
+                let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
+                states[k] = BodyState::with_velocity(v, w);
+            }
+        });
     }
 
     /// Sets `state_of`, `order`, `tile_states` and `free_states` for the `moving` bodies of
@@ -731,13 +751,22 @@ impl Solver {
             // Last: a direct island's relax starts again from the velocities it saved before
             // its solve, and would undo a joint relax before it.
             if joints {
-                program.push(Op::Joints(JointOp::Relax));
+                let last = substep + 1 == settings.substeps;
+                program.push(Op::Joints(JointOp::Relax { last }));
             }
             if trees {
                 program.push(Op::Trees(TreeOp::Relax));
             }
         }
     }
+}
+
+/// The bytes of `slots`: two lists of slots are equal exactly when their bytes are, and bytes
+/// compare as one block, where slots compare one by one (the compare runs on one thread).
+fn slot_bytes(slots: &[BodySlot]) -> &[u8] {
+    // SAFETY: a slot is a `repr(transparent)` `u32`, without padding, so every byte of the
+    // slice is initialized; the bytes borrow `slots`, which no one writes meanwhile.
+    unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<u8>(), std::mem::size_of_val(slots)) }
 }
 
 /// What the workers run the step's body and contact stages with: the kernels, the states and
