@@ -312,9 +312,9 @@ pub(crate) fn firsts(first_col: bool, first_row: bool) -> u8 {
     (first_col as u8 * FIRST_COL) | (first_row as u8 * FIRST_ROW)
 }
 
-/// The [`firsts`] an entry of a cell must have for that cell to be the first it shares with a
-/// box whose firsts there are `firsts`: those the box lacks. Computed once per cell, so that
-/// the test per entry is one mask.
+/// The [`firsts`] a cell's box lacks there: those an entry of the cell must have for that cell
+/// to be the first it shares with a box whose firsts there are `firsts`, and what an entry
+/// keeps of its own cell. Computed once per cell, so that the test per entry is one mask.
 #[inline(always)]
 pub(crate) fn needed(firsts: u8) -> u8 {
     !firsts & (FIRST_COL | FIRST_ROW)
@@ -328,9 +328,10 @@ pub(crate) struct CellEntry {
     pub cy: i32,
     /// The box (a body slot).
     pub id: u32,
-    /// Whether this cell is in the box's first column / first row of cells ([`firsts`]); see
+    /// Whether this cell is in the box's first column / first row of cells, as the [`firsts`]
+    /// it lacks ([`needed`]): then the test per entry is one mask and a compare with zero. See
     /// [`Entry::first_shared`] for why that is all the pair rule needs.
-    pub firsts: u8,
+    pub lacks: u8,
 }
 
 /// One cell of one box in a [`HashGrid`] with a bucket per cell: half the size of a
@@ -341,7 +342,7 @@ pub(crate) struct WindowEntry {
     /// The box (a body slot).
     pub id: u32,
     /// As in [`CellEntry`].
-    pub firsts: u8,
+    pub lacks: u8,
 }
 
 /// What the pair rule reads of an entry of either kind.
@@ -371,7 +372,7 @@ impl Entry for CellEntry {
 
     #[inline(always)]
     fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool {
-        (self.cx == cx) & (self.cy == cy) & (self.firsts & need == need)
+        (self.cx == cx) & (self.cy == cy) & (self.lacks & need == 0)
     }
 }
 
@@ -384,7 +385,7 @@ impl Entry for WindowEntry {
     /// A bucket of a window holds the entries of its one cell: no cell to compare.
     #[inline(always)]
     fn first_shared(&self, _cx: i32, _cy: i32, need: u8) -> bool {
-        self.firsts & need == need
+        self.lacks & need == 0
     }
 }
 
@@ -575,14 +576,14 @@ impl HashGrid {
         match layout {
             Layout::Hashed { mask } => {
                 let all = |_| (0..parts).flat_map(&boxes);
-                let entry = |cx, cy, id, firsts| CellEntry { cx, cy, id, firsts };
+                let entry = |cx, cy, id, lacks| CellEntry { cx, cy, id, lacks };
                 let buckets = (buckets, mask as usize, ROW_HASH as usize);
                 enter(&mut self.table, buckets, 1, all, hash, entry)
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
                 let first = move |cx, cy| window_bucket(window, width, cx, cy);
-                let entry = |_, _, id, firsts| WindowEntry { id, firsts };
+                let entry = |_, _, id, lacks| WindowEntry { id, lacks };
                 let buckets = (buckets, usize::MAX, width);
                 enter(&mut self.window_table, buckets, parts, boxes, first, entry)
             }
@@ -652,7 +653,7 @@ impl HashGrid {
 }
 
 /// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts: cell
-/// `(cx, cy)` of box `id` as `entry(cx, cy, id, firsts)` into bucket
+/// `(cx, cy)` of box `id` as `entry(cx, cy, id, lacks)` (`lacks` as in [`CellEntry`]) into bucket
 /// `(first(x, y) + (cx - x) + (cy - y) * stride) & mask` for any cell `(x, y)`, in wrapping
 /// arithmetic. A box's cells so cost one bucket computation, not one per cell.
 #[inline(always)]
@@ -673,8 +674,8 @@ fn enter<E: Copy + Default + Send, I>(
             // Half-open: see `Cells::visit_cells`.
             for cy in r.y0..r.y1 + 1 {
                 for (i, cx) in (r.x0..r.x1 + 1).enumerate() {
-                    let firsts = firsts(cx == r.x0, cy == r.y0);
-                    filler.add(row.wrapping_add(i) & mask, entry(cx, cy, id, firsts));
+                    let lacks = needed(firsts(cx == r.x0, cy == r.y0));
+                    filler.add(row.wrapping_add(i) & mask, entry(cx, cy, id, lacks));
                 }
                 row = row.wrapping_add(stride);
             }
