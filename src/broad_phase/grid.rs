@@ -312,9 +312,9 @@ pub(crate) fn firsts(first_col: bool, first_row: bool) -> u8 {
     (first_col as u8 * FIRST_COL) | (first_row as u8 * FIRST_ROW)
 }
 
-/// The [`firsts`] an entry of a cell must have for that cell to be the first it shares with a
-/// box whose firsts there are `firsts`: those the box lacks. Computed once per cell, so that
-/// the test per entry is one mask.
+/// The [`firsts`] a cell's box lacks there: those an entry of the cell must have for that cell
+/// to be the first it shares with a box whose firsts there are `firsts`, and what an entry
+/// keeps of its own cell. Computed once per cell, so that the test per entry is one mask.
 #[inline(always)]
 pub(crate) fn needed(firsts: u8) -> u8 {
     !firsts & (FIRST_COL | FIRST_ROW)
@@ -328,9 +328,10 @@ pub(crate) struct CellEntry {
     pub cy: i32,
     /// The box (a body slot).
     pub id: u32,
-    /// Whether this cell is in the box's first column / first row of cells ([`firsts`]); see
+    /// Whether this cell is in the box's first column / first row of cells, as the [`firsts`]
+    /// it lacks ([`needed`]): then the test per entry is one mask and a compare with zero. See
     /// [`Entry::first_shared`] for why that is all the pair rule needs.
-    pub firsts: u8,
+    pub lacks: u8,
 }
 
 /// One cell of one box in a [`HashGrid`] with a bucket per cell: half the size of a
@@ -341,7 +342,7 @@ pub(crate) struct WindowEntry {
     /// The box (a body slot).
     pub id: u32,
     /// As in [`CellEntry`].
-    pub firsts: u8,
+    pub lacks: u8,
 }
 
 /// What the pair rule reads of an entry of either kind.
@@ -371,7 +372,7 @@ impl Entry for CellEntry {
 
     #[inline(always)]
     fn first_shared(&self, cx: i32, cy: i32, need: u8) -> bool {
-        (self.cx == cx) & (self.cy == cy) & (self.firsts & need == need)
+        (self.cx == cx) & (self.cy == cy) & (self.lacks & need == 0)
     }
 }
 
@@ -384,7 +385,7 @@ impl Entry for WindowEntry {
     /// A bucket of a window holds the entries of its one cell: no cell to compare.
     #[inline(always)]
     fn first_shared(&self, _cx: i32, _cy: i32, need: u8) -> bool {
-        self.firsts & need == need
+        self.lacks & need == 0
     }
 }
 
@@ -575,15 +576,16 @@ impl HashGrid {
         match layout {
             Layout::Hashed { mask } => {
                 let all = |_| (0..parts).flat_map(&boxes);
-                let entry = |cx, cy, id, firsts| CellEntry { cx, cy, id, firsts };
-                let bucket = |cx, cy| bucket(cx, cy, mask);
-                enter(&mut self.table, buckets, 1, all, bucket, entry)
+                let entry = |cx, cy, id, lacks| CellEntry { cx, cy, id, lacks };
+                let buckets = (buckets, mask as usize, ROW_HASH as usize);
+                enter(&mut self.table, buckets, 1, all, hash, entry)
             }
             Layout::Window { window, width } => {
                 // Every cell of every box is within the window.
-                let bucket = move |cx, cy| window_bucket(window, width, cx, cy);
-                let entry = |_, _, id, firsts| WindowEntry { id, firsts };
-                enter(&mut self.window_table, buckets, parts, boxes, bucket, entry)
+                let first = move |cx, cy| window_bucket(window, width, cx, cy);
+                let entry = |_, _, id, lacks| WindowEntry { id, lacks };
+                let buckets = (buckets, usize::MAX, width);
+                enter(&mut self.window_table, buckets, parts, boxes, first, entry)
             }
         }
     }
@@ -650,27 +652,32 @@ impl HashGrid {
     }
 }
 
-/// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts, cell
-/// `(cx, cy)` of box `id` as `entry(cx, cy, id, firsts)` into `bucket(cx, cy)`.
+/// Fills `table` with `buckets` buckets from the cells of the boxes of `parts` parts: cell
+/// `(cx, cy)` of box `id` as `entry(cx, cy, id, lacks)` (`lacks` as in [`CellEntry`]) into bucket
+/// `(first(x, y) + (cx - x) + (cy - y) * stride) & mask` for any cell `(x, y)`, in wrapping
+/// arithmetic. A box's cells so cost one bucket computation, not one per cell.
 #[inline(always)]
 fn enter<E: Copy + Default + Send, I>(
     table: &mut BucketTable<E>,
-    buckets: usize,
+    (buckets, mask, stride): (usize, usize, usize),
     parts: usize,
     boxes: impl Fn(usize) -> I + Sync,
-    bucket: impl Fn(i32, i32) -> usize + Sync,
+    first: impl Fn(i32, i32) -> usize + Sync,
     entry: impl Fn(i32, i32, u32, u8) -> E + Sync,
 ) where
     I: Iterator<Item = (u32, CellRect)>,
 {
-    table.fill(buckets, parts, |part, filler| {
+    // (Moved in: a mask and stride read through a reference were read again per cell.)
+    table.fill(buckets, parts, move |part, filler| {
         for (id, r) in boxes(part) {
+            let mut row = first(r.x0, r.y0);
             // Half-open: see `Cells::visit_cells`.
             for cy in r.y0..r.y1 + 1 {
-                for cx in r.x0..r.x1 + 1 {
-                    let firsts = firsts(cx == r.x0, cy == r.y0);
-                    filler.add(bucket(cx, cy), entry(cx, cy, id, firsts));
+                for (i, cx) in (r.x0..r.x1 + 1).enumerate() {
+                    let lacks = needed(firsts(cx == r.x0, cy == r.y0));
+                    filler.add(row.wrapping_add(i) & mask, entry(cx, cy, id, lacks));
                 }
+                row = row.wrapping_add(stride);
             }
         }
     });
@@ -679,11 +686,21 @@ fn enter<E: Copy + Default + Send, I>(
 /// The hash bucket of cell `(cx, cy)`.
 #[inline]
 fn bucket(cx: i32, cy: i32, mask: u32) -> usize {
+    hash(cx, cy) & mask as usize
+}
+
+/// What the hash of a cell grows by from one row to the next.
+const ROW_HASH: u32 = 0x9E37_79B1;
+
+/// The hash of cell `(cx, cy)`, whose bits under a table's mask are its bucket there.
+#[inline]
+fn hash(cx: i32, cy: i32) -> usize {
     // Linear in `cx`, so cells next to each other along x share cache lines and neighbouring
     // queries reuse them. Rows are offset by a golden-ratio multiple, which spreads the rows of
     // a compact scene evenly over the table and keeps collisions between nearby cells rare.
-    let h = (cx as u32).wrapping_add((cy as u32).wrapping_mul(0x9E37_79B1));
-    (h & mask) as usize
+    // Linear in both, modulo 2^32, which the table's size divides: a bucket is found from a
+    // neighbour's by an add (see `enter`).
+    (cx as u32).wrapping_add((cy as u32).wrapping_mul(ROW_HASH)) as usize
 }
 
 #[cfg(test)]
