@@ -707,7 +707,7 @@ fn solve_one_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, s);
+    let (k, pass) = (Shared::load(c), Pass::load(c, s));
     let zero = R::splat(0.0);
     let r = Arms::<R>::load(c, 0);
     let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
@@ -727,6 +727,8 @@ fn solve_one_lanes<R: Real>(
     let new = R::select(inv_k.gt(zero), new, old);
     let applied = new - old;
     c.set(|b| &mut b.points[0].normal_impulse, new);
+    let c = reread(c);
+    let (k, r) = (Shared::load(c), Arms::<R>::load(c, 0));
     // (As in `solve_lanes`: the changes along the normal final, the tangent ones from here.)
     let dn_a = (na0 - k.ma * applied) - na0;
     let dn_b = (nb0 + k.mb * applied) - nb0;
@@ -735,6 +737,7 @@ fn solve_one_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
     let (mut ta, mut tb) = (ta0, tb0);
+    let friction = c.get(|b| &b.friction);
     friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
     a.w = a.w + zero;
@@ -750,10 +753,14 @@ fn frames<R: Real>(a: &BodyLanes<R>, b: &BodyLanes<R>, k: &Shared<R>) -> (Frame<
     (Frame::of(a, k), Frame::of(b, k), moved)
 }
 
-/// The contact constants the solve kernels read.
+/// `c`, as the compiler cannot tell from the one it was given: a solve reads its contacts'
+/// constants again after the normal impulses, through this, where the friction and the
+/// velocity changes use them. Read once for both, they were kept from the start of the
+/// kernel through the block solve, and with too few registers for all, copied to the stack
+/// and back; read again, each is an operand read from the batch where it is used.
 #[inline(always)]
-fn solve_constants<R: Real>(c: &impl Contacts<R>, s: &SolveParams) -> (Shared<R>, Pass<R>, R) {
-    (Shared::load(c), Pass::load(c, s), c.get(|b| &b.friction))
+fn reread<C>(c: &mut C) -> &mut C {
+    core::hint::black_box(c)
 }
 
 /// One iteration of normal and friction impulses.
@@ -764,8 +771,7 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, s);
-    let (k, pass) = (&k, &pass);
+    let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
 
@@ -794,7 +800,6 @@ fn solve_lanes<R: Real>(
     // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
     // point-by-point Gauss-Seidel builds up. `prepare` left the matrix, its determinant and
     // `normal_mass`, 1 / k11 and 1 / k22, so the only divisions left are by the determinant.
-    let [r1, r2] = &arms;
     let inv_k11 = c.get(|b| &b.points[0].normal_mass);
     let inv_k22 = c.get(|b| &b.points[1].normal_mass);
     let active2 = c.get(|b| &b.points[1].active);
@@ -852,6 +857,12 @@ fn solve_lanes<R: Real>(
         c.set(|b| &mut b.points[j].normal_impulse, new[j]);
     }
     let total = applied[0] + applied[1];
+    let c = reread(c);
+    let (k, arms) = (
+        &Shared::load(c),
+        [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)],
+    );
+    let [r1, r2] = &arms;
     // The changes of the centres' velocities along the normal are final, and only friction
     // changes them along the tangent, from here on: the velocities along the tangent are
     // taken only now, so that they are not kept through the block solve.
@@ -862,6 +873,7 @@ fn solve_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, k), along_tangent(b, k));
     let (mut ta, mut tb) = (ta0, tb0);
+    let friction = c.get(|b| &b.friction);
     for (j, r) in arms.iter().enumerate() {
         friction_point(c, j, r, friction, k, (&mut ta, &mut tb), a, b);
     }
@@ -1172,7 +1184,9 @@ pub(crate) mod batches {
     ) {
         let (mut a, mut b) = gather_both::<V>(c, states);
         warm_start_lanes(c, &mut a, &mut b, points);
-        scatter_both(c, states, (a, b));
+        // (The words read again, as the solves' constants are: kept from the gather, they
+        // were copied to the stack and back.)
+        scatter_both(reread(c), states, (a, b));
     }
 
     #[inline(always)]
