@@ -37,10 +37,9 @@ fn resting_boxes(points: usize) -> (Vec<ContactBatch>, StateRows) {
     for (i, c) in batches.iter_mut().enumerate() {
         for l in 0..LANES {
             let a = (i * 2 * LANES + 2 * l) % (STATES - 1);
-            (c.body_a[l], c.body_b[l]) = (a as u32, a as u32 + 1);
             // Unit boxes of 1 kg: B rests on A.
+            c.set_bodies(l, [a as u32, a as u32 + 1], [1.0, 1.0]);
             (c.normal_x[l], c.normal_y[l]) = (0.0, 1.0);
-            (c.inv_mass_a[l], c.inv_mass_b[l]) = (1.0, 1.0);
             (c.inv_inertia_a[l], c.inv_inertia_b[l]) = (6.0, 6.0);
             c.friction[l] = 0.6;
             c.bias_rate[l] = 30.0;

@@ -250,6 +250,13 @@ pub struct ContactBatch {
     pub body_a: [u32; LANES],
     /// Solver index of body B, or [`NULL_BODY`] for a static body or a padding lane.
     pub body_b: [u32; LANES],
+    /// Where the states of A and B begin in the solver's rows, in the words of
+    /// [`States::word`]: what the vector kernels' gathers and scatters address, with one
+    /// scaled index per lane rather than an index's shift as well. Set with `body_a` and
+    /// `body_b` by [`ContactBatch::set_bodies`].
+    pub word_a: [u32; LANES],
+    /// See `word_a`.
+    pub word_b: [u32; LANES],
     /// Unit normal from A to B, x component.
     pub normal_x: Lanes,
     /// Unit normal from A to B, y component.
@@ -290,24 +297,45 @@ pub struct ContactBatch {
     /// the points together is well conditioned, else 0 (point 1 absent, or the points nearly
     /// coincide). Set by [`prepare`](simd::prepare).
     pub normal_det: Lanes,
+    /// All ones where the lane writes its body A back, a state (not [`NULL_BODY`]) with a
+    /// non-zero inverse mass, else zero. Set by [`ContactBatch::set_bodies`], so that the
+    /// kernels do not work it out on every pass.
+    pub writes_a: [u32; LANES],
+    /// The same for body B.
+    pub writes_b: [u32; LANES],
     /// The manifold's two points; `active` tells which are real.
     pub points: [PointLanes; 2],
 }
 
 impl ContactBatch {
+    /// Sets lane `l`'s solver states `body` (A's, then B's; [`NULL_BODY`] for a static body)
+    /// and their inverse masses, with the words and write bits that follow from them.
+    #[inline]
+    pub fn set_bodies(&mut self, l: usize, body: [u32; 2], inv_mass: [f32; 2]) {
+        self.body_a[l] = body[0];
+        self.body_b[l] = body[1];
+        self.word_a[l] = States::word(body[0]);
+        self.word_b[l] = States::word(body[1]);
+        self.inv_mass_a[l] = inv_mass[0];
+        self.inv_mass_b[l] = inv_mass[1];
+        let writes = |body: u32, inv_mass: f32| match body != NULL_BODY && inv_mass > 0.0 {
+            true => u32::MAX,
+            false => 0,
+        };
+        self.writes_a[l] = writes(body[0], inv_mass[0]);
+        self.writes_b[l] = writes(body[1], inv_mass[1]);
+    }
+
     /// Makes `lane` a padding lane: no bodies, every other field zero.
     #[inline]
     pub fn clear(&mut self, lane: usize) {
-        self.body_a[lane] = NULL_BODY;
-        self.body_b[lane] = NULL_BODY;
+        self.set_bodies(lane, [NULL_BODY; 2], [0.0; 2]);
         let fields = [
             &mut self.normal_x,
             &mut self.normal_y,
             &mut self.friction,
             &mut self.restitution,
-            &mut self.inv_mass_a,
             &mut self.inv_inertia_a,
-            &mut self.inv_mass_b,
             &mut self.inv_inertia_b,
             &mut self.bias_rate,
             &mut self.mass_scale,
@@ -679,7 +707,7 @@ fn solve_one_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, s);
+    let (k, pass) = (Shared::load(c), Pass::load(c, s));
     let zero = R::splat(0.0);
     let r = Arms::<R>::load(c, 0);
     let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
@@ -699,6 +727,8 @@ fn solve_one_lanes<R: Real>(
     let new = R::select(inv_k.gt(zero), new, old);
     let applied = new - old;
     c.set(|b| &mut b.points[0].normal_impulse, new);
+    let c = reread(c);
+    let (k, r) = (Shared::load(c), Arms::<R>::load(c, 0));
     // (As in `solve_lanes`: the changes along the normal final, the tangent ones from here.)
     let dn_a = (na0 - k.ma * applied) - na0;
     let dn_b = (nb0 + k.mb * applied) - nb0;
@@ -707,6 +737,7 @@ fn solve_one_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
     let (mut ta, mut tb) = (ta0, tb0);
+    let friction = c.get(|b| &b.friction);
     friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
     a.w = a.w + zero;
@@ -722,10 +753,14 @@ fn frames<R: Real>(a: &BodyLanes<R>, b: &BodyLanes<R>, k: &Shared<R>) -> (Frame<
     (Frame::of(a, k), Frame::of(b, k), moved)
 }
 
-/// The contact constants the solve kernels read.
+/// `c`, as the compiler cannot tell from the one it was given: a solve reads its contacts'
+/// constants again after the normal impulses, through this, where the friction and the
+/// velocity changes use them. Read once for both, they were kept from the start of the
+/// kernel through the block solve, and with too few registers for all, copied to the stack
+/// and back; read again, each is an operand read from the batch where it is used.
 #[inline(always)]
-fn solve_constants<R: Real>(c: &impl Contacts<R>, s: &SolveParams) -> (Shared<R>, Pass<R>, R) {
-    (Shared::load(c), Pass::load(c, s), c.get(|b| &b.friction))
+fn reread<C>(c: &mut C) -> &mut C {
+    core::hint::black_box(c)
 }
 
 /// One iteration of normal and friction impulses.
@@ -736,8 +771,7 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    let (k, pass, friction) = solve_constants(c, s);
-    let (k, pass) = (&k, &pass);
+    let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
 
@@ -766,7 +800,6 @@ fn solve_lanes<R: Real>(
     // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
     // point-by-point Gauss-Seidel builds up. `prepare` left the matrix, its determinant and
     // `normal_mass`, 1 / k11 and 1 / k22, so the only divisions left are by the determinant.
-    let [r1, r2] = &arms;
     let inv_k11 = c.get(|b| &b.points[0].normal_mass);
     let inv_k22 = c.get(|b| &b.points[1].normal_mass);
     let active2 = c.get(|b| &b.points[1].active);
@@ -824,6 +857,12 @@ fn solve_lanes<R: Real>(
         c.set(|b| &mut b.points[j].normal_impulse, new[j]);
     }
     let total = applied[0] + applied[1];
+    let c = reread(c);
+    let (k, arms) = (
+        &Shared::load(c),
+        [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)],
+    );
+    let [r1, r2] = &arms;
     // The changes of the centres' velocities along the normal are final, and only friction
     // changes them along the tangent, from here on: the velocities along the tangent are
     // taken only now, so that they are not kept through the block solve.
@@ -834,6 +873,7 @@ fn solve_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, k), along_tangent(b, k));
     let (mut ta, mut tb) = (ta0, tb0);
+    let friction = c.get(|b| &b.friction);
     for (j, r) in arms.iter().enumerate() {
         friction_point(c, j, r, friction, k, (&mut ta, &mut tb), a, b);
     }
@@ -1050,33 +1090,32 @@ fn rebound<R: Real>(gravity_normal: R, e: R, vn: R, gap: R) -> R {
 pub(crate) mod batches {
     use super::*;
 
+    /// The states whose rows begin at `words` (see [`ContactBatch::word_a`]).
     #[inline(always)]
-    pub(crate) unsafe fn gather<V: Lanes8>(states: States, index: &[u32; LANES]) -> BodyLanes<V> {
-        let rows = array_of(|l| states.read(index[l]));
+    pub(crate) unsafe fn gather<V: Lanes8>(states: States, words: &[u32; LANES]) -> BodyLanes<V> {
+        let rows = array_of(|l| states.read_word(words[l]));
         BodyLanes::from_states(&rows)
     }
 
-    /// Bit `l` set where lane `l`'s body is dynamic: a body (not [`NULL_BODY`]) with a
-    /// non-zero inverse mass. Two vector compares instead of loads and compares per lane.
-    #[inline(always)]
-    fn dynamic_lanes<V: Lanes8>(index: &[u32; LANES], inv_mass: &Lanes) -> u32 {
-        let null = V::equal_mask(index, NULL_BODY);
-        V::bitmask(V::load(inv_mass).gt(V::splat(0.0))) & !null
-    }
-
-    /// Writes back the lanes whose body is dynamic (non-zero inverse mass).
+    /// Writes back the lanes set in `writes`, bit `l` for lane `l`.
     #[inline(always)]
     pub(crate) unsafe fn scatter<V: Lanes8>(
         states: States,
-        index: &[u32; LANES],
-        inv_mass: &Lanes,
+        words: &[u32; LANES],
+        writes: u32,
         lanes: &BodyLanes<V>,
     ) {
-        let rows = lanes.to_states();
-        let dynamic = dynamic_lanes::<V>(index, inv_mass);
-        for l in 0..LANES {
-            if dynamic & (1 << l) != 0 {
-                states.write_velocity(index[l], &rows[l]);
+        let rows = V::to_fours(lanes.vx, lanes.vy, lanes.w);
+        // Every lane written is the common case: no test per lane then.
+        if writes == (1 << LANES) - 1 {
+            for (l, row) in rows.into_iter().enumerate() {
+                states.write_velocity_row_word(words[l], row);
+            }
+            return;
+        }
+        for (l, row) in rows.into_iter().enumerate() {
+            if writes & (1 << l) != 0 {
+                states.write_velocity_row_word(words[l], row);
             }
         }
     }
@@ -1087,7 +1126,7 @@ pub(crate) mod batches {
         c: &ContactBatch,
         states: States,
     ) -> (BodyLanes<V>, BodyLanes<V>) {
-        (gather(states, &c.body_a), gather(states, &c.body_b))
+        (gather(states, &c.word_a), gather(states, &c.word_b))
     }
 
     /// Writes back the batch's dynamic bodies.
@@ -1097,8 +1136,8 @@ pub(crate) mod batches {
         states: States,
         (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
-        scatter(states, &c.body_a, &c.inv_mass_a, &a);
-        scatter(states, &c.body_b, &c.inv_mass_b, &b);
+        scatter(states, &c.word_a, V::sign_mask(&c.writes_a), &a);
+        scatter(states, &c.word_b, V::sign_mask(&c.writes_b), &b);
     }
 
     // (No closures here: a closure the compiler does not inline is a function of its own,
@@ -1145,7 +1184,9 @@ pub(crate) mod batches {
     ) {
         let (mut a, mut b) = gather_both::<V>(c, states);
         warm_start_lanes(c, &mut a, &mut b, points);
-        scatter_both(c, states, (a, b));
+        // (The words read again, as the solves' constants are: kept from the gather, they
+        // were copied to the stack and back.)
+        scatter_both(reread(c), states, (a, b));
     }
 
     #[inline(always)]
@@ -1258,8 +1299,8 @@ pub(crate) mod batches {
         states: States,
     ) -> (BodyLanes<P>, BodyLanes<P>) {
         (
-            gather_pair(states, [&lo.body_a, &hi.body_a]),
-            gather_pair(states, [&lo.body_b, &hi.body_b]),
+            gather_pair(states, [&lo.word_a, &hi.word_a]),
+            gather_pair(states, [&lo.word_b, &hi.word_b]),
         )
     }
 
@@ -1270,56 +1311,54 @@ pub(crate) mod batches {
         states: States,
         (a, b): (BodyLanes<P>, BodyLanes<P>),
     ) {
-        let dynamic_a = dynamic_lanes::<P::Half>(&lo.body_a, &lo.inv_mass_a)
-            | dynamic_lanes::<P::Half>(&hi.body_a, &hi.inv_mass_a) << LANES;
-        let dynamic_b = dynamic_lanes::<P::Half>(&lo.body_b, &lo.inv_mass_b)
-            | dynamic_lanes::<P::Half>(&hi.body_b, &hi.inv_mass_b) << LANES;
-        scatter_pair(states, [&lo.body_a, &hi.body_a], dynamic_a, &a);
-        scatter_pair(states, [&lo.body_b, &hi.body_b], dynamic_b, &b);
+        let writes_a = P::Half::sign_mask(&lo.writes_a) | P::Half::sign_mask(&hi.writes_a) << LANES;
+        let writes_b = P::Half::sign_mask(&lo.writes_b) | P::Half::sign_mask(&hi.writes_b) << LANES;
+        scatter_pair(states, [&lo.word_a, &hi.word_a], writes_a, &a);
+        scatter_pair(states, [&lo.word_b, &hi.word_b], writes_b, &b);
     }
 
-    /// The bodies of two batches, `index[0]`'s in lanes 0..8.
+    /// The bodies of two batches, `words[0]`'s in lanes 0..8.
     #[inline(always)]
-    unsafe fn gather_pair<P: Lanes16>(states: States, index: [&[u32; LANES]; 2]) -> BodyLanes<P> {
+    unsafe fn gather_pair<P: Lanes16>(states: States, words: [&[u32; LANES]; 2]) -> BodyLanes<P> {
         // (The states are loaded and joined as they are read: gathered into arrays of states
         // first, they were copied to the stack, and the AVX-512 build read them back from there.)
         let mut rows = [P::splat(0.0); LANES];
         for (l, row) in rows.iter_mut().enumerate() {
             *row = P::join(
-                state_row::<P::Half>(states, index[0][l]),
-                state_row::<P::Half>(states, index[1][l]),
+                state_row::<P::Half>(states, words[0][l]),
+                state_row::<P::Half>(states, words[1][l]),
             );
         }
         BodyLanes::from_row_pairs(rows)
     }
 
-    /// The state at `index` as one row of eight lanes.
+    /// The state whose row begins at `word` as one row of eight lanes.
     #[inline(always)]
-    unsafe fn state_row<V: Lanes8>(states: States, index: u32) -> V {
-        V::load(bytemuck::cast_ref(&states.read(index)))
+    unsafe fn state_row<V: Lanes8>(states: States, word: u32) -> V {
+        V::load(bytemuck::cast_ref(&states.read_word(word)))
     }
 
-    /// Writes back the velocities of the lanes set in `dynamic` (lane `l` is `index[l / 8][l % 8]`).
+    /// Writes back the velocities of the lanes set in `writes` (lane `l` is
+    /// `words[l / 8][l % 8]`).
     #[inline(always)]
     unsafe fn scatter_pair<P: Lanes16>(
         states: States,
-        index: [&[u32; LANES]; 2],
-        dynamic: u32,
+        words: [&[u32; LANES]; 2],
+        writes: u32,
         lanes: &BodyLanes<P>,
     ) {
         let rows = lanes.velocity_rows();
-        // Every lane dynamic is the common case (a pile away from the ground): no test per
-        // lane then. (Not so in `scatter`, where it keeps the compiler from extracting each
-        // row only where it is written, which costs more than the tests.)
-        if dynamic == (1 << (2 * LANES)) - 1 {
+        // Every lane written is the common case (a pile away from the ground): no test per
+        // lane then.
+        if writes == (1 << (2 * LANES)) - 1 {
             for (l, row) in rows.into_iter().enumerate() {
-                states.write_velocity_row(index[l / LANES][l % LANES], row);
+                states.write_velocity_row_word(words[l / LANES][l % LANES], row);
             }
             return;
         }
         for (l, row) in rows.into_iter().enumerate() {
-            if dynamic & (1 << l) != 0 {
-                states.write_velocity_row(index[l / LANES][l % LANES], row);
+            if writes & (1 << l) != 0 {
+                states.write_velocity_row_word(words[l / LANES][l % LANES], row);
             }
         }
     }

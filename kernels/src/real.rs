@@ -8,7 +8,7 @@
 //! so the scalar twin reproduces the SIMD kernels bit for bit.
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
-use wide::{f32x16, f32x8, u32x8};
+use wide::{f32x16, f32x8};
 
 /// The array of `f(0), f(1), ..., f(N - 1)`, computed in that order. Unlike
 /// `core::array::from_fn` and `[T; N]::map`, always inlined: a call the compiler leaves out of
@@ -180,8 +180,8 @@ pub trait Lanes8: Real {
     }
     /// Bit `l` set where lane `l` of `m` holds.
     fn bitmask(m: Self::Mask) -> u32;
-    /// Bit `l` set where `x[l] == value`.
-    fn equal_mask(x: &[u32; LANES], value: u32) -> u32;
+    /// Bit `l` set where the high bit of `x[l]` is set.
+    fn sign_mask(x: &[u32; LANES]) -> u32;
 
     /// The first three columns of eight rows of four floats (the velocity halves of eight
     /// body states: `vx`, `vy`, `w`).
@@ -270,8 +270,8 @@ impl Lanes8 for f32x8 {
         m.to_bitmask()
     }
     #[inline(always)]
-    fn equal_mask(x: &[u32; LANES], value: u32) -> u32 {
-        u32x8::from(*x).simd_eq(u32x8::splat(value)).to_bitmask()
+    fn sign_mask(x: &[u32; LANES]) -> u32 {
+        f32x8::new(bytemuck::cast(*x)).to_bitmask()
     }
 }
 

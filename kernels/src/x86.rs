@@ -245,6 +245,11 @@ impl Lanes8 for F32x8 {
         unsafe { _mm256_movemask_ps(m.0) as u32 }
     }
     #[inline(always)]
+    fn sign_mask(x: &[u32; LANES]) -> u32 {
+        // SAFETY: as for the operators; `x` holds the 32 bytes read.
+        unsafe { _mm256_movemask_ps(_mm256_loadu_ps(x.as_ptr().cast())) as u32 }
+    }
+    #[inline(always)]
     fn from_pairs(rows: [[f32; 2]; LANES]) -> [F32x8; 2] {
         // SAFETY: as for the operators.
         unsafe {
@@ -328,15 +333,6 @@ impl Lanes8 for F32x8 {
                 _mm256_extractf128_ps::<1>(r[3]),
             ];
             core::mem::transmute::<[__m128; LANES], [[f32; 4]; LANES]>(rows)
-        }
-    }
-    #[inline(always)]
-    fn equal_mask(x: &[u32; LANES], value: u32) -> u32 {
-        // SAFETY: as for the operators (AVX2); `x` holds the 32 bytes read.
-        unsafe {
-            let x = _mm256_loadu_si256(x.as_ptr().cast());
-            let equal = _mm256_cmpeq_epi32(x, _mm256_set1_epi32(value as i32));
-            _mm256_movemask_ps(_mm256_castsi256_ps(equal)) as u32
         }
     }
 }

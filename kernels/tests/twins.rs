@@ -305,8 +305,10 @@ fn random_batch(
                 (i, world.inv_mass[i as usize], world.inv_inertia[i as usize])
             }
         };
-        (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]) = side(kind == LaneKind::StaticA);
-        (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]) = side(kind == LaneKind::StaticB);
+        let (a, inv_mass_a, inv_inertia_a) = side(kind == LaneKind::StaticA);
+        let (b, inv_mass_b, inv_inertia_b) = side(kind == LaneKind::StaticB);
+        c.set_bodies(l, [a, b], [inv_mass_a, inv_mass_b]);
+        (c.inv_inertia_a[l], c.inv_inertia_b[l]) = (inv_inertia_a, inv_inertia_b);
 
         [c.normal_x[l], c.normal_y[l]] = rng.unit_vec();
         c.friction[l] = if rng.chance(0.1) {
@@ -552,9 +554,11 @@ fn random_impact_params(rng: &mut Rng) -> ImpactParams {
 // Bitwise comparison with readable diagnostics.
 // ---------------------------------------------------------------------------------------------
 
-const BATCH_FIELDS: [&str; 17] = [
+const BATCH_FIELDS: [&str; 21] = [
     "body_a",
     "body_b",
+    "word_a",
+    "word_b",
     "normal_x",
     "normal_y",
     "friction",
@@ -570,6 +574,8 @@ const BATCH_FIELDS: [&str; 17] = [
     "tangent_speed",
     "normal_k12",
     "normal_det",
+    "writes_a",
+    "writes_b",
 ];
 const POINT_FIELDS: [&str; 12] = [
     "active",
@@ -1854,12 +1860,10 @@ fn normal_speed(a: &BodyState, b: &BodyState, r: [f32; 4], n: [f32; 2]) -> f32 {
 /// Makes lane `l` a contact of body `b` (mass `mass`, rotational inertia `inertia`) on static
 /// ground below it (normal +y), friction 0.6; its points are left to the caller.
 fn on_static_ground(c: &mut ContactBatch, l: usize, b: u32, mass: f32, inertia: f32) {
-    c.body_a[l] = NULL_BODY;
-    c.body_b[l] = b;
+    c.set_bodies(l, [NULL_BODY, b], [0.0, 1.0 / mass]);
     c.normal_x[l] = 0.0;
     c.normal_y[l] = 1.0;
     c.friction[l] = 0.6;
-    c.inv_mass_b[l] = 1.0 / mass;
     c.inv_inertia_b[l] = 1.0 / inertia;
     c.bias_rate[l] = 10.0;
     c.mass_scale[l] = 0.8;
@@ -2072,10 +2076,9 @@ fn relax_removes_approach_velocity() {
         c.body_a = [NULL_BODY; LANES];
         c.body_b = [NULL_BODY; LANES];
         let lane = rng.below(LANES);
-        c.body_b[lane] = 0;
+        c.set_bodies(lane, [NULL_BODY, 0], [0.0, rng.range(0.1, 5.0)]);
         [c.normal_x[lane], c.normal_y[lane]] = n;
         c.friction[lane] = 0.0;
-        c.inv_mass_b[lane] = rng.range(0.1, 5.0);
         c.inv_inertia_b[lane] = rng.range(0.1, 5.0);
         let p = &mut c.points[0];
         p.active[lane] = 1.0;
@@ -2117,9 +2120,8 @@ fn prepare_never_writes_states() {
     let mut c = ContactBatch::zeroed();
     c.body_a = [NULL_BODY; LANES];
     c.body_b = [NULL_BODY; LANES];
-    c.body_b[0] = 0;
+    c.set_bodies(0, [NULL_BODY, 0], [0.0, 1.0]);
     c.normal_y[0] = 1.0;
-    c.inv_mass_b[0] = 1.0;
     c.points[0].active[0] = 1.0;
     let state = BodyState {
         pad: 1.0,

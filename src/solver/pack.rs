@@ -622,11 +622,8 @@ fn pack_bodies(
 ) -> (f32, f32) {
     let state_of = bodies.state_of;
     let (inv_mass_a, inv_mass_b) = (bodies.inv_mass[a], bodies.inv_mass[b]);
-    batch.body_a[l] = state_of[a];
-    batch.body_b[l] = state_of[b];
-    batch.inv_mass_a[l] = inv_mass_a;
+    batch.set_bodies(l, [state_of[a], state_of[b]], [inv_mass_a, inv_mass_b]);
     batch.inv_inertia_a[l] = bodies.inv_inertia[a];
-    batch.inv_mass_b[l] = inv_mass_b;
     batch.inv_inertia_b[l] = bodies.inv_inertia[b];
     let s = params.softness_between(inv_mass_a, inv_mass_b);
     batch.bias_rate[l] = s.bias_rate;
