@@ -46,7 +46,9 @@ use crate::settings::WorldSettings;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
 use crate::solver::pack::{bound_contact_spin, ContactBatches, PackInput};
-use crate::solver::schedule::{run_stages, Progress, BATCHES_PER_BLOCK, BODIES_PER_BLOCK};
+use crate::solver::schedule::{
+    block_bodies, run_stages, Progress, BATCHES_PER_BLOCK, BODIES_PER_BLOCK,
+};
 use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
 use batch2d_kernels::{BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, NULL_BODY};
 use rayon::prelude::*;
@@ -394,8 +396,7 @@ impl Solver {
         let angular_velocity = DisjointMut::new(&mut poses.angular_velocity[..slots]);
         let blocks = slots.div_ceil(BODIES_PER_BLOCK);
         run_stages(&[blocks], &mut self.progress, move |_, blocks| {
-            let first = blocks.start * BODIES_PER_BLOCK;
-            let range = first..(blocks.end * BODIES_PER_BLOCK).min(slots);
+            let range = block_bodies(blocks, slots);
             // SAFETY: the runs of blocks of one stage are disjoint ranges of slots.
             let (center, rotation, v, w) = unsafe {
                 (
@@ -500,8 +501,8 @@ impl Solver {
         // (`move`: the caps are then copied into the workers' registers, not read again through
         // a reference after each store.)
         run_stages(&[blocks], &mut self.progress, move |_, blocks| {
-            let first = blocks.start * BODIES_PER_BLOCK;
-            let range = first..(blocks.end * BODIES_PER_BLOCK).min(n);
+            let range = block_bodies(blocks, n);
+            let first = range.start;
             // SAFETY: the runs of blocks of one stage are disjoint ranges of rows.
             let (states, gravity_scale, linear_damping, angular_damping) = unsafe {
                 (

@@ -32,6 +32,11 @@ pub(crate) const BATCHES_PER_BLOCK: usize = 4;
 /// Bodies per block of an integration stage (a multiple of `LANES`).
 pub(crate) const BODIES_PER_BLOCK: usize = 1024;
 
+/// The bodies (rows or slots below `count`) of a run of body blocks.
+pub(crate) fn block_bodies(blocks: Range<usize>, count: usize) -> Range<usize> {
+    blocks.start * BODIES_PER_BLOCK..(blocks.end * BODIES_PER_BLOCK).min(count)
+}
+
 /// How many times a worker spins on a stage still in progress before yielding its core.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
