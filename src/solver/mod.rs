@@ -461,7 +461,9 @@ impl Solver {
         // changed (a resting scene), last step's stands, and only the velocities are loaded.
         let stands = self.state_of.len() == bodies.slots()
             && self.ordered_generation == graph.generation()
-            && slot_bytes(&self.ordered_moving) == slot_bytes(moving);
+            // (As raw `u32`s, which compare as one block; slots compare one by one, and this
+            // runs on one thread.)
+            && BodySlot::raw(&self.ordered_moving) == BodySlot::raw(moving);
         if !stands {
             self.order_states(bodies.slots(), moving, graph);
             self.ordered_generation = graph.generation();
@@ -760,14 +762,6 @@ impl Solver {
             }
         }
     }
-}
-
-/// The bytes of `slots`: two lists of slots are equal exactly when their bytes are, and bytes
-/// compare as one block, where slots compare one by one (the compare runs on one thread).
-fn slot_bytes(slots: &[BodySlot]) -> &[u8] {
-    // SAFETY: a slot is a `repr(transparent)` `u32`, without padding, so every byte of the
-    // slice is initialized; the bytes borrow `slots`, which no one writes meanwhile.
-    unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<u8>(), std::mem::size_of_val(slots)) }
 }
 
 /// What the workers run the step's body and contact stages with: the kernels, the states and
