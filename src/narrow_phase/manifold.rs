@@ -398,6 +398,10 @@ fn swap_features(id: u32) -> u32 {
 
 /// Circle `a` in its own frame against circle `b` placed by `xf` in that frame; `fallback`
 /// gives the normal, in that frame, if their centres coincide.
+///
+/// Always inlined: a pile of balls collides little else, and as a call its arguments went
+/// through the stack, which cost about what its arithmetic does.
+#[inline(always)]
 fn circles(
     a: &Circle,
     b: &Circle,
