@@ -166,7 +166,7 @@ impl<'a> Passes<'a> {
     /// # Safety
     /// `block` is one of the set's; no other thread accesses its joints, or the states those
     /// joints move, meanwhile; the joints' states are those of `states`.
-    pub(crate) unsafe fn run(self, op: JointOp, set: JointSet, block: usize, states: States) {
+    pub(crate) unsafe fn run(&self, op: JointOp, set: JointSet, block: usize, states: States) {
         zone!("joint block");
         let pass = Pass {
             rigid: match op {
@@ -206,7 +206,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// As for [`Passes::run`].
-    unsafe fn run_pins(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
+    unsafe fn run_pins(&self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         let params = PinParams {
             bias_rate: pass.point.bias_rate,
             mass_scale: pass.point.mass_scale,
@@ -246,7 +246,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// The joint is one of the caller's block: no other thread accesses it meanwhile.
-    unsafe fn joint(self, slot: u32) -> &'a mut Joint {
+    unsafe fn joint(&self, slot: u32) -> &'a mut Joint {
         let joint = self.slots.get(slot as usize).joint.as_mut();
         joint.expect("a prepared joint stays in its slot for the step")
     }
@@ -255,7 +255,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// As for [`Passes::run`].
-    unsafe fn run_joints(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
+    unsafe fn run_joints(&self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         for k in range {
             let Prepared { c, impulses } = self.prepared.get(k);
             let mut pair = Pair {
