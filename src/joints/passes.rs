@@ -38,7 +38,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
 use crate::joints::batches::{
-    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK, PINS_PER_BLOCK,
+    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK,
 };
 use crate::joints::distance::warm_start_distance;
 use crate::joints::joint::{Impulses, Joint, JointKind, Slot};
@@ -184,10 +184,10 @@ impl<'a> Passes<'a> {
             JointSet::Overflow => return self.run_joints(op, &pass, self.overflow.clone(), states),
             JointSet::Color(c) => &self.colors[c],
         };
-        let pin_blocks = color.pins.len().div_ceil(PINS_PER_BLOCK);
+        let pin_blocks = color.pin_blocks();
         if block < pin_blocks {
-            let first = color.pins.start + block * PINS_PER_BLOCK;
-            let pins = first..(first + PINS_PER_BLOCK).min(color.pins.end);
+            let first = color.pins.start + block * color.pins_per_block;
+            let pins = first..(first + color.pins_per_block).min(color.pins.end);
             self.run_pins(op, &pass, pins, states);
         } else {
             let first = color.joints.start + (block - pin_blocks) * JOINTS_PER_BLOCK;
