@@ -18,12 +18,18 @@ use bytemuck::Zeroable;
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Joints per block of a joint stage, and pin batches (eight joints each): enough work to
-/// amortise claiming it (and, for the pins, a kernel call), small enough to balance the
-/// workers over one color.
+/// Joints per block of a joint stage: enough work to amortise claiming it, small enough to
+/// balance the workers over one color.
 pub(super) const JOINTS_PER_BLOCK: usize = 64;
 
-pub(super) const PINS_PER_BLOCK: usize = 16;
+/// The fewest pin batches (eight joints each) per block of a joint stage: enough work to
+/// amortise claiming it and a kernel call.
+const MIN_PINS_PER_BLOCK: usize = 16;
+
+/// Pin blocks per worker in a color: the claims a worker makes of a stage
+/// (`CLAIMS_PER_THREAD` of `solver::schedule`, which the joints sit below), so that each
+/// claim is about one block.
+const PIN_BLOCKS_PER_THREAD: usize = 4;
 
 /// The fewest joints a worker takes constants for at once: enough to amortise the split.
 const PREPARE_MIN_LEN: usize = 256;
@@ -51,6 +57,25 @@ pub(crate) struct LayoutKey {
 pub(crate) struct JointColor {
     pub(super) pins: Range<usize>,
     pub(super) joints: Range<usize>,
+    /// Pin batches per block of the color's stages (see [`JointColor::size_pin_blocks`]).
+    pub(super) pins_per_block: usize,
+}
+
+impl JointColor {
+    /// Sizes the color's pin blocks for `threads` workers: as large as one claim of a stage
+    /// (see [`PIN_BLOCKS_PER_THREAD`]), so that a worker runs its claim with one kernel call
+    /// per pass rather than one per block of a fixed size (on one thread, the color in a few
+    /// calls), but never below `MIN_PINS_PER_BLOCK`. The workers balance by claims, so
+    /// blocks of a claim's size split a color among them no more coarsely.
+    fn size_pin_blocks(&mut self, threads: usize) {
+        let claims = threads.max(1) * PIN_BLOCKS_PER_THREAD;
+        self.pins_per_block = self.pins.len().div_ceil(claims).max(MIN_PINS_PER_BLOCK);
+    }
+
+    /// The number of blocks of the color's pin batches.
+    pub(super) fn pin_blocks(&self) -> usize {
+        self.pins.len().div_ceil(self.pins_per_block)
+    }
 }
 
 /// A set of joints that one joint stage runs: a color, or the overflow set.
@@ -122,8 +147,7 @@ impl JointBatches {
         match set {
             JointSet::Color(c) => {
                 let color = &self.colors[c];
-                color.pins.len().div_ceil(PINS_PER_BLOCK)
-                    + color.joints.len().div_ceil(JOINTS_PER_BLOCK)
+                color.pin_blocks() + color.joints.len().div_ceil(JOINTS_PER_BLOCK)
             }
             JointSet::Overflow => 1,
         }
@@ -158,6 +182,11 @@ impl JointBatches {
             batches.laid_out = Some(key);
         }
         batches.clear_padding();
+        // Every step: the layout may stand while the thread count changes.
+        let threads = rayon::current_num_threads();
+        for color in &mut batches.colors {
+            color.size_pin_blocks(threads);
+        }
         let prepare = |slot: u32| {
             let joint = slots[slot as usize].joint.as_ref();
             let joint = joint.expect("a colored slot has a joint");
@@ -351,6 +380,7 @@ impl JointBatches {
             let color = JointColor {
                 pins: pins..pins + plain.div_ceil(LANES),
                 joints: joints..joints + others,
+                pins_per_block: MIN_PINS_PER_BLOCK,
             };
             if plain % LANES != 0 {
                 let last = color.pins.end - 1;

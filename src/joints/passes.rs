@@ -38,7 +38,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
 use crate::joints::batches::{
-    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK, PINS_PER_BLOCK,
+    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK,
 };
 use crate::joints::distance::warm_start_distance;
 use crate::joints::joint::{Impulses, Joint, JointKind, Slot};
@@ -166,7 +166,7 @@ impl<'a> Passes<'a> {
     /// # Safety
     /// `block` is one of the set's; no other thread accesses its joints, or the states those
     /// joints move, meanwhile; the joints' states are those of `states`.
-    pub(crate) unsafe fn run(self, op: JointOp, set: JointSet, block: usize, states: States) {
+    pub(crate) unsafe fn run(&self, op: JointOp, set: JointSet, block: usize, states: States) {
         zone!("joint block");
         let pass = Pass {
             rigid: match op {
@@ -184,10 +184,10 @@ impl<'a> Passes<'a> {
             JointSet::Overflow => return self.run_joints(op, &pass, self.overflow.clone(), states),
             JointSet::Color(c) => &self.colors[c],
         };
-        let pin_blocks = color.pins.len().div_ceil(PINS_PER_BLOCK);
+        let pin_blocks = color.pin_blocks();
         if block < pin_blocks {
-            let first = color.pins.start + block * PINS_PER_BLOCK;
-            let pins = first..(first + PINS_PER_BLOCK).min(color.pins.end);
+            let first = color.pins.start + block * color.pins_per_block;
+            let pins = first..(first + color.pins_per_block).min(color.pins.end);
             self.run_pins(op, &pass, pins, states);
         } else {
             let first = color.joints.start + (block - pin_blocks) * JOINTS_PER_BLOCK;
@@ -206,7 +206,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// As for [`Passes::run`].
-    unsafe fn run_pins(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
+    unsafe fn run_pins(&self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         let params = PinParams {
             bias_rate: pass.point.bias_rate,
             mass_scale: pass.point.mass_scale,
@@ -246,7 +246,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// The joint is one of the caller's block: no other thread accesses it meanwhile.
-    unsafe fn joint(self, slot: u32) -> &'a mut Joint {
+    unsafe fn joint(&self, slot: u32) -> &'a mut Joint {
         let joint = self.slots.get(slot as usize).joint.as_mut();
         joint.expect("a prepared joint stays in its slot for the step")
     }
@@ -255,7 +255,7 @@ impl<'a> Passes<'a> {
     ///
     /// # Safety
     /// As for [`Passes::run`].
-    unsafe fn run_joints(self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
+    unsafe fn run_joints(&self, op: JointOp, pass: &Pass, range: Range<usize>, states: States) {
         for k in range {
             let Prepared { c, impulses } = self.prepared.get(k);
             let mut pair = Pair {
