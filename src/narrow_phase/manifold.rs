@@ -775,14 +775,26 @@ fn four_faces<const N: usize>(
         let p = other(j);
         least = lesser(x * f32x4::splat(p.x) + y * f32x4::splat(p.y), least);
     }
-    let deepest = (least - lanes(&faces.offset)).to_array();
-    let mut best = (0, f32::MIN);
-    for (i, &deepest) in deepest.iter().enumerate().take(count) {
-        if deepest > best.1 {
-            best = (i, deepest);
+    let deepest = least - lanes(&faces.offset);
+    let d = deepest.to_array();
+    if count < 4 {
+        let mut best = (0, f32::MIN);
+        for (i, &deepest) in d.iter().enumerate().take(count) {
+            if deepest > best.1 {
+                best = (i, deepest);
+            }
         }
+        return Some(best);
     }
-    Some(best)
+    // The greatest in every lane, then the first face that reaches it: the face the loop of
+    // compares would keep. Its own value is returned, as the greatest may carry the other
+    // sign of a zero.
+    let greatest = deepest.fast_max(f32x4::from([d[2], d[3], d[0], d[1]]));
+    let g = greatest.to_array();
+    let greatest = greatest.fast_max(f32x4::from([g[1], g[0], g[3], g[2]]));
+    // Only NaNs can leave no lane equal: face 0 then, rather than an index past the faces.
+    let first = deepest.simd_eq(greatest).to_bitmask().trailing_zeros() as usize & 3;
+    Some((first, d[first]))
 }
 
 /// `if a < b { a } else { b }` in each lane, which is what x86's `minps` does; elsewhere by a
