@@ -733,6 +733,9 @@ fn max_separation<const N: usize>(
     others: usize,
     other: impl Fn(usize) -> Vec2,
 ) -> (usize, f32) {
+    if let Some(best) = four_faces(faces, count, others, &other) {
+        return best;
+    }
     // The deepest point along each face normal first, the face's offset taken off once: each
     // point then costs one dot product per face. A plain compare instead of `f32::min`: the
     // same minimum (inputs are finite), without the NaN bookkeeping.
@@ -752,6 +755,62 @@ fn max_separation<const N: usize>(
         }
     }
     best
+}
+
+/// [`max_separation`] across four faces (boxes, triangles and quadrilaterals) in the four
+/// lanes of one vector, `None` for other widths: the same products, sums and compares as its
+/// loop, so the same bits, without relying on the compiler to find the vector form (it
+/// unrolled the loop into one scalar instruction per face and point instead).
+#[inline(always)]
+fn four_faces<const N: usize>(
+    faces: &Faces<N>,
+    count: usize,
+    others: usize,
+    other: &impl Fn(usize) -> Vec2,
+) -> Option<(usize, f32)> {
+    use wide::f32x4;
+    if N != 4 {
+        return None;
+    }
+    let lanes = |v: &[f32; N]| f32x4::from([v[0], v[1], v[2], v[3]]);
+    let (x, y) = (lanes(&faces.x), lanes(&faces.y));
+    let mut least = f32x4::splat(f32::MAX);
+    for j in 0..others {
+        let p = other(j);
+        least = lesser(x * f32x4::splat(p.x) + y * f32x4::splat(p.y), least);
+    }
+    let deepest = least - lanes(&faces.offset);
+    let d = deepest.to_array();
+    if count < 4 {
+        let mut best = (0, f32::MIN);
+        for (i, &deepest) in d.iter().enumerate().take(count) {
+            if deepest > best.1 {
+                best = (i, deepest);
+            }
+        }
+        return Some(best);
+    }
+    // The greatest in every lane, then the first face that reaches it: the face the loop of
+    // compares would keep. Its own value is returned, as the greatest may carry the other
+    // sign of a zero.
+    let greatest = deepest.fast_max(f32x4::from([d[2], d[3], d[0], d[1]]));
+    let g = greatest.to_array();
+    let greatest = greatest.fast_max(f32x4::from([g[1], g[0], g[3], g[2]]));
+    // Only NaNs can leave no lane equal: face 0 then, rather than an index past the faces.
+    let first = deepest.simd_eq(greatest).to_bitmask().trailing_zeros() as usize & 3;
+    Some((first, d[first]))
+}
+
+/// `if a < b { a } else { b }` in each lane, which is what x86's `minps` does; elsewhere by a
+/// compare and a blend, as other vector minimums put `-0.0` before `+0.0` and so could differ
+/// in the sign of a zero.
+#[inline(always)]
+fn lesser(a: wide::f32x4, b: wide::f32x4) -> wide::f32x4 {
+    if cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        a.fast_min(b)
+    } else {
+        a.simd_lt(b).bitselect(a, b)
+    }
 }
 
 /// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
