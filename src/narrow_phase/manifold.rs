@@ -726,16 +726,28 @@ impl<const N: usize> Columns<N> {
 /// Indexed loops: written with iterators (`zip`, `take`) the second loop compiled to pointer
 /// juggling that cost more than the test itself.
 #[inline(always)]
-#[allow(clippy::needless_range_loop)]
 fn max_separation<const N: usize>(
     faces: &Faces<N>,
     count: usize,
     others: usize,
     other: impl Fn(usize) -> Vec2,
 ) -> (usize, f32) {
-    if let Some(best) = four_faces(faces, count, others, &other) {
-        return best;
+    match four_faces(faces, count, others, &other) {
+        Some(best) => best,
+        None => faces_in_turn(faces, count, others, other),
     }
+}
+
+/// [`max_separation`] one face and one point at a time: the widths without a vector form, and
+/// the scalar twin the four-lane form is tested against.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn faces_in_turn<const N: usize>(
+    faces: &Faces<N>,
+    count: usize,
+    others: usize,
+    other: impl Fn(usize) -> Vec2,
+) -> (usize, f32) {
     // The deepest point along each face normal first, the face's offset taken off once: each
     // point then costs one dot product per face. A plain compare instead of `f32::min`: the
     // same minimum (inputs are finite), without the NaN bookkeeping.
@@ -1219,6 +1231,37 @@ codec_manifold!(LocalManifold, LocalPoint);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn four_face_separation_gives_the_bits_of_the_scalar_twin() {
+        let mut next = crate::test_rng::xorshift64(0x5a7);
+        // Small integers over 4 make ties and zeros of both signs common.
+        let mut value = || ((next() % 17) as f32 - 8.0) / 4.0;
+        for _ in 0..20_000 {
+            let mut faces = Faces::<4> {
+                x: [0.0; 4],
+                y: [0.0; 4],
+                offset: [0.0; 4],
+            };
+            for i in 0..4 {
+                (faces.x[i], faces.y[i], faces.offset[i]) = (value(), value(), value());
+            }
+            let points: Vec<Vec2> = (0..8).map(|_| Vec2::new(value(), value())).collect();
+            for count in 1..=4 {
+                for others in 1..=points.len() {
+                    let at = |j: usize| points[j];
+                    let vector = four_faces(&faces, count, others, &at).unwrap();
+                    let scalar = faces_in_turn(&faces, count, others, at);
+                    assert_eq!(
+                        vector.0, scalar.0,
+                        "{:?} {points:?} {count} {others}",
+                        faces.x
+                    );
+                    assert_eq!(vector.1.to_bits(), scalar.1.to_bits());
+                }
+            }
+        }
+    }
 
     #[test]
     fn clip_end_keeps_inside_points_and_cuts_at_the_bounds() {
