@@ -148,10 +148,11 @@ impl CellRect {
 pub(crate) struct BucketTable<E> {
     starts: Vec<u32>,
     entries: Vec<E>,
-    /// Scratch of a fill in parts: per part and bucket, its count, then its end...
-    part_ends: Vec<u32>,
-    /// ...and its start: the part's entries of bucket `h` go to `part_starts[h]..part_ends[h]`.
-    part_starts: Vec<u32>,
+    /// Scratch of a fill in parts: per part and bucket, its count...
+    part_counts: Vec<u32>,
+    /// ...then its `[end, start]`: the part's entries of the bucket go to `start..end`. Side
+    /// by side, since placing an entry reads both.
+    part_ranges: Vec<[u32; 2]>,
     /// Scratch of a fill in parts: per run of buckets, its entries, then where they begin.
     run_starts: Vec<u32>,
 }
@@ -175,22 +176,19 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         feed: impl Fn(usize, &mut Filler<E>) + Sync,
     ) {
         let stride = buckets.max(1);
-        // Every count is zeroed by its part and every start written below: growing the
+        // Every count is zeroed by its part and every range written below: growing the
         // scratch is all that is left to do here. (Zeroing it here, one thread would write
         // a count per part and bucket.)
-        for scratch in [&mut self.part_ends, &mut self.part_starts] {
-            if scratch.len() < parts * stride {
-                scratch.resize(parts * stride, 0);
-            }
+        if self.part_counts.len() < parts * stride {
+            self.part_counts.resize(parts * stride, 0);
+            self.part_ranges.resize(parts * stride, [0; 2]);
         }
-        let (part_ends, part_starts) = (
-            &mut self.part_ends[..parts * stride],
-            &mut self.part_starts[..parts * stride],
-        );
-        (part_ends.par_chunks_mut(stride).enumerate()).for_each(|(k, counts)| {
+        let part_counts = &mut self.part_counts[..parts * stride];
+        (part_counts.par_chunks_mut(stride).enumerate()).for_each(|(k, counts)| {
             counts.fill(0);
             feed(k, &mut Filler::Count(counts))
         });
+        let part_counts = &self.part_counts[..parts * stride];
         // Bucket by bucket, the last part's entries first: each part's start and end in the
         // bucket. In runs of buckets, on the workers: a run's total, then where each run
         // begins, then the run's buckets from there.
@@ -199,7 +197,7 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         let run_len = buckets.div_ceil(runs).max(1);
         let total = |run: usize| -> u32 {
             let (lo, hi) = (run * run_len, ((run + 1) * run_len).min(buckets));
-            (part_ends.chunks(stride))
+            (part_counts.chunks(stride))
                 .map(|counts| counts[lo..hi].iter().sum::<u32>())
                 .sum()
         };
@@ -213,7 +211,7 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         }
         self.starts.resize(buckets + 1, 0);
         self.starts[buckets] = end;
-        let (ends, starts) = (DisjointMut::new(part_ends), DisjointMut::new(part_starts));
+        let ranges = DisjointMut::new(&mut self.part_ranges[..parts * stride]);
         let run_starts = &self.run_starts;
         (self.starts[..buckets].par_chunks_mut(run_len).enumerate()).for_each(|(run, firsts)| {
             let mut end = run_starts[run];
@@ -221,14 +219,16 @@ impl<E: Copy + Default + Send> BucketTable<E> {
                 let h = run * run_len + i;
                 *first = end;
                 for k in (0..parts).rev() {
-                    // SAFETY: `k * stride + h` is in bounds (h < buckets <= stride, k < parts),
-                    // and bucket `h` is in this run alone: no other worker reaches it.
-                    unsafe {
-                        *starts.get(k * stride + h) = end;
-                        let part_end = ends.get(k * stride + h);
-                        end += *part_end;
-                        *part_end = end;
-                    }
+                    // SAFETY: `k * stride + h` is in bounds (h < buckets <= stride, k < parts,
+                    // and both scratch arrays hold `parts * stride`), and bucket `h` is in
+                    // this run alone: no other worker reaches it.
+                    let (count, range) = unsafe {
+                        let i = k * stride + h;
+                        (*part_counts.get_unchecked(i), ranges.get(i))
+                    };
+                    range[1] = end;
+                    end += count;
+                    range[0] = end;
                 }
             }
         });
@@ -237,10 +237,9 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         // which spares writing the whole table twice.
         self.entries.resize(end as usize, E::default());
         let entries = DisjointMut::new(&mut self.entries);
-        let part_ends = self.part_ends[..parts * stride].par_chunks_mut(stride);
-        let part_starts = self.part_starts[..parts * stride].par_chunks(stride);
-        (part_ends.zip(part_starts).enumerate()).for_each(|(k, (ends, starts))| {
-            feed(k, &mut Filler::Place(ends, starts, entries));
+        let part_ranges = self.part_ranges[..parts * stride].par_chunks_mut(stride);
+        (part_ranges.enumerate()).for_each(|(k, ranges)| {
+            feed(k, &mut Filler::Place(ranges, entries));
         });
     }
 
@@ -275,9 +274,9 @@ impl<E: Copy + Default + Send> BucketTable<E> {
 pub(crate) enum Filler<'a, E> {
     /// Counts per bucket.
     Count(&'a mut [u32]),
-    /// The part's end in each bucket, stepped back as an entry is placed before it; its start
-    /// in each bucket; the entries, shared with the other parts.
-    Place(&'a mut [u32], &'a [u32], DisjointMut<'a, E>),
+    /// The part's end and start in each bucket, the end stepped back as an entry is placed
+    /// before it; the entries, shared with the other parts.
+    Place(&'a mut [[u32; 2]], DisjointMut<'a, E>),
 }
 
 impl<E> Filler<'_, E> {
@@ -286,15 +285,16 @@ impl<E> Filler<'_, E> {
     pub fn add(&mut self, h: usize, entry: E) {
         match self {
             Filler::Count(counts) => counts[h] += 1,
-            Filler::Place(ends, starts, entries) => {
+            Filler::Place(ranges, entries) => {
+                let [end, start] = &mut ranges[h];
                 // A part that added more to a bucket than it counted would reach into another
                 // part's entries.
-                assert!(ends[h] > starts[h], "a part placed more than it counted");
-                ends[h] -= 1;
-                // SAFETY: the parts' ranges `starts[h]..ends[h]` in the entries are disjoint
-                // (laid out one after another by the prefix sum), and this part writes only
-                // within its own.
-                unsafe { *entries.get(ends[h] as usize) = entry };
+                assert!(*end > *start, "a part placed more than it counted");
+                *end -= 1;
+                // SAFETY: the parts' ranges `start..end` in the entries are disjoint (laid out
+                // one after another by the prefix sum), and this part writes only within its
+                // own.
+                unsafe { *entries.get(*end as usize) = entry };
             }
         }
     }

@@ -688,11 +688,15 @@ impl Grid {
         // One part of the slots per thread, if there are enough of them.
         let n = proxies.len();
         let parts = rayon::current_num_threads().min(n / MIN_CHUNK).max(1);
-        let (class, rects) = (&self.class, &self.rects);
+        let (class, rects) = (&self.class[..n], &self.rects[..n]);
+        // Zipped slices of the part, not indexed per slot: both passes of the fill walk
+        // every slot, and an index per slot and array kept a bounds test for each.
         let small = |part: usize| {
-            (part * n / parts..(part + 1) * n / parts)
-                .filter(|&i| class[i] == Class::Small)
-                .map(|i| (i as u32, rects[i]))
+            let slots = part * n / parts..(part + 1) * n / parts;
+            let first = slots.start;
+            (class[slots.clone()].iter().zip(&rects[slots]).enumerate())
+                .filter(|(_, (&c, _))| c == Class::Small)
+                .map(move |(k, (_, &r))| ((first + k) as u32, r))
         };
         self.cells.fill(entry_count, window, parts, small);
     }
