@@ -16,9 +16,12 @@ use crate::geometry::shape::{
 
 mod capsule;
 mod chain;
+mod reach;
 mod round;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
+use reach::least;
+pub(crate) use reach::{Reach, RECYCLE_ERROR};
 pub(crate) use round::{is_round, round_contact, Round};
 
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
@@ -118,6 +121,10 @@ pub(crate) struct LocalManifold {
     pub normal: Vec2,
     pub points: [LocalPoint; MAX_MANIFOLD_POINTS],
     pub point_count: usize,
+    /// How far the shapes may move before a recycled copy of the manifold could differ from
+    /// a fresh collide (never, but for the face contacts of polygon cores); not saved with
+    /// the manifold.
+    pub reach: Reach,
 }
 
 impl LocalManifold {
@@ -210,9 +217,33 @@ pub(crate) fn shape_manifold(
     manifold
 }
 
+/// [`shape_manifold`] and its [`Reach`].
+#[cfg(test)]
+pub(crate) fn shape_manifold_and_reach(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+) -> (Manifold, Reach) {
+    let mut manifold = Manifold::default();
+    let concentric = || FALLBACK_NORMAL;
+    let reach = collide_into(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        &mut manifold,
+    );
+    (manifold, reach)
+}
+
 /// [`collide`] writing every field of `out` in place (the solver
 /// fields to 0), so the narrowphase can fill its contact array without copying manifolds
 /// around. `concentric` gives the world normal for two circles whose centres coincide.
+/// Returns the manifold's [`Reach`], for recycling.
 ///
 /// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
 /// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own, and
@@ -226,7 +257,7 @@ pub(crate) fn collide_into(
     speculative_distance: f32,
     concentric: impl FnOnce() -> Vec2,
     out: &mut Manifold,
-) {
+) -> Reach {
     match (a, b) {
         // Chain segments are terrain: against another chain segment they collide as plain
         // segments.
@@ -236,6 +267,9 @@ pub(crate) fn collide_into(
                 let local = chain::chain_segment_manifold(pa, ghosts, b, xf, speculative_distance);
                 to_world(&local, xf_a, xf_b, out);
             }
+            // (A chain's ghost vertices decide which faces collide, which a reach does not
+            // follow: chains never recycle.)
+            Reach::NEVER
         }
         (_, Shape::Polygon(pb)) if pb.chain.is_some() && a.chain_ghosts().is_none() => {
             if let Some(ghosts) = pb.chain {
@@ -244,6 +278,7 @@ pub(crate) fn collide_into(
                 to_world(&local, xf_b, xf_a, out);
                 swap_roles(out);
             }
+            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Polygon(pb)) => {
             let xf = xf_a.inv_mul(xf_b);
@@ -253,28 +288,32 @@ pub(crate) fn collide_into(
                 polygons(pa, pb, xf, speculative_distance)
             };
             to_world(&local, xf_a, xf_b, out);
+            local.reach
         }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
             let fallback = || xf_a.q.inv_rotate(concentric());
             let local = circles(ca, cb, xf_a.inv_mul(xf_b), fallback, speculative_distance);
             to_world(&local, xf_a, xf_b, out);
+            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Circle(cb)) => {
             let local = polygon_circle(pa, cb, xf_a.inv_mul(xf_b), speculative_distance);
             to_world(&local, xf_a, xf_b, out);
+            Reach::NEVER
         }
         (Shape::Circle(ca), Shape::Polygon(pb)) => {
             // Same routine with the roles swapped, solved in B's frame, then turned around.
             let local = polygon_circle(pb, ca, xf_b.inv_mul(xf_a), speculative_distance);
             to_world(&local, xf_b, xf_a, out);
             swap_roles(out);
+            Reach::NEVER
         }
     }
 }
 
 /// [`collide_into`] for two polygons whose hulls are `a` and `b` (see
 /// [`LocalBox::hull`](crate::geometry::shape::LocalBox::hull)): the
-/// same bits as from the polygons, which are not read.
+/// same bits (and reach) as from the polygons, which are not read.
 #[inline(always)]
 pub(crate) fn boxes_into(
     a: &BoxHull,
@@ -283,7 +322,7 @@ pub(crate) fn boxes_into(
     xf_b: Transform,
     speculative_distance: f32,
     out: &mut Manifold,
-) {
+) -> Reach {
     fn hull(h: &BoxHull) -> Hull<'_> {
         Hull {
             vertices: &h.vertices,
@@ -294,6 +333,7 @@ pub(crate) fn boxes_into(
     }
     let local = polygon_cores::<4, 4>(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
     to_world(&local, xf_a, xf_b, out);
+    local.reach
 }
 
 /// Writes the world form of `local`, whose normal and points are in A's body frame, to every
@@ -716,8 +756,9 @@ impl<const N: usize> Columns<N> {
 }
 
 /// Separating-axis test of the first `count` of `faces` against the `others` points
-/// `other(0..others)`: the face whose plane the deepest of them is furthest in front of, and that separation
-/// (cores only, radii not subtracted). Ties keep the lowest face index.
+/// `other(0..others)`: the face whose plane the deepest of them is furthest in front of, that
+/// separation (cores only, radii not subtracted), and the next largest separation of another
+/// face (the margin by which that face is best). Ties keep the lowest face index.
 ///
 /// Indexed loops: written with iterators (`zip`, `take`) the second loop compiled to pointer
 /// juggling that cost more than the test itself.
@@ -728,7 +769,7 @@ fn max_separation<const N: usize>(
     count: usize,
     others: usize,
     other: impl Fn(usize) -> Vec2,
-) -> (usize, f32) {
+) -> (usize, f32, f32) {
     // The deepest point along each face normal first, the face's offset taken off once: each
     // point then costs one dot product per face. A plain compare instead of `f32::min`: the
     // same minimum (inputs are finite), without the NaN bookkeeping.
@@ -740,14 +781,20 @@ fn max_separation<const N: usize>(
             least[i] = if s < least[i] { s } else { least[i] };
         }
     }
-    let mut best = (0, f32::MIN);
+    let (mut best, mut runner_up) = ((0, f32::MIN), f32::MIN);
     for i in 0..count.min(N) {
         let deepest = least[i] - faces.offset[i];
+        let lesser = if deepest > best.1 { best.1 } else { deepest };
+        runner_up = if lesser > runner_up {
+            lesser
+        } else {
+            runner_up
+        };
         if deepest > best.1 {
             best = (i, deepest);
         }
     }
-    best
+    (best.0, best.1, runner_up)
 }
 
 /// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
@@ -809,14 +856,15 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     // the shuffles of pairs of coordinates.
     let vertices = Columns::<NB>::of(&b.vertices[..NB]).moved(xf);
     let radius = a.radius + b.radius;
-    let (face_a, separation_a) =
+    let (face_a, separation_a, runner_up_a) =
         max_separation(&Faces::<NA>::of(a), a.count, count, |j| vertices.get(j));
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
     let normals = Columns::<NB>::of(&b.normals[..NB]).turned(xf.q);
     let faces_b = Faces::<NB>::of_columns(&normals, &vertices);
-    let (face_b, separation_b) = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
+    let (face_b, separation_b, runner_up_b) =
+        max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
     if separation_b - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -828,30 +876,87 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         count,
         radius: b.radius,
     };
-    if separation_b > separation_a + REFERENCE_TOLERANCE {
+    // Which face is the reference holds while no separation changes by half the margin of
+    // the best over the next (each changes by at most the motion of the deepest vertex).
+    // Between A's best face and B's, the margin is that of the tolerance; but two faces
+    // all but anti-parallel make nearly the same manifold whichever is the reference (see
+    // `choice_matters`), and a stack of equal boxes, whose faces are flush, would never
+    // recycle.
+    let choice_matters = || {
+        let turned = 1.0 + a.normals[face_a].dot(normals[face_b]);
+        let depth = (-separation_a.min(separation_b)).max(speculative_distance + radius);
+        turned * depth > 0.5 * RECYCLE_ERROR
+    };
+    let choice = separation_b - separation_a - REFERENCE_TOLERANCE;
+    if choice > 0.0 {
         let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
         // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
             mp.id = swap_features(mp.id);
         }
+        manifold.reach.far = least(manifold.reach.far, 0.5 * (separation_b - runner_up_b));
+        if manifold.point_count > 0 && choice_matters() {
+            choice_reach(&mut manifold, 0.5 * choice, b);
+        }
         manifold
     } else {
-        face_contact(a, face_a, separation_a, b, speculative_distance)
+        let mut manifold = face_contact(a, face_a, separation_a, b, speculative_distance);
+        manifold.reach.far = least(manifold.reach.far, 0.5 * (separation_a - runner_up_a));
+        if manifold.point_count > 0 && choice_matters() {
+            choice_reach(&mut manifold, -0.5 * choice, a);
+        }
+        manifold
     }
 }
 
-/// The edge of `hull` whose normal is most anti-parallel to `normal`.
+/// Narrows the reach of `manifold` to `margin`, the margin by which the reference face
+/// beats the other shape's best face, which depends on the motion of the vertices of
+/// `reference` as well.
+#[cold]
+fn choice_reach(manifold: &mut LocalManifold, margin: f32, reference: Hull) {
+    let reach = &mut manifold.reach;
+    reach.far = least(reach.far, margin);
+    let points = &manifold.points[..manifold.point_count];
+    reach.far_extent = reach.far_extent.max(extent(reference, points));
+}
+
+/// The distance from `points` (one, or the segment between two) to the farthest vertex of
+/// `hull`.
+#[inline(always)]
+fn extent(hull: Hull, points: &[LocalPoint]) -> f32 {
+    let mut farthest = 0.0f32;
+    for &v in &hull.vertices[..hull.count()] {
+        farthest = farthest.max(distance_to(points, v));
+    }
+    farthest
+}
+
+/// The distance from `points` (one, or the segment between two) to `p`.
+#[inline(always)]
+fn distance_to(points: &[LocalPoint], p: Vec2) -> f32 {
+    let (p0, p1) = (points[0].point, points[points.len() - 1].point);
+    (p - closest_on_segment(p, p0, p1)).length()
+}
+
+/// The edge of `hull` whose normal is most anti-parallel to `normal`, and half the margin
+/// of its dot product over the next edge's: a turn (as a chord) under that margin keeps it.
 #[inline]
-fn incident_edge(hull: Hull, normal: Vec2) -> usize {
-    let mut best = (0, f32::MAX);
+fn incident_edge(hull: Hull, normal: Vec2) -> (usize, f32) {
+    let (mut best, mut runner_up) = ((0, f32::MAX), f32::MAX);
     for (i, n) in hull.normals[..hull.count].iter().enumerate() {
         let d = n.dot(normal);
+        let greater = if d < best.1 { best.1 } else { d };
+        runner_up = if greater < runner_up {
+            greater
+        } else {
+            runner_up
+        };
         if d < best.1 {
             best = (i, d);
         }
     }
-    best.0
+    (best.0, 0.5 * (runner_up - best.1))
 }
 
 /// Moves endpoint `p` of segment `p -> q` along the segment into the slab
@@ -892,7 +997,7 @@ fn face_contact(
     let normal = reference.normals[face];
     let v1 = reference.vertices[face];
     let v2 = reference.vertices[next_index(face, reference.count())];
-    let edge = incident_edge(incident, normal);
+    let (edge, turn) = incident_edge(incident, normal);
     let end = next_index(edge, incident.count());
     let w1 = incident.vertices[edge];
     let w2 = incident.vertices[end];
@@ -966,7 +1071,100 @@ fn face_contact(
             return closest_points_contact(closest, normal, radii, id, speculative_distance);
         }
     }
+    if !separated && manifold.point_count > 0 {
+        let clip = Clip {
+            normal,
+            tangent,
+            v1,
+            bounds: (lower, upper),
+            edge: (w1, w2),
+            ends: (p1, p2),
+        };
+        let points = &manifold.points[..manifold.point_count];
+        let mut reach = clip.reach(radii.0 + radii.1, face_separation, speculative_distance);
+        reach.near_extent = distance_to(points, w1).max(distance_to(points, w2));
+        reach.far_extent = extent(incident, points);
+        reach.turn = turn;
+        manifold.reach = reach;
+    }
     manifold
+}
+
+/// The clipping of a face contact, for its [`Reach`]: the reference face's normal, its
+/// tangent, its first vertex and the bounds `tangent · x` of its side planes; the incident
+/// edge, and its ends clipped to the side planes (each the end itself where it lies within
+/// them).
+struct Clip {
+    normal: Vec2,
+    tangent: Vec2,
+    v1: Vec2,
+    bounds: (f32, f32),
+    edge: (Vec2, Vec2),
+    ends: (Vec2, Vec2),
+}
+
+impl Clip {
+    /// How far inside the side planes `p` lies (negative outside).
+    fn inside(&self, p: Vec2) -> f32 {
+        let t = self.tangent.dot(p);
+        (t - self.bounds.0).min(self.bounds.1 - t)
+    }
+
+    /// The margin of the contact: the largest motion of the incident edge relative to the
+    /// face that keeps a fresh collide's points those of the recycled manifold, within
+    /// [`RECYCLE_ERROR`]. `radius` is the sum of the radii, `face_separation` the cores'
+    /// separation along the normal, `band` the speculative distance.
+    fn reach(&self, radius: f32, face_separation: f32, band: f32) -> Reach {
+        let (w1, w2) = self.edge;
+        let (along, across) = (
+            self.tangent.dot(w2 - w1).abs(),
+            self.normal.dot(w2 - w1).abs(),
+        );
+        // A point where a side plane cut the edge slides along it as the edge moves: its
+        // separation moves by the motion along the normal (as recycled) plus the motion along
+        // the face times the edge's slope, `across / along`. So does an end that crosses a
+        // side plane. (Infinite for edges parallel to the face, which cannot err so.)
+        let sloped = RECYCLE_ERROR * along / across;
+        let (mut at_points, mut near) = (f32::INFINITY, f32::INFINITY);
+        for (p, w) in [(self.ends.0, w1), (self.ends.1, w2)] {
+            let separation = self.normal.dot(p - self.v1) - radius;
+            if separation > band {
+                // Left out: it closes in by at most the motion times 1 + the slope before it
+                // enters the band, where a fresh collide would add it.
+                near = least(near, (separation - band) * along / (along + across));
+            } else if p != w {
+                at_points = least(at_points, sloped);
+            } else {
+                // A corner on the face: exact (to second order) until it crosses a side
+                // plane.
+                at_points = least(at_points, self.inside(w).max(sloped));
+            }
+        }
+        // The clipped edge keeps its two ends apart, or merged into one (see
+        // `push_clipped`), and does not vanish.
+        let length = self.tangent.dot(self.ends.1 - self.ends.0).abs();
+        near = least(near, 0.5 * (length - MERGE_DISTANCE).abs().min(length));
+        // A fresh collide of cores apart takes the face, not their closest points, while an
+        // end of the incident edge lies across from the face, or the edges' true gap exceeds
+        // the gap along the normal by at most `GAP_TOLERANCE` (see `face_contact`): an end
+        // beside the face, off by `inside`, is that much farther than its separation times
+        // the slope. Either end may be the nearer one. Or while the cores stay overlapping.
+        let beside = |w: Vec2| {
+            let inside = self.inside(w);
+            if inside >= 0.0 {
+                inside
+            } else {
+                (GAP_TOLERANCE * along + inside * across) / (along + across)
+            }
+        };
+        near = least(near, beside(w1).min(beside(w2)).max(-face_separation));
+        Reach {
+            at_points,
+            near,
+            far: f32::INFINITY,
+            ..Reach::NEVER
+        }
+    }
 }
 
 /// Closest points `(on reference core, on incident core)` of two separated cores, one of them
@@ -1122,6 +1320,7 @@ macro_rules! codec_manifold {
                     normal,
                     points,
                     point_count,
+                    ..
                 } = self;
                 normal.encode(w);
                 point_count.encode(w);

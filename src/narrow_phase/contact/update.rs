@@ -791,7 +791,7 @@ fn update_shapes<'a>(
         (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(at_a).zip(hull(at_b)),
         _ => None,
     };
-    match hulls {
+    let reach = match hulls {
         Some((hull_a, hull_b)) => {
             boxes_into(&hull_a, xf_a, &hull_b, xf_b, speculative_distance, manifold)
         }
@@ -807,7 +807,7 @@ fn update_shapes<'a>(
                 manifold,
             )
         }
-    }
+    };
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return None;
@@ -841,8 +841,12 @@ fn update_shapes<'a>(
         // base keeps). No base, so next step collides it afresh, exactly, at once.
         NONE
     } else {
-        let local = local_form(&slot.manifold, xf_a);
-        base_slot.write(&Base::new(&local, xf_a.inv_mul(xf_b)))
+        let local = local_form(&slot.manifold, xf_a, reach);
+        base_slot.write(&Base::new(
+            &local,
+            xf_a.inv_mul(xf_b),
+            params.recycle_tolerance,
+        ))
     };
     if let Some((old, _)) = old {
         let (manifold, old) = (&mut slot.manifold, &old.manifold);
