@@ -21,6 +21,7 @@ mod round;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
 use reach::least;
+use reach::{Apart, End, Margin};
 pub(crate) use reach::{Reach, RECYCLE_ERROR};
 pub(crate) use round::{is_round, round_contact, Round};
 
@@ -36,7 +37,7 @@ const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// How much the true gap between separated edges may exceed their gap along the face normal
 /// before the closest points replace the face contact. Parallel edges agree up to rounding and
 /// must keep their two-point face contact.
-const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
+pub(super) const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 
 /// Two clipped points closer than this along the face are kept as one (see `face_contact`).
 const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
@@ -1071,7 +1072,7 @@ fn face_contact(
             return closest_points_contact(closest, normal, radii, id, speculative_distance);
         }
     }
-    if !separated && manifold.point_count > 0 {
+    if manifold.point_count > 0 {
         let clip = Clip {
             normal,
             tangent,
@@ -1081,8 +1082,7 @@ fn face_contact(
             ends: (p1, p2),
         };
         let points = &manifold.points[..manifold.point_count];
-        let mut reach = clip.reach(radii.0 + radii.1, face_separation, speculative_distance);
-        reach.near_extent = distance_to(points, w1).max(distance_to(points, w2));
+        let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, points);
         reach.far_extent = extent(incident, points);
         reach.turn = turn;
         manifold.reach = reach;
@@ -1112,21 +1112,29 @@ impl Clip {
 
     /// The margin of the contact: the largest motion of the incident edge relative to the
     /// face that keeps a fresh collide's points those of the recycled manifold, within
-    /// [`RECYCLE_ERROR`]. `radius` is the sum of the radii, `face_separation` the cores'
-    /// separation along the normal, `band` the speculative distance.
-    fn reach(&self, radius: f32, face_separation: f32, band: f32) -> Reach {
+    /// [`RECYCLE_ERROR`]. `radius` is the sum of the radii, `band` the speculative distance,
+    /// `points` the manifold's.
+    fn reach(&self, radius: f32, band: f32, points: &[LocalPoint]) -> Reach {
         let (w1, w2) = self.edge;
         let (along, across) = (
             self.tangent.dot(w2 - w1).abs(),
             self.normal.dot(w2 - w1).abs(),
         );
+        let extents = [distance_to(points, w1), distance_to(points, w2)];
+        // The cores' separation at each end of the incident edge.
+        let cores = [self.normal.dot(w1 - self.v1), self.normal.dot(w2 - self.v1)];
         // A point where a side plane cut the edge slides along it as the edge moves: its
         // separation moves by the motion along the normal (as recycled) plus the motion along
         // the face times the edge's slope, `across / along`. So does an end that crosses a
         // side plane. (Infinite for edges parallel to the face, which cannot err so.)
         let sloped = RECYCLE_ERROR * along / across;
-        let (mut at_points, mut near) = (f32::INFINITY, f32::INFINITY);
-        for (p, w) in [(self.ends.0, w1), (self.ends.1, w2)] {
+        let (mut at_points, mut near, mut lever) = (f32::INFINITY, f32::INFINITY, 0.0f32);
+        // The end across from the face that is a point of the manifold, if one only is.
+        let mut corner = None;
+        for (k, (p, w)) in [(self.ends.0, w1), (self.ends.1, w2)]
+            .into_iter()
+            .enumerate()
+        {
             let separation = self.normal.dot(p - self.v1) - radius;
             if separation > band {
                 // Left out: it closes in by at most the motion times 1 + the slope before it
@@ -1134,34 +1142,53 @@ impl Clip {
                 near = least(near, (separation - band) * along / (along + across));
             } else if p != w {
                 at_points = least(at_points, sloped);
+                lever = lever.max(distance_to(points, p));
             } else {
                 // A corner on the face: exact (to second order) until it crosses a side
                 // plane.
                 at_points = least(at_points, self.inside(w).max(sloped));
+                lever = lever.max(distance_to(points, p));
+                corner = match corner {
+                    None => Some(k),
+                    Some(_) => Some(2),
+                };
             }
         }
         // The clipped edge keeps its two ends apart, or merged into one (see
         // `push_clipped`), and does not vanish.
         let length = self.tangent.dot(self.ends.1 - self.ends.0).abs();
         near = least(near, 0.5 * (length - MERGE_DISTANCE).abs().min(length));
-        // A fresh collide of cores apart takes the face, not their closest points, while an
-        // end of the incident edge lies across from the face, or the edges' true gap exceeds
-        // the gap along the normal by at most `GAP_TOLERANCE` (see `face_contact`): an end
-        // beside the face, off by `inside`, is that much farther than its separation times
-        // the slope. Either end may be the nearer one. Or while the cores stay overlapping.
-        let beside = |w: Vec2| {
-            let inside = self.inside(w);
-            if inside >= 0.0 {
-                inside
-            } else {
-                (GAP_TOLERANCE * along + inside * across) / (along + across)
-            }
+        // (See `Apart`.)
+        let overlap = |k: usize| Margin {
+            motion: -cores[k],
+            extent: extents[k],
         };
-        near = least(near, beside(w1).min(beside(w2)).max(-face_separation));
+        let end = |k: usize, w: Vec2| End {
+            inside: self.inside(w),
+            extent: extents[k],
+        };
+        let mut apart = Apart {
+            overlap: [overlap(0), overlap(1)],
+            ends: [end(0, w1), end(1, w2)],
+            slope: across / along,
+            ..Apart::NEVER
+        };
+        if let Some(k @ 0..=1) = corner {
+            let (w, other) = if k == 0 { (w1, w2) } else { (w2, w1) };
+            let rise = cores[1 - k] - cores[k];
+            apart.level = Margin {
+                motion: self.inside(w),
+                extent: lever,
+            };
+            apart.level_turn = (rise + GAP_TOLERANCE) / (other - w).length();
+        }
         Reach {
             at_points,
+            lever,
             near,
+            near_extent: extents[0].max(extents[1]),
             far: f32::INFINITY,
+            apart,
             ..Reach::NEVER
         }
     }
