@@ -55,8 +55,8 @@ use rayon::prelude::*;
 ///
 /// `angle` is the largest rotation (rad, as the chord `|R1 - R0|`, equal to the angle to
 /// first order) of B relative to A. A rotation about a contact point moves nothing at the
-/// point, but turns a face of B, and with it the true normal: the default 1 mrad keeps the
-/// normal within 0.06 degrees.
+/// point, but turns a face of B, and with it the true normal: the default 4 mrad keeps the
+/// normal within a quarter of a degree.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RecycleTolerance {
     /// Largest relative motion (m) at a contact point.

@@ -9,7 +9,6 @@ use crate::index::NONE;
 use crate::narrow_phase::manifold::{shape_manifold, shape_manifold_and_reach};
 use crate::narrow_phase::recycle::local_form;
 use crate::narrow_phase::recycle::recycle_one;
-use crate::settings::WorldSettings;
 
 const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
 
@@ -226,9 +225,10 @@ const PARAMS: NarrowPhaseParams = NarrowPhaseParams {
     remix: false,
     recycle: batch2d_kernels::recycle::scalar::recycle,
     poses: batch2d_kernels::recycle::scalar::body_poses,
+    // A tolerance of the tests' own (1 mm, 1 mrad), which their motions are sized to.
     recycle_tolerance: RecycleTolerance {
-        distance: WorldSettings::DEFAULT_RECYCLE_DISTANCE,
-        angle: WorldSettings::DEFAULT_RECYCLE_ANGLE,
+        distance: 0.001,
+        angle: 0.001,
     },
 };
 
