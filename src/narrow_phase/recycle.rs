@@ -46,7 +46,8 @@ use rayon::prelude::*;
 /// swap as reference, as they give nearly the same manifold. The base keeps the reach as
 /// the largest motion at its points, given that B turns by at most `angle` (a turn moves a
 /// vertex by the angle times its distance from the points), capped by `distance`; other
-/// pairs (capsule pairs, chains, closest points) collide afresh. So a recycled separation is
+/// pairs (capsule pairs, chains, closest points) collide afresh, and so do pairs moving too
+/// fast to recycle next step, whose reach is not worked out. So a recycled separation is
 /// within `RECYCLE_ERROR` plus second-order terms (separation x angle², motion x angle) of
 /// a fresh one: under a tenth of the slop (in tests, about a twentieth in a stirred pile and
 /// under 1 µm in a resting stack). Motion is measured from the last *full* collide, not from
@@ -103,12 +104,16 @@ impl Base {
     }
 
     /// The base of a collide that found `manifold` (in A's body frame, with its reach) with
-    /// B's origin at `relative` in A's frame, to recycle within `tolerance`.
+    /// B's origin at `relative` in A's frame, to recycle within `tolerance`; `None` where the
+    /// reach allows no motion, so that the pair would never recycle.
     #[inline(always)]
-    pub fn new(manifold: &LocalManifold, relative: Transform, tolerance: RecycleTolerance) -> Base {
+    pub fn recyclable(
+        manifold: &LocalManifold,
+        relative: Transform,
+        tolerance: RecycleTolerance,
+    ) -> Option<Base> {
         let motion = manifold.reach.motion(tolerance.distance, tolerance.angle);
-        let reach_squared = if motion >= 0.0 { motion * motion } else { -1.0 };
-        Base::with_reach(manifold, relative, reach_squared)
+        (motion >= 0.0).then(|| Base::with_reach(manifold, relative, motion * motion))
     }
 
     /// [`Base::new`] with the kernel's word for the reach, `reach_squared`.

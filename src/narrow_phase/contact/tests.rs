@@ -64,18 +64,20 @@ fn pairs_out_of_reach_are_farther_apart_than_the_speculative_distance() {
     assert!(turned_away > 3000 && kept > 1000 && close_calls > 30);
 }
 
-/// The base a full collide of `a` at `xf_a` and `b` at `xf_b` leaves behind.
-fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Base {
+/// The base a full collide of `a` at `xf_a` and `b` at `xf_b` leaves behind (`None` for a
+/// pair that never recycles).
+fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Option<Base> {
     let (manifold, reach) = shape_manifold_and_reach(a, xf_a, b, xf_b, SPECULATIVE);
     assert!(manifold.point_count > 0);
-    Base::new(
+    Base::recyclable(
         &local_form(&manifold, xf_a, reach),
         xf_a.inv_mul(xf_b),
         PARAMS.recycle_tolerance,
     )
 }
 
-fn recycled(old: &Base, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
+fn recycled(old: &Option<Base>, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
+    let old = old.as_ref()?;
     recycle_one(old, xf_a, xf_b, SPECULATIVE, SPECULATIVE).0
 }
 
@@ -182,11 +184,12 @@ fn recycling_widens_the_band_only_for_points_beyond_the_plain_one() {
     let (manifold, reach) =
         shape_manifold_and_reach(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
     assert_eq!(manifold.point_count, 2);
-    let base = Base::new(
+    let base = Base::recyclable(
         &local_form(&manifold, xf_a, reach),
         xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
         PARAMS.recycle_tolerance,
-    );
+    )
+    .expect("a box resting flat on the ground recycles");
     let recycle_with = |y: f32, widened: f32| {
         let (kept, asked) = recycle_one(&base, xf_a, xf(0.3, y, 0.0), SPECULATIVE, widened);
         (kept.is_some(), asked)

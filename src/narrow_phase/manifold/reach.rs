@@ -203,6 +203,13 @@ impl Reach {
         apart: Apart::NEVER,
     };
 
+    /// Whether some motion may recycle the manifold: not for [`Reach::NEVER`], nor for any
+    /// reach whose turn is not above 0, which [`Reach::motion`] turns down at every angle.
+    #[inline]
+    pub fn may_recycle(&self) -> bool {
+        self.turn > 0.0
+    }
+
     /// The largest motion (m) at each manifold point for which a pair turned by at most
     /// `angle` (a chord) and moved at most `distance` (m) recycles; negative when the pair
     /// never recycles.
