@@ -151,25 +151,26 @@ pub struct WorldSettings {
     pub max_pairs: usize,
     /// Largest motion (m) of one body relative to the other, measured at each contact point,
     /// since a pair's last full collide for which the pair reuses that collide's manifold
-    /// (recycles it) instead of colliding afresh; finite and >= 0. Default 0.001 (a fifth of
-    /// the default [`linear_slop`](Self::linear_slop)). Only pairs of polygons (boxes,
+    /// (recycles it) instead of colliding afresh; finite and >= 0. Default 0.005 (the default
+    /// [`linear_slop`](Self::linear_slop)). Only pairs of polygons (boxes,
     /// polygons, capsules, segments) recycle; a pair with a circle collides every step.
     ///
     /// A recycled manifold keeps the normal, points and feature ids of that collide, each
-    /// point's separation moved by the relative motion along the normal. Its error grows with
-    /// the tolerance: up to about the motion times the slope between two touching edges for a
-    /// point that a side plane clipped, and a corner entering the speculative band gets no
-    /// point until the pair collides afresh. A wider tolerance collides fewer pairs afresh
-    /// (cheaper where bodies keep moving, as in a stirred pile) at that cost in accuracy; 0
-    /// recycles only pairs that have not moved at all. The error never builds up: motion is
-    /// measured from the last full collide, so a pair past the tolerance collides afresh.
+    /// point's separation moved by the relative motion along the normal. Each collide works
+    /// out its own reach, the motion for which a fresh collide would keep those features and
+    /// its separations stay within a twentieth of the slop (plus second-order terms) of the
+    /// recycled ones; this caps it. A wider cap collides fewer pairs afresh where the reach
+    /// allows; 0 recycles only pairs that have not moved at all. The error never builds up:
+    /// motion is measured from the last full collide, so a pair past its reach collides
+    /// afresh.
     pub recycle_distance: f32,
     /// Largest rotation (rad) of one body relative to the other since a pair's last full
     /// collide for which its manifold is recycled (see
     /// [`recycle_distance`](Self::recycle_distance)), measured as the chord `|R1 - R0|` of the
-    /// two rotations (the angle, to first order); finite and >= 0. Default 0.001. A rotation
+    /// two rotations (the angle, to first order); finite and >= 0. Default 0.004. A rotation
     /// turns the true normal by as much, which a recycled manifold does not follow, and moves
-    /// points far from the contact by the angle times their distance.
+    /// points far from the contact by the angle times their distance, which each pair's reach
+    /// then leaves less room for.
     pub recycle_angle: f32,
 }
 
@@ -214,10 +215,10 @@ impl WorldSettings {
     pub const PAIRS_PER_BODY: usize = 16;
 
     /// The default of [`recycle_distance`](Self::recycle_distance) (m).
-    pub const DEFAULT_RECYCLE_DISTANCE: f32 = 0.001;
+    pub const DEFAULT_RECYCLE_DISTANCE: f32 = 0.005;
 
     /// The default of [`recycle_angle`](Self::recycle_angle) (rad).
-    pub const DEFAULT_RECYCLE_ANGLE: f32 = 0.001;
+    pub const DEFAULT_RECYCLE_ANGLE: f32 = 0.004;
 
     /// The bound on overlapping pairs in a world of `bodies` bodies:
     /// [`max_pairs`](Self::max_pairs) where it was set, at its default the larger of it and

@@ -28,15 +28,18 @@ pub struct RecycleBase {
     pub relative: [f32; 4],
     /// The unit normal in A's frame, x and y.
     pub normal: [f32; 2],
-    /// How many points are real: 1.0 or 2.0 (0.0 for nothing to recycle, which is never kept).
-    pub point_count: f32,
+    /// The square of the pair's reach: the largest motion (m) of B relative to A at each point
+    /// for which the base is reused (the engine finds it at the collide); negative for a
+    /// base that is never reused (nothing to recycle, or a collide too close to changing).
+    pub reach_squared: f32,
     /// The points (midway between the surfaces), relative to A's origin, x and y (m), then the
-    /// separation of the surfaces along the normal (m); those beyond `point_count` are not
-    /// read.
+    /// separation of the surfaces along the normal (m). A base of one point holds it twice:
+    /// the kernel tests both and reads no count.
     pub points: [[f32; 3]; 2],
     /// The points' feature ids: carried for the engine, never read by the kernel.
     pub ids: [u32; 2],
-    /// `point_count` as an integer: carried for the engine, never read by the kernel.
+    /// The number of points (1 or 2; 0 for nothing to recycle): carried for the engine, never
+    /// read by the kernel.
     pub count: u32,
 }
 
@@ -222,9 +225,6 @@ impl RecycleBatch {
 /// Limits of [`recycle`](simd::recycle).
 #[derive(Clone, Copy, Debug)]
 pub struct RecycleParams {
-    /// Largest squared motion (m²) of B relative to A at a base point for which the base is
-    /// reused.
-    pub max_motion_squared: f32,
     /// Largest squared chord `|R1 - R0|²` of B's rotation relative to A's since the base.
     pub max_chord_squared: f32,
     /// Separation (m) up to which a moved point stays without further test: the speculative
@@ -239,10 +239,10 @@ pub struct RecycleParams {
 /// lane `l`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecycleLanes {
-    /// Lanes whose base is reused as it stands: B turned and moved little relative to A at
-    /// every point, and every point is within the band.
+    /// Lanes whose base is reused as it stands: B turned little relative to A, moved within
+    /// the base's reach at every point, and every point is within the band.
     pub kept: u32,
-    /// Lanes where B turned and moved little but some point's separation is beyond the band
+    /// Lanes where B turned and moved little (as for `kept`) but some point's separation is beyond the band
     /// (or NaN): reused if each such point is within the pair's widened distance.
     pub beyond: u32,
     /// Lanes with a moved point whose separation is below [`RecycleParams::touch`] (whatever
@@ -350,7 +350,7 @@ const POSES_WORDS: usize = 2 * POSE_WORDS;
 const RELATIVE_P: usize = 0;
 const RELATIVE_Q: usize = 2;
 const NORMAL: usize = 4;
-const COUNT: usize = 6;
+const REACH_SQUARED: usize = 6;
 const BASE_POINTS: usize = 7;
 const BASE_IDS: usize = 13;
 const BASE_COUNT: usize = 15;
@@ -409,9 +409,7 @@ fn recycle_lanes<R: Real>(
     let to_q = qa.inv_mul(qb);
     let from_p = base.v2(RELATIVE_P);
     let from_q = base.rot(RELATIVE_Q);
-    let count = base.0[COUNT];
-    // (A padding lane, with no points, is never reused.)
-    let turned_little = turned_little(to_q, from_q, p) & count.gt(R::splat(0.0));
+    let turned_little = turned_little(to_q, from_q, p);
 
     let mut out = Columns([R::splat(0.0); ROW_WORDS]);
     let base_normal = base.v2(NORMAL);
@@ -420,7 +418,8 @@ fn recycle_lanes<R: Real>(
     out.0[1] = normal.y;
     let origin_offset = pa.sub(pb);
 
-    let max_motion_squared = R::splat(p.max_motion_squared);
+    // (Negative for a lane never reused, which every motion fails.)
+    let reach_squared = base.0[REACH_SQUARED];
     let band = R::splat(p.band);
     let (mut moved_little, mut within) = (turned_little, turned_little);
     let mut touching = None;
@@ -430,12 +429,10 @@ fn recycle_lanes<R: Real>(
         let moved = to_q.rotate(from_q.inv_rotate(point.sub(from_p))).add(to_p);
         let motion = moved.sub(point);
         let separation = base.0[at + 2] + base_normal.dot(motion);
-        // `<=` tests, which a NaN fails; a point beyond the count passes both.
-        let absent = R::splat(j as f32).ge(count);
-        moved_little = moved_little & (max_motion_squared.ge(motion.dot(motion)) | absent);
-        within = within & (band.ge(separation) | absent);
-        // A point beyond the count does not touch.
-        let touches = R::splat(p.touch).gt(separation) & R::splat(j as f32).lt(count);
+        // `<=` tests, which a NaN fails. (A base of one point tests it twice.)
+        moved_little = moved_little & reach_squared.ge(motion.dot(motion));
+        within = within & band.ge(separation);
+        let touches = R::splat(p.touch).gt(separation);
         touching = Some(touching.map_or(touches, |t| t | touches));
 
         let mid = point.add(moved);

@@ -49,7 +49,9 @@ fn random_lane(rng: &mut Rng, base: &mut RecycleBase) -> [BodyPose; 2] {
         s_turn,
     ];
     base.normal = rotation(rng.range(-4.0, 4.0));
-    base.point_count = [0.0, 1.0, 2.0, 2.0][rng.below(4) as usize];
+    // A reach of each kind: none (never reused), nothing, and of each scale.
+    let reach = [-1.0, 0.0, 1e-4, 1e-3, 1e-2][rng.below(5) as usize];
+    base.reach_squared = if reach < 0.0 { -1.0 } else { reach * reach };
     for p in &mut base.points {
         *p = [
             rng.range(-1.0, 1.0),
@@ -57,8 +59,12 @@ fn random_lane(rng: &mut Rng, base: &mut RecycleBase) -> [BodyPose; 2] {
             rng.zero_or_range(-0.01, 0.03),
         ];
     }
+    // A base of one point holds it twice.
+    base.count = 1 + rng.below(2) as u32;
+    if base.count == 1 {
+        base.points[1] = base.points[0];
+    }
     base.ids = [rng.next_u64() as u32, rng.next_u64() as u32];
-    base.count = rng.next_u64() as u32;
     poses
 }
 
@@ -92,7 +98,6 @@ fn kernels() -> Vec<(&'static str, Kernel)> {
 }
 
 const PARAMS: RecycleParams = RecycleParams {
-    max_motion_squared: 1e-3 * 1e-3,
     max_chord_squared: 1e-3 * 1e-3,
     band: 0.02,
     touch: 0.005,
@@ -146,7 +151,7 @@ fn simd_recycle_matches_its_scalar_twin_bit_for_bit() {
             };
             outcomes[outcome] += 1;
             // The touch mask is the engine's test of the moved points.
-            let count = base.point_count as usize;
+            let count = base.count as usize;
             let moved = &twin.moved[l].points[..count];
             let touches = moved.iter().any(|p| p.separation < PARAMS.touch);
             // The ids and count are the base's, as they were.
@@ -217,7 +222,7 @@ fn a_pair_that_turned_too_far_is_one_the_kernel_refuses() {
 }
 
 #[test]
-fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_refused() {
+fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_beyond_its_reach_is_refused() {
     let mut c = RecycleBatch::zeroed();
     let angle_a: f32 = 0.7;
     let [ca, sa] = rotation(angle_a);
@@ -230,8 +235,9 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
     let base = RecycleBase {
         relative: [0.0, 1.0, 1.0, 0.0],
         normal: [0.0, 1.0],
-        point_count: 2.0,
+        reach_squared: 1e-3 * 1e-3,
         points: [[-0.5, 0.5, 0.0], [0.5, 0.5, 0.0]],
+        count: 2,
         ..RecycleBase::default()
     };
     // Lane 1: B slid 2 mm along A's x; lane 2: B turned by 2 mrad about its origin.
@@ -244,9 +250,15 @@ fn a_pair_that_did_not_move_keeps_its_base_points_and_one_that_moved_too_far_is_
     for l in 0..LANES {
         bases.set(l, &base);
     }
+    // Lane 3: unmoved, but its base has no reach.
+    let never = RecycleBase {
+        reach_squared: -1.0,
+        ..base
+    };
+    bases.set(3, &never);
     let lanes = scalar::recycle(&mut c, &poses, &pairs, &bases, &PARAMS);
-    assert_eq!(lanes.kept & 0b111, 0b001);
-    assert_eq!(lanes.beyond & 0b111, 0);
+    assert_eq!(lanes.kept & 0b1111, 0b0001);
+    assert_eq!(lanes.beyond & 0b1111, 0);
     // Lane 0: the points are the base points in the world, A's frame turned by 0.7 rad, and
     // touch (separation 0).
     assert_eq!(lanes.touching & 1, 1);

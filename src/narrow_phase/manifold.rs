@@ -16,9 +16,13 @@ use crate::geometry::shape::{
 
 mod capsule;
 mod chain;
+mod reach;
 mod round;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
+use reach::least;
+use reach::{Apart, End, Margin};
+pub(crate) use reach::{Reach, RECYCLE_ERROR};
 pub(crate) use round::{is_round, round_contact, Round};
 
 /// Most contact points in one manifold: two are enough to stop a 2D face from rotating.
@@ -33,7 +37,7 @@ const REFERENCE_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 /// How much the true gap between separated edges may exceed their gap along the face normal
 /// before the closest points replace the face contact. Parallel edges agree up to rounding and
 /// must keep their two-point face contact.
-const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
+pub(super) const GAP_TOLERANCE: f32 = 0.1 * LINEAR_SLOP;
 
 /// Two clipped points closer than this along the face are kept as one (see `face_contact`).
 const MERGE_DISTANCE: f32 = 0.1 * LINEAR_SLOP;
@@ -118,6 +122,10 @@ pub(crate) struct LocalManifold {
     pub normal: Vec2,
     pub points: [LocalPoint; MAX_MANIFOLD_POINTS],
     pub point_count: usize,
+    /// How far the shapes may move before a recycled copy of the manifold could differ from
+    /// a fresh collide (never, but for the face contacts of polygon cores); not saved with
+    /// the manifold.
+    pub reach: Reach,
 }
 
 impl LocalManifold {
@@ -210,13 +218,33 @@ pub(crate) fn shape_manifold(
     manifold
 }
 
+/// [`shape_manifold`] and its [`Reach`].
+#[cfg(test)]
+pub(crate) fn shape_manifold_and_reach(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+) -> (Manifold, Reach) {
+    let mut manifold = Manifold::default();
+    let concentric = || FALLBACK_NORMAL;
+    let reach = collide_and_reach(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        &mut manifold,
+        true,
+    );
+    (manifold, reach)
+}
+
 /// [`collide`] writing every field of `out` in place (the solver
 /// fields to 0), so the narrowphase can fill its contact array without copying manifolds
 /// around. `concentric` gives the world normal for two circles whose centres coincide.
-///
-/// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
-/// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own, and
-/// the narrowphase of large_pyramid and particle_pile slowed.
 #[inline(always)]
 pub(crate) fn collide_into(
     a: &Shape,
@@ -227,6 +255,38 @@ pub(crate) fn collide_into(
     concentric: impl FnOnce() -> Vec2,
     out: &mut Manifold,
 ) {
+    collide_and_reach(
+        a,
+        xf_a,
+        b,
+        xf_b,
+        speculative_distance,
+        concentric,
+        out,
+        false,
+    );
+}
+
+/// [`collide_into`], returning the manifold's [`Reach`] where `recyclable`: where the pair
+/// could recycle it next step. Elsewhere the reach is [`Reach::NEVER`] and not worked out: a
+/// pair that moves too fast to recycle collides afresh, which is always exact, and a reach is
+/// a good part of a collide's cost.
+///
+/// Always inlined: the narrowphase's loop over pairs is the hot caller, and once the compound
+/// bodies' narrowphase became a second caller LLVM stopped inlining it there on its own, and
+/// the narrowphase of large_pyramid and particle_pile slowed.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn collide_and_reach(
+    a: &Shape,
+    xf_a: Transform,
+    b: &Shape,
+    xf_b: Transform,
+    speculative_distance: f32,
+    concentric: impl FnOnce() -> Vec2,
+    out: &mut Manifold,
+    recyclable: bool,
+) -> Reach {
     match (a, b) {
         // Chain segments are terrain: against another chain segment they collide as plain
         // segments.
@@ -236,6 +296,9 @@ pub(crate) fn collide_into(
                 let local = chain::chain_segment_manifold(pa, ghosts, b, xf, speculative_distance);
                 to_world(&local, xf_a, xf_b, out);
             }
+            // (A chain's ghost vertices decide which faces collide, which a reach does not
+            // follow: chains never recycle.)
+            Reach::NEVER
         }
         (_, Shape::Polygon(pb)) if pb.chain.is_some() && a.chain_ghosts().is_none() => {
             if let Some(ghosts) = pb.chain {
@@ -244,37 +307,42 @@ pub(crate) fn collide_into(
                 to_world(&local, xf_b, xf_a, out);
                 swap_roles(out);
             }
+            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Polygon(pb)) => {
             let xf = xf_a.inv_mul(xf_b);
             let local = if pa.count == 2 && pb.count == 2 {
                 capsule::capsules(pa, pb, xf, speculative_distance)
             } else {
-                polygons(pa, pb, xf, speculative_distance)
+                polygons_and_reach(pa, pb, xf, speculative_distance, recyclable)
             };
             to_world(&local, xf_a, xf_b, out);
+            local.reach
         }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
             let fallback = || xf_a.q.inv_rotate(concentric());
             let local = circles(ca, cb, xf_a.inv_mul(xf_b), fallback, speculative_distance);
             to_world(&local, xf_a, xf_b, out);
+            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Circle(cb)) => {
             let local = polygon_circle(pa, cb, xf_a.inv_mul(xf_b), speculative_distance);
             to_world(&local, xf_a, xf_b, out);
+            Reach::NEVER
         }
         (Shape::Circle(ca), Shape::Polygon(pb)) => {
             // Same routine with the roles swapped, solved in B's frame, then turned around.
             let local = polygon_circle(pb, ca, xf_b.inv_mul(xf_a), speculative_distance);
             to_world(&local, xf_b, xf_a, out);
             swap_roles(out);
+            Reach::NEVER
         }
     }
 }
 
-/// [`collide_into`] for two polygons whose hulls are `a` and `b` (see
+/// [`collide_and_reach`] for two polygons whose hulls are `a` and `b` (see
 /// [`LocalBox::hull`](crate::geometry::shape::LocalBox::hull)): the
-/// same bits as from the polygons, which are not read.
+/// same bits (and reach) as from the polygons, which are not read.
 #[inline(always)]
 pub(crate) fn boxes_into(
     a: &BoxHull,
@@ -283,7 +351,8 @@ pub(crate) fn boxes_into(
     xf_b: Transform,
     speculative_distance: f32,
     out: &mut Manifold,
-) {
+    recyclable: bool,
+) -> Reach {
     fn hull(h: &BoxHull) -> Hull<'_> {
         Hull {
             vertices: &h.vertices,
@@ -292,8 +361,10 @@ pub(crate) fn boxes_into(
             radius: h.radius,
         }
     }
-    let local = polygon_cores::<4, 4>(hull(a), hull(b), xf_a.inv_mul(xf_b), speculative_distance);
+    let xf = xf_a.inv_mul(xf_b);
+    let local = polygon_cores::<4, 4>(hull(a), hull(b), xf, speculative_distance, recyclable);
     to_world(&local, xf_a, xf_b, out);
+    local.reach
 }
 
 /// Writes the world form of `local`, whose normal and points are in A's body frame, to every
@@ -825,8 +896,52 @@ fn lesser(a: wide::f32x4, b: wide::f32x4) -> wide::f32x4 {
     }
 }
 
-/// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame.
+/// The largest separation of the faces other than `best` in [`max_separation`]'s test of the
+/// same arguments (`f32::MIN` for none): the margin by which `best` is the best face. Only a
+/// reach needs it, so the test itself does not keep it.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn next_separation<const N: usize>(
+    faces: &Faces<N>,
+    count: usize,
+    others: usize,
+    other: impl Fn(usize) -> Vec2,
+    best: usize,
+) -> f32 {
+    // The deepest point along each face normal as `max_separation` finds it.
+    let mut least = [f32::MAX; N];
+    for j in 0..others {
+        let p = other(j);
+        for i in 0..N {
+            let s = faces.x[i] * p.x + faces.y[i] * p.y;
+            least[i] = if s < least[i] { s } else { least[i] };
+        }
+    }
+    let mut next = f32::MIN;
+    for i in 0..count.min(N) {
+        let deepest = least[i] - faces.offset[i];
+        if i != best && deepest > next {
+            next = deepest;
+        }
+    }
+    next
+}
+
+/// Polygon `a` in its own frame against polygon `b` placed by `xf` in that frame, without a
+/// reach.
+#[inline]
 fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) -> LocalManifold {
+    polygons_and_reach(a, b, xf, speculative_distance, false)
+}
+
+/// [`polygons`], with the manifold's reach where `recyclable` (see [`collide_and_reach`]).
+fn polygons_and_reach(
+    a: &Polygon,
+    b: &Polygon,
+    xf: Transform,
+    speculative_distance: f32,
+    recyclable: bool,
+) -> LocalManifold {
     fn hull(p: &Polygon, count: usize) -> Hull<'_> {
         Hull {
             vertices: &p.vertices,
@@ -842,27 +957,28 @@ fn polygons(a: &Polygon, b: &Polygon, xf: Transform, speculative_distance: f32) 
     // The widths come from one match on the two counts: working out each polygon's width
     // first and then matching on the two widths took two more rounds of compares per pair.
     const M: usize = MAX_POLYGON_VERTICES;
-    let d = speculative_distance;
+    let (d, r) = (speculative_distance, recyclable);
     match (a.count, b.count) {
-        (4, 4) => return polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, d),
-        (2, 2) => return polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, d),
+        (4, 4) => return polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, d, r),
+        (2, 2) => return polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, d, r),
         _ => {}
     }
     let (na, nb) = (a.count, b.count);
     let (a, b) = (hull(a, na), hull(b, nb));
     match (na, nb) {
-        (2, 3 | 4) => polygon_cores::<2, 4>(a, b, xf, d),
-        (2, _) => polygon_cores::<2, M>(a, b, xf, d),
-        (3 | 4, 2) => polygon_cores::<4, 2>(a, b, xf, d),
-        (3 | 4, 3 | 4) => polygon_cores::<4, 4>(a, b, xf, d),
-        (3 | 4, _) => polygon_cores::<4, M>(a, b, xf, d),
-        (_, 2) => polygon_cores::<M, 2>(a, b, xf, d),
-        (_, 3 | 4) => polygon_cores::<M, 4>(a, b, xf, d),
-        _ => polygon_cores::<M, M>(a, b, xf, d),
+        (2, 3 | 4) => polygon_cores::<2, 4>(a, b, xf, d, r),
+        (2, _) => polygon_cores::<2, M>(a, b, xf, d, r),
+        (3 | 4, 2) => polygon_cores::<4, 2>(a, b, xf, d, r),
+        (3 | 4, 3 | 4) => polygon_cores::<4, 4>(a, b, xf, d, r),
+        (3 | 4, _) => polygon_cores::<4, M>(a, b, xf, d, r),
+        (_, 2) => polygon_cores::<M, 2>(a, b, xf, d, r),
+        (_, 3 | 4) => polygon_cores::<M, 4>(a, b, xf, d, r),
+        _ => polygon_cores::<M, M>(a, b, xf, d, r),
     }
 }
 
-/// [`polygons`] on hulls: `a` in its own frame, `b` in its own frame placed by `xf` in `a`'s.
+/// [`polygons_and_reach`] on hulls: `a` in its own frame, `b` in its own frame placed by `xf`
+/// in `a`'s.
 ///
 /// Only B is brought into A's frame, and lazily: its vertices first (A's axes need them), its
 /// normals only once A's axes have failed to separate the pair.
@@ -875,6 +991,7 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     b: Hull,
     xf: Transform,
     speculative_distance: f32,
+    recyclable: bool,
 ) -> LocalManifold {
     let count = b.count();
     // All `NB` of B's vertices and normals are moved, those past its count too (finite, and
@@ -884,8 +1001,8 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     // the shuffles of pairs of coordinates.
     let vertices = Columns::<NB>::of(&b.vertices[..NB]).moved(xf);
     let radius = a.radius + b.radius;
-    let (face_a, separation_a) =
-        max_separation(&Faces::<NA>::of(a), a.count, count, |j| vertices.get(j));
+    let faces_a = Faces::<NA>::of(a);
+    let (face_a, separation_a) = max_separation(&faces_a, a.count, count, |j| vertices.get(j));
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -903,8 +1020,9 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         count,
         radius: b.radius,
     };
-    if separation_b > separation_a + REFERENCE_TOLERANCE {
-        let mut manifold = face_contact(b, face_b, separation_b, a, speculative_distance);
+    let mut manifold = if separation_b > separation_a + REFERENCE_TOLERANCE {
+        let mut manifold =
+            face_contact_and_reach(b, face_b, separation_b, a, speculative_distance, recyclable);
         // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
@@ -912,7 +1030,116 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         }
         manifold
     } else {
-        face_contact(a, face_a, separation_a, b, speculative_distance)
+        face_contact_and_reach(a, face_a, separation_a, b, speculative_distance, recyclable)
+    };
+    // (A reach is worked out only where `recyclable`.)
+    if manifold.reach.may_recycle() {
+        reference_reach(
+            &mut manifold,
+            (a, &faces_a, face_a, separation_a),
+            (b, &faces_b, face_b, separation_b),
+            speculative_distance + radius,
+        );
+    }
+    manifold
+}
+
+/// A core of [`polygon_cores`]: its hull (in A's frame), its faces, and its best face and
+/// that face's separation from the other core.
+type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f Faces<N>, usize, f32);
+
+/// Narrows the reach of `manifold`, the face contact [`polygon_cores`] found between cores
+/// `a` and `b` (with a speculative distance and radii that sum to `band`), to the motions
+/// that keep its reference face.
+///
+/// Which face is the reference holds while no separation changes by half the margin of the
+/// best over the next (each changes by at most the motion of the deepest vertex). Between
+/// A's best face and B's, the margin is that of the tolerance; but two faces all but
+/// anti-parallel make nearly the same manifold whichever is the reference, and a stack of
+/// equal boxes, whose faces are flush, would never recycle.
+///
+/// Never inlined: only the pairs that may recycle get here, and the collide of the others
+/// stays short.
+#[inline(never)]
+fn reference_reach<const NA: usize, const NB: usize>(
+    manifold: &mut LocalManifold,
+    (hull_a, faces_a, face_a, separation_a): Side<NA>,
+    (hull_b, faces_b, face_b, separation_b): Side<NB>,
+    band: f32,
+) {
+    // As `polygon_cores` chose.
+    let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
+    let (reference, separation, next) = if flipped {
+        let others = |j| hull_a.vertices[j];
+        let next = next_separation(faces_b, hull_b.count, hull_a.count, others, face_b);
+        (hull_b, separation_b, next)
+    } else {
+        let others = |j| hull_b.vertices[j];
+        let next = next_separation(faces_a, hull_a.count, hull_b.count, others, face_a);
+        (hull_a, separation_a, next)
+    };
+    let reach = &mut manifold.reach;
+    reach.far = least(reach.far, 0.5 * (separation - next));
+    let turned = 1.0 + hull_a.normals[face_a].dot(hull_b.normals[face_b]);
+    let depth = (-separation_a.min(separation_b)).max(band);
+    if turned * depth > 0.5 * RECYCLE_ERROR {
+        // The margin of the reference face over the other core's best, which moves with the
+        // reference's vertices too. (Negative, so never recycled, should rounding have
+        // chosen against the margin's sign.)
+        let choice = separation_b - separation_a - REFERENCE_TOLERANCE;
+        let margin = if flipped { choice } else { -choice };
+        reach.far = least(reach.far, 0.5 * margin);
+        let span = Span::of(&manifold.points[..manifold.point_count]);
+        reach.far_extent = reach.far_extent.max(extent(reference, &span));
+    }
+}
+
+/// The distance from `span` to the farthest vertex of `hull`.
+#[inline(always)]
+fn extent(hull: Hull, span: &Span) -> f32 {
+    // Squared distances compared, one square root taken: the same value, as the root is
+    // monotonic.
+    let mut farthest = 0.0f32;
+    for &v in &hull.vertices[..hull.count()] {
+        farthest = farthest.max(span.distance_squared(v));
+    }
+    farthest.sqrt()
+}
+
+/// A manifold's points (one, or the segment between two), which a reach measures distances
+/// from; the segment's squared length inverted once for all of them.
+struct Span {
+    from: Vec2,
+    along: Vec2,
+    /// `1 / |along|²`, or 0 for a single point.
+    inverse: f32,
+}
+
+impl Span {
+    #[inline(always)]
+    fn of(points: &[LocalPoint]) -> Span {
+        let (from, to) = (points[0].point, points[points.len() - 1].point);
+        let along = to - from;
+        let length_sq = along.length_squared();
+        // (Two points are at least `MERGE_DISTANCE` apart; below some µm the span is taken
+        // as its first point, whose distance is the larger, so the reach only the smaller.)
+        let inverse = if length_sq > 1e-12 {
+            1.0 / length_sq
+        } else {
+            0.0
+        };
+        Span {
+            from,
+            along,
+            inverse,
+        }
+    }
+
+    /// The squared distance from the span to `p`.
+    #[inline(always)]
+    fn distance_squared(&self, p: Vec2) -> f32 {
+        let t = (self.along.dot(p - self.from) * self.inverse).clamp(0.0, 1.0);
+        (p - (self.from + self.along * t)).length_squared()
     }
 }
 
@@ -927,6 +1154,21 @@ fn incident_edge(hull: Hull, normal: Vec2) -> usize {
         }
     }
     best.0
+}
+
+/// Half the margin by which the normal of `edge`, the incident edge of `hull`, is more
+/// anti-parallel to `normal` than the next edge's: a turn (as a chord) under it keeps it.
+#[inline(always)]
+fn incident_turn(hull: Hull, normal: Vec2, edge: usize) -> f32 {
+    let best = hull.normals[edge].dot(normal);
+    let mut next = f32::MAX;
+    for (i, n) in hull.normals[..hull.count].iter().enumerate() {
+        let d = n.dot(normal);
+        if i != edge && d < next {
+            next = d;
+        }
+    }
+    0.5 * (next - best)
 }
 
 /// Moves endpoint `p` of segment `p -> q` along the segment into the slab
@@ -955,7 +1197,7 @@ fn clip_end(p: Vec2, q: Vec2, tangent: Vec2, lower: f32, upper: f32) -> Option<V
 /// Contact of `incident` against face `face` of `reference` (both in one frame), whose cores
 /// are `face_separation` apart along the face normal: clip the incident edge to the reference
 /// face's side planes and keep the endpoints within `speculative_distance`. Normal from
-/// reference to incident.
+/// reference to incident. No reach.
 #[inline]
 fn face_contact(
     reference: Hull,
@@ -963,6 +1205,27 @@ fn face_contact(
     face_separation: f32,
     incident: Hull,
     speculative_distance: f32,
+) -> LocalManifold {
+    face_contact_and_reach(
+        reference,
+        face,
+        face_separation,
+        incident,
+        speculative_distance,
+        false,
+    )
+}
+
+/// [`face_contact`], with the reach of a clipped contact where `recyclable` (see
+/// [`collide_and_reach`]); the reach of the reference face's choice is left to the caller.
+#[inline]
+fn face_contact_and_reach(
+    reference: Hull,
+    face: usize,
+    face_separation: f32,
+    incident: Hull,
+    speculative_distance: f32,
+    recyclable: bool,
 ) -> LocalManifold {
     let normal = reference.normals[face];
     let v1 = reference.vertices[face];
@@ -1041,7 +1304,128 @@ fn face_contact(
             return closest_points_contact(closest, normal, radii, id, speculative_distance);
         }
     }
+    if recyclable && manifold.point_count > 0 {
+        let clip = Clip {
+            normal,
+            tangent,
+            v1,
+            bounds: (lower, upper),
+            edge: (w1, w2),
+            ends: (p1, p2),
+        };
+        let span = Span::of(&manifold.points[..manifold.point_count]);
+        let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, &span);
+        reach.far_extent = extent(incident, &span);
+        reach.turn = incident_turn(incident, normal, edge);
+        manifold.reach = reach;
+    }
     manifold
+}
+
+/// The clipping of a face contact, for its [`Reach`]: the reference face's normal, its
+/// tangent, its first vertex and the bounds `tangent · x` of its side planes; the incident
+/// edge, and its ends clipped to the side planes (each the end itself where it lies within
+/// them).
+struct Clip {
+    normal: Vec2,
+    tangent: Vec2,
+    v1: Vec2,
+    bounds: (f32, f32),
+    edge: (Vec2, Vec2),
+    ends: (Vec2, Vec2),
+}
+
+impl Clip {
+    /// How far inside the side planes `p` lies (negative outside).
+    fn inside(&self, p: Vec2) -> f32 {
+        let t = self.tangent.dot(p);
+        (t - self.bounds.0).min(self.bounds.1 - t)
+    }
+
+    /// The margin of the contact: the largest motion of the incident edge relative to the
+    /// face that keeps a fresh collide's points those of the recycled manifold, within
+    /// [`RECYCLE_ERROR`]. `radius` is the sum of the radii, `band` the speculative distance,
+    /// `span` the manifold's points.
+    fn reach(&self, radius: f32, band: f32, span: &Span) -> Reach {
+        let (w1, w2) = self.edge;
+        let (along, across) = (
+            self.tangent.dot(w2 - w1).abs(),
+            self.normal.dot(w2 - w1).abs(),
+        );
+        let extents = [w1, w2].map(|w| span.distance_squared(w).sqrt());
+        // The cores' separation at each end of the incident edge.
+        let cores = [self.normal.dot(w1 - self.v1), self.normal.dot(w2 - self.v1)];
+        // A point where a side plane cut the edge slides along it as the edge moves: its
+        // separation moves by the motion along the normal (as recycled) plus the motion along
+        // the face times the edge's slope, `across / along`. So does an end that crosses a
+        // side plane. (Infinite for edges parallel to the face, which cannot err so.)
+        let sloped = RECYCLE_ERROR * along / across;
+        // (`lever` squared until all ends are in: one square root.)
+        let (mut at_points, mut near, mut lever) = (f32::INFINITY, f32::INFINITY, 0.0f32);
+        // The end across from the face that is a point of the manifold, if one only is.
+        let mut corner = None;
+        for (k, (p, w)) in [(self.ends.0, w1), (self.ends.1, w2)]
+            .into_iter()
+            .enumerate()
+        {
+            let separation = self.normal.dot(p - self.v1) - radius;
+            if separation > band {
+                // Left out: it closes in by at most the motion times 1 + the slope before it
+                // enters the band, where a fresh collide would add it.
+                near = least(near, (separation - band) * along / (along + across));
+            } else if p != w {
+                at_points = least(at_points, sloped);
+                lever = lever.max(span.distance_squared(p));
+            } else {
+                // A corner on the face: exact (to second order) until it crosses a side
+                // plane.
+                at_points = least(at_points, self.inside(w).max(sloped));
+                lever = lever.max(span.distance_squared(p));
+                corner = match corner {
+                    None => Some(k),
+                    Some(_) => Some(2),
+                };
+            }
+        }
+        let lever = lever.sqrt();
+        // The clipped edge keeps its two ends apart, or merged into one (see
+        // `push_clipped`), and does not vanish.
+        let length = self.tangent.dot(self.ends.1 - self.ends.0).abs();
+        near = least(near, 0.5 * (length - MERGE_DISTANCE).abs().min(length));
+        // (See `Apart`.)
+        let overlap = |k: usize| Margin {
+            motion: -cores[k],
+            extent: extents[k],
+        };
+        let end = |k: usize, w: Vec2| End {
+            inside: self.inside(w),
+            extent: extents[k],
+        };
+        let mut apart = Apart {
+            overlap: [overlap(0), overlap(1)],
+            ends: [end(0, w1), end(1, w2)],
+            slope: across / along,
+            ..Apart::NEVER
+        };
+        if let Some(k @ 0..=1) = corner {
+            let (w, other) = if k == 0 { (w1, w2) } else { (w2, w1) };
+            let rise = cores[1 - k] - cores[k];
+            apart.level = Margin {
+                motion: self.inside(w),
+                extent: lever,
+            };
+            apart.level_turn = (rise + GAP_TOLERANCE) / (other - w).length();
+        }
+        Reach {
+            at_points,
+            lever,
+            near,
+            near_extent: extents[0].max(extents[1]),
+            far: f32::INFINITY,
+            apart,
+            ..Reach::NEVER
+        }
+    }
 }
 
 /// Closest points `(on reference core, on incident core)` of two separated cores, one of them
@@ -1197,6 +1581,7 @@ macro_rules! codec_manifold {
                     normal,
                     points,
                     point_count,
+                    ..
                 } = self;
                 normal.encode(w);
                 point_count.encode(w);
@@ -1432,7 +1817,7 @@ mod tests {
         }
     }
 
-    /// Two boxes collided from their hulls give the manifold of their polygons, bit for bit,
+    /// Two boxes collided from their hulls give the manifold (and reach) of their polygons, bit for bit,
     /// whatever their sizes, offsets and poses: touching, overlapping, apart, face to face and
     /// corner first.
     #[test]
@@ -1473,9 +1858,19 @@ mod tests {
                     let (mut from_polygons, mut from_hulls) =
                         (Manifold::default(), Manifold::default());
                     let up = || Vec2::new(0.0, 1.0);
-                    collide_into(a, xf_a, b, xf_b, 0.02, up, &mut from_polygons);
-                    boxes_into(&hull(a), xf_a, &hull(b), xf_b, 0.02, &mut from_hulls);
+                    let polygons_reach =
+                        collide_and_reach(a, xf_a, b, xf_b, 0.02, up, &mut from_polygons, true);
+                    let (hull_a, hull_b) = (hull(a), hull(b));
+                    let hulls_reach =
+                        boxes_into(&hull_a, xf_a, &hull_b, xf_b, 0.02, &mut from_hulls, true);
                     assert_eq!(bits(&from_hulls), bits(&from_polygons), "{i} {j} {k}");
+                    // (Debug forms: a NaN bound is the same NaN either way.)
+                    let reaches = [hulls_reach, polygons_reach].map(|r| format!("{r:?}"));
+                    assert_eq!(reaches[0], reaches[1], "{i} {j} {k}");
+                    // Without a reach, the same manifold.
+                    let mut plain = Manifold::default();
+                    collide_into(a, xf_a, b, xf_b, 0.02, up, &mut plain);
+                    assert_eq!(bits(&plain), bits(&from_polygons), "{i} {j} {k}");
                     touching += usize::from(from_polygons.point_count > 0);
                 }
             }

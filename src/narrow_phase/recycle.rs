@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::geometry::math::{pairs, rotation_pairs, Rot, Transform, Vec2};
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{
-    LocalManifold, LocalPoint, Manifold, ManifoldPoint, MAX_MANIFOLD_POINTS,
+    LocalManifold, LocalPoint, Manifold, ManifoldPoint, Reach, MAX_MANIFOLD_POINTS,
 };
 use crate::settings::{Backend, WorldSettings};
 use batch2d_kernels::recycle::{scalar, simd, turned_too_far, MovedPoint};
@@ -27,33 +27,37 @@ use rayon::prelude::*;
 
 /// How far a pair may move from its last full
 /// [`shape_manifold`](crate::narrow_phase::manifold::shape_manifold) and still reuse its
-/// manifold: [`WorldSettings::recycle_distance`] and [`WorldSettings::recycle_angle`].
+/// manifold: [`WorldSettings::recycle_distance`] and [`WorldSettings::recycle_angle`], caps on
+/// each pair's own reach.
 ///
-/// `distance` is the largest motion (m) of body B relative to body A, measured at each
-/// contact point. A recycled manifold keeps the points, normal and ids of that collide; each
-/// point's separation moves by the relative motion of the two bodies at the point along the
-/// normal. That is exact for a point where a corner meets a face, up to a second-order term
-/// (separation x angle²); where a side plane clipped the incident edge it is off by about the
-/// motion times the slope between the two edges, and a normal defined by B (B's face, or the
-/// closest points of two capsules) lags by at most the angle or the motion over the radii. A
-/// shape sunk into a polygon down to its mid-plane, whose nearest face changes as it crosses,
-/// keeps the face of the base: its separation stays the depth below that face, deeper than
-/// the signed distance to the new nearest face by twice the crossing (under twice the
-/// distance), so it is pushed back out the way it came, until the drift bound brings a fresh
-/// collide. The solver holds overlaps to about the linear slop (5 mm by default), so with the
-/// default distance, a fifth of that (1 mm), these errors stay well under a tenth of the slop
-/// for the near-parallel faces of resting stacks (in tests, under 1 µm). A recycled manifold
-/// gains no points: a corner that a fresh collide would add on entering the 20 mm
-/// speculative band waits until the drift passes these bounds, having closed in by at most
-/// the distance plus the angle times its distance from a contact point, still far from
-/// touching. Motion is measured from the last *full* collide, not from last step, so errors
-/// cannot build up: once the drift reaches this bound the pair is collided afresh.
+/// A recycled manifold keeps the points, normal and ids of that collide; each point's
+/// separation moves by the relative motion of the two bodies at the point along the normal.
+/// Each full collide of two polygon cores works out how far that stays true (its
+/// [`Reach`](crate::narrow_phase::manifold::Reach)): while no separating axis can overtake the
+/// reference face (half the margin of the best axis over the next, each moving by at most the
+/// motion of the deepest vertex); while the incident edge stays the most anti-parallel;
+/// while a point that a side plane clipped, or a corner that could cross one, errs by at most
+/// `RECYCLE_ERROR` (a twentieth of the slop) through the slope of the incident edge, which
+/// makes the error of a clipped point the motion along the face times that slope (unbounded
+/// for an edge all but perpendicular to the face, which then never recycles); while an end
+/// left out stays out of the speculative band, so that no point a fresh collide would add is
+/// missing; while the clipped edge neither merges nor vanishes, and cores that overlap or
+/// face each other do not turn to their closest points. Two faces all but anti-parallel may
+/// swap as reference, as they give nearly the same manifold. The base keeps the reach as
+/// the largest motion at its points, given that B turns by at most `angle` (a turn moves a
+/// vertex by the angle times its distance from the points), capped by `distance`; other
+/// pairs (capsule pairs, chains, closest points) collide afresh, and so do pairs moving too
+/// fast to recycle next step, whose reach is not worked out. So a recycled separation is
+/// within `RECYCLE_ERROR` plus second-order terms (separation x angle², motion x angle) of
+/// a fresh one: under a tenth of the slop (in tests, about a twentieth in a stirred pile and
+/// under 1 µm in a resting stack). Motion is measured from the last *full* collide, not from
+/// last step, so errors cannot build up: once the drift reaches the reach the pair is
+/// collided afresh.
 ///
 /// `angle` is the largest rotation (rad, as the chord `|R1 - R0|`, equal to the angle to
 /// first order) of B relative to A. A rotation about a contact point moves nothing at the
-/// point, but turns a face of B, and with it the true normal: the default 1 mrad keeps the
-/// normal within 0.06 degrees, and the motion of a point 1 m from a recycled one within the
-/// default 1 mm distance.
+/// point, but turns a face of B, and with it the true normal: the default 4 mrad keeps the
+/// normal within a quarter of a degree.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RecycleTolerance {
     /// Largest relative motion (m) at a contact point.
@@ -87,7 +91,7 @@ pub(crate) struct Base(RecycleBase);
 static EMPTY: Base = Base(RecycleBase {
     relative: [0.0, 0.0, 1.0, 0.0],
     normal: [0.0; 2],
-    point_count: 0.0,
+    reach_squared: -1.0,
     points: [[0.0; 3]; 2],
     ids: [0; 2],
     count: 0,
@@ -99,15 +103,29 @@ impl Base {
         EMPTY
     }
 
-    /// The base of a collide that found `manifold` (in A's body frame) with B's origin at
-    /// `relative` in A's frame.
+    /// The base of a collide that found `manifold` (in A's body frame, with its reach) with
+    /// B's origin at `relative` in A's frame, to recycle within `tolerance`; `None` where the
+    /// reach allows no motion, so that the pair would never recycle.
     #[inline(always)]
-    pub fn new(manifold: &LocalManifold, relative: Transform) -> Base {
-        let [p, q] = manifold.points;
+    pub fn recyclable(
+        manifold: &LocalManifold,
+        relative: Transform,
+        tolerance: RecycleTolerance,
+    ) -> Option<Base> {
+        let motion = manifold.reach.motion(tolerance.distance, tolerance.angle);
+        (motion >= 0.0).then(|| Base::with_reach(manifold, relative, motion * motion))
+    }
+
+    /// [`Base::new`] with the kernel's word for the reach, `reach_squared`.
+    #[inline(always)]
+    fn with_reach(manifold: &LocalManifold, relative: Transform, reach_squared: f32) -> Base {
+        let p = manifold.points[0];
+        // (A manifold of one point holds it twice: see `RecycleBase::points`.)
+        let q = manifold.points[manifold.point_count.clamp(1, 2) - 1];
         Base(RecycleBase {
             relative: [relative.p.x, relative.p.y, relative.q.c, relative.q.s],
             normal: [manifold.normal.x, manifold.normal.y],
-            point_count: manifold.point_count as f32,
+            reach_squared,
             points: [
                 [p.point.x, p.point.y, p.separation],
                 [q.point.x, q.point.y, q.separation],
@@ -148,6 +166,7 @@ impl Base {
             normal: Vec2::new(b.normal[0], b.normal[1]),
             points: [point(0), point(1)],
             point_count: self.point_count(),
+            reach: Reach::NEVER,
         }
     }
 
@@ -187,24 +206,28 @@ impl BaseAt<'_> {
     }
 }
 
-/// Saved as the manifold, then the transform.
+/// Saved as the manifold, the transform, then the square of the reach.
 impl Codec for Base {
     const MIN_SIZE: usize = 1;
     fn encode(&self, w: &mut Writer) {
         self.manifold().encode(w);
         self.relative().encode(w);
+        self.0.reach_squared.encode(w);
     }
     fn decode(r: &mut Reader) -> Result<Base, Error> {
         let manifold = LocalManifold::decode(r)?;
-        Ok(Base::new(&manifold, Transform::decode(r)?))
+        let relative = Transform::decode(r)?;
+        Ok(Base::with_reach(&manifold, relative, f32::decode(r)?))
     }
 }
 
-/// `manifold` (world orientation, anchors on the body origins) in A's body frame.
-pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform) -> LocalManifold {
+/// `manifold` (world orientation, anchors on the body origins) in A's body frame, with the
+/// `reach` its collide found.
+pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform, reach: Reach) -> LocalManifold {
     let mut local = LocalManifold {
         normal: xf_a.q.inv_rotate(manifold.normal),
         point_count: manifold.point_count,
+        reach,
         ..LocalManifold::default()
     };
     let count = manifold.point_count;
@@ -253,7 +276,6 @@ pub(crate) fn recycle_kernels(settings: &WorldSettings) -> (RecycleKernel, Poses
 /// `touch` (the linear slop), recycling within `tolerance`.
 pub(crate) fn recycle_params(band: f32, touch: f32, tolerance: RecycleTolerance) -> RecycleParams {
     RecycleParams {
-        max_motion_squared: tolerance.distance * tolerance.distance,
         max_chord_squared: tolerance.angle * tolerance.angle,
         band,
         touch,

@@ -18,7 +18,7 @@ const MAGIC: [u8; 8] = *b"batch2d\x00";
 
 /// The format version: raised whenever the bytes of any saved type change, so that an older
 /// or newer build refuses bytes it would misread.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 impl Snapshot {
     /// The snapshot as bytes: a magic number and the format version, then the state,

@@ -238,10 +238,10 @@ fn bad_or_fixed_settings_are_refused_and_change_nothing() {
 #[test]
 fn recycle_tolerances_are_saved_and_hashed() {
     let defaults = WorldSettings::default();
-    assert_eq!(defaults.recycle_distance, 0.001);
-    assert_eq!(defaults.recycle_angle, 0.001);
+    assert_eq!(defaults.recycle_distance, 0.005);
+    assert_eq!(defaults.recycle_angle, 0.004);
     let wide = WorldSettings {
-        recycle_distance: 0.005,
+        recycle_distance: 0.01,
         recycle_angle: 0.01,
         ..defaults.clone()
     };
@@ -254,7 +254,7 @@ fn recycle_tolerances_are_saved_and_hashed() {
         WorldSettings::default(),
     )
     .unwrap();
-    assert_eq!(restored.settings().recycle_distance, 0.005);
+    assert_eq!(restored.settings().recycle_distance, 0.01);
     assert_eq!(restored.settings().recycle_angle, 0.01);
     assert_eq!(restored.state_hash(), widened.state_hash());
 }

@@ -28,6 +28,7 @@ mod large_compound;
 mod laws;
 mod mass_ratios;
 mod queries;
+mod recycling;
 mod render;
 mod rigid;
 mod rotating_casts;

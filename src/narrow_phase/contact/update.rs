@@ -11,7 +11,7 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
-    boxes_into, collide_into, is_round, round_contact, Manifold, ManifoldPoint, Round,
+    boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Round,
 };
 use crate::narrow_phase::recycle::{
     local_form, own_places, recycle_params, Base, BaseAt, Recycler,
@@ -592,6 +592,34 @@ fn widened((a, b): (BodyAt, BodyAt), params: &NarrowPhaseParams) -> f32 {
     params.speculative_distance + closing * params.dt
 }
 
+/// Whether bodies `a` and `b` could recycle next step a manifold collided now: their relative
+/// turn, and the relative motion of any point of either, over a step at their speeds, stay
+/// within twice the caps of [`RecycleTolerance`](crate::narrow_phase::recycle::RecycleTolerance)
+/// (twice: the solver changes their speeds before they move, and in a stirred pile the
+/// exact caps turned away a quarter of the pairs that would have recycled). Only then is
+/// the manifold's reach worth working out; should they slow down, a pair turned away here
+/// collides afresh next step, which is exact anyway, and works out its reach then.
+///
+/// A point `p` of B moves relative to A at `v_b - v_a - w_a × (c_b - c_a) + (w_b - w_a) ×
+/// (p - c_b)`: B's centre as A sees it, plus the relative spin about it, which the cap on the
+/// turn keeps small over B's reach. The same the other way round; the smaller bound holds.
+#[inline(always)]
+fn may_recycle((a, b): (BodyAt, BodyAt), params: &NarrowPhaseParams) -> bool {
+    let tolerance = params.recycle_tolerance;
+    let (wa, wb) = (a.angular_velocity(), b.angular_velocity());
+    let spin = (wb - wa).abs();
+    if spin * params.dt > 2.0 * tolerance.angle {
+        return false;
+    }
+    let (offset, relative) = (
+        b.center() - a.center(),
+        b.linear_velocity() - a.linear_velocity(),
+    );
+    let of_b = (relative - Vec2::cross_sv(wa, offset)).length() + spin * b.reach();
+    let of_a = (relative - Vec2::cross_sv(wb, offset)).length() + spin * a.reach();
+    of_b.min(of_a) * params.dt <= 2.0 * tolerance.distance
+}
+
 /// [`update_pair`] and [`ChunkSlots::found`] of pair `i`, bodies `(a, b)`, where one of its
 /// shapes is a circle (and the other no chain segment): its single point is found and written
 /// in one go, with its flags. Returns false, having written nothing, for any other pair.
@@ -791,13 +819,26 @@ fn update_shapes<'a>(
         (true, Shape::Polygon(_), Shape::Polygon(_)) => hull(at_a).zip(hull(at_b)),
         _ => None,
     };
-    match hulls {
-        Some((hull_a, hull_b)) => {
-            boxes_into(&hull_a, xf_a, &hull_b, xf_b, speculative_distance, manifold)
-        }
+    // A circle collides with a circle, or with the nearest feature of a polygon, in about
+    // the operations that gathering the pair's poses and base, the recycling test and
+    // writing its base cost; and a ball rolls or slides in a pile, where most of those tests
+    // would turn the pair down anyway (its turning moves the surface points a base keeps).
+    // So a pair with a circle never recycles.
+    let with_circle = matches!(shape_a, Shape::Circle(_)) || matches!(shape_b, Shape::Circle(_));
+    let recyclable = !with_circle && may_recycle((at_a, at_b), params);
+    let reach = match hulls {
+        Some((hull_a, hull_b)) => boxes_into(
+            &hull_a,
+            xf_a,
+            &hull_b,
+            xf_b,
+            speculative_distance,
+            manifold,
+            recyclable,
+        ),
         None => {
             let concentric = || concentric_normal(a, b);
-            collide_into(
+            collide_and_reach(
                 shape_a,
                 xf_a,
                 shape_b,
@@ -805,9 +846,10 @@ fn update_shapes<'a>(
                 speculative_distance,
                 concentric,
                 manifold,
+                recyclable,
             )
         }
-    }
+    };
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return None;
@@ -832,17 +874,14 @@ fn update_shapes<'a>(
             )
         }
     };
-    let with_circle = matches!(shape_a, Shape::Circle(_)) || matches!(shape_b, Shape::Circle(_));
-    let base = if with_circle {
-        // A circle collides with a circle, or with the nearest feature of a polygon, in about
-        // the operations that gathering the pair's poses and base, the recycling test and
-        // writing its base cost; and a ball rolls or slides in a pile, where most of those
-        // tests would turn the pair down anyway (its turning moves the surface points a
-        // base keeps). No base, so next step collides it afresh, exactly, at once.
-        NONE
+    // A pair that cannot recycle (its reach allows no motion, or none was worked out) gets
+    // no base, so next step collides it afresh, exactly, at once.
+    let base = if reach.may_recycle() {
+        let local = local_form(&slot.manifold, xf_a, reach);
+        let base = Base::recyclable(&local, xf_a.inv_mul(xf_b), params.recycle_tolerance);
+        base.map_or(NONE, |base| base_slot.write(&base))
     } else {
-        let local = local_form(&slot.manifold, xf_a);
-        base_slot.write(&Base::new(&local, xf_a.inv_mul(xf_b)))
+        NONE
     };
     if let Some((old, _)) = old {
         let (manifold, old) = (&mut slot.manifold, &old.manifold);
