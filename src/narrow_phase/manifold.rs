@@ -793,9 +793,6 @@ impl<const N: usize> Columns<N> {
 /// Separating-axis test of the first `count` of `faces` against the `others` points
 /// `other(0..others)`: the face whose plane the deepest of them is furthest in front of, and that separation
 /// (cores only, radii not subtracted). Ties keep the lowest face index.
-///
-/// Indexed loops: written with iterators (`zip`, `take`) the second loop compiled to pointer
-/// juggling that cost more than the test itself.
 #[inline(always)]
 fn max_separation<const N: usize>(
     faces: &Faces<N>,
@@ -811,6 +808,9 @@ fn max_separation<const N: usize>(
 
 /// [`max_separation`] one face and one point at a time: the widths without a vector form, and
 /// the scalar twin the four-lane form is tested against.
+///
+/// Indexed loops here and in the helpers: written with iterators (`zip`, `take`) they compiled
+/// to pointer juggling that cost more than the test itself.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
 fn faces_in_turn<const N: usize>(
@@ -819,17 +819,7 @@ fn faces_in_turn<const N: usize>(
     others: usize,
     other: impl Fn(usize) -> Vec2,
 ) -> (usize, f32) {
-    // The deepest point along each face normal first, the face's offset taken off once: each
-    // point then costs one dot product per face. A plain compare instead of `f32::min`: the
-    // same minimum (inputs are finite), without the NaN bookkeeping.
-    let mut least = [f32::MAX; N];
-    for j in 0..others {
-        let p = other(j);
-        for i in 0..N {
-            let s = faces.x[i] * p.x + faces.y[i] * p.y;
-            least[i] = if s < least[i] { s } else { least[i] };
-        }
-    }
+    let least = least_along_faces(faces, others, other);
     let mut best = (0, f32::MIN);
     for i in 0..count.min(N) {
         let deepest = least[i] - faces.offset[i];
@@ -838,6 +828,27 @@ fn faces_in_turn<const N: usize>(
         }
     }
     best
+}
+
+/// The deepest of the points `other(0..others)` along each face normal, the faces' offsets not
+/// yet taken off: each point then costs one dot product per face. A plain compare instead of
+/// `f32::min`: the same minimum (inputs are finite), without the NaN bookkeeping.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn least_along_faces<const N: usize>(
+    faces: &Faces<N>,
+    others: usize,
+    other: impl Fn(usize) -> Vec2,
+) -> [f32; N] {
+    let mut least = [f32::MAX; N];
+    for j in 0..others {
+        let p = other(j);
+        for i in 0..N {
+            let s = faces.x[i] * p.x + faces.y[i] * p.y;
+            least[i] = if s < least[i] { s } else { least[i] };
+        }
+    }
+    least
 }
 
 /// [`max_separation`] across four faces (boxes, triangles and quadrilaterals) in the four
@@ -908,15 +919,7 @@ fn next_separation<const N: usize>(
     other: impl Fn(usize) -> Vec2,
     best: usize,
 ) -> f32 {
-    // The deepest point along each face normal as `max_separation` finds it.
-    let mut least = [f32::MAX; N];
-    for j in 0..others {
-        let p = other(j);
-        for i in 0..N {
-            let s = faces.x[i] * p.x + faces.y[i] * p.y;
-            least[i] = if s < least[i] { s } else { least[i] };
-        }
-    }
+    let least = least_along_faces(faces, others, other);
     let mut next = f32::MIN;
     for i in 0..count.min(N) {
         let deepest = least[i] - faces.offset[i];
