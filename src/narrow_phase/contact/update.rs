@@ -241,6 +241,65 @@ impl<'s> ChunkSlots<'s> {
     }
 }
 
+/// What a fresh collide of one of a chunk's pairs reads: the chunk's pairs (with their shape
+/// pairs, `None` in a world without compound bodies), last step's contacts, the bodies and
+/// the parameters.
+struct Afresh<'c, 'a> {
+    pairs: &'c [(u32, u32)],
+    children: Option<&'c [Children]>,
+    columns: PairColumns<'c>,
+    old: &'c OldContacts<'a>,
+    bodies: &'c BodyStore,
+    params: &'c NarrowPhaseParams,
+    /// The chunk's first pair, whose contact is in place the first of the chunk's old ones.
+    first: usize,
+}
+
+impl Afresh<'_, '_> {
+    /// Collides pair `i` afresh, with last step's contact: in place, the one in its slot;
+    /// else `contact`, which the group's loop found, with its base index `base`.
+    ///
+    /// Always inlined into the group's loop: left to itself LLVM keeps the collide out of
+    /// line, and the call's saves, restores and arguments cost a good part of a fresh
+    /// collide.
+    #[inline(always)]
+    fn refresh(&self, out: &mut ChunkSlots, i: usize, (contact, base): (Option<&Contact>, u32)) {
+        let copy;
+        let old = if self.old.in_place {
+            // (The fresh collide overwrites the old contact it reads: a copy.)
+            copy = out.slots[i];
+            Some((&copy, self.old.base_of[self.first + i]))
+        } else {
+            contact.map(|c| (c, base))
+        };
+        self.collide(out, i, old);
+    }
+
+    /// Collides pair `i` afresh with last step's contact `old`, and notes what it found.
+    #[inline(always)]
+    fn collide(&self, out: &mut ChunkSlots, i: usize, old: Old) {
+        let (bodies, params) = (self.bodies, self.params);
+        let (a, b) = body_slots(self.pairs[i]);
+        let found = match self.children {
+            None => {
+                let at = (self.columns.at(a.index()), self.columns.at(b.index()));
+                if update_round_pair(out, i, (a, b), at, bodies, params, old) {
+                    return;
+                }
+                let (slot, base) = out.pair_slots(i);
+                update_pair(slot, base, (a, b), at, bodies, params, old)
+            }
+            Some(children) => {
+                let (slot, base) = out.pair_slots(i);
+                let pair = (a, b);
+                let columns = &self.columns;
+                update_shape_pair(slot, base, pair, children[i], columns, bodies, params, old)
+            }
+        };
+        out.found(i, found, params.linear_slop, bodies);
+    }
+}
+
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
 /// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
@@ -264,46 +323,20 @@ pub(super) fn update_chunk<'a>(
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
-    let columns = PairColumns::of(bodies);
-    let fresh = |out: &mut ChunkSlots, i: usize, old: Old| {
-        let (a, b) = body_slots(pairs[i]);
-        let found = match children {
-            None => {
-                let at = (columns.at(a.index()), columns.at(b.index()));
-                if update_round_pair(out, i, (a, b), at, bodies, params, old) {
-                    return;
-                }
-                let (slot, base) = out.pair_slots(i);
-                update_pair(slot, base, (a, b), at, bodies, params, old)
-            }
-            Some(children) => {
-                let (slot, base) = out.pair_slots(i);
-                let pair = (a, b);
-                update_shape_pair(slot, base, pair, children[i], &columns, bodies, params, old)
-            }
-        };
-        out.found(i, found, threshold, bodies);
-    };
     let recycle = recycle_params(
         params.speculative_distance,
         threshold,
         params.recycle_tolerance,
     );
     let in_place = old.in_place;
-    // Pair `i` collided afresh, with last step's contact: in place, the one in its slot;
-    // else `contact`, which the group's loop found, with its base index `base`.
-    // (One call of `fresh` and one of this, so that both are inlined into the group's loop:
-    // as calls, their saves, restores and arguments cost a good part of a fresh collide.)
-    let refresh = |out: &mut ChunkSlots, i: usize, (contact, base): (Option<&Contact>, u32)| {
-        let copy;
-        let old = if in_place {
-            // (The fresh collide overwrites the old contact it reads: a copy.)
-            copy = out.slots[i];
-            Some((&copy, old.base_of[first + i]))
-        } else {
-            contact.map(|c| (c, base))
-        };
-        fresh(out, i, old);
+    let afresh = Afresh {
+        pairs,
+        children,
+        columns: PairColumns::of(bodies),
+        old,
+        bodies,
+        params,
+        first,
     };
     let mut recycler = Recycler::new();
     // Whether a recycled contact mixes its materials afresh (see `update_shapes`).
@@ -454,12 +487,12 @@ pub(super) fn update_chunk<'a>(
                 && (lanes.kept & 1 << l != 0
                     || lanes.beyond & 1 << l != 0 && {
                         let (a, b) = pairs[i];
-                        let at = (columns.at(a as usize), columns.at(b as usize));
+                        let at = (afresh.columns.at(a as usize), afresh.columns.at(b as usize));
                         let widened = widened(at, params);
                         recycler.within(l, params.speculative_distance, widened)
                     });
             if !kept {
-                refresh(&mut out, i, (contacts[l], bases[l]));
+                afresh.refresh(&mut out, i, (contacts[l], bases[l]));
                 continue;
             }
             let slot = &mut out.slots[i];
