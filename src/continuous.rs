@@ -223,6 +223,11 @@ fn earliest_impact(
     // A few statics (the floor and walls of a bin) are each tested for less than a look-up
     // in the grid costs.
     if statics.boxes.len() <= FEW_STATICS {
+        // Most fast bodies are far from every wall: one tight pass over the boxes rules them
+        // out, where the visits would each be a call that finds the same.
+        if !statics.boxes.iter().any(|(_, aabb)| aabb.overlaps(&path)) {
+            return None;
+        }
         (0..statics.boxes.len() as u32).for_each(visit);
     } else {
         statics.grid.candidates(&path, visit);
