@@ -50,6 +50,10 @@ const TILE_CONTACTS: usize = 1024;
 /// each take one stretch of a color (see `schedule`): moving a contact only within its window
 /// keeps it in its stretch.
 const ONE_POINT_WINDOW: usize = 32 * LANES;
+const _: () = assert!(
+    ONE_POINT_WINDOW.is_power_of_two(),
+    "a count within a window is masked to it"
+);
 
 /// Colorings after one whose tiles held under half the colored contacts that do not look for
 /// tiles. The search costs about as much as the coloring itself (a union-find over the
@@ -441,7 +445,9 @@ impl ConstraintGraph {
             self.contact_lane[i.index()] = (self.lanes.len() * LANES) as u32;
             self.lanes.push(lanes);
         }
-        // The contacts of a window that are not one-point, as the partition finds them.
+        // The contacts of a window that are one-point and the others, as the partition finds
+        // them.
+        let mut ones_first = [ContactIndex::NONE; ONE_POINT_WINDOW];
         let mut rest = [ContactIndex::NONE; ONE_POINT_WINDOW];
         let tiles = self.tile_body_ranges.len();
         if tiles > 0 {
@@ -475,21 +481,27 @@ impl ConstraintGraph {
                     // A stable partition without branches (the kinds mix unpredictably):
                     // each contact is written as the next one-point contact and as the next
                     // other one, and the count that moves on says which write stands; the
-                    // others then follow the one-point ones.
-                    let (mut ones, mut others) = (0, 0);
-                    for &i in window {
-                        let one = one_point[i.index()];
-                        out[ones] = i;
-                        rest[others] = i;
-                        ones += one as usize;
-                        others += !one as usize;
-                    }
-                    out[ones..window.len()].copy_from_slice(&rest[..others]);
+                    // others then follow the one-point ones. Each contact's lane is written
+                    // as a one-point contact's, and the others' again once their place is
+                    // known: in a pile of circles, that second pass has nothing to do.
                     let first_lane = first_batch * LANES + w * ONE_POINT_WINDOW;
                     // A slice of its own, which the loop keeps in registers.
                     let contact_lane = &mut self.contact_lane[..];
-                    for (at, &i) in out[..window.len()].iter().enumerate() {
-                        contact_lane[i.index()] = (first_lane + at) as u32;
+                    let (mut ones, mut others) = (0, 0);
+                    for &i in window {
+                        let one = one_point[i.index()];
+                        // The counts stay below the window's length: masked to it, they need
+                        // no bounds check.
+                        ones_first[ones % ONE_POINT_WINDOW] = i;
+                        rest[others % ONE_POINT_WINDOW] = i;
+                        contact_lane[i.index()] = (first_lane + ones) as u32;
+                        ones += one as usize;
+                        others += !one as usize;
+                    }
+                    out[..ones].copy_from_slice(&ones_first[..ones]);
+                    out[ones..window.len()].copy_from_slice(&rest[..others]);
+                    for (at, &i) in rest[..others].iter().enumerate() {
+                        contact_lane[i.index()] = (first_lane + ones + at) as u32;
                     }
                 }
                 let batches = first_batch..self.lanes.len();

@@ -144,8 +144,20 @@ fn fast_pass(
         return Some(Pass::Bullet(s, motion));
     }
     let statics = statics.get_or_init(|| static_boxes(bodies));
+    // Most fast bodies are far from every wall: a tight pass over a few static boxes rules
+    // them out before the search for the earliest impact sets out.
+    if !statics.may_meet(&path_box(bodies, s, motion)) {
+        return None;
+    }
     let (sweep, t) = earliest_impact(bodies, s, motion, statics, slop)?;
     Some(Pass::Rewind(s, sweep.transform_at(t)))
+}
+
+/// The box body `slot` passes through over the step's `motion`: each of its points stays
+/// within its reach of its centre, which moves along a straight line.
+fn path_box(b: &BodyStore, slot: usize, motion: Motion) -> Aabb {
+    let (c0, c1) = (b.center()[slot] - motion.0, b.center()[slot]);
+    Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach()[slot])
 }
 
 /// Bodies per task of the pass that finds and sweeps the fast ones.
@@ -178,6 +190,15 @@ fn static_boxes(bodies: &BodyStore) -> Statics {
     Statics { boxes, grid }
 }
 
+impl Statics {
+    /// False when `path` surely meets no static body: there are few, and it overlaps none of
+    /// their boxes (where there are many, their grid finds those it may meet).
+    fn may_meet(&self, path: &Aabb) -> bool {
+        let few = self.boxes.len() <= FEW_STATICS;
+        !few || self.boxes.iter().any(|(_, aabb)| aabb.overlaps(path))
+    }
+}
+
 /// The sweep of body `slot` over the step's `motion` and the earliest fraction of it at which
 /// the body comes within `slop` of a static body it collides with, if before the end of the
 /// step. The sweep's angles cost two arctangents, so they are computed only once a static
@@ -196,9 +217,7 @@ fn earliest_impact(
     statics: &Statics,
     slop: f32,
 ) -> Option<(Sweep, f32)> {
-    let reach = b.reach()[slot];
-    let (c0, c1) = (b.center()[slot] - motion.0, b.center()[slot]);
-    let path = Aabb::new(c0.min(c1), c0.max(c1)).fattened(reach);
+    let path = path_box(b, slot, motion);
     let mut sweep = None;
     let mut earliest: Option<f32> = None;
     // The earliest impact is a minimum: the order in which the statics are handed over does
@@ -284,10 +303,7 @@ fn bullet_rewinds(
     let sweeps: Vec<Sweep> = bullets.iter().map(|&(s, m)| sweep_of(b, s, m)).collect();
     let paths: Vec<Aabb> = bullets
         .iter()
-        .map(|&(s, (dp, _))| {
-            let (c0, c1) = (b.center()[s] - dp, b.center()[s]);
-            Aabb::new(c0.min(c1), c0.max(c1)).fattened(b.reach()[s])
-        })
+        .map(|&(s, motion)| path_box(b, s, motion))
         .collect();
     let mut grid = BoxGrid::default();
     grid.build(0..bullets.len() as u32, |i| &paths[i as usize]);

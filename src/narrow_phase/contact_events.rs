@@ -220,11 +220,15 @@ impl ContactLog {
         // listed once.
         let (keys, touching) = (set.keys(), set.touching());
         let Some(asleep) = asleep else {
-            // Nothing sleeps: the loop every busy step runs, with nothing to merge in.
+            // Nothing sleeps: the loop every busy step runs, with nothing to merge in. The last
+            // pair listed is kept at hand, where the list's end would be read from memory; it
+            // starts as a pair no contact has (a contact's first slot is below its second).
+            let mut last = (BodySlot::NONE, BodySlot::NONE);
             for (i, (&(a, b, _), &touches)) in keys.iter().zip(touching).enumerate() {
                 if touches {
-                    if self.touching.last() != Some(&(a, b)) {
-                        self.touching.push((a, b));
+                    if (a, b) != last {
+                        last = (a, b);
+                        self.touching.push(last);
                     }
                 } else if let Some(speed) = set.closing_in(i, bodies) {
                     let speed = meeting_speed(&set.list[i], bodies, speed, gravity);
@@ -271,8 +275,7 @@ impl ContactLog {
             // contacts did not: a manifold that does not touch came or went, or an island
             // sleeps): most of both lists is runs of the same pairs, passed over by this tight
             // loop rather than by the merge's three-way steps.
-            let same = old[i..].iter().zip(&new[j..]).take_while(|(o, n)| o == n);
-            let run = same.count();
+            let run = common_prefix(&old[i..], &new[j..]);
             (i, j) = (i + run, j + run);
             let ends = match (old.get(i), new.get(j)) {
                 (Some(o), Some(n)) => o < n,
@@ -312,6 +315,25 @@ impl ContactLog {
             }
         }
     }
+}
+
+/// How many pairs `a` and `b` begin with in common: compared a chunk at a time, with one branch
+/// per chunk, as the lists are mostly long runs of the same pairs.
+fn common_prefix(a: &[(BodySlot, BodySlot)], b: &[(BodySlot, BodySlot)]) -> usize {
+    const CHUNK: usize = 8;
+    let (a_chunks, _) = a.as_chunks::<CHUNK>();
+    let (b_chunks, _) = b.as_chunks::<CHUNK>();
+    let mut run = 0;
+    type Pair = (BodySlot, BodySlot);
+    let same = |(p, q): (&Pair, &Pair)| (p.0 == q.0) & (p.1 == q.1);
+    for (x, y) in a_chunks.iter().zip(b_chunks) {
+        if !x.iter().zip(y).map(same).fold(true, |all, s| all & s) {
+            break;
+        }
+        run += CHUNK;
+    }
+    let rest = a[run..].iter().zip(&b[run..]);
+    run + rest.take_while(|(p, q)| p == q).count()
 }
 
 /// The index of the first touching contact of `pair` in `set`, which has one at `from` or
