@@ -249,16 +249,39 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize]
     }
 
-    /// The entries of buckets `h..h + count`, bucket by bucket: one bucket's end is the next
-    /// one's start, read once.
+    /// The buckets `h..h + count` as a run, `cx, cy` the cell of the first and `needs` what
+    /// an entry of its first cell and of the others must have (see [`CellRun`]).
     #[inline(always)]
-    pub fn buckets(&self, h: usize, count: usize) -> impl Iterator<Item = &[E]> {
-        let ends = &self.starts[h..=h + count];
-        ends.windows(2).map(|w| {
-            // SAFETY: `fill` leaves the starts ascending and the last one the number of
-            // entries, so every bucket is a range within them.
-            unsafe { (self.entries).get_unchecked(w[0] as usize..w[1] as usize) }
-        })
+    fn run(&self, h: usize, count: usize, (cx, cy): (i32, i32), needs: [u8; 2]) -> CellRun<'_, E> {
+        CellRun {
+            cx,
+            cy,
+            needs,
+            ends: &self.starts[h..=h + count],
+            entries: &self.entries,
+        }
+    }
+
+    /// [`BucketTable::run`] without bounds checks.
+    ///
+    /// # Safety
+    /// `h + count` must be at most the number of buckets.
+    #[inline(always)]
+    unsafe fn run_unchecked(
+        &self,
+        h: usize,
+        count: usize,
+        (cx, cy): (i32, i32),
+        needs: [u8; 2],
+    ) -> CellRun<'_, E> {
+        CellRun {
+            cx,
+            cy,
+            needs,
+            // SAFETY: there is a start per bucket and one past the last.
+            ends: unsafe { self.starts.get_unchecked(h..h + count + 1) },
+            entries: &self.entries,
+        }
     }
 
     /// How many entries the buckets hold in all.
@@ -398,20 +421,60 @@ pub(crate) trait Cells {
     /// of any other cell hashed alike.
     fn bucket_of(&self, cx: i32, cy: i32) -> &[Self::E];
 
-    /// Calls `visit(cx, cy, need, bucket)` with [`Cells::bucket_of`] of every cell `(cx, cy)`
-    /// of `r`, row by row, where `need` is [`needed`] of the cell's [`firsts`] in `r`; cells
-    /// known to hold no entry may be skipped.
+    /// Runs of [`Cells::bucket_of`] of every cell of `r`, row by row and left to right, each
+    /// run within one row; cells known to hold no entry may be left out. `within`: `r` is the
+    /// rectangle of a box entered into the grid, so within a window's cells, and none need be
+    /// left out.
+    ///
+    /// # Safety
+    /// Where `within`, `r` must be the rectangle of a box of the grid's last fill.
+    unsafe fn runs(&self, r: CellRect, within: bool) -> impl Iterator<Item = CellRun<'_, Self::E>>;
+}
+
+/// The buckets of cells next to each other in one row, one after another in their table: a
+/// search over many cells walks them with a test per run, not per cell.
+pub(crate) struct CellRun<'a, E> {
+    /// The cell of the first bucket; the others follow along x.
+    pub cx: i32,
+    pub cy: i32,
+    /// [`needed`] of the [`firsts`] of the first cell in the rectangle visited, then of the
+    /// others (which are not in its first column).
+    pub needs: [u8; 2],
+    /// Bucket `i` holds `entries[ends[i]..ends[i + 1]]`.
+    ends: &'a [u32],
+    entries: &'a [E],
+}
+
+impl<'a, E> CellRun<'a, E> {
+    /// How many entries the run's buckets hold together.
     #[inline(always)]
-    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[Self::E])) {
-        // Half-open ranges (the coordinates are clamped well below `i32::MAX`): an inclusive
-        // one tests for its end twice a turn.
-        for cy in r.y0..r.y1 + 1 {
-            for cx in r.x0..r.x1 + 1 {
-                let need = needed(firsts(cx == r.x0, cy == r.y0));
-                visit(cx, cy, need, self.bucket_of(cx, cy));
-            }
+    pub fn len(&self) -> usize {
+        (self.ends[self.ends.len() - 1] - self.ends[0]) as usize
+    }
+
+    /// Calls `visit(cx, need, bucket)` for every cell of the run, left to right.
+    #[inline(always)]
+    pub fn for_each(&self, mut visit: impl FnMut(i32, u8, &'a [E])) {
+        let (mut cx, mut need) = (self.cx, self.needs[0]);
+        let mut start = self.ends[0] as usize;
+        for &end in &self.ends[1..] {
+            // SAFETY: `fill` leaves the starts ascending and the last one the number of
+            // entries, so every bucket is a range within them.
+            let bucket = unsafe { self.entries.get_unchecked(start..end as usize) };
+            visit(cx, need, bucket);
+            (cx, need, start) = (cx + 1, self.needs[1], end as usize);
         }
     }
+}
+
+/// The [`needed`] of the first cell of row `cy` of `r`, and of the others of the row.
+#[inline(always)]
+fn row_needs(r: CellRect, cy: i32) -> [u8; 2] {
+    let first_row = cy == r.y0;
+    [
+        needed(firsts(true, first_row)),
+        needed(firsts(false, first_row)),
+    ]
 }
 
 /// The buckets of a hashed [`HashGrid`].
@@ -426,6 +489,29 @@ impl Cells for HashedCells<'_> {
     #[inline(always)]
     fn bucket_of(&self, cx: i32, cy: i32) -> &[CellEntry] {
         self.table.bucket(bucket(cx, cy, self.mask))
+    }
+
+    /// A row's buckets follow one another but where they wrap around the end of the table:
+    /// a run up to there, then one from the start.
+    #[inline(always)]
+    unsafe fn runs(&self, r: CellRect, _: bool) -> impl Iterator<Item = CellRun<'_, CellEntry>> {
+        let size = self.mask as usize + 1;
+        (r.y0..r.y1 + 1).flat_map(move |cy| {
+            let [first, rest] = row_needs(r, cy);
+            let mut cx = r.x0;
+            std::iter::from_fn(move || {
+                if cx > r.x1 {
+                    return None;
+                }
+                let h = bucket(cx, cy, self.mask);
+                // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
+                let count = ((r.x1 - cx) as usize + 1).min(size - h);
+                let needs = [if cx == r.x0 { first } else { rest }, rest];
+                let run = self.table.run(h, count, (cx, cy), needs);
+                cx += count as i32;
+                Some(run)
+            })
+        })
     }
 }
 
@@ -450,25 +536,49 @@ impl Cells for WindowCells<'_> {
         }
     }
 
-    /// Only the cells within the window, each row's buckets one after another in the table.
+    /// A run per row of the cells within the window: a row's buckets are one after another
+    /// in the table, and the next row's a width further on. Within, `r` needs no clipping:
+    /// the window is the union of the rectangles of the boxes entered.
     #[inline(always)]
-    fn visit_cells(&self, r: CellRect, mut visit: impl FnMut(i32, i32, u8, &[WindowEntry])) {
+    unsafe fn runs(
+        &self,
+        r: CellRect,
+        within: bool,
+    ) -> impl Iterator<Item = CellRun<'_, WindowEntry>> {
         let w = self.window;
-        let (x0, x1) = (r.x0.max(w.x0), r.x1.min(w.x1));
-        let (y0, y1) = (r.y0.max(w.y0), r.y1.min(w.y1));
-        if x0 > x1 || y0 > y1 {
-            return;
-        }
+        let cells = match within {
+            true => r,
+            false => CellRect {
+                x0: r.x0.max(w.x0),
+                y0: r.y0.max(w.y0),
+                x1: r.x1.min(w.x1),
+                y1: r.y1.min(w.y1),
+            },
+        };
+        debug_assert!(!within || (cells.x0 >= w.x0 && cells.x1 <= w.x1));
+        debug_assert!(!within || (cells.y0 >= w.y0 && cells.y1 <= w.y1));
+        // No row where no cell: an empty range of rows keeps the bucket math below from
+        // running on a rectangle outside the window.
+        let rows = match cells.x0 <= cells.x1 {
+            true => cells.y0..cells.y1 + 1,
+            false => 0..0,
+        };
         // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
-        let count = (x1 - x0) as usize + 1;
-        for cy in y0..y1 + 1 {
-            let row = self
-                .table
-                .buckets(window_bucket(w, self.width, x0, cy), count);
-            for (cx, bucket) in (x0..).zip(row) {
-                visit(cx, cy, needed(firsts(cx == r.x0, cy == r.y0)), bucket);
-            }
-        }
+        let count = (cells.x1 - cells.x0) as usize + 1;
+        let mut h = window_bucket(w, self.width, cells.x0, cells.y0);
+        // What an entry must have ([`needed`]) as the bits of row and column apart: where the
+        // cell is not in `r`'s first row, and where it is not in its first column.
+        let (later_row, later_col) = (needed(firsts(true, false)), needed(firsts(false, true)));
+        let mut row = if cells.y0 == r.y0 { 0 } else { later_row };
+        let first_col = if cells.x0 == r.x0 { 0 } else { later_col };
+        rows.map(move |cy| {
+            let needs = [row | first_col, row | later_col];
+            // SAFETY: `cells` is within the window (clipped, or as the caller promises), so
+            // every bucket of its rows is one of the window's.
+            let run = unsafe { self.table.run_unchecked(h, count, (cells.x0, cy), needs) };
+            (h, row) = (h + self.width, later_row);
+            run
+        })
     }
 }
 
@@ -671,7 +781,8 @@ fn enter<E: Copy + Default + Send, I>(
     table.fill(buckets, parts, move |part, filler| {
         for (id, r) in boxes(part) {
             let mut row = first(r.x0, r.y0);
-            // Half-open: see `Cells::visit_cells`.
+            // Half-open ranges (the coordinates are clamped well below `i32::MAX`): an
+            // inclusive one tests for its end twice a turn.
             for cy in r.y0..r.y1 + 1 {
                 for (i, cx) in (r.x0..r.x1 + 1).enumerate() {
                     let lacks = needed(firsts(cx == r.x0, cy == r.y0));
@@ -857,7 +968,7 @@ mod tests {
         }
     }
 
-    /// A window's row-by-row visit sees, for any rectangle (inside the window, across its edge
+    /// A window's visit by runs sees, for any rectangle (inside the window, across its edge
     /// or outside it), the entries and first-cell needs that looking up each cell does, and
     /// skips only cells without entries.
     #[test]
@@ -898,9 +1009,15 @@ mod tests {
                 y1: y0 + h,
             };
             let mut visited: Vec<Visit> = Vec::new();
-            cells.visit_cells(r, |cx, cy, need, bucket| {
-                visited.push((cx, cy, need, ids(bucket)))
-            });
+            // SAFETY: not `within`.
+            for run in unsafe { cells.runs(r, false) } {
+                let mut total = 0;
+                run.for_each(|cx, need, bucket| {
+                    total += bucket.len();
+                    visited.push((cx, run.cy, need, ids(bucket)))
+                });
+                assert_eq!(run.len(), total);
+            }
             visited.retain(|v| !v.3.is_empty());
             let expected: Vec<Visit> = (r.cells())
                 .map(|(cx, cy)| {
@@ -910,6 +1027,73 @@ mod tests {
                 .filter(|v| !v.3.is_empty())
                 .collect();
             assert!(r.x0 >= 40 || !expected.is_empty());
+            assert_eq!(visited, expected, "{r:?}");
+        }
+    }
+
+    /// A hashed grid's runs cover every cell of a rectangle once, in order, with the bucket
+    /// and first-cell needs of a lookup per cell, also where a row wraps around the end of the
+    /// table, once or many times.
+    #[test]
+    fn hashed_runs_visit_the_cells_a_lookup_per_cell_does() {
+        let rects: Vec<CellRect> = (0..50)
+            .map(|i| {
+                let (x, y) = (i * 1_000_003 % 40_000 - 20_000, i * 7919 % 30_000);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + 1,
+                    y1: y,
+                }
+            })
+            .collect();
+        let entries = rects.iter().map(CellRect::cell_count).sum();
+        let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
+        let mut grid = HashGrid::default();
+        grid.fill(entries, window, 1, |_| {
+            (rects.iter().enumerate()).map(|(i, &r)| (i as u32, r))
+        });
+        let Layout::Hashed { mask } = grid.layout else {
+            panic!("spread boxes are hashed");
+        };
+        let cells = HashedCells {
+            mask,
+            table: &grid.table,
+        };
+        type Visit = (i32, i32, u8, Vec<u32>);
+        let ids = |bucket: &[CellEntry]| bucket.iter().map(|e| e.id).collect::<Vec<_>>();
+        let size = mask as i32 + 1;
+        // Boxes' own rectangles, and rows as wide as the table and wider.
+        let mut queries: Vec<CellRect> = rects.iter().take(10).copied().collect();
+        queries.push(CellRect {
+            x0: -3,
+            y0: 5,
+            x1: size - 2,
+            y1: 6,
+        });
+        queries.push(CellRect {
+            x0: 7,
+            y0: -2,
+            x1: 7 + 3 * size,
+            y1: -2,
+        });
+        for (q, r) in queries.into_iter().enumerate() {
+            let mut visited: Vec<Visit> = Vec::new();
+            // SAFETY: only the first ten are `within`, the rectangles of boxes of the grid.
+            for run in unsafe { cells.runs(r, q < 10) } {
+                let mut total = 0;
+                run.for_each(|cx, need, bucket| {
+                    total += bucket.len();
+                    visited.push((cx, run.cy, need, ids(bucket)))
+                });
+                assert_eq!(run.len(), total);
+            }
+            let expected: Vec<Visit> = (r.cells())
+                .map(|(cx, cy)| {
+                    let need = needed(firsts(cx == r.x0, cy == r.y0));
+                    (cx, cy, need, ids(cells.bucket_of(cx, cy)))
+                })
+                .collect();
             assert_eq!(visited, expected, "{r:?}");
         }
     }

@@ -776,13 +776,13 @@ impl Grid {
     }
 
     /// Small partners b > a of proxy `a`, found through the cells `a` overlaps, each from the
-    /// first cell the two share (`Entry::first_shared`).
+    /// first cell the two share (`Entry::first_shared`). `within`: `a` is in the cells.
     #[inline(always)]
     fn small_partners<C: Cells>(
         &self,
         cells: &C,
         proxies: &Proxies,
-        a: usize,
+        (a, within): (usize, bool),
         out: &mut Vec<(u32, u32)>,
     ) {
         let r = self.rects[a];
@@ -793,35 +793,36 @@ impl Grid {
         // than the write.
         let (mut len, mut room) = (start, out.capacity() - start);
         let mut spare = out.as_mut_ptr();
-        cells.visit_cells(r, |cx, cy, need, bucket| {
-            if bucket.len() > room {
+        // SAFETY: `within` only for a small proxy, whose rectangle the grid was filled with.
+        for run in unsafe { cells.runs(r, within) } {
+            // Room for every entry of the run, which is more than its partners: one test per
+            // run rather than per cell.
+            if run.len() > room {
                 // SAFETY: the first `len` pairs are written (below, or before the call).
                 unsafe { out.set_len(len) };
-                out.reserve(bucket.len());
+                out.reserve(run.len());
                 (room, spare) = (out.capacity() - len, out.as_mut_ptr());
             }
-            let mut kept = 0;
-            // Buckets are filled in descending slot order: past `a`, no entry can be a
-            // partner b > a.
-            for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                let b = e.id() as usize;
-                // SAFETY: the grid's entries are of the slots of the proxies it was built
-                // from, for each of which `uppers` has a box.
-                debug_assert!(b < uppers.len());
-                let upper = unsafe { uppers.get_unchecked(b) };
-                let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
-                // SAFETY: `len + kept` is below `len` plus the entries taken, at most
-                // `bucket.len() <= room`, within the capacity.
-                unsafe { spare.add(len + kept).write((a as u32, e.id())) };
-                kept += hit as usize;
-            }
-            // Descending as the bucket was: turned, the cells' runs come out nearly sorted
-            // where slots ascend through the cells (boxes created row by row), which makes
-            // the sort of the partners below little more than a check.
-            // SAFETY: the `kept` pairs from `len` were written above.
-            unsafe { std::slice::from_raw_parts_mut(spare.add(len), kept) }.reverse();
-            (len, room) = (len + kept, room - kept);
-        });
+            let cy = run.cy;
+            run.for_each(|cx, need, bucket| {
+                let mut kept = 0;
+                // Buckets are filled in descending slot order: past `a`, no entry can be a
+                // partner b > a.
+                for e in bucket.iter().take_while(|e| e.id() as usize > a) {
+                    let b = e.id() as usize;
+                    // SAFETY: the grid's entries are of the slots of the proxies it was built
+                    // from, for each of which `uppers` has a box.
+                    debug_assert!(b < uppers.len());
+                    let upper = unsafe { uppers.get_unchecked(b) };
+                    let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
+                    // SAFETY: `len + kept` is below `len` plus the entries taken, at most
+                    // `run.len() <= room`, within the capacity.
+                    unsafe { spare.add(len + kept).write((a as u32, e.id())) };
+                    kept += hit as usize;
+                }
+                (len, room) = (len + kept, room - kept);
+            });
+        }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
         if self.small_pass && self.class[a] == Class::Small {
@@ -985,7 +986,9 @@ impl CellSearch for Collect<'_, '_> {
             };
             if through_cells {
                 let before = out.len();
-                grid.small_partners(&cells, proxies, a, out);
+                // A large proxy's cells are not in the grid: they may reach beyond it.
+                let within = grid.class[a] == Class::Small;
+                grid.small_partners(&cells, proxies, (a, within), out);
                 grid.large_partners(proxies, a, first_large, out);
                 // Few partners per proxy: sorting them here keeps the whole output sorted
                 // without a global sort.
