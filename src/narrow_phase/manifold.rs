@@ -21,7 +21,7 @@ mod round;
 
 pub(crate) use chain::{chain_faces, chain_segment_faces, chain_segment_meets};
 use reach::least;
-use reach::{Apart, End, Margin};
+use reach::{Apart, Choice, End, Margin};
 pub(crate) use reach::{Reach, RECYCLE_ERROR};
 pub(crate) use round::{is_round, round_contact, Round};
 
@@ -1057,9 +1057,10 @@ type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f Faces<N>, usize, f32);
 ///
 /// Which face is the reference holds while no separation changes by half the margin of the
 /// best over the next (each changes by at most the motion of the deepest vertex). Between
-/// A's best face and B's, the margin is that of the tolerance; but two faces all but
-/// anti-parallel make nearly the same manifold whichever is the reference, and a stack of
-/// equal boxes, whose faces are flush, would never recycle.
+/// A's best face and B's, the margin is that of the tolerance, which a motion eats at a rate
+/// (see [`Choice`]); but two faces all but anti-parallel make nearly the same manifold
+/// whichever is the reference, and a stack of equal boxes, whose faces are flush, would
+/// never recycle.
 ///
 /// Never inlined: only the pairs that may recycle get here, and the collide of the others
 /// stays short.
@@ -1072,29 +1073,65 @@ fn reference_reach<const NA: usize, const NB: usize>(
 ) {
     // As `polygon_cores` chose.
     let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
-    let (reference, separation, next) = if flipped {
+    let (separation, next) = if flipped {
         let others = |j| hull_a.vertices[j];
         let next = next_separation(faces_b, hull_b.count, hull_a.count, others, face_b);
-        (hull_b, separation_b, next)
+        (separation_b, next)
     } else {
         let others = |j| hull_b.vertices[j];
         let next = next_separation(faces_a, hull_a.count, hull_b.count, others, face_a);
-        (hull_a, separation_a, next)
+        (separation_a, next)
     };
     let reach = &mut manifold.reach;
     reach.far = least(reach.far, 0.5 * (separation - next));
-    let turned = 1.0 + hull_a.normals[face_a].dot(hull_b.normals[face_b]);
+    let (normal_a, normal_b) = (hull_a.normals[face_a], hull_b.normals[face_b]);
+    let turned = 1.0 + normal_a.dot(normal_b);
     let depth = (-separation_a.min(separation_b)).max(band);
     if turned * depth > 0.5 * RECYCLE_ERROR {
-        // The margin of the reference face over the other core's best, which moves with the
-        // reference's vertices too. (Negative, so never recycled, should rounding have
-        // chosen against the margin's sign.)
+        // The margin of the reference face over the other core's best. (Negative, so never
+        // recycled, should rounding have chosen against the margin's sign.)
         let choice = separation_b - separation_a - REFERENCE_TOLERANCE;
         let margin = if flipped { choice } else { -choice };
-        reach.far = least(reach.far, 0.5 * margin);
-        let span = Span::of(&manifold.points[..manifold.point_count]);
-        reach.far_extent = reach.far_extent.max(extent(reference, &span));
+        // Work in the reference core's frame, where the incident core moves by `d(x)` at `x`:
+        // `d(p)` at a point `p` of the span (at most the motion `m` at the points), plus the
+        // turn `R - I` (a chord `c`) of `x - p`. The reference face's separation is that of
+        // an end `w` of the incident edge (the support point of a convex core against the
+        // face ends the most anti-parallel edge, which the reach's turn keeps), and grows by
+        // `n_ref · d(w)`. The other face's separation, against the reference core moving by
+        // `-d` in the other's frame, is at most that of its old deepest vertex `v`, grown by
+        // `-n' · d(v)`, `n'` its normal turned (`|n' - n_inc| <= c`). So the margin shrinks
+        // by at most `-(n_ref + n') · d(p) + c |w - p| + c |v - p|`, with `p` the span's
+        // point nearest `w`: `(|n_ref + n_inc| + c) m + c (near_extent + |v - p|)`, where
+        // `|v - p|` is at most `v`'s distance from the farther end of the span. Nearly
+        // opposite normals move both separations nearly alike, and the margin hardly.
+        let (incident_normal, others) = if flipped {
+            (normal_a, hull_b)
+        } else {
+            (normal_b, hull_a)
+        };
+        let deepest = deepest_vertex(others, incident_normal);
+        let points = &manifold.points[..manifold.point_count];
+        let (first, last) = (points[0].point, points[points.len() - 1].point);
+        let lever = (deepest - first).length().max((deepest - last).length());
+        reach.choice = Choice {
+            margin,
+            rate: (normal_a + normal_b).length(),
+            extent: reach.near_extent + lever,
+        };
     }
+}
+
+/// The vertex of `hull` deepest along `normal` (the least `normal · v`; the first of equals).
+#[inline(always)]
+fn deepest_vertex(hull: Hull, normal: Vec2) -> Vec2 {
+    let mut best = (hull.vertices[0], normal.dot(hull.vertices[0]));
+    for &v in &hull.vertices[1..hull.count()] {
+        let d = normal.dot(v);
+        if d < best.1 {
+            best = (v, d);
+        }
+    }
+    best.0
 }
 
 /// The distance from `span` to the farthest vertex of `hull`.

@@ -139,6 +139,90 @@ fn recycled_manifold_tracks_a_fresh_one_for_small_motions() {
     }
 }
 
+/// Two boxes meeting corner to face at many tilts and places, some where the other box's best
+/// face nearly ties with the reference face: every motion that the bound of the reference's
+/// choice allows, at its very edge, in any direction and with any turn within the cap (turns
+/// move the far vertices most), leaves a fresh collide on the same reference face.
+#[test]
+fn the_reference_face_holds_over_the_whole_reach_of_its_choice() {
+    let block = Shape::rect(0.5, 0.5).unwrap();
+    let cap = PARAMS.recycle_tolerance.angle;
+    let (mut bounded, mut limited, mut tried) = (0, 0, 0);
+    for tilt in [0.15f32, 0.3, 0.5, 0.7, 0.78, 0.85, 1.0, 1.3] {
+        for x0 in [-0.3f32, 0.2, 0.4, 0.46, 0.49, 0.5, 0.52] {
+            for (depth, tilt_a) in [(1e-3f32, 0.0f32), (4e-3, 0.05), (1e-3, -0.1)] {
+                let xf_a = xf(0.0, 0.0, tilt_a);
+                // B's lowest corner `depth` into A's top face at `x0` along it.
+                let (c, s) = (tilt.cos(), tilt.sin());
+                let corner = Vec2::new(x0, 0.5 - depth);
+                let centre = corner + Vec2::new(0.5 * (c - s), 0.5 * (c + s));
+                let xf_b = Transform::new(xf_a.apply(centre), Rot::from_angle(tilt + tilt_a));
+                let (manifold, reach) =
+                    shape_manifold_and_reach(&block, xf_a, &block, xf_b, SPECULATIVE);
+                if manifold.point_count == 0 || !reach.choice.margin.is_finite() {
+                    continue;
+                }
+                bounded += 1;
+                let points = &manifold.points[..manifold.point_count];
+                let (p0, p1) = (points[0].point, points[points.len() - 1].point);
+                for turn in [-1.0f32, -0.5, 0.0, 0.5, 1.0].map(|f| f * cap) {
+                    let q = Rot::from_angle(turn);
+                    let chord = (Vec2::new(q.c, q.s) - Vec2::new(1.0, 0.0)).length();
+                    // The whole reach, which the choice leans on (the incident edge, the
+                    // reference core's own next face) and which may leave the face
+                    // altogether.
+                    let most = reach.motion(PARAMS.recycle_tolerance.distance, chord);
+                    if most <= 0.0 {
+                        continue;
+                    }
+                    limited += usize::from(reach.choice.at(chord) <= most);
+                    // B turned about `p0`, which moves `shift`: the motion at `p1` is more
+                    // by the turn of `p1 - p0`.
+                    let swing = q.rotate(p1 - p0) - (p1 - p0);
+                    for k in 0..16 {
+                        let heading = k as f32 * std::f32::consts::TAU / 16.0;
+                        let along = Vec2::new(heading.cos(), heading.sin());
+                        let motion =
+                            |s: f32| (along * s).length().max((along * s + swing).length());
+                        // The largest shift whose motion at the points is within the bound.
+                        let (mut lo, mut hi) = (0.0f32, most);
+                        for _ in 0..40 {
+                            let mid = 0.5 * (lo + hi);
+                            if motion(mid) <= most {
+                                lo = mid
+                            } else {
+                                hi = mid
+                            }
+                        }
+                        if motion(lo) > most {
+                            continue;
+                        }
+                        let shift = along * lo;
+                        let p = p0 + q.rotate(xf_b.p - p0) + shift;
+                        let moved = Transform::new(p, Rot::from_angle(tilt + tilt_a + turn));
+                        let exact = shape_manifold(&block, xf_a, &block, moved, SPECULATIVE);
+                        if exact.point_count == 0 {
+                            continue;
+                        }
+                        tried += 1;
+                        // The same reference face: the same normal, turned with B at most.
+                        assert!(
+                            (exact.normal - manifold.normal).length() <= 1.01 * chord + 1e-6,
+                            "tilt {tilt} at {x0}, turn {turn}, shift {shift:?}: {manifold:?} \
+                             became {exact:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // The check saw the bound at work, and the edge of the reach set by it.
+    assert!(
+        bounded > 20 && limited > 5 && tried > 1000,
+        "{bounded} {limited} {tried}"
+    );
+}
+
 #[test]
 fn larger_motions_trigger_a_full_collide() {
     let ground = Shape::rect(5.0, 0.5).unwrap();

@@ -49,6 +49,9 @@ pub(crate) struct Reach {
     /// How far the cores may move before a fresh collide could take their closest points
     /// instead of the face.
     pub apart: Apart,
+    /// How far the pair may move before the other core's best face could overtake the
+    /// reference face.
+    pub choice: Choice,
 }
 
 /// A bound on the motion of a point `extent` (m) from the manifold's points: it holds while
@@ -70,6 +73,34 @@ impl Margin {
     #[inline]
     fn at(self, angle: f32) -> f32 {
         self.motion - angle * self.extent
+    }
+}
+
+/// A margin that a motion eats at a rate: it holds while `rate` (plus the turn) times the
+/// motion at the points, plus the turn (a chord) times `extent`, stays within `margin`. The
+/// rate is that of a difference of two separations along nearly opposite normals, which a
+/// motion moves nearly alike (see `reference_reach`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Choice {
+    pub margin: f32,
+    pub rate: f32,
+    pub extent: f32,
+}
+
+impl Choice {
+    /// A margin that any motion keeps.
+    pub const FREE: Choice = Choice {
+        margin: f32::INFINITY,
+        rate: 1.0,
+        extent: 0.0,
+    };
+
+    /// The largest motion at the points for which the margin holds under a turn of `angle`:
+    /// smaller for a larger turn, so it holds for any smaller one too. (NaN where the rate and
+    /// the turn are both 0 and nothing is left over, which never recycles.)
+    #[inline]
+    pub fn at(self, angle: f32) -> f32 {
+        (self.margin - angle * self.extent) / (self.rate + angle)
     }
 }
 
@@ -201,6 +232,7 @@ impl Reach {
         far_extent: 0.0,
         turn: 0.0,
         apart: Apart::NEVER,
+        choice: Choice::FREE,
     };
 
     /// Whether some motion may recycle the manifold: not for [`Reach::NEVER`], nor for any
@@ -223,7 +255,8 @@ impl Reach {
         let far = self.far - angle * self.far_extent;
         let apart = self.apart.motion(angle, GAP_TOLERANCE);
         let at_points = self.at_points - angle * self.lever;
-        let motion = least(least(least(at_points, near), far), apart);
+        let choice = self.choice.at(angle);
+        let motion = least(least(least(least(at_points, near), far), apart), choice);
         if motion >= 0.0 {
             motion.min(distance)
         } else {
