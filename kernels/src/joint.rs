@@ -75,13 +75,14 @@ pub struct PinBatch {
     pub k22: Lanes,
     /// One over the block's determinant (zero where it is singular).
     pub inv_det: Lanes,
-    /// 1 where the block is regular, 0 where no body can move.
-    pub regular: Lanes,
     /// Bit `l` set where lane `l` writes its body A back: a state that the pin can move (see
     /// [`PinBatch::set_bodies`]). Found when the lane is filled, not by every pass.
     pub writes_a: u32,
     /// The same for body B.
     pub writes_b: u32,
+    /// Bit `l` set where lane `l`'s block is regular, clear where no body can move: a mask
+    /// rather than a lane of its own, which every pass would stream through the cache.
+    pub regular: u32,
 }
 
 impl PinBatch {
@@ -127,6 +128,7 @@ impl PinBatch {
         self.word_b[l] = States::word(NULL_BODY);
         self.writes_a &= !(1 << l);
         self.writes_b &= !(1 << l);
+        self.regular &= !(1 << l);
         for lanes in [
             &mut self.inv_mass_a,
             &mut self.inv_mass_b,
@@ -145,7 +147,6 @@ impl PinBatch {
             &mut self.k12,
             &mut self.k22,
             &mut self.inv_det,
-            &mut self.regular,
         ] {
             lanes[l] = 0.0;
         }
@@ -287,6 +288,35 @@ impl<T> PinsMut<T, f32> for Lane<'_, T> {
     }
 }
 
+/// Where a batch's blocks are regular (see [`PinBatch::regular`]), at one width.
+trait Regular<R: Real> {
+    fn regular(&self) -> R::Mask;
+    fn set_regular(&mut self, regular: R::Mask);
+}
+
+impl<V: Lanes8> Regular<V> for PinBatch {
+    #[inline(always)]
+    fn regular(&self) -> V::Mask {
+        V::from_bitmask(self.regular)
+    }
+    #[inline(always)]
+    fn set_regular(&mut self, regular: V::Mask) {
+        self.regular = V::bitmask(regular);
+    }
+}
+
+impl Regular<f32> for Lane<'_, PinBatch> {
+    #[inline(always)]
+    fn regular(&self) -> bool {
+        self.0.regular >> self.1 & 1 != 0
+    }
+    #[inline(always)]
+    fn set_regular(&mut self, regular: bool) {
+        let l = self.1;
+        self.0.regular = self.0.regular & !(1 << l) | (regular as u32) << l;
+    }
+}
+
 /// Lane `.1` of a batch's record that the kernel only reads.
 struct LaneRef<'a, T>(&'a T, usize);
 
@@ -385,7 +415,7 @@ fn block<R: Real>(r: &Arms<R>) -> Block<R> {
 /// Keeps the arms and the block for the passes that follow until the positions move (zero
 /// where the block is singular: a padding lane stays zero).
 #[inline(always)]
-fn keep<R: Real>(c: &mut impl PinsMut<PinBatch, R>, r: &Arms<R>, k: &Block<R>) {
+fn keep<R: Real>(c: &mut (impl PinsMut<PinBatch, R> + Regular<R>), r: &Arms<R>, k: &Block<R>) {
     let zero = R::splat(0.0);
     let or_zero = |v: R| R::select(k.regular, v, zero);
     c.set(|c| &mut c.arm_ax, r.rax);
@@ -398,12 +428,12 @@ fn keep<R: Real>(c: &mut impl PinsMut<PinBatch, R>, r: &Arms<R>, k: &Block<R>) {
     c.set(|c| &mut c.k12, or_zero(k.k12));
     c.set(|c| &mut c.k22, or_zero(k.k22));
     c.set(|c| &mut c.inv_det, or_zero(k.inv));
-    c.set(|c| &mut c.regular, or_zero(R::splat(1.0)));
+    c.set_regular(k.regular);
 }
 
 /// The arms and the block a pass before kept.
 #[inline(always)]
-fn kept<R: Real>(c: &impl Pins<PinBatch, R>) -> (Arms<R>, Block<R>) {
+fn kept<R: Real>(c: &(impl Pins<PinBatch, R> + Regular<R>)) -> (Arms<R>, Block<R>) {
     let r = Arms {
         ma: c.get(|c| &c.inv_mass_a),
         mb: c.get(|c| &c.inv_mass_b),
@@ -421,7 +451,7 @@ fn kept<R: Real>(c: &impl Pins<PinBatch, R>) -> (Arms<R>, Block<R>) {
         k12: c.get(|c| &c.k12),
         k22: c.get(|c| &c.k22),
         inv: c.get(|c| &c.inv_det),
-        regular: c.get(|c| &c.regular).gt(R::splat(0.0)),
+        regular: c.regular(),
     };
     (r, k)
 }
@@ -429,7 +459,7 @@ fn kept<R: Real>(c: &impl Pins<PinBatch, R>) -> (Arms<R>, Block<R>) {
 /// The first substep's warm start: finds the arms and the block, and keeps them.
 #[inline(always)]
 fn warm_start_lanes<R: Real>(
-    c: &mut impl PinsMut<PinBatch, R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     s: &impl Pins<PinStart, R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
@@ -442,7 +472,7 @@ fn warm_start_lanes<R: Real>(
 /// A later substep's warm start, at the arms and the block the relax before kept.
 #[inline(always)]
 fn warm_start_kept_lanes<R: Real>(
-    c: &mut impl PinsMut<PinBatch, R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
@@ -502,7 +532,7 @@ fn solve_lanes<R: Real>(
 /// A biased pass, at the arms and the block the substep's warm start kept.
 #[inline(always)]
 fn solve_kept_lanes<R: Real>(
-    c: &mut impl PinsMut<PinBatch, R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     p: &PinParams,
@@ -515,7 +545,7 @@ fn solve_kept_lanes<R: Real>(
 /// next substep.
 #[inline(always)]
 fn relax_lanes<R: Real>(
-    c: &mut impl PinsMut<PinBatch, R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     s: &impl Pins<PinStart, R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,

@@ -245,6 +245,15 @@ impl Lanes8 for F32x8 {
         unsafe { _mm256_movemask_ps(m.0) as u32 }
     }
     #[inline(always)]
+    fn from_bitmask(bits: u32) -> Mask8 {
+        // SAFETY: as for the operators (every entry point's features include AVX2).
+        unsafe {
+            let lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            let set = _mm256_and_si256(_mm256_set1_epi32(bits as i32), lanes);
+            Mask8(_mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lanes)))
+        }
+    }
+    #[inline(always)]
     fn sign_mask(x: &[u32; LANES]) -> u32 {
         // SAFETY: as for the operators; `x` holds the 32 bytes read.
         unsafe { _mm256_movemask_ps(_mm256_loadu_ps(x.as_ptr().cast())) as u32 }

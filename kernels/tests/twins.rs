@@ -2155,7 +2155,7 @@ impl Pins {
     }
 }
 
-const PIN_FIELDS: [&str; 20] = [
+const PIN_FIELDS: [&str; 19] = [
     "word_a",
     "word_b",
     "inv_mass_a",
@@ -2175,10 +2175,10 @@ const PIN_FIELDS: [&str; 20] = [
     "k12",
     "k22",
     "inv_det",
-    "regular",
 ];
-/// The words after the lanes: the masks of the bodies the lanes write back.
-const PIN_MASKS: [&str; 2] = ["writes_a", "writes_b"];
+/// The words after the lanes: the masks of the bodies the lanes write back, and of the
+/// regular blocks.
+const PIN_MASKS: [&str; 3] = ["writes_a", "writes_b", "regular"];
 const _: () =
     assert!(std::mem::size_of::<PinBatch>() == PIN_FIELDS.len() * 32 + PIN_MASKS.len() * 4);
 /// The lanes of a batch's start, after the batch in [`Pins`].
@@ -2463,10 +2463,10 @@ fn check_pins(
                         PIN_START_FIELDS[w / LANES]
                     );
                 }
-                let masks = [c.c.writes_a, c.c.writes_b];
+                let masks = [c.c.writes_a, c.c.writes_b, c.c.regular];
                 assert!(
                     masks.iter().all(|m| m >> l & 1 == 0),
-                    "{what}: {backend:?}: padding lane {l} of batch {bi} writes a body"
+                    "{what}: {backend:?}: padding lane {l} of batch {bi} has a mask bit"
                 );
             }
         }
