@@ -13,7 +13,7 @@ use batch2d_kernels::joint as pin;
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
     BodyFrames, BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinFrames,
-    PinParams, PointRows, SolveParams, LANES, NATIVE_PAIRS,
+    PinParams, PinStart, PointRows, SolveParams, LANES, NATIVE_PAIRS,
 };
 
 /// Eight floats, one per lane of a batch.
@@ -122,18 +122,25 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
-    /// Sets each pin batch's anchors relative to the centres and B's centre minus A's for a
-    /// step, from its frames (one per batch) and the bodies' centres and rotations now.
-    fn pin_arms(&self, c: &mut [PinBatch], frames: &[PinFrames], bodies: BodyFrames);
+    /// Sets each pin batch's start for a step (its anchors relative to the centres and B's
+    /// centre minus A's) from its frames (one per batch) and the bodies' centres and rotations
+    /// now.
+    fn pin_arms(&self, c: &mut [PinStart], frames: &[PinFrames], bodies: BodyFrames);
 
     /// Applies the accumulated impulses of pin batches again, one batch after another: in
-    /// the `first` substep of a step finding their arms and blocks, in a later one at those
-    /// the relax before kept.
+    /// the `first` substep of a step finding their arms and blocks from their starts (`s`, one
+    /// per batch), in a later one at those the relax before kept.
     ///
     /// # Safety
     /// As for the pin kernels of the kernels crate: no other thread accesses the bodies the
     /// batch moves meanwhile.
-    unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States, first: bool);
+    unsafe fn pin_warm_start(
+        &self,
+        c: &mut [PinBatch],
+        s: &[PinStart],
+        states: States,
+        first: bool,
+    );
 
     /// One biased pass of pin batches, one after another, after the substep's warm start
     /// (whose block it reads).
@@ -142,12 +149,18 @@ pub(crate) trait Kernels: Sync {
     /// As for [`Kernels::pin_warm_start`].
     unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams);
 
-    /// The relax pass of pin batches, one after another; keeps their arms and blocks for the
-    /// next substep's warm start.
+    /// The relax pass of pin batches, one after another, from their starts (`s`, one per
+    /// batch); keeps their arms and blocks for the next substep's warm start.
     ///
     /// # Safety
     /// As for [`Kernels::pin_warm_start`].
-    unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams);
+    unsafe fn pin_relax(
+        &self,
+        c: &mut [PinBatch],
+        s: &[PinStart],
+        states: States,
+        params: &PinParams,
+    );
 }
 
 /// f32x8 kernels, eight contacts at a time, on `wide`'s vectors as compiled.
@@ -236,13 +249,19 @@ macro_rules! impl_kernels {
                 $positions(states, h)
             }
 
-            fn pin_arms(&self, c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+            fn pin_arms(&self, c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
                 $pin_arms(c, f, bodies)
             }
 
-            unsafe fn pin_warm_start(&self, c: &mut [PinBatch], states: States, first: bool) {
+            unsafe fn pin_warm_start(
+                &self,
+                c: &mut [PinBatch],
+                s: &[PinStart],
+                states: States,
+                first: bool,
+            ) {
                 // SAFETY: the caller's promise.
-                unsafe { $pin_warm_start(c, states, first) }
+                unsafe { $pin_warm_start(c, s, states, first) }
             }
 
             unsafe fn pin_solve(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
@@ -250,9 +269,15 @@ macro_rules! impl_kernels {
                 unsafe { $pin_solve(c, states, params) }
             }
 
-            unsafe fn pin_relax(&self, c: &mut [PinBatch], states: States, params: &PinParams) {
+            unsafe fn pin_relax(
+                &self,
+                c: &mut [PinBatch],
+                s: &[PinStart],
+                states: States,
+                params: &PinParams,
+            ) {
                 // SAFETY: the caller's promise.
-                unsafe { $pin_relax(c, states, params) }
+                unsafe { $pin_relax(c, s, states, params) }
             }
 
             $($extra)*

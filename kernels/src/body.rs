@@ -253,6 +253,13 @@ impl<'a> States<'a> {
         (Self::row(index) as u32).wrapping_mul(4)
     }
 
+    /// The state whose row begins at `word` ([`NULL_BODY`] for the identity row's): the
+    /// inverse of [`word`](Self::word).
+    #[inline(always)]
+    pub fn index_of_word(word: u32) -> u32 {
+        (word / 4).wrapping_sub(1)
+    }
+
     /// The state at `index`, or the identity state for [`NULL_BODY`].
     ///
     /// # Safety

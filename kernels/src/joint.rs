@@ -15,9 +15,9 @@
 //! with no relax before it in the step, finds them.
 //!
 //! What a pass starts from, each pin's arms and the offset between its bodies' centres at
-//! the start of the step, [`simd::arms`] takes eight pins at a time from the pins' frames
-//! ([`PinFrames`]: their bodies and their anchors in the bodies' frames, which change only
-//! with the joints) and the bodies' centres and rotations.
+//! the start of the step ([`PinStart`]), [`simd::arms`] takes eight pins at a time from the
+//! pins' frames ([`PinFrames`]: their bodies and their anchors in the bodies' frames, which
+//! change only with the joints) and the bodies' centres and rotations.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
 use crate::real::{array_of, Lanes8, Real, LANES};
@@ -27,16 +27,15 @@ use wide::f32x8;
 type Lanes = [f32; LANES];
 
 /// Eight pins. A padding lane has `NULL_BODY` on both sides and zero everywhere else.
+///
+/// Every pass streams the batches through the cache, so a batch holds each lane's bodies once,
+/// as the words its gathers address ([`PinBatch::bodies`] gives them back as solver states).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct PinBatch {
-    /// Solver states of A and B (`NULL_BODY` for a body the solver does not move).
-    pub body_a: [u32; LANES],
-    /// See `body_a`.
-    pub body_b: [u32; LANES],
-    /// Where the states of A and B begin in the solver's rows, in the words of
-    /// [`States::word`]: what the f32x8 gathers and scatters address (with one scaled index
-    /// per lane, not an index's shift as well). Set with `body_a` and `body_b`.
+    /// Where the solver states of A and B (`NULL_BODY` for a body the solver does not move)
+    /// begin in the solver's rows, in the words of [`States::word`]: what the f32x8 gathers
+    /// and scatters address (with one scaled index per lane, not an index's shift as well).
     pub word_a: [u32; LANES],
     /// See `word_a`.
     pub word_b: [u32; LANES],
@@ -48,18 +47,6 @@ pub struct PinBatch {
     pub inv_inertia_a: Lanes,
     /// See `inv_mass_a`.
     pub inv_inertia_b: Lanes,
-    /// A's anchor relative to its centre of mass, world frame, at the start of the step: x.
-    pub rax: Lanes,
-    /// ... y.
-    pub ray: Lanes,
-    /// B's anchor relative to its centre of mass, world frame, at the start of the step: x.
-    pub rbx: Lanes,
-    /// ... y.
-    pub rby: Lanes,
-    /// B's centre minus A's at the start of the step: x.
-    pub dcx: Lanes,
-    /// ... y.
-    pub dcy: Lanes,
     /// The accumulated impulse on B (A gets the opposite), world frame: x.
     pub impulse_x: Lanes,
     /// ... y.
@@ -88,21 +75,20 @@ pub struct PinBatch {
     pub k22: Lanes,
     /// One over the block's determinant (zero where it is singular).
     pub inv_det: Lanes,
-    /// 1 where the block is regular, 0 where no body can move.
-    pub regular: Lanes,
     /// Bit `l` set where lane `l` writes its body A back: a state that the pin can move (see
     /// [`PinBatch::set_bodies`]). Found when the lane is filled, not by every pass.
     pub writes_a: u32,
     /// The same for body B.
     pub writes_b: u32,
+    /// Bit `l` set where lane `l`'s block is regular, clear where no body can move: a mask
+    /// rather than a lane of its own, which every pass would stream through the cache.
+    pub regular: u32,
 }
 
 impl PinBatch {
     /// A batch of padding lanes.
     pub fn empty() -> PinBatch {
         PinBatch {
-            body_a: [NULL_BODY; LANES],
-            body_b: [NULL_BODY; LANES],
             word_a: [States::word(NULL_BODY); LANES],
             word_b: [States::word(NULL_BODY); LANES],
             ..PinBatch::zeroed()
@@ -118,8 +104,6 @@ impl PinBatch {
         inv_mass: [f32; 2],
         inv_inertia: [f32; 2],
     ) {
-        self.body_a[l] = body[0];
-        self.body_b[l] = body[1];
         self.word_a[l] = States::word(body[0]);
         self.word_b[l] = States::word(body[1]);
         self.inv_mass_a[l] = inv_mass[0];
@@ -132,25 +116,24 @@ impl PinBatch {
         self.writes_b = self.writes_b & keep | bit(moves(body[1], inv_mass[1], inv_inertia[1]));
     }
 
+    /// Lane `l`'s solver states of A and B (`NULL_BODY` for a body the solver does not move),
+    /// as [`PinBatch::set_bodies`] took them.
+    pub fn bodies(&self, l: usize) -> [u32; 2] {
+        [self.word_a[l], self.word_b[l]].map(States::index_of_word)
+    }
+
     /// Makes lane `l` padding.
     pub fn clear(&mut self, l: usize) {
-        self.body_a[l] = NULL_BODY;
-        self.body_b[l] = NULL_BODY;
         self.word_a[l] = States::word(NULL_BODY);
         self.word_b[l] = States::word(NULL_BODY);
         self.writes_a &= !(1 << l);
         self.writes_b &= !(1 << l);
+        self.regular &= !(1 << l);
         for lanes in [
             &mut self.inv_mass_a,
             &mut self.inv_mass_b,
             &mut self.inv_inertia_a,
             &mut self.inv_inertia_b,
-            &mut self.rax,
-            &mut self.ray,
-            &mut self.rbx,
-            &mut self.rby,
-            &mut self.dcx,
-            &mut self.dcy,
             &mut self.impulse_x,
             &mut self.impulse_y,
             &mut self.angular,
@@ -164,7 +147,45 @@ impl PinBatch {
             &mut self.k12,
             &mut self.k22,
             &mut self.inv_det,
-            &mut self.regular,
+        ] {
+            lanes[l] = 0.0;
+        }
+    }
+}
+
+/// What the pins of a batch start a step from: each lane's anchors relative to its bodies'
+/// centres of mass and B's centre minus A's, world frame, at the start of the step.
+/// [`simd::arms`] takes them from the batch's [`PinFrames`]; the step's first warm start and
+/// its relax passes read them. Apart from the [`PinBatch`], because the biased passes, half of
+/// a step's, never read them: each pass streams its batches through the cache, and a batch
+/// without them is a third smaller.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct PinStart {
+    /// A's anchor relative to its centre of mass: x.
+    pub rax: Lanes,
+    /// ... y.
+    pub ray: Lanes,
+    /// B's anchor relative to its centre of mass: x.
+    pub rbx: Lanes,
+    /// ... y.
+    pub rby: Lanes,
+    /// B's centre minus A's: x.
+    pub dcx: Lanes,
+    /// ... y.
+    pub dcy: Lanes,
+}
+
+impl PinStart {
+    /// Makes lane `l` padding's: zero.
+    pub fn clear(&mut self, l: usize) {
+        for lanes in [
+            &mut self.rax,
+            &mut self.ray,
+            &mut self.rbx,
+            &mut self.rby,
+            &mut self.dcx,
+            &mut self.dcy,
         ] {
             lanes[l] = 0.0;
         }
@@ -217,34 +238,92 @@ pub struct PinParams {
     pub impulse_scale: f32,
 }
 
-/// A batch's lanes at one width: all eight ([`Lanes8`]) or one (the scalar twins).
-trait Pins<R> {
-    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> R;
-    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: R);
+/// The lanes of a batch's [`PinBatch`] or [`PinStart`] (`T`) at one width: all eight
+/// ([`Lanes8`]) or one (the scalar twins).
+trait Pins<T, R> {
+    fn get(&self, field: impl Fn(&T) -> &Lanes) -> R;
 }
 
-impl<V: Lanes8> Pins<V> for PinBatch {
-    #[inline(always)]
-    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> V {
-        V::load(field(self))
-    }
-    #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: V) {
-        *field(self) = v.store();
-    }
+/// [`Pins`] that the kernel writes as well.
+trait PinsMut<T, R>: Pins<T, R> {
+    fn set(&mut self, field: impl Fn(&mut T) -> &mut Lanes, v: R);
 }
 
-/// Lane `.1` of a batch.
-struct Lane<'a>(&'a mut PinBatch, usize);
+/// All eight lanes of a batch's record.
+macro_rules! all_lanes {
+    ($t:ty) => {
+        impl<V: Lanes8> Pins<$t, V> for $t {
+            #[inline(always)]
+            fn get(&self, field: impl Fn(&$t) -> &Lanes) -> V {
+                V::load(field(self))
+            }
+        }
 
-impl Pins<f32> for Lane<'_> {
+        impl<V: Lanes8> PinsMut<$t, V> for $t {
+            #[inline(always)]
+            fn set(&mut self, field: impl Fn(&mut $t) -> &mut Lanes, v: V) {
+                *field(self) = v.store();
+            }
+        }
+    };
+}
+
+all_lanes!(PinBatch);
+all_lanes!(PinStart);
+
+/// Lane `.1` of a batch's record.
+struct Lane<'a, T>(&'a mut T, usize);
+
+impl<T> Pins<T, f32> for Lane<'_, T> {
     #[inline(always)]
-    fn get(&self, field: impl Fn(&PinBatch) -> &Lanes) -> f32 {
+    fn get(&self, field: impl Fn(&T) -> &Lanes) -> f32 {
         field(self.0)[self.1]
     }
+}
+
+impl<T> PinsMut<T, f32> for Lane<'_, T> {
     #[inline(always)]
-    fn set(&mut self, field: impl Fn(&mut PinBatch) -> &mut Lanes, v: f32) {
+    fn set(&mut self, field: impl Fn(&mut T) -> &mut Lanes, v: f32) {
         field(self.0)[self.1] = v;
+    }
+}
+
+/// Where a batch's blocks are regular (see [`PinBatch::regular`]), at one width.
+trait Regular<R: Real> {
+    fn regular(&self) -> R::Mask;
+    fn set_regular(&mut self, regular: R::Mask);
+}
+
+impl<V: Lanes8> Regular<V> for PinBatch {
+    #[inline(always)]
+    fn regular(&self) -> V::Mask {
+        V::from_bitmask(self.regular)
+    }
+    #[inline(always)]
+    fn set_regular(&mut self, regular: V::Mask) {
+        self.regular = V::bitmask(regular);
+    }
+}
+
+impl Regular<f32> for Lane<'_, PinBatch> {
+    #[inline(always)]
+    fn regular(&self) -> bool {
+        self.0.regular >> self.1 & 1 != 0
+    }
+    #[inline(always)]
+    fn set_regular(&mut self, regular: bool) {
+        let l = self.1;
+        self.0.regular = self.0.regular & !(1 << l) | (regular as u32) << l;
+    }
+}
+
+/// Lane `.1` of a batch's record that the kernel only reads.
+struct LaneRef<'a, T>(&'a T, usize);
+
+impl<T> Pins<T, f32> for LaneRef<'_, T> {
+    #[inline(always)]
+    fn get(&self, field: impl Fn(&T) -> &Lanes) -> f32 {
+        field(self.0)[self.1]
     }
 }
 
@@ -265,13 +344,18 @@ struct Arms<R> {
 }
 
 #[inline(always)]
-fn arms<R: Real>(c: &impl Pins<R>, a: &BodyLanes<R>, b: &BodyLanes<R>) -> Arms<R> {
-    let (rax, ray) = (c.get(|c| &c.rax), c.get(|c| &c.ray));
-    let (rbx, rby) = (c.get(|c| &c.rbx), c.get(|c| &c.rby));
+fn arms<R: Real>(
+    c: &impl Pins<PinBatch, R>,
+    s: &impl Pins<PinStart, R>,
+    a: &BodyLanes<R>,
+    b: &BodyLanes<R>,
+) -> Arms<R> {
+    let (rax, ray) = (s.get(|s| &s.rax), s.get(|s| &s.ray));
+    let (rbx, rby) = (s.get(|s| &s.rbx), s.get(|s| &s.rby));
     let (rax, ray) = (a.dqc * rax - a.dqs * ray, a.dqs * rax + a.dqc * ray);
     let (rbx, rby) = (b.dqc * rbx - b.dqs * rby, b.dqs * rbx + b.dqc * rby);
-    let dx = ((b.dpx - a.dpx) + c.get(|c| &c.dcx)) + (rbx - rax);
-    let dy = ((b.dpy - a.dpy) + c.get(|c| &c.dcy)) + (rby - ray);
+    let dx = ((b.dpx - a.dpx) + s.get(|s| &s.dcx)) + (rbx - rax);
+    let dy = ((b.dpy - a.dpy) + s.get(|s| &s.dcy)) + (rby - ray);
     Arms {
         ma: c.get(|c| &c.inv_mass_a),
         mb: c.get(|c| &c.inv_mass_b),
@@ -331,7 +415,7 @@ fn block<R: Real>(r: &Arms<R>) -> Block<R> {
 /// Keeps the arms and the block for the passes that follow until the positions move (zero
 /// where the block is singular: a padding lane stays zero).
 #[inline(always)]
-fn keep<R: Real>(c: &mut impl Pins<R>, r: &Arms<R>, k: &Block<R>) {
+fn keep<R: Real>(c: &mut (impl PinsMut<PinBatch, R> + Regular<R>), r: &Arms<R>, k: &Block<R>) {
     let zero = R::splat(0.0);
     let or_zero = |v: R| R::select(k.regular, v, zero);
     c.set(|c| &mut c.arm_ax, r.rax);
@@ -344,12 +428,12 @@ fn keep<R: Real>(c: &mut impl Pins<R>, r: &Arms<R>, k: &Block<R>) {
     c.set(|c| &mut c.k12, or_zero(k.k12));
     c.set(|c| &mut c.k22, or_zero(k.k22));
     c.set(|c| &mut c.inv_det, or_zero(k.inv));
-    c.set(|c| &mut c.regular, or_zero(R::splat(1.0)));
+    c.set_regular(k.regular);
 }
 
 /// The arms and the block a pass before kept.
 #[inline(always)]
-fn kept<R: Real>(c: &impl Pins<R>) -> (Arms<R>, Block<R>) {
+fn kept<R: Real>(c: &(impl Pins<PinBatch, R> + Regular<R>)) -> (Arms<R>, Block<R>) {
     let r = Arms {
         ma: c.get(|c| &c.inv_mass_a),
         mb: c.get(|c| &c.inv_mass_b),
@@ -367,15 +451,20 @@ fn kept<R: Real>(c: &impl Pins<R>) -> (Arms<R>, Block<R>) {
         k12: c.get(|c| &c.k12),
         k22: c.get(|c| &c.k22),
         inv: c.get(|c| &c.inv_det),
-        regular: c.get(|c| &c.regular).gt(R::splat(0.0)),
+        regular: c.regular(),
     };
     (r, k)
 }
 
 /// The first substep's warm start: finds the arms and the block, and keeps them.
 #[inline(always)]
-fn warm_start_lanes<R: Real>(c: &mut impl Pins<R>, a: &mut BodyLanes<R>, b: &mut BodyLanes<R>) {
-    let r = arms(c, a, b);
+fn warm_start_lanes<R: Real>(
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
+    s: &impl Pins<PinStart, R>,
+    a: &mut BodyLanes<R>,
+    b: &mut BodyLanes<R>,
+) {
+    let r = arms(c, s, a, b);
     keep(c, &r, &block(&r));
     apply_warm_start(c, &r, a, b);
 }
@@ -383,7 +472,7 @@ fn warm_start_lanes<R: Real>(c: &mut impl Pins<R>, a: &mut BodyLanes<R>, b: &mut
 /// A later substep's warm start, at the arms and the block the relax before kept.
 #[inline(always)]
 fn warm_start_kept_lanes<R: Real>(
-    c: &mut impl Pins<R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
 ) {
@@ -394,7 +483,7 @@ fn warm_start_kept_lanes<R: Real>(
 /// Applies the accumulated impulses at the arms `r`.
 #[inline(always)]
 fn apply_warm_start<R: Real>(
-    c: &impl Pins<R>,
+    c: &impl Pins<PinBatch, R>,
     r: &Arms<R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
@@ -414,7 +503,7 @@ fn apply_warm_start<R: Real>(
 /// One pass at the arms `r` and the block `k`.
 #[inline(always)]
 fn solve_lanes<R: Real>(
-    c: &mut impl Pins<R>,
+    c: &mut impl PinsMut<PinBatch, R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     r: &Arms<R>,
@@ -443,7 +532,7 @@ fn solve_lanes<R: Real>(
 /// A biased pass, at the arms and the block the substep's warm start kept.
 #[inline(always)]
 fn solve_kept_lanes<R: Real>(
-    c: &mut impl Pins<R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     p: &PinParams,
@@ -456,12 +545,13 @@ fn solve_kept_lanes<R: Real>(
 /// next substep.
 #[inline(always)]
 fn relax_lanes<R: Real>(
-    c: &mut impl Pins<R>,
+    c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
+    s: &impl Pins<PinStart, R>,
     a: &mut BodyLanes<R>,
     b: &mut BodyLanes<R>,
     p: &PinParams,
 ) {
-    let r = arms(c, a, b);
+    let r = arms(c, s, a, b);
     let k = block(&r);
     keep(c, &r, &k);
     solve_lanes(c, a, b, &r, &k, p);
@@ -486,7 +576,7 @@ struct FrameLanes<R: Real> {
 /// world's anchor a world point with no arm), in the same float operations. Padding lanes
 /// keep what they hold.
 #[inline(always)]
-fn arms_lanes<R: Real>(c: &mut impl Pins<R>, f: &FrameLanes<R>) {
+fn arms_lanes<R: Real>(c: &mut impl PinsMut<PinStart, R>, f: &FrameLanes<R>) {
     let zero = R::splat(0.0);
     let rotate = |[cos, sin]: [R; 2], x: R, y: R| (cos * x - sin * y, sin * x + cos * y);
     let (rax, ray) = rotate(f.rotation_a, f.local_ax, f.local_ay);
@@ -579,7 +669,7 @@ pub(crate) mod batches {
     }
 
     #[inline(always)]
-    pub(crate) fn arms<V: Lanes8>(c: &mut PinBatch, f: &PinFrames, bodies: BodyFrames) {
+    pub(crate) fn arms<V: Lanes8>(c: &mut PinStart, f: &PinFrames, bodies: BodyFrames) {
         // One test of the places per batch, not one per lane and column.
         let places = bodies.center.len().min(bodies.rotation.len());
         let mut valid = true;
@@ -612,9 +702,9 @@ pub(crate) mod batches {
     }
 
     #[inline(always)]
-    pub(crate) unsafe fn warm_start<V: Lanes8>(c: &mut PinBatch, states: States) {
+    pub(crate) unsafe fn warm_start<V: Lanes8>(c: &mut PinBatch, s: &PinStart, states: States) {
         let (mut a, mut b) = gather::<V>(c, states);
-        warm_start_lanes(c, &mut a, &mut b);
+        warm_start_lanes(c, s, &mut a, &mut b);
         scatter(c, states, (a, b));
     }
 
@@ -633,9 +723,14 @@ pub(crate) mod batches {
     }
 
     #[inline(always)]
-    pub(crate) unsafe fn relax<V: Lanes8>(c: &mut PinBatch, states: States, params: &PinParams) {
+    pub(crate) unsafe fn relax<V: Lanes8>(
+        c: &mut PinBatch,
+        s: &PinStart,
+        states: States,
+        params: &PinParams,
+    ) {
         let (mut a, mut b) = gather::<V>(c, states);
-        relax_lanes(c, &mut a, &mut b, params);
+        relax_lanes(c, s, &mut a, &mut b, params);
         scatter(c, states, (a, b));
     }
 }
@@ -649,24 +744,25 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Sets each batch's anchors relative to the centres and B's centre minus A's for a step,
-    /// from its frames (`f`, one per batch) and the bodies' centres and rotations now.
-    /// Panics where a body place of `f` is out of bounds of `bodies`.
-    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+    /// Sets each batch's start (`c`) for a step: its anchors relative to the centres and B's
+    /// centre minus A's, from its frames (`f`, one per batch) and the bodies' centres and
+    /// rotations now. Panics where a body place of `f` is out of bounds of `bodies`.
+    pub fn arms(c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
         for (c, f) in c.iter_mut().zip(f) {
             batches::arms::<f32x8>(c, f, bodies);
         }
     }
 
     /// Applies the accumulated impulses again: in the `first` substep of a step finding the
-    /// arms and blocks, in a later one at those the relax before kept.
+    /// arms and blocks from the batches' starts (`s`, one per batch), in a later one at those
+    /// the relax before kept.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut [PinBatch], states: States, first: bool) {
-        for c in c {
+    pub unsafe fn warm_start(c: &mut [PinBatch], s: &[PinStart], states: States, first: bool) {
+        for (c, s) in c.iter_mut().zip(s) {
             match first {
-                true => batches::warm_start::<f32x8>(c, states),
+                true => batches::warm_start::<f32x8>(c, s, states),
                 false => batches::warm_start_kept::<f32x8>(c, states),
             }
         }
@@ -682,14 +778,14 @@ pub mod simd {
         }
     }
 
-    /// The relax pass, after the positions moved; keeps the arms and blocks for the next
-    /// substep.
+    /// The relax pass, after the positions moved, from the batches' starts (`s`, one per
+    /// batch); keeps the arms and blocks for the next substep.
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
-        for c in c {
-            batches::relax::<f32x8>(c, states, params);
+    pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
+        for (c, s) in c.iter_mut().zip(s) {
+            batches::relax::<f32x8>(c, s, states, params);
         }
     }
 }
@@ -704,27 +800,29 @@ pub mod scalar {
     unsafe fn each_lane(
         c: &mut PinBatch,
         states: States,
-        mut kernel: impl FnMut(&mut Lane, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
+        mut kernel: impl FnMut(&mut Lane<PinBatch>, usize, &mut BodyLanes<f32>, &mut BodyLanes<f32>),
     ) {
+        let null = States::word(NULL_BODY);
         for l in 0..LANES {
-            let (ia, ib) = (c.body_a[l], c.body_b[l]);
-            if ia == NULL_BODY && ib == NULL_BODY {
+            let (wa, wb) = (c.word_a[l], c.word_b[l]);
+            if wa == null && wb == null {
                 continue;
             }
-            let mut a = BodyLanes::from_state(&states.read(ia));
-            let mut b = BodyLanes::from_state(&states.read(ib));
-            kernel(&mut Lane(c, l), &mut a, &mut b);
+            let mut a = BodyLanes::from_state(&states.read_word(wa));
+            let mut b = BodyLanes::from_state(&states.read_word(wb));
+            kernel(&mut Lane(c, l), l, &mut a, &mut b);
+            let velocity = |s: &BodyLanes<f32>| [s.vx, s.vy, s.w, 0.0];
             if c.writes_a >> l & 1 != 0 {
-                states.write_velocity(ia, &a.to_state());
+                states.write_velocity_row_word(wa, velocity(&a));
             }
             if c.writes_b >> l & 1 != 0 {
-                states.write_velocity(ib, &b.to_state());
+                states.write_velocity_row_word(wb, velocity(&b));
             }
         }
     }
 
     /// Scalar twin of [`simd::arms`].
-    pub fn arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+    pub fn arms(c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
         for (c, f) in c.iter_mut().zip(f) {
             for l in 0..LANES {
                 let at = |column: &[[f32; 2]], i: u32| column[i as usize];
@@ -750,11 +848,13 @@ pub mod scalar {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn warm_start(c: &mut [PinBatch], states: States, first: bool) {
-        for c in c {
+    pub unsafe fn warm_start(c: &mut [PinBatch], s: &[PinStart], states: States, first: bool) {
+        for (c, s) in c.iter_mut().zip(s) {
             match first {
-                true => each_lane(c, states, |c, a, b| warm_start_lanes(c, a, b)),
-                false => each_lane(c, states, |c, a, b| warm_start_kept_lanes(c, a, b)),
+                true => each_lane(c, states, |c, l, a, b| {
+                    warm_start_lanes(c, &LaneRef(s, l), a, b)
+                }),
+                false => each_lane(c, states, |c, _, a, b| warm_start_kept_lanes(c, a, b)),
             }
         }
     }
@@ -765,7 +865,7 @@ pub mod scalar {
     /// See the module documentation.
     pub unsafe fn solve(c: &mut [PinBatch], states: States, params: &PinParams) {
         for c in c {
-            each_lane(c, states, |c, a, b| solve_kept_lanes(c, a, b, params));
+            each_lane(c, states, |c, _, a, b| solve_kept_lanes(c, a, b, params));
         }
     }
 
@@ -773,9 +873,11 @@ pub mod scalar {
     ///
     /// # Safety
     /// See the module documentation.
-    pub unsafe fn relax(c: &mut [PinBatch], states: States, params: &PinParams) {
-        for c in c {
-            each_lane(c, states, |c, a, b| relax_lanes(c, a, b, params));
+    pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
+        for (c, s) in c.iter_mut().zip(s) {
+            each_lane(c, states, |c, l, a, b| {
+                relax_lanes(c, &LaneRef(s, l), a, b, params)
+            });
         }
     }
 }

@@ -26,6 +26,6 @@ pub mod x86;
 pub use body::{BodyState, StateRows, NULL_BODY};
 pub use contact::{ContactBatch, ImpactParams, PointLanes, PointRow, PointRows, SolveParams};
 pub use isa::{instruction_set, InstructionSet, NATIVE_PAIRS};
-pub use joint::{BodyFrames, PinBatch, PinFrames, PinParams};
+pub use joint::{BodyFrames, PinBatch, PinFrames, PinParams, PinStart};
 pub use real::{Lanes16, Lanes8, Real, LANES};
 pub use recycle::{BodyPose, RecycleBase, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};

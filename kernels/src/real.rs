@@ -180,6 +180,9 @@ pub trait Lanes8: Real {
     }
     /// Bit `l` set where lane `l` of `m` holds.
     fn bitmask(m: Self::Mask) -> u32;
+    /// The mask that holds in lane `l` where bit `l` of `bits` is set: the inverse of
+    /// [`bitmask`](Lanes8::bitmask).
+    fn from_bitmask(bits: u32) -> Self::Mask;
     /// Bit `l` set where the high bit of `x[l]` is set.
     fn sign_mask(x: &[u32; LANES]) -> u32;
 
@@ -268,6 +271,11 @@ impl Lanes8 for f32x8 {
     #[inline(always)]
     fn bitmask(m: f32x8) -> u32 {
         m.to_bitmask()
+    }
+    #[inline(always)]
+    fn from_bitmask(bits: u32) -> f32x8 {
+        let set = f32::from_bits(u32::MAX);
+        f32x8::new(array_of(|l| if bits >> l & 1 != 0 { set } else { 0.0 }))
     }
     #[inline(always)]
     fn sign_mask(x: &[u32; LANES]) -> u32 {

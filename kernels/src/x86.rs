@@ -16,7 +16,7 @@ use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
 use crate::bounds::{self, BoxBodies, BoxParams, BoxShape};
 use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
-use crate::joint::{self, BodyFrames, PinBatch, PinFrames, PinParams};
+use crate::joint::{self, BodyFrames, PinBatch, PinFrames, PinParams, PinStart};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
 use crate::recycle::{self, BodyPose, RecycleBases, RecycleBatch, RecycleLanes, RecycleParams};
 use core::arch::x86_64::*;
@@ -243,6 +243,15 @@ impl Lanes8 for F32x8 {
     fn bitmask(m: Mask8) -> u32 {
         // SAFETY: as for the operators.
         unsafe { _mm256_movemask_ps(m.0) as u32 }
+    }
+    #[inline(always)]
+    fn from_bitmask(bits: u32) -> Mask8 {
+        // SAFETY: as for the operators (every entry point's features include AVX2).
+        unsafe {
+            let lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            let set = _mm256_and_si256(_mm256_set1_epi32(bits as i32), lanes);
+            Mask8(_mm256_castsi256_ps(_mm256_cmpeq_epi32(set, lanes)))
+        }
     }
     #[inline(always)]
     fn sign_mask(x: &[u32; LANES]) -> u32 {
@@ -936,9 +945,9 @@ macro_rules! entry_points {
         }
 
         /// [`joint::simd::arms`] with this instruction set.
-        pub fn pin_arms(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+        pub fn pin_arms(c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
             #[target_feature(enable = $features)]
-            fn kernel(c: &mut [PinBatch], f: &[PinFrames], bodies: BodyFrames) {
+            fn kernel(c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
                 for (c, f) in c.iter_mut().zip(f) {
                     joint::batches::arms::<F32x8>(c, f, bodies)
                 }
@@ -952,19 +961,24 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_warm_start(c: &mut [PinBatch], states: States, first: bool) {
+        pub unsafe fn pin_warm_start(
+            c: &mut [PinBatch],
+            s: &[PinStart],
+            states: States,
+            first: bool,
+        ) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut [PinBatch], states: States, first: bool) {
-                for c in c {
+            unsafe fn kernel(c: &mut [PinBatch], s: &[PinStart], states: States, first: bool) {
+                for (c, s) in c.iter_mut().zip(s) {
                     match first {
-                        true => joint::batches::warm_start::<F32x8>(c, states),
+                        true => joint::batches::warm_start::<F32x8>(c, s, states),
                         false => joint::batches::warm_start_kept::<F32x8>(c, states),
                     }
                 }
             }
             check();
             // SAFETY: as for `impact`.
-            unsafe { kernel(c, states, first) }
+            unsafe { kernel(c, s, states, first) }
         }
 
         /// [`joint::simd::solve`] with this instruction set.
@@ -987,16 +1001,16 @@ macro_rules! entry_points {
         ///
         /// # Safety
         /// As for [`joint::simd`].
-        pub unsafe fn pin_relax(c: &mut [PinBatch], states: States, p: &PinParams) {
+        pub unsafe fn pin_relax(c: &mut [PinBatch], s: &[PinStart], states: States, p: &PinParams) {
             #[target_feature(enable = $features)]
-            unsafe fn kernel(c: &mut [PinBatch], states: States, p: &PinParams) {
-                for c in c {
-                    joint::batches::relax::<F32x8>(c, states, p)
+            unsafe fn kernel(c: &mut [PinBatch], s: &[PinStart], states: States, p: &PinParams) {
+                for (c, s) in c.iter_mut().zip(s) {
+                    joint::batches::relax::<F32x8>(c, s, states, p)
                 }
             }
             check();
             // SAFETY: as for `impact`.
-            unsafe { kernel(c, states, p) }
+            unsafe { kernel(c, s, states, p) }
         }
     };
 }

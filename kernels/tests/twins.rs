@@ -21,10 +21,10 @@ use batch2d_kernels::joint as pin;
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
-    BodyFrames, BodyState, ContactBatch, ImpactParams, PinBatch, PinFrames, PinParams, PointLanes,
-    PointRow, PointRows, SolveParams, StateRows, LANES, NULL_BODY,
+    BodyFrames, BodyState, ContactBatch, ImpactParams, PinBatch, PinFrames, PinParams, PinStart,
+    PointLanes, PointRow, PointRows, SolveParams, StateRows, LANES, NULL_BODY,
 };
-use bytemuck::Zeroable;
+use bytemuck::{Pod, Zeroable};
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness (splitmix64): no dependencies, same sequence on every machine.
@@ -2138,21 +2138,30 @@ fn prepare_never_writes_states() {
 // Pin kernels (the revolute joint without limits or motor).
 // ---------------------------------------------------------------------------------------------
 
-const PIN_FIELDS: [&str; 28] = [
-    "body_a",
-    "body_b",
+/// A pin batch and its start, side by side: what the tests compare word by word.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Pins {
+    c: PinBatch,
+    s: PinStart,
+}
+
+impl Pins {
+    fn empty() -> Pins {
+        Pins {
+            c: PinBatch::empty(),
+            s: PinStart::zeroed(),
+        }
+    }
+}
+
+const PIN_FIELDS: [&str; 19] = [
     "word_a",
     "word_b",
     "inv_mass_a",
     "inv_mass_b",
     "inv_inertia_a",
     "inv_inertia_b",
-    "rax",
-    "ray",
-    "rbx",
-    "rby",
-    "dcx",
-    "dcy",
     "impulse_x",
     "impulse_y",
     "angular",
@@ -2166,20 +2175,40 @@ const PIN_FIELDS: [&str; 28] = [
     "k12",
     "k22",
     "inv_det",
-    "regular",
 ];
-/// The words after the lanes: the masks of the bodies the lanes write back.
-const PIN_MASKS: [&str; 2] = ["writes_a", "writes_b"];
+/// The words after the lanes: the masks of the bodies the lanes write back, and of the
+/// regular blocks.
+const PIN_MASKS: [&str; 3] = ["writes_a", "writes_b", "regular"];
 const _: () =
     assert!(std::mem::size_of::<PinBatch>() == PIN_FIELDS.len() * 32 + PIN_MASKS.len() * 4);
+/// The lanes of a batch's start, after the batch in [`Pins`].
+const PIN_START_FIELDS: [&str; 6] = ["rax", "ray", "rbx", "rby", "dcx", "dcy"];
+const _: () = assert!(std::mem::size_of::<PinStart>() == PIN_START_FIELDS.len() * 32);
 
 fn pin_batches_word_name(w: usize) -> String {
-    let per = std::mem::size_of::<PinBatch>() / 4;
+    let per = std::mem::size_of::<Pins>() / 4;
     let (batch, w) = (w / per, w % per);
-    match w.checked_sub(PIN_FIELDS.len() * LANES) {
-        Some(mask) => format!("pin batch {batch} {}", PIN_MASKS[mask]),
-        None => format!("pin batch {batch} {}[{}]", PIN_FIELDS[w / LANES], w % LANES),
+    let masks = PIN_FIELDS.len() * LANES;
+    let start = masks + PIN_MASKS.len();
+    match w {
+        _ if w < masks => format!("pin batch {batch} {}[{}]", PIN_FIELDS[w / LANES], w % LANES),
+        _ if w < start => format!("pin batch {batch} {}", PIN_MASKS[w - masks]),
+        _ => {
+            let w = w - start;
+            let field = PIN_START_FIELDS[w / LANES];
+            format!("pin batch {batch} start {field}[{}]", w % LANES)
+        }
     }
+}
+
+fn pin_start_word_name(w: usize) -> String {
+    let per = PIN_START_FIELDS.len() * LANES;
+    let (batch, w) = (w / per, w % per);
+    format!(
+        "pin start {batch} {}[{}]",
+        PIN_START_FIELDS[w / LANES],
+        w % LANES
+    )
 }
 
 /// Whether a pin writes body `index` back: it has a state and the joint can move it (the
@@ -2189,13 +2218,13 @@ fn pin_moves(index: u32, inv_mass: f32, inv_inertia: f32) -> bool {
 }
 
 /// Bodies that a sequence of pin batches may write.
-fn pin_writable(batches: &[PinBatch], len: usize) -> Vec<bool> {
+fn pin_writable(batches: &[Pins], len: usize) -> Vec<bool> {
     let mut w = vec![false; len];
-    for c in batches {
+    for Pins { c, .. } in batches {
         for l in 0..LANES {
             for (i, m, ii) in [
-                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l]),
-                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l]),
+                (c.bodies(l)[0], c.inv_mass_a[l], c.inv_inertia_a[l]),
+                (c.bodies(l)[1], c.inv_mass_b[l], c.inv_inertia_b[l]),
             ] {
                 if pin_moves(i, m, ii) {
                     w[i as usize] = true;
@@ -2215,8 +2244,9 @@ fn random_pin_batch(
     world: &World,
     used: &mut [bool],
     share_kinematic: bool,
-) -> PinBatch {
-    let mut c = PinBatch::empty();
+) -> Pins {
+    let mut pins = Pins::empty();
+    let Pins { c, s } = &mut pins;
     let all_padding = rng.chance(0.02);
     for l in 0..LANES {
         let kind = match rng.below(10) {
@@ -2240,18 +2270,18 @@ fn random_pin_batch(
         let (a, ma, ia) = side(kind == LaneKind::StaticA);
         let (b, mb, ib) = side(kind == LaneKind::StaticB);
         c.set_bodies(l, [a, b], [ma, mb], [ia, ib]);
-        c.rax[l] = rng.spicy(1.0);
-        c.ray[l] = rng.spicy(1.0);
-        c.rbx[l] = rng.spicy(1.0);
-        c.rby[l] = rng.spicy(1.0);
-        c.dcx[l] = rng.spicy(2.0);
-        c.dcy[l] = rng.spicy(2.0);
+        s.rax[l] = rng.spicy(1.0);
+        s.ray[l] = rng.spicy(1.0);
+        s.rbx[l] = rng.spicy(1.0);
+        s.rby[l] = rng.spicy(1.0);
+        s.dcx[l] = rng.spicy(2.0);
+        s.dcy[l] = rng.spicy(2.0);
         c.impulse_x[l] = rng.spicy(3.0);
         c.impulse_y[l] = rng.spicy(3.0);
         // Only a revolute joint whose motor or limits were just taken off has one.
         c.angular[l] = if rng.chance(0.7) { 0.0 } else { rng.spicy(1.0) };
     }
-    c
+    pins
 }
 
 /// A pass of the soft step: a biased solve (random softness), or the relax pass (no bias,
@@ -2288,13 +2318,23 @@ enum PinOp {
 }
 
 /// Runs `op` on every pin batch in order.
-fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut [BodyState]) {
-    for c in batches.iter() {
+fn run_pins(backend: Backend, op: PinOp, batches: &mut [Pins], states: &mut [BodyState]) {
+    for Pins { c, .. } in batches.iter() {
         let mut seen = Vec::new();
         for l in 0..LANES {
             for (i, m, ii, writes) in [
-                (c.body_a[l], c.inv_mass_a[l], c.inv_inertia_a[l], c.writes_a),
-                (c.body_b[l], c.inv_mass_b[l], c.inv_inertia_b[l], c.writes_b),
+                (
+                    c.bodies(l)[0],
+                    c.inv_mass_a[l],
+                    c.inv_inertia_a[l],
+                    c.writes_a,
+                ),
+                (
+                    c.bodies(l)[1],
+                    c.inv_mass_b[l],
+                    c.inv_inertia_b[l],
+                    c.writes_b,
+                ),
             ] {
                 assert!(i == NULL_BODY || (i as usize) < states.len(), "index {i}");
                 let moves = pin_moves(i, m, ii);
@@ -2312,37 +2352,39 @@ fn run_pins(backend: Backend, op: PinOp, batches: &mut [PinBatch], states: &mut 
     }
     let mut rows = StateRows::from_states(states);
     let view = States::new(&mut rows);
-    for c in batches.iter_mut() {
-        let c = std::slice::from_mut(c);
+    for Pins { c, s } in batches.iter_mut() {
+        let (c, s) = (std::slice::from_mut(c), std::slice::from_ref(s));
         // SAFETY: checked above: every index is NULL_BODY or in bounds, and no body a lane
         // writes appears twice in a batch; the batches run one after the other on this
         // thread, which alone has the states.
         unsafe {
             match (backend, op) {
                 (Backend::Simd, PinOp::WarmStart { first }) => {
-                    pin::simd::warm_start(c, view, first)
+                    pin::simd::warm_start(c, s, view, first)
                 }
                 (Backend::Simd, PinOp::Solve(p)) => pin::simd::solve(c, view, &p),
                 (Backend::Scalar, PinOp::WarmStart { first }) => {
-                    pin::scalar::warm_start(c, view, first)
+                    pin::scalar::warm_start(c, s, view, first)
                 }
                 (Backend::Scalar, PinOp::Solve(p)) => pin::scalar::solve(c, view, &p),
-                (Backend::Simd, PinOp::Relax(p)) => pin::simd::relax(c, view, &p),
-                (Backend::Scalar, PinOp::Relax(p)) => pin::scalar::relax(c, view, &p),
+                (Backend::Simd, PinOp::Relax(p)) => pin::simd::relax(c, s, view, &p),
+                (Backend::Scalar, PinOp::Relax(p)) => pin::scalar::relax(c, s, view, &p),
                 #[cfg(target_arch = "x86_64")]
-                (Backend::Avx2, PinOp::WarmStart { first }) => avx2::pin_warm_start(c, view, first),
+                (Backend::Avx2, PinOp::WarmStart { first }) => {
+                    avx2::pin_warm_start(c, s, view, first)
+                }
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx2, PinOp::Solve(p)) => avx2::pin_solve(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
-                (Backend::Avx2, PinOp::Relax(p)) => avx2::pin_relax(c, view, &p),
+                (Backend::Avx2, PinOp::Relax(p)) => avx2::pin_relax(c, s, view, &p),
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx512, PinOp::WarmStart { first }) => {
-                    avx512::pin_warm_start(c, view, first)
+                    avx512::pin_warm_start(c, s, view, first)
                 }
                 #[cfg(target_arch = "x86_64")]
                 (Backend::Avx512, PinOp::Solve(p)) => avx512::pin_solve(c, view, &p),
                 #[cfg(target_arch = "x86_64")]
-                (Backend::Avx512, PinOp::Relax(p)) => avx512::pin_relax(c, view, &p),
+                (Backend::Avx512, PinOp::Relax(p)) => avx512::pin_relax(c, s, view, &p),
             }
         }
     }
@@ -2357,9 +2399,9 @@ fn check_pins(
     what: &dyn std::fmt::Display,
     inputs: Inputs,
     ops: &[PinOp],
-    batches: &[PinBatch],
+    batches: &[Pins],
     states: &[BodyState],
-) -> (Vec<PinBatch>, Vec<BodyState>) {
+) -> (Vec<Pins>, Vec<BodyState>) {
     let run_all = |backend: Backend| {
         let (mut b, mut s) = (batches.to_vec(), states.to_vec());
         for &op in ops {
@@ -2403,23 +2445,28 @@ fn check_pins(
             );
         }
         for (bi, c) in b.iter().enumerate() {
-            for l in (0..LANES).filter(|&l| batches[bi].body_a[l] == NULL_BODY) {
-                if batches[bi].body_b[l] != NULL_BODY {
-                    continue;
-                }
-                let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(c));
+            for l in (0..LANES).filter(|&l| batches[bi].c.bodies(l) == [NULL_BODY; 2]) {
+                let words: &[u32] = bytemuck::cast_slice(std::slice::from_ref(&c.c));
                 let lanes = &words[..PIN_FIELDS.len() * LANES];
-                for (w, &x) in lanes.iter().enumerate().skip(2 * LANES) {
+                let start: &[u32] = bytemuck::cast_slice(std::slice::from_ref(&c.s));
+                for (w, &x) in lanes.iter().enumerate() {
                     assert!(
                         w % LANES != l || x == 0,
                         "{what}: {backend:?}: padding lane {l} of batch {bi}: {}",
                         pin_batches_word_name(w)
                     );
                 }
-                let masks = [c.writes_a, c.writes_b];
+                for (w, &x) in start.iter().enumerate() {
+                    assert!(
+                        w % LANES != l || x == 0,
+                        "{what}: {backend:?}: padding lane {l} of batch {bi}: start {}",
+                        PIN_START_FIELDS[w / LANES]
+                    );
+                }
+                let masks = [c.c.writes_a, c.c.writes_b, c.c.regular];
                 assert!(
                     masks.iter().all(|m| m >> l & 1 == 0),
-                    "{what}: {backend:?}: padding lane {l} of batch {bi} writes a body"
+                    "{what}: {backend:?}: padding lane {l} of batch {bi} has a mask bit"
                 );
             }
         }
@@ -2430,25 +2477,25 @@ fn check_pins(
 /// The velocity of B's anchor relative to A's point under it, per lane (zero velocity and no
 /// turn for a null side, as the identity row gives the kernels), in f64: a pin's impulse acts
 /// on both bodies at B's anchor.
-fn pin_anchor_speeds(c: &PinBatch, states: &[BodyState]) -> Vec<[f64; 2]> {
+fn pin_anchor_speeds(Pins { c, s }: &Pins, states: &[BodyState]) -> Vec<[f64; 2]> {
     let state = |i: u32| match i {
         NULL_BODY => BodyState::IDENTITY,
         i => states[i as usize],
     };
     (0..LANES)
         .map(|l| {
-            let (a, b) = (state(c.body_a[l]), state(c.body_b[l]));
+            let [a, b] = c.bodies(l).map(state);
             let turn = |s: &BodyState, x: f32, y: f32| {
                 let (qc, qs) = (s.dq[0] as f64, s.dq[1] as f64);
                 let (x, y) = (x as f64, y as f64);
                 (qc * x - qs * y, qs * x + qc * y)
             };
-            let (rbx, rby) = turn(&b, c.rbx[l], c.rby[l]);
+            let (rbx, rby) = turn(&b, s.rbx[l], s.rby[l]);
             // A's arm reaches B's anchor (past its own by the gap between them, so its own
             // anchor drops out).
             let gap = |db: f32, da: f32, dc: f32| (db as f64 - da as f64) + dc as f64;
-            let rax = gap(b.dp[0], a.dp[0], c.dcx[l]) + rbx;
-            let ray = gap(b.dp[1], a.dp[1], c.dcy[l]) + rby;
+            let rax = gap(b.dp[0], a.dp[0], s.dcx[l]) + rbx;
+            let ray = gap(b.dp[1], a.dp[1], s.dcy[l]) + rby;
             let (wa, wb) = (a.w as f64, b.w as f64);
             [
                 (b.v[0] as f64 - wb * rby) - (a.v[0] as f64 - wa * ray),
@@ -2479,7 +2526,7 @@ fn pin_case(seed: u64, inputs: Inputs) {
         share,
     )];
     let mut states = world.states.clone();
-    let zero_pads = |states: &mut [BodyState], batches: &[PinBatch]| {
+    let zero_pads = |states: &mut [BodyState], batches: &[Pins]| {
         let written = pin_writable(batches, states.len());
         for (s, w) in states.iter_mut().zip(written) {
             if w {
@@ -2505,8 +2552,11 @@ fn pin_case(seed: u64, inputs: Inputs) {
         let what = Ctx { seed, what: name };
         let (after_batch, after) = check_pins(&what, inputs, ops, &batch, &states);
         if let (Inputs::Finite, "pin relax") = (inputs, name) {
-            let c = &after_batch[0];
-            for (l, [x, y]) in pin_anchor_speeds(c, &after).into_iter().enumerate() {
+            let c = &after_batch[0].c;
+            for (l, [x, y]) in pin_anchor_speeds(&after_batch[0], &after)
+                .into_iter()
+                .enumerate()
+            {
                 if c.inv_mass_a[l] + c.inv_mass_b[l] == 0.0 {
                     continue; // Nothing the pin can move: no impulse, nothing to stop.
                 }
@@ -2547,7 +2597,7 @@ fn pin_case(seed: u64, inputs: Inputs) {
     }
 
     let count = 1 + rng.below(3);
-    let batches: Vec<PinBatch> = (0..count)
+    let batches: Vec<Pins> = (0..count)
         .map(|_| random_pin_batch(&mut rng, &world, &mut [false; BODIES], share))
         .collect();
     let mut states = world.states.clone();
@@ -2727,7 +2777,7 @@ fn pin_arms_match_their_scalar_twin() {
         };
         let count = 1 + rng.below(3);
         let mut frames = vec![PinFrames::zeroed(); count];
-        let mut batches = vec![PinBatch::empty(); count];
+        let mut batches = vec![PinStart::zeroed(); count];
         for (f, c) in frames.iter_mut().zip(&mut batches) {
             for l in 0..LANES {
                 // What a padding lane holds stays; a live lane's arms are overwritten.
@@ -2790,7 +2840,7 @@ fn pin_arms_match_their_scalar_twin() {
             let diffs = word_diffs(
                 bytemuck::cast_slice(&run(backend)),
                 bytemuck::cast_slice(&scalar),
-                pin_batches_word_name,
+                pin_start_word_name,
                 inputs.cmp(),
             );
             assert!(

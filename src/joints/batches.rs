@@ -13,7 +13,7 @@ use crate::joints::joint::{Impulses, Joint, Slot};
 use crate::joints::prepare::{side, Consts, Extra, Prepared};
 use crate::profile::zone;
 use crate::settings::WorldSettings;
-use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, LANES};
+use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, PinStart, LANES};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -97,6 +97,9 @@ pub(crate) struct JointBatches {
     pub(super) prepared: Vec<Prepared>,
     pub(super) extra: Vec<Extra>,
     pub(super) pins: Vec<PinBatch>,
+    /// What each pin batch starts a step from (see [`PinStart`]), which the pin kernels take
+    /// from `pin_frames`.
+    pub(super) pin_starts: Vec<PinStart>,
     /// Where each pin batch's lanes hang (see [`PinFrames`]): taken when the joints are laid
     /// out, read by every `prepare` while the layout stands.
     pub(super) pin_frames: Vec<PinFrames>,
@@ -199,35 +202,45 @@ impl JointBatches {
         // start, on the worker that solves it (see `Passes::run_pins`).
         batches.pins_due = !relaid;
         if relaid {
-            let lay_out_pin = |batch: &mut PinBatch, frames: &mut PinFrames, l: usize, slot| {
-                let joint = slots[slot as usize].joint.as_ref();
-                let joint = joint.expect("a colored slot has a joint");
-                match joint.consts(slot, bodies, state_of) {
-                    Some((c, _)) => {
-                        batch.set(l, &c, &joint.impulses);
-                        frames.set(l, joint);
+            let lay_out_pin =
+                |(batch, start, frames): (&mut PinBatch, &mut PinStart, &mut PinFrames),
+                 l: usize,
+                 slot| {
+                    let joint = slots[slot as usize].joint.as_ref();
+                    let joint = joint.expect("a colored slot has a joint");
+                    match joint.consts(slot, bodies, state_of) {
+                        Some((c, _)) => {
+                            batch.set(l, &c, &joint.impulses);
+                            start.set(l, &c);
+                            frames.set(l, joint);
+                        }
+                        None => {
+                            batch.clear(l);
+                            start.clear(l);
+                        }
                     }
-                    None => batch.clear(l),
-                }
-            };
+                };
             let JointBatches {
                 pins,
+                pin_starts,
                 pin_frames,
                 pin_slots,
                 ..
             } = &mut *batches;
             let pins = pins.par_chunks_mut(PREPARE_MIN_LEN / LANES);
+            let starts = pin_starts.par_chunks_mut(PREPARE_MIN_LEN / LANES);
             let frames = pin_frames.par_chunks_mut(PREPARE_MIN_LEN / LANES);
             let lanes = pin_slots.par_chunks(PREPARE_MIN_LEN / LANES);
-            (pins, frames, lanes)
-                .into_par_iter()
-                .for_each(|(pins, frames, lanes)| {
-                    for ((batch, frames), lanes) in pins.iter_mut().zip(frames).zip(lanes) {
+            (pins, starts, frames, lanes).into_par_iter().for_each(
+                |(pins, starts, frames, lanes)| {
+                    let batches = pins.iter_mut().zip(starts).zip(frames).zip(lanes);
+                    for (((batch, start), frames), lanes) in batches {
                         for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                            lay_out_pin(batch, frames, l, slot);
+                            lay_out_pin((&mut *batch, &mut *start, &mut *frames), l, slot);
                         }
                     }
-                });
+                },
+            );
         }
         let JointBatches {
             prepared,
@@ -351,6 +364,7 @@ impl JointBatches {
             for l in 0..LANES {
                 if self.pin_slots[last][l] == NONE {
                     self.pins[last].clear(l);
+                    self.pin_starts[last].clear(l);
                 }
             }
         }
@@ -368,6 +382,7 @@ impl JointBatches {
         self.prepared.resize(joints, Prepared::default());
         self.extra.resize(joints, Extra::default());
         self.pins.resize(pins, PinBatch::empty());
+        self.pin_starts.resize(pins, PinStart::zeroed());
         // Every lane's frames start as padding's, which the arms kernel leaves alone; `prepare`
         // then takes each pin's into its lane.
         self.pin_frames.clear();
@@ -403,7 +418,7 @@ impl JointBatches {
 
 /// Filling a pin lane from a plain revolute joint's constants.
 pub(super) trait SetLane {
-    /// All of the lane's constants.
+    /// All of the lane's constants but its start (see [`SetStart`]).
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses);
     /// The impulses, which change from step to step like the arms (see `PinFrames`).
     fn set_impulses(&mut self, l: usize, i: &Impulses);
@@ -412,12 +427,6 @@ pub(super) trait SetLane {
 impl SetLane for PinBatch {
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses) {
         self.set_bodies(l, c.state, c.inv_mass, c.inv_inertia);
-        self.rax[l] = c.r[0].x;
-        self.ray[l] = c.r[0].y;
-        self.rbx[l] = c.r[1].x;
-        self.rby[l] = c.r[1].y;
-        self.dcx[l] = c.delta_center.x;
-        self.dcy[l] = c.delta_center.y;
         self.set_impulses(l, i);
     }
 
@@ -426,6 +435,23 @@ impl SetLane for PinBatch {
         self.impulse_y[l] = i.linear.y;
         // As the warm start sums them (see `warm_start`).
         self.angular[l] = i.angular + i.motor + i.lower - i.upper;
+    }
+}
+
+/// Filling a pin lane's start from a plain revolute joint's constants.
+pub(super) trait SetStart {
+    /// The anchors relative to the centres and B's centre minus A's.
+    fn set(&mut self, l: usize, c: &Consts);
+}
+
+impl SetStart for PinStart {
+    fn set(&mut self, l: usize, c: &Consts) {
+        self.rax[l] = c.r[0].x;
+        self.ray[l] = c.r[0].y;
+        self.rbx[l] = c.r[1].x;
+        self.rby[l] = c.r[1].y;
+        self.dcx[l] = c.delta_center.x;
+        self.dcy[l] = c.delta_center.y;
     }
 }
 

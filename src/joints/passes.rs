@@ -50,7 +50,7 @@ use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::softness::Softness;
 use batch2d_kernels::body::States;
-use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, PinParams, LANES};
+use batch2d_kernels::{BodyFrames, PinBatch, PinFrames, PinParams, PinStart, LANES};
 use std::ops::Range;
 
 /// What a joint stage does.
@@ -108,6 +108,7 @@ pub(crate) struct Passes<'a> {
     prepared: DisjointMut<'a, Prepared>,
     extra: &'a [Extra],
     pins: DisjointMut<'a, PinBatch>,
+    pin_starts: DisjointMut<'a, PinStart>,
     pin_frames: &'a [PinFrames],
     pin_slots: &'a [[u32; LANES]],
     /// The bodies' poses at the start of the step, from which the pins take their arms in the
@@ -143,6 +144,7 @@ impl JointBatches {
             prepared: DisjointMut::new(&mut self.prepared),
             extra: &self.extra,
             pins: DisjointMut::new(&mut self.pins),
+            pin_starts: DisjointMut::new(&mut self.pin_starts),
             pin_frames: &self.pin_frames,
             pin_slots: &self.pin_slots,
             bodies: body_frames(bodies),
@@ -214,22 +216,23 @@ impl<'a> Passes<'a> {
         };
         let lanes = &self.pin_slots[range.clone()];
         let frames = &self.pin_frames[range.clone()];
-        let batches = self.pins.slice(range);
+        let batches = self.pins.slice(range.clone());
+        let starts = self.pin_starts.slice(range);
         match op {
             JointOp::WarmStart { first } => {
                 if first && self.pins_due {
-                    self.kernels.pin_arms(batches, frames, self.bodies);
+                    self.kernels.pin_arms(starts, frames, self.bodies);
                     for (batch, lanes) in batches.iter_mut().zip(lanes) {
                         for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
                             batch.set_impulses(l, &self.joint(slot).impulses);
                         }
                     }
                 }
-                self.kernels.pin_warm_start(batches, states, first)
+                self.kernels.pin_warm_start(batches, starts, states, first)
             }
             JointOp::Solve => self.kernels.pin_solve(batches, states, &params),
             JointOp::Relax { last } => {
-                self.kernels.pin_relax(batches, states, &params);
+                self.kernels.pin_relax(batches, starts, states, &params);
                 if last {
                     for (batch, lanes) in batches.iter().zip(lanes) {
                         for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
@@ -340,11 +343,13 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::joints::batches::SetStart;
     use crate::joints::prepare::Consts;
     use crate::settings::Backend;
     use batch2d_kernels::joint as pin;
     use batch2d_kernels::StateRows;
     use batch2d_kernels::{BodyState, NULL_BODY};
+    use bytemuck::Zeroable;
 
     /// A small deterministic generator of floats in `-1..1`.
     struct Noise(u32);
@@ -447,9 +452,10 @@ mod tests {
         }
 
         for backend in [Backend::Simd, Backend::Scalar] {
-            let mut batch = PinBatch::empty();
+            let (mut batch, mut start) = (PinBatch::empty(), PinStart::zeroed());
             for (l, p) in joints.iter().enumerate() {
                 batch.set(l, &p.c, &p.impulses);
+                start.set(l, &p.c);
             }
             let mut pin_rows = StateRows::from_states(&states);
             for &(op, k) in &passes {
@@ -460,21 +466,22 @@ mod tests {
                 };
                 let rows = States::new(&mut pin_rows);
                 let batches = std::slice::from_mut(&mut batch);
+                let starts = std::slice::from_ref(&start);
                 // SAFETY: as above.
                 unsafe {
                     match (op, backend) {
                         (JointOp::WarmStart { first }, Backend::Simd) => {
-                            pin::simd::warm_start(batches, rows, first)
+                            pin::simd::warm_start(batches, starts, rows, first)
                         }
                         (JointOp::WarmStart { first }, Backend::Scalar) => {
-                            pin::scalar::warm_start(batches, rows, first)
+                            pin::scalar::warm_start(batches, starts, rows, first)
                         }
                         (JointOp::Solve, Backend::Simd) => pin::simd::solve(batches, rows, &params),
                         (JointOp::Solve, Backend::Scalar) => {
                             pin::scalar::solve(batches, rows, &params)
                         }
-                        (_, Backend::Simd) => pin::simd::relax(batches, rows, &params),
-                        (_, Backend::Scalar) => pin::scalar::relax(batches, rows, &params),
+                        (_, Backend::Simd) => pin::simd::relax(batches, starts, rows, &params),
+                        (_, Backend::Scalar) => pin::scalar::relax(batches, starts, rows, &params),
                     }
                 }
             }
