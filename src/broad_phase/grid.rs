@@ -896,6 +896,21 @@ mod tests {
         }
     }
 
+    /// Fifty two-cell boxes spread far apart, so that a grid hashes them.
+    fn spread_rects() -> Vec<CellRect> {
+        (0..50)
+            .map(|i| {
+                let (x, y) = (i * 1_000_003 % 40_000 - 20_000, i * 7919 % 30_000);
+                CellRect {
+                    x0: x,
+                    y0: y,
+                    x1: x + 1,
+                    y1: y,
+                }
+            })
+            .collect()
+    }
+
     /// Every bucket holds the entries of its cell, in descending id order, whichever layout
     /// the boxes get (packed boxes one bucket per cell, filled in parallel parts; spread ones
     /// hashed). A cell outside the packed window, or one nobody covers, yields no entry of
@@ -913,17 +928,7 @@ mod tests {
                 }
             })
             .collect();
-        let spread: Vec<CellRect> = (0..50)
-            .map(|i| {
-                let (x, y) = (i * 1_000_003 % 40_000 - 20_000, i * 7919 % 30_000);
-                CellRect {
-                    x0: x,
-                    y0: y,
-                    x1: x + 1,
-                    y1: y,
-                }
-            })
-            .collect();
+        let spread = spread_rects();
         for (rects, windowed) in [(packed, true), (spread, false)] {
             let entries = rects.iter().map(CellRect::cell_count).sum();
             let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
@@ -1036,17 +1041,7 @@ mod tests {
     /// table, once or many times.
     #[test]
     fn hashed_runs_visit_the_cells_a_lookup_per_cell_does() {
-        let rects: Vec<CellRect> = (0..50)
-            .map(|i| {
-                let (x, y) = (i * 1_000_003 % 40_000 - 20_000, i * 7919 % 30_000);
-                CellRect {
-                    x0: x,
-                    y0: y,
-                    x1: x + 1,
-                    y1: y,
-                }
-            })
-            .collect();
+        let rects = spread_rects();
         let entries = rects.iter().map(CellRect::cell_count).sum();
         let window = rects.iter().fold(CellRect::EMPTY, |w, &r| w.union(r));
         let mut grid = HashGrid::default();
