@@ -563,8 +563,9 @@ impl Cells for WindowCells<'_> {
             true => cells.y0..cells.y1 + 1,
             false => 0..0,
         };
-        // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`.)
-        let count = (cells.x1 - cells.x0) as usize + 1;
+        // (Differences in i32 do not overflow: see `CELL_COORD_LIMIT`. Where no column is
+        // left, the count is not used, and must not overflow either.)
+        let count = (cells.x1 - cells.x0 + 1) as usize;
         let mut h = window_bucket(w, self.width, cells.x0, cells.y0);
         // What an entry must have ([`needed`]) as the bits of row and column apart: where the
         // cell is not in `r`'s first row, and where it is not in its first column.
