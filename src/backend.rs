@@ -5,7 +5,9 @@
 
 use crate::broad_phase::boxes::BoxesKernel;
 use crate::settings::{Backend, WorldSettings};
-use batch2d_kernels::body::{self as kbody, BodyParams, IntegrateParams, States};
+use batch2d_kernels::body::{
+    self as kbody, BodyParams, IntegrateParams, PoseColumns, States, VelocityColumns,
+};
 use batch2d_kernels::bounds;
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::joint as pin;
@@ -122,6 +124,30 @@ pub(crate) trait Kernels: Sync {
     /// Advances positions by one substep of length `h`.
     fn integrate_positions(&self, states: &mut [BodyState], h: f32);
 
+    /// Starts a step: state `k` takes the velocity of slot `slots[k]` of the columns within
+    /// the caps (m/s, rad/s; the angular one lowered to `spin_bound[k]` where that is lower),
+    /// and no motion yet. Panics where a slot is out of bounds of the columns.
+    fn start(
+        &self,
+        states: &mut [BodyState],
+        slots: &[u32],
+        columns: VelocityColumns,
+        spin_bound: Option<&[f32]>,
+        caps: (f32, f32),
+    );
+
+    /// Ends a step: writes each slot's state (`state_of`, [`NULL_BODY`] for a slot the solver
+    /// left alone) back to the columns, the velocities within the caps (m/s, rad/s).
+    ///
+    /// [`NULL_BODY`]: batch2d_kernels::NULL_BODY
+    fn finish(
+        &self,
+        states: &[BodyState],
+        state_of: &[u32],
+        columns: PoseColumns,
+        caps: (f32, f32),
+    );
+
     /// Sets each pin batch's start for a step (its anchors relative to the centres and B's
     /// centre minus A's) from its frames (one per batch) and the bodies' centres and rotations
     /// now.
@@ -178,7 +204,7 @@ struct Avx512Kernels;
 struct ScalarKernels;
 
 /// Implements [`Kernels`] for `$backend` with the contact kernels of the kernels crate's module
-/// `$contact`, the body kernels `$velocities` and `$positions` and the pin kernels
+/// `$contact`, the body kernels `$velocities`, `$positions`, `$start` and `$finish` and the pin kernels
 /// `$pin_arms`, `$pin_warm_start`, `$pin_solve` and `$pin_relax`; `$extra` holds the methods that only this backend
 /// overrides.
 macro_rules! impl_kernels {
@@ -187,6 +213,8 @@ macro_rules! impl_kernels {
         $contact:ident,
         $velocities:path,
         $positions:path,
+        $start:path,
+        $finish:path,
         $pin_arms:path,
         $pin_warm_start:path,
         $pin_solve:path,
@@ -247,6 +275,27 @@ macro_rules! impl_kernels {
 
             fn integrate_positions(&self, states: &mut [BodyState], h: f32) {
                 $positions(states, h)
+            }
+
+            fn start(
+                &self,
+                states: &mut [BodyState],
+                slots: &[u32],
+                columns: VelocityColumns,
+                spin_bound: Option<&[f32]>,
+                (max_linear, max_angular): (f32, f32),
+            ) {
+                $start(states, slots, columns, spin_bound, max_linear, max_angular)
+            }
+
+            fn finish(
+                &self,
+                states: &[BodyState],
+                state_of: &[u32],
+                columns: PoseColumns,
+                (max_linear, max_angular): (f32, f32),
+            ) {
+                $finish(states, state_of, columns, max_linear, max_angular)
             }
 
             fn pin_arms(&self, c: &mut [PinStart], f: &[PinFrames], bodies: BodyFrames) {
@@ -341,6 +390,8 @@ impl_kernels!(
     simd,
     kbody::integrate_velocities_simd,
     kbody::integrate_positions_simd,
+    kbody::start_simd,
+    kbody::finish_simd,
     pin::simd::arms,
     pin::simd::warm_start,
     pin::simd::solve,
@@ -355,6 +406,8 @@ impl_kernels!(
     scalar,
     kbody::integrate_velocities_scalar,
     kbody::integrate_positions_scalar,
+    kbody::start_scalar,
+    kbody::finish_scalar,
     pin::scalar::arms,
     pin::scalar::warm_start,
     pin::scalar::solve,
@@ -368,6 +421,8 @@ impl_kernels!(
     avx2,
     avx2::integrate_velocities,
     avx2::integrate_positions,
+    avx2::start,
+    avx2::finish,
     avx2::pin_arms,
     avx2::pin_warm_start,
     avx2::pin_solve,
@@ -388,6 +443,8 @@ impl_kernels!(
     avx512,
     avx512::integrate_velocities,
     avx512::integrate_positions,
+    avx512::start,
+    avx512::finish,
     avx512::pin_arms,
     avx512::pin_warm_start,
     avx512::pin_solve,

@@ -514,6 +514,253 @@ fn integrate_position<R: Real>(s: &mut BodyLanes<R>, h: f32) {
     s.dpy = s.dpy + h * s.vy;
 }
 
+/// The columns of the bodies' poses and velocities, by body slot, that a step ends by
+/// writing its states back to (see [`finish_simd`]).
+pub struct PoseColumns<'a> {
+    /// Centres of mass, world frame.
+    pub center: &'a mut [[f32; 2]],
+    /// Rotations as (cosine, sine).
+    pub rotation: &'a mut [[f32; 2]],
+    /// Linear velocities.
+    pub linear_velocity: &'a mut [[f32; 2]],
+    /// Angular velocities.
+    pub angular_velocity: &'a mut [f32],
+}
+
+impl PoseColumns<'_> {
+    /// The slots that `state_of` and every column have.
+    fn len(&self, state_of: &[u32]) -> usize {
+        (state_of.len())
+            .min(self.center.len())
+            .min(self.rotation.len())
+            .min(self.linear_velocity.len())
+            .min(self.angular_velocity.len())
+    }
+}
+
+/// A body's pose and velocity at the end of the step: its centre moved by `dp`, its rotation
+/// turned by `dq` and renormalised (the identity where it has no length), its velocity within
+/// the caps (see [`cap_speeds`]).
+#[inline(always)]
+fn finish_lanes<R: Real>(
+    s: &BodyLanes<R>,
+    [cx, cy]: [R; 2],
+    [qc, qs]: [R; 2],
+    max_linear: f32,
+    max_angular: f32,
+) -> [[R; 2]; 4] {
+    let c = s.dqc * qc - s.dqs * qs;
+    let sn = s.dqs * qc + s.dqc * qs;
+    let mag = (c * c + sn * sn).sqrt();
+    let zero = R::splat(0.0);
+    let regular = mag.gt(zero);
+    let inv = R::splat(1.0) / mag;
+    let rotation = [
+        R::select(regular, c * inv, R::splat(1.0)),
+        R::select(regular, sn * inv, zero),
+    ];
+    let (vx, vy, w) = cap_speed(s.vx, s.vy, s.w, max_linear, R::splat(max_angular));
+    [[cx + s.dpx, cy + s.dpy], rotation, [vx, vy], [w, zero]]
+}
+
+/// Writes slot `i`'s end of the step: from state `state`.
+#[inline(always)]
+fn finish_slot(
+    state: &BodyState,
+    i: usize,
+    c: &mut PoseColumns,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    let s = BodyLanes::from_state(state);
+    let [center, rotation, v, [w, _]] =
+        finish_lanes(&s, c.center[i], c.rotation[i], max_linear, max_angular);
+    c.center[i] = center;
+    c.rotation[i] = rotation;
+    c.linear_velocity[i] = v;
+    c.angular_velocity[i] = w;
+}
+
+/// [`finish_simd`] with the vector type `V`.
+#[inline(always)]
+pub(crate) fn finish_batches<V: Lanes8>(
+    states: &[BodyState],
+    state_of: &[u32],
+    mut c: PoseColumns,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    let n = c.len(state_of);
+    let simd_len = n / LANES * LANES;
+    for first in (0..simd_len).step_by(LANES) {
+        let index: &[u32; LANES] = state_of[first..first + LANES].try_into().expect("8");
+        // A run with a slot the solver left alone (static, asleep, free), or a state out of
+        // bounds, takes the lanes one by one.
+        if index.iter().any(|&k| k as usize >= states.len()) {
+            for (l, &k) in index.iter().enumerate() {
+                if let Some(state) = states.get(k as usize) {
+                    finish_slot(state, first + l, &mut c, max_linear, max_angular);
+                }
+            }
+            continue;
+        }
+        // SAFETY: every index is in bounds (tested above).
+        let s = BodyLanes::<V>::from_states(&array_of(|l| unsafe {
+            *states.get_unchecked(index[l] as usize)
+        }));
+        let pairs = |column: &[[f32; 2]]| V::from_pairs(array_of(|l| column[first + l]));
+        let [center, rotation, v, [w, _]] = finish_lanes(
+            &s,
+            pairs(c.center),
+            pairs(c.rotation),
+            max_linear,
+            max_angular,
+        );
+        let range = first..first + LANES;
+        c.center[range.clone()].copy_from_slice(&V::to_pairs(center));
+        c.rotation[range.clone()].copy_from_slice(&V::to_pairs(rotation));
+        c.linear_velocity[range.clone()].copy_from_slice(&V::to_pairs(v));
+        c.angular_velocity[range].copy_from_slice(&w.store());
+    }
+    for (i, &k) in state_of[..n].iter().enumerate().skip(simd_len) {
+        if let Some(state) = states.get(k as usize) {
+            finish_slot(state, i, &mut c, max_linear, max_angular);
+        }
+    }
+}
+
+/// Ends a step: for each slot of the columns whose entry of `state_of` names one of `states`
+/// (not [`NULL_BODY`]), moves its centre by the state's `dp`, turns its rotation by `dq`
+/// (renormalised), and writes its velocity within the caps `max_linear` (m/s) and
+/// `max_angular` (rad/s). Eight slots at a time where all eight have a state, the others one
+/// by one.
+pub fn finish_simd(
+    states: &[BodyState],
+    state_of: &[u32],
+    c: PoseColumns,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    finish_batches::<f32x8>(states, state_of, c, max_linear, max_angular);
+}
+
+/// Scalar twin of [`finish_simd`].
+pub fn finish_scalar(
+    states: &[BodyState],
+    state_of: &[u32],
+    mut c: PoseColumns,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    let n = c.len(state_of);
+    for (i, &k) in state_of[..n].iter().enumerate() {
+        if let Some(state) = states.get(k as usize) {
+            finish_slot(state, i, &mut c, max_linear, max_angular);
+        }
+    }
+}
+
+/// The columns of the bodies' velocities, by body slot, that a step starts its states from
+/// (see [`start_simd`]).
+#[derive(Clone, Copy)]
+pub struct VelocityColumns<'a> {
+    /// Linear velocities.
+    pub linear: &'a [[f32; 2]],
+    /// Angular velocities.
+    pub angular: &'a [f32],
+}
+
+/// Starts a step: state `k` takes the velocity of slot `slots[k]` within the caps, `max_linear`
+/// (m/s) and `max_angular` (rad/s) or `spin_bound[k]` where that is lower, and no motion
+/// yet. Eight states at a time, the tail one by one. Panics where a slot is out of bounds of
+/// the columns.
+pub fn start_simd(
+    states: &mut [BodyState],
+    slots: &[u32],
+    columns: VelocityColumns,
+    spin_bound: Option<&[f32]>,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    start_batches::<f32x8>(states, slots, columns, spin_bound, max_linear, max_angular);
+}
+
+/// Scalar twin of [`start_simd`].
+pub fn start_scalar(
+    states: &mut [BodyState],
+    slots: &[u32],
+    columns: VelocityColumns,
+    spin_bound: Option<&[f32]>,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    for (k, (state, &slot)) in states.iter_mut().zip(slots).enumerate() {
+        let i = slot as usize;
+        let [vx, vy] = columns.linear[i];
+        let max_w = spin_bound.map_or(max_angular, |b| b[k].min(max_angular));
+        let (vx, vy, w) = cap_speed(vx, vy, columns.angular[i], max_linear, max_w);
+        *state = BodyState::with_velocity([vx, vy], w);
+    }
+}
+
+/// [`start_simd`] with the vector type `V`.
+#[inline(always)]
+pub(crate) fn start_batches<V: Lanes8>(
+    states: &mut [BodyState],
+    slots: &[u32],
+    columns: VelocityColumns,
+    spin_bound: Option<&[f32]>,
+    max_linear: f32,
+    max_angular: f32,
+) {
+    let n = states.len().min(slots.len());
+    let simd_len = n / LANES * LANES;
+    let places = columns.linear.len().min(columns.angular.len());
+    let (zero, one) = (V::splat(0.0), V::splat(1.0));
+    for first in (0..simd_len).step_by(LANES) {
+        let at: &[u32; LANES] = slots[first..first + LANES].try_into().expect("8");
+        // One test of the slots per batch, not one per lane and column.
+        assert!(
+            at.iter().all(|&i| (i as usize) < places),
+            "a body slot out of bounds"
+        );
+        // SAFETY: every slot is in bounds of both columns (tested above).
+        let [vx, vy] = V::from_pairs(array_of(|l| unsafe {
+            *columns.linear.get_unchecked(at[l] as usize)
+        }));
+        let w = V::load(&array_of(|l| unsafe {
+            *columns.angular.get_unchecked(at[l] as usize)
+        }));
+        let max_w = V::splat(max_angular);
+        let max_w = spin_bound.map_or(max_w, |b| {
+            let b: &[f32; LANES] = b[first..first + LANES].try_into().expect("8");
+            V::load(b).min(max_w)
+        });
+        let (vx, vy, w) = cap_speed(vx, vy, w, max_linear, max_w);
+        let s = BodyLanes {
+            vx,
+            vy,
+            w,
+            dpx: zero,
+            dpy: zero,
+            dqc: one,
+            dqs: zero,
+        };
+        let rows: &mut [BodyState; LANES] =
+            (&mut states[first..first + LANES]).try_into().expect("8");
+        *rows = s.to_states();
+    }
+    let spin_bound = spin_bound.map(|b| &b[simd_len..]);
+    start_scalar(
+        &mut states[simd_len..n],
+        &slots[simd_len..n],
+        columns,
+        spin_bound,
+        max_linear,
+        max_angular,
+    );
+}
+
 /// The velocity half of `state`: `v`, `w` and `pad`, as one row of four floats.
 #[inline(always)]
 fn velocity_half(state: &BodyState) -> [f32; 4] {

@@ -178,6 +178,13 @@ pub trait Lanes8: Real {
         let x = Self::load(&array_of(|l| rows[l][0]));
         [x, Self::load(&array_of(|l| rows[l][1]))]
     }
+    /// Eight pairs of floats from two columns: the inverse of
+    /// [`from_pairs`](Lanes8::from_pairs).
+    #[inline(always)]
+    fn to_pairs([x, y]: [Self; 2]) -> [[f32; 2]; LANES] {
+        let (x, y) = (x.store(), y.store());
+        array_of(|l| [x[l], y[l]])
+    }
     /// Bit `l` set where lane `l` of `m` holds.
     fn bitmask(m: Self::Mask) -> u32;
     /// The mask that holds in lane `l` where bit `l` of `bits` is set: the inverse of

@@ -12,7 +12,9 @@
 //! side is NaN), select by blend. No fused multiply-add (rustc never contracts `a * b + c`, and
 //! the kernels never ask for it) and no approximate reciprocals.
 
-use crate::body::{self, BodyParams, BodyState, IntegrateParams, States};
+use crate::body::{
+    self, BodyParams, BodyState, IntegrateParams, PoseColumns, States, VelocityColumns,
+};
 use crate::bounds::{self, BoxBodies, BoxParams, BoxShape};
 use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
 use crate::isa::InstructionSet;
@@ -280,6 +282,21 @@ impl Lanes8 for F32x8 {
                 F32x8(_mm256_shuffle_ps::<0x88>(a, b)),
                 F32x8(_mm256_shuffle_ps::<0xdd>(a, b)),
             ]
+        }
+    }
+    #[inline(always)]
+    fn to_pairs([x, y]: [F32x8; 2]) -> [[f32; 2]; LANES] {
+        // SAFETY: as for the operators; each store writes the 32 bytes of four pairs.
+        unsafe {
+            // (x, y) of lanes 0, 1 | 4, 5, and of lanes 2, 3 | 6, 7...
+            let lo = _mm256_unpacklo_ps(x.0, y.0);
+            let hi = _mm256_unpackhi_ps(x.0, y.0);
+            // ...then lanes 0..4 and 4..8.
+            let mut rows = [[0.0; 2]; LANES];
+            let out = rows.as_mut_ptr().cast::<f32>();
+            _mm256_storeu_ps(out, _mm256_permute2f128_ps::<0x20>(lo, hi));
+            _mm256_storeu_ps(out.add(8), _mm256_permute2f128_ps::<0x31>(lo, hi));
+            rows
         }
     }
     #[inline(always)]
@@ -931,6 +948,61 @@ macro_rules! entry_points {
             check();
             // SAFETY: as for `prepare`.
             unsafe { kernel(states, body, p) }
+        }
+
+        /// [`body::start_simd`] with this instruction set.
+        pub fn start(
+            states: &mut [BodyState],
+            slots: &[u32],
+            columns: VelocityColumns,
+            spin_bound: Option<&[f32]>,
+            max_linear: f32,
+            max_angular: f32,
+        ) {
+            #[target_feature(enable = $features)]
+            fn kernel(
+                states: &mut [BodyState],
+                slots: &[u32],
+                columns: VelocityColumns,
+                spin_bound: Option<&[f32]>,
+                max_linear: f32,
+                max_angular: f32,
+            ) {
+                body::start_batches::<F32x8>(
+                    states,
+                    slots,
+                    columns,
+                    spin_bound,
+                    max_linear,
+                    max_angular,
+                )
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(states, slots, columns, spin_bound, max_linear, max_angular) }
+        }
+
+        /// [`body::finish_simd`] with this instruction set.
+        pub fn finish(
+            states: &[BodyState],
+            state_of: &[u32],
+            c: PoseColumns,
+            max_linear: f32,
+            max_angular: f32,
+        ) {
+            #[target_feature(enable = $features)]
+            fn kernel(
+                states: &[BodyState],
+                state_of: &[u32],
+                c: PoseColumns,
+                max_linear: f32,
+                max_angular: f32,
+            ) {
+                body::finish_batches::<F32x8>(states, state_of, c, max_linear, max_angular)
+            }
+            check();
+            // SAFETY: as for `prepare`.
+            unsafe { kernel(states, state_of, c, max_linear, max_angular) }
         }
 
         /// [`body::integrate_positions_simd`] with this instruction set.

@@ -12,8 +12,9 @@
 //! payload, which IEEE 754 and Rust leave unspecified).
 
 use batch2d_kernels::body::{
-    integrate_positions_scalar, integrate_positions_simd, integrate_velocities_scalar,
-    integrate_velocities_simd, Accelerations, BodyParams, IntegrateParams, States,
+    finish_scalar, finish_simd, integrate_positions_scalar, integrate_positions_simd,
+    integrate_velocities_scalar, integrate_velocities_simd, start_scalar, start_simd,
+    Accelerations, BodyParams, IntegrateParams, PoseColumns, States, VelocityColumns,
 };
 use batch2d_kernels::contact::{pair, scalar, simd};
 use batch2d_kernels::joint as pin;
@@ -1800,6 +1801,219 @@ fn integrate_positions_case(seed: u64, inputs: Inputs) {
     }
 }
 
+/// The columns `finish_*` writes: centres, rotations, linear and angular velocities.
+#[derive(Clone, Debug)]
+struct Poses {
+    center: Vec<[f32; 2]>,
+    rotation: Vec<[f32; 2]>,
+    linear_velocity: Vec<[f32; 2]>,
+    angular_velocity: Vec<f32>,
+}
+
+impl Poses {
+    fn columns(&mut self) -> PoseColumns<'_> {
+        PoseColumns {
+            center: &mut self.center,
+            rotation: &mut self.rotation,
+            linear_velocity: &mut self.linear_velocity,
+            angular_velocity: &mut self.angular_velocity,
+        }
+    }
+
+    /// Every word, slot after slot: centre, rotation, linear velocity, angular velocity.
+    fn words(&self) -> Vec<u32> {
+        (0..self.center.len())
+            .flat_map(|i| {
+                let [c, r, v] = [self.center[i], self.rotation[i], self.linear_velocity[i]];
+                [c[0], c[1], r[0], r[1], v[0], v[1], self.angular_velocity[i]]
+            })
+            .map(f32::to_bits)
+            .collect()
+    }
+}
+
+fn pose_word_name(w: usize) -> String {
+    let field = ["cx", "cy", "qc", "qs", "vx", "vy", "w"][w % 7];
+    format!("slot {} {field}", w / 7)
+}
+
+/// `finish_*` on 0..=40 slots (the SIMD kernel's runs of eight and its tail): slots without a
+/// state among them now and then, states in any order, degenerate rotations; every backend
+/// gives the scalar twin's bits, and with finite inputs the rotations come out unit, the
+/// speeds within the caps, and the slots without a state untouched.
+fn finish_case(seed: u64, inputs: Inputs) {
+    let mut rng = Rng::with_inputs(seed ^ 0xF1_0000, inputs);
+    let n = rng.below(41);
+    let count = rng.below(41) + 1;
+    let states = random_states(&mut rng, count, 100.0, 100.0);
+    let sparse = rng.chance(0.5);
+    let state_of: Vec<u32> = (0..n)
+        .map(|_| match sparse && rng.chance(0.2) {
+            true => NULL_BODY,
+            false => rng.below(states.len()) as u32,
+        })
+        .collect();
+    let pair = |rng: &mut Rng, scale: f32| [rng.spicy(scale), rng.spicy(scale)];
+    let poses = Poses {
+        center: (0..n).map(|_| pair(&mut rng, 100.0)).collect(),
+        rotation: (0..n)
+            .map(|_| match rng.below(8) {
+                0 => [0.0, 0.0],
+                _ => rng.unit_vec(),
+            })
+            .collect(),
+        linear_velocity: (0..n).map(|_| pair(&mut rng, 100.0)).collect(),
+        angular_velocity: (0..n).map(|_| rng.spicy(100.0)).collect(),
+    };
+    let (max_linear, max_angular) = (rng.range(1.0, 50.0), rng.range(1.0, 60.0));
+    let mut want = poses.clone();
+    finish_scalar(&states, &state_of, want.columns(), max_linear, max_angular);
+    let mut backends = vec![Backend::Simd];
+    backends.extend(other_instruction_sets());
+    for backend in backends {
+        let mut got = poses.clone();
+        let c = got.columns();
+        match backend {
+            Backend::Simd => finish_simd(&states, &state_of, c, max_linear, max_angular),
+            Backend::Scalar => unreachable!("the reference"),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => avx2::finish(&states, &state_of, c, max_linear, max_angular),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => avx512::finish(&states, &state_of, c, max_linear, max_angular),
+        }
+        let diffs = word_diffs(&got.words(), &want.words(), pose_word_name, inputs.cmp());
+        assert!(
+            diffs.is_empty(),
+            "seed {seed} n {n}: {backend:?} finish diverges:\n  {}",
+            diffs.join("\n  ")
+        );
+    }
+    if inputs != Inputs::Finite {
+        return;
+    }
+    for (i, &k) in state_of.iter().enumerate() {
+        if k == NULL_BODY {
+            let slot = |p: &Poses| p.words()[7 * i..7 * i + 7].to_vec();
+            assert_eq!(slot(&want), slot(&poses), "seed {seed}: slot {i} changed");
+            continue;
+        }
+        let [c, s] = want.rotation[i];
+        let mag = (c * c + s * s).sqrt();
+        assert!((mag - 1.0).abs() < 1e-6, "seed {seed}: |q| = {mag}");
+        let [vx, vy] = want.linear_velocity[i];
+        let speed = (vx * vx + vy * vy).sqrt();
+        assert!(
+            speed <= max_linear * (1.0 + 1e-6),
+            "seed {seed}: speed {speed}"
+        );
+        let w = want.angular_velocity[i];
+        assert!(w.abs() <= max_angular, "seed {seed}: spin {w}");
+        let moved = want.center[i][0] - states[k as usize].dp[0];
+        assert!(
+            (moved - poses.center[i][0]).abs() <= 1e-4 * (1.0 + moved.abs()),
+            "seed {seed}: centre {moved} from {}",
+            poses.center[i][0]
+        );
+    }
+}
+
+/// `start_*` on 0..=40 states from slots in any order (repeats too), with and without spin
+/// bounds: every backend gives the scalar twin's bits, and with finite inputs every state is
+/// within the caps and has no motion yet.
+fn start_case(seed: u64, inputs: Inputs) {
+    let mut rng = Rng::with_inputs(seed ^ 0x57A_0000, inputs);
+    let n = rng.below(41);
+    let places = rng.below(41) + 1;
+    let linear: Vec<[f32; 2]> = (0..places)
+        .map(|_| [rng.spicy(100.0), rng.spicy(100.0)])
+        .collect();
+    let angular: Vec<f32> = (0..places).map(|_| rng.spicy(100.0)).collect();
+    let columns = VelocityColumns {
+        linear: &linear,
+        angular: &angular,
+    };
+    let slots: Vec<u32> = (0..n).map(|_| rng.below(places) as u32).collect();
+    let bounded = rng.chance(0.5);
+    let spin_bound: Vec<f32> = (0..n)
+        .map(|_| match rng.chance(0.5) {
+            true => f32::INFINITY,
+            false => rng.range(0.0, 100.0),
+        })
+        .collect();
+    let spin_bound = bounded.then_some(&spin_bound[..]);
+    let (max_linear, max_angular) = (rng.range(1.0, 50.0), rng.range(1.0, 60.0));
+    let junk = random_states(&mut rng, n, 1.0, 1.0);
+    let mut want = junk.clone();
+    start_scalar(
+        &mut want,
+        &slots,
+        columns,
+        spin_bound,
+        max_linear,
+        max_angular,
+    );
+    let mut backends = vec![Backend::Simd];
+    backends.extend(other_instruction_sets());
+    for backend in backends {
+        let mut got = junk.clone();
+        let (s, b) = (&mut got[..], spin_bound);
+        match backend {
+            Backend::Simd => start_simd(s, &slots, columns, b, max_linear, max_angular),
+            Backend::Scalar => unreachable!("the reference"),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => avx2::start(s, &slots, columns, b, max_linear, max_angular),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => avx512::start(s, &slots, columns, b, max_linear, max_angular),
+        }
+        let diffs = word_diffs(
+            state_words(&got),
+            state_words(&want),
+            state_word_name,
+            inputs.cmp(),
+        );
+        assert!(
+            diffs.is_empty(),
+            "seed {seed} n {n}: {backend:?} start diverges:\n  {}",
+            diffs.join("\n  ")
+        );
+    }
+    if inputs != Inputs::Finite {
+        return;
+    }
+    for (k, s) in want.iter().enumerate() {
+        let speed = (s.v[0] * s.v[0] + s.v[1] * s.v[1]).sqrt();
+        assert!(
+            speed <= max_linear * (1.0 + 1e-6),
+            "seed {seed}: speed {speed}"
+        );
+        let bound = spin_bound.map_or(max_angular, |b| b[k].min(max_angular));
+        assert!(s.w.abs() <= bound, "seed {seed}: spin {}", s.w);
+        let [vx, vy] = linear[slots[k] as usize];
+        if vx * vx + vy * vy <= max_linear * max_linear {
+            assert_eq!(
+                s.v,
+                [vx, vy],
+                "seed {seed}: a velocity within the cap changed"
+            );
+        }
+        assert_eq!([s.dp, s.dq], [[0.0; 2], [1.0, 0.0]], "seed {seed}: motion");
+    }
+}
+
+#[test]
+fn start_matches_bit_for_bit() {
+    for seed in 0..SEEDS {
+        start_case(seed, Inputs::Finite);
+    }
+}
+
+#[test]
+fn finish_matches_bit_for_bit() {
+    for seed in 0..SEEDS {
+        finish_case(seed, Inputs::Finite);
+    }
+}
+
 #[test]
 fn integrate_velocities_match_bit_for_bit() {
     for seed in 0..SEEDS {
@@ -1828,6 +2042,8 @@ fn infinite_inputs_match_up_to_nan_payload() {
         sequence_case(seed, Inputs::Infinite, seed % 2 == 0);
         integrate_velocities_case(seed, Inputs::Infinite);
         integrate_positions_case(seed, Inputs::Infinite);
+        finish_case(seed, Inputs::Infinite);
+        start_case(seed, Inputs::Infinite);
     }
 }
 
@@ -1842,6 +2058,8 @@ fn nan_inputs_match_up_to_nan_payload() {
         sequence_case(seed, Inputs::Nan, seed % 2 == 0);
         integrate_velocities_case(seed, Inputs::Nan);
         integrate_positions_case(seed, Inputs::Nan);
+        finish_case(seed, Inputs::Nan);
+        start_case(seed, Inputs::Nan);
     }
 }
 

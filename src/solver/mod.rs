@@ -34,7 +34,6 @@ use crate::coloring::ConstraintGraph;
 use crate::disjoint::DisjointMut;
 use crate::error::Error;
 use crate::forces::Forces;
-use crate::geometry::math::{Rot, Vec2};
 use crate::index::{BodySlot, Stamp};
 use crate::joints::batches::{JointSet, LayoutKey};
 use crate::joints::passes::JointOp;
@@ -49,7 +48,9 @@ use crate::solver::pack::{bound_contact_spin, ContactBatches, PackInput};
 use crate::solver::schedule::{
     block_bodies, run_stages, Progress, BATCHES_PER_BLOCK, BODIES_PER_BLOCK,
 };
-use batch2d_kernels::body::{self as kbody, Accelerations, BodyParams, IntegrateParams, States};
+use batch2d_kernels::body::{
+    Accelerations, BodyParams, IntegrateParams, PoseColumns, States, VelocityColumns,
+};
 use batch2d_kernels::{BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, NULL_BODY};
 use rayon::prelude::*;
 use std::f32::consts::PI;
@@ -241,7 +242,8 @@ impl Solver {
             max_angular_speed: 8.0 * PI * (1.0 / h),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
-        self.load_states(bodies, moving, graph, contacts, 0.5 * PI / dt);
+        let kernels = settings.kernels();
+        self.load_states(kernels, bodies, moving, graph, contacts, 0.5 * PI / dt);
         self.load_forces(bodies, forces);
         let pack = PackInput {
             contacts,
@@ -381,55 +383,41 @@ impl Solver {
     }
 
     /// Writes positions, rotations and velocities back to the bodies that have a state, the
-    /// velocities within the speed caps. In blocks of slots that each worker takes from its own
-    /// segment first, as the body stages split the states (see `run_stages`): without tiles a
-    /// state's block is its slot's, so a worker finds the states in its own cache.
-    pub fn finalize(&mut self, bodies: &mut BodyStore) {
+    /// velocities within the speed caps, with `kernels`. In blocks of slots that each worker
+    /// takes from its own segment first, as the body stages split the states (see
+    /// `run_stages`): without tiles a state's block is its slot's, so a worker finds the
+    /// states in its own cache.
+    pub fn finalize(&mut self, bodies: &mut BodyStore, kernels: &dyn Kernels) {
         let states: &[BodyState] = &self.states;
-        let (max_linear, max_angular) = self.speed_caps;
+        let caps = self.speed_caps;
         let state_of = &self.state_of[..];
         let poses = bodies.poses_mut();
         let slots = state_of.len().min(poses.center.len());
-        let center = DisjointMut::new(&mut poses.center[..slots]);
-        let rotation = DisjointMut::new(&mut poses.rotation[..slots]);
-        let linear_velocity = DisjointMut::new(&mut poses.linear_velocity[..slots]);
+        // SAFETY: `Vec2` and `Rot` are pairs of f32s.
+        let (center, rotation, linear_velocity) = unsafe {
+            (
+                as_pairs(&mut poses.center[..slots]),
+                as_pairs(&mut poses.rotation[..slots]),
+                as_pairs(&mut poses.linear_velocity[..slots]),
+            )
+        };
+        let center = DisjointMut::new(center);
+        let rotation = DisjointMut::new(rotation);
+        let linear_velocity = DisjointMut::new(linear_velocity);
         let angular_velocity = DisjointMut::new(&mut poses.angular_velocity[..slots]);
         let blocks = slots.div_ceil(BODIES_PER_BLOCK);
         run_stages(&[blocks], &mut self.progress, move |_, blocks| {
             let range = block_bodies(blocks, slots);
             // SAFETY: the runs of blocks of one stage are disjoint ranges of slots.
-            let (center, rotation, v, w) = unsafe {
-                (
-                    center.slice(range.clone()),
-                    rotation.slice(range.clone()),
-                    linear_velocity.slice(range.clone()),
-                    angular_velocity.slice(range.clone()),
-                )
-            };
-            // The columns cut to the run's length here: the compiler then checks each slot
-            // once, not once per column.
-            let state_of = &state_of[range];
-            let n = state_of.len();
-            let (center, rotation) = (&mut center[..n], &mut rotation[..n]);
-            let (v, w) = (&mut v[..n], &mut w[..n]);
-            // By slot, not zipped columns: a body without a state (a static tile, a sleeping
-            // body) then costs the read of its state index alone.
-            for (i, &state) in state_of.iter().enumerate() {
-                if state == NULL_BODY {
-                    continue;
+            let columns = unsafe {
+                PoseColumns {
+                    center: center.slice(range.clone()),
+                    rotation: rotation.slice(range.clone()),
+                    linear_velocity: linear_velocity.slice(range.clone()),
+                    angular_velocity: angular_velocity.slice(range.clone()),
                 }
-                let s = &states[state as usize];
-                center[i].x += s.dp[0];
-                center[i].y += s.dp[1];
-                let dq = Rot {
-                    c: s.dq[0],
-                    s: s.dq[1],
-                };
-                rotation[i] = dq.compose(rotation[i]).normalized();
-                let (capped_v, capped_w) = kbody::cap_speeds(s.v, s.w, max_linear, max_angular);
-                v[i] = Vec2::new(capped_v[0], capped_v[1]);
-                w[i] = capped_w;
-            }
+            };
+            kernels.finish(states, &state_of[range], columns, caps);
         });
     }
 
@@ -448,9 +436,10 @@ impl Solver {
 
     /// One state per moving body, with the per-body constants beside it: the bodies of the
     /// graph's tiles first, tile after tile (a tile integrates one range of states), then the
-    /// others in slot order.
+    /// others in slot order. The states' velocities are taken with `kernels`.
     fn load_states(
         &mut self,
+        kernels: &dyn Kernels,
         bodies: &BodyStore,
         moving: &[BodySlot],
         graph: &ConstraintGraph,
@@ -492,19 +481,24 @@ impl Solver {
             bodies,
             max_contact_spin,
         );
-        let (max_linear, max_angular) = self.speed_caps;
+        let caps = self.speed_caps;
         let spin_bound = &self.spin_bound[..];
         let slots = bodies.slots();
+        // SAFETY: `Vec2` is a `repr(C)` pair of f32s, (x, y): the column is one of as many
+        // `[f32; 2]`s, borrowed for as long.
+        let linear = bodies.linear_velocity();
+        let linear = unsafe { std::slice::from_raw_parts(linear.as_ptr().cast(), linear.len()) };
+        let velocities = VelocityColumns {
+            linear,
+            angular: bodies.angular_velocity(),
+        };
         let states = DisjointMut::new(&mut self.states[..n]);
         let gravity_scale = DisjointMut::new(&mut self.gravity_scale[..]);
         let linear_damping = DisjointMut::new(&mut self.linear_damping[..]);
         let angular_damping = DisjointMut::new(&mut self.angular_damping[..]);
         let blocks = n.div_ceil(BODIES_PER_BLOCK);
-        // (`move`: the caps are then copied into the workers' registers, not read again through
-        // a reference after each store.)
         run_stages(&[blocks], &mut self.progress, move |_, blocks| {
             let range = block_bodies(blocks, n);
-            let first = range.start;
             // SAFETY: the runs of blocks of one stage are disjoint ranges of rows.
             let (states, gravity_scale, linear_damping, angular_damping) = unsafe {
                 (
@@ -514,31 +508,25 @@ impl Solver {
                     angular_damping.slice(range.clone()),
                 )
             };
+            // A bound body is clamped now, not only from its first substep on.
+            let spin_bound = (!spin_bound.is_empty()).then(|| &spin_bound[range.clone()]);
             // The body columns cut to the slot count here, by the loop, and the rows to the
             // run's length: the compiler then checks each slot and each row once, and reads
             // the columns' addresses once.
             let moving = &moving[range];
+            kernels.start(states, BodySlot::raw(moving), velocities, spin_bound, caps);
             let m = moving.len();
-            let (states, gravity_scale) = (&mut states[..m], &mut gravity_scale[..m]);
+            let gravity_scale = &mut gravity_scale[..m];
             let linear_damping = &mut linear_damping[..m];
             let angular_damping = &mut angular_damping[..m];
             let column_gravity_scale = &bodies.gravity_scale()[..slots];
             let column_linear_damping = &bodies.linear_damping()[..slots];
             let column_angular_damping = &bodies.angular_damping()[..slots];
-            let column_v = &bodies.linear_velocity()[..slots];
-            let column_w = &bodies.angular_velocity()[..slots];
             for (k, &slot) in moving.iter().enumerate() {
                 let s = slot.index();
                 gravity_scale[k] = column_gravity_scale[s];
                 linear_damping[k] = column_linear_damping[s];
                 angular_damping[k] = column_angular_damping[s];
-                let (v, w) = (column_v[s], column_w[s]);
-                // A bound body is clamped now, not only from its first substep on.
-                let max_w = spin_bound
-                    .get(first + k)
-                    .map_or(max_angular, |&b| b.min(max_angular));
-                let (v, w) = kbody::cap_speeds([v.x, v.y], w, max_linear, max_w);
-                states[k] = BodyState::with_velocity(v, w);
             }
         });
     }
@@ -762,6 +750,16 @@ impl Solver {
             }
         }
     }
+}
+
+/// A column of `T`s as the kernels read it: pairs of f32s, borrowed for as long.
+///
+/// # Safety
+/// `T` is a `repr(C)` pair of f32s (`Vec2`, (x, y), or `Rot`, (cosine, sine)).
+unsafe fn as_pairs<T>(column: &mut [T]) -> &mut [[f32; 2]] {
+    debug_assert_eq!(size_of::<T>(), size_of::<[f32; 2]>());
+    // SAFETY: by the caller's promise, the column is one of as many `[f32; 2]`s.
+    unsafe { std::slice::from_raw_parts_mut(column.as_mut_ptr().cast(), column.len()) }
 }
 
 /// What the workers run the step's body and contact stages with: the kernels, the states and

@@ -191,7 +191,8 @@ impl World {
     /// islands put to sleep, and joints past their breaking force broken.
     fn finish_step(&mut self, dt: f32) {
         zone!("finalize");
-        self.solver.finalize(&mut self.bodies);
+        self.solver
+            .finalize(&mut self.bodies, self.settings.kernels());
         let (bodies, slop) = (&mut self.bodies, self.settings.linear_slop);
         let targets = &mut self.sweep_targets;
         solve_continuous(bodies, &self.solver, slop, targets, &self.joints);
