@@ -272,9 +272,21 @@ impl FatProxies {
     ) {
         pairs.clear();
         let aabbs = proxies.aabbs;
-        let overlap = |&&(a, b): &&(u32, u32)| overlaps(&aabbs[a as usize], &aabbs[b as usize]);
         in_ranges(self.pairs.len(), parts, pairs, |range, out| {
-            out.extend(self.pairs[range].iter().filter(overlap))
+            let kept = &self.pairs[range];
+            // Every pair is written to the spare room and kept by counting it when the boxes
+            // overlap: a push per pair tested the capacity and branched on the test.
+            out.reserve(kept.len());
+            let (mut len, spare) = (out.len(), out.as_mut_ptr());
+            for &(a, b) in kept {
+                let hit = overlaps(&aabbs[a as usize], &aabbs[b as usize]);
+                // SAFETY: `len` is below the length before plus the pairs taken, at most
+                // `kept.len()`, the room reserved above.
+                unsafe { spare.add(len).write((a, b)) };
+                len += hit as usize;
+            }
+            // SAFETY: the pairs up to `len` were written above.
+            unsafe { out.set_len(len) };
         });
     }
 
