@@ -108,6 +108,14 @@ impl CellRect {
         width.saturating_mul(height)
     }
 
+    /// Whether the rectangle is at most two cells wide and two high (and not inverted).
+    #[inline(always)]
+    pub fn is_quad(&self) -> bool {
+        // (In i64: the coordinates are clamped to 2^29, their differences fit.)
+        let side = |lo: i32, hi: i32| i64::from(hi) - i64::from(lo);
+        (0..=1).contains(&side(self.x0, self.x1)) & (0..=1).contains(&side(self.y0, self.y1))
+    }
+
     /// Whether the rectangle covers more than [`MAX_SMALL_CELLS`] cells.
     #[inline]
     pub fn is_large(&self) -> bool {
@@ -284,6 +292,27 @@ impl<E: Copy + Default + Send> BucketTable<E> {
         }
     }
 
+    /// The entries of buckets `h` and `h + 1`, the second empty unless `two`.
+    ///
+    /// # Safety
+    /// `h + two as usize` must be below the number of buckets.
+    #[inline(always)]
+    unsafe fn pair_unchecked(&self, h: usize, two: bool) -> [&[E]; 2] {
+        debug_assert!(h + (two as usize) + 1 < self.starts.len());
+        // SAFETY: there is a start per bucket and one past the last; `fill` leaves them
+        // ascending and the last one the number of entries, so every bucket is a range
+        // within them.
+        unsafe {
+            let start = *self.starts.get_unchecked(h) as usize;
+            let mid = *self.starts.get_unchecked(h + 1) as usize;
+            let end = *self.starts.get_unchecked(h + 1 + two as usize) as usize;
+            [
+                self.entries.get_unchecked(start..mid),
+                self.entries.get_unchecked(mid..end),
+            ]
+        }
+    }
+
     /// How many entries the buckets hold in all.
     #[cfg(test)]
     pub fn len(&self) -> usize {
@@ -429,6 +458,15 @@ pub(crate) trait Cells {
     /// # Safety
     /// Where `within`, `r` must be the rectangle of a box of the grid's last fill.
     unsafe fn runs(&self, r: CellRect, within: bool) -> impl Iterator<Item = CellRun<'_, Self::E>>;
+
+    /// [`Cells::bucket_of`] of the cells `(x0, y0), (x1, y0), (x0, y1), (x1, y1)` of `r`, a
+    /// rectangle at most two cells wide and two high ([`CellRect::is_quad`]); where it is one
+    /// cell wide or high, the cells beyond it get no entries. The common box's cells at once,
+    /// with no run to set up per row.
+    ///
+    /// # Safety
+    /// `r` must be the rectangle of a box of the grid's last fill, and [`CellRect::is_quad`].
+    unsafe fn quad(&self, r: CellRect) -> [&[Self::E]; 4];
 }
 
 /// The buckets of cells next to each other in one row, one after another in their table: a
@@ -513,6 +551,21 @@ impl Cells for HashedCells<'_> {
             })
         })
     }
+
+    #[inline(always)]
+    unsafe fn quad(&self, r: CellRect) -> [&[CellEntry]; 4] {
+        let (wide, high) = (r.x1 > r.x0, r.y1 > r.y0);
+        let cell = |cx, cy, used: bool| match used {
+            true => self.bucket_of(cx, cy),
+            false => &[],
+        };
+        [
+            cell(r.x0, r.y0, true),
+            cell(r.x1, r.y0, wide),
+            cell(r.x0, r.y1, high),
+            cell(r.x1, r.y1, wide & high),
+        ]
+    }
 }
 
 /// The buckets of a [`HashGrid`] with a bucket per cell of its window.
@@ -580,6 +633,24 @@ impl Cells for WindowCells<'_> {
             (h, row) = (h + self.width, later_row);
             run
         })
+    }
+
+    #[inline(always)]
+    unsafe fn quad(&self, r: CellRect) -> [&[WindowEntry]; 4] {
+        let (wide, high) = (r.x1 > r.x0, r.y1 > r.y0);
+        let w = self.window;
+        debug_assert!(r.is_quad() && r.x0 >= w.x0 && r.x1 <= w.x1 && r.y0 >= w.y0 && r.y1 <= w.y1);
+        let h = window_bucket(w, self.width, r.x0, r.y0);
+        // SAFETY: `r` is within the window (the union of the rectangles of the boxes
+        // entered), so its cells' buckets, `h + wide` and, where it is high, the ones a row
+        // (`width`) further on, are the window's.
+        let [first, second] = unsafe { self.table.pair_unchecked(h, wide) };
+        let [third, fourth] = match high {
+            // SAFETY: as above, for the row after.
+            true => unsafe { self.table.pair_unchecked(h + self.width, wide) },
+            false => [&[][..], &[]],
+        };
+        [first, second, third, fourth]
     }
 }
 

@@ -28,7 +28,9 @@ pub(crate) mod static_grid;
 mod tests;
 
 use crate::body::SlotKind;
-use crate::broad_phase::grid::{choose_cell_size, CellRect, CellSearch, Cells, Entry, HashGrid};
+use crate::broad_phase::grid::{
+    choose_cell_size, firsts, needed, CellRect, CellSearch, Cells, Entry, HashGrid,
+};
 use crate::broad_phase::proxies::{overlaps, Bounds, Proxies};
 use crate::broad_phase::sorted_pairs::merge_sorted;
 use crate::broad_phase::static_grid::StaticGrid;
@@ -270,9 +272,21 @@ impl FatProxies {
     ) {
         pairs.clear();
         let aabbs = proxies.aabbs;
-        let overlap = |&&(a, b): &&(u32, u32)| overlaps(&aabbs[a as usize], &aabbs[b as usize]);
         in_ranges(self.pairs.len(), parts, pairs, |range, out| {
-            out.extend(self.pairs[range].iter().filter(overlap))
+            let kept = &self.pairs[range];
+            // Every pair is written to the spare room and kept by counting it when the boxes
+            // overlap: a push per pair tested the capacity and branched on the test.
+            out.reserve(kept.len());
+            let (mut len, spare) = (out.len(), out.as_mut_ptr());
+            for &(a, b) in kept {
+                let hit = overlaps(&aabbs[a as usize], &aabbs[b as usize]);
+                // SAFETY: `len` is below the length before plus the pairs taken, at most
+                // `kept.len()`, the room reserved above.
+                unsafe { spare.add(len).write((a, b)) };
+                len += hit as usize;
+            }
+            // SAFETY: the pairs up to `len` were written above.
+            unsafe { out.set_len(len) };
         });
     }
 
@@ -825,19 +839,54 @@ impl Grid {
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
-        if self.small_pass && self.class[a] == Class::Small {
-            return;
+        if !(self.small_pass && self.class[a] == Class::Small) {
+            keep_colliding(proxies, a, start, out);
         }
-        // The filters almost always pass (both proxies dynamic, default layers).
-        let mut kept = start;
-        for i in start..out.len() {
-            let pair = out[i];
-            if proxies.may_collide(a, pair.1 as usize) {
-                out[kept] = pair;
-                kept += 1;
+    }
+
+    /// [`Grid::small_partners`] of a small proxy `a` whose rectangle `r` is at most two cells
+    /// wide and two high (most are): its cells' buckets at once, in the order the runs visit
+    /// them, so the same pairs in the same order.
+    #[inline(always)]
+    fn quad_partners<C: Cells>(
+        &self,
+        cells: &C,
+        proxies: &Proxies,
+        (a, r): (usize, CellRect),
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        debug_assert!(self.class[a] == Class::Small && r.is_quad());
+        // SAFETY: `a` is small, so `r` is the rectangle the grid was filled with.
+        let buckets = unsafe { cells.quad(r) };
+        // Room for every entry: one test per proxy rather than per entry (see
+        // `small_partners`).
+        out.reserve(buckets.iter().map(|b| b.len()).sum());
+        let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
+        let start = out.len();
+        let mut len = start;
+        let spare = out.as_mut_ptr();
+        for (k, bucket) in buckets.into_iter().enumerate() {
+            let (right, below) = (k & 1 == 1, k >= 2);
+            let (cx, cy) = (r.x0 + right as i32, r.y0 + below as i32);
+            let need = needed(firsts(!right, !below));
+            // As in `small_partners`.
+            for e in bucket.iter().take_while(|e| e.id() as usize > a) {
+                let b = e.id() as usize;
+                // SAFETY: as in `small_partners`.
+                debug_assert!(b < uppers.len());
+                let upper = unsafe { uppers.get_unchecked(b) };
+                let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
+                // SAFETY: `len` is below `start` plus the entries taken, at most the room
+                // reserved above.
+                unsafe { spare.add(len).write((a as u32, e.id())) };
+                len += hit as usize;
             }
         }
-        out.truncate(kept);
+        // SAFETY: the pairs up to `len` were written above.
+        unsafe { out.set_len(len) };
+        if !self.small_pass {
+            keep_colliding(proxies, a, start, out);
+        }
     }
 
     /// Large partners b > a of proxy `a`: those of `self.large[first..]`, the large proxies
@@ -988,7 +1037,12 @@ impl CellSearch for Collect<'_, '_> {
                 let before = out.len();
                 // A large proxy's cells are not in the grid: they may reach beyond it.
                 let within = grid.class[a] == Class::Small;
-                grid.small_partners(&cells, proxies, (a, within), out);
+                let r = grid.rects[a];
+                if within && r.is_quad() {
+                    grid.quad_partners(&cells, proxies, (a, r), out);
+                } else {
+                    grid.small_partners(&cells, proxies, (a, within), out);
+                }
                 grid.large_partners(proxies, a, first_large, out);
                 // Few partners per proxy: sorting them here keeps the whole output sorted
                 // without a global sort.
@@ -998,6 +1052,22 @@ impl CellSearch for Collect<'_, '_> {
             }
         });
     }
+}
+
+/// Keeps of the pairs `out[start..]`, partners `(a, b)` of proxy `a`, those that pass the
+/// filters ([`Proxies::may_collide`]), in order.
+#[inline(always)]
+fn keep_colliding(proxies: &Proxies, a: usize, start: usize, out: &mut Vec<(u32, u32)>) {
+    // The filters almost always pass (both proxies dynamic, default layers).
+    let mut kept = start;
+    for i in start..out.len() {
+        let pair = out[i];
+        if proxies.may_collide(a, pair.1 as usize) {
+            out[kept] = pair;
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 /// Sorts the partners `(a, b)` of one proxy `a` by `b`: by insertion, inlined, where they are

@@ -635,3 +635,78 @@ fn a_drifting_block_tries_fat_boxes_again_only_once_it_rests() {
 
 /// [`super::PLAIN_RUN`] as a count of calls, for the test above.
 const PLAIN_RUN_CALLS: u64 = super::PLAIN_RUN as u64 + 2;
+
+/// Compares, for every small proxy whose cells are at most two by two, the partners its cells
+/// are looked up for at once (`Grid::quad_partners`) with those of the runs through them
+/// (`Grid::small_partners`); returns how many it compared, and in which layout.
+struct QuadAgainstRuns<'a, 'p> {
+    grid: &'a super::Grid,
+    proxies: &'a Proxies<'p>,
+}
+
+impl super::grid::CellSearch for QuadAgainstRuns<'_, '_> {
+    type Output = (usize, &'static str);
+
+    fn run<C: super::grid::Cells>(self, cells: C) -> (usize, &'static str) {
+        let (grid, proxies) = (self.grid, self.proxies);
+        let mut compared = 0;
+        for a in 0..proxies.len() {
+            let r = grid.rects[a];
+            if grid.class[a] != super::Class::Small || !r.is_quad() {
+                continue;
+            }
+            // Pairs already in the buffer, as other proxies leave them.
+            let (mut runs, mut quad) = (vec![(0, 0); a % 3], vec![(0, 0); a % 3]);
+            grid.small_partners(&cells, proxies, (a, true), &mut runs);
+            grid.quad_partners(&cells, proxies, (a, r), &mut quad);
+            assert_eq!(quad, runs, "proxy {a}, cells {r:?}");
+            compared += 1;
+        }
+        (compared, std::any::type_name::<C>())
+    }
+}
+
+#[test]
+fn proxies_of_at_most_two_by_two_cells_find_the_partners_of_the_runs() {
+    // Small and large boxes with filters around negative coordinates, spread ones (a hashed
+    // table), unit boxes on cell borders, and a pyramid (every filter passing).
+    let mut borders = Scene::default();
+    let mut rng = Rng(5);
+    for y in -15..15 {
+        for x in -15..15 {
+            let min = Vec2::new(x as f32 * 0.75, y as f32 * 0.75);
+            let aabb = Aabb::new(min, min + Vec2::new(0.75, 0.75));
+            borders.push(aabb, random_kind(&mut rng));
+        }
+    }
+    let scenes = [
+        mixed_scene(3, 3000, Vec2::new(-400.0, -250.0), 300.0),
+        mixed_scene(4, 400, Vec2::new(-3.0e5, -1.0e5), 5.0e5),
+        borders,
+        pyramid_scene(true),
+    ];
+    let mut layouts = Vec::new();
+    for scene in &scenes {
+        let proxies = scene.proxies();
+        let cell_size =
+            super::grid::choose_cell_size(proxies.aabbs.iter(), proxies.len(), &mut Vec::new());
+        // Cells smaller and larger than the broadphase's own, so that boxes of every cell
+        // count meet.
+        for scale in [1.0, 0.5, 0.75, 2.0] {
+            let mut grid = super::Grid::default();
+            grid.build(&proxies, cell_size * scale);
+            let (compared, layout) = grid.cells.search(QuadAgainstRuns {
+                grid: &grid,
+                proxies: &proxies,
+            });
+            assert!(
+                compared > proxies.len() / 10,
+                "{compared} of {}",
+                proxies.len()
+            );
+            layouts.push(layout);
+        }
+    }
+    assert!(layouts.iter().any(|l| l.contains("WindowCells")));
+    assert!(layouts.iter().any(|l| l.contains("HashedCells")));
+}
