@@ -437,7 +437,8 @@ impl PackParams {
     /// and `inv_mass_b`.
     #[inline(always)]
     fn softness_between(&self, inv_mass_a: f32, inv_mass_b: f32) -> Softness {
-        if inv_mass_a == 0.0 || inv_mass_b == 0.0 {
+        // (`|`, not `||`: both tests and one select, with no branch on the bodies' kinds.)
+        if (inv_mass_a == 0.0) | (inv_mass_b == 0.0) {
             self.rigid_soft
         } else {
             self.soft
@@ -505,7 +506,7 @@ pub(super) fn bound_contact_spin(
     spin_bound.resize(states, f32::INFINITY);
     // (A slice, not the vector, in the loop: its length and address are then not read again
     // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
-    // a slot is bounds-checked once.)
+    // a contact's slots are checked once for both.)
     let spin_bound = &mut spin_bound[..];
     let fast = &bodies.fast_rotation()[..state_of.len()];
     // Bounds are all the same value: the order of the contacts cannot change them.
@@ -513,10 +514,14 @@ pub(super) fn bound_contact_spin(
         if c.manifold.point_count == 0 {
             continue;
         }
-        for slot in [c.a.index(), c.b.index()] {
-            let state = state_of[slot];
-            if state != NULL_BODY && !fast[slot] {
-                spin_bound[state as usize] = max;
+        let (a, b) = (c.a.index(), c.b.index());
+        assert!(a < state_of.len() && b < state_of.len());
+        // A body with no state (`NULL_BODY`, past every state) or fast rotation (all ones
+        // then) has no bound: one test of the index against the bounds tells both.
+        let bound = |slot: usize| state_of[slot] as usize | (fast[slot] as usize).wrapping_neg();
+        for state in [bound(a), bound(b)] {
+            if let Some(bound) = spin_bound.get_mut(state) {
+                *bound = max;
             }
         }
     }
