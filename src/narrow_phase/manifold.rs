@@ -1023,18 +1023,29 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         count,
         radius: b.radius,
     };
-    let mut manifold = if separation_b > separation_a + REFERENCE_TOLERANCE {
-        let mut manifold =
-            face_contact_and_reach(b, face_b, separation_b, a, speculative_distance, recyclable);
+    // One call for either reference face: as two, each returned manifold was copied
+    // through memory.
+    let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
+    let (reference, face, separation, incident) = if flipped {
+        (b, face_b, separation_b, a)
+    } else {
+        (a, face_a, separation_a, b)
+    };
+    let mut manifold = face_contact_and_reach(
+        reference,
+        face,
+        separation,
+        incident,
+        speculative_distance,
+        recyclable,
+    );
+    if flipped {
         // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
             mp.id = swap_features(mp.id);
         }
-        manifold
-    } else {
-        face_contact_and_reach(a, face_a, separation_a, b, speculative_distance, recyclable)
-    };
+    }
     // (A reach is worked out only where `recyclable`.)
     if manifold.reach.may_recycle() {
         reference_reach(
