@@ -1043,8 +1043,7 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         count,
         radius: b.radius,
     };
-    // One call for either reference face: as two, each returned manifold was copied
-    // through memory.
+    // One call for either reference face, so that the face contact is inlined once.
     let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
     let (reference, face, separation, incident) = if flipped {
         (b, face_b, separation_b, a)
@@ -1285,7 +1284,10 @@ fn face_contact(
 
 /// [`face_contact`], with the reach of a clipped contact where `recyclable` (see
 /// [`collide_and_reach`]); the reach of the reference face's choice is left to the caller.
-#[inline]
+///
+/// Always inlined: as a call of its own, its manifold (with the reach, too large for
+/// registers) was built on its stack and then copied out to the caller's.
+#[inline(always)]
 fn face_contact_and_reach(
     reference: Hull,
     face: usize,
