@@ -790,6 +790,16 @@ impl<const N: usize> Columns<N> {
     }
 }
 
+/// What [`max_separation`] finds: the best face and its separation, and the separation of
+/// each of the `N` faces (those past the count computed and never read), against which a reach
+/// weighs the best without running the test again.
+#[derive(Clone, Copy)]
+struct Separations<const N: usize> {
+    face: usize,
+    separation: f32,
+    each: [f32; N],
+}
+
 /// Separating-axis test of the first `count` of `faces` against the `others` points
 /// `other(0..others)`: the face whose plane the deepest of them is furthest in front of, and that separation
 /// (cores only, radii not subtracted). Ties keep the lowest face index.
@@ -799,7 +809,7 @@ fn max_separation<const N: usize>(
     count: usize,
     others: usize,
     other: impl Fn(usize) -> Vec2,
-) -> (usize, f32) {
+) -> Separations<N> {
     match four_faces(faces, count, others, &other) {
         Some(best) => best,
         None => faces_in_turn(faces, count, others, other),
@@ -818,16 +828,23 @@ fn faces_in_turn<const N: usize>(
     count: usize,
     others: usize,
     other: impl Fn(usize) -> Vec2,
-) -> (usize, f32) {
+) -> Separations<N> {
     let least = least_along_faces(faces, others, other);
+    let mut each = [0.0; N];
+    for i in 0..N {
+        each[i] = least[i] - faces.offset[i];
+    }
     let mut best = (0, f32::MIN);
     for i in 0..count.min(N) {
-        let deepest = least[i] - faces.offset[i];
-        if deepest > best.1 {
-            best = (i, deepest);
+        if each[i] > best.1 {
+            best = (i, each[i]);
         }
     }
-    best
+    Separations {
+        face: best.0,
+        separation: best.1,
+        each,
+    }
 }
 
 /// The deepest of the points `other(0..others)` along each face normal, the faces' offsets not
@@ -861,7 +878,7 @@ fn four_faces<const N: usize>(
     count: usize,
     others: usize,
     other: &impl Fn(usize) -> Vec2,
-) -> Option<(usize, f32)> {
+) -> Option<Separations<N>> {
     use wide::f32x4;
     if N != 4 {
         return None;
@@ -875,6 +892,8 @@ fn four_faces<const N: usize>(
     }
     let deepest = least - lanes(&faces.offset);
     let d = deepest.to_array();
+    let mut each = [0.0; N];
+    each[..4].copy_from_slice(&d);
     if count < 4 {
         let mut best = (0, f32::MIN);
         for (i, &deepest) in d.iter().enumerate().take(count) {
@@ -882,7 +901,11 @@ fn four_faces<const N: usize>(
                 best = (i, deepest);
             }
         }
-        return Some(best);
+        return Some(Separations {
+            face: best.0,
+            separation: best.1,
+            each,
+        });
     }
     // The greatest in every lane, then the first face that reaches it: the face the loop of
     // compares would keep. Its own value is returned, as the greatest may carry the other
@@ -892,7 +915,11 @@ fn four_faces<const N: usize>(
     let greatest = greatest.fast_max(f32x4::from([g[1], g[0], g[3], g[2]]));
     // Only NaNs can leave no lane equal: face 0 then, rather than an index past the faces.
     let first = deepest.simd_eq(greatest).to_bitmask().trailing_zeros() as usize & 3;
-    Some((first, d[first]))
+    Some(Separations {
+        face: first,
+        separation: d[first],
+        each,
+    })
 }
 
 /// `if a < b { a } else { b }` in each lane, which is what x86's `minps` does; elsewhere by a
@@ -907,24 +934,15 @@ fn lesser(a: wide::f32x4, b: wide::f32x4) -> wide::f32x4 {
     }
 }
 
-/// The largest separation of the faces other than `best` in [`max_separation`]'s test of the
-/// same arguments (`f32::MIN` for none): the margin by which `best` is the best face. Only a
-/// reach needs it, so the test itself does not keep it.
+/// The largest separation of the first `count` faces other than `best` among the `each` of
+/// [`Separations`] (`f32::MIN` for none): the margin by which `best` is the best face.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn next_separation<const N: usize>(
-    faces: &Faces<N>,
-    count: usize,
-    others: usize,
-    other: impl Fn(usize) -> Vec2,
-    best: usize,
-) -> f32 {
-    let least = least_along_faces(faces, others, other);
+fn next_separation<const N: usize>(each: &[f32; N], count: usize, best: usize) -> f32 {
     let mut next = f32::MIN;
     for i in 0..count.min(N) {
-        let deepest = least[i] - faces.offset[i];
-        if i != best && deepest > next {
-            next = deepest;
+        if i != best && each[i] > next {
+            next = each[i];
         }
     }
     next
@@ -1005,13 +1023,15 @@ fn polygon_cores<const NA: usize, const NB: usize>(
     let vertices = Columns::<NB>::of(&b.vertices[..NB]).moved(xf);
     let radius = a.radius + b.radius;
     let faces_a = Faces::<NA>::of(a);
-    let (face_a, separation_a) = max_separation(&faces_a, a.count, count, |j| vertices.get(j));
+    let sat_a = max_separation(&faces_a, a.count, count, |j| vertices.get(j));
+    let (face_a, separation_a) = (sat_a.face, sat_a.separation);
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
     let normals = Columns::<NB>::of(&b.normals[..NB]).turned(xf.q);
     let faces_b = Faces::<NB>::of_columns(&normals, &vertices);
-    let (face_b, separation_b) = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
+    let sat_b = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
+    let (face_b, separation_b) = (sat_b.face, sat_b.separation);
     if separation_b - radius > speculative_distance {
         return LocalManifold::default();
     }
@@ -1023,33 +1043,43 @@ fn polygon_cores<const NA: usize, const NB: usize>(
         count,
         radius: b.radius,
     };
-    let mut manifold = if separation_b > separation_a + REFERENCE_TOLERANCE {
-        let mut manifold =
-            face_contact_and_reach(b, face_b, separation_b, a, speculative_distance, recyclable);
+    // One call for either reference face, so that the face contact is inlined once.
+    let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
+    let (reference, face, separation, incident) = if flipped {
+        (b, face_b, separation_b, a)
+    } else {
+        (a, face_a, separation_a, b)
+    };
+    let mut manifold = face_contact_and_reach(
+        reference,
+        face,
+        separation,
+        incident,
+        speculative_distance,
+        recyclable,
+    );
+    if flipped {
         // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
         for mp in &mut manifold.points[..manifold.point_count] {
             mp.id = swap_features(mp.id);
         }
-        manifold
-    } else {
-        face_contact_and_reach(a, face_a, separation_a, b, speculative_distance, recyclable)
-    };
+    }
     // (A reach is worked out only where `recyclable`.)
     if manifold.reach.may_recycle() {
         reference_reach(
             &mut manifold,
-            (a, &faces_a, face_a, separation_a),
-            (b, &faces_b, face_b, separation_b),
+            (a, &sat_a.each, face_a, separation_a),
+            (b, &sat_b.each, face_b, separation_b),
             speculative_distance + radius,
         );
     }
     manifold
 }
 
-/// A core of [`polygon_cores`]: its hull (in A's frame), its faces, and its best face and
-/// that face's separation from the other core.
-type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f Faces<N>, usize, f32);
+/// A core of [`polygon_cores`]: its hull (in A's frame), the separations of its faces from
+/// the other core (see [`Separations`]), and its best face and that face's separation.
+type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f [f32; N], usize, f32);
 
 /// Narrows the reach of `manifold`, the face contact [`polygon_cores`] found between cores
 /// `a` and `b` (with a speculative distance and radii that sum to `band`), to the motions
@@ -1067,20 +1097,16 @@ type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f Faces<N>, usize, f32);
 #[inline(never)]
 fn reference_reach<const NA: usize, const NB: usize>(
     manifold: &mut LocalManifold,
-    (hull_a, faces_a, face_a, separation_a): Side<NA>,
-    (hull_b, faces_b, face_b, separation_b): Side<NB>,
+    (hull_a, each_a, face_a, separation_a): Side<NA>,
+    (hull_b, each_b, face_b, separation_b): Side<NB>,
     band: f32,
 ) {
     // As `polygon_cores` chose.
     let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
     let (separation, next) = if flipped {
-        let others = |j| hull_a.vertices[j];
-        let next = next_separation(faces_b, hull_b.count, hull_a.count, others, face_b);
-        (separation_b, next)
+        (separation_b, next_separation(each_b, hull_b.count, face_b))
     } else {
-        let others = |j| hull_b.vertices[j];
-        let next = next_separation(faces_a, hull_a.count, hull_b.count, others, face_a);
-        (separation_a, next)
+        (separation_a, next_separation(each_a, hull_a.count, face_a))
     };
     let reach = &mut manifold.reach;
     reach.far = least(reach.far, 0.5 * (separation - next));
@@ -1258,7 +1284,10 @@ fn face_contact(
 
 /// [`face_contact`], with the reach of a clipped contact where `recyclable` (see
 /// [`collide_and_reach`]); the reach of the reference face's choice is left to the caller.
-#[inline]
+///
+/// Always inlined: as a call of its own, its manifold (with the reach, too large for
+/// registers) was built on its stack and then copied out to the caller's.
+#[inline(always)]
 fn face_contact_and_reach(
     reference: Hull,
     face: usize,
@@ -1678,11 +1707,13 @@ mod tests {
                     let vector = four_faces(&faces, count, others, &at).unwrap();
                     let scalar = faces_in_turn(&faces, count, others, at);
                     assert_eq!(
-                        vector.0, scalar.0,
+                        vector.face, scalar.face,
                         "{:?} {points:?} {count} {others}",
                         faces.x
                     );
-                    assert_eq!(vector.1.to_bits(), scalar.1.to_bits());
+                    assert_eq!(vector.separation.to_bits(), scalar.separation.to_bits());
+                    let bits = |s: &Separations<4>| s.each.map(f32::to_bits);
+                    assert_eq!(bits(&vector), bits(&scalar));
                 }
             }
         }
