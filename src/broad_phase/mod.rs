@@ -802,9 +802,7 @@ impl Grid {
         let r = self.rects[a];
         let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
         let start = out.len();
-        // Every entry is written to the spare room and kept by counting it when all the tests
-        // pass: they pass or fail unpredictably, and a branch or a push per entry cost more
-        // than the write.
+        // Every entry is written to the spare room (see `write_bucket`).
         let (mut len, mut room) = (start, out.capacity() - start);
         let mut spare = out.as_mut_ptr();
         // SAFETY: `within` only for a small proxy, whose rectangle the grid was filled with.
@@ -819,21 +817,11 @@ impl Grid {
             }
             let cy = run.cy;
             run.for_each(|cx, need, bucket| {
-                let mut kept = 0;
-                // Buckets are filled in descending slot order: past `a`, no entry can be a
-                // partner b > a.
-                for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                    let b = e.id() as usize;
-                    // SAFETY: the grid's entries are of the slots of the proxies it was built
-                    // from, for each of which `uppers` has a box.
-                    debug_assert!(b < uppers.len());
-                    let upper = unsafe { uppers.get_unchecked(b) };
-                    let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
-                    // SAFETY: `len + kept` is below `len` plus the entries taken, at most
-                    // `run.len() <= room`, within the capacity.
-                    unsafe { spare.add(len + kept).write((a as u32, e.id())) };
-                    kept += hit as usize;
-                }
+                // SAFETY: the bucket's entries are at most `run.len() <= room`; the grid's
+                // entries are of the slots of the proxies it was built from, each with a box
+                // in `uppers`.
+                let kept =
+                    unsafe { write_bucket(a, bucket, (cx, cy, need), &lower, uppers, spare, len) };
                 (len, room) = (len + kept, room - kept);
             });
         }
@@ -869,18 +857,10 @@ impl Grid {
             let (right, below) = (k & 1 == 1, k >= 2);
             let (cx, cy) = (r.x0 + right as i32, r.y0 + below as i32);
             let need = needed(firsts(!right, !below));
-            // As in `small_partners`.
-            for e in bucket.iter().take_while(|e| e.id() as usize > a) {
-                let b = e.id() as usize;
-                // SAFETY: as in `small_partners`.
-                debug_assert!(b < uppers.len());
-                let upper = unsafe { uppers.get_unchecked(b) };
-                let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
-                // SAFETY: `len` is below `start` plus the entries taken, at most the room
-                // reserved above.
-                unsafe { spare.add(len).write((a as u32, e.id())) };
-                len += hit as usize;
-            }
+            // SAFETY: `len` plus the bucket's entries is at most `start` plus all the
+            // buckets' entries, the room reserved above; the entries' boxes as in
+            // `small_partners`.
+            len += unsafe { write_bucket(a, bucket, (cx, cy, need), &lower, uppers, spare, len) };
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
@@ -1052,6 +1032,40 @@ impl CellSearch for Collect<'_, '_> {
             }
         });
     }
+}
+
+/// Writes the pairs `(a, b)` of the entries b > a of `bucket`, the bucket of cell `(cx, cy)`,
+/// from `spare + len` on, and returns how many of them to keep: those whose first shared cell
+/// this is (see [`Entry::first_shared`]) and whose box overlaps `lower`. Every entry is written
+/// and kept by counting it when the tests pass: they pass or fail unpredictably, and a branch
+/// or a push per entry cost more than the write.
+///
+/// # Safety
+/// `spare + len` has room for every entry of `bucket`, and every entry is of a slot that
+/// `uppers` has a box for.
+#[inline(always)]
+unsafe fn write_bucket<E: Entry>(
+    a: usize,
+    bucket: &[E],
+    (cx, cy, need): (i32, i32, u8),
+    lower: &Bounds,
+    uppers: &[Bounds],
+    spare: *mut (u32, u32),
+    len: usize,
+) -> usize {
+    let mut end = len;
+    // Buckets are filled in descending slot order: past `a`, no entry can be a partner b > a.
+    for e in bucket.iter().take_while(|e| e.id() as usize > a) {
+        let b = e.id() as usize;
+        debug_assert!(b < uppers.len());
+        // SAFETY: the caller's promise that `uppers` has a box for every entry.
+        let upper = unsafe { uppers.get_unchecked(b) };
+        let hit = e.first_shared(cx, cy, need) & lower.overlap(upper);
+        // SAFETY: `end` is below `len` plus the entries taken, within the caller's room.
+        unsafe { spare.add(end).write((a as u32, e.id())) };
+        end += hit as usize;
+    }
+    end - len
 }
 
 /// Keeps of the pairs `out[start..]`, partners `(a, b)` of proxy `a`, those that pass the
