@@ -264,7 +264,8 @@ fn closest_contact(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{polygons, LocalManifold, GAP_TOLERANCE};
+    use super::super::polygon::polygons;
+    use super::super::{LocalManifold, GAP_TOLERANCE};
     use super::capsules;
     use crate::geometry::math::{DVec2, Rot, Transform, Vec2};
     use crate::geometry::shape::{Polygon, Shape};

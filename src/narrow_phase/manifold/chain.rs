@@ -14,7 +14,11 @@
 //! so a body in the corner gets one contact, not two. Bodies whose centre lies behind the
 //! segment's line get none: the segment is one-sided.
 
-use super::{face_contact, feature_id, midpoint, polygons, segment_circle, Hull, LocalManifold};
+use super::circle::segment_circle;
+use super::clip::face_contact;
+use super::polygon::polygons;
+use super::sat::Hull;
+use super::{feature_id, midpoint, LocalManifold};
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{ChainGhosts, Circle, Polygon, Shape, MAX_POLYGON_VERTICES};
 

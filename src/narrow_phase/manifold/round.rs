@@ -1,7 +1,8 @@
 //! The manifold of a pair with a circle, as a value: a single point, which the narrowphase
 //! writes in place of the general manifold.
 
-use super::{circles, polygon_circle, world_point, ManifoldPoint};
+use super::circle::{circles, polygon_circle};
+use super::{world_point, ManifoldPoint};
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::Shape;
 
