@@ -197,10 +197,17 @@ impl FatProxies {
 
     /// Whether every box of `proxies` is inside its fat box (of the same slots).
     fn hold(&self, proxies: &Proxies) -> bool {
-        (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+        // Every box of a chunk tested, with no branch per box: while the fat boxes answer,
+        // every box is inside, and a search stopped at the first one outside saves nothing.
+        let inside_all = |(boxes, fats): (&[Aabb], &[Aabb])| {
+            (boxes.iter().zip(fats)).fold(true, |held, (aabb, fat)| held & inside(aabb, fat))
+        };
+        (
+            proxies.aabbs.par_chunks(MIN_CHUNK),
+            self.aabbs.par_chunks(MIN_CHUNK),
+        )
             .into_par_iter()
-            .with_min_len(MIN_CHUNK)
-            .all(|(aabb, fat)| inside(aabb, fat))
+            .all(inside_all)
     }
 
     /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless
