@@ -853,6 +853,31 @@ fn enter<E: Copy + Default + Send, I>(
     table.fill(buckets, parts, move |part, filler| {
         for (id, r) in boxes(part) {
             let mut row = first(r.x0, r.y0);
+            if r.is_quad() {
+                // Most boxes: their cells in the order of the rows below, with no loop to set
+                // up and each cell's firsts known.
+                let (wide, high) = (r.x1 > r.x0, r.y1 > r.y0);
+                filler.add(
+                    row & mask,
+                    entry(r.x0, r.y0, id, needed(firsts(true, true))),
+                );
+                if wide {
+                    let lacks = needed(firsts(false, true));
+                    filler.add(row.wrapping_add(1) & mask, entry(r.x1, r.y0, id, lacks));
+                }
+                if high {
+                    row = row.wrapping_add(stride);
+                    filler.add(
+                        row & mask,
+                        entry(r.x0, r.y1, id, needed(firsts(true, false))),
+                    );
+                    if wide {
+                        let lacks = needed(firsts(false, false));
+                        filler.add(row.wrapping_add(1) & mask, entry(r.x1, r.y1, id, lacks));
+                    }
+                }
+                continue;
+            }
             // Half-open ranges (the coordinates are clamped well below `i32::MAX`): an
             // inclusive one tests for its end twice a turn.
             for cy in r.y0..r.y1 + 1 {

@@ -73,6 +73,9 @@ struct Grid {
     /// the pairs a small proxy finds through the cells, all with small proxies, need no
     /// filter.
     small_pass: bool,
+    /// Whether every two small proxies pass the layer test: then those pairs of a dynamic
+    /// small proxy need no filter either (a kinematic paddle among a pile's bodies).
+    small_layers_pass: bool,
     /// Slots of the large proxies, ascending.
     large: Vec<u32>,
 }
@@ -194,10 +197,17 @@ impl FatProxies {
 
     /// Whether every box of `proxies` is inside its fat box (of the same slots).
     fn hold(&self, proxies: &Proxies) -> bool {
-        (proxies.aabbs.par_iter(), self.aabbs.par_iter())
+        // Every box of a chunk tested, with no branch per box: while the fat boxes answer,
+        // every box is inside, and a search stopped at the first one outside saves nothing.
+        let inside_all = |(boxes, fats): (&[Aabb], &[Aabb])| {
+            (boxes.iter().zip(fats)).fold(true, |held, (aabb, fat)| held & inside(aabb, fat))
+        };
+        (
+            proxies.aabbs.par_chunks(MIN_CHUNK),
+            self.aabbs.par_chunks(MIN_CHUNK),
+        )
             .into_par_iter()
-            .with_min_len(MIN_CHUNK)
-            .all(|(aabb, fat)| inside(aabb, fat))
+            .all(inside_all)
     }
 
     /// Lists in `escaped` the slots whose box left its fat box, and returns true, unless
@@ -699,6 +709,7 @@ impl Grid {
         self.cells.set_cell_size(cell_size);
         let (entry_count, window, filters) = self.classify(proxies);
         self.small_pass = filters.all_pass();
+        self.small_layers_pass = filters.layers_pass();
         // One part of the slots per thread, if there are enough of them.
         let n = proxies.len();
         let parts = rayon::current_num_threads().min(n / MIN_CHUNK).max(1);
@@ -827,7 +838,7 @@ impl Grid {
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
-        if !(self.small_pass && self.class[a] == Class::Small) {
+        if !(self.class[a] == Class::Small && self.small_pairs_pass(proxies, a)) {
             keep_colliding(proxies, a, start, out);
         }
     }
@@ -864,9 +875,17 @@ impl Grid {
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
-        if !self.small_pass {
+        if !self.small_pairs_pass(proxies, a) {
             keep_colliding(proxies, a, start, out);
         }
+    }
+
+    /// Whether every pair of small proxy `a` with another small proxy passes the filters
+    /// ([`Proxies::may_collide`]): all small proxies do, or they all pass the layer test and
+    /// `a` is dynamic.
+    #[inline(always)]
+    fn small_pairs_pass(&self, proxies: &Proxies, a: usize) -> bool {
+        self.small_pass || (self.small_layers_pass && proxies.kinds[a] == SlotKind::Dynamic)
     }
 
     /// Large partners b > a of proxy `a`: those of `self.large[first..]`, the large proxies
@@ -969,9 +988,15 @@ impl SmallFilters {
     }
 
     /// Whether [`Proxies::may_collide`] holds for every two of the proxies: both are dynamic,
-    /// and a layer they are all in is one they all collide with.
+    /// and they pass the layer test ([`SmallFilters::layers_pass`]).
     fn all_pass(&self) -> bool {
-        self.dynamic && self.layers & self.masks != 0
+        self.dynamic && self.layers_pass()
+    }
+
+    /// Whether every two of the proxies pass the layer test of [`Proxies::may_collide`]: a
+    /// layer they are all in is one they all collide with.
+    fn layers_pass(&self) -> bool {
+        self.layers & self.masks != 0
     }
 }
 
