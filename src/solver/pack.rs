@@ -496,8 +496,9 @@ impl PushCap<'_> {
 /// and turn with them through the step: a quarter turn per step bounds how far they carry
 /// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
 /// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
-/// (`#[inline]`: so that `Solver::load_states`, in another module, can inline it.)
-#[inline]
+/// (`#[inline(never)]`: inlined into `Solver::step`, its loop was short of registers and read
+/// the contacts' address from the stack for every contact.)
+#[inline(never)]
 pub(super) fn bound_contact_spin(
     spin_bound: &mut Vec<f32>,
     state_of: &[u32],
