@@ -138,8 +138,10 @@ struct ColoredPair {
 /// neither of its dynamic bodies is in, and goes into `colors`, or into `overflow` where there
 /// is none; `direct` says, per contact, which take no color. `body_colors` holds each body's
 /// kind bits and gets its colors. The loop stores nothing per contact but its index in its
-/// color, and keeps every value it needs in registers.
-#[inline(always)]
+/// color, and keeps every value it needs in registers: out of line (`#[inline(never)]`), as
+/// inlined into `ConstraintGraph::build` it ran short of them and read its slices' addresses
+/// and lengths from the stack for every contact.
+#[inline(never)]
 fn color_contacts(
     keys: &[ContactKey],
     direct: impl Iterator<Item = bool>,

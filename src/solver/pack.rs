@@ -14,7 +14,7 @@
 use crate::backend::Kernels;
 use crate::body::BodyStore;
 use crate::coloring::ConstraintGraph;
-use crate::geometry::math::{Rot, Vec2};
+use crate::geometry::math::Vec2;
 use crate::index::{ContactIndex, Stamp, NONE};
 use crate::narrow_phase::contact::Contact;
 use crate::narrow_phase::manifold::ManifoldPoint;
@@ -62,6 +62,10 @@ pub(super) struct ContactBatches {
     layout: Option<Layout>,
     /// Per state: how many of its contacts are deep (see `count_deep_contacts`).
     deep_contacts: DeepCounts,
+    /// Per body slot: its centre of mass relative to its origin, in world orientation. Worked
+    /// out once a step for every body, not once for each of its contacts: a body in a pile
+    /// has several.
+    offsets: Vec<Vec2>,
 }
 
 /// Everything that decides a lane's bodies and the constants packed from them
@@ -150,13 +154,17 @@ impl ContactBatches {
             bodies: bodies.mass_stamp(),
             softness: [soft, rigid_soft].map(|s| [s.bias_rate.to_bits(), s.mass_scale.to_bits()]),
         };
-        let columns = PackBodies::new(bodies, state_of);
+        // (Taken out for the packing, which borrows the rest of `self`, and put back after.)
+        let mut offsets = std::mem::take(&mut self.offsets);
+        rotate_centers(&mut offsets, bodies);
+        let columns = PackBodies::new(bodies, state_of, &offsets);
         let (bouncy, deep) = if self.layout == Some(layout) {
             self.refresh(contacts, graph, &columns, &params, kernels)
         } else {
             self.layout = Some(layout);
             self.pack(contacts, graph, &columns, &params, kernels)
         };
+        self.offsets = offsets;
         let direct_contacts = direct.contacts.iter().map(|&ci| &contacts[ci.index()]);
         let bouncy = bouncy | direct_contacts.clone().any(|c| c.restitution > 0.0);
 
@@ -244,7 +252,7 @@ impl ContactBatches {
                     }
                     *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (batch.is_bouncy(), *deep != 0)
+                    (bounces(batch), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
@@ -290,7 +298,7 @@ impl ContactBatches {
                     }
                     *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (batch.is_bouncy(), *deep != 0)
+                    (bounces(batch), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
@@ -488,8 +496,9 @@ impl PushCap<'_> {
 /// and turn with them through the step: a quarter turn per step bounds how far they carry
 /// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
 /// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
-/// (`#[inline]`: so that `Solver::load_states`, in another module, can inline it.)
-#[inline]
+/// (`#[inline(never)]`: inlined into `Solver::step`, its loop was short of registers and read
+/// the contacts' address from the stack for every contact.)
+#[inline(never)]
 pub(super) fn bound_contact_spin(
     spin_bound: &mut Vec<f32>,
     state_of: &[u32],
@@ -539,6 +548,20 @@ fn is_deep(c: &Contact, reach: &[f32]) -> bool {
     !shallow
 }
 
+/// Whether a lane of `batch` bounces (restitution above zero), as
+/// [`ContactBatch::is_bouncy`] says, but tested on every lane with no early exit: a
+/// few vector instructions rather than a compare and branch per lane.
+#[inline(always)]
+fn bounces(batch: &ContactBatch) -> bool {
+    let bouncy = |e: &f32| (*e > 0.0) as u32;
+    batch
+        .restitution
+        .iter()
+        .map(bouncy)
+        .fold(0, |any, b| any | b)
+        != 0
+}
+
 /// The body columns that packing a lane reads (see `BodyStore`), beside `Solver::state_of`.
 #[derive(Clone, Copy)]
 struct PackBodies<'a> {
@@ -546,20 +569,19 @@ struct PackBodies<'a> {
     inv_mass: &'a [f32],
     inv_inertia: &'a [f32],
     gravity_scale: &'a [f32],
-    rotation: &'a [Rot],
-    local_center: &'a [Vec2],
+    /// `ContactBatches::offsets`.
+    offset: &'a [Vec2],
     reach: &'a [f32],
 }
 
 impl<'a> PackBodies<'a> {
-    fn new(bodies: &'a BodyStore, state_of: &'a [u32]) -> PackBodies<'a> {
+    fn new(bodies: &'a BodyStore, state_of: &'a [u32], offset: &'a [Vec2]) -> PackBodies<'a> {
         PackBodies {
             state_of,
             inv_mass: bodies.inv_mass(),
             inv_inertia: bodies.inv_inertia(),
             gravity_scale: bodies.gravity_scale(),
-            rotation: bodies.rotation(),
-            local_center: bodies.local_center(),
+            offset,
             reach: bodies.reach(),
         }
     }
@@ -575,8 +597,7 @@ impl<'a> PackBodies<'a> {
             inv_mass: &self.inv_mass[..n],
             inv_inertia: &self.inv_inertia[..n],
             gravity_scale: &self.gravity_scale[..n],
-            rotation: &self.rotation[..n],
-            local_center: &self.local_center[..n],
+            offset: &self.offset[..n],
             reach: &self.reach[..n],
         }
     }
@@ -591,6 +612,23 @@ impl<'a> PackBodies<'a> {
         assert!(a < self.state_of.len() && b < self.state_of.len());
         (a, b)
     }
+}
+
+/// Sets `offsets`, per body slot, to the body's centre of mass relative to its origin in
+/// world orientation: its local centre turned by its rotation.
+fn rotate_centers(offsets: &mut Vec<Vec2>, bodies: &BodyStore) {
+    let (rotation, local_center) = (bodies.rotation(), bodies.local_center());
+    offsets.resize(rotation.len(), Vec2::ZERO);
+    offsets
+        .par_chunks_mut(BODIES_PER_BLOCK)
+        .zip(rotation.par_chunks(BODIES_PER_BLOCK))
+        .zip(local_center.par_chunks(BODIES_PER_BLOCK))
+        .for_each(|((offsets, rotation), local_center)| {
+            let turned = rotation.iter().zip(local_center);
+            for (offset, (r, &c)) in offsets.iter_mut().zip(turned) {
+                *offset = r.rotate(c);
+            }
+        });
 }
 
 /// How many batches ahead [`ContactBatches::pack`] prefetches contacts: far enough for the loads to
@@ -672,8 +710,7 @@ fn pack_contact<'c>(
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass, which are this far from them.
-    let offset_a = bodies.rotation[a].rotate(bodies.local_center[a]);
-    let offset_b = bodies.rotation[b].rotate(bodies.local_center[b]);
+    let (offset_a, offset_b) = (bodies.offset[a], bodies.offset[b]);
     [points.offset_a[0][l], points.offset_a[1][l]] = [offset_a.x, offset_a.y];
     [points.offset_b[0][l], points.offset_b[1][l]] = [offset_b.x, offset_b.y];
     let m = &c.manifold;
