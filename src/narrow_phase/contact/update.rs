@@ -48,11 +48,15 @@ struct PairColumns<'a> {
     reach: &'a [f32],
     shape: &'a [Shape],
     local_box: &'a [Option<LocalBox>],
+    /// Each body's pose (see `body_poses`), cut to `n` as well, or empty where the update
+    /// found none.
+    pose: &'a [BodyPose],
 }
 
 impl<'a> PairColumns<'a> {
+    /// The columns of `bodies`, with their `poses` if there is one per slot (else none).
     #[inline(always)]
-    fn of(bodies: &'a BodyStore) -> PairColumns<'a> {
+    fn of(bodies: &'a BodyStore, poses: &'a [BodyPose]) -> PairColumns<'a> {
         let n = bodies.slots();
         PairColumns {
             n,
@@ -64,6 +68,7 @@ impl<'a> PairColumns<'a> {
             reach: &bodies.reach()[..n],
             shape: &bodies.shape()[..n],
             local_box: &bodies.local_box()[..n],
+            pose: poses.get(..n).unwrap_or(&[]),
         }
     }
 
@@ -80,7 +85,8 @@ impl<'a> PairColumns<'a> {
 #[inline(always)]
 fn entry<T>(column: &[T], s: usize) -> &T {
     debug_assert!(s < column.len());
-    // SAFETY: every column of a `PairColumns` is cut to its `n` entries, and a `BodyAt`,
+    // SAFETY: every column of a `PairColumns` is cut to its `n` entries (the poses, or
+    // else left empty and never read), and a `BodyAt`,
     // which alone calls this with its own columns, holds a slot `PairColumns::at` checked
     // to be below that `n`.
     unsafe { column.get_unchecked(s) }
@@ -126,9 +132,17 @@ impl<'a> BodyAt<'_, 'a> {
         entry(self.columns.local_box, self.s).as_ref()
     }
 
-    /// [`BodyStore::transform`] of the body.
+    /// [`BodyStore::transform`] of the body: its pose where the update found the poses (to
+    /// the same bits: see `BodyPose::new`), which is a load where the origin is two products
+    /// and a difference per coordinate, found once per pair and body.
     #[inline(always)]
     fn transform(self) -> Transform {
+        if !self.columns.pose.is_empty() {
+            let pose = entry(self.columns.pose, self.s);
+            let [x, y] = pose.origin;
+            let [c, s] = pose.rotation;
+            return Transform::new(Vec2::new(x, y), Rot { c, s });
+        }
         let q = *entry(self.columns.rotation, self.s);
         let local_center = *entry(self.columns.local_center, self.s);
         Transform::new(self.center() - q.rotate(local_center), q)
@@ -332,7 +346,7 @@ pub(super) fn update_chunk<'a>(
     let afresh = Afresh {
         pairs,
         children,
-        columns: PairColumns::of(bodies),
+        columns: PairColumns::of(bodies, poses),
         old,
         bodies,
         params,
