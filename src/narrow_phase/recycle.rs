@@ -286,8 +286,9 @@ pub(crate) fn recycle_params(band: f32, touch: f32, tolerance: RecycleTolerance)
 const POSE_CHUNK: usize = 4096;
 
 /// Writes to `poses` the pose (origin and rotation) of every body slot, as the recycle kernel
-/// reads them, with `kernel`: found once a step, so that a pair's two poses are a load each,
-/// where each of its batches would gather three columns per body and find the origin.
+/// and the fresh collides read them, with `kernel`: found once a step, so that a pair's two
+/// poses are a load each, where each of its batches would gather three columns per body and
+/// find the origin.
 pub(crate) fn body_poses(bodies: &BodyStore, kernel: PosesKernel, poses: &mut Vec<BodyPose>) {
     let n = bodies.center().len();
     poses.resize(n, BodyPose::zeroed());

@@ -48,8 +48,8 @@ struct PairColumns<'a> {
     reach: &'a [f32],
     shape: &'a [Shape],
     local_box: &'a [Option<LocalBox>],
-    /// Each body's pose (see `body_poses`), cut to `n` as well, or empty where the update
-    /// found none.
+    /// Each body's pose (see `body_poses`), cut to `n` as well, or empty where the caller
+    /// found none (the update finds them wherever it has pairs).
     pose: &'a [BodyPose],
 }
 
@@ -317,8 +317,8 @@ impl Afresh<'_, '_> {
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
 /// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
-/// kernel together, which reads the bodies' `poses` (see `body_poses`; empty where no
-/// contact has a base); the others, and those the kernel turns down, collide afresh. A
+/// kernel together, which reads the bodies' `poses` (see `body_poses`); the others, and
+/// those the kernel turns down, collide afresh, at the same poses. A
 /// pair's slots are the same whichever way it goes, and each way depends on the pair alone,
 /// so the order does not change the result.
 #[inline(always)]
