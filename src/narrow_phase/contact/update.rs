@@ -13,9 +13,7 @@ use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
     boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Round,
 };
-use crate::narrow_phase::recycle::{
-    local_form, own_places, recycle_params, Base, BaseAt, Recycler,
-};
+use crate::narrow_phase::recycle::{own_places, recycle_params, Base, BaseAt, Recycler};
 use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -924,8 +922,12 @@ fn update_shapes<'a>(
     // A pair that cannot recycle (its reach allows no motion, or none was worked out) gets
     // no base, so next step collides it afresh, exactly, at once.
     let base = if reach.may_recycle() {
-        let local = local_form(&slot.manifold, xf_a, reach);
-        let base = Base::recyclable(&local, xf_a.inv_mul(xf_b), params.recycle_tolerance);
+        let base = Base::of_collide(
+            &slot.manifold,
+            (xf_a, xf_b),
+            reach,
+            params.recycle_tolerance,
+        );
         base.map_or(NONE, |base| base_slot.write(&base))
     } else {
         NONE
