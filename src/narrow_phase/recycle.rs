@@ -103,20 +103,52 @@ impl Base {
         EMPTY
     }
 
-    /// The base of a collide that found `manifold` (in A's body frame, with its reach) with
-    /// B's origin at `relative` in A's frame, to recycle within `tolerance`; `None` where the
-    /// reach allows no motion, so that the pair would never recycle.
+    /// The base of a collide that found `manifold` (world orientation, anchors on the body
+    /// origins) with the bodies' origins at `xf_a` and `xf_b`, and `reach`, to recycle within
+    /// `tolerance`: the manifold in A's body frame and B's origin in A's frame. `None` where
+    /// the reach allows no motion, so that the pair would never recycle. (Written straight
+    /// from the manifold, lane words and all: a manifold in A's frame on its way would be a
+    /// copy of its own.)
     #[inline(always)]
-    pub fn recyclable(
-        manifold: &LocalManifold,
-        relative: Transform,
+    pub fn of_collide(
+        manifold: &Manifold,
+        (xf_a, xf_b): (Transform, Transform),
+        reach: Reach,
         tolerance: RecycleTolerance,
     ) -> Option<Base> {
-        let motion = manifold.reach.motion(tolerance.distance, tolerance.angle);
-        (motion >= 0.0).then(|| Base::with_reach(manifold, relative, motion * motion))
+        let motion = reach.motion(tolerance.distance, tolerance.angle);
+        (motion >= 0.0).then(|| Base::moved_in(manifold, (xf_a, xf_b), motion * motion))
     }
 
-    /// [`Base::new`] with the kernel's word for the reach, `reach_squared`.
+    /// [`Base::of_collide`] of a pair that recycles within `reach_squared`.
+    #[inline(always)]
+    fn moved_in(
+        manifold: &Manifold,
+        (xf_a, xf_b): (Transform, Transform),
+        reach_squared: f32,
+    ) -> Base {
+        let relative = xf_a.inv_mul(xf_b);
+        let normal = xf_a.q.inv_rotate(manifold.normal);
+        let local = |mp: &ManifoldPoint| {
+            let point = xf_a.q.inv_rotate(mp.anchor_a);
+            [point.x, point.y, mp.separation]
+        };
+        let p = &manifold.points[0];
+        // (A manifold of one point holds it twice: see `RecycleBase::points`.)
+        let q = &manifold.points[manifold.point_count.clamp(1, 2) - 1];
+        Base(RecycleBase {
+            relative: [relative.p.x, relative.p.y, relative.q.c, relative.q.s],
+            normal: [normal.x, normal.y],
+            reach_squared,
+            points: [local(p), local(q)],
+            ids: [p.id, q.id],
+            // (At most `MAX_MANIFOLD_POINTS`: a manifold holds no more.)
+            count: manifold.point_count as u32,
+        })
+    }
+
+    /// The base of `manifold` (in A's body frame) with B's origin at `relative` in A's frame,
+    /// and the kernel's word for the reach, `reach_squared`.
     #[inline(always)]
     fn with_reach(manifold: &LocalManifold, relative: Transform, reach_squared: f32) -> Base {
         let p = manifold.points[0];
@@ -221,26 +253,6 @@ impl Codec for Base {
     }
 }
 
-/// `manifold` (world orientation, anchors on the body origins) in A's body frame, with the
-/// `reach` its collide found.
-pub(crate) fn local_form(manifold: &Manifold, xf_a: Transform, reach: Reach) -> LocalManifold {
-    let mut local = LocalManifold {
-        normal: xf_a.q.inv_rotate(manifold.normal),
-        point_count: manifold.point_count,
-        reach,
-        ..LocalManifold::default()
-    };
-    let count = manifold.point_count;
-    for (lp, mp) in local.points.iter_mut().zip(&manifold.points[..count]) {
-        *lp = LocalPoint {
-            point: xf_a.q.inv_rotate(mp.anchor_a),
-            separation: mp.separation,
-            id: mp.id,
-        };
-    }
-    local
-}
-
 /// The recycle kernel of a backend and instruction set.
 pub(crate) type RecycleKernel = fn(
     &mut RecycleBatch,
@@ -286,8 +298,9 @@ pub(crate) fn recycle_params(band: f32, touch: f32, tolerance: RecycleTolerance)
 const POSE_CHUNK: usize = 4096;
 
 /// Writes to `poses` the pose (origin and rotation) of every body slot, as the recycle kernel
-/// reads them, with `kernel`: found once a step, so that a pair's two poses are a load each,
-/// where each of its batches would gather three columns per body and find the origin.
+/// and the fresh collides read them, with `kernel`: found once a step, so that a pair's two
+/// poses are a load each, where each of its batches would gather three columns per body and
+/// find the origin.
 pub(crate) fn body_poses(bodies: &BodyStore, kernel: PosesKernel, poses: &mut Vec<BodyPose>) {
     let n = bodies.center().len();
     poses.resize(n, BodyPose::zeroed());

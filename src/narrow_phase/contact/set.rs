@@ -74,12 +74,10 @@ impl ContactSet {
         self.new_one_point.resize(n, false);
         self.speed.resize(n, 0.0);
         self.touch_threshold = params.linear_slop;
-        // The bodies' poses, which the recycle kernel reads, where some pair may recycle:
-        // where a contact has a base (a pile of circles has none).
-        let recycles = (self.base_of.chunks(64))
-            .any(|chunk| chunk.iter().fold(false, |any, &base| any | (base != NONE)));
+        // The bodies' poses, which the recycle kernel reads and a fresh collide takes its
+        // transforms from: found once per body, where each pair would find two.
         self.poses.clear();
-        if recycles {
+        if n > 0 {
             body_poses(bodies, params.poses, &mut self.poses);
         }
         let poses = &self.poses[..];

@@ -7,7 +7,6 @@ use crate::geometry::shape::Shape;
 use crate::geometry::shape::LINEAR_SLOP;
 use crate::index::NONE;
 use crate::narrow_phase::manifold::{shape_manifold, shape_manifold_and_reach};
-use crate::narrow_phase::recycle::local_form;
 use crate::narrow_phase::recycle::recycle_one;
 
 const SPECULATIVE: f32 = 4.0 * LINEAR_SLOP;
@@ -69,11 +68,7 @@ fn pairs_out_of_reach_are_farther_apart_than_the_speculative_distance() {
 fn fresh(a: &Shape, xf_a: Transform, b: &Shape, xf_b: Transform) -> Option<Base> {
     let (manifold, reach) = shape_manifold_and_reach(a, xf_a, b, xf_b, SPECULATIVE);
     assert!(manifold.point_count > 0);
-    Base::recyclable(
-        &local_form(&manifold, xf_a, reach),
-        xf_a.inv_mul(xf_b),
-        PARAMS.recycle_tolerance,
-    )
+    Base::of_collide(&manifold, (xf_a, xf_b), reach, PARAMS.recycle_tolerance)
 }
 
 fn recycled(old: &Option<Base>, xf_a: Transform, xf_b: Transform) -> Option<Manifold> {
@@ -268,12 +263,9 @@ fn recycling_widens_the_band_only_for_points_beyond_the_plain_one() {
     let (manifold, reach) =
         shape_manifold_and_reach(&ground, xf_a, &block, xf(0.3, 1.0195, 0.0), wide);
     assert_eq!(manifold.point_count, 2);
-    let base = Base::recyclable(
-        &local_form(&manifold, xf_a, reach),
-        xf_a.inv_mul(xf(0.3, 1.0195, 0.0)),
-        PARAMS.recycle_tolerance,
-    )
-    .expect("a box resting flat on the ground recycles");
+    let xf_b = xf(0.3, 1.0195, 0.0);
+    let base = Base::of_collide(&manifold, (xf_a, xf_b), reach, PARAMS.recycle_tolerance)
+        .expect("a box resting flat on the ground recycles");
     let recycle_with = |y: f32, widened: f32| {
         let (kept, asked) = recycle_one(&base, xf_a, xf(0.3, y, 0.0), SPECULATIVE, widened);
         (kept.is_some(), asked)

@@ -13,9 +13,7 @@ use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
     boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Round,
 };
-use crate::narrow_phase::recycle::{
-    local_form, own_places, recycle_params, Base, BaseAt, Recycler,
-};
+use crate::narrow_phase::recycle::{own_places, recycle_params, Base, BaseAt, Recycler};
 use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -48,11 +46,15 @@ struct PairColumns<'a> {
     reach: &'a [f32],
     shape: &'a [Shape],
     local_box: &'a [Option<LocalBox>],
+    /// Each body's pose (see `body_poses`), cut to `n` as well, or empty where the caller
+    /// found none (the update finds them wherever it has pairs).
+    pose: &'a [BodyPose],
 }
 
 impl<'a> PairColumns<'a> {
+    /// The columns of `bodies`, with their `poses` if there is one per slot (else none).
     #[inline(always)]
-    fn of(bodies: &'a BodyStore) -> PairColumns<'a> {
+    fn of(bodies: &'a BodyStore, poses: &'a [BodyPose]) -> PairColumns<'a> {
         let n = bodies.slots();
         PairColumns {
             n,
@@ -64,6 +66,7 @@ impl<'a> PairColumns<'a> {
             reach: &bodies.reach()[..n],
             shape: &bodies.shape()[..n],
             local_box: &bodies.local_box()[..n],
+            pose: poses.get(..n).unwrap_or(&[]),
         }
     }
 
@@ -80,7 +83,8 @@ impl<'a> PairColumns<'a> {
 #[inline(always)]
 fn entry<T>(column: &[T], s: usize) -> &T {
     debug_assert!(s < column.len());
-    // SAFETY: every column of a `PairColumns` is cut to its `n` entries, and a `BodyAt`,
+    // SAFETY: every column of a `PairColumns` is cut to its `n` entries (the poses, or
+    // else left empty and never read), and a `BodyAt`,
     // which alone calls this with its own columns, holds a slot `PairColumns::at` checked
     // to be below that `n`.
     unsafe { column.get_unchecked(s) }
@@ -126,9 +130,17 @@ impl<'a> BodyAt<'_, 'a> {
         entry(self.columns.local_box, self.s).as_ref()
     }
 
-    /// [`BodyStore::transform`] of the body.
+    /// [`BodyStore::transform`] of the body: its pose where the update found the poses (to
+    /// the same bits: see `BodyPose::new`), which is a load where the origin is two products
+    /// and a difference per coordinate, found once per pair and body.
     #[inline(always)]
     fn transform(self) -> Transform {
+        if !self.columns.pose.is_empty() {
+            let pose = entry(self.columns.pose, self.s);
+            let [x, y] = pose.origin;
+            let [c, s] = pose.rotation;
+            return Transform::new(Vec2::new(x, y), Rot { c, s });
+        }
         let q = *entry(self.columns.rotation, self.s);
         let local_center = *entry(self.columns.local_center, self.s);
         Transform::new(self.center() - q.rotate(local_center), q)
@@ -303,8 +315,8 @@ impl Afresh<'_, '_> {
 /// Updates one chunk of pairs: `pairs` (with `children`, or `None` in a world without compound
 /// bodies) and, for each, the index of its contact last step in `previous`, which `old` looks
 /// up. The pairs go eight at a time: those whose old contact has a base go to the recycle
-/// kernel together, which reads the bodies' `poses` (see `body_poses`; empty where no
-/// contact has a base); the others, and those the kernel turns down, collide afresh. A
+/// kernel together, which reads the bodies' `poses` (see `body_poses`); the others, and
+/// those the kernel turns down, collide afresh, at the same poses. A
 /// pair's slots are the same whichever way it goes, and each way depends on the pair alone,
 /// so the order does not change the result.
 #[inline(always)]
@@ -332,7 +344,7 @@ pub(super) fn update_chunk<'a>(
     let afresh = Afresh {
         pairs,
         children,
-        columns: PairColumns::of(bodies),
+        columns: PairColumns::of(bodies, poses),
         old,
         bodies,
         params,
@@ -910,8 +922,12 @@ fn update_shapes<'a>(
     // A pair that cannot recycle (its reach allows no motion, or none was worked out) gets
     // no base, so next step collides it afresh, exactly, at once.
     let base = if reach.may_recycle() {
-        let local = local_form(&slot.manifold, xf_a, reach);
-        let base = Base::recyclable(&local, xf_a.inv_mul(xf_b), params.recycle_tolerance);
+        let base = Base::of_collide(
+            &slot.manifold,
+            (xf_a, xf_b),
+            reach,
+            params.recycle_tolerance,
+        );
         base.map_or(NONE, |base| base_slot.write(&base))
     } else {
         NONE
