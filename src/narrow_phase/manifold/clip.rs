@@ -3,7 +3,7 @@
 //! recycled manifold.
 
 use super::closest::{closest_edges, closest_points_contact, closest_points_of_segments};
-use super::reach::{least, Apart, End, Margin, Reach, RECYCLE_ERROR};
+use super::reach::{least, Apart, Margin, Reach, RECYCLE_ERROR};
 use super::sat::Hull;
 use super::{
     feature_id, push_clipped, LocalManifold, LocalPoint, GAP_TOLERANCE, ID_VERTEX, MERGE_DISTANCE,
@@ -325,13 +325,9 @@ impl Clip {
             motion: -cores[k],
             extent: extents[k],
         };
-        let end = |k: usize| End {
-            inside: inside[k],
-            extent: extents[k],
-        };
         let mut apart = Apart {
             overlap: [overlap(0), overlap(1)],
-            ends: [end(0), end(1)],
+            inside,
             slope: across / along,
             ..Apart::NEVER
         };
