@@ -133,6 +133,13 @@ pub(crate) struct LocalManifold {
     pub reach: Reach,
 }
 
+// Up to this size the compiler copies a manifold with a few vector moves; past it, each copy
+// out of a collide was a call to copy memory.
+const _: () = assert!(
+    std::mem::size_of::<LocalManifold>() <= 128,
+    "a LocalManifold is copied by moves up to 128 bytes"
+);
+
 impl LocalManifold {
     /// Appends a point.
     #[inline]

@@ -3,7 +3,7 @@
 //! recycled manifold.
 
 use super::closest::{closest_edges, closest_points_contact, closest_points_of_segments};
-use super::reach::{least, Apart, End, Margin, Reach, RECYCLE_ERROR};
+use super::reach::{least, Apart, Margin, Reach, RECYCLE_ERROR};
 use super::sat::Hull;
 use super::{
     feature_id, push_clipped, LocalManifold, LocalPoint, GAP_TOLERANCE, ID_VERTEX, MERGE_DISTANCE,
@@ -11,14 +11,19 @@ use super::{
 use crate::geometry::math::Vec2;
 use crate::geometry::shape::next_index;
 
-/// The distance from `span` to the farthest vertex of `hull`.
+/// The distance from `span` to the farthest vertex of `hull`, whose edge `edge` (from vertex
+/// `edge` to the next) has ends at the squared distances `ends` from it.
 #[inline(always)]
-fn extent(hull: Hull, span: &Span) -> f32 {
+fn extent(hull: Hull, span: &Span, edge: usize, ends: [f32; 2]) -> f32 {
     // Squared distances compared, one square root taken: the same value, as the root is
-    // monotonic.
-    let mut farthest = 0.0f32;
-    for &v in &hull.vertices[..hull.count()] {
-        farthest = farthest.max(span.distance_squared(v));
+    // monotonic; and the same maximum in any order. The edge's ends are not measured again:
+    // the vertices after it, around to its first.
+    let count = hull.count();
+    let mut farthest = 0.0f32.max(ends[0]).max(ends[1]);
+    let mut i = next_index(edge, count);
+    for _ in 2..count {
+        i = next_index(i, count);
+        farthest = farthest.max(span.distance_squared(hull.vertices[i]));
     }
     farthest.sqrt()
 }
@@ -234,8 +239,9 @@ pub(super) fn face_contact_and_reach(
             ends: (p1, p2),
         };
         let span = Span::of(&manifold.points[..manifold.point_count]);
-        let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, &span);
-        reach.far_extent = extent(incident, &span);
+        let ends = [w1, w2].map(|w| span.distance_squared(w));
+        let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, &span, ends);
+        reach.far_extent = extent(incident, &span, edge, ends);
         reach.turn = incident_turn(incident, normal, edge);
         manifold.reach = reach;
     }
@@ -265,14 +271,16 @@ impl Clip {
     /// The margin of the contact: the largest motion of the incident edge relative to the
     /// face that keeps a fresh collide's points those of the recycled manifold, within
     /// [`RECYCLE_ERROR`]. `radius` is the sum of the radii, `band` the speculative distance,
-    /// `span` the manifold's points.
-    fn reach(&self, radius: f32, band: f32, span: &Span) -> Reach {
+    /// `span` the manifold's points, `ends` the squared distances from it of the incident
+    /// edge's ends.
+    fn reach(&self, radius: f32, band: f32, span: &Span, ends: [f32; 2]) -> Reach {
         let (w1, w2) = self.edge;
         let (along, across) = (
             self.tangent.dot(w2 - w1).abs(),
             self.normal.dot(w2 - w1).abs(),
         );
-        let extents = [w1, w2].map(|w| span.distance_squared(w).sqrt());
+        let extents = ends.map(f32::sqrt);
+        let inside = [self.inside(w1), self.inside(w2)];
         // The cores' separation at each end of the incident edge.
         let cores = [self.normal.dot(w1 - self.v1), self.normal.dot(w2 - self.v1)];
         // A point where a side plane cut the edge slides along it as the edge moves: its
@@ -298,9 +306,9 @@ impl Clip {
                 lever = lever.max(span.distance_squared(p));
             } else {
                 // A corner on the face: exact (to second order) until it crosses a side
-                // plane.
-                at_points = least(at_points, self.inside(w).max(sloped));
-                lever = lever.max(span.distance_squared(p));
+                // plane. (`p` is `w`, whose squared distance is known.)
+                at_points = least(at_points, inside[k].max(sloped));
+                lever = lever.max(ends[k]);
                 corner = match corner {
                     None => Some(k),
                     Some(_) => Some(2),
@@ -317,13 +325,9 @@ impl Clip {
             motion: -cores[k],
             extent: extents[k],
         };
-        let end = |k: usize, w: Vec2| End {
-            inside: self.inside(w),
-            extent: extents[k],
-        };
         let mut apart = Apart {
             overlap: [overlap(0), overlap(1)],
-            ends: [end(0, w1), end(1, w2)],
+            inside,
             slope: across / along,
             ..Apart::NEVER
         };
@@ -331,7 +335,7 @@ impl Clip {
             let (w, other) = if k == 0 { (w1, w2) } else { (w2, w1) };
             let rise = cores[1 - k] - cores[k];
             apart.level = Margin {
-                motion: self.inside(w),
+                motion: inside[k],
                 extent: lever,
             };
             apart.level_turn = (rise + GAP_TOLERANCE) / (other - w).length();

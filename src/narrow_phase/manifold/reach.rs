@@ -115,7 +115,7 @@ impl Choice {
 ///   the cores overlap along the normal (the face separation is that of the deepest vertex),
 ///   and the cores are not apart. Its margin is how deep the end lies, its extent its
 ///   distance from the points: a corner resting on the face needs no room for the turn.
-/// - `ends`: whichever end turns out the nearer (the deepest vertex, whose separation is the
+/// - `inside`: whichever end turns out the nearer (the deepest vertex, whose separation is the
 ///   face separation), it stays across from the face, or the point where the edge crosses
 ///   the side plane by that end lies within the tolerance of the face separation; the
 ///   edges' closest points are no farther apart than that point from the face. The point
@@ -129,10 +129,17 @@ impl Choice {
 ///   changes how far one lies above the other, by at most the turn times the edge's length:
 ///   `level_turn` is the largest turn that keeps it, `level` the largest motion of the end
 ///   that keeps it across.
+///
+/// An end's distance from the points is its `overlap`'s extent, which the `inside` bound
+/// reads too: kept once, a [`LocalManifold`](super::LocalManifold) with its reach fits the
+/// size up to which the compiler copies it with a few vector moves instead of a call to copy
+/// memory.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Apart {
     pub overlap: [Margin; 2],
-    pub ends: [End; 2],
+    /// How far inside the side planes each end of the incident edge lies (m, negative beside
+    /// the face).
+    pub inside: [f32; 2],
     /// The incident edge's slope: its rise along the face normal over its run along the face.
     pub slope: f32,
     pub level: Margin,
@@ -141,10 +148,10 @@ pub(crate) struct Apart {
 
 /// An end of the incident edge, for [`Apart`]: how far inside the side planes it lies (m,
 /// negative beside the face) and its distance (m) from the manifold's points.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct End {
-    pub inside: f32,
-    pub extent: f32,
+#[derive(Clone, Copy)]
+struct End {
+    inside: f32,
+    extent: f32,
 }
 
 impl End {
@@ -179,10 +186,7 @@ impl Apart {
     /// Cores that may turn to their closest points at any motion.
     pub const NEVER: Apart = Apart {
         overlap: [Margin::NONE; 2],
-        ends: [End {
-            inside: -1.0,
-            extent: 0.0,
-        }; 2],
+        inside: [-1.0; 2],
         slope: f32::INFINITY,
         level: Margin::NONE,
         level_turn: 0.0,
@@ -193,9 +197,13 @@ impl Apart {
     #[inline]
     fn motion(self, angle: f32, tolerance: f32) -> f32 {
         let mut most = -1.0f32;
+        let end = |k: usize| End {
+            inside: self.inside[k],
+            extent: self.overlap[k].extent,
+        };
         let ends = least(
-            self.ends[0].motion(self.slope, angle, tolerance),
-            self.ends[1].motion(self.slope, angle, tolerance),
+            end(0).motion(self.slope, angle, tolerance),
+            end(1).motion(self.slope, angle, tolerance),
         );
         for at in [self.overlap[0].at(angle), self.overlap[1].at(angle), ends] {
             most = if at > most { at } else { most };
