@@ -783,6 +783,10 @@ fn solve_lanes<R: Real>(
         point_separation(c, 1, &arms[1], a, b, moved),
     ];
     let (na0, nb0) = (along_normal(a, k), along_normal(b, k));
+    // (The arms read again for the velocities: kept from the separations, some were copied
+    // to the stack and back.)
+    let c = reread(c);
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
     let mut err = [zero; 2];
@@ -830,6 +834,13 @@ fn solve_lanes<R: Real>(
     let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
+    // (The old impulses and the masses read again where they are used below: kept from the
+    // start of the block solve, they were copied to the stack and back.)
+    let c = reread(c);
+    let old = [
+        c.get(|b| &b.points[0].normal_impulse),
+        c.get(|b| &b.points[1].normal_impulse),
+    ];
     // The cases from the last to the first, so that each is done with when the next is
     // computed.
     let mut new = [zero; 2];
@@ -840,13 +851,17 @@ fn solve_lanes<R: Real>(
     // computed only when some lane needs it.
     let fits = both | only1 | only2 | neither;
     if !R::all(fits) {
+        let inv_k11 = c.get(|b| &b.points[0].normal_mass);
+        let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+        let k12 = c.get(|b| &b.normal_k12);
+        let act2 = c.get(|b| &b.points[1].active).gt(zero);
         let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
         let err2 = err[1] + k12 * (s1 - old[0]);
         let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
         new = [R::select(fits, new[0], s1), R::select(fits, new[1], s2)];
     }
     // Zero for an inactive point 1, or a contact between two bodies that cannot move.
-    let usable = inv_k11.gt(zero);
+    let usable = c.get(|b| &b.points[0].normal_mass).gt(zero);
     let new = [
         R::select(usable, new[0], old[0]),
         R::select(usable, new[1], old[1]),
