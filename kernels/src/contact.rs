@@ -771,6 +771,11 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
+    // (The batch read from here: a run's one-point and two-point solves both start with the
+    // same gather and the same constants, and the compiler, which reads whatever the two
+    // share before it branches, kept them through the gather; in the two-point solve some
+    // were copied to the stack and back.)
+    let c = reread(c);
     let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
