@@ -737,6 +737,9 @@ fn solve_one_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
     let (mut ta, mut tb) = (ta0, tb0);
+    // (Read again for the friction, as in `solve_lanes`.)
+    let c = reread(c);
+    let (k, r) = (Shared::load(c), Arms::<R>::load(c, 0));
     let friction = c.get(|b| &b.friction);
     friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
@@ -893,6 +896,13 @@ fn solve_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, k), along_tangent(b, k));
     let (mut ta, mut tb) = (ta0, tb0);
+    // (The constants and arms read again for the friction: kept from the normal impulses,
+    // some were copied to the stack and back.)
+    let c = reread(c);
+    let (k, arms) = (
+        &Shared::load(c),
+        [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)],
+    );
     let friction = c.get(|b| &b.friction);
     for (j, r) in arms.iter().enumerate() {
         friction_point(c, j, r, friction, k, (&mut ta, &mut tb), a, b);
