@@ -738,7 +738,7 @@ fn solve_one_lanes<R: Real>(
     let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
     let (mut ta, mut tb) = (ta0, tb0);
     // (Read again for the friction, as in `solve_lanes`.)
-    let c = reread(c);
+    let c = reread_crowded::<R, _>(c);
     let (k, r) = (Shared::load(c), Arms::<R>::load(c, 0));
     let friction = c.get(|b| &b.friction);
     friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
@@ -766,6 +766,16 @@ fn reread<C>(c: &mut C) -> &mut C {
     core::hint::black_box(c)
 }
 
+/// [`reread`] where the lanes are [`Real::CROWDED`], else `c` itself: where registers are
+/// plenty, the values read once stay in them.
+#[inline(always)]
+fn reread_crowded<R: Real, C>(c: &mut C) -> &mut C {
+    match R::CROWDED {
+        true => reread(c),
+        false => c,
+    }
+}
+
 /// One iteration of normal and friction impulses.
 #[inline(always)]
 fn solve_lanes<R: Real>(
@@ -778,7 +788,7 @@ fn solve_lanes<R: Real>(
     // same gather and the same constants, and the compiler, which reads whatever the two
     // share before it branches, kept them through the gather; in the two-point solve some
     // were copied to the stack and back.)
-    let c = reread(c);
+    let c = reread_crowded::<R, _>(c);
     let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
@@ -793,7 +803,7 @@ fn solve_lanes<R: Real>(
     let (na0, nb0) = (along_normal(a, k), along_normal(b, k));
     // (The arms read again for the velocities: kept from the separations, some were copied
     // to the stack and back.)
-    let c = reread(c);
+    let c = reread_crowded::<R, _>(c);
     let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
@@ -844,7 +854,7 @@ fn solve_lanes<R: Real>(
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
     // (The old impulses and the masses read again where they are used below: kept from the
     // start of the block solve, they were copied to the stack and back.)
-    let c = reread(c);
+    let c = reread_crowded::<R, _>(c);
     let old = [
         c.get(|b| &b.points[0].normal_impulse),
         c.get(|b| &b.points[1].normal_impulse),
@@ -898,7 +908,7 @@ fn solve_lanes<R: Real>(
     let (mut ta, mut tb) = (ta0, tb0);
     // (The constants and arms read again for the friction: kept from the normal impulses,
     // some were copied to the stack and back.)
-    let c = reread(c);
+    let c = reread_crowded::<R, _>(c);
     let (k, arms) = (
         &Shared::load(c),
         [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)],
