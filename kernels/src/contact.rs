@@ -737,6 +737,9 @@ fn solve_one_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, &k), along_tangent(b, &k));
     let (mut ta, mut tb) = (ta0, tb0);
+    // (Read again for the friction, as in `solve_lanes`.)
+    let c = reread_crowded::<R, _>(c);
+    let (k, r) = (Shared::load(c), Arms::<R>::load(c, 0));
     let friction = c.get(|b| &b.friction);
     friction_point(c, 0, &r, friction, &k, (&mut ta, &mut tb), a, b);
     // Point 1's friction impulse, +0 (its cone is friction * 0 wide).
@@ -763,6 +766,16 @@ fn reread<C>(c: &mut C) -> &mut C {
     core::hint::black_box(c)
 }
 
+/// [`reread`] where the lanes are [`Real::CROWDED`], else `c` itself: where registers are
+/// plenty, the values read once stay in them.
+#[inline(always)]
+fn reread_crowded<R: Real, C>(c: &mut C) -> &mut C {
+    match R::CROWDED {
+        true => reread(c),
+        false => c,
+    }
+}
+
 /// One iteration of normal and friction impulses.
 #[inline(always)]
 fn solve_lanes<R: Real>(
@@ -771,6 +784,11 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
+    // (The batch read from here: a run's one-point and two-point solves both start with the
+    // same gather and the same constants, and the compiler, which reads whatever the two
+    // share before it branches, kept them through the gather; in the two-point solve some
+    // were copied to the stack and back.)
+    let c = reread_crowded::<R, _>(c);
     let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
@@ -783,6 +801,10 @@ fn solve_lanes<R: Real>(
         point_separation(c, 1, &arms[1], a, b, moved),
     ];
     let (na0, nb0) = (along_normal(a, k), along_normal(b, k));
+    // (The arms read again for the velocities: kept from the separations, some were copied
+    // to the stack and back.)
+    let c = reread_crowded::<R, _>(c);
+    let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
 
     // Per point: velocity error (normal velocity plus bias), soft mass scale, old impulse.
     let mut err = [zero; 2];
@@ -830,6 +852,13 @@ fn solve_lanes<R: Real>(
     let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
+    // (The old impulses and the masses read again where they are used below: kept from the
+    // start of the block solve, they were copied to the stack and back.)
+    let c = reread_crowded::<R, _>(c);
+    let old = [
+        c.get(|b| &b.points[0].normal_impulse),
+        c.get(|b| &b.points[1].normal_impulse),
+    ];
     // The cases from the last to the first, so that each is done with when the next is
     // computed.
     let mut new = [zero; 2];
@@ -840,13 +869,17 @@ fn solve_lanes<R: Real>(
     // computed only when some lane needs it.
     let fits = both | only1 | only2 | neither;
     if !R::all(fits) {
+        let inv_k11 = c.get(|b| &b.points[0].normal_mass);
+        let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+        let k12 = c.get(|b| &b.normal_k12);
+        let act2 = c.get(|b| &b.points[1].active).gt(zero);
         let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
         let err2 = err[1] + k12 * (s1 - old[0]);
         let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
         new = [R::select(fits, new[0], s1), R::select(fits, new[1], s2)];
     }
     // Zero for an inactive point 1, or a contact between two bodies that cannot move.
-    let usable = inv_k11.gt(zero);
+    let usable = c.get(|b| &b.points[0].normal_mass).gt(zero);
     let new = [
         R::select(usable, new[0], old[0]),
         R::select(usable, new[1], old[1]),
@@ -873,6 +906,13 @@ fn solve_lanes<R: Real>(
 
     let (ta0, tb0) = (along_tangent(a, k), along_tangent(b, k));
     let (mut ta, mut tb) = (ta0, tb0);
+    // (The constants and arms read again for the friction: kept from the normal impulses,
+    // some were copied to the stack and back.)
+    let c = reread_crowded::<R, _>(c);
+    let (k, arms) = (
+        &Shared::load(c),
+        [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)],
+    );
     let friction = c.get(|b| &b.friction);
     for (j, r) in arms.iter().enumerate() {
         friction_point(c, j, r, friction, k, (&mut ta, &mut tb), a, b);
@@ -1263,6 +1303,34 @@ pub(crate) mod batches {
     /// once by the two-batch kernel, with the same bits.
     #[inline(always)]
     pub(crate) unsafe fn solve_run<P: Lanes16>(
+        c: &mut [ContactBatch],
+        one_point: &[bool],
+        states: States,
+        params: &SolveParams,
+        paired: bool,
+    ) {
+        // The pass's kind as a constant in each copy of the loop: the relax's copy then knows
+        // its soft mass scale is 1 and drops the products by it (x * 1 is x, bit for bit),
+        // and keeps fewer values in registers through the block solve.
+        let inv_h = params.inv_h;
+        if params.use_bias {
+            let params = &SolveParams {
+                inv_h,
+                use_bias: true,
+            };
+            solve_run_pass::<P>(c, one_point, states, params, paired)
+        } else {
+            let params = &SolveParams {
+                inv_h,
+                use_bias: false,
+            };
+            solve_run_pass::<P>(c, one_point, states, params, paired)
+        }
+    }
+
+    /// [`solve_run`] with a pass whose `use_bias` the compiler sees.
+    #[inline(always)]
+    unsafe fn solve_run_pass<P: Lanes16>(
         c: &mut [ContactBatch],
         one_point: &[bool],
         states: States,

@@ -38,6 +38,13 @@ pub trait Real:
     /// A per-lane boolean.
     type Mask: Copy + BitAnd<Output = Self::Mask> + BitOr<Output = Self::Mask>;
 
+    /// True where a kernel's values of this type outnumber the registers by far (two 256-bit
+    /// halves each, on AVX2's sixteen registers): the contact solves then read their
+    /// constants from the batch again where they use them, rather than keep them (see
+    /// `contact::reread_crowded`). Default false: with registers enough, a value kept is
+    /// cheaper than one read again.
+    const CROWDED: bool = false;
+
     /// `x` in every lane.
     fn splat(x: f32) -> Self;
     /// Correctly rounded square root.

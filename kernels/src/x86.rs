@@ -422,6 +422,7 @@ impl Real for F32x16 {
 
 impl Real for F32x8x2 {
     type Mask = Mask8x2;
+    const CROWDED: bool = true;
 
     #[inline(always)]
     fn splat(x: f32) -> F32x8x2 {
