@@ -1309,34 +1309,6 @@ pub(crate) mod batches {
         params: &SolveParams,
         paired: bool,
     ) {
-        // The pass's kind as a constant in each copy of the loop: the relax's copy then knows
-        // its soft mass scale is 1 and drops the products by it (x * 1 is x, bit for bit),
-        // and keeps fewer values in registers through the block solve.
-        let inv_h = params.inv_h;
-        if params.use_bias {
-            let params = &SolveParams {
-                inv_h,
-                use_bias: true,
-            };
-            solve_run_pass::<P>(c, one_point, states, params, paired)
-        } else {
-            let params = &SolveParams {
-                inv_h,
-                use_bias: false,
-            };
-            solve_run_pass::<P>(c, one_point, states, params, paired)
-        }
-    }
-
-    /// [`solve_run`] with a pass whose `use_bias` the compiler sees.
-    #[inline(always)]
-    unsafe fn solve_run_pass<P: Lanes16>(
-        c: &mut [ContactBatch],
-        one_point: &[bool],
-        states: States,
-        params: &SolveParams,
-        paired: bool,
-    ) {
         let n = c.len().min(one_point.len());
         let mut i = 0;
         while i < n {
