@@ -252,7 +252,7 @@ impl ContactBatches {
                     }
                     *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (bounces(batch), *deep != 0)
+                    (batch.is_bouncy(), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
@@ -298,7 +298,7 @@ impl ContactBatches {
                     }
                     *one_point = all_one_point;
                     *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
-                    (bounces(batch), *deep != 0)
+                    (batch.is_bouncy(), *deep != 0)
                 },
             )
             .reduce(|| (false, false), |a, b| (a.0 | b.0, a.1 | b.1))
@@ -546,20 +546,6 @@ fn is_deep(c: &Contact, reach: &[f32]) -> bool {
     let size = reach[c.a.index()].min(reach[c.b.index()]);
     let shallow = overlap <= DEEP_OVERLAP * size;
     !shallow
-}
-
-/// Whether a lane of `batch` bounces (restitution above zero), as
-/// [`ContactBatch::is_bouncy`] says, but tested on every lane with no early exit: a
-/// few vector instructions rather than a compare and branch per lane.
-#[inline(always)]
-fn bounces(batch: &ContactBatch) -> bool {
-    let bouncy = |e: &f32| (*e > 0.0) as u32;
-    batch
-        .restitution
-        .iter()
-        .map(bouncy)
-        .fold(0, |any, b| any | b)
-        != 0
 }
 
 /// The body columns that packing a lane reads (see `BodyStore`), beside `Solver::state_of`.
