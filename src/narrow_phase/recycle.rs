@@ -127,44 +127,47 @@ impl Base {
         (xf_a, xf_b): (Transform, Transform),
         reach_squared: f32,
     ) -> Base {
-        let relative = xf_a.inv_mul(xf_b);
-        let normal = xf_a.q.inv_rotate(manifold.normal);
-        let local = |mp: &ManifoldPoint| {
-            let point = xf_a.q.inv_rotate(mp.anchor_a);
-            [point.x, point.y, mp.separation]
+        let local = |mp: &ManifoldPoint| LocalPoint {
+            point: xf_a.q.inv_rotate(mp.anchor_a),
+            separation: mp.separation,
+            id: mp.id,
         };
-        let p = &manifold.points[0];
-        // (A manifold of one point holds it twice: see `RecycleBase::points`.)
-        let q = &manifold.points[manifold.point_count.clamp(1, 2) - 1];
-        Base(RecycleBase {
-            relative: [relative.p.x, relative.p.y, relative.q.c, relative.q.s],
-            normal: [normal.x, normal.y],
-            reach_squared,
-            points: [local(p), local(q)],
-            ids: [p.id, q.id],
-            // (At most `MAX_MANIFOLD_POINTS`: a manifold holds no more.)
-            count: manifold.point_count as u32,
-        })
+        let count = manifold.point_count;
+        let points = [&manifold.points[0], &manifold.points[count.clamp(1, 2) - 1]].map(local);
+        let normal = xf_a.q.inv_rotate(manifold.normal);
+        Base::of_points(xf_a.inv_mul(xf_b), normal, points, count, reach_squared)
     }
 
     /// The base of `manifold` (in A's body frame) with B's origin at `relative` in A's frame,
     /// and the kernel's word for the reach, `reach_squared`.
     #[inline(always)]
     fn with_reach(manifold: &LocalManifold, relative: Transform, reach_squared: f32) -> Base {
-        let p = manifold.points[0];
-        // (A manifold of one point holds it twice: see `RecycleBase::points`.)
-        let q = manifold.points[manifold.point_count.clamp(1, 2) - 1];
+        let count = manifold.point_count;
+        let points = [manifold.points[0], manifold.points[count.clamp(1, 2) - 1]];
+        Base::of_points(relative, manifold.normal, points, count, reach_squared)
+    }
+
+    /// The base of a manifold of `count` points (at most `MAX_MANIFOLD_POINTS`) in A's body
+    /// frame, given by its `normal` and its first and last `points` (a manifold of one point
+    /// holds it twice: see `RecycleBase::points`), with B's origin at `relative` in A's frame.
+    #[inline(always)]
+    fn of_points(
+        relative: Transform,
+        normal: Vec2,
+        [p, q]: [LocalPoint; 2],
+        count: usize,
+        reach_squared: f32,
+    ) -> Base {
         Base(RecycleBase {
             relative: [relative.p.x, relative.p.y, relative.q.c, relative.q.s],
-            normal: [manifold.normal.x, manifold.normal.y],
+            normal: [normal.x, normal.y],
             reach_squared,
             points: [
                 [p.point.x, p.point.y, p.separation],
                 [q.point.x, q.point.y, q.separation],
             ],
             ids: [p.id, q.id],
-            // (At most `MAX_MANIFOLD_POINTS`: a decoded manifold is checked.)
-            count: manifold.point_count as u32,
+            count: count as u32,
         })
     }
 
