@@ -84,15 +84,20 @@ pub(crate) fn update_aabbs(
                 for &(i, aabb) in kept {
                     aabbs[i as usize] = aabb;
                 }
+                // The columns cut to the chunk as well: all of one length, one bounds test
+                // per body covers every read.
+                let rotation = &body.rotation()[slots.clone()];
+                let (center, local_center) = (
+                    &body.center()[slots.clone()],
+                    &body.local_center()[slots.clone()],
+                );
+                let linear = &body.linear_velocity()[slots.clone()];
                 for &i in others {
                     let i = i as usize;
-                    let q = body.rotation()[slots.start + i];
-                    let center = body.center()[slots.start + i];
-                    let local_center = body.local_center()[slots.start + i];
-                    let xf = Transform::new(center - q.rotate(local_center), q);
+                    let q = rotation[i];
+                    let xf = Transform::new(center[i] - q.rotate(local_center[i]), q);
                     let turn = bodies.angular[i].abs() * dt * bodies.reach[i];
-                    let linear = body.linear_velocity()[slots.start + i];
-                    aabbs[i] = shape[i].swept_aabb(xf, margin + turn, linear * dt);
+                    aabbs[i] = shape[i].swept_aabb(xf, margin + turn, linear[i] * dt);
                 }
             });
     });

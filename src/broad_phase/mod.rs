@@ -610,19 +610,20 @@ impl PairLimit {
         self.found.load(Ordering::Relaxed) > self.max
     }
 
-    /// Runs `find(a, out)` for every `a` of `range`, counting the pairs it appends to `out` in
-    /// batches of [`LIMIT_BATCH`], until the search as a whole is past the limit.
+    /// Runs `find(item, out)` for every item of `items` (a range of proxies, or what the
+    /// caller reads of each), counting the pairs it appends to `out` in batches of
+    /// [`LIMIT_BATCH`], until the search as a whole is past the limit.
     #[inline(always)]
-    fn count_each(
+    fn count_each<T>(
         &self,
-        range: Range<usize>,
+        items: impl Iterator<Item = T>,
         out: &mut Vec<(u32, u32)>,
-        mut find: impl FnMut(usize, &mut Vec<(u32, u32)>),
+        mut find: impl FnMut(T, &mut Vec<(u32, u32)>),
     ) {
         let mut unsent = 0;
-        for a in range {
+        for item in items {
             let before = out.len();
-            find(a, out);
+            find(item, out);
             unsent += out.len() - before;
             if unsent >= LIMIT_BATCH && self.add(std::mem::take(&mut unsent)) {
                 return;
@@ -702,6 +703,9 @@ fn sweep_pairs(
         }
     }
 }
+
+/// A proxy as the pair search reads it: its slot, box and kind.
+type Slot<'a> = (usize, &'a Aabb, SlotKind);
 
 impl Grid {
     /// Rebuilds the grid for `proxies` with cells of `cell_size`.
@@ -800,18 +804,18 @@ impl Grid {
         })
     }
 
-    /// Small partners b > a of proxy `a`, found through the cells `a` overlaps, each from the
-    /// first cell the two share (`Entry::first_shared`). `within`: `a` is in the cells.
+    /// Small partners b > a of proxy `a` (with its box and kind), found through the cells `r`
+    /// it overlaps, each from the first cell the two share (`Entry::first_shared`).
+    /// `within`: `a` is in the cells.
     #[inline(always)]
     fn small_partners<C: Cells>(
         &self,
         cells: &C,
         proxies: &Proxies,
-        (a, within): (usize, bool),
+        ((a, aabb, kind), r, within): (Slot, CellRect, bool),
         out: &mut Vec<(u32, u32)>,
     ) {
-        let r = self.rects[a];
-        let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
+        let (lower, uppers) = (Bounds::lower(aabb), &self.uppers[..]);
         let start = out.len();
         // Every entry is written to the spare room (see `write_bucket`).
         let (mut len, mut room) = (start, out.capacity() - start);
@@ -838,7 +842,7 @@ impl Grid {
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
-        if !(self.class[a] == Class::Small && self.small_pairs_pass(proxies, a)) {
+        if !(within && self.small_pairs_pass(kind)) {
             keep_colliding(proxies, a, start, out);
         }
     }
@@ -851,7 +855,7 @@ impl Grid {
         &self,
         cells: &C,
         proxies: &Proxies,
-        (a, r): (usize, CellRect),
+        ((a, aabb, kind), r): (Slot, CellRect),
         out: &mut Vec<(u32, u32)>,
     ) {
         debug_assert!(self.class[a] == Class::Small && r.is_quad());
@@ -860,7 +864,7 @@ impl Grid {
         // Room for every entry: one test per proxy rather than per entry (see
         // `small_partners`).
         out.reserve(buckets.iter().map(|b| b.len()).sum());
-        let (lower, uppers) = (Bounds::lower(&proxies.aabbs[a]), &self.uppers[..]);
+        let (lower, uppers) = (Bounds::lower(aabb), &self.uppers[..]);
         let start = out.len();
         let mut len = start;
         let spare = out.as_mut_ptr();
@@ -875,25 +879,30 @@ impl Grid {
         }
         // SAFETY: the pairs up to `len` were written above.
         unsafe { out.set_len(len) };
-        if !self.small_pairs_pass(proxies, a) {
+        if !self.small_pairs_pass(kind) {
             keep_colliding(proxies, a, start, out);
         }
     }
 
-    /// Whether every pair of small proxy `a` with another small proxy passes the filters
-    /// ([`Proxies::may_collide`]): all small proxies do, or they all pass the layer test and
-    /// `a` is dynamic.
+    /// Whether every pair of a small proxy of `kind` with another small proxy passes the
+    /// filters ([`Proxies::may_collide`]): all small proxies do, or they all pass the layer
+    /// test and it is dynamic.
     #[inline(always)]
-    fn small_pairs_pass(&self, proxies: &Proxies, a: usize) -> bool {
-        self.small_pass || (self.small_layers_pass && proxies.kinds[a] == SlotKind::Dynamic)
+    fn small_pairs_pass(&self, kind: SlotKind) -> bool {
+        self.small_pass || (self.small_layers_pass && kind == SlotKind::Dynamic)
     }
 
-    /// Large partners b > a of proxy `a`: those of `self.large[first..]`, the large proxies
+    /// Large partners b > a of proxy `a`, of box `aabb`: those of `later`, the large proxies
     /// after `a`.
     #[inline(always)]
-    fn large_partners(&self, proxies: &Proxies, a: usize, first: usize, out: &mut Vec<(u32, u32)>) {
-        let aabb = &proxies.aabbs[a];
-        for &b in &self.large[first..] {
+    fn large_partners(
+        &self,
+        proxies: &Proxies,
+        (a, aabb): (usize, &Aabb),
+        later: &[u32],
+        out: &mut Vec<(u32, u32)>,
+    ) {
+        for &b in later {
             if aabb.overlaps(&proxies.aabbs[b as usize]) && proxies.may_collide(a, b as usize) {
                 out.push((a as u32, b));
             }
@@ -1021,34 +1030,40 @@ impl CellSearch for Collect<'_, '_> {
             limit,
         } = self;
         let n = proxies.len();
-        // The large proxies after `a`: `grid.large[first_large..]`, stepped on as `a` grows.
-        let mut first_large = grid.large.partition_point(|&b| (b as usize) < range.start);
-        limit.count_each(range, out, |a, out| {
-            while grid
-                .large
-                .get(first_large)
-                .is_some_and(|&b| b as usize <= a)
-            {
-                first_large += 1;
+        // The large proxies after `a`, stepped on as `a` grows.
+        let first_large = grid.large.partition_point(|&b| (b as usize) < range.start);
+        let mut later_large = &grid.large[first_large..];
+        // Each slot's class, cells, box and kind from slices of the range zipped, not indexed
+        // per slot: an index per slot and array kept a bounds test for each.
+        let r = range.clone();
+        let slots = (grid.class[r.clone()].iter().zip(&grid.rects[r.clone()]))
+            .zip(proxies.aabbs[r.clone()].iter().zip(&proxies.kinds[r]));
+        let slots = range.zip(slots);
+        limit.count_each(slots, out, |(a, ((&class, &r), (aabb, &kind))), out| {
+            while let [b, rest @ ..] = later_large {
+                if *b as usize > a {
+                    break;
+                }
+                later_large = rest;
             }
-            let through_cells = match grid.class[a] {
+            let through_cells = match class {
                 Class::Empty => return,
                 Class::Small => true,
                 // Where its cells are few next to the proxies it must pair with (a platform
                 // among a pile's boxes, not a ground the size of the world).
-                Class::Large => grid.rects[a].cell_count() <= (n - a - 1) / SCAN_PER_CELL,
+                Class::Large => r.cell_count() <= (n - a - 1) / SCAN_PER_CELL,
             };
             if through_cells {
                 let before = out.len();
                 // A large proxy's cells are not in the grid: they may reach beyond it.
-                let within = grid.class[a] == Class::Small;
-                let r = grid.rects[a];
+                let within = class == Class::Small;
+                let slot = (a, aabb, kind);
                 if within && r.is_quad() {
-                    grid.quad_partners(&cells, proxies, (a, r), out);
+                    grid.quad_partners(&cells, proxies, (slot, r), out);
                 } else {
-                    grid.small_partners(&cells, proxies, (a, within), out);
+                    grid.small_partners(&cells, proxies, (slot, r, within), out);
                 }
-                grid.large_partners(proxies, a, first_large, out);
+                grid.large_partners(proxies, (a, aabb), later_large, out);
                 // Few partners per proxy: sorting them here keeps the whole output sorted
                 // without a global sort.
                 sort_partners(&mut out[before..]);

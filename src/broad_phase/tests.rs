@@ -657,8 +657,9 @@ impl super::grid::CellSearch for QuadAgainstRuns<'_, '_> {
             }
             // Pairs already in the buffer, as other proxies leave them.
             let (mut runs, mut quad) = (vec![(0, 0); a % 3], vec![(0, 0); a % 3]);
-            grid.small_partners(&cells, proxies, (a, true), &mut runs);
-            grid.quad_partners(&cells, proxies, (a, r), &mut quad);
+            let slot = (a, &proxies.aabbs[a], proxies.kinds[a]);
+            grid.small_partners(&cells, proxies, (slot, r, true), &mut runs);
+            grid.quad_partners(&cells, proxies, (slot, r), &mut quad);
             assert_eq!(quad, runs, "proxy {a}, cells {r:?}");
             compared += 1;
         }
