@@ -557,6 +557,14 @@ fn relax_lanes<R: Real>(
     solve_lanes(c, a, b, &r, &k, p);
 }
 
+/// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
+/// is read from memory where it is used, rather than kept in registers from a read before
+/// (see `contact::reread`).
+#[inline(always)]
+fn reread<C>(c: C) -> C {
+    core::hint::black_box(c)
+}
+
 /// A lane's frames (see [`PinFrames`]) and its bodies' centres and rotations.
 struct FrameLanes<R: Real> {
     local_ax: R,
@@ -641,6 +649,12 @@ pub(crate) mod batches {
         )
     }
 
+    /// The velocity halves of the states of `s`: all that a pass changes.
+    #[inline(always)]
+    fn velocity_rows<V: Lanes8>(s: &BodyLanes<V>) -> [[f32; 4]; LANES] {
+        V::to_fours(s.vx, s.vy, s.w)
+    }
+
     #[inline(always)]
     unsafe fn scatter<V: Lanes8>(
         c: &PinBatch,
@@ -648,16 +662,20 @@ pub(crate) mod batches {
         (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
         let (moves_a, moves_b) = (c.writes_a, c.writes_b);
-        // Only the velocity halves of the states change.
-        let (a, b) = (V::to_fours(a.vx, a.vy, a.w), V::to_fours(b.vx, b.vy, b.w));
-        // Most batches move both bodies of every lane: no test per lane.
+        // Most batches move both bodies of every lane: no test per lane. (Each branch
+        // transposes the velocities itself: transposed before the test, for both branches,
+        // the rows are held in registers until the stores, each upper half extracted to one
+        // of its own; transposed beside the stores, each goes to memory with the instruction
+        // that extracts it.)
         if moves_a & moves_b == (1 << LANES) - 1 {
+            let (a, b) = (velocity_rows(&a), velocity_rows(&b));
             for l in 0..LANES {
                 states.write_velocity_row_word(c.word_a[l], a[l]);
                 states.write_velocity_row_word(c.word_b[l], b[l]);
             }
             return;
         }
+        let (a, b) = (velocity_rows(&a), velocity_rows(&b));
         for l in 0..LANES {
             if moves_a >> l & 1 != 0 {
                 states.write_velocity_row_word(c.word_a[l], a[l]);
@@ -712,7 +730,10 @@ pub(crate) mod batches {
     pub(crate) unsafe fn warm_start_kept<V: Lanes8>(c: &mut PinBatch, states: States) {
         let (mut a, mut b) = gather_velocities::<V>(c, states);
         warm_start_kept_lanes(c, &mut a, &mut b);
-        scatter(c, states, (a, b));
+        // (The batch read again for the scatter: this pass writes nothing of it, and the
+        // compiler kept the sixteen words it gathered with from the gather on instead, more
+        // than the general registers hold.)
+        scatter(reread(c), states, (a, b));
     }
 
     #[inline(always)]
