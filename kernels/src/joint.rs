@@ -500,7 +500,8 @@ fn apply_warm_start<R: Real>(
     b.w = b.w + r.ib * angular;
 }
 
-/// One pass at the arms `r` and the block `k`.
+/// One pass at the arms `r` and the block `k`, which a pass kept in the batch (this one, or
+/// one before).
 #[inline(always)]
 fn solve_lanes<R: Real>(
     c: &mut impl PinsMut<PinBatch, R>,
@@ -526,6 +527,20 @@ fn solve_lanes<R: Real>(
     let total_y = old_y + (y * ms - old_y * is);
     c.set(|c| &mut c.impulse_x, total_x);
     c.set(|c| &mut c.impulse_y, total_y);
+    // The masses and arms applied with read from the batch again, where they are used (see
+    // `reread`): kept from before the 2x2 solve, some of them went to the stack and back.
+    let c = reread(c);
+    let r = &Arms {
+        ma: c.get(|c| &c.inv_mass_a),
+        mb: c.get(|c| &c.inv_mass_b),
+        ia: c.get(|c| &c.inv_inertia_a),
+        ib: c.get(|c| &c.inv_inertia_b),
+        rax: c.get(|c| &c.arm_ax),
+        ray: c.get(|c| &c.arm_ay),
+        rbx: c.get(|c| &c.arm_bx),
+        rby: c.get(|c| &c.arm_by),
+        ..*r
+    };
     apply(r, a, b, total_x - old_x, total_y - old_y);
 }
 
@@ -552,9 +567,10 @@ fn relax_lanes<R: Real>(
     p: &PinParams,
 ) {
     let r = arms(c, s, a, b);
-    let k = block(&r);
-    keep(c, &r, &k);
-    solve_lanes(c, a, b, &r, &k, p);
+    keep(c, &r, &block(&r));
+    // At the block as kept, as the biased passes: zero where it is singular, which the solve
+    // leaves out there anyway.
+    solve_kept_lanes(c, a, b, p);
 }
 
 /// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
