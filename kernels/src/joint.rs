@@ -704,13 +704,16 @@ pub(crate) mod batches {
 
     #[inline(always)]
     pub(crate) fn arms<V: Lanes8>(c: &mut PinStart, f: &PinFrames, bodies: BodyFrames) {
-        // One test of the places per batch, not one per lane and column.
+        // One test of the places per batch, not one per lane and column: of the highest,
+        // found over the batch's places as vectors. (Read apart from those the gathers read,
+        // see `reread`: read once for both, they were compared one by one.)
         let places = bodies.center.len().min(bodies.rotation.len());
-        let mut valid = true;
+        let mut highest = 0;
+        let at = reread(f);
         for l in 0..LANES {
-            valid &= (f.body_a[l] as usize) < places && (f.body_b[l] as usize) < places;
+            highest = highest.max(at.body_a[l]).max(at.body_b[l]);
         }
-        assert!(valid, "a pin's body out of bounds");
+        assert!((highest as usize) < places, "a pin's body out of bounds");
         macro_rules! column {
             ($column:expr, $at:expr) => {
                 V::from_pairs(array_of(|l| {
