@@ -557,9 +557,12 @@ fn solve_kept_lanes<R: Real>(
 }
 
 /// The relax pass, at the arms and the block of the motion so far, which it keeps for the
-/// next substep.
+/// next substep. `CROWDED` where the lanes' registers are too few for the arms, the block and
+/// both bodies' velocities at once (AVX2's sixteen): the solve then reads the arms and the
+/// block back from the batch (see `reread`), rather than keep those it found through the
+/// stack.
 #[inline(always)]
-fn relax_lanes<R: Real>(
+fn relax_lanes<R: Real, const CROWDED: bool>(
     c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     s: &impl Pins<PinStart, R>,
     a: &mut BodyLanes<R>,
@@ -570,7 +573,10 @@ fn relax_lanes<R: Real>(
     keep(c, &r, &block(&r));
     // At the block as kept, as the biased passes: zero where it is singular, which the solve
     // leaves out there anyway.
-    solve_kept_lanes(c, a, b, p);
+    match CROWDED {
+        true => solve_kept_lanes(reread(c), a, b, p),
+        false => solve_kept_lanes(c, a, b, p),
+    }
 }
 
 /// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
@@ -762,15 +768,16 @@ pub(crate) mod batches {
         scatter(c, states, (a, b));
     }
 
+    /// `CROWDED`: see `relax_lanes`.
     #[inline(always)]
-    pub(crate) unsafe fn relax<V: Lanes8>(
+    pub(crate) unsafe fn relax<V: Lanes8, const CROWDED: bool>(
         c: &mut PinBatch,
         s: &PinStart,
         states: States,
         params: &PinParams,
     ) {
         let (mut a, mut b) = gather::<V>(c, states);
-        relax_lanes(c, s, &mut a, &mut b, params);
+        relax_lanes::<V, CROWDED>(c, s, &mut a, &mut b, params);
         scatter(c, states, (a, b));
     }
 }
@@ -825,7 +832,7 @@ pub mod simd {
     /// See the module documentation.
     pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
         for (c, s) in c.iter_mut().zip(s) {
-            batches::relax::<f32x8>(c, s, states, params);
+            batches::relax::<f32x8, false>(c, s, states, params);
         }
     }
 }
@@ -916,7 +923,7 @@ pub mod scalar {
     pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
         for (c, s) in c.iter_mut().zip(s) {
             each_lane(c, states, |c, l, a, b| {
-                relax_lanes(c, &LaneRef(s, l), a, b, params)
+                relax_lanes::<f32, false>(c, &LaneRef(s, l), a, b, params)
             });
         }
     }
