@@ -500,7 +500,8 @@ fn apply_warm_start<R: Real>(
     b.w = b.w + r.ib * angular;
 }
 
-/// One pass at the arms `r` and the block `k`.
+/// One pass at the arms `r` and the block `k`, which a pass kept in the batch (this one, or
+/// one before).
 #[inline(always)]
 fn solve_lanes<R: Real>(
     c: &mut impl PinsMut<PinBatch, R>,
@@ -526,6 +527,20 @@ fn solve_lanes<R: Real>(
     let total_y = old_y + (y * ms - old_y * is);
     c.set(|c| &mut c.impulse_x, total_x);
     c.set(|c| &mut c.impulse_y, total_y);
+    // The masses and arms applied with read from the batch again, where they are used (see
+    // `reread`): kept from before the 2x2 solve, some of them went to the stack and back.
+    let c = reread(c);
+    let r = &Arms {
+        ma: c.get(|c| &c.inv_mass_a),
+        mb: c.get(|c| &c.inv_mass_b),
+        ia: c.get(|c| &c.inv_inertia_a),
+        ib: c.get(|c| &c.inv_inertia_b),
+        rax: c.get(|c| &c.arm_ax),
+        ray: c.get(|c| &c.arm_ay),
+        rbx: c.get(|c| &c.arm_bx),
+        rby: c.get(|c| &c.arm_by),
+        ..*r
+    };
     apply(r, a, b, total_x - old_x, total_y - old_y);
 }
 
@@ -542,9 +557,12 @@ fn solve_kept_lanes<R: Real>(
 }
 
 /// The relax pass, at the arms and the block of the motion so far, which it keeps for the
-/// next substep.
+/// next substep. `CROWDED` where the lanes' registers are too few for the arms, the block and
+/// both bodies' velocities at once (AVX2's sixteen): the solve then reads the arms and the
+/// block back from the batch (see `reread`), rather than keep those it found through the
+/// stack.
 #[inline(always)]
-fn relax_lanes<R: Real>(
+fn relax_lanes<R: Real, const CROWDED: bool>(
     c: &mut (impl PinsMut<PinBatch, R> + Regular<R>),
     s: &impl Pins<PinStart, R>,
     a: &mut BodyLanes<R>,
@@ -552,9 +570,21 @@ fn relax_lanes<R: Real>(
     p: &PinParams,
 ) {
     let r = arms(c, s, a, b);
-    let k = block(&r);
-    keep(c, &r, &k);
-    solve_lanes(c, a, b, &r, &k, p);
+    keep(c, &r, &block(&r));
+    // At the block as kept, as the biased passes: zero where it is singular, which the solve
+    // leaves out there anyway.
+    match CROWDED {
+        true => solve_kept_lanes(reread(c), a, b, p),
+        false => solve_kept_lanes(c, a, b, p),
+    }
+}
+
+/// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
+/// is read from memory where it is used, rather than kept in registers from a read before
+/// (see `contact::reread`).
+#[inline(always)]
+fn reread<C>(c: C) -> C {
+    core::hint::black_box(c)
 }
 
 /// A lane's frames (see [`PinFrames`]) and its bodies' centres and rotations.
@@ -641,6 +671,12 @@ pub(crate) mod batches {
         )
     }
 
+    /// The velocity halves of the states of `s`: all that a pass changes.
+    #[inline(always)]
+    fn velocity_rows<V: Lanes8>(s: &BodyLanes<V>) -> [[f32; 4]; LANES] {
+        V::to_fours(s.vx, s.vy, s.w)
+    }
+
     #[inline(always)]
     unsafe fn scatter<V: Lanes8>(
         c: &PinBatch,
@@ -648,16 +684,20 @@ pub(crate) mod batches {
         (a, b): (BodyLanes<V>, BodyLanes<V>),
     ) {
         let (moves_a, moves_b) = (c.writes_a, c.writes_b);
-        // Only the velocity halves of the states change.
-        let (a, b) = (V::to_fours(a.vx, a.vy, a.w), V::to_fours(b.vx, b.vy, b.w));
-        // Most batches move both bodies of every lane: no test per lane.
+        // Most batches move both bodies of every lane: no test per lane. (Each branch
+        // transposes the velocities itself: transposed before the test, for both branches,
+        // the rows are held in registers until the stores, each upper half extracted to one
+        // of its own; transposed beside the stores, each goes to memory with the instruction
+        // that extracts it.)
         if moves_a & moves_b == (1 << LANES) - 1 {
+            let (a, b) = (velocity_rows(&a), velocity_rows(&b));
             for l in 0..LANES {
                 states.write_velocity_row_word(c.word_a[l], a[l]);
                 states.write_velocity_row_word(c.word_b[l], b[l]);
             }
             return;
         }
+        let (a, b) = (velocity_rows(&a), velocity_rows(&b));
         for l in 0..LANES {
             if moves_a >> l & 1 != 0 {
                 states.write_velocity_row_word(c.word_a[l], a[l]);
@@ -670,13 +710,16 @@ pub(crate) mod batches {
 
     #[inline(always)]
     pub(crate) fn arms<V: Lanes8>(c: &mut PinStart, f: &PinFrames, bodies: BodyFrames) {
-        // One test of the places per batch, not one per lane and column.
+        // One test of the places per batch, not one per lane and column: of the highest,
+        // found over the batch's places as vectors. (Read apart from those the gathers read,
+        // see `reread`: read once for both, they were compared one by one.)
         let places = bodies.center.len().min(bodies.rotation.len());
-        let mut valid = true;
+        let mut highest = 0;
+        let at = reread(f);
         for l in 0..LANES {
-            valid &= (f.body_a[l] as usize) < places && (f.body_b[l] as usize) < places;
+            highest = highest.max(at.body_a[l]).max(at.body_b[l]);
         }
-        assert!(valid, "a pin's body out of bounds");
+        assert!((highest as usize) < places, "a pin's body out of bounds");
         macro_rules! column {
             ($column:expr, $at:expr) => {
                 V::from_pairs(array_of(|l| {
@@ -712,7 +755,10 @@ pub(crate) mod batches {
     pub(crate) unsafe fn warm_start_kept<V: Lanes8>(c: &mut PinBatch, states: States) {
         let (mut a, mut b) = gather_velocities::<V>(c, states);
         warm_start_kept_lanes(c, &mut a, &mut b);
-        scatter(c, states, (a, b));
+        // (The batch read again for the scatter: this pass writes nothing of it, and the
+        // compiler kept the sixteen words it gathered with from the gather on instead, more
+        // than the general registers hold.)
+        scatter(reread(c), states, (a, b));
     }
 
     #[inline(always)]
@@ -722,15 +768,16 @@ pub(crate) mod batches {
         scatter(c, states, (a, b));
     }
 
+    /// `CROWDED`: see `relax_lanes`.
     #[inline(always)]
-    pub(crate) unsafe fn relax<V: Lanes8>(
+    pub(crate) unsafe fn relax<V: Lanes8, const CROWDED: bool>(
         c: &mut PinBatch,
         s: &PinStart,
         states: States,
         params: &PinParams,
     ) {
         let (mut a, mut b) = gather::<V>(c, states);
-        relax_lanes(c, s, &mut a, &mut b, params);
+        relax_lanes::<V, CROWDED>(c, s, &mut a, &mut b, params);
         scatter(c, states, (a, b));
     }
 }
@@ -785,7 +832,7 @@ pub mod simd {
     /// See the module documentation.
     pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
         for (c, s) in c.iter_mut().zip(s) {
-            batches::relax::<f32x8>(c, s, states, params);
+            batches::relax::<f32x8, false>(c, s, states, params);
         }
     }
 }
@@ -876,7 +923,7 @@ pub mod scalar {
     pub unsafe fn relax(c: &mut [PinBatch], s: &[PinStart], states: States, params: &PinParams) {
         for (c, s) in c.iter_mut().zip(s) {
             each_lane(c, states, |c, l, a, b| {
-                relax_lanes(c, &LaneRef(s, l), a, b, params)
+                relax_lanes::<f32, false>(c, &LaneRef(s, l), a, b, params)
             });
         }
     }

@@ -762,9 +762,10 @@ fn body_boxes_by_four(b: &BoxBodies, p: &BoxParams, out: &mut [[f32; 4]]) {
 /// Entry points that run the batch kernels with `F32x8` in a function compiled with the
 /// target features `$features`, after asserting that the CPU supports `$set`. Each wraps its
 /// kernel in an inner function with the features: the generic kernel and the vector methods
-/// are inlined into it, so that they are compiled with those features too.
+/// are inlined into it, so that they are compiled with those features too. `$crowded`: true
+/// where the features give sixteen vector registers, not 32 (see `joint::relax_lanes`).
 macro_rules! entry_points {
-    ($set:expr, $features:literal) => {
+    ($set:expr, $features:literal, $crowded:literal) => {
         use super::*;
 
         /// Panics unless the CPU has the instructions of this module.
@@ -1078,7 +1079,7 @@ macro_rules! entry_points {
             #[target_feature(enable = $features)]
             unsafe fn kernel(c: &mut [PinBatch], s: &[PinStart], states: States, p: &PinParams) {
                 for (c, s) in c.iter_mut().zip(s) {
-                    joint::batches::relax::<F32x8>(c, s, states, p)
+                    joint::batches::relax::<F32x8, $crowded>(c, s, states, p)
                 }
             }
             check();
@@ -1159,7 +1160,7 @@ macro_rules! pair_entry_points {
 /// The kernels on 256-bit AVX2 registers, and the two-batch solves on pairs of them. Each
 /// function panics where the CPU lacks AVX2.
 pub mod avx2 {
-    entry_points!(InstructionSet::Avx2, "avx2");
+    entry_points!(InstructionSet::Avx2, "avx2", true);
     pair_entry_points!(F32x8x2, "avx2");
 }
 
@@ -1167,6 +1168,6 @@ pub mod avx2 {
 /// registers. Each function panics where the CPU lacks them. (AVX-512F implies FMA for the
 /// compiler too; rustc still never fuses a multiply and an add.)
 pub mod avx512 {
-    entry_points!(InstructionSet::Avx512, "avx2,avx512f,avx512vl");
+    entry_points!(InstructionSet::Avx512, "avx2,avx512f,avx512vl", false);
     pair_entry_points!(F32x16, "avx2,avx512f,avx512vl");
 }
