@@ -65,32 +65,26 @@ impl Span {
     }
 }
 
-/// The edge of `hull` whose normal is most anti-parallel to `normal`.
+/// The edge of `hull` whose normal is most anti-parallel to `normal`, and half the margin by
+/// which it is more so than the next edge: a turn (as a chord) under that keeps it.
+///
+/// One pass for both: the next edge's dot product is the least of the others in the order of
+/// the edges, so where an edge takes the lead, the one it displaces is that least so far (it
+/// was the first to reach it), and otherwise the edge's own competes.
 #[inline]
-fn incident_edge(hull: Hull, normal: Vec2) -> usize {
+fn incident_edge(hull: Hull, normal: Vec2) -> (usize, f32) {
     let mut best = (0, f32::MAX);
-    for (i, n) in hull.normals[..hull.count].iter().enumerate() {
-        let d = n.dot(normal);
-        if d < best.1 {
-            best = (i, d);
-        }
-    }
-    best.0
-}
-
-/// Half the margin by which the normal of `edge`, the incident edge of `hull`, is more
-/// anti-parallel to `normal` than the next edge's: a turn (as a chord) under it keeps it.
-#[inline(always)]
-fn incident_turn(hull: Hull, normal: Vec2, edge: usize) -> f32 {
-    let best = hull.normals[edge].dot(normal);
     let mut next = f32::MAX;
     for (i, n) in hull.normals[..hull.count].iter().enumerate() {
         let d = n.dot(normal);
-        if i != edge && d < next {
+        if d < best.1 {
+            next = best.1;
+            best = (i, d);
+        } else if d < next {
             next = d;
         }
     }
-    0.5 * (next - best)
+    (best.0, 0.5 * (next - best.1))
 }
 
 /// Moves endpoint `p` of segment `p -> q` along the segment into the slab
@@ -155,7 +149,7 @@ pub(super) fn face_contact_and_reach(
     let normal = reference.normals[face];
     let v1 = reference.vertices[face];
     let v2 = reference.vertices[next_index(face, reference.count())];
-    let edge = incident_edge(incident, normal);
+    let (edge, turn) = incident_edge(incident, normal);
     let end = next_index(edge, incident.count());
     let w1 = incident.vertices[edge];
     let w2 = incident.vertices[end];
@@ -242,7 +236,7 @@ pub(super) fn face_contact_and_reach(
         let ends = [w1, w2].map(|w| span.distance_squared(w));
         let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, &span, ends);
         reach.far_extent = extent(incident, &span, edge, ends);
-        reach.turn = incident_turn(incident, normal, edge);
+        reach.turn = turn;
         manifold.reach = reach;
     }
     manifold

@@ -4,7 +4,7 @@
 
 use super::clip::face_contact_and_reach;
 use super::reach::{least, Choice, RECYCLE_ERROR};
-use super::sat::{max_separation, next_separation, Columns, Faces, Hull};
+use super::sat::{max_separation, moved, next_separation, turned, Faces, Hull};
 use super::{swap_features, LocalManifold, REFERENCE_TOLERANCE};
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Polygon, MAX_POLYGON_VERTICES};
@@ -83,32 +83,28 @@ pub(super) fn polygon_cores<const NA: usize, const NB: usize>(
     let count = b.count();
     // All `NB` of B's vertices and normals are moved, those past its count too (finite, and
     // never read but by the faces' fixed width): a loop of a width known at compile time
-    // unrolls, where one of `count` steps pays its own control. They are moved as columns,
-    // which the faces of B's axes are made of, and which move four lanes at a time without
-    // the shuffles of pairs of coordinates.
-    let vertices = Columns::<NB>::of(&b.vertices[..NB]).moved(xf);
+    // unrolls, where one of `count` steps pays its own control.
+    let vertices = moved::<NB>(b.vertices, xf);
     let radius = a.radius + b.radius;
     let faces_a = Faces::<NA>::of(a);
-    let sat_a = max_separation(&faces_a, a.count, count, |j| vertices.get(j));
+    let sat_a = max_separation(&faces_a, a.count, count, |j| vertices[j]);
     let (face_a, separation_a) = (sat_a.face, sat_a.separation);
     if separation_a - radius > speculative_distance {
         return LocalManifold::default();
     }
-    let normals = Columns::<NB>::of(&b.normals[..NB]).turned(xf.q);
-    let faces_b = Faces::<NB>::of_columns(&normals, &vertices);
-    let sat_b = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
-    let (face_b, separation_b) = (sat_b.face, sat_b.separation);
-    if separation_b - radius > speculative_distance {
-        return LocalManifold::default();
-    }
-    // The clipping below reads a few of B's vertices and normals by index.
-    let (vertices, normals) = (vertices.rows(), normals.rows());
+    let normals = turned::<NB>(b.normals, xf.q);
     let b = Hull {
         vertices: &vertices,
         normals: &normals,
         count,
         radius: b.radius,
     };
+    let faces_b = Faces::<NB>::of(b);
+    let sat_b = max_separation(&faces_b, count, a.count, |j| a.vertices[j]);
+    let (face_b, separation_b) = (sat_b.face, sat_b.separation);
+    if separation_b - radius > speculative_distance {
+        return LocalManifold::default();
+    }
     // One call for either reference face, so that the face contact is inlined once.
     let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
     let (reference, face, separation, incident) = if flipped {

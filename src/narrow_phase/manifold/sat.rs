@@ -2,6 +2,7 @@
 //! deepest point of the other core along each of them, four faces to a vector where they fit.
 
 use crate::geometry::math::{Rot, Transform, Vec2};
+use wide::f32x4;
 
 /// A polygon core as the narrowphase reads it: `vertices[i]` and the outward unit normal
 /// `normals[i]` of the edge to the next vertex for `i < count`, in one frame. The slices may
@@ -49,84 +50,43 @@ impl<const N: usize> Faces<N> {
         }
         faces
     }
-
-    /// The faces of `normals` through `vertices`, both as columns: the same bits as
-    /// [`Faces::of`] on their rows.
-    #[inline(always)]
-    pub(super) fn of_columns(normals: &Columns<N>, vertices: &Columns<N>) -> Faces<N> {
-        let mut offset = [0.0; N];
-        for (i, o) in offset.iter_mut().enumerate() {
-            *o = normals.get(i).dot(vertices.get(i));
-        }
-        Faces {
-            x: normals.x,
-            y: normals.y,
-            offset,
-        }
-    }
 }
 
-/// `N` points or vectors as columns of their coordinates.
-pub(super) struct Columns<const N: usize> {
-    pub(super) x: [f32; N],
-    pub(super) y: [f32; N],
+/// The first `N` of `rows` (points) moved by `xf`: the same bits as [`Transform::apply`] on
+/// each.
+#[inline(always)]
+pub(super) fn moved<const N: usize>(rows: &[Vec2], xf: Transform) -> [Vec2; N] {
+    let offset = f32x4::from([xf.p.x, xf.p.y, xf.p.x, xf.p.y]);
+    in_pairs(rows, xf.q, |turned| turned + offset)
 }
 
-impl<const N: usize> Columns<N> {
-    /// The first `N` of `rows`.
-    #[inline(always)]
-    pub(super) fn of(rows: &[Vec2]) -> Columns<N> {
-        let mut columns = Columns {
-            x: [0.0; N],
-            y: [0.0; N],
-        };
-        for (i, row) in rows[..N].iter().enumerate() {
-            columns.x[i] = row.x;
-            columns.y[i] = row.y;
-        }
-        columns
-    }
+/// The first `N` of `rows` (vectors) turned by `q`: the same bits as [`Rot::rotate`] on each.
+#[inline(always)]
+pub(super) fn turned<const N: usize>(rows: &[Vec2], q: Rot) -> [Vec2; N] {
+    in_pairs(rows, q, |turned| turned)
+}
 
-    /// Entry `i`.
-    #[inline(always)]
-    pub(super) fn get(&self, i: usize) -> Vec2 {
-        Vec2::new(self.x[i], self.y[i])
+/// The first `N` of `rows` turned by `q` two to a vector, each pair then passed through
+/// `then`. Rows as they lie in memory, `(x, y, x', y')`: as columns they were taken apart and
+/// put back together by more shuffles than the turn has products. The x lanes take `-s` for
+/// the sine, as `c x + (-s) y` is `c x - s y` to the bit (`a - b` is `a + (-b)`), and the y
+/// lanes sum `c y + s x`, which is `s x + c y`, as a sum does not depend on its order.
+#[inline(always)]
+fn in_pairs<const N: usize>(rows: &[Vec2], q: Rot, then: impl Fn(f32x4) -> f32x4) -> [Vec2; N] {
+    assert!(N.is_multiple_of(2), "the widths are even");
+    let rows = &rows[..N];
+    let c = f32x4::splat(q.c);
+    let s = f32x4::from([-q.s, q.s, -q.s, q.s]);
+    let mut out = [Vec2::ZERO; N];
+    for k in (0..N).step_by(2) {
+        let (u, v) = (rows[k], rows[k + 1]);
+        let straight = f32x4::from([u.x, u.y, v.x, v.y]);
+        let crossed = f32x4::from([u.y, u.x, v.y, v.x]);
+        let [x, y, x_next, y_next] = then(c * straight + s * crossed).to_array();
+        out[k] = Vec2::new(x, y);
+        out[k + 1] = Vec2::new(x_next, y_next);
     }
-
-    /// The points moved by `xf`: the same bits as [`Transform::apply`] on each.
-    #[inline(always)]
-    pub(super) fn moved(&self, xf: Transform) -> Columns<N> {
-        let mut moved = self.turned(xf.q);
-        for i in 0..N {
-            moved.x[i] += xf.p.x;
-            moved.y[i] += xf.p.y;
-        }
-        moved
-    }
-
-    /// The vectors turned by `q`: the same bits as [`Rot::rotate`] on each.
-    #[inline(always)]
-    pub(super) fn turned(&self, q: Rot) -> Columns<N> {
-        let mut turned = Columns {
-            x: [0.0; N],
-            y: [0.0; N],
-        };
-        for i in 0..N {
-            turned.x[i] = q.c * self.x[i] - q.s * self.y[i];
-            turned.y[i] = q.s * self.x[i] + q.c * self.y[i];
-        }
-        turned
-    }
-
-    /// The entries as rows.
-    #[inline(always)]
-    pub(super) fn rows(&self) -> [Vec2; N] {
-        let mut rows = [Vec2::ZERO; N];
-        for (i, row) in rows.iter_mut().enumerate() {
-            *row = self.get(i);
-        }
-        rows
-    }
+    out
 }
 
 /// What [`max_separation`] finds: the best face and its separation, and the separation of
@@ -218,7 +178,6 @@ fn four_faces<const N: usize>(
     others: usize,
     other: &impl Fn(usize) -> Vec2,
 ) -> Option<Separations<N>> {
-    use wide::f32x4;
     if N != 4 {
         return None;
     }
@@ -325,10 +284,10 @@ mod tests {
         }
     }
 
-    /// Columns move points and turn vectors to the bits of `Transform::apply` and
+    /// Pairs of rows move points and turn vectors to the bits of `Transform::apply` and
     /// `Rot::rotate`, which the rest of the narrowphase uses on single points.
     #[test]
-    fn columns_move_vertices_and_turn_normals_as_single_points_do() {
+    fn rows_move_vertices_and_turn_normals_as_single_points_do() {
         let Shape::Polygon(square) = Shape::rect(1.0, 1.0).unwrap() else {
             unreachable!()
         };
@@ -336,24 +295,32 @@ mod tests {
             Vec2::new(3.0, 0.0),
             Rot::from_angle(std::f32::consts::FRAC_PI_2),
         );
-        let vertices = Columns::<4>::of(&square.vertices).moved(xf).rows();
-        let normals = Columns::<4>::of(&square.normals).turned(xf.q).rows();
+        let vertices = moved::<4>(&square.vertices, xf);
+        let normals = turned::<4>(&square.normals, xf.q);
         assert!((vertices[0] - Vec2::new(4.0, -1.0)).length() < 1e-6);
         assert!((normals[0] - Vec2::new(1.0, 0.0)).length() < 1e-6);
-        let odd = Transform::new(Vec2::new(-7.3, 1e4), Rot::from_angle(0.731));
-        let moved = Columns::<4>::of(&square.vertices).moved(odd).rows();
-        let turned = Columns::<4>::of(&square.normals).turned(odd.q).rows();
-        for i in 0..4 {
-            let apply = odd.apply(square.vertices[i]);
-            let rotate = odd.q.rotate(square.normals[i]);
-            assert_eq!(
-                (moved[i].x.to_bits(), moved[i].y.to_bits()),
-                (apply.x.to_bits(), apply.y.to_bits())
+        let mut next = crate::test_rng::xorshift64(0x70e);
+        let mut value = |scale: f32| ((next() % 20_001) as f32 - 10_000.0) * scale;
+        for k in 0..2_000u32 {
+            let odd = Transform::new(
+                Vec2::new(value(1e-3), value(1.0)),
+                Rot::from_angle(value(1e-3)),
             );
-            assert_eq!(
-                (turned[i].x.to_bits(), turned[i].y.to_bits()),
-                (rotate.x.to_bits(), rotate.y.to_bits())
-            );
+            // Zeros of both signs among the points, as axis-aligned normals have.
+            let zero = if k.is_multiple_of(2) { 0.0 } else { -0.0 };
+            let rows: Vec<Vec2> = (0..8)
+                .map(|i| match i {
+                    0 => Vec2::new(zero, 1.0),
+                    1 => Vec2::new(-1.0, zero),
+                    _ => Vec2::new(value(1e-4), value(1e-4)),
+                })
+                .collect();
+            let (moved, turned) = (moved::<8>(&rows, odd), turned::<8>(&rows, odd.q));
+            let bits = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
+            for i in 0..8 {
+                assert_eq!(bits(moved[i]), bits(odd.apply(rows[i])), "{k} {i}");
+                assert_eq!(bits(turned[i]), bits(odd.q.rotate(rows[i])), "{k} {i}");
+            }
         }
     }
 }
