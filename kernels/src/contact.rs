@@ -596,7 +596,24 @@ fn warm_start_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     points: usize,
 ) {
-    let k = Shared::<R>::load(c);
+    let p = warm_start_impulse(c, points);
+    warm_start_a(c, a, &p);
+    warm_start_b(c, b, &p);
+}
+
+/// The total of last step's impulses of a contact's points, in world axes, and its torques
+/// about the centres of A and B.
+struct WarmImpulse<R> {
+    px: R,
+    py: R,
+    torque_a: R,
+    torque_b: R,
+}
+
+/// The impulse that [`warm_start_lanes`] applies: of the first `points` points.
+#[inline(always)]
+fn warm_start_impulse<R: Real>(c: &impl Contacts<R>, points: usize) -> WarmImpulse<R> {
+    let (nx, ny) = (c.get(|b| &b.normal_x), c.get(|b| &b.normal_y));
     let zero = R::splat(0.0);
     // Total impulse along n and t, and its torque about each centre (r x n and r x t = -r.n
     // per unit impulse).
@@ -611,14 +628,30 @@ fn warm_start_lanes<R: Real>(
         torque_b = torque_b + (r.cross_b * ni - r.dot_b * ti);
     }
     // (An absent point adds +0 to sums that start at +0: nothing.)
-    let px = pn * k.nx + pt * k.ny;
-    let py = pn * k.ny - pt * k.nx;
-    a.vx = a.vx - k.ma * px;
-    a.vy = a.vy - k.ma * py;
-    a.w = a.w - k.ia * torque_a;
-    b.vx = b.vx + k.mb * px;
-    b.vy = b.vy + k.mb * py;
-    b.w = b.w + k.ib * torque_b;
+    WarmImpulse {
+        px: pn * nx + pt * ny,
+        py: pn * ny - pt * nx,
+        torque_a,
+        torque_b,
+    }
+}
+
+/// Applies the warm start's impulse `p` to body A (against it).
+#[inline(always)]
+fn warm_start_a<R: Real>(c: &impl Contacts<R>, a: &mut BodyLanes<R>, p: &WarmImpulse<R>) {
+    let (ma, ia) = (c.get(|b| &b.inv_mass_a), c.get(|b| &b.inv_inertia_a));
+    a.vx = a.vx - ma * p.px;
+    a.vy = a.vy - ma * p.py;
+    a.w = a.w - ia * p.torque_a;
+}
+
+/// Applies the warm start's impulse `p` to body B.
+#[inline(always)]
+fn warm_start_b<R: Real>(c: &impl Contacts<R>, b: &mut BodyLanes<R>, p: &WarmImpulse<R>) {
+    let (mb, ib) = (c.get(|b| &b.inv_mass_b), c.get(|b| &b.inv_inertia_b));
+    b.vx = b.vx + mb * p.px;
+    b.vy = b.vy + mb * p.py;
+    b.w = b.w + ib * p.torque_b;
 }
 
 /// The constants of one solve pass for the lanes of a kernel call.
@@ -1228,11 +1261,19 @@ pub(crate) mod batches {
         states: States,
         points: usize,
     ) {
-        let (mut a, mut b) = gather_both::<V>(c, states);
-        warm_start_lanes(c, &mut a, &mut b, points);
+        // Body A's lanes done and written back before B's are read, so that the columns of
+        // only one body are held at a time (a batch's dynamic bodies are all distinct: B's
+        // rows are not among those written).
+        let p = warm_start_impulse::<V>(c, points);
+        let mut a = gather::<V>(states, &c.word_a);
+        warm_start_a(c, &mut a, &p);
         // (The words read again, as the solves' constants are: kept from the gather, they
         // were copied to the stack and back.)
-        scatter_both(reread(c), states, (a, b));
+        let c = reread(c);
+        scatter(states, &c.word_a, V::sign_mask(&c.writes_a), &a);
+        let mut b = gather::<V>(states, &c.word_b);
+        warm_start_b(c, &mut b, &p);
+        scatter(states, &c.word_b, V::sign_mask(&c.writes_b), &b);
     }
 
     #[inline(always)]
