@@ -2,7 +2,7 @@
 //! last step's impulses carried over.
 
 use super::{
-    base_at, body_slots, closing_in, point_touches, prefetch, touches, BaseSlot, BaseSlots,
+    base_at, body_slots, closing_in, point_touches, prefetch_entry, touches, BaseSlot, BaseSlots,
     Contact, NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
 };
 use crate::body::BodyStore;
@@ -167,10 +167,14 @@ pub(super) struct OldContacts<'a> {
 }
 
 impl<'a> OldContacts<'a> {
-    /// The old contact at `prev` (not in place) with its base's index; `None` for `NONE`.
+    /// The old contacts with their bases' indices, to look up (not in place).
     #[inline(always)]
-    fn get(&self, prev: ContactIndex) -> Old<'a> {
-        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
+    fn lookup(&self) -> OldList<'a> {
+        let n = self.list.len().min(self.base_of.len());
+        OldList {
+            list: &self.list[..n],
+            base_of: &self.base_of[..n],
+        }
     }
 
     /// Where the base at `index` (not `NONE`) is.
@@ -185,6 +189,22 @@ impl<'a> OldContacts<'a> {
     fn block(&self, first: usize) -> Option<&'a RecycleBases> {
         let slots = self.read.get(first / CHUNK)?;
         slots.block(first % CHUNK / LANES)
+    }
+}
+
+/// Last step's contacts with the indices of their bases, the two cut to one length: the
+/// check of an index against one stands for the other.
+#[derive(Clone, Copy)]
+struct OldList<'a> {
+    list: &'a [Contact],
+    base_of: &'a [u32],
+}
+
+impl<'a> OldList<'a> {
+    /// The old contact at `prev` with its base's index; `None` for `NONE`.
+    #[inline(always)]
+    fn get(self, prev: ContactIndex) -> Old<'a> {
+        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
     }
 }
 
@@ -332,6 +352,9 @@ pub(super) fn update_chunk<'a>(
     params: &NarrowPhaseParams,
 ) {
     let mut out = out.cut(pairs.len());
+    // (Cut to the pairs, whose indices are then checked once, by the loop.)
+    let previous = &previous[..pairs.len()];
+    let old_list = old.lookup();
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
@@ -365,8 +388,8 @@ pub(super) fn update_chunk<'a>(
         let mut bases = [NONE; LANES];
         let mut contacts: [Option<&Contact>; LANES] = [None; LANES];
         let prefetch_shapes = |(a, b): (u32, u32)| {
-            prefetch(&bodies.shape()[a as usize]);
-            prefetch(&bodies.shape()[b as usize]);
+            prefetch_entry(bodies.shape(), a as usize);
+            prefetch_entry(bodies.shape(), b as usize);
         };
         if in_place {
             // The pairs are last step's, whose keys are those of the contacts in place.
@@ -400,7 +423,7 @@ pub(super) fn update_chunk<'a>(
                 }
                 // (A contact of another pair would mean the old contacts were reordered behind
                 // our back.)
-                if let Some((c, base)) = old.get(previous[i]) {
+                if let Some((c, base)) = old_list.get(previous[i]) {
                     if c.key() == body_slots(pairs[i]) {
                         (bases[i - group], contacts[i - group]) = (base, Some(c));
                     }
@@ -511,7 +534,7 @@ pub(super) fn update_chunk<'a>(
             if in_place {
                 recycler.write_in_place(l, &mut slot.manifold);
             } else {
-                let old = old
+                let old = old_list
                     .get(previous[i])
                     .expect("a recycled pair's old contact")
                     .0;
