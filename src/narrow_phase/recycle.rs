@@ -333,130 +333,34 @@ pub(crate) fn own_places(indices: &[u32; LANES], own: u32) -> u32 {
 }
 
 /// The kernel's batch for eight consecutive pairs of a chunk, lane `l` for the chunk's pair
-/// `8k + l`: the moved manifolds, a row per pair, and a block of bases for lanes whose base is
-/// not in its pair's own lane of last step's blocks. Each call of `run` takes its bases either
-/// from one block of last step's, as they stand (every pair of a resting scene whose pairs
-/// are last step's), or from the gathered block.
+/// `8k + l`: the moved manifolds, a row per pair. Each call of `run` takes its bases from one
+/// block: last step's, as it stands (every pair of a resting scene whose pairs are last
+/// step's), or this step's block of the pairs, into which [`take_lanes`] gathered those that
+/// were elsewhere.
 pub(crate) struct Recycler {
     batch: RecycleBatch,
-    gathered: RecycleBases,
 }
 
 impl Recycler {
     pub fn new() -> Recycler {
         Recycler {
             batch: RecycleBatch::zeroed(),
-            gathered: RecycleBases::zeroed(),
         }
     }
 
-    /// Takes into its lane each pair of `pairs` (at most eight) whose base index in `bases`
-    /// is not `NONE`: its base, which `base` finds, unless it is in its own lane of the block
-    /// the batch will run on: the index of the first lane's own place is `own`, the next
-    /// lane's `own + 1`, and so on. A pair whose base is elsewhere and whose bodies (of
-    /// `poses`) turned too far since it for the kernel with `params` to keep it
-    /// ([`turned_too_far`]) is left out: its base is not gathered. Returns the lanes taken,
-    /// and of those, the lanes whose base is in its own place, as bit masks.
-    ///
-    /// (Where bodies are stirred, most pairs have moved their bases out of place and turned
-    /// too far; in a resting pile, the bases stay in place, and no pair is tested here.)
-    #[inline(always)]
-    pub fn take<'b>(
-        &mut self,
-        pairs: &[(u32, u32)],
-        (bases, own): (&[u32; LANES], u32),
-        poses: &[BodyPose],
-        base: impl Fn(u32) -> BaseAt<'b>,
-        params: &RecycleParams,
-    ) -> (u32, u32) {
-        let all = (1u32 << pairs.len()) - 1;
-        let in_place = own_places(bases, own) & all;
-        if in_place == all {
-            // (Every lane's base in its own place, as in every group of a resting scene.)
-            return (all, all);
-        }
-        let mut taken = 0u32;
-        for (l, &index) in bases.iter().enumerate() {
-            taken |= u32::from(index != NONE) << l;
-        }
-        taken &= all;
-        let mut lanes = taken & !in_place;
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let (a, b) = pairs[l];
-            if !self.gather_from(l, (a as usize, b as usize), bases[l], &base, poses, params) {
-                taken &= !(1 << l);
-            }
-        }
-        (taken, in_place)
-    }
-
-    /// [`Recycler::gather`] of the base at `index`, which `base` gives, for the pair of the
-    /// bodies in slots `a` and `b` of `poses`, unless they turned too far since it: then
-    /// returns false. Inlined: a resting pile's pairs never get here, but where bodies are
-    /// stirred or smashed most groups gather some of their lanes, and a call's saves,
-    /// restores and arguments through memory cost about a third as much as the gather.
-    #[inline(always)]
-    fn gather_from<'b>(
-        &mut self,
-        l: usize,
-        (a, b): (usize, usize),
-        index: u32,
-        base: impl Fn(u32) -> BaseAt<'b>,
-        poses: &[BodyPose],
-        params: &RecycleParams,
-    ) -> bool {
-        let at = base(index);
-        if turned_too_far(
-            poses[a].rotation,
-            poses[b].rotation,
-            at.relative_rotation(),
-            params,
-        ) {
-            return false;
-        }
-        match at {
-            BaseAt::Lane(block, k) => self.gather_lane(l, block, k),
-            BaseAt::Loose(base) => self.gather(l, base),
-        }
-        true
-    }
-
-    /// Copies `base` (which has points) into lane `l` of the gathered block.
-    #[inline(always)]
-    pub fn gather(&mut self, l: usize, base: &Base) {
-        debug_assert!((1..=2).contains(&base.point_count()));
-        base.write_lane(&mut self.gathered, l);
-    }
-
-    /// Copies lane `k` of `block` (a base with points) into lane `l` of the gathered block.
-    #[inline(always)]
-    pub fn gather_lane(&mut self, l: usize, block: &RecycleBases, k: usize) {
-        debug_assert!((1..=2).contains(&block.count(k)));
-        self.gathered.copy_lane(l, block, k);
-    }
-
-    /// The gathered bases.
-    #[inline(always)]
-    pub fn gathered(&self) -> &RecycleBases {
-        &self.gathered
-    }
-
-    /// Runs `kernel` on the batch with the bases of `block` (or the gathered ones), lane `l`
-    /// for the bodies `pairs[l]` of `poses` (see [`body_poses`]): the kernel's verdicts, whose
-    /// lanes mean something only where the caller gave a lane a base. The results, with the
-    /// bases' ids, stay readable (`within`, `write`) until the next call.
+    /// Runs `kernel` on the batch with the bases of `block`, lane `l` for the bodies
+    /// `pairs[l]` of `poses` (see [`body_poses`]): the kernel's verdicts, whose lanes mean
+    /// something only where the caller gave a lane a base. The results, with the bases' ids,
+    /// stay readable (`within`, `write`) until the next call.
     #[inline(always)]
     pub fn run(
         &mut self,
         kernel: RecycleKernel,
         (poses, pairs): (&[BodyPose], &[(u32, u32); LANES]),
-        block: Option<&RecycleBases>,
+        block: &RecycleBases,
         params: &RecycleParams,
     ) -> RecycleLanes {
-        let bases = block.unwrap_or(&self.gathered);
-        kernel(&mut self.batch, poses, pairs, bases, params)
+        kernel(&mut self.batch, poses, pairs, block, params)
     }
 
     /// Whether every moved point of lane `l` is within `band` or `widened` (`<=`, which a NaN
@@ -510,6 +414,91 @@ impl Recycler {
     }
 }
 
+/// Takes, for a group of the recycle kernel, into its lane each pair of `pairs` (at most eight) whose base index in `bases`
+/// is not `NONE`: its base, which `base` finds, is gathered into lane `l` of `to`, unless
+/// it is in its own lane of the block the batch will run on: the index of the first
+/// lane's own place is `own`, the next lane's `own + 1`, and so on. A pair whose base is
+/// elsewhere and whose bodies (of `poses`) turned too far since it for the kernel with
+/// `params` to keep it ([`turned_too_far`]) is left out: its base is not gathered.
+/// Returns the lanes taken, and of those, the lanes whose base is in its own place, as
+/// bit masks.
+///
+/// (Where bodies are stirred, most pairs have moved their bases out of place and turned
+/// too far; in a resting pile, the bases stay in place, and no pair is tested here.)
+#[inline(always)]
+pub(crate) fn take_lanes<'b>(
+    pairs: &[(u32, u32)],
+    (bases, own): (&[u32; LANES], u32),
+    poses: &[BodyPose],
+    base: impl Fn(u32) -> BaseAt<'b>,
+    params: &RecycleParams,
+    to: &mut RecycleBases,
+) -> (u32, u32) {
+    let all = (1u32 << pairs.len()) - 1;
+    let in_place = own_places(bases, own) & all;
+    if in_place == all {
+        // (Every lane's base in its own place, as in every group of a resting scene.)
+        return (all, all);
+    }
+    let mut taken = 0u32;
+    for (l, &index) in bases.iter().enumerate() {
+        taken |= u32::from(index != NONE) << l;
+    }
+    taken &= all;
+    let mut lanes = taken & !in_place;
+    while lanes != 0 {
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let (a, b) = pairs[l];
+        if !gather_from(
+            to,
+            l,
+            (a as usize, b as usize),
+            base(bases[l]),
+            poses,
+            params,
+        ) {
+            taken &= !(1 << l);
+        }
+    }
+    (taken, in_place)
+}
+
+/// Copies the base `at` into lane `l` of `to`, for the pair of the bodies in slots `a` and
+/// `b` of `poses`, unless they turned too far since it: then returns false. Inlined: a
+/// resting pile's pairs never get here, but where bodies are stirred or smashed most groups
+/// gather some of their lanes, and a call's saves, restores and arguments through memory
+/// cost about a third as much as the gather.
+#[inline(always)]
+fn gather_from(
+    to: &mut RecycleBases,
+    l: usize,
+    (a, b): (usize, usize),
+    at: BaseAt,
+    poses: &[BodyPose],
+    params: &RecycleParams,
+) -> bool {
+    if turned_too_far(
+        poses[a].rotation,
+        poses[b].rotation,
+        at.relative_rotation(),
+        params,
+    ) {
+        return false;
+    }
+    match at {
+        BaseAt::Lane(block, k) => {
+            debug_assert!((1..=2).contains(&block.count(k)));
+            to.copy_lane(l, block, k);
+        }
+        BaseAt::Loose(base) => {
+            debug_assert!((1..=2).contains(&base.point_count()));
+            base.write_lane(to, l);
+        }
+    }
+    true
+}
+
 // A `MovedPoint` holds the first seven floats of a `ManifoldPoint` (point, anchors,
 // separation), in its order (`move_point`).
 const _: () = {
@@ -555,13 +544,14 @@ pub(crate) fn recycle_one(
     let mut recycler = Recycler::new();
     let pose = |xf: Transform| BodyPose::new([xf.p.x, xf.p.y], [xf.q.c, xf.q.s], [0.0; 2]);
     let poses = [pose(xf_a), pose(xf_b)];
-    recycler.gather(0, base);
+    let mut block = RecycleBases::zeroed();
+    base.write_lane(&mut block, 0);
     let params = recycle_params(
         band,
         crate::geometry::shape::LINEAR_SLOP,
         RecycleTolerance::of(&WorldSettings::default()),
     );
-    let lanes = recycler.run(scalar::recycle, (&poses, &[(0, 1); LANES]), None, &params);
+    let lanes = recycler.run(scalar::recycle, (&poses, &[(0, 1); LANES]), &block, &params);
     let beyond = lanes.beyond & 1 != 0;
     let kept = lanes.kept & 1 != 0 || beyond && recycler.within(0, band, widened);
     let mut out = Manifold::default();

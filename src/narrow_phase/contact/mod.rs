@@ -210,6 +210,15 @@ fn prefetch<T>(value: &T) {
     prefetch_line(p.wrapping_add(64));
 }
 
+/// [`prefetch`] of entry `i` of `column`, which need not be there: an index past the end
+/// prefetches some address beyond it, harmlessly, where indexing would check it first.
+#[inline(always)]
+fn prefetch_entry<T>(column: &[T], i: usize) {
+    let p = column.as_ptr().wrapping_add(i).cast::<i8>();
+    prefetch_line(p);
+    prefetch_line(p.wrapping_add(64));
+}
+
 /// Hints the CPU to start loading the cache line holding `p`. Prefetching never faults and
 /// reads nothing architecturally, whatever the address.
 #[inline(always)]

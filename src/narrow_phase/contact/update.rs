@@ -2,7 +2,7 @@
 //! last step's impulses carried over.
 
 use super::{
-    base_at, body_slots, closing_in, point_touches, prefetch, touches, BaseSlot, BaseSlots,
+    base_at, body_slots, closing_in, point_touches, prefetch_entry, touches, BaseSlot, BaseSlots,
     Contact, NarrowPhaseParams, CHUNK, FAR, PREFETCH_AHEAD,
 };
 use crate::body::BodyStore;
@@ -13,7 +13,9 @@ use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
     boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Round,
 };
-use crate::narrow_phase::recycle::{own_places, recycle_params, Base, BaseAt, Recycler};
+use crate::narrow_phase::recycle::{
+    own_places, recycle_params, take_lanes, Base, BaseAt, Recycler,
+};
 use batch2d_kernels::{BodyPose, RecycleBases, RecycleLanes, LANES};
 
 /// The normal for circles `a` and `b` created at one point: the difference of two points
@@ -167,10 +169,14 @@ pub(super) struct OldContacts<'a> {
 }
 
 impl<'a> OldContacts<'a> {
-    /// The old contact at `prev` (not in place) with its base's index; `None` for `NONE`.
+    /// The old contacts with their bases' indices, to look up (not in place).
     #[inline(always)]
-    fn get(&self, prev: ContactIndex) -> Old<'a> {
-        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
+    fn lookup(&self) -> OldList<'a> {
+        let n = self.list.len().min(self.base_of.len());
+        OldList {
+            list: &self.list[..n],
+            base_of: &self.base_of[..n],
+        }
     }
 
     /// Where the base at `index` (not `NONE`) is.
@@ -185,6 +191,22 @@ impl<'a> OldContacts<'a> {
     fn block(&self, first: usize) -> Option<&'a RecycleBases> {
         let slots = self.read.get(first / CHUNK)?;
         slots.block(first % CHUNK / LANES)
+    }
+}
+
+/// Last step's contacts with the indices of their bases, the two cut to one length: the
+/// check of an index against one stands for the other.
+#[derive(Clone, Copy)]
+struct OldList<'a> {
+    list: &'a [Contact],
+    base_of: &'a [u32],
+}
+
+impl<'a> OldList<'a> {
+    /// The old contact at `prev` with its base's index; `None` for `NONE`.
+    #[inline(always)]
+    fn get(self, prev: ContactIndex) -> Old<'a> {
+        (prev != ContactIndex::NONE).then(|| (&self.list[prev.index()], self.base_of[prev.index()]))
     }
 }
 
@@ -332,6 +354,9 @@ pub(super) fn update_chunk<'a>(
     params: &NarrowPhaseParams,
 ) {
     let mut out = out.cut(pairs.len());
+    // (Cut to the pairs, whose indices are then checked once, by the loop.)
+    let previous = &previous[..pairs.len()];
+    let old_list = old.lookup();
     // The chunk's first pair, whose contact is in place the first of the chunk's old ones.
     let first = out.first_base as usize;
     let threshold = params.linear_slop;
@@ -365,8 +390,8 @@ pub(super) fn update_chunk<'a>(
         let mut bases = [NONE; LANES];
         let mut contacts: [Option<&Contact>; LANES] = [None; LANES];
         let prefetch_shapes = |(a, b): (u32, u32)| {
-            prefetch(&bodies.shape()[a as usize]);
-            prefetch(&bodies.shape()[b as usize]);
+            prefetch_entry(bodies.shape(), a as usize);
+            prefetch_entry(bodies.shape(), b as usize);
         };
         if in_place {
             // The pairs are last step's, whose keys are those of the contacts in place.
@@ -400,7 +425,7 @@ pub(super) fn update_chunk<'a>(
                 }
                 // (A contact of another pair would mean the old contacts were reordered behind
                 // our back.)
-                if let Some((c, base)) = old.get(previous[i]) {
+                if let Some((c, base)) = old_list.get(previous[i]) {
                     if c.key() == body_slots(pairs[i]) {
                         (bases[i - group], contacts[i - group]) = (base, Some(c));
                     }
@@ -409,16 +434,23 @@ pub(super) fn update_chunk<'a>(
         }
         // Lanes with a base to recycle, and of those, the lanes whose base is in the same
         // lane of last step's block of these pairs: the pairs were last step's, in the same
-        // places. A lane left out for having turned too far collides afresh below, as it
-        // would have once the kernel turned it down.
+        // places. The others' bases are gathered straight into this step's block of the
+        // pairs, where the kernel reads them and where they stay should it keep them (a
+        // fresh collide overwrites its pair's lane below). A lane left out for having turned
+        // too far collides afresh below, as it would have once the kernel turned it down.
         let own = (first + group) as u32;
-        let (with_base, in_block) = recycler.take(
-            &pairs[group..end],
-            (&bases, own),
-            poses,
-            |b| old.base(b),
-            &recycle,
-        );
+        let (with_base, in_block) = if bases.iter().all(|&b| b == NONE) {
+            (0, 0)
+        } else {
+            take_lanes(
+                &pairs[group..end],
+                (&bases, own),
+                poses,
+                |b| old.base(b),
+                &recycle,
+                out.bases.block_mut(group / LANES),
+            )
+        };
         // The group's pairs, a short group's padded with its last: a lane without a base
         // reads some pair's poses, and its verdict is not read.
         let padded: [(u32, u32); LANES];
@@ -429,46 +461,36 @@ pub(super) fn update_chunk<'a>(
                 &padded
             }
         };
-        let lanes = {
-            let block = if old.bases_in_place {
-                out.bases.block(group / LANES)
-            } else {
-                old.block(first + group)
-            };
-            if with_base == 0 {
-                RecycleLanes::default()
-            } else if with_base == in_block {
-                recycler.run(params.recycle, (poses, lane_pairs), block, &recycle)
-            } else {
-                for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
-                    recycler.gather_lane(l, block.expect("a base in its block"), l);
-                }
-                recycler.run(params.recycle, (poses, lane_pairs), None, &recycle)
-            }
+        let run = |block: &RecycleBases, recycler: &mut Recycler| {
+            recycler.run(params.recycle, (poses, lane_pairs), block, &recycle)
         };
-        if with_base != 0 && old.bases_in_place {
-            // The kept pairs' bases stay where they are, but those gathered from elsewhere
-            // (thawed) join them; a fresh collide overwrites its pair's lane below.
-            let gathered = with_base & !in_block;
-            if gathered != 0 {
-                let to = out.bases.block_mut(group / LANES);
-                for l in (0..LANES).filter(|l| gathered & 1 << l != 0) {
-                    Base::of_lane(recycler.gathered(), l).write_lane(to, l);
-                }
-            }
-        } else if with_base != 0 {
-            // The kept pairs' bases go on to this step's block as they are; a fresh collide
-            // overwrites its pair's lane below.
-            let source = match old.block(first + group) {
-                Some(block) if with_base == in_block => block,
-                _ => recycler.gathered(),
-            };
+        let lanes = if with_base == 0 {
+            RecycleLanes::default()
+        } else if old.bases_in_place {
+            // The kept pairs' bases are where they stay, and the gathered ones (thawed) have
+            // joined them.
+            run(out.bases.block_mut(group / LANES), &mut recycler)
+        } else if with_base == in_block {
+            // The kept pairs' bases go on to this step's block as they are.
+            let block = old.block(first + group).expect("a base in its block");
+            let lanes = run(block, &mut recycler);
             let to = out.bases.block_mut(group / LANES);
             // (Row by row: a copy of the whole block is a call to `memcpy`.)
-            for (to, from) in to.words.iter_mut().zip(&source.words) {
+            for (to, from) in to.words.iter_mut().zip(&block.words) {
                 *to = *from;
             }
-        }
+            lanes
+        } else {
+            // The gathered ones are there already; those in their own lanes join them.
+            let to = out.bases.block_mut(group / LANES);
+            if in_block != 0 {
+                let block = old.block(first + group).expect("a base in its block");
+                for l in (0..LANES).filter(|l| in_block & 1 << l != 0) {
+                    to.copy_lane(l, block, l);
+                }
+            }
+            run(to, &mut recycler)
+        };
         // In place and without remixing, the lanes the kernel kept write their moved
         // manifolds out of line (see `recycled_in_place`); the others go one by one below.
         let mut rest = (1u32 << (end - group)) - 1;
@@ -511,7 +533,7 @@ pub(super) fn update_chunk<'a>(
             if in_place {
                 recycler.write_in_place(l, &mut slot.manifold);
             } else {
-                let old = old
+                let old = old_list
                     .get(previous[i])
                     .expect("a recycled pair's old contact")
                     .0;
