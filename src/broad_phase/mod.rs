@@ -375,7 +375,8 @@ impl BroadPhase {
         self.find_pairs_at_most(proxies, pairs, usize::MAX);
     }
 
-    /// [`BroadPhase::find_pairs`], unless more than `max_pairs` pairs overlap: then it stops
+    /// Every pair of proxies whose fattened boxes overlap, as `find_pairs` (which only the
+    /// tests build) lists them, unless more than `max_pairs` pairs overlap: then it stops
     /// early, leaves an unspecified part of them in `pairs` and returns `false`. The work and
     /// memory it spends stay bounded by `max_pairs` (times a small factor for the pairs of the
     /// fattened boxes it keeps), where listing them all could take any amount (10,000 bodies
@@ -383,7 +384,7 @@ impl BroadPhase {
     /// the inputs.
     ///
     /// # Panics
-    /// As [`BroadPhase::find_pairs`].
+    /// If the slices of `proxies` differ in length or hold more than `u32::MAX` slots.
     pub fn find_pairs_at_most(
         &mut self,
         proxies: &Proxies,
