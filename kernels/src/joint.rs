@@ -431,10 +431,10 @@ fn keep<R: Real>(c: &mut (impl PinsMut<PinBatch, R> + Regular<R>), r: &Arms<R>, 
     c.set_regular(k.regular);
 }
 
-/// The arms and the block a pass before kept.
+/// The arms a pass before kept.
 #[inline(always)]
-fn kept<R: Real>(c: &(impl Pins<PinBatch, R> + Regular<R>)) -> (Arms<R>, Block<R>) {
-    let r = Arms {
+fn kept_arms<R: Real>(c: &impl Pins<PinBatch, R>) -> Arms<R> {
+    Arms {
         ma: c.get(|c| &c.inv_mass_a),
         mb: c.get(|c| &c.inv_mass_b),
         ia: c.get(|c| &c.inv_inertia_a),
@@ -445,7 +445,13 @@ fn kept<R: Real>(c: &(impl Pins<PinBatch, R> + Regular<R>)) -> (Arms<R>, Block<R
         rby: c.get(|c| &c.arm_by),
         dx: c.get(|c| &c.gap_x),
         dy: c.get(|c| &c.gap_y),
-    };
+    }
+}
+
+/// The arms and the block a pass before kept.
+#[inline(always)]
+fn kept<R: Real>(c: &(impl Pins<PinBatch, R> + Regular<R>)) -> (Arms<R>, Block<R>) {
+    let r = kept_arms(c);
     let k = Block {
         k11: c.get(|c| &c.k11),
         k12: c.get(|c| &c.k12),
@@ -529,18 +535,8 @@ fn solve_lanes<R: Real>(
     c.set(|c| &mut c.impulse_y, total_y);
     // The masses and arms applied with read from the batch again, where they are used (see
     // `reread`): kept from before the 2x2 solve, some of them went to the stack and back.
-    let c = reread(c);
-    let r = &Arms {
-        ma: c.get(|c| &c.inv_mass_a),
-        mb: c.get(|c| &c.inv_mass_b),
-        ia: c.get(|c| &c.inv_inertia_a),
-        ib: c.get(|c| &c.inv_inertia_b),
-        rax: c.get(|c| &c.arm_ax),
-        ray: c.get(|c| &c.arm_ay),
-        rbx: c.get(|c| &c.arm_bx),
-        rby: c.get(|c| &c.arm_by),
-        ..*r
-    };
+    // The gap, read with them, goes unused by `apply`.
+    let r = &kept_arms(reread(c));
     apply(r, a, b, total_x - old_x, total_y - old_y);
 }
 
