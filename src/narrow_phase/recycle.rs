@@ -414,14 +414,14 @@ impl Recycler {
     }
 }
 
-/// Takes, for a group of the recycle kernel, into its lane each pair of `pairs` (at most eight) whose base index in `bases`
-/// is not `NONE`: its base, which `base` finds, is gathered into lane `l` of `to`, unless
-/// it is in its own lane of the block the batch will run on: the index of the first
-/// lane's own place is `own`, the next lane's `own + 1`, and so on. A pair whose base is
-/// elsewhere and whose bodies (of `poses`) turned too far since it for the kernel with
-/// `params` to keep it ([`turned_too_far`]) is left out: its base is not gathered.
-/// Returns the lanes taken, and of those, the lanes whose base is in its own place, as
-/// bit masks.
+/// Takes, for a group of the recycle kernel, into its lane `l` each pair of `pairs` (at most
+/// eight) whose base index in `bases` is not `NONE`: its base, which `base` finds, is gathered
+/// into lane `l` of `to`, unless it is in its own lane of the block the batch will run on:
+/// the index of the first lane's own place is `own`, the next lane's `own + 1`, and so on. A
+/// pair whose base is elsewhere and whose bodies (of `poses`) turned too far since it for the
+/// kernel with `params` to keep it ([`turned_too_far`]) is left out: its base is not
+/// gathered. Returns the lanes taken, and of those, the lanes whose base is in its own place,
+/// as bit masks.
 ///
 /// (Where bodies are stirred, most pairs have moved their bases out of place and turned
 /// too far; in a resting pile, the bases stay in place, and no pair is tested here.)
