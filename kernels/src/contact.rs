@@ -3,7 +3,7 @@
 //! dynamic bodies are all distinct.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
+use crate::real::{array_of, reread, Lanes16, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::{f32x16, f32x8};
 
@@ -793,16 +793,6 @@ fn solve_one_lanes<R: Real>(
 fn frames<R: Real>(a: &BodyLanes<R>, b: &BodyLanes<R>, k: &Shared<R>) -> (Frame<R>, Frame<R>, R) {
     let moved = (b.dpx - a.dpx) * k.nx + (b.dpy - a.dpy) * k.ny;
     (Frame::of(a, k), Frame::of(b, k), moved)
-}
-
-/// `c`, as the compiler cannot tell from the one it was given: a solve reads its contacts'
-/// constants again after the normal impulses, through this, where the friction and the
-/// velocity changes use them. Read once for both, they were kept from the start of the
-/// kernel through the block solve, and with too few registers for all, copied to the stack
-/// and back; read again, each is an operand read from the batch where it is used.
-#[inline(always)]
-fn reread<C>(c: &mut C) -> &mut C {
-    core::hint::black_box(c)
 }
 
 /// [`reread`] where the lanes are [`Real::CROWDED`], else `c` itself: where registers are

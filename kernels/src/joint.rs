@@ -20,7 +20,7 @@
 //! change only with the joints) and the bodies' centres and rotations.
 
 use crate::body::{BodyLanes, States, NULL_BODY};
-use crate::real::{array_of, Lanes8, Real, LANES};
+use crate::real::{array_of, reread, Lanes8, Real, LANES};
 use bytemuck::{Pod, Zeroable};
 use wide::f32x8;
 
@@ -573,14 +573,6 @@ fn relax_lanes<R: Real, const CROWDED: bool>(
         true => solve_kept_lanes(reread(c), a, b, p),
         false => solve_kept_lanes(c, a, b, p),
     }
-}
-
-/// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
-/// is read from memory where it is used, rather than kept in registers from a read before
-/// (see `contact::reread`).
-#[inline(always)]
-fn reread<C>(c: C) -> C {
-    core::hint::black_box(c)
 }
 
 /// A lane's frames (see [`PinFrames`]) and its bodies' centres and rotations.

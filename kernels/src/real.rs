@@ -10,6 +10,17 @@
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 use wide::{f32x16, f32x8};
 
+/// `c`, as the compiler cannot tell from the one it was given: what a kernel reads through it
+/// is read from memory where it is used, rather than kept in registers from a read before.
+/// A solve reads its contacts' constants again after the normal impulses, where the friction
+/// and the velocity changes use them: read once for both, they were kept from the start of
+/// the kernel through the block solve, and with too few registers for all, copied to the
+/// stack and back; read again, each is an operand read from the batch where it is used.
+#[inline(always)]
+pub(crate) fn reread<C>(c: C) -> C {
+    core::hint::black_box(c)
+}
+
 /// The array of `f(0), f(1), ..., f(N - 1)`, computed in that order. Unlike
 /// `core::array::from_fn` and `[T; N]::map`, always inlined: a call the compiler leaves out of
 /// line runs without the target features of the kernel it came from, and so do the vector
