@@ -24,6 +24,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::index::BodySlot;
 use crate::joints::store::JointStore;
 use crate::narrow_phase::manifold::chain_faces;
 use crate::profile::zone;
@@ -118,13 +119,30 @@ fn rewinds(
     // falling pile has tens of thousands of fast bodies, nearly all of them far from every
     // static body.
     solver
-        .motions()
-        .with_min_len(BODIES_PER_TASK)
-        .filter_map(|(s, motion)| {
-            let (motion, bullet) = fast_motion(bodies, s, motion, slop)?;
-            fast_pass(bodies, s, motion, bullet, statics, slop)
-        })
+        .motions(BODIES_PER_TASK)
+        .flat_map_iter(|(slots, motions)| run_rewinds(bodies, slots, motions, slop, statics))
         .collect()
+}
+
+/// What [`rewinds`] finds for the bodies in `slots`, which moved by `motions`.
+fn run_rewinds(
+    bodies: &BodyStore,
+    slots: &[BodySlot],
+    motions: &[BodyState],
+    slop: f32,
+    statics: &OnceLock<Statics>,
+) -> Vec<Pass> {
+    // Cut here, beside the loop, the columns are known to be as long as one another: one
+    // bounds check of a slot covers them all.
+    let columns = MotionColumns::of(bodies);
+    let mut passes = Vec::new();
+    for (&slot, motion) in slots.iter().zip(motions) {
+        let s = slot.index();
+        if let Some((motion, bullet)) = fast_motion(&columns, s, motion, slop) {
+            passes.extend(fast_pass(bodies, s, motion, bullet, statics, slop));
+        }
+    }
+    passes
 }
 
 /// What [`rewinds`] finds for the fast body `s` that moved by `motion`. Never inlined: the
@@ -358,6 +376,29 @@ fn bullet_rewinds(
 /// How far a body moved over the last step: its translation and turn.
 type Motion = (Vec2, Rot);
 
+/// The columns of the bodies that [`fast_motion`] reads, each cut to the number of slots.
+#[derive(Clone, Copy)]
+struct MotionColumns<'a> {
+    kind: &'a [SlotKind],
+    reach: &'a [f32],
+    bullet: &'a [bool],
+    min_extent: &'a [f32],
+    sensor: &'a [bool],
+}
+
+impl<'a> MotionColumns<'a> {
+    fn of(b: &'a BodyStore) -> MotionColumns<'a> {
+        let slots = b.slots();
+        MotionColumns {
+            kind: &b.kind()[..slots],
+            reach: &b.reach()[..slots],
+            bullet: &b.bullet()[..slots],
+            min_extent: &b.min_extent()[..slots],
+            sensor: &b.sensor()[..slots],
+        }
+    }
+}
+
 /// The motion of body `slot` over the last step if it is dynamic, not a sensor, and either a
 /// bullet or moved more than [`MOTION_PER_EXTENT`] of its smallest extent (and more than the
 /// slop), and whether it is a bullet.
@@ -366,12 +407,12 @@ type Motion = (Vec2, Rot);
 /// changed with unrelated code, and the pass was slower without.
 #[inline(always)]
 fn fast_motion(
-    b: &BodyStore,
+    b: &MotionColumns,
     slot: usize,
     motion: &BodyState,
     slop: f32,
 ) -> Option<(Motion, bool)> {
-    if b.kind()[slot] != SlotKind::Dynamic {
+    if b.kind[slot] != SlotKind::Dynamic {
         return None;
     }
     let dp = Vec2::new(motion.dp[0], motion.dp[1]);
@@ -381,16 +422,16 @@ fn fast_motion(
     };
     // The chord of the turn times the reach is how far the turn moved the farthest point.
     let chord = Vec2::new(1.0 - dq.c, dq.s).length();
-    let moved = dp.length() + chord * b.reach()[slot];
+    let moved = dp.length() + chord * b.reach[slot];
     if moved <= slop {
         return None;
     }
-    let bullet = b.bullet()[slot];
-    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent()[slot] {
+    let bullet = b.bullet[slot];
+    if !bullet && moved <= MOTION_PER_EXTENT * b.min_extent[slot] {
         return None;
     }
     // A sensor collides with nothing, so nothing stops it (tested last: few bodies get here).
-    if b.sensor()[slot] {
+    if b.sensor[slot] {
         return None;
     }
     Some(((dp, dq), bullet))

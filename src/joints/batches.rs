@@ -125,8 +125,8 @@ pub(crate) struct JointBatches {
     pub(super) in_tree: Vec<bool>,
     /// The key of the inputs the coloring and the layout above were made for.
     laid_out: Option<LayoutKey>,
-    /// Whether the pins are still to take this step's arms and impulses: `prepare` leaves
-    /// that to the first warm start unless it laid them out afresh.
+    /// Whether the pins are still to take this step's arms: `prepare` leaves that to the
+    /// first warm start unless it laid them out afresh.
     pub(super) pins_due: bool,
 }
 
@@ -198,8 +198,12 @@ impl JointBatches {
         };
         // Laid out afresh, a pin lane takes here the constants its passes read, and no more.
         // Else it keeps its bodies and masses, and takes the constants that change from step
-        // to step (its arms, eight lanes at a time, and its impulses) in the step's first warm
-        // start, on the worker that solves it (see `Passes::run_pins`).
+        // to step (its arms, eight lanes at a time) in the step's first warm start, on the
+        // worker that solves it (see `Passes::run_pins`). It keeps its impulses too: the last
+        // relax of the step before handed them to its joint, and whatever else writes a
+        // joint's impulses (the run-time joint control, a joint added or removed) draws the
+        // joints a new stamp, which lays them out afresh. A restore copies the layout with the
+        // joints it was saved with, or leaves it to be laid out afresh.
         batches.pins_due = !relaid;
         if relaid {
             let lay_out_pin =
@@ -420,22 +424,21 @@ impl JointBatches {
 pub(super) trait SetLane {
     /// All of the lane's constants but its start (see [`SetStart`]).
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses);
-    /// The impulses, which change from step to step like the arms (see `PinFrames`).
-    fn set_impulses(&mut self, l: usize, i: &Impulses);
 }
 
 impl SetLane for PinBatch {
     fn set(&mut self, l: usize, c: &Consts, i: &Impulses) {
         self.set_bodies(l, c.state, c.inv_mass, c.inv_inertia);
-        self.set_impulses(l, i);
-    }
-
-    fn set_impulses(&mut self, l: usize, i: &Impulses) {
         self.impulse_x[l] = i.linear.x;
         self.impulse_y[l] = i.linear.y;
-        // As the warm start sums them (see `warm_start`).
-        self.angular[l] = i.angular + i.motor + i.lower - i.upper;
+        self.angular[l] = pin_angular(i);
     }
+}
+
+/// The angular impulse a pin warm starts with, which its passes leave as it is: the sum of
+/// a revolute joint's angular impulses, as the warm start sums them (see `warm_start`).
+pub(super) fn pin_angular(i: &Impulses) -> f32 {
+    i.angular + i.motor + i.lower - i.upper
 }
 
 /// Filling a pin lane's start from a plain revolute joint's constants.

@@ -38,7 +38,7 @@ use crate::disjoint::DisjointMut;
 use crate::geometry::math::Vec2;
 use crate::index::NONE;
 use crate::joints::batches::{
-    body_frames, JointBatches, JointColor, JointSet, SetLane, JOINTS_PER_BLOCK,
+    body_frames, pin_angular, JointBatches, JointColor, JointSet, JOINTS_PER_BLOCK,
 };
 use crate::joints::distance::warm_start_distance;
 use crate::joints::joint::{Impulses, Joint, JointKind, Slot};
@@ -102,8 +102,8 @@ pub(crate) fn point_softness(h: f32) -> Softness {
 /// blocks of one color, whose joints write no body in common, or the overflow set.
 #[derive(Clone, Copy)]
 pub(crate) struct Passes<'a> {
-    /// The joints: each block reads the options of its own joints and, for the pins, takes
-    /// their impulses in the first warm start and writes them back in the last relax.
+    /// The joints: each block reads the options of its own joints and, for the pins, writes
+    /// their impulses back in the last relax.
     slots: DisjointMut<'a, Slot>,
     prepared: DisjointMut<'a, Prepared>,
     extra: &'a [Extra],
@@ -200,11 +200,11 @@ impl<'a> Passes<'a> {
 
     /// The pin batches of `range`, with the backend's kernels.
     ///
-    /// A pin takes its step's arms and impulses in the first warm start and hands its
-    /// impulses back to its joint in the last relax, in the blocks whose worker solves it,
-    /// rather than in passes of their own over every pin: a pass of its own splits the pins
-    /// across the workers other than the stages do, and half the pins' lines went from one
-    /// core's cache to the other's twice a step.
+    /// A pin takes its step's arms in the first warm start and hands its impulses back to its
+    /// joint in the last relax, in the blocks whose worker solves it, rather than in passes of
+    /// their own over every pin: a pass of its own splits the pins across the workers other
+    /// than the stages do, and half the pins' lines went from one core's cache to the other's
+    /// twice a step. Its impulses it keeps from step to step (see `JointBatches::prepare`).
     ///
     /// # Safety
     /// As for [`Passes::run`].
@@ -222,11 +222,7 @@ impl<'a> Passes<'a> {
             JointOp::WarmStart { first } => {
                 if first && self.pins_due {
                     self.kernels.pin_arms(starts, frames, self.bodies);
-                    for (batch, lanes) in batches.iter_mut().zip(lanes) {
-                        for (l, &slot) in lanes.iter().enumerate().filter(|(_, &s)| s != NONE) {
-                            batch.set_impulses(l, &self.joint(slot).impulses);
-                        }
-                    }
+                    debug_assert!(self.pins_hold_impulses(batches, lanes));
                 }
                 self.kernels.pin_warm_start(batches, starts, states, first)
             }
@@ -243,6 +239,24 @@ impl<'a> Passes<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the pins of `batches`, in the joint slots `lanes`, hold their joints'
+    /// impulses, bit for bit: as they do from one step to the next while the layout stands
+    /// (see `JointBatches::prepare`).
+    ///
+    /// # Safety
+    /// As for [`Passes::run`].
+    unsafe fn pins_hold_impulses(&self, batches: &[PinBatch], lanes: &[[u32; LANES]]) -> bool {
+        batches.iter().zip(lanes).all(|(batch, lanes)| {
+            let mut live = lanes.iter().enumerate().filter(|(_, &s)| s != NONE);
+            live.all(|(l, &slot)| {
+                let i = &self.joint(slot).impulses;
+                let held = [batch.impulse_x[l], batch.impulse_y[l], batch.angular[l]];
+                let want = [i.linear.x, i.linear.y, pin_angular(i)];
+                held.map(f32::to_bits) == want.map(f32::to_bits)
+            })
+        })
     }
 
     /// The joint in `slot`.
@@ -343,7 +357,7 @@ fn warm_start(kind: JointKind, i: &Impulses, pair: &mut Pair) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::joints::batches::SetStart;
+    use crate::joints::batches::{SetLane, SetStart};
     use crate::joints::prepare::Consts;
     use crate::settings::Backend;
     use batch2d_kernels::joint as pin;

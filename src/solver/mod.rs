@@ -424,14 +424,19 @@ impl Solver {
     /// The bodies the solver moved in the last step (valid after [`Solver::step`]), as their
     /// slots and states in the order of the states, which is not slot order where the graph
     /// has tiles: a state's `dp` and `dq` are the translation and rotation from the pose the
-    /// step began with.
-    pub fn motions(&self) -> impl IndexedParallelIterator<Item = (usize, &BodyState)> + '_ {
+    /// step began with. In runs of `per_run` bodies (the last may be shorter), each run's
+    /// slots beside its states.
+    pub fn motions(
+        &self,
+        per_run: usize,
+    ) -> impl IndexedParallelIterator<Item = (&[BodySlot], &[BodyState])> + '_ {
         let slots = match self.tile_states.is_empty() {
             true => &self.ordered_moving[..],
             false => &self.order[..],
         };
-        let slots = slots.par_iter().map(|slot| slot.index());
-        slots.zip(self.states.par_iter())
+        let n = slots.len().min(self.states.len());
+        let slots = slots[..n].par_chunks(per_run);
+        slots.zip(self.states[..n].par_chunks(per_run))
     }
 
     /// One state per moving body, with the per-body constants beside it: the bodies of the
