@@ -813,11 +813,6 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    // (The batch read from here: a run's one-point and two-point solves both start with the
-    // same gather and the same constants, and the compiler, which reads whatever the two
-    // share before it branches, kept them through the gather; in the two-point solve some
-    // were copied to the stack and back.)
-    let c = reread_crowded::<R, _>(c);
     let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
@@ -1347,24 +1342,45 @@ pub(crate) mod batches {
         paired: bool,
     ) {
         let n = c.len().min(one_point.len());
-        let mut i = 0;
-        while i < n {
-            let one = one_point[i];
-            if paired && i + 1 < n && one == one_point[i + 1] {
-                let pair: &mut [ContactBatch; 2] = (&mut c[i..i + 2]).try_into().unwrap();
-                if one {
-                    solve_one_point_pair::<P>(pair, states, params)
-                } else {
-                    solve_pair::<P>(pair, states, params)
-                }
-                i += 2;
+        let (mut c, mut one_point) = (&mut c[..n], &one_point[..n]);
+        // The run cut into stretches of one kind, each solved by a loop of its own: a kind
+        // tested per batch sat between the gather and the arithmetic, and the gather, which
+        // both kinds share, was done before it with all its columns held through it.
+        while let Some(&one) = one_point.first() {
+            let len = one_point.iter().take_while(|&&o| o == one).count();
+            let (stretch, rest) = core::mem::take(&mut c).split_at_mut(len);
+            if one {
+                solve_stretch::<P, true>(stretch, states, params, paired)
             } else {
-                if one {
-                    solve_one_point::<P::Half>(&mut c[i], states, params)
-                } else {
-                    solve::<P::Half>(&mut c[i], states, params)
-                }
-                i += 1;
+                solve_stretch::<P, false>(stretch, states, params, paired)
+            }
+            (c, one_point) = (rest, &one_point[len..]);
+        }
+    }
+
+    /// [`solve_run`] on a stretch of batches of one kind, one-point if `ONE`: by twos with
+    /// `paired`, the last one alone.
+    #[inline(always)]
+    unsafe fn solve_stretch<P: Lanes16, const ONE: bool>(
+        c: &mut [ContactBatch],
+        states: States,
+        params: &SolveParams,
+        paired: bool,
+    ) {
+        let (pairs, alone) = match paired {
+            true => c.as_chunks_mut::<2>(),
+            false => (&mut [][..], c),
+        };
+        for pair in pairs {
+            match ONE {
+                true => solve_one_point_pair::<P>(pair, states, params),
+                false => solve_pair::<P>(pair, states, params),
+            }
+        }
+        for c in alone {
+            match ONE {
+                true => solve_one_point::<P::Half>(c, states, params),
+                false => solve::<P::Half>(c, states, params),
             }
         }
     }
