@@ -1161,6 +1161,15 @@ pub(crate) mod batches {
         BodyLanes::from_states(&rows)
     }
 
+    /// The velocities of the states whose rows begin at `words`, the motion fields zero: what
+    /// the warm start reads, from the rows' velocity halves, whose transposes cost half those
+    /// of whole states.
+    #[inline(always)]
+    unsafe fn gather_velocities<V: Lanes8>(states: States, words: &[u32; LANES]) -> BodyLanes<V> {
+        let [vx, vy, w] = V::from_fours(array_of(|l| states.read_velocity_word(words[l])));
+        BodyLanes::of_velocities(vx, vy, w)
+    }
+
     /// Writes back the lanes set in `writes`, bit `l` for lane `l`.
     #[inline(always)]
     pub(crate) unsafe fn scatter<V: Lanes8>(
@@ -1250,13 +1259,13 @@ pub(crate) mod batches {
         // only one body are held at a time (a batch's dynamic bodies are all distinct: B's
         // rows are not among those written).
         let p = warm_start_impulse::<V>(c, points);
-        let mut a = gather::<V>(states, &c.word_a);
+        let mut a = gather_velocities::<V>(states, &c.word_a);
         warm_start_a(c, &mut a, &p);
         // (The words read again, as the solves' constants are: kept from the gather, they
         // were copied to the stack and back.)
         let c = reread(c);
         scatter(states, &c.word_a, V::sign_mask(&c.writes_a), &a);
-        let mut b = gather::<V>(states, &c.word_b);
+        let mut b = gather_velocities::<V>(states, &c.word_b);
         warm_start_b(c, &mut b, &p);
         scatter(states, &c.word_b, V::sign_mask(&c.writes_b), &b);
     }
