@@ -813,11 +813,6 @@ fn solve_lanes<R: Real>(
     b: &mut BodyLanes<R>,
     s: &SolveParams,
 ) {
-    // (The batch read from here: a run's one-point and two-point solves both start with the
-    // same gather and the same constants, and the compiler, which reads whatever the two
-    // share before it branches, kept them through the gather; in the two-point solve some
-    // were copied to the stack and back.)
-    let c = reread_crowded::<R, _>(c);
     let (k, pass) = (&Shared::load(c), &Pass::load(c, s));
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
@@ -1166,6 +1161,15 @@ pub(crate) mod batches {
         BodyLanes::from_states(&rows)
     }
 
+    /// The velocities of the states whose rows begin at `words`, the motion fields zero: what
+    /// the warm start reads, from the rows' velocity halves, whose transposes cost half those
+    /// of whole states.
+    #[inline(always)]
+    unsafe fn gather_velocities<V: Lanes8>(states: States, words: &[u32; LANES]) -> BodyLanes<V> {
+        let [vx, vy, w] = V::from_fours(array_of(|l| states.read_velocity_word(words[l])));
+        BodyLanes::of_velocities(vx, vy, w)
+    }
+
     /// Writes back the lanes set in `writes`, bit `l` for lane `l`.
     #[inline(always)]
     pub(crate) unsafe fn scatter<V: Lanes8>(
@@ -1255,13 +1259,13 @@ pub(crate) mod batches {
         // only one body are held at a time (a batch's dynamic bodies are all distinct: B's
         // rows are not among those written).
         let p = warm_start_impulse::<V>(c, points);
-        let mut a = gather::<V>(states, &c.word_a);
+        let mut a = gather_velocities::<V>(states, &c.word_a);
         warm_start_a(c, &mut a, &p);
         // (The words read again, as the solves' constants are: kept from the gather, they
         // were copied to the stack and back.)
         let c = reread(c);
         scatter(states, &c.word_a, V::sign_mask(&c.writes_a), &a);
-        let mut b = gather::<V>(states, &c.word_b);
+        let mut b = gather_velocities::<V>(states, &c.word_b);
         warm_start_b(c, &mut b, &p);
         scatter(states, &c.word_b, V::sign_mask(&c.writes_b), &b);
     }
@@ -1347,24 +1351,45 @@ pub(crate) mod batches {
         paired: bool,
     ) {
         let n = c.len().min(one_point.len());
-        let mut i = 0;
-        while i < n {
-            let one = one_point[i];
-            if paired && i + 1 < n && one == one_point[i + 1] {
-                let pair: &mut [ContactBatch; 2] = (&mut c[i..i + 2]).try_into().unwrap();
-                if one {
-                    solve_one_point_pair::<P>(pair, states, params)
-                } else {
-                    solve_pair::<P>(pair, states, params)
-                }
-                i += 2;
+        let (mut c, mut one_point) = (&mut c[..n], &one_point[..n]);
+        // The run cut into stretches of one kind, each solved by a loop of its own: a kind
+        // tested per batch sat between the gather and the arithmetic, and the gather, which
+        // both kinds share, was done before it with all its columns held through it.
+        while let Some(&one) = one_point.first() {
+            let len = one_point.iter().take_while(|&&o| o == one).count();
+            let (stretch, rest) = core::mem::take(&mut c).split_at_mut(len);
+            if one {
+                solve_stretch::<P, true>(stretch, states, params, paired)
             } else {
-                if one {
-                    solve_one_point::<P::Half>(&mut c[i], states, params)
-                } else {
-                    solve::<P::Half>(&mut c[i], states, params)
-                }
-                i += 1;
+                solve_stretch::<P, false>(stretch, states, params, paired)
+            }
+            (c, one_point) = (rest, &one_point[len..]);
+        }
+    }
+
+    /// [`solve_run`] on a stretch of batches of one kind, one-point if `ONE`: by twos with
+    /// `paired`, the last one alone.
+    #[inline(always)]
+    unsafe fn solve_stretch<P: Lanes16, const ONE: bool>(
+        c: &mut [ContactBatch],
+        states: States,
+        params: &SolveParams,
+        paired: bool,
+    ) {
+        let (pairs, alone) = match paired {
+            true => c.as_chunks_mut::<2>(),
+            false => (&mut [][..], c),
+        };
+        for pair in pairs {
+            match ONE {
+                true => solve_one_point_pair::<P>(pair, states, params),
+                false => solve_pair::<P>(pair, states, params),
+            }
+        }
+        for c in alone {
+            match ONE {
+                true => solve_one_point::<P::Half>(c, states, params),
+                false => solve::<P::Half>(c, states, params),
             }
         }
     }
