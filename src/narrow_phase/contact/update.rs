@@ -35,7 +35,7 @@ fn concentric_normal(a: BodySlot, b: BodySlot) -> Vec2 {
 }
 
 /// The body columns a fresh collide reads, each cut to the number of body slots `n`: one
-/// check of a pair's slot against `n` ([`PairColumns::at`]) then stands for every column's,
+/// check of a pair's slots against `n` ([`PairColumns::pair_at`]) then stands for every column's,
 /// where the columns would each be checked against a length the compiler cannot tell is
 /// the same.
 struct PairColumns<'a> {
@@ -72,13 +72,33 @@ impl<'a> PairColumns<'a> {
         }
     }
 
-    /// The entries of the body in slot `s`. Panics if there is no such slot, as indexing a
-    /// column would.
+    /// The entries of the bodies in slots `a` and `b`. Panics if there is no such slot, as
+    /// indexing a column would. One check of the larger slot for both, and its panic out of
+    /// line: an `assert!` per slot kept its message's arguments ready on every pair's path.
     #[inline(always)]
-    fn at(&self, s: usize) -> BodyAt<'_, 'a> {
-        assert!(s < self.n, "body slot {s} out of {} slots", self.n);
-        BodyAt { columns: self, s }
+    fn pair_at(&self, a: usize, b: usize) -> (BodyAt<'_, 'a>, BodyAt<'_, 'a>) {
+        let last = a.max(b);
+        if last >= self.n {
+            no_such_slot(last, self.n);
+        }
+        (
+            BodyAt {
+                columns: self,
+                s: a,
+            },
+            BodyAt {
+                columns: self,
+                s: b,
+            },
+        )
     }
+}
+
+/// The panic of [`PairColumns::pair_at`] for slot `s` of `n`.
+#[cold]
+#[inline(never)]
+fn no_such_slot(s: usize, n: usize) -> ! {
+    panic!("body slot {s} out of {n} slots")
 }
 
 /// Entry `s` of `column`, a column of [`PairColumns`], for a slot `s` a [`BodyAt`] checked.
@@ -87,7 +107,7 @@ fn entry<T>(column: &[T], s: usize) -> &T {
     debug_assert!(s < column.len());
     // SAFETY: every column of a `PairColumns` is cut to its `n` entries (the poses, or
     // else left empty and never read), and a `BodyAt`,
-    // which alone calls this with its own columns, holds a slot `PairColumns::at` checked
+    // which alone calls this with its own columns, holds a slot `PairColumns::pair_at` checked
     // to be below that `n`.
     unsafe { column.get_unchecked(s) }
 }
@@ -316,7 +336,7 @@ impl Afresh<'_, '_> {
         let (a, b) = body_slots(self.pairs[i]);
         let found = match self.children {
             None => {
-                let at = (self.columns.at(a.index()), self.columns.at(b.index()));
+                let at = self.columns.pair_at(a.index(), b.index());
                 if update_round_pair(out, i, (a, b), at, bodies, params, old) {
                     return;
                 }
@@ -521,7 +541,7 @@ pub(super) fn update_chunk<'a>(
                 && (lanes.kept & 1 << l != 0
                     || lanes.beyond & 1 << l != 0 && {
                         let (a, b) = pairs[i];
-                        let at = (afresh.columns.at(a as usize), afresh.columns.at(b as usize));
+                        let at = afresh.columns.pair_at(a as usize, b as usize);
                         let widened = widened(at, params);
                         recycler.within(l, params.speculative_distance, widened)
                     });
@@ -684,7 +704,14 @@ fn may_recycle((a, b): (BodyAt, BodyAt), params: &NarrowPhaseParams) -> bool {
     );
     let of_b = (relative - Vec2::cross_sv(wa, offset)).length() + spin * b.reach();
     let of_a = (relative - Vec2::cross_sv(wb, offset)).length() + spin * a.reach();
-    of_b.min(of_a) * params.dt <= 2.0 * tolerance.distance
+    // Either bound within the cap, rather than the lesser (`f32::min`, whose NaN handling
+    // costs more than the product and compare it saves): the same answer for every input.
+    // A product by the step (positive: a world turns any other down) never makes a larger
+    // number the smaller, so the lesser bound's product is the lesser product, within the
+    // cap when either is; and where one bound is NaN, `min` gives the other, whose compare
+    // alone can then hold.
+    let cap = 2.0 * tolerance.distance;
+    (of_b * params.dt <= cap) | (of_a * params.dt <= cap)
 }
 
 /// [`update_pair`] and [`ChunkSlots::found`] of pair `i`, bodies `(a, b)`, where one of its
@@ -837,7 +864,7 @@ fn update_shape_pair(
         (a, b),
         shapes,
         materials,
-        (columns.at(sa), columns.at(sb)),
+        columns.pair_at(sa, sb),
         params,
         old,
         false,
