@@ -24,6 +24,7 @@ use crate::body::SlotKind;
 use crate::broad_phase::box_grid::BoxGrid;
 use crate::geometry::distance::{advance, Proxy, Sweep, ToiState};
 use crate::geometry::math::{Aabb, Rot, Transform, Vec2};
+use crate::index::BodySlot;
 use crate::joints::store::JointStore;
 use crate::narrow_phase::manifold::chain_faces;
 use crate::profile::zone;
@@ -117,14 +118,35 @@ fn rewinds(
     // order, where the graph has tiles, it gathered them). Only the rewinds are collected: a
     // falling pile has tens of thousands of fast bodies, nearly all of them far from every
     // static body.
-    solver
-        .motions()
-        .with_min_len(BODIES_PER_TASK)
-        .filter_map(|(s, motion)| {
-            let (motion, bullet) = fast_motion(bodies, s, motion, slop)?;
-            fast_pass(bodies, s, motion, bullet, statics, slop)
-        })
+    // A chunk of bodies per call, each chunk a plain loop: a closure per body inside rayon's
+    // adaptors was inlined into their loop or not as unrelated code changed, and the pass
+    // paid a call per body when it was not.
+    let (slots, motions) = solver.motions();
+    (
+        slots.par_chunks(BODIES_PER_TASK),
+        motions.par_chunks(BODIES_PER_TASK),
+    )
+        .into_par_iter()
+        .flat_map_iter(|(slots, motions)| fast_passes(bodies, slots, motions, slop, statics))
         .collect()
+}
+
+/// What [`rewinds`] finds for the bodies of one chunk, in order.
+fn fast_passes(
+    bodies: &BodyStore,
+    slots: &[BodySlot],
+    motions: &[BodyState],
+    slop: f32,
+    statics: &OnceLock<Statics>,
+) -> Vec<Pass> {
+    let mut found = Vec::new();
+    for (slot, motion) in slots.iter().zip(motions) {
+        let s = slot.index();
+        if let Some((motion, bullet)) = fast_motion(bodies, s, motion, slop) {
+            found.extend(fast_pass(bodies, s, motion, bullet, statics, slop));
+        }
+    }
+    found
 }
 
 /// What [`rewinds`] finds for the fast body `s` that moved by `motion`. Never inlined: the

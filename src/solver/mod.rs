@@ -52,7 +52,6 @@ use batch2d_kernels::body::{
     Accelerations, BodyParams, IntegrateParams, PoseColumns, States, VelocityColumns,
 };
 use batch2d_kernels::{BodyState, ContactBatch, ImpactParams, SolveParams, StateRows, NULL_BODY};
-use rayon::prelude::*;
 use std::f32::consts::PI;
 use std::ops::Range;
 
@@ -422,16 +421,16 @@ impl Solver {
     }
 
     /// The bodies the solver moved in the last step (valid after [`Solver::step`]), as their
-    /// slots and states in the order of the states, which is not slot order where the graph
+    /// slots and states (of one length, the one beside the other) in the order of the states, which is not slot order where the graph
     /// has tiles: a state's `dp` and `dq` are the translation and rotation from the pose the
     /// step began with.
-    pub fn motions(&self) -> impl IndexedParallelIterator<Item = (usize, &BodyState)> + '_ {
+    pub fn motions(&self) -> (&[BodySlot], &[BodyState]) {
         let slots = match self.tile_states.is_empty() {
             true => &self.ordered_moving[..],
             false => &self.order[..],
         };
-        let slots = slots.par_iter().map(|slot| slot.index());
-        slots.zip(self.states.par_iter())
+        let n = slots.len().min(self.states.len());
+        (&slots[..n], &self.states[..n])
     }
 
     /// One state per moving body, with the per-body constants beside it: the bodies of the
