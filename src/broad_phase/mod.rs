@@ -333,6 +333,12 @@ impl FatProxies {
     }
 }
 
+/// Whether any proxy of `kinds` is dynamic. Every kind is read, with no branch per kind: the
+/// scan of a byte per slot is then a few vector compares.
+fn any_dynamic(kinds: &[SlotKind]) -> bool {
+    (kinds.iter()).fold(false, |any, &k| any | (k == SlotKind::Dynamic))
+}
+
 /// The fat box of a proxy: its box grown by `FAT_MARGIN` of its larger side, except for a
 /// static one, which does not move.
 fn fat_box(aabb: &Aabb, kind: SlotKind) -> Aabb {
@@ -394,6 +400,15 @@ impl BroadPhase {
         proxies.check();
         if self.statics.refresh(proxies) {
             self.fat.clear();
+        }
+        // Every pair has a dynamic proxy. Where none is (bodies that collide with nothing, a
+        // jointed grid on a layer its masks leave out, are all holes), there is no pair, and
+        // no box to test or grid to build: no pass over the slots to hand out to the workers.
+        // The fat proxies stay as they were: they answer a later call only if its kinds and
+        // filters are theirs again.
+        if !any_dynamic(proxies.kinds) {
+            pairs.clear();
+            return true;
         }
         if !self.statics.is_active() {
             return self.moving_pairs(proxies, pairs, max_pairs);

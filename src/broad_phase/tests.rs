@@ -304,6 +304,27 @@ fn no_pairs_without_a_dynamic_body() {
     );
 }
 
+/// A call with no dynamic proxy (every body put on a layer no mask takes) answers no pairs
+/// without touching the kept pairs: once the kinds are back, they answer again, with no
+/// rebuild, and like brute force.
+#[test]
+fn a_call_without_dynamic_proxies_keeps_the_kept_pairs() {
+    let scene = mixed_scene(31, 1500, Vec2::ZERO, 60.0);
+    let mut bp = BroadPhase::new();
+    let expected = brute_force(&scene.proxies());
+    assert!(!expected.is_empty());
+    assert_eq!(find(&mut bp, &scene), expected);
+    let mut idle = scene.clone();
+    for kind in &mut idle.kinds {
+        if *kind == SlotKind::Dynamic {
+            *kind = SlotKind::Empty;
+        }
+    }
+    assert!(find(&mut bp, &idle).is_empty());
+    assert_eq!(find(&mut bp, &scene), expected);
+    assert_eq!(bp.rebuild_count(), 1);
+}
+
 #[test]
 fn reused_buffers_give_the_same_result() {
     let scenes = [

@@ -214,15 +214,15 @@ impl Sleep {
         if all(layers) & any_mask != 0 && all(masks) & any_layer != 0 {
             return &self.broad_kinds;
         }
-        self.pairing_kinds.clear();
+        // Every slot written in place with no branch: a push per slot kept the loop from
+        // running over several slots at once.
+        (self.pairing_kinds).resize(self.broad_kinds.len(), SlotKind::Empty);
         let filters = layers.iter().zip(masks);
-        let kinds = self.broad_kinds.iter().zip(filters);
-        (self.pairing_kinds).extend(kinds.map(|(&kind, (&layer, &mask))| {
-            match layer & any_mask == 0 || mask & any_layer == 0 {
-                true => SlotKind::Empty,
-                false => kind,
-            }
-        }));
+        let kinds = (self.pairing_kinds.iter_mut()).zip(self.broad_kinds.iter().zip(filters));
+        for (out, (&kind, (&layer, &mask))) in kinds {
+            let pairs = (layer & any_mask != 0) & (mask & any_layer != 0);
+            *out = if pairs { kind } else { SlotKind::Empty };
+        }
         &self.pairing_kinds
     }
 
