@@ -26,6 +26,7 @@ pub(crate) mod layered;
 pub(crate) mod lcp;
 mod pack;
 pub(crate) mod schedule;
+mod spin_bounds;
 
 use crate::backend::Kernels;
 use crate::body::BodyStore;
@@ -44,10 +45,11 @@ use crate::profile::zone;
 use crate::settings::WorldSettings;
 use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::{DirectOp, DirectParams, DirectSolver};
-use crate::solver::pack::{bound_contact_spin, ContactBatches, PackInput};
+use crate::solver::pack::{ContactBatches, PackInput};
 use crate::solver::schedule::{
     block_bodies, run_stages, Progress, BATCHES_PER_BLOCK, BODIES_PER_BLOCK,
 };
+use crate::solver::spin_bounds::{SpinBounds, SpinKey};
 use batch2d_kernels::body::{
     Accelerations, BodyParams, IntegrateParams, PoseColumns, States, VelocityColumns,
 };
@@ -172,9 +174,8 @@ pub(crate) struct Solver {
     forced: bool,
     /// The step's linear (m/s) and angular (rad/s) speed caps.
     speed_caps: (f32, f32),
-    /// Per state: the angular speed bound (rad/s) of a body in contact, infinite for others
-    /// (see `bound_contact_spin`).
-    spin_bound: Vec<f32>,
+    /// Per state: the angular speed bound (rad/s) of a body in contact (see `spin_bounds`).
+    spin_bounds: SpinBounds,
     /// Whether any contact of the step has a restitution above zero; without one the step has
     /// no impact stages.
     bouncy: bool,
@@ -238,7 +239,7 @@ impl Solver {
             max_linear_speed: settings.max_linear_speed,
             // Four turns per substep, which the position integration turns exactly (see
             // `sin_cos_turn`): far beyond any wheel or propeller, only a guard against
-            // overflow. Bodies in contact have a tighter bound (`bound_contact_spin`).
+            // overflow. Bodies in contact have a tighter bound (`spin_bounds`).
             max_angular_speed: 8.0 * PI * (1.0 / h),
         };
         self.speed_caps = (integrate.max_linear_speed, integrate.max_angular_speed);
@@ -329,7 +330,7 @@ impl Solver {
             angular_damping: &self.angular_damping,
             acceleration: &self.acceleration,
             forced: self.forced,
-            spin_bound: &self.spin_bound,
+            spin_bound: &self.spin_bounds.bounds,
         };
         let states = runner.states;
         let stages = &self.stages;
@@ -478,16 +479,15 @@ impl Solver {
         self.linear_damping.resize(n, 0.0);
         self.angular_damping.resize(n, 0.0);
         self.states.resize(n);
-        bound_contact_spin(
-            &mut self.spin_bound,
-            &self.state_of,
-            n,
-            contacts,
-            bodies,
-            max_contact_spin,
-        );
+        let key = SpinKey {
+            graph: graph.generation(),
+            states: self.order_stamp,
+            bodies: bodies.mass_stamp(),
+            max: max_contact_spin.to_bits(),
+        };
+        (self.spin_bounds).update(key, &self.state_of, n, contacts, bodies);
         let caps = self.speed_caps;
-        let spin_bound = &self.spin_bound[..];
+        let spin_bound = &self.spin_bounds.bounds[..];
         let slots = bodies.slots();
         // SAFETY: `Vec2` is a `repr(C)` pair of f32s, (x, y): the column is one of as many
         // `[f32; 2]`s, borrowed for as long.
@@ -922,6 +922,6 @@ codec_struct!(Solver { relax_sweep } rebuilt {
     speed_caps,
     bouncy,
     direct,
-    spin_bound,
+    spin_bounds,
     trees
 });

@@ -490,52 +490,6 @@ impl PushCap<'_> {
     }
 }
 
-/// Bounds the angular speed of each body with a touching contact to `max` (rad/s) through
-/// the step (`Solver::spin_bound`), unless it allows fast rotation; loading the states clamps
-/// them to it. A contact's points are fixed on its bodies when the step's manifold is made
-/// and turn with them through the step: a quarter turn per step bounds how far they carry
-/// round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
-/// body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
-/// (`#[inline(never)]`: inlined into `Solver::step`, its loop was short of registers and read
-/// the contacts' address from the stack for every contact.)
-#[inline(never)]
-pub(super) fn bound_contact_spin(
-    spin_bound: &mut Vec<f32>,
-    state_of: &[u32],
-    states: usize,
-    contacts: &[Contact],
-    bodies: &BodyStore,
-    max: f32,
-) {
-    spin_bound.clear();
-    // Without a touching contact no body is bound, and the kernels read no bounds.
-    let Some(first) = contacts.iter().position(|c| c.manifold.point_count > 0) else {
-        return;
-    };
-    spin_bound.resize(states, f32::INFINITY);
-    // (A slice, not the vector, in the loop: its length and address are then not read again
-    // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
-    // a contact's slots are checked once for both.)
-    let spin_bound = &mut spin_bound[..];
-    let fast = &bodies.fast_rotation()[..state_of.len()];
-    // Bounds are all the same value: the order of the contacts cannot change them.
-    for c in &contacts[first..] {
-        if c.manifold.point_count == 0 {
-            continue;
-        }
-        let (a, b) = (c.a.index(), c.b.index());
-        assert!(a < state_of.len() && b < state_of.len());
-        // A body with no state (`NULL_BODY`, past every state) or fast rotation (all ones
-        // then) has no bound: one test of the index against the bounds tells both.
-        let bound = |slot: usize| state_of[slot] as usize | (fast[slot] as usize).wrapping_neg();
-        for state in [bound(a), bound(b)] {
-            if let Some(bound) = spin_bound.get_mut(state) {
-                *bound = max;
-            }
-        }
-    }
-}
-
 /// Whether a contact is deep: its overlap is over `DEEP_OVERLAP` of the smaller body's reach
 /// (or that reach is NaN). `reach` is `BodyStore::reach`.
 fn is_deep(c: &Contact, reach: &[f32]) -> bool {
