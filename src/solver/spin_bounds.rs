@@ -5,9 +5,12 @@
 //! round, and with more, a fast spinning dumbbell's ball slips into a thin wall it touches. A
 //! body the step finds in no contact turns freely (within `IntegrateParams::max_angular_speed`).
 //!
-//! In a resting scene the step brings the same contacts between the same bodies, touching as
-//! they did: the bounds then stand, and telling so reads one count per contact, where marking
-//! them reads each contact's bodies.
+//! Every contact the solver gets touches in this sense (has a point): the update drops a pair
+//! whose manifold has none, the pre-solve hook's disabled contacts leave the list, a thawed
+//! contact was frozen from the list, and a snapshot's contacts without a point are refused.
+//! So the contacts (the graph's generation) decide the bounds. In a resting scene the step
+//! brings the same contacts between the same bodies: the bounds then stand, told by comparing
+//! the key alone, where marking them reads each contact's bodies.
 
 use crate::body::BodyStore;
 use crate::index::Stamp;
@@ -19,13 +22,11 @@ pub(super) struct SpinBounds {
     /// Per state: the angular speed bound (rad/s) of a body with a touching contact, infinite
     /// for the others; empty where no contact touches, and the kernels then read no bounds.
     pub bounds: Vec<f32>,
-    /// What `bounds` were made from besides which contacts touch; `None` before the first.
+    /// What `bounds` were made from; `None` before the first.
     key: Option<SpinKey>,
-    /// Per contact: whether it touched when `bounds` were made.
-    touching: Vec<bool>,
 }
 
-/// What decides the spin bounds besides which contacts touch.
+/// What decides the spin bounds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct SpinKey {
     /// `ConstraintGraph::generation`: the same contacts, between the same bodies.
@@ -40,8 +41,8 @@ pub(super) struct SpinKey {
 
 impl SpinBounds {
     /// Sets the bounds of `states` states, `state_of` giving each body slot its state (or
-    /// `NULL_BODY`), for `contacts`, unless they stand: made from the same `key` and the same
-    /// contacts touching.
+    /// `NULL_BODY`), for `contacts` (each with a point), unless they stand: made from the same
+    /// `key`.
     pub fn update(
         &mut self,
         key: SpinKey,
@@ -50,26 +51,21 @@ impl SpinBounds {
         contacts: &[Contact],
         bodies: &BodyStore,
     ) {
-        let touches = |c: &Contact| c.manifold.point_count > 0;
-        let stands = self.key == Some(key)
-            && self.touching.len() == contacts.len()
-            && contacts
-                .iter()
-                .zip(&self.touching)
-                .all(|(c, &t)| touches(c) == t);
-        if stands {
+        debug_assert!(
+            contacts.iter().all(|c| c.manifold.point_count > 0),
+            "a contact without a point reached the solver"
+        );
+        if self.key == Some(key) {
             return;
         }
         self.key = Some(key);
-        self.touching.clear();
-        self.touching.extend(contacts.iter().map(touches));
         let max = f32::from_bits(key.max);
         bound_contact_spin(&mut self.bounds, state_of, states, contacts, bodies, max);
     }
 }
 
-/// Sets `spin_bound` (see [`SpinBounds::bounds`]) to `max` for the states of the bodies of the
-/// touching contacts, unless they allow fast rotation, and to infinity for the others.
+/// Sets `spin_bound` (see [`SpinBounds::bounds`]) to `max` for the states of the bodies of
+/// `contacts`, unless they allow fast rotation, and to infinity for the others.
 /// (`#[inline(never)]`: inlined into `Solver::step`, its loop was short of registers and read
 /// the contacts' address from the stack for every contact.)
 #[inline(never)]
@@ -82,10 +78,10 @@ fn bound_contact_spin(
     max: f32,
 ) {
     spin_bound.clear();
-    // Without a touching contact no body is bound, and the kernels read no bounds.
-    let Some(first) = contacts.iter().position(|c| c.manifold.point_count > 0) else {
+    // Without a contact no body is bound, and the kernels read no bounds.
+    if contacts.is_empty() {
         return;
-    };
+    }
     spin_bound.resize(states, f32::INFINITY);
     // (A slice, not the vector, in the loop: its length and address are then not read again
     // after every store. `fast` is cut to `state_of`'s length, one per slot as it is, so that
@@ -93,10 +89,7 @@ fn bound_contact_spin(
     let spin_bound = &mut spin_bound[..];
     let fast = &bodies.fast_rotation()[..state_of.len()];
     // Bounds are all the same value: the order of the contacts cannot change them.
-    for c in &contacts[first..] {
-        if c.manifold.point_count == 0 {
-            continue;
-        }
+    for c in contacts {
         let (a, b) = (c.a.index(), c.b.index());
         assert!(a < state_of.len() && b < state_of.len());
         // A body with no state (`NULL_BODY`, past every state) or fast rotation (all ones

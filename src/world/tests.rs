@@ -123,3 +123,78 @@ fn an_emptied_world_keeps_no_color() {
     }
     assert_eq!(world.graph.color_count(), 0);
 }
+
+/// Every contact the solver gets has a point (`solver/spin_bounds.rs` keys its bounds on the
+/// contacts alone): through islands falling asleep, a ball waking one by touch, `wake` and a
+/// world restored from the bytes of a snapshot with sleeping islands, each of which thaws
+/// frozen contacts back into the list.
+#[test]
+fn contacts_keep_a_point_through_sleeping_and_waking() {
+    let mut world = World::new(WorldSettings {
+        enable_sleep: true,
+        ..WorldSettings::default()
+    });
+    let ground = ShapeDef::new(Shape::rect(50.0, 1.0).unwrap());
+    world
+        .add_body(BodyDef::fixed().position(Vec2::new(0.0, -1.0)), ground)
+        .unwrap();
+    let boxed = ShapeDef::new(Shape::rect(0.5, 0.5).unwrap());
+    let mut columns = Vec::new();
+    for x in [-10.0, 10.0] {
+        let column: Vec<_> = (0..4)
+            .map(|i| {
+                let p = Vec2::new(x, i as f32 + 0.5);
+                (world.add_body(BodyDef::dynamic().position(p), boxed.clone())).unwrap()
+            })
+            .collect();
+        columns.push(column);
+    }
+    let every_contact_has_a_point =
+        |world: &World| (world.contacts.list.iter()).all(|c| c.manifold.point_count > 0);
+    let asleep =
+        |world: &World, ids: &[crate::BodyId]| ids.iter().all(|&id| !world.is_awake(id).unwrap());
+    let step = |world: &mut World, steps: usize| {
+        for _ in 0..steps {
+            world.step(1.0 / 60.0).unwrap();
+            assert!(every_contact_has_a_point(world));
+        }
+    };
+    step(&mut world, 300);
+    assert!(columns.iter().all(|c| asleep(&world, c)));
+    assert!(world.sleep.frozen_contact_count() > 0);
+
+    // A ball dropped on the first column wakes it by touch.
+    let top = *columns[0].last().unwrap();
+    let above = world.position(top).unwrap() + Vec2::new(0.0, 2.0);
+    let ball = BodyDef::dynamic()
+        .position(above)
+        .linear_velocity(Vec2::new(0.0, -3.0));
+    let round = ShapeDef::new(Shape::circle(0.3).unwrap());
+    world.add_body(ball, round).unwrap();
+    let mut woke = false;
+    for _ in 0..60 {
+        step(&mut world, 1);
+        woke |= world.is_awake(top).unwrap();
+    }
+    assert!(woke, "the ball never woke the column");
+
+    // `wake` thaws the second column's contacts.
+    step(&mut world, 300);
+    assert!(asleep(&world, &columns[1]));
+    world.wake(columns[1][0]).unwrap();
+    step(&mut world, 1);
+    assert!(world.is_awake(columns[1][0]).unwrap());
+
+    // A world from a snapshot's bytes wakes its sleeping columns in the same way.
+    step(&mut world, 300);
+    assert!(columns.iter().all(|c| asleep(&world, c)));
+    let bytes = world.snapshot().to_bytes();
+    let snapshot = crate::Snapshot::from_bytes(&bytes).unwrap();
+    let mut copy = World::from_snapshot(&snapshot, WorldSettings::default()).unwrap();
+    let frozen = copy.sleep.frozen_contact_count();
+    for column in &columns {
+        copy.wake(column[0]).unwrap();
+    }
+    step(&mut copy, 1);
+    assert!(copy.sleep.frozen_contact_count() < frozen);
+}

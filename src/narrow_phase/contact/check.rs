@@ -57,7 +57,8 @@ impl FrozenContact {
 }
 
 /// `Err` with the reason unless `c` is a contact of two live bodies `a < b` by slot, with shape
-/// indices each body has, at most two finite points, and finite materials.
+/// indices each body has, one or two finite points (the step keeps no contact without a
+/// point, and the solver's spin bounds count on it), and finite materials.
 fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<(), &'static str> {
     let live =
         |s: BodySlot| s.index() < bodies.slots() && bodies.kind()[s.index()] != SlotKind::Empty;
@@ -69,7 +70,7 @@ fn check_contact(c: &Contact, children: Children, bodies: &BodyStore) -> Result<
         return Err("shape index out of range");
     }
     let m = &c.manifold;
-    if m.point_count > MAX_MANIFOLD_POINTS || !m.normal.is_finite() {
+    if !(1..=MAX_MANIFOLD_POINTS).contains(&m.point_count) || !m.normal.is_finite() {
         return Err("bad manifold");
     }
     let finite = m.points[..m.point_count].iter().all(|p| {

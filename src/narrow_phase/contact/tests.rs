@@ -452,6 +452,26 @@ fn a_thawed_contact_recycles_its_frozen_base() {
     assert!(set.bases.thawed.is_empty());
 }
 
+/// A contact without a point, listed or frozen, is refused from a snapshot's bytes: the step
+/// keeps none, and the solver's spin bounds count on every contact having one.
+#[test]
+fn check_refuses_a_contact_without_a_point() {
+    use crate::narrow_phase::removal::Removed;
+    let (bodies, a, b) = box_on_ground();
+    let mut set = ContactSet::default();
+    set.update(&[(a, b)], &[], &bodies, &PARAMS);
+    let removed = Removed::default();
+    assert!(set.check(&bodies, &removed).is_ok());
+    let mut frozen = Vec::new();
+    set.freeze(|_, _| true, &mut frozen);
+    assert!(frozen[0].check(&bodies).is_ok());
+    frozen[0].contact.manifold.point_count = 0;
+    assert!(frozen[0].check(&bodies).is_err());
+    set.update(&[(a, b)], &[], &bodies, &PARAMS);
+    set.list[0].manifold.point_count = 0;
+    assert!(set.check(&bodies, &removed).is_err());
+}
+
 #[test]
 fn update_recycles_resting_pairs_and_recollides_moved_ones() {
     let (mut bodies, a, b) = box_on_ground();
