@@ -121,23 +121,20 @@ pub(crate) struct LocalPoint {
 
 /// A manifold in the frame it was solved in: the few fields the narrowphase computes, kept
 /// small so the routines below pass it around in registers instead of copying a whole
-/// [`Manifold`] (with its solver fields) through memory.
+/// [`Manifold`] (with its solver fields) through memory. Its [`Reach`] travels apart, written
+/// in place by the few collides that work one out: carried in here, it made every manifold,
+/// of a pair that touches or not, a copy of 128 bytes at each return.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct LocalManifold {
     pub normal: Vec2,
     pub points: [LocalPoint; MAX_MANIFOLD_POINTS],
     pub point_count: usize,
-    /// How far the shapes may move before a recycled copy of the manifold could differ from
-    /// a fresh collide (never, but for the face contacts of polygon cores); not saved with
-    /// the manifold.
-    pub reach: Reach,
 }
 
-// Up to this size the compiler copies a manifold with a few vector moves; past it, each copy
-// out of a collide was a call to copy memory.
+// Up to this size the compiler copies a manifold with three vector moves.
 const _: () = assert!(
-    std::mem::size_of::<LocalManifold>() <= 128,
-    "a LocalManifold is copied by moves up to 128 bytes"
+    std::mem::size_of::<LocalManifold>() <= 48,
+    "a LocalManifold is copied by three moves of 16 bytes"
 );
 
 impl LocalManifold {
@@ -239,9 +236,9 @@ pub(crate) fn shape_manifold_and_reach(
     xf_b: Transform,
     speculative_distance: f32,
 ) -> (Manifold, Reach) {
-    let mut manifold = Manifold::default();
+    let (mut manifold, mut reach) = (Manifold::default(), Reach::NEVER);
     let concentric = || FALLBACK_NORMAL;
-    let reach = collide_and_reach(
+    collide_and_reach(
         a,
         xf_a,
         b,
@@ -249,7 +246,7 @@ pub(crate) fn shape_manifold_and_reach(
         speculative_distance,
         concentric,
         &mut manifold,
-        true,
+        Some(&mut reach),
     );
     (manifold, reach)
 }
@@ -275,12 +272,13 @@ pub(crate) fn collide_into(
         speculative_distance,
         concentric,
         out,
-        false,
+        None,
     );
 }
 
-/// [`collide_into`], returning the manifold's [`Reach`] where `recyclable`: where the pair
-/// could recycle it next step. Elsewhere the reach is [`Reach::NEVER`] and not worked out: a
+/// [`collide_into`], writing the manifold's [`Reach`] to `reach` where one is given: where the
+/// pair could recycle the manifold next step. A reach is worked out only for the face contacts
+/// of polygon cores; elsewhere `reach` is left as it was (the caller's [`Reach::NEVER`]). A
 /// pair that moves too fast to recycle collides afresh, which is always exact, and a reach is
 /// a good part of a collide's cost.
 ///
@@ -297,8 +295,8 @@ pub(crate) fn collide_and_reach(
     speculative_distance: f32,
     concentric: impl FnOnce() -> Vec2,
     out: &mut Manifold,
-    recyclable: bool,
-) -> Reach {
+    reach: Option<&mut Reach>,
+) {
     match (a, b) {
         // Chain segments are terrain: against another chain segment they collide as plain
         // segments.
@@ -310,7 +308,6 @@ pub(crate) fn collide_and_reach(
             }
             // (A chain's ghost vertices decide which faces collide, which a reach does not
             // follow: chains never recycle.)
-            Reach::NEVER
         }
         (_, Shape::Polygon(pb)) if pb.chain.is_some() && a.chain_ghosts().is_none() => {
             if let Some(ghosts) = pb.chain {
@@ -319,35 +316,30 @@ pub(crate) fn collide_and_reach(
                 to_world(&local, xf_b, xf_a, out);
                 swap_roles(out);
             }
-            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Polygon(pb)) => {
             let xf = xf_a.inv_mul(xf_b);
             let local = if pa.count == 2 && pb.count == 2 {
                 capsule::capsules(pa, pb, xf, speculative_distance)
             } else {
-                polygons_and_reach(pa, pb, xf, speculative_distance, recyclable)
+                polygons_and_reach(pa, pb, xf, speculative_distance, reach)
             };
             to_world(&local, xf_a, xf_b, out);
-            local.reach
         }
         (Shape::Circle(ca), Shape::Circle(cb)) => {
             let fallback = || xf_a.q.inv_rotate(concentric());
             let local = circles(ca, cb, xf_a.inv_mul(xf_b), fallback, speculative_distance);
             to_world(&local, xf_a, xf_b, out);
-            Reach::NEVER
         }
         (Shape::Polygon(pa), Shape::Circle(cb)) => {
             let local = polygon_circle(pa, cb, xf_a.inv_mul(xf_b), speculative_distance);
             to_world(&local, xf_a, xf_b, out);
-            Reach::NEVER
         }
         (Shape::Circle(ca), Shape::Polygon(pb)) => {
             // Same routine with the roles swapped, solved in B's frame, then turned around.
             let local = polygon_circle(pb, ca, xf_b.inv_mul(xf_a), speculative_distance);
             to_world(&local, xf_b, xf_a, out);
             swap_roles(out);
-            Reach::NEVER
         }
     }
 }
@@ -363,8 +355,8 @@ pub(crate) fn boxes_into(
     xf_b: Transform,
     speculative_distance: f32,
     out: &mut Manifold,
-    recyclable: bool,
-) -> Reach {
+    reach: Option<&mut Reach>,
+) {
     fn hull(h: &BoxHull) -> Hull<'_> {
         Hull {
             vertices: &h.vertices,
@@ -374,9 +366,8 @@ pub(crate) fn boxes_into(
         }
     }
     let xf = xf_a.inv_mul(xf_b);
-    let local = polygon_cores::<4, 4>(hull(a), hull(b), xf, speculative_distance, recyclable);
+    let local = polygon_cores::<4, 4>(hull(a), hull(b), xf, speculative_distance, reach);
     to_world(&local, xf_a, xf_b, out);
-    local.reach
 }
 
 /// Writes the world form of `local`, whose normal and points are in A's body frame, to every
@@ -597,11 +588,20 @@ mod tests {
                     let (mut from_polygons, mut from_hulls) =
                         (Manifold::default(), Manifold::default());
                     let up = || Vec2::new(0.0, 1.0);
-                    let polygons_reach =
-                        collide_and_reach(a, xf_a, b, xf_b, 0.02, up, &mut from_polygons, true);
+                    let (mut polygons_reach, mut hulls_reach) = (Reach::NEVER, Reach::NEVER);
+                    let to_polygons = Some(&mut polygons_reach);
+                    collide_and_reach(a, xf_a, b, xf_b, 0.02, up, &mut from_polygons, to_polygons);
                     let (hull_a, hull_b) = (hull(a), hull(b));
-                    let hulls_reach =
-                        boxes_into(&hull_a, xf_a, &hull_b, xf_b, 0.02, &mut from_hulls, true);
+                    let to_hulls = Some(&mut hulls_reach);
+                    boxes_into(
+                        &hull_a,
+                        xf_a,
+                        &hull_b,
+                        xf_b,
+                        0.02,
+                        &mut from_hulls,
+                        to_hulls,
+                    );
                     assert_eq!(bits(&from_hulls), bits(&from_polygons), "{i} {j} {k}");
                     // (Debug forms: a NaN bound is the same NaN either way.)
                     let reaches = [hulls_reach, polygons_reach].map(|r| format!("{r:?}"));

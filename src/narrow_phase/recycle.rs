@@ -201,7 +201,6 @@ impl Base {
             normal: Vec2::new(b.normal[0], b.normal[1]),
             points: [point(0), point(1)],
             point_count: self.point_count(),
-            reach: Reach::NEVER,
         }
     }
 

@@ -11,7 +11,7 @@ use crate::geometry::math::{Rot, Transform, Vec2};
 use crate::geometry::shape::{LocalBox, Shape};
 use crate::index::{BodySlot, ContactIndex, NONE};
 use crate::narrow_phase::manifold::{
-    boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Round,
+    boxes_into, collide_and_reach, is_round, round_contact, Manifold, ManifoldPoint, Reach, Round,
 };
 use crate::narrow_phase::recycle::{
     own_places, recycle_params, take_lanes, Base, BaseAt, Recycler,
@@ -920,7 +920,9 @@ fn update_shapes<'a>(
     // So a pair with a circle never recycles.
     let with_circle = matches!(shape_a, Shape::Circle(_)) || matches!(shape_b, Shape::Circle(_));
     let recyclable = !with_circle && may_recycle((at_a, at_b), params);
-    let reach = match hulls {
+    let mut reach = Reach::NEVER;
+    let wanted = recyclable.then_some(&mut reach);
+    match hulls {
         Some((hull_a, hull_b)) => boxes_into(
             &hull_a,
             xf_a,
@@ -928,7 +930,7 @@ fn update_shapes<'a>(
             xf_b,
             speculative_distance,
             manifold,
-            recyclable,
+            wanted,
         ),
         None => {
             let concentric = || concentric_normal(a, b);
@@ -940,10 +942,10 @@ fn update_shapes<'a>(
                 speculative_distance,
                 concentric,
                 manifold,
-                recyclable,
+                wanted,
             )
         }
-    };
+    }
     if manifold.point_count == 0 {
         // Dropped after this step; nothing will recycle it.
         return None;

@@ -128,15 +128,16 @@ pub(super) fn face_contact(
         face_separation,
         incident,
         speculative_distance,
-        false,
+        None,
     )
 }
 
-/// [`face_contact`], with the reach of a clipped contact where `recyclable` (see
-/// [`collide_and_reach`](super::collide_and_reach)); the reach of the reference face's choice is left to the caller.
+/// [`face_contact`], writing the reach of a clipped contact to `reach` where one is wanted
+/// (see [`collide_and_reach`](super::collide_and_reach)), and leaving it alone for any other
+/// contact; the reach of the reference face's choice is left to the caller.
 ///
-/// Always inlined: as a call of its own, its manifold (with the reach, too large for
-/// registers) was built on its stack and then copied out to the caller's.
+/// Always inlined: as a call of its own, its manifold was built on its stack and then copied
+/// out to the caller's.
 #[inline(always)]
 pub(super) fn face_contact_and_reach(
     reference: Hull,
@@ -144,7 +145,7 @@ pub(super) fn face_contact_and_reach(
     face_separation: f32,
     incident: Hull,
     speculative_distance: f32,
-    recyclable: bool,
+    reach: Option<&mut Reach>,
 ) -> LocalManifold {
     let normal = reference.normals[face];
     let v1 = reference.vertices[face];
@@ -223,7 +224,7 @@ pub(super) fn face_contact_and_reach(
             return closest_points_contact(closest, normal, radii, id, speculative_distance);
         }
     }
-    if recyclable && manifold.point_count > 0 {
+    if let Some(reach) = reach.filter(|_| manifold.point_count > 0) {
         let clip = Clip {
             normal,
             tangent,
@@ -234,10 +235,9 @@ pub(super) fn face_contact_and_reach(
         };
         let span = Span::of(&manifold.points[..manifold.point_count]);
         let ends = [w1, w2].map(|w| span.distance_squared(w));
-        let mut reach = clip.reach(radii.0 + radii.1, speculative_distance, &span, ends);
+        *reach = clip.reach(radii.0 + radii.1, speculative_distance, &span, ends);
         reach.far_extent = extent(incident, &span, edge, ends);
         reach.turn = turn;
-        manifold.reach = reach;
     }
     manifold
 }

@@ -3,9 +3,9 @@
 //! move before that choice could change.
 
 use super::clip::face_contact_and_reach;
-use super::reach::{least, Choice, RECYCLE_ERROR};
+use super::reach::{least, Choice, Reach, RECYCLE_ERROR};
 use super::sat::{max_separation, moved, next_separation, turned, Faces, Hull};
-use super::{swap_features, LocalManifold, REFERENCE_TOLERANCE};
+use super::{swap_features, LocalManifold, LocalPoint, REFERENCE_TOLERANCE};
 use crate::geometry::math::{Transform, Vec2};
 use crate::geometry::shape::{Polygon, MAX_POLYGON_VERTICES};
 
@@ -18,16 +18,17 @@ pub(super) fn polygons(
     xf: Transform,
     speculative_distance: f32,
 ) -> LocalManifold {
-    polygons_and_reach(a, b, xf, speculative_distance, false)
+    polygons_and_reach(a, b, xf, speculative_distance, None)
 }
 
-/// [`polygons`], with the manifold's reach where `recyclable` (see [`collide_and_reach`](super::collide_and_reach)).
+/// [`polygons`], writing the manifold's reach to `reach` where one is wanted (see
+/// [`collide_and_reach`](super::collide_and_reach)).
 pub(super) fn polygons_and_reach(
     a: &Polygon,
     b: &Polygon,
     xf: Transform,
     speculative_distance: f32,
-    recyclable: bool,
+    reach: Option<&mut Reach>,
 ) -> LocalManifold {
     fn hull(p: &Polygon, count: usize) -> Hull<'_> {
         Hull {
@@ -44,7 +45,7 @@ pub(super) fn polygons_and_reach(
     // The widths come from one match on the two counts: working out each polygon's width
     // first and then matching on the two widths took two more rounds of compares per pair.
     const M: usize = MAX_POLYGON_VERTICES;
-    let (d, r) = (speculative_distance, recyclable);
+    let (d, r) = (speculative_distance, reach);
     match (a.count, b.count) {
         (4, 4) => return polygon_cores::<4, 4>(hull(a, 4), hull(b, 4), xf, d, r),
         (2, 2) => return polygon_cores::<2, 2>(hull(a, 2), hull(b, 2), xf, d, r),
@@ -72,13 +73,16 @@ pub(super) fn polygons_and_reach(
 ///
 /// `NA` and `NB` are the widths of the separating-axis loops across `a`'s and `b`'s faces:
 /// each a power of two, at least its hull's vertex count.
+///
+/// `reach`, where given, comes in as [`Reach::NEVER`] and is left so but for a face contact,
+/// whose reach is written to it.
 #[inline(always)]
 pub(super) fn polygon_cores<const NA: usize, const NB: usize>(
     a: Hull,
     b: Hull,
     xf: Transform,
     speculative_distance: f32,
-    recyclable: bool,
+    mut reach: Option<&mut Reach>,
 ) -> LocalManifold {
     let count = b.count();
     // All `NB` of B's vertices and normals are moved, those past its count too (finite, and
@@ -105,21 +109,15 @@ pub(super) fn polygon_cores<const NA: usize, const NB: usize>(
     if separation_b - radius > speculative_distance {
         return LocalManifold::default();
     }
-    // One call for either reference face, so that the face contact is inlined once.
+    // The face contact inlined once for each reference face: each copy then knows its hulls'
+    // widths, and its loops over their faces unroll.
     let flipped = separation_b > separation_a + REFERENCE_TOLERANCE;
-    let (reference, face, separation, incident) = if flipped {
-        (b, face_b, separation_b, a)
+    let d = speculative_distance;
+    let mut manifold = if flipped {
+        face_contact_and_reach(b, face_b, separation_b, a, d, reach.as_deref_mut())
     } else {
-        (a, face_a, separation_a, b)
+        face_contact_and_reach(a, face_a, separation_a, b, d, reach.as_deref_mut())
     };
-    let mut manifold = face_contact_and_reach(
-        reference,
-        face,
-        separation,
-        incident,
-        speculative_distance,
-        recyclable,
-    );
     if flipped {
         // The normal must point from A to B, and the ids name A's feature first.
         manifold.normal = -manifold.normal;
@@ -127,10 +125,12 @@ pub(super) fn polygon_cores<const NA: usize, const NB: usize>(
             mp.id = swap_features(mp.id);
         }
     }
-    // (A reach is worked out only where `recyclable`.)
-    if manifold.reach.may_recycle() {
+    // (A reach is worked out only where one is wanted.)
+    if let Some(reach) = reach.filter(|reach| reach.may_recycle()) {
+        let points = &manifold.points[..manifold.point_count];
         reference_reach(
-            &mut manifold,
+            reach,
+            (points[0], points[points.len() - 1]),
             (a, &sat_a.each, face_a, separation_a),
             (b, &sat_b.each, face_b, separation_b),
             speculative_distance + radius,
@@ -143,9 +143,9 @@ pub(super) fn polygon_cores<const NA: usize, const NB: usize>(
 /// the other core (see [`Separations`](super::sat::Separations)), and its best face and that face's separation.
 type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f [f32; N], usize, f32);
 
-/// Narrows the reach of `manifold`, the face contact [`polygon_cores`] found between cores
-/// `a` and `b` (with a speculative distance and radii that sum to `band`), to the motions
-/// that keep its reference face.
+/// Narrows `reach`, that of the face contact [`polygon_cores`] found between cores `a` and
+/// `b` (with a speculative distance and radii that sum to `band`), whose first and last points
+/// are `ends`, to the motions that keep its reference face.
 ///
 /// Which face is the reference holds while no separation changes by half the margin of the
 /// best over the next (each changes by at most the motion of the deepest vertex). Between
@@ -158,7 +158,8 @@ type Side<'h, 'f, const N: usize> = (Hull<'h>, &'f [f32; N], usize, f32);
 /// stays short.
 #[inline(never)]
 pub(super) fn reference_reach<const NA: usize, const NB: usize>(
-    manifold: &mut LocalManifold,
+    reach: &mut Reach,
+    (first, last): (LocalPoint, LocalPoint),
     (hull_a, each_a, face_a, separation_a): Side<NA>,
     (hull_b, each_b, face_b, separation_b): Side<NB>,
     band: f32,
@@ -170,7 +171,6 @@ pub(super) fn reference_reach<const NA: usize, const NB: usize>(
     } else {
         (separation_a, next_separation(each_a, hull_a.count, face_a))
     };
-    let reach = &mut manifold.reach;
     reach.far = least(reach.far, 0.5 * (separation - next));
     let (normal_a, normal_b) = (hull_a.normals[face_a], hull_b.normals[face_b]);
     let turned = 1.0 + normal_a.dot(normal_b);
@@ -198,8 +198,7 @@ pub(super) fn reference_reach<const NA: usize, const NB: usize>(
             (normal_b, hull_a)
         };
         let deepest = deepest_vertex(others, incident_normal);
-        let points = &manifold.points[..manifold.point_count];
-        let (first, last) = (points[0].point, points[points.len() - 1].point);
+        let (first, last) = (first.point, last.point);
         let lever = (deepest - first).length().max((deepest - last).length());
         reach.choice = Choice {
             margin,

@@ -131,9 +131,7 @@ impl Choice {
 ///   that keeps it across.
 ///
 /// An end's distance from the points is its `overlap`'s extent, which the `inside` bound
-/// reads too: kept once, a [`LocalManifold`](super::LocalManifold) with its reach fits the
-/// size up to which the compiler copies it with a few vector moves instead of a call to copy
-/// memory.
+/// reads too: kept once, not twice.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Apart {
     pub overlap: [Margin; 2],
