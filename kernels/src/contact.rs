@@ -156,6 +156,37 @@ pub struct PointRows<'a> {
     pub offset_b: [Lanes; 2],
 }
 
+/// What [`simd::load_points`] reads of each lane's bodies, beside the batch: packing keeps
+/// these while the lanes' bodies stand.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaneBodies {
+    /// Per lane: how much more gravity pulls B than A (their gravity scales, 0 for a body
+    /// that cannot move); `ContactBatch::gravity_normal` is this times gravity along the
+    /// normal.
+    pub fall: Lanes,
+    /// Per lane: the overlap beyond which its contact is deep.
+    pub deep_overlap: Lanes,
+}
+
+/// What [`simd::load_points`] finds while it loads a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loaded {
+    /// The deep lanes, bit `l` for lane `l`: those whose largest overlap is beyond their
+    /// `deep_overlap`, or NaN.
+    pub deep: u32,
+    /// Whether no lane has a second point (then a faster kernel solves the batch).
+    pub one_point: bool,
+}
+
+/// Sets the lanes' `gravity_normal`: their `fall` times `gravity` along their normal. Here,
+/// one vector operation a batch, rather than a lane's while it is packed.
+#[inline(always)]
+fn gravity_lanes<R: Real>(c: &mut impl Contacts<R>, fall: R, gravity: [f32; 2]) {
+    let (nx, ny) = (c.get(|b| &b.normal_x), c.get(|b| &b.normal_y));
+    let along = R::splat(gravity[0]) * nx + R::splat(gravity[1]) * ny;
+    c.set(|b| &mut b.gravity_normal, fall * along);
+}
+
 /// One point's row, as lanes of `R`: its columns of [`PointRow`].
 struct PointColumns<R> {
     anchor_a: [R; 2],
@@ -1226,8 +1257,9 @@ pub(crate) mod batches {
     pub(crate) fn load_points<V: Lanes8>(
         c: &mut ContactBatch,
         p: &PointRows,
-        deep_overlap: &Lanes,
-    ) -> u32 {
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
         let count = V::load(&p.count);
         let offset_a = [V::load(&p.offset_a[0]), V::load(&p.offset_a[1])];
         let offset_b = [V::load(&p.offset_b[0]), V::load(&p.offset_b[1])];
@@ -1244,8 +1276,13 @@ pub(crate) mod batches {
             };
             overlaps[j] = load_point_lanes(c, j, &columns, count, offset_a, offset_b);
         }
+        gravity_lanes(c, V::load(&bodies.fall), gravity);
         prepare_lanes::<V>(c);
-        !V::bitmask(deep_lanes(overlaps, V::load(deep_overlap))) & ((1 << LANES) - 1)
+        let deep = deep_lanes(overlaps, V::load(&bodies.deep_overlap));
+        Loaded {
+            deep: !V::bitmask(deep) & ((1 << LANES) - 1),
+            one_point: V::bitmask(count.gt(V::splat(1.0))) == 0,
+        }
     }
 
     /// The warm start of the first `points` points (see [`warm_start_lanes`]).
@@ -1481,10 +1518,16 @@ pub mod simd {
     }
 
     /// Loads the points of the batch's contacts from their rows (see [`PointRows`]), the
-    /// batch's normals already packed, and prepares it as [`prepare`]. Returns its deep lanes,
-    /// bit `l` for lane `l`: those whose largest overlap is beyond their `deep_overlap`, or NaN.
-    pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32 {
-        batches::load_points::<f32x8>(c, rows, deep_overlap)
+    /// batch's normals already packed, sets each lane's `gravity_normal` from its `fall` in
+    /// `bodies` and `gravity`, and prepares the batch as [`prepare`]. Returns its deep lanes
+    /// (against `bodies.deep_overlap`) and whether it has one point a lane.
+    pub fn load_points(
+        c: &mut ContactBatch,
+        rows: &PointRows,
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
+        batches::load_points::<f32x8>(c, rows, bodies, gravity)
     }
 
     /// Applies last step's impulses.
@@ -1599,9 +1642,17 @@ pub mod scalar {
     }
 
     /// Scalar twin of [`simd::load_points`].
-    pub fn load_points(c: &mut ContactBatch, p: &PointRows, deep_overlap: &Lanes) -> u32 {
-        let mut deep = 0;
-        for (l, &bound) in deep_overlap.iter().enumerate() {
+    pub fn load_points(
+        c: &mut ContactBatch,
+        p: &PointRows,
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
+        let mut loaded = Loaded {
+            deep: 0,
+            one_point: true,
+        };
+        for (l, &bound) in bodies.deep_overlap.iter().enumerate() {
             let lane = &mut Lane(c, l);
             let offset_a = [p.offset_a[0][l], p.offset_a[1][l]];
             let offset_b = [p.offset_b[0][l], p.offset_b[1][l]];
@@ -1609,12 +1660,14 @@ pub mod scalar {
                 let columns = PointColumns::of_row(p.rows[j][l]);
                 load_point_lanes(lane, j, &columns, p.count[l], offset_a, offset_b)
             });
-            deep |= u32::from(!deep_lanes(overlaps, bound)) << l;
+            gravity_lanes(lane, bodies.fall[l], gravity);
+            loaded.deep |= u32::from(!deep_lanes(overlaps, bound)) << l;
+            loaded.one_point &= !p.count[l].gt(1.0);
             if !lane.0.is_padding(l) {
                 prepare_lanes(lane);
             }
         }
-        deep
+        loaded
     }
 
     /// Scalar twin of [`simd::warm_start`].
