@@ -264,6 +264,21 @@ fn load_point_lanes<R: Real>(
     R::select(active, -p.separation, zero)
 }
 
+/// Loads point `j` of the lanes as absent in every lane: what [`load_point_lanes`] writes
+/// where `count` is not above `j`.
+#[inline(always)]
+fn absent_point_lanes<R: Real>(c: &mut impl Contacts<R>, j: usize) {
+    let zero = R::splat(0.0);
+    c.set(|b| &mut b.points[j].active, zero);
+    c.set(|b| &mut b.points[j].cross_a, zero);
+    c.set(|b| &mut b.points[j].dot_a, zero);
+    c.set(|b| &mut b.points[j].cross_b, zero);
+    c.set(|b| &mut b.points[j].dot_b, zero);
+    c.set(|b| &mut b.points[j].base_separation, zero);
+    c.set(|b| &mut b.points[j].normal_impulse, zero);
+    c.set(|b| &mut b.points[j].tangent_impulse, zero);
+}
+
 /// Whether a lane whose points overlap by `overlaps` is deep: its largest overlap is not
 /// within `deep_overlap` (NaN counts as deep).
 #[inline(always)]
@@ -1264,7 +1279,15 @@ pub(crate) mod batches {
         let offset_a = [V::load(&p.offset_a[0]), V::load(&p.offset_a[1])];
         let offset_b = [V::load(&p.offset_b[0]), V::load(&p.offset_b[1])];
         let mut overlaps = [V::splat(0.0); 2];
+        let one_point = V::bitmask(count.gt(V::splat(1.0))) == 0;
         for (j, rows) in p.rows.iter().enumerate() {
+            if j == 1 && one_point {
+                // No lane has a second point: its lanes are zero, as `load_point_lanes` makes
+                // an absent point's, with no rows turned into columns (circles, and corners
+                // that touch, fill such batches).
+                absent_point_lanes::<V>(c, 1);
+                break;
+            }
             // Rows to columns: column `i` holds float `i` of every lane's row.
             let t = V::transpose(array_of(|l| V::load(bytemuck::cast_ref(rows[l]))));
             let columns = PointColumns {
@@ -1281,7 +1304,7 @@ pub(crate) mod batches {
         let deep = deep_lanes(overlaps, V::load(&bodies.deep_overlap));
         Loaded {
             deep: !V::bitmask(deep) & ((1 << LANES) - 1),
-            one_point: V::bitmask(count.gt(V::splat(1.0))) == 0,
+            one_point,
         }
     }
 
