@@ -14,21 +14,24 @@ use batch2d_kernels::joint as pin;
 #[cfg(target_arch = "x86_64")]
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::{
-    BodyFrames, BodyState, ContactBatch, ImpactParams, InstructionSet, PinBatch, PinFrames,
-    PinParams, PinStart, PointRows, SolveParams, LANES, NATIVE_PAIRS,
+    BodyFrames, BodyState, ContactBatch, ImpactParams, InstructionSet, LaneBodies, Loaded,
+    PinBatch, PinFrames, PinParams, PinStart, PointRows, SolveParams, NATIVE_PAIRS,
 };
-
-/// Eight floats, one per lane of a batch.
-type Lanes = [f32; LANES];
 
 /// The contact and body kernels of one backend. The contact kernels' safety contract is that
 /// of the kernels crate: no other thread accesses the batch or its dynamic bodies' states
 /// meanwhile.
 pub(crate) trait Kernels: Sync {
-    /// Loads the points of the batch's contacts from their rows and prepares the batch
-    /// (effective masses, base separations); returns the lanes whose overlap is beyond their
-    /// `deep_overlap`, bit `l` for lane `l` (see the kernels' `simd::load_points`).
-    fn load_points(&self, c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32;
+    /// Loads the points of the batch's contacts from their rows, sets their gravity along the
+    /// normal and prepares the batch (effective masses, base separations); returns its deep
+    /// lanes and whether it has one point a lane (see the kernels' `simd::load_points`).
+    fn load_points(
+        &self,
+        c: &mut ContactBatch,
+        rows: &PointRows,
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded;
 
     /// This step's bounces.
     ///
@@ -226,9 +229,10 @@ macro_rules! impl_kernels {
                 &self,
                 c: &mut ContactBatch,
                 rows: &PointRows,
-                deep_overlap: &Lanes,
-            ) -> u32 {
-                $contact::load_points(c, rows, deep_overlap)
+                bodies: &LaneBodies,
+                gravity: [f32; 2],
+            ) -> Loaded {
+                $contact::load_points(c, rows, bodies, gravity)
             }
 
             unsafe fn impact(&self, c: &mut ContactBatch, states: States, params: &ImpactParams) {

@@ -156,6 +156,37 @@ pub struct PointRows<'a> {
     pub offset_b: [Lanes; 2],
 }
 
+/// What [`simd::load_points`] reads of each lane's bodies, beside the batch: packing keeps
+/// these while the lanes' bodies stand.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaneBodies {
+    /// Per lane: how much more gravity pulls B than A (their gravity scales, 0 for a body
+    /// that cannot move); `ContactBatch::gravity_normal` is this times gravity along the
+    /// normal.
+    pub fall: Lanes,
+    /// Per lane: the overlap beyond which its contact is deep.
+    pub deep_overlap: Lanes,
+}
+
+/// What [`simd::load_points`] finds while it loads a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loaded {
+    /// The deep lanes, bit `l` for lane `l`: those whose largest overlap is beyond their
+    /// `deep_overlap`, or NaN.
+    pub deep: u32,
+    /// Whether no lane has a second point (then a faster kernel solves the batch).
+    pub one_point: bool,
+}
+
+/// Sets the lanes' `gravity_normal`: their `fall` times `gravity` along their normal. Here,
+/// one vector operation a batch, rather than a lane's while it is packed.
+#[inline(always)]
+fn gravity_lanes<R: Real>(c: &mut impl Contacts<R>, fall: R, gravity: [f32; 2]) {
+    let (nx, ny) = (c.get(|b| &b.normal_x), c.get(|b| &b.normal_y));
+    let along = R::splat(gravity[0]) * nx + R::splat(gravity[1]) * ny;
+    c.set(|b| &mut b.gravity_normal, fall * along);
+}
+
 /// One point's row, as lanes of `R`: its columns of [`PointRow`].
 struct PointColumns<R> {
     anchor_a: [R; 2],
@@ -231,6 +262,21 @@ fn load_point_lanes<R: Real>(
         R::select(active, p.tangent_impulse, zero),
     );
     R::select(active, -p.separation, zero)
+}
+
+/// Loads point `j` of the lanes as absent in every lane: what [`load_point_lanes`] writes
+/// where `count` is not above `j`.
+#[inline(always)]
+fn absent_point_lanes<R: Real>(c: &mut impl Contacts<R>, j: usize) {
+    let zero = R::splat(0.0);
+    c.set(|b| &mut b.points[j].active, zero);
+    c.set(|b| &mut b.points[j].cross_a, zero);
+    c.set(|b| &mut b.points[j].dot_a, zero);
+    c.set(|b| &mut b.points[j].cross_b, zero);
+    c.set(|b| &mut b.points[j].dot_b, zero);
+    c.set(|b| &mut b.points[j].base_separation, zero);
+    c.set(|b| &mut b.points[j].normal_impulse, zero);
+    c.set(|b| &mut b.points[j].tangent_impulse, zero);
 }
 
 /// Whether a lane whose points overlap by `overlaps` is deep: its largest overlap is not
@@ -1226,13 +1272,22 @@ pub(crate) mod batches {
     pub(crate) fn load_points<V: Lanes8>(
         c: &mut ContactBatch,
         p: &PointRows,
-        deep_overlap: &Lanes,
-    ) -> u32 {
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
         let count = V::load(&p.count);
         let offset_a = [V::load(&p.offset_a[0]), V::load(&p.offset_a[1])];
         let offset_b = [V::load(&p.offset_b[0]), V::load(&p.offset_b[1])];
         let mut overlaps = [V::splat(0.0); 2];
+        let one_point = V::bitmask(count.gt(V::splat(1.0))) == 0;
         for (j, rows) in p.rows.iter().enumerate() {
+            if j == 1 && one_point {
+                // No lane has a second point: its lanes are zero, as `load_point_lanes` makes
+                // an absent point's, with no rows turned into columns (circles, and corners
+                // that touch, fill such batches).
+                absent_point_lanes::<V>(c, 1);
+                break;
+            }
             // Rows to columns: column `i` holds float `i` of every lane's row.
             let t = V::transpose(array_of(|l| V::load(bytemuck::cast_ref(rows[l]))));
             let columns = PointColumns {
@@ -1244,8 +1299,13 @@ pub(crate) mod batches {
             };
             overlaps[j] = load_point_lanes(c, j, &columns, count, offset_a, offset_b);
         }
+        gravity_lanes(c, V::load(&bodies.fall), gravity);
         prepare_lanes::<V>(c);
-        !V::bitmask(deep_lanes(overlaps, V::load(deep_overlap))) & ((1 << LANES) - 1)
+        let deep = deep_lanes(overlaps, V::load(&bodies.deep_overlap));
+        Loaded {
+            deep: !V::bitmask(deep) & ((1 << LANES) - 1),
+            one_point,
+        }
     }
 
     /// The warm start of the first `points` points (see [`warm_start_lanes`]).
@@ -1481,10 +1541,16 @@ pub mod simd {
     }
 
     /// Loads the points of the batch's contacts from their rows (see [`PointRows`]), the
-    /// batch's normals already packed, and prepares it as [`prepare`]. Returns its deep lanes,
-    /// bit `l` for lane `l`: those whose largest overlap is beyond their `deep_overlap`, or NaN.
-    pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32 {
-        batches::load_points::<f32x8>(c, rows, deep_overlap)
+    /// batch's normals already packed, sets each lane's `gravity_normal` from its `fall` in
+    /// `bodies` and `gravity`, and prepares the batch as [`prepare`]. Returns its deep lanes
+    /// (against `bodies.deep_overlap`) and whether it has one point a lane.
+    pub fn load_points(
+        c: &mut ContactBatch,
+        rows: &PointRows,
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
+        batches::load_points::<f32x8>(c, rows, bodies, gravity)
     }
 
     /// Applies last step's impulses.
@@ -1599,9 +1665,17 @@ pub mod scalar {
     }
 
     /// Scalar twin of [`simd::load_points`].
-    pub fn load_points(c: &mut ContactBatch, p: &PointRows, deep_overlap: &Lanes) -> u32 {
-        let mut deep = 0;
-        for (l, &bound) in deep_overlap.iter().enumerate() {
+    pub fn load_points(
+        c: &mut ContactBatch,
+        p: &PointRows,
+        bodies: &LaneBodies,
+        gravity: [f32; 2],
+    ) -> Loaded {
+        let mut loaded = Loaded {
+            deep: 0,
+            one_point: true,
+        };
+        for (l, &bound) in bodies.deep_overlap.iter().enumerate() {
             let lane = &mut Lane(c, l);
             let offset_a = [p.offset_a[0][l], p.offset_a[1][l]];
             let offset_b = [p.offset_b[0][l], p.offset_b[1][l]];
@@ -1609,12 +1683,14 @@ pub mod scalar {
                 let columns = PointColumns::of_row(p.rows[j][l]);
                 load_point_lanes(lane, j, &columns, p.count[l], offset_a, offset_b)
             });
-            deep |= u32::from(!deep_lanes(overlaps, bound)) << l;
+            gravity_lanes(lane, bodies.fall[l], gravity);
+            loaded.deep |= u32::from(!deep_lanes(overlaps, bound)) << l;
+            loaded.one_point &= !p.count[l].gt(1.0);
             if !lane.0.is_padding(l) {
                 prepare_lanes(lane);
             }
         }
-        deep
+        loaded
     }
 
     /// Scalar twin of [`simd::warm_start`].

@@ -24,7 +24,9 @@ pub mod trig;
 pub mod x86;
 
 pub use body::{BodyState, StateRows, NULL_BODY};
-pub use contact::{ContactBatch, ImpactParams, PointLanes, PointRow, PointRows, SolveParams};
+pub use contact::{
+    ContactBatch, ImpactParams, LaneBodies, Loaded, PointLanes, PointRow, PointRows, SolveParams,
+};
 pub use isa::{instruction_set, InstructionSet, NATIVE_PAIRS};
 pub use joint::{BodyFrames, PinBatch, PinFrames, PinParams, PinStart};
 pub use real::{Lanes16, Lanes8, Real, LANES};

@@ -16,7 +16,9 @@ use crate::body::{
     self, BodyParams, BodyState, IntegrateParams, PoseColumns, States, VelocityColumns,
 };
 use crate::bounds::{self, BoxBodies, BoxParams, BoxShape};
-use crate::contact::{self, ContactBatch, ImpactParams, PointRows, SolveParams};
+use crate::contact::{
+    self, ContactBatch, ImpactParams, LaneBodies, Loaded, PointRows, SolveParams,
+};
 use crate::isa::InstructionSet;
 use crate::joint::{self, BodyFrames, PinBatch, PinFrames, PinParams, PinStart};
 use crate::real::{array_of, Lanes16, Lanes8, Real, LANES};
@@ -786,14 +788,24 @@ macro_rules! entry_points {
         }
 
         /// [`contact::simd::load_points`] with this instruction set.
-        pub fn load_points(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> u32 {
+        pub fn load_points(
+            c: &mut ContactBatch,
+            rows: &PointRows,
+            bodies: &LaneBodies,
+            gravity: [f32; 2],
+        ) -> Loaded {
             #[target_feature(enable = $features)]
-            fn kernel(c: &mut ContactBatch, rows: &PointRows, deep: &[f32; LANES]) -> u32 {
-                contact::batches::load_points::<F32x8>(c, rows, deep)
+            fn kernel(
+                c: &mut ContactBatch,
+                rows: &PointRows,
+                bodies: &LaneBodies,
+                gravity: [f32; 2],
+            ) -> Loaded {
+                contact::batches::load_points::<F32x8>(c, rows, bodies, gravity)
             }
             check();
             // SAFETY: as for `prepare`.
-            unsafe { kernel(c, rows, deep) }
+            unsafe { kernel(c, rows, bodies, gravity) }
         }
 
         /// [`contact::simd::impact`] with this instruction set.

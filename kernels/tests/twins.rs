@@ -22,8 +22,8 @@ use batch2d_kernels::joint as pin;
 use batch2d_kernels::x86::{avx2, avx512};
 use batch2d_kernels::InstructionSet;
 use batch2d_kernels::{
-    BodyFrames, BodyState, ContactBatch, ImpactParams, PinBatch, PinFrames, PinParams, PinStart,
-    PointLanes, PointRow, PointRows, SolveParams, StateRows, LANES, NULL_BODY,
+    BodyFrames, BodyState, ContactBatch, ImpactParams, LaneBodies, Loaded, PinBatch, PinFrames,
+    PinParams, PinStart, PointLanes, PointRow, PointRows, SolveParams, StateRows, LANES, NULL_BODY,
 };
 use bytemuck::{Pod, Zeroable};
 
@@ -2870,10 +2870,11 @@ fn random_row(rng: &mut Rng) -> PointRow {
 }
 
 /// `load_points` of every backend and instruction set gives the scalar twin's bits and names
-/// the same deep lanes; with finite inputs, each point it loads holds the anchors
-/// relative to the centres of mass in the contact frame, `r x n` and `r . n` computed here, a
-/// point the manifold lacks is all zero, and a lane is deep where its largest overlap exceeds
-/// its bound.
+/// the same deep lanes and one-point batches; with finite inputs, each point it loads holds
+/// the anchors relative to the centres of mass in the contact frame, `r x n` and `r . n`
+/// computed here, a point the manifold lacks is all zero, a lane is deep where its largest
+/// overlap exceeds its bound, gravity along the normal is the lane's fall times `g . n`, and a
+/// batch is one-point where no lane counts two points.
 #[test]
 fn load_points_match_bit_for_bit() {
     for inputs in [Inputs::Finite, Inputs::Infinite, Inputs::Nan] {
@@ -2886,7 +2887,8 @@ fn load_points_match_bit_for_bit() {
             let data: [[PointRow; LANES]; 2] =
                 std::array::from_fn(|_| std::array::from_fn(|_| random_row(&mut rng)));
             let mut rows = PointRows::NONE;
-            let mut deep_overlap = [0.0; LANES];
+            let mut bodies = LaneBodies::default();
+            let gravity = [rng.spicy(20.0), rng.spicy(20.0)];
             for l in 0..LANES {
                 if batch.is_padding(l) {
                     continue;
@@ -2899,21 +2901,22 @@ fn load_points_match_bit_for_bit() {
                 rows.count[l] = (1 + rng.below(2)) as f32;
                 [rows.offset_a[0][l], rows.offset_a[1][l]] = [rng.spicy(0.5), rng.spicy(0.5)];
                 [rows.offset_b[0][l], rows.offset_b[1][l]] = [rng.spicy(0.5), rng.spicy(0.5)];
-                deep_overlap[l] = rng.nonneg(0.2);
+                bodies.deep_overlap[l] = rng.nonneg(0.2);
+                bodies.fall[l] = rng.spicy(2.0);
             }
             let what = format!("load_points seed {seed} {inputs:?}");
             let mut scalar_batch = batch;
-            let scalar_deep = scalar::load_points(&mut scalar_batch, &rows, &deep_overlap);
-            let mut others: Vec<(&str, ContactBatch, u32)> = Vec::new();
+            let scalar_loaded = scalar::load_points(&mut scalar_batch, &rows, &bodies, gravity);
+            let mut others: Vec<(&str, ContactBatch, Loaded)> = Vec::new();
             let mut b = batch;
-            let deep = simd::load_points(&mut b, &rows, &deep_overlap);
-            others.push(("simd", b, deep));
+            let loaded = simd::load_points(&mut b, &rows, &bodies, gravity);
+            others.push(("simd", b, loaded));
             #[cfg(target_arch = "x86_64")]
             for set in other_instruction_sets() {
                 let mut b = batch;
-                let deep = match set {
-                    Backend::Avx2 => avx2::load_points(&mut b, &rows, &deep_overlap),
-                    Backend::Avx512 => avx512::load_points(&mut b, &rows, &deep_overlap),
+                let loaded = match set {
+                    Backend::Avx2 => avx2::load_points(&mut b, &rows, &bodies, gravity),
+                    Backend::Avx512 => avx512::load_points(&mut b, &rows, &bodies, gravity),
                     _ => continue,
                 };
                 others.push((
@@ -2923,20 +2926,25 @@ fn load_points_match_bit_for_bit() {
                         "avx512"
                     },
                     b,
-                    deep,
+                    loaded,
                 ));
             }
-            for (name, b, deep) in &others {
+            for (name, b, loaded) in &others {
                 let what = format!("{what} {name}");
                 assert_twins(&what, inputs.cmp(), (&[*b], &[]), (&[scalar_batch], &[]));
-                assert_eq!(*deep, scalar_deep, "{what}: deep");
+                assert_eq!(*loaded, scalar_loaded, "{what}: deep lanes, one point");
             }
+            let one_point = rows.count.iter().all(|&n| n <= 1.0);
+            assert_eq!(scalar_loaded.one_point, one_point, "{what}: one point");
             if inputs != Inputs::Finite {
                 continue;
             }
             let mut expect_deep = 0;
             for l in (0..LANES).filter(|&l| !batch.is_padding(l)) {
                 let n = [batch.normal_x[l], batch.normal_y[l]];
+                let along = gravity[0] * n[0] + gravity[1] * n[1];
+                let gravity_normal = scalar_batch.gravity_normal[l];
+                assert_eq!(gravity_normal, bodies.fall[l] * along, "{what}");
                 let mut overlap = 0.0f32;
                 for (j, p) in scalar_batch.points.iter().enumerate() {
                     if (j as f32) >= rows.count[l] {
@@ -2968,9 +2976,9 @@ fn load_points_match_bit_for_bit() {
                     assert_eq!(p.tangent_impulse[l], row.tangent_impulse, "{what}");
                     overlap = overlap.max(-row.separation);
                 }
-                expect_deep |= u32::from(overlap > deep_overlap[l]) << l;
+                expect_deep |= u32::from(overlap > bodies.deep_overlap[l]) << l;
             }
-            assert_eq!(scalar_deep, expect_deep, "{what}: deep");
+            assert_eq!(scalar_loaded.deep, expect_deep, "{what}: deep");
         }
     }
 }

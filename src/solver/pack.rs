@@ -24,7 +24,7 @@ use crate::solver::direct_islands::DirectIslands;
 use crate::solver::direct_solver::DirectSolver;
 use crate::solver::schedule::{BATCHES_PER_BLOCK, BODIES_PER_BLOCK};
 use batch2d_kernels::body::States;
-use batch2d_kernels::{ContactBatch, PointRow, PointRows, StateRows, LANES, NULL_BODY};
+use batch2d_kernels::{ContactBatch, LaneBodies, PointRow, PointRows, StateRows, LANES, NULL_BODY};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use std::mem::offset_of;
@@ -52,7 +52,9 @@ pub(super) struct ContactBatches {
     pub batches: Vec<ContactBatch>,
     /// Per batch: whether all its contacts have one point (then a faster kernel solves it).
     pub one_point: Vec<bool>,
-    /// Per batch: what its lanes take from their bodies alone, beside what the batch holds.
+    /// Per batch: what its lanes take from their bodies alone, beside what the batch holds
+    /// (a padding lane's fall is `PackParams::no_fall`; the deep overlaps are those of
+    /// [`is_deep`]).
     lane_bodies: Vec<LaneBodies>,
     /// Per batch: its deep lanes as packed this step, bit `l` for lane `l` (see
     /// [`Kernels::load_points`]).
@@ -83,18 +85,8 @@ struct Layout {
     /// The bits of the softness against a moving and a fixed body (bias rate, mass scale),
     /// which the settings and the substep length decide.
     softness: [[u32; 2]; 2],
-}
-
-/// What packing derives from the bodies of each lane of a batch besides what the batch
-/// holds, for the steps that pack the contacts' numbers alone.
-#[derive(Clone, Copy)]
-struct LaneBodies {
-    /// Per lane: how much more gravity pulls B than A (their gravity scales, 0 for a body
-    /// that cannot move); `ContactBatch::gravity_normal` is this times gravity along the
-    /// normal.
-    fall: [f32; LANES],
-    /// Per lane: the overlap beyond which its contact is deep (see [`is_deep`]).
-    deep_overlap: [f32; LANES],
+    /// The bits of `PackParams::no_fall`, which the gravity decides.
+    no_fall: u32,
 }
 
 /// What packing reads.
@@ -153,6 +145,7 @@ impl ContactBatches {
             states: state_order,
             bodies: bodies.mass_stamp(),
             softness: [soft, rigid_soft].map(|s| [s.bias_rate.to_bits(), s.mass_scale.to_bits()]),
+            no_fall: params.no_fall().to_bits(),
         };
         // (Taken out for the packing, which borrows the rest of `self`, and put back after.)
         let mut offsets = std::mem::take(&mut self.offsets);
@@ -211,11 +204,8 @@ impl ContactBatches {
         let batches = graph.lanes.len();
         self.batches.resize(batches, ContactBatch::zeroed());
         self.one_point.resize(batches, false);
-        let no_bodies = LaneBodies {
-            fall: [0.0; LANES],
-            deep_overlap: [0.0; LANES],
-        };
-        self.lane_bodies.resize(batches, no_bodies);
+        self.lane_bodies.resize(batches, LaneBodies::default());
+        let (no_fall, gravity) = (params.no_fall(), params.gravity_lanes());
         self.deep_lanes.resize(batches, 0);
         self.batches
             .par_iter_mut()
@@ -233,25 +223,21 @@ impl ContactBatches {
                     // Each lane is written whole, not zeroed first: zeroing wrote every batch
                     // twice. The batch is prepared here too, while it is in cache.
                     let bodies = bodies.cut();
-                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             batch.clear(l);
                             points.clear(l);
-                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (0.0, 0.0);
+                            (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) = (no_fall, 0.0);
                         } else {
                             let c = &contacts[ci.index()];
                             let slots = bodies.slots(c);
-                            let (fall, deep_overlap) =
-                                pack_bodies(batch, l, slots, &bodies, params);
                             (lane_bodies.fall[l], lane_bodies.deep_overlap[l]) =
-                                (fall, deep_overlap);
-                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
-                            all_one_point &= c.has_one_point();
+                                pack_bodies(batch, l, slots, &bodies, params);
+                            pack_contact(batch, points, l, c, slots, &bodies, params);
                         }
                     }
-                    *one_point = all_one_point;
-                    *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    let loaded = kernels.load_points(batch, points, lane_bodies, gravity);
+                    (*one_point, *deep) = (loaded.one_point, loaded.deep);
                     (batch.is_bouncy(), *deep != 0)
                 },
             )
@@ -269,6 +255,7 @@ impl ContactBatches {
         params: &PackParams,
         kernels: &dyn Kernels,
     ) -> (bool, bool) {
+        let gravity = params.gravity_lanes();
         self.batches
             .par_iter_mut()
             .zip(&mut self.one_point)
@@ -283,7 +270,6 @@ impl ContactBatches {
                 |points, ((((batch, one_point), deep), lane_bodies), (i, lanes))| {
                     prefetch_ahead(contacts, graph, i);
                     let bodies = bodies.cut();
-                    let mut all_one_point = true;
                     for (l, &ci) in lanes.iter().enumerate() {
                         if ci == ContactIndex::NONE {
                             // The kernels write a padding lane's impulses too.
@@ -291,13 +277,11 @@ impl ContactBatches {
                             points.clear(l);
                         } else {
                             let c = &contacts[ci.index()];
-                            let (slots, fall) = (bodies.slots(c), lane_bodies.fall[l]);
-                            pack_contact(batch, points, l, c, slots, &bodies, params, fall);
-                            all_one_point &= c.has_one_point();
+                            pack_contact(batch, points, l, c, bodies.slots(c), &bodies, params);
                         }
                     }
-                    *one_point = all_one_point;
-                    *deep = kernels.load_points(batch, points, &lane_bodies.deep_overlap);
+                    let loaded = kernels.load_points(batch, points, lane_bodies, gravity);
+                    (*one_point, *deep) = (loaded.one_point, loaded.deep);
                     (batch.is_bouncy(), *deep != 0)
                 },
             )
@@ -435,6 +419,18 @@ struct PushCap<'a> {
 }
 
 impl PackParams {
+    /// The fall of an unused lane ([`LaneBodies::fall`]). Its normal is zero, so gravity along
+    /// it is a zero whose sign the gravity's decides: a fall of that same zero makes their
+    /// product +0, which `ContactBatch::clear` leaves in the lane's `gravity_normal`.
+    fn no_fall(&self) -> f32 {
+        Vec2::ZERO.dot(self.gravity)
+    }
+
+    /// The gravity as [`Kernels::load_points`] takes it.
+    fn gravity_lanes(&self) -> [f32; 2] {
+        [self.gravity.x, self.gravity.y]
+    }
+
     /// The soft coefficients of a contact: stiffer against a body that cannot move.
     /// `inv_mass` is `BodyStore::inv_mass`.
     fn softness(&self, c: &Contact, inv_mass: &[f32]) -> Softness {
@@ -624,10 +620,9 @@ fn pack_bodies(
 
 /// Copies into lane `l` of a batch the numbers of contact `c` itself but its points, and into
 /// lane `l` of `points` where the kernels load them from ([`Kernels::load_points`]): between
-/// them, every field of the lane that [`pack_bodies`] does not write. `(a, b)` are the
-/// contact's slots ([`PackBodies::slots`]) and `fall` is the lane's [`LaneBodies`] value.
+/// them and the kernels, every field of the lane that [`pack_bodies`] does not write. `(a, b)`
+/// are the contact's slots ([`PackBodies::slots`]).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn pack_contact<'c>(
     batch: &mut ContactBatch,
     points: &mut PointRows<'c>,
@@ -636,7 +631,6 @@ fn pack_contact<'c>(
     (a, b): (usize, usize),
     bodies: &PackBodies,
     params: &PackParams,
-    fall: f32,
 ) {
     let n = c.manifold.normal;
     batch.normal_x[l] = n.x;
@@ -646,7 +640,6 @@ fn pack_contact<'c>(
     batch.restitution[l] = c.restitution;
     batch.tangent_speed[l] = c.tangent_speed;
     batch.max_push[l] = params.max_push;
-    batch.gravity_normal[l] = fall * params.gravity.dot(n);
 
     // Manifold anchors are relative to the body origins; the solver wants them relative to
     // the centres of mass, which are this far from them.
