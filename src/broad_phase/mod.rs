@@ -47,6 +47,9 @@ const MIN_CHUNK: usize = 1024;
 /// Tasks per thread, so that uneven ranges (a range holding a large proxy) balance out.
 const CHUNKS_PER_THREAD: usize = 4;
 
+/// Classes read at a time while listing the large proxies (see [`Grid::classify`]).
+const LARGE_SCAN_BLOCK: usize = 64;
+
 /// Where a proxy lives relative to the grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Class {
@@ -798,12 +801,15 @@ impl Grid {
                 |(n, a, f), (m, b, g)| (n + m, a.union(b), f.union(g)),
             );
         self.large.clear();
-        let large = self
-            .class
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c == Class::Large);
-        self.large.extend(large.map(|(i, _)| i as u32));
+        // Large proxies are few: a block of classes is read with no branch per class (a few
+        // vector compares) and searched one by one only where it holds one.
+        for (k, block) in self.class.chunks(LARGE_SCAN_BLOCK).enumerate() {
+            if (block.iter()).fold(false, |any, &c| any | (c == Class::Large)) {
+                let large = (block.iter().enumerate()).filter(|(_, &c)| c == Class::Large);
+                let first = k * LARGE_SCAN_BLOCK;
+                self.large.extend(large.map(|(i, _)| (first + i) as u32));
+            }
+        }
         small
     }
 
