@@ -59,9 +59,21 @@ pub(crate) fn choose_cell_size<'a>(
     count: usize,
     sizes: &mut Vec<f32>,
 ) -> f32 {
-    let stride = count.div_ceil(SIZE_SAMPLE).max(1);
+    median_cell_size(boxes.step_by(size_stride(count)), sizes)
+}
+
+/// The stride of the sample [`choose_cell_size`] takes of `count` boxes.
+pub(crate) fn size_stride(count: usize) -> usize {
+    count.div_ceil(SIZE_SAMPLE).max(1)
+}
+
+/// [`choose_cell_size`] of the boxes of `sample`, already taken.
+pub(crate) fn median_cell_size<'a>(
+    sample: impl Iterator<Item = &'a Aabb>,
+    sizes: &mut Vec<f32>,
+) -> f32 {
     sizes.clear();
-    for aabb in boxes.step_by(stride) {
+    for aabb in sample {
         let e = aabb.extents();
         let size = e.x.max(e.y);
         // Points say nothing about scale; sizing cells from them would make every other box
