@@ -45,11 +45,6 @@ pub struct PointLanes {
     /// Effective mass along the tangent (kg), 0 for an inactive point; set by
     /// [`prepare`](simd::prepare).
     pub tangent_mass: Lanes,
-    /// The point's diagonal entry of the effective mass matrix along the normal (1/kg), for
-    /// an inactive point too (where it is that of an anchor at the centres): the inverse of
-    /// `normal_mass` where that is not 0. Set by [`prepare`](simd::prepare), so that the solve
-    /// does not recompute it every pass.
-    pub normal_k: Lanes,
 }
 
 impl PointLanes {
@@ -70,7 +65,6 @@ impl PointLanes {
             &mut self.impact_impulse,
             &mut self.normal_mass,
             &mut self.tangent_mass,
-            &mut self.normal_k,
         ];
         for field in fields {
             field[l] = 0.0;
@@ -290,13 +284,6 @@ pub struct ContactBatch {
     /// along the tangent `(normal_y, -normal_x)` relative to A's. 0 for plain friction, which
     /// stops sliding; a conveyor belt's speed otherwise.
     pub tangent_speed: Lanes,
-    /// Off-diagonal entry of the two points' effective mass matrix along the normal (1/kg), 0
-    /// where point 1 is absent. Set by [`prepare`](simd::prepare).
-    pub normal_k12: Lanes,
-    /// Determinant of the two points' effective mass matrix along the normal where solving
-    /// the points together is well conditioned, else 0 (point 1 absent, or the points nearly
-    /// coincide). Set by [`prepare`](simd::prepare).
-    pub normal_det: Lanes,
     /// All ones where the lane writes its body A back, a state (not [`NULL_BODY`]) with a
     /// non-zero inverse mass, else zero. Set by [`ContactBatch::set_bodies`], so that the
     /// kernels do not work it out on every pass.
@@ -342,8 +329,6 @@ impl ContactBatch {
             &mut self.max_push,
             &mut self.gravity_normal,
             &mut self.tangent_speed,
-            &mut self.normal_k12,
-            &mut self.normal_det,
         ];
         for field in fields {
             field[lane] = 0.0;
@@ -544,21 +529,54 @@ fn tangent_velocity<R: Real>(
     (tb - b.w * r.dot_b) - (ta - a.w * r.dot_a)
 }
 
-/// The effective masses and base separations, and the constants of the two points' block
-/// solve (see [`solve_lanes`]): all fixed through the step, as the anchors are.
+/// A point's diagonal entry of the effective mass matrix along the normal (1/kg), for an
+/// inactive point too (where it is that of an anchor at the centres): the inverse of its
+/// `normal_mass` where that is not 0.
+#[inline(always)]
+fn normal_k<R: Real>(k: &Shared<R>, r: &Arms<R>) -> R {
+    k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b
+}
+
+/// The off-diagonal entry of two points' effective mass matrix along the normal (1/kg).
+#[inline(always)]
+fn normal_k12<R: Real>(k: &Shared<R>, r1: &Arms<R>, r2: &Arms<R>) -> R {
+    k.ma + k.mb + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b
+}
+
+/// The two points' effective mass matrix along the normal as the solve uses it: its diagonal,
+/// its off-diagonal entry, zero where point 1 is absent (`act2` clear), and where solving the
+/// points together is well conditioned (point 1 present and the points not nearly coincident),
+/// its determinant, else 1.
+///
+/// Worked out again in every solve pass from the arms and masses rather than kept in the
+/// batch: a large pile's batches outgrow the core's cache, each pass streams them from
+/// memory, and a few multiplications cost less than the bytes they would be read from.
+#[inline(always)]
+fn normal_matrix<R: Real>(
+    k: &Shared<R>,
+    [r1, r2]: &[Arms<R>; 2],
+    act2: R::Mask,
+) -> ([R; 3], R::Mask, R) {
+    let (k11, k22) = (normal_k(k, r1), normal_k(k, r2));
+    let k12 = R::select(act2, normal_k12(k, r1, r2), R::splat(0.0));
+    let det = k11 * k22 - k12 * k12;
+    // Both points solved together unless they nearly coincide (ill-conditioned matrix). A
+    // determinant kept is so above 0.
+    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    ([k11, k22, k12], well, R::select(well, det, R::splat(1.0)))
+}
+
+/// The effective masses and base separations: fixed through the step, as the anchors are.
 #[inline(always)]
 fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
     let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
     let one = R::splat(1.0);
     let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
-    let mut diagonal = [zero; 2];
     for (j, r) in arms.iter().enumerate() {
         let active = c.get(|b| &b.points[j].active).gt(zero);
 
-        let kn = k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
-        diagonal[j] = kn;
-        c.set(|b| &mut b.points[j].normal_k, kn);
+        let kn = normal_k(&k, r);
         let normal_mass = R::select(active & kn.gt(zero), one / kn, zero);
         c.set(|b| &mut b.points[j].normal_mass, normal_mass);
 
@@ -573,18 +591,6 @@ fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
 
         c.set(|b| &mut b.points[j].impact_impulse, zero);
     }
-
-    let [r1, r2] = &arms;
-    let [k11, k22] = diagonal;
-    let act2 = c.get(|b| &b.points[1].active).gt(zero);
-    let k12 = k.ma + k.mb + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
-    let k12 = R::select(act2, k12, zero);
-    c.set(|b| &mut b.normal_k12, k12);
-    let det = k11 * k22 - k12 * k12;
-    // Both points solved together unless they nearly coincide (ill-conditioned matrix). A
-    // determinant kept is so above 0.
-    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
-    c.set(|b| &mut b.normal_det, R::select(well, det, zero));
 }
 
 /// Applies last step's impulses of the first `points` points: 2, or 1 when
@@ -758,7 +764,7 @@ fn solve_one_lanes<R: Real>(
     // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
     // non-finite values) one sequential pass.
     let inv_k = c.get(|b| &b.points[0].normal_mass);
-    let k11 = c.get(|b| &b.points[0].normal_k);
+    let k11 = normal_k(&k, &r);
     let p1 = scale * (err - (k11 * old + zero));
     let y1 = -p1 * inv_k;
     let s1 = (scale * (old - err * inv_k)).max(zero);
@@ -844,27 +850,20 @@ fn solve_lanes<R: Real>(
     // K old). This is the soft step's update row by row (row i divided by mass scale i keeps
     // the signs of w): for one point it is x = ms (old - err / k) exactly, since its impulse
     // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
-    // point-by-point Gauss-Seidel builds up. `prepare` left the matrix, its determinant and
-    // `normal_mass`, 1 / k11 and 1 / k22, so the only divisions left are by the determinant.
+    // point-by-point Gauss-Seidel builds up. `prepare` left `normal_mass`, 1 / k11 and
+    // 1 / k22, so the only divisions left are by the determinant.
     let inv_k11 = c.get(|b| &b.points[0].normal_mass);
     let inv_k22 = c.get(|b| &b.points[1].normal_mass);
     let active2 = c.get(|b| &b.points[1].active);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
-    let k11 = c.get(|b| &b.points[0].normal_k);
-    let k22 = c.get(|b| &b.points[1].normal_k);
-    // Zero where point 1 is inactive.
-    let k12 = c.get(|b| &b.normal_k12);
+    let ([k11, k22, k12], well, det) = normal_matrix(&Shared::load(c), &arms, act2);
     let p1 = scale[0] * (err[0] - (k11 * old[0] + k12 * old[1]));
     let p2 = scale[1] * (err[1] - (k12 * old[0] + k22 * old[1]));
     // Each case below, where it holds, gives the new impulses; a lane takes the first that
     // holds, in this order. Both pushing, unless the points nearly coincide (ill-conditioned
-    // matrix: `prepare` left no determinant).
-    let det = c.get(|b| &b.normal_det);
-    let well = det.gt(zero);
-    // (Divided, not multiplied by 1 / det: for bodies near the 1e20 kg limit det is below
-    // f32's smallest normal number and its reciprocal overflows.)
-    let det = R::select(well, det, one);
+    // matrix: no determinant). (Divided, not multiplied by 1 / det: for bodies near the 1e20
+    // kg limit det is below f32's smallest normal number and its reciprocal overflows.)
     let x1 = (k12 * p2 - k22 * p1) / det;
     let x2 = (k12 * p1 - k11 * p2) / det;
     let both = well & x1.ge(zero) & x2.ge(zero);
@@ -895,7 +894,6 @@ fn solve_lanes<R: Real>(
     if !R::all(fits) {
         let inv_k11 = c.get(|b| &b.points[0].normal_mass);
         let inv_k22 = c.get(|b| &b.points[1].normal_mass);
-        let k12 = c.get(|b| &b.normal_k12);
         let act2 = c.get(|b| &b.points[1].active).gt(zero);
         let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
         let err2 = err[1] + k12 * (s1 - old[0]);
@@ -1109,10 +1107,7 @@ fn compression<R: Real>(
     let (no1, no2) = (zero.ge(hit1), zero.ge(hit2));
     let inv_k11 = c.get(|b| &b.points[0].normal_mass);
     let inv_k22 = c.get(|b| &b.points[1].normal_mass);
-    let m = k.ma + k.mb;
-    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
-    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
-    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
+    let (k11, k22, k12) = (normal_k(k, r1), normal_k(k, r2), normal_k12(k, r1, r2));
     let det = k11 * k22 - k12 * k12;
     let well = is1 & is2 & (k11 * k11).lt(R::splat(1000.0) * det);
     let det = R::select(well, det, one);
