@@ -26,7 +26,7 @@ type Lanes = [f32; LANES];
 /// meanwhile.
 pub(crate) trait Kernels: Sync {
     /// Loads the points of the batch's contacts from their rows and prepares the batch
-    /// (effective masses, base separations); returns the lanes whose overlap is beyond their
+    /// (base separations); returns the lanes whose overlap is beyond their
     /// `deep_overlap`, bit `l` for lane `l` (see the kernels' `simd::load_points`).
     fn load_points(&self, c: &mut ContactBatch, rows: &PointRows, deep_overlap: &Lanes) -> u32;
 

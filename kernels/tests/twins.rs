@@ -257,8 +257,6 @@ fn random_point(rng: &mut Rng, p: &mut PointLanes, l: usize, active: bool) {
     p.normal_impulse[l] = rng.nonneg(3.0);
     p.tangent_impulse[l] = rng.spicy(1.0);
     p.impact_impulse[l] = rng.nonneg(3.0);
-    p.normal_mass[l] = rng.nonneg(5.0);
-    p.tangent_mass[l] = rng.nonneg(5.0);
 }
 
 /// Lane kinds of a random batch, mixed so that most batches hold several kinds at once.
@@ -566,7 +564,7 @@ const BATCH_FIELDS: [&str; 19] = [
     "writes_a",
     "writes_b",
 ];
-const POINT_FIELDS: [&str; 11] = [
+const POINT_FIELDS: [&str; 9] = [
     "active",
     "cross_a",
     "dot_a",
@@ -576,8 +574,6 @@ const POINT_FIELDS: [&str; 11] = [
     "normal_impulse",
     "tangent_impulse",
     "impact_impulse",
-    "normal_mass",
-    "tangent_mass",
 ];
 const STATE_FIELDS: [&str; 8] = ["v.x", "v.y", "w", "pad", "dp.x", "dp.y", "dq.c", "dq.s"];
 
