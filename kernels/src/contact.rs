@@ -39,17 +39,6 @@ pub struct PointLanes {
     pub tangent_impulse: Lanes,
     /// Normal impulse of this step's bounce (see [`ImpactParams`]), 0 if none.
     pub impact_impulse: Lanes,
-    /// Effective mass along the normal (kg), 0 for an inactive point; set by
-    /// [`prepare`](simd::prepare).
-    pub normal_mass: Lanes,
-    /// Effective mass along the tangent (kg), 0 for an inactive point; set by
-    /// [`prepare`](simd::prepare).
-    pub tangent_mass: Lanes,
-    /// The point's diagonal entry of the effective mass matrix along the normal (1/kg), for
-    /// an inactive point too (where it is that of an anchor at the centres): the inverse of
-    /// `normal_mass` where that is not 0. Set by [`prepare`](simd::prepare), so that the solve
-    /// does not recompute it every pass.
-    pub normal_k: Lanes,
 }
 
 impl PointLanes {
@@ -68,9 +57,6 @@ impl PointLanes {
             &mut self.normal_impulse,
             &mut self.tangent_impulse,
             &mut self.impact_impulse,
-            &mut self.normal_mass,
-            &mut self.tangent_mass,
-            &mut self.normal_k,
         ];
         for field in fields {
             field[l] = 0.0;
@@ -336,13 +322,6 @@ pub struct ContactBatch {
     /// along the tangent `(normal_y, -normal_x)` relative to A's. 0 for plain friction, which
     /// stops sliding; a conveyor belt's speed otherwise.
     pub tangent_speed: Lanes,
-    /// Off-diagonal entry of the two points' effective mass matrix along the normal (1/kg), 0
-    /// where point 1 is absent. Set by [`prepare`](simd::prepare).
-    pub normal_k12: Lanes,
-    /// Determinant of the two points' effective mass matrix along the normal where solving
-    /// the points together is well conditioned, else 0 (point 1 absent, or the points nearly
-    /// coincide). Set by [`prepare`](simd::prepare).
-    pub normal_det: Lanes,
     /// All ones where the lane writes its body A back, a state (not [`NULL_BODY`]) with a
     /// non-zero inverse mass, else zero. Set by [`ContactBatch::set_bodies`], so that the
     /// kernels do not work it out on every pass.
@@ -388,8 +367,6 @@ impl ContactBatch {
             &mut self.max_push,
             &mut self.gravity_normal,
             &mut self.tangent_speed,
-            &mut self.normal_k12,
-            &mut self.normal_det,
         ];
         for field in fields {
             field[lane] = 0.0;
@@ -590,28 +567,64 @@ fn tangent_velocity<R: Real>(
     (tb - b.w * r.dot_b) - (ta - a.w * r.dot_a)
 }
 
-/// The effective masses and base separations, and the constants of the two points' block
-/// solve (see [`solve_lanes`]): all fixed through the step, as the anchors are.
+/// A point's diagonal entry of the effective mass matrix along the normal (1/kg), for an
+/// inactive point too (where it is that of an anchor at the centres).
+///
+/// The kernels work out the effective masses again in every pass from the arms and masses
+/// rather than keep them in the batch: a large pile's batches outgrow the core's cache, each
+/// pass streams them from memory, and the arithmetic costs less than the bytes it would be
+/// read from.
+#[inline(always)]
+fn normal_k<R: Real>(k: &Shared<R>, r: &Arms<R>) -> R {
+    k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b
+}
+
+/// A point's diagonal entry of the effective mass matrix along the tangent (1/kg).
+#[inline(always)]
+fn tangent_k<R: Real>(k: &Shared<R>, r: &Arms<R>) -> R {
+    k.ma + k.mb + k.ia * r.dot_a * r.dot_a + k.ib * r.dot_b * r.dot_b
+}
+
+/// The effective mass (kg) of a point along a row whose diagonal entry is `kk` (1/kg): its
+/// inverse, or 0 for an inactive point (`active` not above 0) and a row that no body moves
+/// along.
+#[inline(always)]
+fn effective_mass<R: Real>(kk: R, active: R) -> R {
+    let zero = R::splat(0.0);
+    R::select(active.gt(zero) & kk.gt(zero), R::splat(1.0) / kk, zero)
+}
+
+/// The off-diagonal entry of two points' effective mass matrix along the normal (1/kg).
+#[inline(always)]
+fn normal_k12<R: Real>(k: &Shared<R>, r1: &Arms<R>, r2: &Arms<R>) -> R {
+    k.ma + k.mb + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b
+}
+
+/// The two points' effective mass matrix along the normal as the solve uses it: its diagonal,
+/// its off-diagonal entry, zero where point 1 is absent (`act2` clear), and where solving the
+/// points together is well conditioned (point 1 present and the points not nearly coincident),
+/// its determinant, else 1.
+#[inline(always)]
+fn normal_matrix<R: Real>(
+    k: &Shared<R>,
+    [r1, r2]: &[Arms<R>; 2],
+    act2: R::Mask,
+) -> ([R; 3], R::Mask, R) {
+    let (k11, k22) = (normal_k(k, r1), normal_k(k, r2));
+    let k12 = R::select(act2, normal_k12(k, r1, r2), R::splat(0.0));
+    let det = k11 * k22 - k12 * k12;
+    // Both points solved together unless they nearly coincide (ill-conditioned matrix). A
+    // determinant kept is so above 0.
+    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
+    ([k11, k22, k12], well, R::select(well, det, R::splat(1.0)))
+}
+
+/// The base separations, fixed through the step as the anchors are, and no bounce yet.
 #[inline(always)]
 fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
-    let k = Shared::<R>::load(c);
     let zero = R::splat(0.0);
-    let one = R::splat(1.0);
     let arms = [Arms::<R>::load(c, 0), Arms::<R>::load(c, 1)];
-    let mut diagonal = [zero; 2];
     for (j, r) in arms.iter().enumerate() {
-        let active = c.get(|b| &b.points[j].active).gt(zero);
-
-        let kn = k.ma + k.mb + k.ia * r.cross_a * r.cross_a + k.ib * r.cross_b * r.cross_b;
-        diagonal[j] = kn;
-        c.set(|b| &mut b.points[j].normal_k, kn);
-        let normal_mass = R::select(active & kn.gt(zero), one / kn, zero);
-        c.set(|b| &mut b.points[j].normal_mass, normal_mass);
-
-        let kt = k.ma + k.mb + k.ia * r.dot_a * r.dot_a + k.ib * r.dot_b * r.dot_b;
-        let tangent_mass = R::select(active & kt.gt(zero), one / kt, zero);
-        c.set(|b| &mut b.points[j].tangent_mass, tangent_mass);
-
         // Current separation = base + n . (relative motion of the anchors).
         let separation = c.get(|b| &b.points[j].base_separation);
         let base = separation - (r.dot_b - r.dot_a);
@@ -619,18 +632,6 @@ fn prepare_lanes<R: Real>(c: &mut impl Contacts<R>) {
 
         c.set(|b| &mut b.points[j].impact_impulse, zero);
     }
-
-    let [r1, r2] = &arms;
-    let [k11, k22] = diagonal;
-    let act2 = c.get(|b| &b.points[1].active).gt(zero);
-    let k12 = k.ma + k.mb + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
-    let k12 = R::select(act2, k12, zero);
-    c.set(|b| &mut b.normal_k12, k12);
-    let det = k11 * k22 - k12 * k12;
-    // Both points solved together unless they nearly coincide (ill-conditioned matrix). A
-    // determinant kept is so above 0.
-    let well = act2 & (k11 * k11).lt(R::splat(1000.0) * det);
-    c.set(|b| &mut b.normal_det, R::select(well, det, zero));
 }
 
 /// Applies last step's impulses of the first `points` points: 2, or 1 when
@@ -752,9 +753,8 @@ fn friction_point<R: Real>(
     let old = c.get(|b| &b.points[j].tangent_impulse);
     // Coulomb cone: |friction impulse| <= mu * normal impulse.
     let limit = friction * c.get(|b| &b.points[j].normal_impulse);
-    let new = (old - c.get(|b| &b.points[j].tangent_mass) * vt)
-        .max(-limit)
-        .min(limit);
+    let mass = effective_mass(tangent_k(k, r), c.get(|b| &b.points[j].active));
+    let new = (old - mass * vt).max(-limit).min(limit);
     c.set(|b| &mut b.points[j].tangent_impulse, new);
     push_tangent(new - old, r, k, (ta, tb), a, b);
 }
@@ -803,8 +803,8 @@ fn solve_one_lanes<R: Real>(
     let old = c.get(|b| &b.points[0].normal_impulse);
     // The two-point kernel's cases for a lone point: pushing, not pushing, or (only for
     // non-finite values) one sequential pass.
-    let inv_k = c.get(|b| &b.points[0].normal_mass);
-    let k11 = c.get(|b| &b.points[0].normal_k);
+    let k11 = normal_k(&k, &r);
+    let inv_k = effective_mass(k11, c.get(|b| &b.points[0].active));
     let p1 = scale * (err - (k11 * old + zero));
     let y1 = -p1 * inv_k;
     let s1 = (scale * (old - err * inv_k)).max(zero);
@@ -890,27 +890,19 @@ fn solve_lanes<R: Real>(
     // K old). This is the soft step's update row by row (row i divided by mass scale i keeps
     // the signs of w): for one point it is x = ms (old - err / k) exactly, since its impulse
     // scale is 1 - ms. Solving the pair together keeps tall stacks from the lean that
-    // point-by-point Gauss-Seidel builds up. `prepare` left the matrix, its determinant and
-    // `normal_mass`, 1 / k11 and 1 / k22, so the only divisions left are by the determinant.
-    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
-    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
+    // point-by-point Gauss-Seidel builds up.
     let active2 = c.get(|b| &b.points[1].active);
     let act2 = active2.gt(zero);
     let no2 = zero.ge(active2);
-    let k11 = c.get(|b| &b.points[0].normal_k);
-    let k22 = c.get(|b| &b.points[1].normal_k);
-    // Zero where point 1 is inactive.
-    let k12 = c.get(|b| &b.normal_k12);
+    let ([k11, k22, k12], well, det) = normal_matrix(&Shared::load(c), &arms, act2);
+    let inv_k11 = effective_mass(k11, c.get(|b| &b.points[0].active));
+    let inv_k22 = effective_mass(k22, active2);
     let p1 = scale[0] * (err[0] - (k11 * old[0] + k12 * old[1]));
     let p2 = scale[1] * (err[1] - (k12 * old[0] + k22 * old[1]));
     // Each case below, where it holds, gives the new impulses; a lane takes the first that
     // holds, in this order. Both pushing, unless the points nearly coincide (ill-conditioned
-    // matrix: `prepare` left no determinant).
-    let det = c.get(|b| &b.normal_det);
-    let well = det.gt(zero);
-    // (Divided, not multiplied by 1 / det: for bodies near the 1e20 kg limit det is below
-    // f32's smallest normal number and its reciprocal overflows.)
-    let det = R::select(well, det, one);
+    // matrix: no determinant). (Divided, not multiplied by 1 / det: for bodies near the 1e20
+    // kg limit det is below f32's smallest normal number and its reciprocal overflows.)
     let x1 = (k12 * p2 - k22 * p1) / det;
     let x2 = (k12 * p1 - k11 * p2) / det;
     let both = well & x1.ge(zero) & x2.ge(zero);
@@ -922,8 +914,8 @@ fn solve_lanes<R: Real>(
     let only2 = act2 & z2.ge(zero) & (k12 * z2 + p1).ge(zero);
     // Neither pushing.
     let neither = p1.ge(zero) & (p2.ge(zero) | no2);
-    // (The old impulses and the masses read again where they are used below: kept from the
-    // start of the block solve, they were copied to the stack and back.)
+    // (The old impulses read again where they are used below: kept from the start of the
+    // block solve, they were copied to the stack and back.)
     let c = reread_crowded::<R, _>(c);
     let old = [
         c.get(|b| &b.points[0].normal_impulse),
@@ -939,17 +931,13 @@ fn solve_lanes<R: Real>(
     // computed only when some lane needs it.
     let fits = both | only1 | only2 | neither;
     if !R::all(fits) {
-        let inv_k11 = c.get(|b| &b.points[0].normal_mass);
-        let inv_k22 = c.get(|b| &b.points[1].normal_mass);
-        let k12 = c.get(|b| &b.normal_k12);
-        let act2 = c.get(|b| &b.points[1].active).gt(zero);
         let s1 = (scale[0] * (old[0] - err[0] * inv_k11)).max(zero);
         let err2 = err[1] + k12 * (s1 - old[0]);
         let s2 = R::select(act2, (scale[1] * (old[1] - err2 * inv_k22)).max(zero), zero);
         new = [R::select(fits, new[0], s1), R::select(fits, new[1], s2)];
     }
     // Zero for an inactive point 1, or a contact between two bodies that cannot move.
-    let usable = c.get(|b| &b.points[0].normal_mass).gt(zero);
+    let usable = inv_k11.gt(zero);
     let new = [
         R::select(usable, new[0], old[0]),
         R::select(usable, new[1], old[1]),
@@ -1130,9 +1118,8 @@ fn impact_lanes<R: Real>(
         // tangent speed), within the cone.
         let vt = tangent_velocity((va.t, vb.t), a, b, r) - c.get(|b| &b.tangent_speed);
         let limit = friction * impulse[j];
-        let applied = (-c.get(|b| &b.points[j].tangent_mass) * vt)
-            .max(-limit)
-            .min(limit);
+        let mass = effective_mass(tangent_k(&k, r), c.get(|b| &b.points[j].active));
+        let applied = (-mass * vt).max(-limit).min(limit);
         push_tangent(applied, r, &k, (&mut va.t, &mut vb.t), a, b);
     }
     va.commit(va0, a, &k);
@@ -1153,12 +1140,9 @@ fn compression<R: Real>(
     let (zero, one) = (R::splat(0.0), R::splat(1.0));
     let (is1, is2) = (hit1.gt(zero), hit2.gt(zero));
     let (no1, no2) = (zero.ge(hit1), zero.ge(hit2));
-    let inv_k11 = c.get(|b| &b.points[0].normal_mass);
-    let inv_k22 = c.get(|b| &b.points[1].normal_mass);
-    let m = k.ma + k.mb;
-    let k11 = m + k.ia * r1.cross_a * r1.cross_a + k.ib * r1.cross_b * r1.cross_b;
-    let k22 = m + k.ia * r2.cross_a * r2.cross_a + k.ib * r2.cross_b * r2.cross_b;
-    let k12 = m + k.ia * r1.cross_a * r2.cross_a + k.ib * r1.cross_b * r2.cross_b;
+    let (k11, k22, k12) = (normal_k(k, r1), normal_k(k, r2), normal_k12(k, r1, r2));
+    let inv_k11 = effective_mass(k11, c.get(|b| &b.points[0].active));
+    let inv_k22 = effective_mass(k22, c.get(|b| &b.points[1].active));
     let det = k11 * k22 - k12 * k12;
     let well = is1 & is2 & (k11 * k11).lt(R::splat(1000.0) * det);
     let det = R::select(well, det, one);
@@ -1535,7 +1519,7 @@ pub(crate) mod batches {
 pub mod simd {
     use super::*;
 
-    /// Computes effective masses and base separations (no body state needed).
+    /// Computes the base separations (no body state needed).
     pub fn prepare(c: &mut ContactBatch) {
         batches::prepare::<f32x8>(c);
     }

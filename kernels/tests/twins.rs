@@ -257,8 +257,6 @@ fn random_point(rng: &mut Rng, p: &mut PointLanes, l: usize, active: bool) {
     p.normal_impulse[l] = rng.nonneg(3.0);
     p.tangent_impulse[l] = rng.spicy(1.0);
     p.impact_impulse[l] = rng.nonneg(3.0);
-    p.normal_mass[l] = rng.nonneg(5.0);
-    p.tangent_mass[l] = rng.nonneg(5.0);
 }
 
 /// Lane kinds of a random batch, mixed so that most batches hold several kinds at once.
@@ -347,16 +345,6 @@ fn random_batch(
             random_point(rng, &mut c.points[1], l, two_points);
         }
     }
-    // The effective mass matrix of the two points' block solve follows from the arms and
-    // masses as `prepare` leaves it: a random one could hand the solve a matrix that no
-    // contact has, whose impulses leave the friction cone.
-    let mut prepared = c;
-    scalar::prepare(&mut prepared);
-    for (p, q) in c.points.iter_mut().zip(&prepared.points) {
-        p.normal_k = q.normal_k;
-    }
-    c.normal_k12 = prepared.normal_k12;
-    c.normal_det = prepared.normal_det;
     c
 }
 
@@ -555,7 +543,7 @@ fn random_impact_params(rng: &mut Rng) -> ImpactParams {
 // Bitwise comparison with readable diagnostics.
 // ---------------------------------------------------------------------------------------------
 
-const BATCH_FIELDS: [&str; 21] = [
+const BATCH_FIELDS: [&str; 19] = [
     "body_a",
     "body_b",
     "word_a",
@@ -573,12 +561,10 @@ const BATCH_FIELDS: [&str; 21] = [
     "max_push",
     "gravity_normal",
     "tangent_speed",
-    "normal_k12",
-    "normal_det",
     "writes_a",
     "writes_b",
 ];
-const POINT_FIELDS: [&str; 12] = [
+const POINT_FIELDS: [&str; 9] = [
     "active",
     "cross_a",
     "dot_a",
@@ -588,9 +574,6 @@ const POINT_FIELDS: [&str; 12] = [
     "normal_impulse",
     "tangent_impulse",
     "impact_impulse",
-    "normal_mass",
-    "tangent_mass",
-    "normal_k",
 ];
 const STATE_FIELDS: [&str; 8] = ["v.x", "v.y", "w", "pad", "dp.x", "dp.y", "dq.c", "dq.s"];
 

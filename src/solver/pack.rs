@@ -107,7 +107,7 @@ pub(super) struct PackInput<'a> {
 }
 
 impl ContactBatches {
-    /// Fills the batches with the contacts' data and prepares them (effective masses), and
+    /// Fills the batches with the contacts' data and prepares them (base separations), and
     /// hands the direct islands their contacts, which load into `states`. Returns whether any
     /// contact bounces (restitution above zero).
     pub fn fill(
@@ -190,7 +190,7 @@ impl ContactBatches {
         bouncy
     }
 
-    /// Packs each batch's lanes with its contacts' data and prepares it (effective masses),
+    /// Packs each batch's lanes with its contacts' data and prepares it (base separations),
     /// with the push cap of a step without deep contacts. Returns whether any batch bounces
     /// and whether any of its contacts is deep.
     fn pack(
