@@ -40,6 +40,13 @@ impl ContactSet {
                 if self.base_of[i] != NONE {
                     let base = self.bases.get(self.base_of[i]);
                     check_base(&base).map_err(|why| invalid(format!("contact {i}: {why}")))?;
+                    // A listed base is one a collide wrote, with a point (the recycle kernel
+                    // counts on it); a frozen contact's empty base thaws to none instead.
+                    if base.point_count() == 0 {
+                        return Err(invalid(format!(
+                            "contact {i}: recycling base without a point"
+                        )));
+                    }
                 }
             }
         }

@@ -470,6 +470,14 @@ fn check_refuses_a_contact_without_a_point() {
     set.update(&[(a, b)], &[], &bodies, &PARAMS);
     set.list[0].manifold.point_count = 0;
     assert!(set.check(&bodies, &removed).is_err());
+    // A listed contact whose recycling base has no point is refused too.
+    set.update(&[(a, b)], &[], &bodies, &PARAMS);
+    assert!(set.check(&bodies, &removed).is_ok());
+    set.bases
+        .thawed
+        .push(crate::narrow_phase::recycle::Base::empty());
+    set.base_of[0] = (set.bases.thawed.len() as u32 - 1) | super::THAWED;
+    assert!(set.check(&bodies, &removed).is_err());
 }
 
 #[test]
