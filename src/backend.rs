@@ -23,8 +23,8 @@ use batch2d_kernels::{
 /// meanwhile.
 pub(crate) trait Kernels: Sync {
     /// Loads the points of the batch's contacts from their rows, sets their gravity along the
-    /// normal and prepares the batch (base separations); returns its deep
-    /// lanes and whether it has one point a lane (see the kernels' `simd::load_points`).
+    /// normal and prepares the batch (base separations); returns its deep lanes and whether it
+    /// has one point a lane (see the kernels' `simd::load_points`).
     fn load_points(
         &self,
         c: &mut ContactBatch,
